@@ -1,0 +1,77 @@
+/**
+ * The capability broker: the one door every plugin-facing host call passes through.
+ * For each call it (1) checks the grant, the intersection of what was requested, what the
+ * caller allows and the profile's ceiling; (2) emits an audit event for each grant and
+ * each denial; and (3) performs the effect. It is also the single place where recording,
+ * replay and metering hook in; no op may be reached any other way.
+ */
+import { kernelError } from '../errors.ts';
+import { DenoOpError } from './deno-error.ts';
+import type { BrokerContext, OpDefinition } from './op.ts';
+import { OPS } from './ops/index.ts';
+
+function errorAnswer(error: unknown): string {
+  if (error instanceof DenoOpError) return JSON.stringify({ err: { class: error.denoClass, message: error.message } });
+  throw error;
+}
+
+export class CapabilityBroker {
+  readonly context: BrokerContext;
+  /** count of calls per op, for metering and for tests */
+  readonly calls = new Map<string, number>();
+
+  constructor(context: BrokerContext) {
+    this.context = context;
+  }
+
+  #find(name: string, mode: 'sync' | 'async'): OpDefinition {
+    const op = OPS.get(name);
+    if (!op) throw kernelError('RTC_ERR_BROKER_UNKNOWN_OP', `no broker operation "${name}"`, { details: { op: name } });
+    if (op.mode !== mode) throw kernelError('RTC_ERR_BROKER_BAD_ARGS', `broker operation "${name}" is ${op.mode}, called as ${mode}`);
+    return op;
+  }
+
+  /** Parses arguments and checks every permission the call needs; audits each decision. */
+  #admit(op: OpDefinition, argsJson: string): unknown {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(argsJson);
+    } catch {
+      throw new DenoOpError('TypeError', `${op.name}: arguments are not JSON`);
+    }
+    const args = op.parse(raw, this.context);
+    for (const need of op.needs(args, this.context)) {
+      try {
+        this.context.gate.check(need.kind, need.value);
+      } catch (error) {
+        this.context.audit({ type: 'capability', subject: this.context.subject, op: op.name, permission: need.kind, value: need.value ?? null, decision: 'denied' });
+        throw error;
+      }
+      this.context.audit({ type: 'capability', subject: this.context.subject, op: op.name, permission: need.kind, value: need.value ?? null, decision: 'granted' });
+    }
+    this.calls.set(op.name, (this.calls.get(op.name) ?? 0) + 1);
+    return args;
+  }
+
+  sync(name: string, argsJson: string): string {
+    try {
+      const op = this.#find(name, 'sync');
+      const args = this.#admit(op, argsJson);
+      const value = op.run(args, this.context);
+      return JSON.stringify({ ok: value ?? null });
+    } catch (error) {
+      return errorAnswer(error);
+    }
+  }
+
+  async async(name: string, argsJson: string): Promise<string> {
+    try {
+      const op = this.#find(name, 'async');
+      const args = this.#admit(op, argsJson);
+      const value = await op.run(args, this.context);
+      return JSON.stringify({ ok: value ?? null });
+    } catch (error) {
+      return errorAnswer(error);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * An error the broker sends back into the isolate, where the shim rethrows it as the class
+ * Deno would throw (`Deno.errors.NotCapable`, `Deno.errors.NotFound`, `TypeError`, ...).
+ * Host-side code throws these for anything a script may legitimately catch; everything
+ * else is a KernelError and ends the call.
+ */
+export type DenoErrorClass =
+  | 'NotCapable'
+  | 'NotFound'
+  | 'PermissionDenied'
+  | 'AlreadyExists'
+  | 'IsADirectory'
+  | 'NotADirectory'
+  | 'DirectoryNotEmpty'
+  | 'InvalidData'
+  | 'TimedOut'
+  | 'Interrupted'
+  | 'BadResource'
+  | 'Busy'
+  | 'ConnectionRefused'
+  | 'NotSupported'
+  | 'FilesystemLoop'
+  | 'TypeError'
+  | 'RangeError'
+  | 'Error';
+
+export class DenoOpError extends Error {
+  readonly denoClass: DenoErrorClass;
+  /** Node's errno code when the error came from the OS, e.g. `ENOENT`. */
+  readonly osCode: string | undefined;
+
+  constructor(denoClass: DenoErrorClass, message: string, osCode?: string) {
+    super(message);
+    this.name = denoClass;
+    this.denoClass = denoClass;
+    this.osCode = osCode;
+  }
+}
+
+const ERRNO_TO_DENO: Record<string, [DenoErrorClass, number]> = {
+  ENOENT: ['NotFound', 2],
+  EACCES: ['PermissionDenied', 13],
+  EPERM: ['PermissionDenied', 1],
+  EEXIST: ['AlreadyExists', 17],
+  EISDIR: ['IsADirectory', 21],
+  ENOTDIR: ['NotADirectory', 20],
+  ENOTEMPTY: ['DirectoryNotEmpty', 39],
+  ELOOP: ['FilesystemLoop', 40],
+  EBUSY: ['Busy', 16],
+  ECONNREFUSED: ['ConnectionRefused', 111],
+};
+
+const ERRNO_TEXT: Record<string, string> = {
+  ENOENT: 'No such file or directory',
+  EACCES: 'Permission denied',
+  EPERM: 'Operation not permitted',
+  EEXIST: 'File exists',
+  EISDIR: 'Is a directory',
+  ENOTDIR: 'Not a directory',
+  ENOTEMPTY: 'Directory not empty',
+  ELOOP: 'Too many levels of symbolic links',
+  EBUSY: 'Device or resource busy',
+  ECONNREFUSED: 'Connection refused',
+};
+
+/**
+ * Turns a Node fs error into the error Deno raises for the same OS failure, with Deno's
+ * message shape: `No such file or directory (os error 2): readfile '/x'`.
+ */
+export function fromNodeError(error: unknown, syscall: string, path: string): DenoOpError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? 'EIO';
+  const mapped = ERRNO_TO_DENO[code];
+  const text = ERRNO_TEXT[code] ?? (error instanceof Error ? error.message : String(error));
+  const errno = mapped?.[1] ?? (error as NodeJS.ErrnoException | undefined)?.errno ?? 5;
+  return new DenoOpError(mapped?.[0] ?? 'Error', `${text} (os error ${Math.abs(errno)}): ${syscall} '${path}'`, code);
+}

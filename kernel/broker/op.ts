@@ -1,0 +1,54 @@
+/**
+ * The shape of one broker operation. Each op names the permission it needs for given
+ * arguments (checked by the broker before `run` is ever called) and does its effect.
+ * Ops live one file per area in `ops/`, listed in `ops/index.ts` (Deno's layout:
+ * declaration, check, implementation).
+ */
+import type { PermissionName } from '../permissions/descriptors.ts';
+import type { PermissionGate } from '../permissions/gate.ts';
+
+export interface AuditEvent {
+  type: 'capability';
+  subject: string;
+  op: string;
+  permission: PermissionName;
+  value: string | null;
+  decision: 'granted' | 'denied';
+}
+
+export interface BrokerContext {
+  /** who is asking: a plugin id or `script:<file>` */
+  subject: string;
+  gate: PermissionGate;
+  /** Deno.cwd() of the sandboxed code, and the base for its relative paths */
+  cwd: string;
+  /** the environment Deno.env reads (a private copy: set/delete change only this) */
+  env: Record<string, string>;
+  /** refuse paths whose real location leaves the grant */
+  strictSymlinks: boolean;
+  /** subprocess limits for `run` ops */
+  subprocess: { wallMs: number; outputBytes: number };
+  /** bytes a fetch response body may have */
+  maxResponseBytes: number;
+  audit(event: AuditEvent): void;
+}
+
+export interface PermissionNeed {
+  kind: PermissionName;
+  /** the value checked; undefined checks the whole kind (`Deno.env.toObject`) */
+  value?: string;
+}
+
+export interface OpDefinition<A = any, R = unknown> {
+  name: string;
+  mode: 'sync' | 'async';
+  /** checks the raw arguments and returns them typed; throws TypeError for bad shapes */
+  parse(raw: unknown, ctx: BrokerContext): A;
+  /** the permissions this call needs, checked in order before `run` */
+  needs(args: A, ctx: BrokerContext): PermissionNeed[];
+  run(args: A, ctx: BrokerContext): R | Promise<R>;
+}
+
+export function defineOp<A, R>(op: OpDefinition<A, R>): OpDefinition<A, R> {
+  return op;
+}

@@ -1,0 +1,48 @@
+/** `Deno.env`: reads and writes a private copy of the environment the run was given. */
+import { DenoOpError } from '../deno-error.ts';
+import { defineOp } from '../op.ts';
+import { record, str } from './args.ts';
+
+function name(raw: unknown): { name: string } {
+  const n = str(record(raw), 'name');
+  if (n === '' || n.includes('=') || n.includes('\0')) throw new DenoOpError('TypeError', `Key contains invalid characters: "${n}"`);
+  return { name: n };
+}
+
+export const envGet = defineOp({
+  name: 'env.get',
+  mode: 'sync',
+  parse: name,
+  needs: (a) => [{ kind: 'env', value: a.name }],
+  run: (a, ctx) => ctx.env[a.name] ?? null,
+});
+
+export const envSet = defineOp({
+  name: 'env.set',
+  mode: 'sync',
+  parse: (raw) => ({ ...name(raw), value: str(record(raw), 'value') }),
+  needs: (a) => [{ kind: 'env', value: a.name }],
+  run: (a, ctx) => {
+    ctx.env[a.name] = a.value;
+    return null;
+  },
+});
+
+export const envDelete = defineOp({
+  name: 'env.delete',
+  mode: 'sync',
+  parse: name,
+  needs: (a) => [{ kind: 'env', value: a.name }],
+  run: (a, ctx) => {
+    delete ctx.env[a.name];
+    return null;
+  },
+});
+
+export const envToObject = defineOp({
+  name: 'env.toObject',
+  mode: 'sync',
+  parse: () => ({}),
+  needs: () => [{ kind: 'env' }],
+  run: (_a, ctx) => ({ ...ctx.env }),
+});

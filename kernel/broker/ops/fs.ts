@@ -1,0 +1,195 @@
+/** File-system ops behind `Deno.readTextFile`, `writeTextFile`, `readDir`, `stat`, `mkdir`, `remove`. */
+import { promises as fsp, realpathSync, type Stats } from 'node:fs';
+import path from 'node:path';
+import { DenoOpError, fromNodeError } from '../deno-error.ts';
+import { defineOp, type BrokerContext, type PermissionNeed } from '../op.ts';
+import { bool, record, resolvePath, str } from './args.ts';
+
+/** The real location of `p` (or of its nearest existing ancestor, for paths being created). */
+function realLocation(p: string): string {
+  let current = p;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return path.join(realpathSync(current), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return p;
+      rest.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+/**
+ * With `strictSymlinks`, a path inside the grant that resolves (through a symlink) to a
+ * place outside it is refused, with the real path named. Deno itself follows such links;
+ * untrusted drafts must not.
+ */
+function checkReal(ctx: BrokerContext, kind: 'read' | 'write', p: string): void {
+  if (!ctx.strictSymlinks) return;
+  const real = realLocation(p);
+  if (real !== p) ctx.gate.check(kind, real);
+}
+
+const pathArg = (raw: unknown, ctx: BrokerContext) => ({ path: resolvePath(ctx.cwd, str(record(raw), 'path')) });
+const need = (kind: 'read' | 'write') => (args: { path: string }): PermissionNeed[] => [{ kind, value: args.path }];
+
+export const readTextFile = defineOp({
+  name: 'fs.readTextFile',
+  mode: 'async',
+  parse: pathArg,
+  needs: need('read'),
+  async run({ path: p }, ctx) {
+    checkReal(ctx, 'read', p);
+    try {
+      return await fsp.readFile(p, 'utf8');
+    } catch (error) {
+      throw fromNodeError(error, 'readfile', p);
+    }
+  },
+});
+
+export const readFile = defineOp({
+  name: 'fs.readFile',
+  mode: 'async',
+  parse: pathArg,
+  needs: need('read'),
+  async run({ path: p }, ctx) {
+    checkReal(ctx, 'read', p);
+    try {
+      return (await fsp.readFile(p)).toString('base64');
+    } catch (error) {
+      throw fromNodeError(error, 'readfile', p);
+    }
+  },
+});
+
+export const writeFile = defineOp({
+  name: 'fs.writeFile',
+  mode: 'async',
+  parse(raw, ctx) {
+    const o = record(raw);
+    const text = o.text;
+    const base64 = o.base64;
+    if (typeof text !== 'string' && typeof base64 !== 'string') throw new DenoOpError('TypeError', 'data must be a string or bytes');
+    const mode = typeof o.mode === 'number' ? o.mode : null;
+    return { path: resolvePath(ctx.cwd, str(o, 'path')), data: typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(base64 as string, 'base64'), append: bool(o, 'append'), create: o.create !== false, createNew: bool(o, 'createNew'), mode };
+  },
+  needs: (args) => [{ kind: 'write', value: args.path }],
+  async run(args, ctx) {
+    checkReal(ctx, 'write', args.path);
+    const flag = args.createNew ? (args.append ? 'ax' : 'wx') : args.append ? 'a' : 'w';
+    try {
+      if (!args.create && !args.createNew) await fsp.access(args.path);
+      await fsp.writeFile(args.path, args.data, { flag, ...(args.mode === null ? {} : { mode: args.mode }) });
+      return null;
+    } catch (error) {
+      throw fromNodeError(error, 'open', args.path);
+    }
+  },
+});
+
+export const readDir = defineOp({
+  name: 'fs.readDir',
+  mode: 'async',
+  parse: pathArg,
+  needs: need('read'),
+  async run({ path: p }, ctx) {
+    checkReal(ctx, 'read', p);
+    try {
+      const entries = await fsp.readdir(p, { withFileTypes: true });
+      return entries.map((e) => ({ name: e.name, isFile: e.isFile(), isDirectory: e.isDirectory(), isSymlink: e.isSymbolicLink() }));
+    } catch (error) {
+      throw fromNodeError(error, 'readdir', p);
+    }
+  },
+});
+
+function fileInfo(s: Stats, isSymlink: boolean) {
+  const ms = (d: Date | undefined): number | null => (d ? d.getTime() : null);
+  return {
+    isFile: s.isFile(), isDirectory: s.isDirectory(), isSymlink, size: s.size,
+    mtime: ms(s.mtime), atime: ms(s.atime), birthtime: ms(s.birthtime), ctime: ms(s.ctime),
+    dev: s.dev, ino: s.ino, mode: s.mode, nlink: s.nlink, uid: s.uid, gid: s.gid, rdev: s.rdev,
+    blksize: s.blksize, blocks: s.blocks, isBlockDevice: s.isBlockDevice(), isCharDevice: s.isCharacterDevice(),
+    isFifo: s.isFIFO(), isSocket: s.isSocket(),
+  };
+}
+
+export const stat = defineOp({
+  name: 'fs.stat',
+  mode: 'async',
+  parse: (raw, ctx) => ({ ...pathArg(raw, ctx), follow: record(raw).follow !== false }),
+  needs: need('read'),
+  async run({ path: p, follow }, ctx) {
+    if (follow) checkReal(ctx, 'read', p);
+    try {
+      const s = follow ? await fsp.stat(p) : await fsp.lstat(p);
+      return fileInfo(s, s.isSymbolicLink());
+    } catch (error) {
+      throw fromNodeError(error, follow ? 'stat' : 'lstat', p);
+    }
+  },
+});
+
+export const mkdir = defineOp({
+  name: 'fs.mkdir',
+  mode: 'async',
+  parse: (raw, ctx) => {
+    const o = record(raw);
+    return { ...pathArg(raw, ctx), recursive: bool(o, 'recursive'), mode: typeof o.mode === 'number' ? o.mode : null };
+  },
+  needs: need('write'),
+  async run(args, ctx) {
+    checkReal(ctx, 'write', args.path);
+    try {
+      await fsp.mkdir(args.path, { recursive: args.recursive, ...(args.mode === null ? {} : { mode: args.mode }) });
+      return null;
+    } catch (error) {
+      throw fromNodeError(error, 'mkdir', args.path);
+    }
+  },
+});
+
+export const remove = defineOp({
+  name: 'fs.remove',
+  mode: 'async',
+  parse: (raw, ctx) => ({ ...pathArg(raw, ctx), recursive: bool(record(raw), 'recursive') }),
+  needs: need('write'),
+  async run(args, ctx) {
+    checkReal(ctx, 'write', path.dirname(args.path));
+    try {
+      const s = await fsp.lstat(args.path);
+      if (s.isDirectory()) {
+        if (args.recursive) await fsp.rm(args.path, { recursive: true, force: false });
+        else await fsp.rmdir(args.path);
+      } else await fsp.unlink(args.path);
+      return null;
+    } catch (error) {
+      throw fromNodeError(error, 'remove', args.path);
+    }
+  },
+});
+
+export const realPath = defineOp({
+  name: 'fs.realPath',
+  mode: 'async',
+  parse: pathArg,
+  needs: need('read'),
+  async run({ path: p }) {
+    try {
+      return await fsp.realpath(p);
+    } catch (error) {
+      throw fromNodeError(error, 'realpath', p);
+    }
+  },
+});
+
+export const cwd = defineOp({
+  name: 'fs.cwd',
+  mode: 'sync',
+  parse: () => ({}),
+  needs: (_args, ctx) => [{ kind: 'read', value: ctx.cwd }],
+  run: (_args, ctx) => ctx.cwd,
+});

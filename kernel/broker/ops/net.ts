@@ -1,0 +1,88 @@
+/**
+ * `fetch` through undici. The host of the URL and of every redirect hop is checked
+ * against `net` (Deno refuses a redirect to an ungranted host); a bad port is a TypeError
+ * before any permission check, as the Fetch standard and Deno have it. Bodies are
+ * buffered and capped.
+ */
+import { request } from 'undici';
+import { DenoOpError } from '../deno-error.ts';
+import { defineOp, type BrokerContext } from '../op.ts';
+import { optStr, record, str } from './args.ts';
+
+// The Fetch standard's "bad ports".
+const BAD_PORTS = new Set([1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080]);
+
+function target(raw: string): { url: URL; hostPort: string } {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new DenoOpError('TypeError', `Invalid URL: '${raw}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new DenoOpError('TypeError', `scheme '${url.protocol.slice(0, -1)}' not supported`);
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  if (BAD_PORTS.has(port)) throw new DenoOpError('TypeError', `Fetch failed: bad port ${port}`);
+  return { url, hostPort: `${url.hostname}:${port}` };
+}
+
+async function readCapped(body: AsyncIterable<Buffer>, cap: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > cap) throw new DenoOpError('InvalidData', `response body is larger than the sandbox cap of ${cap} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+export const netFetch = defineOp({
+  name: 'net.fetch',
+  mode: 'async',
+  parse(raw) {
+    const o = record(raw);
+    const headers = o.headers;
+    if (!Array.isArray(headers) || headers.some((h) => !Array.isArray(h) || h.length !== 2 || typeof h[0] !== 'string' || typeof h[1] !== 'string')) {
+      throw new DenoOpError('TypeError', 'headers must be name/value pairs');
+    }
+    const first = target(str(o, 'url'));
+    const body = optStr(o, 'body');
+    return { first, method: str(o, 'method'), headers: headers as [string, string][], body: body === null ? null : Buffer.from(body, 'base64'), redirect: optStr(o, 'redirect') ?? 'follow' };
+  },
+  needs: (a) => [{ kind: 'net', value: a.first.hostPort }],
+  async run(a, ctx: BrokerContext) {
+    let current = a.first;
+    let method = a.method;
+    let body = a.body;
+    for (let hop = 0; hop <= 20; hop++) {
+      if (hop > 0) ctx.gate.check('net', current.hostPort);
+      let response;
+      try {
+        response = await request(current.url, { method: method as 'GET', headers: Object.fromEntries(a.headers), body: body ?? undefined });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ECONNREFUSED') throw new DenoOpError('TypeError', `error sending request for url (${current.url.href}): client error (Connect): tcp connect error: Connection refused (os error 111)`);
+        throw new DenoOpError('TypeError', `error sending request for url (${current.url.href}): ${(error as Error).message}`);
+      }
+      const location = response.headers.location;
+      if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string' && a.redirect !== 'manual') {
+        await response.body.dump();
+        if (a.redirect === 'error') throw new DenoOpError('TypeError', 'Fetch failed: redirect mode is set to error');
+        current = target(new URL(location, current.url).href);
+        if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
+          method = 'GET';
+          body = null;
+        }
+        continue;
+      }
+      const data = await readCapped(response.body, ctx.maxResponseBytes);
+      const headers: [string, string][] = [];
+      for (const [k, v] of Object.entries(response.headers)) {
+        if (v === undefined) continue;
+        for (const value of Array.isArray(v) ? v : [v]) headers.push([k, value]);
+      }
+      return { status: response.statusCode, statusText: '', headers, body: data.toString('base64'), url: current.url.href, redirected: hop > 0 };
+    }
+    throw new DenoOpError('TypeError', 'Fetch failed: too many redirects');
+  },
+});

@@ -1,0 +1,62 @@
+/** `new Deno.Command(...).output()`: checked against `run`, executed by the subprocess runner. */
+import { runCommand } from '../../../sandboxes/subprocess/run-command.ts';
+import { DenoOpError } from '../deno-error.ts';
+import { defineOp } from '../op.ts';
+import { bool, optStr, record, resolvePath, str } from './args.ts';
+
+// Variables that change what a binary loads: Deno asks for full --allow-run to pass them.
+const LOADER_VARIABLES = /^(LD_|DYLD_)/;
+
+export const runOutput = defineOp({
+  name: 'run.output',
+  mode: 'async',
+  parse(raw, ctx) {
+    const o = record(raw);
+    const args = o.args;
+    if (!Array.isArray(args) || args.some((a) => typeof a !== 'string')) throw new DenoOpError('TypeError', 'args must be an array of strings');
+    const env = record(o.env ?? {});
+    for (const [k, v] of Object.entries(env)) if (typeof v !== 'string') throw new DenoOpError('TypeError', `env.${k} must be a string`);
+    const cwd = optStr(o, 'cwd');
+    const input = optStr(o, 'input');
+    return {
+      command: str(o, 'command'),
+      args: args as string[],
+      cwd: cwd === null ? ctx.cwd : resolvePath(ctx.cwd, cwd),
+      env: env as Record<string, string>,
+      clearEnv: bool(o, 'clearEnv'),
+      input: input === null ? null : Buffer.from(input, 'base64'),
+      stdout: o.stdout,
+      stderr: o.stderr,
+    };
+  },
+  needs: (a) => [{ kind: 'run', value: a.command }],
+  async run(a, ctx) {
+    if (Object.keys(a.env).some((k) => LOADER_VARIABLES.test(k)) && ctx.gate.query('run').state !== 'granted') {
+      throw new DenoOpError('NotCapable', 'Requires --allow-run permissions to spawn subprocess with LD_PRELOAD environment variable.');
+    }
+    // The child sees only what the script handed it; PATH comes from the sandbox's own env.
+    const env = { ...a.env };
+    let result;
+    try {
+      result = await runCommand({
+        command: a.command,
+        args: a.args,
+        cwd: a.cwd,
+        env,
+        searchPath: a.env.PATH ?? ctx.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+        input: a.input,
+        wallMs: ctx.subprocess.wallMs,
+        outputBytes: ctx.subprocess.outputBytes,
+      });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new DenoOpError('NotFound', `Failed to spawn '${a.command}': No such file or directory (os error 2)`);
+      if (code === 'EACCES') throw new DenoOpError('PermissionDenied', `Failed to spawn '${a.command}': Permission denied (os error 13)`);
+      throw new DenoOpError('Error', `Failed to spawn '${a.command}': ${(error as Error).message}`);
+    }
+    if (result.killed === 'timeout') throw new DenoOpError('TimedOut', `command "${a.command}" passed its wall time limit of ${ctx.subprocess.wallMs} ms; its process group was killed`);
+    if (result.killed === 'output') throw new DenoOpError('Interrupted', `command "${a.command}" passed its output cap of ${ctx.subprocess.outputBytes} bytes; its process group was killed`);
+    const keep = (mode: unknown, data: Buffer) => (mode === 'null' || mode === 'inherit' ? '' : data.toString('base64'));
+    return { code: result.code, signal: result.signal, stdout: keep(a.stdout, result.stdout), stderr: keep(a.stderr, result.stderr) };
+  },
+});

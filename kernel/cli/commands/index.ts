@@ -1,0 +1,16 @@
+/**
+ * Every subcommand, in the order `runtimectl --help` lists them. A new command is one file
+ * in this folder and one line here.
+ */
+import type { Command } from '../command.ts';
+import { runtimeManifestCheckCommand } from './runtime-manifest.ts';
+import { skillsListCommand } from './skills.ts';
+import { workspacePrepareCommand } from './workspace.ts';
+import { verifyCommand } from './verify.ts';
+
+export const COMMANDS: readonly Command[] = [
+  skillsListCommand,
+  workspacePrepareCommand,
+  runtimeManifestCheckCommand,
+  verifyCommand,
+];

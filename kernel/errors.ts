@@ -1,0 +1,135 @@
+/**
+ * The one errors module. Every error the kernel raises on purpose has a stable code
+ * `RTC_ERR_<AREA>_<WHAT>`, a one-line message that names what is wrong and where, and a
+ * flag saying whether it is the user's doing (bad input: print the line, no stack) or ours.
+ *
+ * Codes are never reused or renamed once shipped; retire one by leaving it here with a
+ * comment. `test/kernel/errors.test.ts` pins the list.
+ */
+
+export const ERROR_CODES = {
+  // start-up and environment
+  RTC_ERR_NODE_FLAGS: 'the kernel was started without a required Node flag',
+  RTC_ERR_ENV_INVALID: 'an environment variable has an invalid value',
+  // command line
+  RTC_ERR_CLI_USAGE: 'the command line is not valid',
+  RTC_ERR_CLI_FILE_NOT_FOUND: 'a file named on the command line does not exist',
+  // manifests and profiles
+  RTC_ERR_MANIFEST_INVALID: 'a manifest does not match its schema',
+  RTC_ERR_MANIFEST_YAML: 'a manifest is not valid YAML',
+  RTC_ERR_MANIFEST_NOT_FOUND: 'a manifest file is missing',
+  RTC_ERR_PLUGIN_UNKNOWN: 'no plugin with that id is installed',
+  RTC_ERR_PLUGIN_DUPLICATE: 'two plugins share one id',
+  RTC_ERR_PROFILE_UNKNOWN: 'no sandbox profile with that name exists',
+  // permissions
+  RTC_ERR_PERMISSION_FLAG: 'a permission flag is not valid',
+  RTC_ERR_PERMISSION_CEILING: 'a plugin asks for more than its ceiling allows',
+  // build
+  RTC_ERR_BUILD_FAILED: 'a plugin or script could not be bundled',
+  RTC_ERR_CACHE_CORRUPT: 'a cached bundle or code cache failed its digest check',
+  // sandbox
+  RTC_ERR_SANDBOX_MEMORY: 'a sandboxed script exceeded its memory limit',
+  RTC_ERR_SANDBOX_CPU: 'a sandboxed script exceeded its CPU time limit',
+  RTC_ERR_SANDBOX_WALL: 'a sandboxed script exceeded its wall time limit',
+  RTC_ERR_SANDBOX_OUTPUT: 'a sandboxed script exceeded its output size cap',
+  RTC_ERR_SANDBOX_TRANSFER: 'a value crossing the sandbox boundary exceeded its size cap',
+  RTC_ERR_SANDBOX_CRASHED: 'a sandbox host process died',
+  RTC_ERR_SANDBOX_DISPOSED: 'the isolate was disposed',
+  RTC_ERR_SANDBOX_NO_EXPORT: 'a plugin does not export the function that was called',
+  RTC_ERR_SANDBOX_SCRIPT: 'a sandboxed script threw an error',
+  // event log
+  RTC_ERR_EVENTS_CORRUPT: 'an event log line is not valid JSON or does not match the event schema',
+  RTC_ERR_EVENTS_CHAIN: 'an event log sequence number or hash chain does not match',
+  RTC_ERR_EVENTS_VERSION: 'an event log was written by a newer event schema version',
+  RTC_ERR_EVENTS_INVALID: 'an event to append has an invalid type or payload',
+  RTC_ERR_EVENTS_CLOSED: 'an event was appended to a closed or failed event log',
+  RTC_ERR_EVENTS_BUSY: 'the event log is already open in this process',
+  RTC_ERR_EVENTS_WRITE: 'the event log could not be written or synced to disk',
+  // broker
+  RTC_ERR_BROKER_UNKNOWN_OP: 'a sandboxed script asked the broker for an operation that does not exist',
+  RTC_ERR_BROKER_BAD_ARGS: 'a sandboxed script passed malformed arguments to the broker',
+  // local task ledger
+  RTC_ERR_LEDGER_PATH_ESCAPE: 'a ledger path resolves outside the persona directory',
+  RTC_ERR_LEDGER_SCHEMA_NEWER: 'the ledger was written by a newer schema version than this runtimectl supports',
+  RTC_ERR_LEDGER_CORRUPT: 'the ledger file cannot be read as a ledger',
+  RTC_ERR_LEDGER_BACKEND_MISMATCH: 'the ledger file belongs to another persistence backend',
+  RTC_ERR_LEDGER_CONFIG: 'the ledger config.yaml does not fit this persona',
+  RTC_ERR_LEDGER_INPUT: 'a ledger change has an invalid or oversized value',
+  RTC_ERR_LEDGER_NOT_FOUND: 'no task, lease or surprise with that id is in the ledger',
+  RTC_ERR_LEDGER_TRANSITION: 'a task cannot move from its current state to the one asked for',
+  RTC_ERR_LEDGER_BLOCKED: 'a task is blocked by an open surprise',
+  RTC_ERR_LEDGER_LEASE_HELD: 'a resource lease is held by another owner',
+  RTC_ERR_LEDGER_LEASE_STALE: 'a resource lease expired but its owner has not been reconciled as gone',
+  RTC_ERR_LEDGER_LEASE_NOT_OWNER: 'a lease was renewed or released by someone who does not hold it',
+  RTC_ERR_LEDGER_LOCKED: 'another process held the ledger write lock for too long',
+  RTC_ERR_LEDGER_IMPORT: 'a ledger export cannot be imported here',
+  // skills
+  RTC_ERR_SKILL_INVALID: 'a SKILL.md does not follow the Agent Skills format',
+  RTC_ERR_SKILL_UNKNOWN: 'no skill with that name is in the catalog',
+  RTC_ERR_SKILL_AMBIGUOUS: 'a bare skill name matches skills in more than one scope',
+  RTC_ERR_SKILL_REFERENCE_ESCAPE: 'a skill reference path leaves the skill folder',
+  RTC_ERR_SKILL_REFERENCE_NOT_FOUND: 'a skill reference file does not exist or is not a readable file',
+  RTC_ERR_SKILL_REFERENCE_TOO_LARGE: 'a skill reference file is larger than the read cap',
+  // workspaces
+  RTC_ERR_WORKSPACE_ID_INVALID: 'an agent or workspace id is not a safe single path segment',
+  RTC_ERR_WORKSPACE_RESOURCE_INVALID: 'a workspace resource reference is malformed',
+  RTC_ERR_WORKSPACE_RESOURCE_NOT_FOUND: 'a local resource path does not exist',
+  RTC_ERR_WORKSPACE_CONFLICT: 'a workspace path is occupied by something the preparer did not create',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Codes whose cause is a limit of the sandbox: the isolate is disposed and rebuilt next use. */
+export const LIMIT_CODES: ReadonlySet<ErrorCode> = new Set([
+  'RTC_ERR_SANDBOX_MEMORY',
+  'RTC_ERR_SANDBOX_CPU',
+  'RTC_ERR_SANDBOX_WALL',
+  'RTC_ERR_SANDBOX_OUTPUT',
+  'RTC_ERR_SANDBOX_TRANSFER',
+  'RTC_ERR_SANDBOX_CRASHED',
+]);
+
+export interface KernelErrorOptions {
+  /** Structured facts for --json output and audit events (file, field path, limit, ...). */
+  details?: Record<string, unknown>;
+  /** True when the fault is in the kernel itself rather than in the input it was given. */
+  internal?: boolean;
+  cause?: unknown;
+}
+
+export class KernelError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+  readonly internal: boolean;
+
+  constructor(code: ErrorCode, message: string, options: KernelErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'KernelError';
+    this.code = code;
+    this.details = options.details ?? {};
+    this.internal = options.internal ?? false;
+  }
+
+  /** True for the limit errors after which the isolate is rebuilt. */
+  get isLimit(): boolean {
+    return LIMIT_CODES.has(this.code);
+  }
+
+  /** The one line a user sees: `runtimectl: RTC_ERR_X: message`. */
+  toLine(): string {
+    return `${this.code}: ${this.message}`;
+  }
+
+  toJSON(): { name: string; code: ErrorCode; message: string; details: Record<string, unknown> } {
+    return { name: this.name, code: this.code, message: this.message, details: this.details };
+  }
+}
+
+export function isKernelError(value: unknown): value is KernelError {
+  return value instanceof KernelError;
+}
+
+/** Shorthand used across the kernel: `throw kernelError('RTC_ERR_X', 'what, where')`. */
+export function kernelError(code: ErrorCode, message: string, options?: KernelErrorOptions): KernelError {
+  return new KernelError(code, message, options);
+}

@@ -1,0 +1,251 @@
+/**
+ * A persona's append-only event log, with group commit.
+ *
+ * append() redacts the payload, gives the event the next seq, chains its hash to the one
+ * before, and queues the line. One writer drains the queue: every line queued since its
+ * last write goes out in one write() and one fdatasync(), and only then do those appends'
+ * promises resolve. So an event whose promise resolved is on disk and survives kill -9,
+ * and appends made together (the same tick, or while a sync is running) share one sync.
+ *
+ * openEventLog() checks the whole file first and refuses a log that is corrupt, out of
+ * chain or from a newer version, leaving it untouched. A torn last line (a write cut short
+ * by a crash: only ever unacknowledged events) is saved aside, cut off, and logged.
+ */
+import { createHash } from 'node:crypto';
+import { close, fdatasync, mkdirSync, openSync, write } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { kernelError, type KernelError } from '../errors.ts';
+import { redactRecord } from '../redact/index.ts';
+import { canonicalJson } from './canonical.ts';
+import { envelopeLine, EVENT_TYPE_PATTERN, GENESIS_HASH, hashInput, sha256 } from './envelope.ts';
+import { cutTornTail, syncDirectory, type Repair } from './repair.ts';
+import { describeProblem, scanEventLog, type TornTail } from './scan.ts';
+
+/** fs.write as a promise of the bytes written. */
+function writeAsync(fd: number, bytes: Buffer, offset: number, length: number): Promise<number> {
+  return new Promise((resolve, reject) => write(fd, bytes, offset, length, null, (error, written) => (error ? reject(error) : resolve(written))));
+}
+const fdatasyncAsync = promisify(fdatasync);
+const closeAsync = promisify(close);
+
+export interface AppendResult {
+  seq: number;
+  hash: string;
+}
+
+interface Pending extends AppendResult {
+  line: string;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+export interface OpenEventLogOptions {
+  /** Wall-clock source for `at` (tests pin it); defaults to the system clock. */
+  now?: () => Date;
+}
+
+export interface EventLogStats {
+  /** Events made durable since open. */
+  events: number;
+  /** write+fdatasync rounds since open: events / batches is the group-commit factor. */
+  batches: number;
+}
+
+/** Absolute paths of the logs open in this process: two writers on one file would fork its chain. */
+const openFiles = new Set<string>();
+
+export class EventLog {
+  readonly file: string;
+  #fd: number;
+  #lastSeq: number;
+  #lastHash: string;
+  #now: () => Date;
+  #queue: Pending[] = [];
+  #writing = false;
+  #scheduled = false;
+  #idle: (() => void)[] = [];
+  #closed = false;
+  #failure: KernelError | undefined;
+  #stats: EventLogStats = { events: 0, batches: 0 };
+
+  /** Use openEventLog(): it checks and repairs the file first. */
+  constructor(file: string, fd: number, lastSeq: number, lastHash: string, now: () => Date) {
+    this.file = file;
+    this.#fd = fd;
+    this.#lastSeq = lastSeq;
+    this.#lastHash = lastHash;
+    this.#now = now;
+  }
+
+  /** seq of the last event appended (durable or still queued). */
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  get lastHash(): string {
+    return this.#lastHash;
+  }
+
+  get stats(): Readonly<EventLogStats> {
+    return { ...this.#stats };
+  }
+
+  /**
+   * Queues one event; resolves with its seq and hash once it is synced to disk. Seq order is
+   * call order. The payload is redacted before it is hashed or written.
+   */
+  append(type: string, payload: Record<string, unknown>): Promise<AppendResult> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#closed) return Promise.reject(kernelError('RTC_ERR_EVENTS_CLOSED', `${this.file}: the event log is closed; "${type}" was not written`));
+    if (!EVENT_TYPE_PATTERN.test(type)) {
+      return Promise.reject(kernelError('RTC_ERR_EVENTS_INVALID', `event type "${type}" is not a lower-case name (${EVENT_TYPE_PATTERN.source})`));
+    }
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+      return Promise.reject(kernelError('RTC_ERR_EVENTS_INVALID', `the payload of "${type}" must be an object`));
+    }
+    let payloadJson: string;
+    try {
+      payloadJson = canonicalJson(redactRecord(payload));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const seq = this.#lastSeq + 1;
+    const prev = this.#lastHash;
+    const hash = sha256(hashInput(seq, type, payloadJson, prev));
+    const line = envelopeLine(seq, type, payloadJson, prev, hash, this.#now().toISOString());
+    this.#lastSeq = seq;
+    this.#lastHash = hash;
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.#queue.push({ seq, hash, line, resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  /** Resolves when everything appended so far is on disk (or rejects if writing failed). */
+  flush(): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (!this.#writing && !this.#scheduled && this.#queue.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => this.#idle.push(resolve)).then(() => {
+      if (this.#failure) throw this.#failure;
+    });
+  }
+
+  /** Waits for queued events to reach disk, then closes the file. Later appends are refused. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      await this.flush().catch(() => undefined);
+    } finally {
+      openFiles.delete(this.file);
+      await closeAsync(this.#fd).catch(() => undefined);
+    }
+  }
+
+  /** Drains on the next turn of the event loop, so appends made together go in one batch. */
+  #schedule(): void {
+    if (this.#writing || this.#scheduled) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#writing = true;
+    while (this.#queue.length > 0 && !this.#failure) {
+      const batch = this.#queue;
+      this.#queue = [];
+      const bytes = Buffer.from(batch.length === 1 ? batch[0]!.line : batch.map((p) => p.line).join(''), 'utf8');
+      try {
+        let written = 0;
+        while (written < bytes.length) written += await writeAsync(this.#fd, bytes, written, bytes.length - written);
+        await fdatasyncAsync(this.#fd);
+      } catch (error) {
+        this.#fail(error, batch);
+        break;
+      }
+      this.#stats.batches += 1;
+      this.#stats.events += batch.length;
+      for (const pending of batch) pending.resolve({ seq: pending.seq, hash: pending.hash });
+    }
+    this.#writing = false;
+    const idle = this.#idle;
+    this.#idle = [];
+    for (const resolve of idle) resolve();
+  }
+
+  /**
+   * A failed write or sync leaves the file's tail unknown (perhaps torn), and the in-memory
+   * chain already counts the lost events, so the log stops taking appends. Reopening repairs it.
+   */
+  #fail(error: unknown, batch: Pending[]): void {
+    const reason = error instanceof Error ? error.message : String(error);
+    this.#failure = kernelError('RTC_ERR_EVENTS_WRITE', `${this.file}: writing events ${batch[0]?.seq ?? '?'}.. failed (${reason}); reopen the log to repair it`, {
+      internal: true,
+      cause: error,
+    });
+    const failed = [...batch, ...this.#queue];
+    this.#queue = [];
+    for (const pending of failed) pending.reject(this.#failure);
+  }
+}
+
+/**
+ * Opens (creating if need be) the event log at `file`: checks every line, repairs a torn
+ * tail, and appends `reboot` if the log already had events. Throws, with the file left
+ * byte-for-byte as it was, on a corrupt line, a broken chain or a newer schema version.
+ */
+export async function openEventLog(file: string, options: OpenEventLogOptions = {}): Promise<EventLog> {
+  const absolute = path.resolve(file);
+  if (openFiles.has(absolute)) {
+    throw kernelError('RTC_ERR_EVENTS_BUSY', `${file}: this event log is already open in this process; share the one EventLog`);
+  }
+  let lastSeq = 0;
+  let lastHash = GENESIS_HASH;
+  let torn: TornTail | undefined;
+  for (const item of scanEventLog(file)) {
+    if (item.kind === 'problem') {
+      throw kernelError(item.problem.code, `${describeProblem(item.problem)}; the file was left as it is`, { details: { ...item.problem } });
+    }
+    if (item.kind === 'event') {
+      lastSeq = item.event.seq;
+      lastHash = item.event.hash;
+    } else {
+      torn = item.torn;
+    }
+  }
+  const hadEvents = lastSeq > 0;
+
+  mkdirSync(path.dirname(absolute), { recursive: true });
+  let repair: Repair | undefined;
+  if (torn) repair = cutTornTail(absolute, torn, lastSeq + 1);
+  const fd = openSync(absolute, 'a');
+  if (!hadEvents && !repair) syncDirectory(path.dirname(absolute));
+  openFiles.add(absolute);
+
+  const log = new EventLog(absolute, fd, lastSeq, lastHash, options.now ?? (() => new Date()));
+  try {
+    if (hadEvents) await log.append('reboot', { previous_seq: lastSeq, previous_hash: lastHash });
+    if (repair) {
+      await log.append('log_repaired', {
+        reason: 'torn last line',
+        line: repair.line,
+        offset: repair.offset,
+        removed_bytes: repair.removedBytes,
+        removed_sha256: sha256Bytes(torn!.bytes),
+        saved_as: repair.savedAs,
+      });
+    }
+  } catch (error) {
+    await log.close();
+    throw error;
+  }
+  return log;
+}
+
+function sha256Bytes(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}

@@ -1,0 +1,152 @@
+/**
+ * Reads an event log line by line and checks each line: JSON, envelope schema, version,
+ * seq contiguity, the prev/hash chain. One reader serves opening (refuse at the first
+ * problem), verifying (collect every problem) and reading (yield the events). It never
+ * writes. The file is read in chunks, so a long log costs no more memory than its longest line.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import { describeZodError } from '../manifest/load.ts';
+import { computeEventHash, EVENT_SCHEMA_VERSION, EventEnvelopeSchema, GENESIS_HASH, type EventEnvelope } from './envelope.ts';
+
+export type EventProblemCode = 'RTC_ERR_EVENTS_CORRUPT' | 'RTC_ERR_EVENTS_CHAIN' | 'RTC_ERR_EVENTS_VERSION';
+
+export interface EventLogProblem {
+  file: string;
+  /** 1-based line number. */
+  line: number;
+  /** Byte offset where the line starts. */
+  offset: number;
+  /** The seq the line carries, when it could be read. */
+  seq?: number;
+  code: EventProblemCode;
+  /** What is wrong, in a few words. */
+  what: string;
+  /** `warning`: a torn last line, cut off at the next open; anything else is an `error`. */
+  severity: 'error' | 'warning';
+}
+
+/** The bytes after the last newline: a write cut short by a crash. */
+export interface TornTail {
+  line: number;
+  offset: number;
+  bytes: Buffer;
+}
+
+export type ScanItem =
+  | { kind: 'event'; event: EventEnvelope; line: number; offset: number }
+  | { kind: 'problem'; problem: EventLogProblem }
+  | { kind: 'torn'; torn: TornTail };
+
+/** One problem as the one-line message a KernelError carries. */
+export function describeProblem(problem: EventLogProblem): string {
+  const seq = problem.seq === undefined ? '' : ` (seq ${problem.seq})`;
+  return `${problem.file}:${problem.line}${seq}: ${problem.what}`;
+}
+
+const CHUNK = 1 << 16;
+const NEWLINE = 0x0a;
+
+/** Every complete line with its number and offset, then the torn tail if there is one. A missing file yields nothing. */
+export function* readLines(file: string): Generator<{ line: number; offset: number; bytes: Buffer; terminated: boolean }> {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  try {
+    let carry: Buffer = Buffer.alloc(0);
+    let carryOffset = 0;
+    let line = 0;
+    const chunk = Buffer.allocUnsafe(CHUNK);
+    for (;;) {
+      const read = readSync(fd, chunk, 0, CHUNK, null);
+      if (read === 0) break;
+      // A fresh buffer per read: the lines yielded are views into it and must stay valid.
+      const data = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, read)]) : Buffer.from(chunk.subarray(0, read));
+      let start = 0;
+      for (let nl = data.indexOf(NEWLINE, start); nl !== -1; nl = data.indexOf(NEWLINE, start)) {
+        line += 1;
+        yield { line, offset: carryOffset + start, bytes: data.subarray(start, nl), terminated: true };
+        start = nl + 1;
+      }
+      carryOffset += start;
+      carry = data.subarray(start);
+    }
+    if (carry.length > 0) yield { line: line + 1, offset: carryOffset, bytes: carry, terminated: false };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Checks every line. After a problem it carries on from what the bad line claims (its seq
+ * and hash) when it can, so one edited event is reported once, not as a cascade.
+ */
+export function* scanEventLog(file: string): Generator<ScanItem> {
+  let expectedSeq = 1;
+  let prevHash = GENESIS_HASH;
+  for (const { line, offset, bytes, terminated } of readLines(file)) {
+    if (!terminated) {
+      yield { kind: 'torn', torn: { line, offset, bytes } };
+      return;
+    }
+    const problem = (code: EventProblemCode, what: string, seq?: number): ScanItem => ({
+      kind: 'problem',
+      problem: { file, line, offset, code, what, severity: 'error', ...(seq === undefined ? {} : { seq }) },
+    });
+    if (bytes.length === 0) {
+      yield problem('RTC_ERR_EVENTS_CORRUPT', 'empty line (every line must be one event)');
+      expectedSeq += 1;
+      continue;
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(bytes.toString('utf8'));
+    } catch (error) {
+      yield problem('RTC_ERR_EVENTS_CORRUPT', `not valid JSON (${(error as Error).message.split('\n')[0]})`);
+      expectedSeq += 1;
+      continue;
+    }
+    const claimed = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+    const claimedSeq = Number.isSafeInteger(claimed.seq) ? (claimed.seq as number) : undefined;
+    if (typeof claimed.v === 'number' && claimed.v > EVENT_SCHEMA_VERSION) {
+      yield problem('RTC_ERR_EVENTS_VERSION', `written with event schema version ${claimed.v}; this kernel reads version ${EVENT_SCHEMA_VERSION} and older`, claimedSeq);
+      expectedSeq = (claimedSeq ?? expectedSeq) + 1;
+      if (typeof claimed.hash === 'string') prevHash = claimed.hash;
+      continue;
+    }
+    const parsed = EventEnvelopeSchema.safeParse(raw);
+    if (!parsed.success) {
+      const { field, reason } = describeZodError(parsed.error);
+      yield problem('RTC_ERR_EVENTS_CORRUPT', `not a valid event: ${field}: ${reason}`, claimedSeq);
+      expectedSeq = (claimedSeq ?? expectedSeq) + 1;
+      if (typeof claimed.hash === 'string') prevHash = claimed.hash;
+      continue;
+    }
+    const event = parsed.data;
+    let broken = false;
+    if (event.seq !== expectedSeq) {
+      const why = event.seq > expectedSeq ? 'an event is missing or out of order' : 'an event is repeated or out of order';
+      yield problem('RTC_ERR_EVENTS_CHAIN', `seq ${event.seq} where seq ${expectedSeq} was expected (${why})`, event.seq);
+      broken = true;
+    }
+    if (!broken && event.prev !== prevHash) {
+      yield problem('RTC_ERR_EVENTS_CHAIN', `prev ${short(event.prev)} does not match the hash of the event before it (${short(prevHash)})`, event.seq);
+      broken = true;
+    }
+    const actual = computeEventHash(event);
+    if (actual !== event.hash) {
+      yield problem('RTC_ERR_EVENTS_CHAIN', `hash ${short(event.hash)} does not match the event's content (${short(actual)}): the event was edited`, event.seq);
+      broken = true;
+    }
+    expectedSeq = event.seq + 1;
+    prevHash = event.hash;
+    if (!broken) yield { kind: 'event', event, line, offset };
+  }
+}
+
+function short(hash: string): string {
+  return `${hash.slice(0, 12)}…`;
+}

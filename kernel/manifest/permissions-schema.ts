@@ -1,0 +1,53 @@
+/**
+ * Permissions as manifests write them, in Deno's vocabulary: each kind is `true` (all,
+ * like `--allow-read`) or a list of values (like `--allow-read=a,b`); a missing kind
+ * means none. `deny` has the same shape and wins, like `--deny-*`.
+ * Values may use `${plugin}`, `${state}`, `${workspace}`, `${session}`, `${scratch}`,
+ * resolved by the kernel when it instantiates the plugin.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import { emptyPermissionSet, type PermissionName, type PermissionRule, type PermissionSet } from '../permissions/descriptors.ts';
+import { normalizeValue } from '../permissions/parse-flags.ts';
+
+const side = z.union([z.literal(true), z.array(z.string().min(1)).max(256)]);
+
+const kinds = {
+  read: side.optional(),
+  write: side.optional(),
+  net: side.optional(),
+  env: side.optional(),
+  run: side.optional(),
+};
+
+export const permissionsSchema = z
+  .strictObject({
+    ...kinds,
+    deny: z.strictObject(kinds).optional(),
+  })
+  .describe('Deno-style permissions: true for all, or a list of values; deny wins');
+
+export type PermissionsManifest = z.infer<typeof permissionsSchema>;
+
+const KINDS = ['read', 'write', 'net', 'env', 'run'] as const satisfies readonly PermissionName[];
+
+export type PathVariables = Partial<Record<'plugin' | 'state' | 'workspace' | 'session' | 'scratch', string>>;
+
+function expand(value: string, vars: PathVariables): string {
+  return value.replace(/\$\{(\w+)\}/g, (whole, name: string) => vars[name as keyof PathVariables] ?? whole);
+}
+
+/** Turns the manifest form into a PermissionSet, with paths made absolute against `base`. */
+export function toPermissionSet(manifest: PermissionsManifest | undefined, base: string, vars: PathVariables = {}): PermissionSet {
+  const set: Record<PermissionName, PermissionRule> = { ...emptyPermissionSet() };
+  if (!manifest) return set;
+  const convert = (value: true | string[] | undefined, kind: PermissionName): true | string[] => {
+    if (value === undefined) return [];
+    if (value === true) return true;
+    return value.map((v) => normalizeValue(kind, expand(v, vars), path.resolve(base)));
+  };
+  for (const kind of KINDS) {
+    set[kind] = { allow: convert(manifest[kind], kind), deny: convert(manifest.deny?.[kind], kind) };
+  }
+  return set;
+}

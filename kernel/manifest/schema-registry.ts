@@ -1,0 +1,23 @@
+/**
+ * Every file format the kernel reads, by name. `npm run schemas` writes each one's JSON
+ * Schema to `schemas/<name>.schema.json` from the same zod schema the kernel validates
+ * with, so editors check YAML against exactly what the kernel accepts (a test fails when
+ * a written schema is stale). A new format is one line here.
+ */
+import type { z } from 'zod';
+import { EventEnvelopeSchema } from '../events/envelope.ts';
+import { ScidexRuntimeManifestSchema } from '../runtime-manifest/schema.ts';
+import { SkillFrontmatterSchema } from '../skills/frontmatter-schema.ts';
+
+export interface RegisteredSchema {
+  /** File stem under schemas/, e.g. `plugin-manifest`. */
+  name: string;
+  title: string;
+  schema: z.ZodType;
+}
+
+export const SCHEMAS: RegisteredSchema[] = [
+  { name: 'skill-frontmatter', title: 'SKILL.md front matter (Agent Skills)', schema: SkillFrontmatterSchema },
+  { name: 'scidex-runtime', title: 'scidex-runtime.yaml runtime manifest', schema: ScidexRuntimeManifestSchema },
+  { name: 'event', title: 'runtimectl event envelope', schema: EventEnvelopeSchema },
+];

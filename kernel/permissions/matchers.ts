@@ -1,0 +1,74 @@
+/**
+ * How one allow or deny value covers a requested value, per permission kind, following
+ * Deno's rules (measured in ../../../shared/design/SANDBOX-HAZARDS.md):
+ * - paths cover themselves and everything beneath them;
+ * - a net entry without a port covers every port; `*.example.com` covers the bare domain
+ *   and every subdomain;
+ * - env names match exactly, or by prefix when the entry ends in `*` (`AWS_*`);
+ * - run commands match exactly as written: `echo` does not cover `/bin/echo`.
+ */
+import type { PermissionName } from './descriptors.ts';
+
+export function pathCovers(entry: string, path: string): boolean {
+  if (entry === path || entry === '/') return true;
+  return path.startsWith(entry.endsWith('/') ? entry : `${entry}/`);
+}
+
+export interface NetAddress {
+  host: string;
+  port?: number;
+}
+
+/** Parses `host`, `host:port`, `[v6]`, `[v6]:port` as written in a flag or a request. */
+export function parseNetAddress(value: string): NetAddress {
+  const trimmed = value.trim().toLowerCase();
+  if (trimmed.startsWith('[')) {
+    const close = trimmed.indexOf(']');
+    const host = trimmed.slice(0, close + 1);
+    const rest = trimmed.slice(close + 1);
+    return rest.startsWith(':') ? { host, port: Number(rest.slice(1)) } : { host };
+  }
+  const colon = trimmed.lastIndexOf(':');
+  if (colon > 0 && trimmed.indexOf(':') === colon && /^\d+$/.test(trimmed.slice(colon + 1))) {
+    return { host: trimmed.slice(0, colon), port: Number(trimmed.slice(colon + 1)) };
+  }
+  return { host: trimmed };
+}
+
+export function netCovers(entry: string, requested: string): boolean {
+  const want = parseNetAddress(requested);
+  const have = parseNetAddress(entry);
+  if (have.port !== undefined && have.port !== want.port) return false;
+  if (have.host.startsWith('*.')) {
+    const base = have.host.slice(2);
+    return want.host === base || want.host.endsWith(`.${base}`);
+  }
+  return have.host === want.host;
+}
+
+export function envCovers(entry: string, name: string): boolean {
+  if (entry.endsWith('*')) return name.startsWith(entry.slice(0, -1));
+  return entry === name;
+}
+
+export function runCovers(entry: string, command: string): boolean {
+  return entry === command;
+}
+
+export function covers(kind: PermissionName, entry: string, value: string): boolean {
+  switch (kind) {
+    case 'read':
+    case 'write':
+    case 'ffi':
+      return pathCovers(entry, value);
+    case 'net':
+    case 'import':
+      return netCovers(entry, value);
+    case 'env':
+      return envCovers(entry, value);
+    case 'run':
+      return runCovers(entry, value);
+    case 'sys':
+      return entry === value;
+  }
+}

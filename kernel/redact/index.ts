@@ -1,0 +1,4 @@
+/** Secret scrubbing for everything the kernel writes: events, manifests, log lines. */
+export { redact, redactRecord, REDACTED } from './redact.ts';
+export { scrubString } from './strings.ts';
+export { USAGE_FIELDS, classifyKey, isUsageKey, keyWords, secretKeyRule, type KeyClass } from './keys.ts';

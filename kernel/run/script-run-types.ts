@@ -1,0 +1,43 @@
+/**
+ * The contract of `runtimectl sandbox run`, shared by the CLI command, the conformance
+ * and containment tests (which call it in-process instead of spawning a node per case) and
+ * the gate. Output and exit status follow `deno run`.
+ */
+export interface ScriptLimits {
+  /** isolate heap limit, MB */
+  memoryMb: number;
+  /** CPU time one synchronous stretch of the script may use, ms */
+  cpuMs: number;
+  /** wall time for the whole run, ms */
+  wallMs: number;
+  /** bytes of stdout+stderr the script may write */
+  outputBytes: number;
+  /** bytes any single value crossing the isolate boundary may have */
+  transferBytes: number;
+}
+
+export interface ScriptRunRequest {
+  /** the module to run (.ts, .js, .mjs, .mts), relative to `cwd` or absolute */
+  file: string;
+  /** the script's `Deno.args` */
+  args: readonly string[];
+  /** Deno permission flags exactly as `deno run` takes them: `--allow-read=/tmp`, `-A`, `--deny-env=HOME` */
+  permissionFlags: readonly string[];
+  /** Deno.cwd() and the base for relative paths */
+  cwd: string;
+  /** the environment `Deno.env` sees (still filtered by the env permission) */
+  env: Readonly<Record<string, string | undefined>>;
+  /** sandbox profile name (sandboxes/profiles/<name>.yaml); chooses the tier and the ceiling */
+  profile?: string;
+  /** overrides of the profile's limits (each may only lower them... or raise up to the profile's own maxima) */
+  limits?: Partial<ScriptLimits>;
+}
+
+export interface ScriptRunResult {
+  ok: boolean;
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  error: { name: string; message: string; code?: string } | null;
+  usage: { cpuMs: number; wallMs: number; heapBytes: number };
+}

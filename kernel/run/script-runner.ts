@@ -1,0 +1,136 @@
+/**
+ * Runs one Deno-style script in the sandbox, the engine of `runtimectl sandbox run`:
+ * bundle (cached), grant = flags ∩ profile ceiling, then the profile's tier: an in-process
+ * isolate, or an isolate inside a warm sandbox host process. One runner can serve many
+ * runs and keeps its process pool warm between them.
+ */
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { bundleEntry, defaultCacheDir } from '../build/bundle.ts';
+import { isKernelError, kernelError, type KernelError } from '../errors.ts';
+import type { AuditEvent } from '../broker/op.ts';
+import { CapabilityBroker } from '../broker/broker.ts';
+import { loadSandboxProfile, type Limits, type SandboxProfile } from '../manifest/sandbox-profile.ts';
+import { parsePermissionFlags } from '../permissions/parse-flags.ts';
+import { assertNodeFlags } from '../node-flags.ts';
+import { IsolateRuntime, type CompiledSource, type RunOutcome, type Usage } from '../../sandboxes/isolate/isolate-runtime.ts';
+import { loadShim, withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
+import { ProcessPool } from '../../sandboxes/pool/process-pool.ts';
+import { brokerContext, profileLayer } from './grant.ts';
+import type { ScriptRunRequest, ScriptRunResult } from './script-run-types.ts';
+
+export interface ScriptRunnerOptions {
+  cacheDir?: string;
+  /** sandbox host processes kept warm for the process tier */
+  poolSize?: number;
+  /** receives every capability decision */
+  audit?: (event: AuditEvent) => void;
+}
+
+export class ScriptRunner {
+  readonly cacheDir: string;
+  readonly #shim: CompiledSource;
+  readonly #options: ScriptRunnerOptions;
+  #pool: ProcessPool | undefined;
+
+  constructor(shim: CompiledSource, options: ScriptRunnerOptions) {
+    this.#shim = shim;
+    this.#options = options;
+    this.cacheDir = options.cacheDir ?? defaultCacheDir();
+  }
+
+  #poolFor(): ProcessPool {
+    this.#pool ??= new ProcessPool({ size: this.#options.poolSize ?? 1, cacheDir: this.cacheDir, shim: this.#shim });
+    return this.#pool;
+  }
+
+  async run(request: ScriptRunRequest): Promise<ScriptRunResult> {
+    const started = performance.now();
+    const profile = loadSandboxProfile(request.profile ?? 'default');
+    const limits: Limits = { ...profile.limits, ...definedOnly(request.limits ?? {}) };
+    const file = path.resolve(request.cwd, request.file);
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    const finish = (outcome: RunOutcome, usage: Usage): ScriptRunResult => ({
+      ok: outcome.exitCode === 0,
+      exitCode: outcome.exitCode,
+      stdout: stdout.join(''),
+      stderr: stderr.join(''),
+      error: outcome.error,
+      usage: { cpuMs: round(usage.cpuMs), wallMs: round(usage.wallMs || performance.now() - started), heapBytes: usage.heapBytes },
+    });
+    const failed = (error: KernelError): ScriptRunResult => {
+      stderr.push(`error: ${error.code}: ${error.message}\n`);
+      return finish({ exitCode: 1, error: { name: error.name, message: error.message, code: error.code } }, { cpuMs: 0, wallMs: performance.now() - started, heapBytes: 0 });
+    };
+
+    if (!existsSync(file) || !statSync(file).isFile()) {
+      return failed(kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `module not found: ${request.file}`));
+    }
+    let bundle;
+    try {
+      bundle = await bundleEntry(file, this.cacheDir);
+    } catch (error) {
+      if (isKernelError(error)) return failed(error);
+      throw error;
+    }
+    const source = withCodeCache(bundle.code, bundle.digest, `file://${file}`, this.cacheDir);
+    const layers = [{ label: 'flags', set: parsePermissionFlags(request.permissionFlags, request.cwd) }, profileLayer(profile, request.cwd)];
+    const broker = new CapabilityBroker(
+      brokerContext({ subject: `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: this.#options.audit }),
+    );
+    const onOutput = (fd: 1 | 2, text: string): void => void (fd === 1 ? stdout : stderr).push(text);
+
+    if (profile.tier === 'in-process') {
+      return this.#runInProcess(source, profile, limits, request, broker, onOutput, finish);
+    }
+    const { outcome, usage } = await this.#poolFor().run({ source, limits, webAssembly: profile.webAssembly, args: request.args, rssCapMb: profile.rssCapMb ?? 512, ops: broker, onOutput });
+    if (outcome.limit && !stderr.join('').includes(outcome.limit.code)) stderr.push(`error: ${outcome.limit.code}: ${outcome.limit.message}\n`);
+    return finish(outcome, usage);
+  }
+
+  async #runInProcess(
+    source: CompiledSource,
+    profile: SandboxProfile,
+    limits: Limits,
+    request: ScriptRunRequest,
+    broker: CapabilityBroker,
+    onOutput: (fd: 1 | 2, text: string) => void,
+    finish: (outcome: RunOutcome, usage: Usage) => ScriptRunResult,
+  ): Promise<ScriptRunResult> {
+    let runtime: IsolateRuntime | undefined;
+    try {
+      runtime = IsolateRuntime.create(this.#shim, { limits, webAssembly: profile.webAssembly, args: request.args, syncMode: 'callback', ops: broker, onOutput });
+      const outcome = await runtime.runMain(source);
+      if (outcome.limit) onOutput(2, `error: ${outcome.limit.code}: ${outcome.limit.message}\n`);
+      return finish(outcome, runtime.usage());
+    } catch (error) {
+      if (isKernelError(error)) {
+        onOutput(2, `error: ${error.code}: ${error.message}\n`);
+        return finish({ exitCode: 1, error: { name: error.name, message: error.message, code: error.code } }, runtime?.usage() ?? { cpuMs: 0, wallMs: 0, heapBytes: 0 });
+      }
+      throw error;
+    } finally {
+      runtime?.dispose();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#pool?.close();
+  }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
+export async function createScriptRunner(options: ScriptRunnerOptions = {}): Promise<ScriptRunner> {
+  assertNodeFlags();
+  const cacheDir = options.cacheDir ?? defaultCacheDir();
+  const shim = await loadShim(cacheDir);
+  return new ScriptRunner(shim, { ...options, cacheDir });
+}

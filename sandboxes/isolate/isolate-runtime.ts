@@ -1,0 +1,493 @@
+/**
+ * One isolate, one plugin or script: creates the isolate and context, runs the shim,
+ * loads a bundle, calls its exports, and enforces the limits. Used directly by the
+ * in-process tier and inside each sandbox host process by the process tier.
+ *
+ * Every value crosses as a string produced inside the isolate (under its own time limit),
+ * so a hostile getter never runs on the host's side of a copy. Ops the isolate asks for
+ * go to the `OpHandler` (the broker, or a pipe to it); four ops are the runtime's own:
+ * output, exit, uncaught errors and timers, because they steer the run itself.
+ */
+import ivm from 'isolated-vm';
+import { kernelError, type KernelError } from '../../kernel/errors.ts';
+import type { Limits } from '../../kernel/manifest/sandbox-profile.ts';
+import { isDisposedError, limitError, reasonOfIvmError, type LimitReason } from './limit-errors.ts';
+
+export interface OpHandler {
+  sync(op: string, argsJson: string): string;
+  async(op: string, argsJson: string): Promise<string>;
+}
+
+export interface CompiledSource {
+  code: string;
+  digest: string;
+  /** V8 code cache for `code`, when one is known good */
+  cachedData?: Uint8Array;
+  /** called with a freshly produced code cache, so the caller can store it */
+  onCachedData?: (data: Uint8Array) => void;
+  filename: string;
+}
+
+export interface RuntimeOptions {
+  limits: Limits;
+  webAssembly: boolean;
+  args: readonly string[];
+  /** `reference` when sync ops must wait on a promise (the process tier's pipe) */
+  syncMode: 'callback' | 'reference';
+  ops: OpHandler;
+  onOutput(fd: 1 | 2, text: string): void;
+}
+
+export interface RunOutcome {
+  exitCode: number;
+  /** the uncaught error, as Deno reports it, when the script ended on one */
+  error: { name: string; message: string; code?: string } | null;
+  /** set when a limit ended the run */
+  limit?: KernelError;
+}
+
+export interface Usage {
+  cpuMs: number;
+  wallMs: number;
+  heapBytes: number;
+}
+
+interface Answer {
+  ok?: unknown;
+  err?: { class: string; name: string; message: string; stack: string };
+  pending?: number;
+}
+
+const okJson = (value: unknown): string => JSON.stringify({ ok: value === undefined ? null : value });
+const errJson = (cls: string, message: string): string => JSON.stringify({ err: { class: cls, message } });
+
+export class IsolateRuntime {
+  readonly isolate: ivm.Isolate;
+  readonly #context: ivm.Context;
+  readonly #options: RuntimeOptions;
+  #dispatch!: { call: ivm.Reference; boot: ivm.Reference; settle: ivm.Reference; ping: ivm.Reference };
+  #outputBytes = 0;
+  #limitHit: LimitReason | undefined;
+  #exitCode: number | undefined;
+  #uncaught: { name: string; message: string; stack: string; isError: boolean } | undefined;
+  #pendingOps = 0;
+  #activity = 0;
+  #timers = new Map<number, { timer: NodeJS.Timeout; resolve: (cancelled: boolean) => void }>();
+  #wake: (() => void) | undefined;
+  #exportNames: string[] = [];
+
+  private constructor(options: RuntimeOptions) {
+    this.#options = options;
+    this.isolate = new ivm.Isolate({ memoryLimit: options.limits.memoryMb });
+    this.#context = this.isolate.createContextSync();
+  }
+
+  /** A new isolate with the shim installed and nothing else. */
+  static create(shim: CompiledSource, options: RuntimeOptions): IsolateRuntime {
+    const runtime = new IsolateRuntime(options);
+    try {
+      runtime.#installShim(shim);
+    } catch (error) {
+      runtime.dispose();
+      throw error;
+    }
+    return runtime;
+  }
+
+  get disposed(): boolean {
+    return this.isolate.isDisposed;
+  }
+
+  get exportNames(): readonly string[] {
+    return this.#exportNames;
+  }
+
+  usage(): Usage {
+    if (this.isolate.isDisposed) return { cpuMs: 0, wallMs: 0, heapBytes: 0 };
+    const heap = this.isolate.getHeapStatisticsSync();
+    return {
+      cpuMs: Number(this.isolate.cpuTime) / 1e6,
+      wallMs: Number(this.isolate.wallTime) / 1e6,
+      heapBytes: heap.used_heap_size + heap.externally_allocated_size,
+    };
+  }
+
+  dispose(): void {
+    for (const { timer, resolve } of this.#timers.values()) {
+      clearTimeout(timer);
+      resolve(true);
+    }
+    this.#timers.clear();
+    if (!this.isolate.isDisposed) this.isolate.dispose();
+    this.#wake?.();
+  }
+
+  #compile(source: CompiledSource): ivm.Script {
+    const script = this.isolate.compileScriptSync(source.code, {
+      filename: source.filename,
+      ...(source.cachedData ? { cachedData: new ivm.ExternalCopy(source.cachedData.buffer.slice(source.cachedData.byteOffset, source.cachedData.byteOffset + source.cachedData.byteLength) as ArrayBuffer) } : { produceCachedData: true }),
+    });
+    const produced = (script as unknown as { cachedData?: ivm.ExternalCopy<ArrayBuffer>; cachedDataRejected?: boolean });
+    if (source.onCachedData && produced.cachedData && (!source.cachedData || produced.cachedDataRejected)) {
+      source.onCachedData(new Uint8Array(produced.cachedData.copy()));
+    }
+    return script;
+  }
+
+  #installShim(shim: CompiledSource): void {
+    const global = this.#context.global;
+    global.setSync('globalThis', global.derefInto());
+    if (!this.#options.webAssembly) this.#context.evalSync('delete globalThis.WebAssembly');
+    const install = this.#compile(shim).runSync(this.#context, { reference: true, timeout: this.#options.limits.cpuMs }) as ivm.Reference;
+    const sync = this.#options.syncMode === 'reference'
+      ? new ivm.Reference((op: string, json: string) => this.#onAsyncOp(op, json, true))
+      : new ivm.Callback((op: string, json: string) => this.#onSyncOp(op, json));
+    // A host function that returns a promise must be a Reference the isolate applies with `result.promise`.
+    const asyncFn = new ivm.Reference((op: string, json: string) => this.#onAsyncOp(op, json, false));
+    const config = JSON.stringify({
+      args: this.#options.args,
+      transferBytes: this.#options.limits.transferBytes,
+      syncMode: this.#options.syncMode,
+      build: { os: 'linux', arch: process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'aarch64' : process.arch },
+    });
+    const dispatcher = install.applySync(undefined, [sync, asyncFn, config], { result: { reference: true }, timeout: this.#options.limits.cpuMs }) as ivm.Reference;
+    this.#dispatch = {
+      call: dispatcher.getSync('call', { reference: true }) as ivm.Reference,
+      settle: dispatcher.getSync('settle', { reference: true }) as ivm.Reference,
+      boot: dispatcher.getSync('boot', { reference: true }) as ivm.Reference,
+      ping: dispatcher.getSync('ping', { reference: true }) as ivm.Reference,
+    };
+    install.release();
+  }
+
+  // ---- ops from the isolate -------------------------------------------------------------
+
+  #checkTransfer(json: string, what: string): void {
+    if (json.length > this.#options.limits.transferBytes) this.#hitLimit('transfer', what);
+  }
+
+  #hitLimit(reason: LimitReason, detail = ''): never {
+    this.#limitHit ??= reason;
+    this.#limitDetail ||= detail;
+    this.#wake?.();
+    // Ends the isolate's current stretch of work; the caller reports the limit.
+    setImmediate(() => this.dispose());
+    throw new Error(`sandbox limit: ${reason}`);
+  }
+
+  #limitDetail = '';
+
+  #local(op: string, json: string): string | undefined {
+    switch (op) {
+      case 'io.write': {
+        const { fd, text } = JSON.parse(json) as { fd: 1 | 2; text: string };
+        if (this.#exitCode !== undefined || this.#limitHit) return okJson(null);
+        this.#outputBytes += Buffer.byteLength(text);
+        if (this.#outputBytes > this.#options.limits.outputBytes) this.#hitLimit('output');
+        this.#options.onOutput(fd === 2 ? 2 : 1, text);
+        return okJson(null);
+      }
+      case 'process.exit': {
+        const { code } = JSON.parse(json) as { code: number };
+        this.#exitCode ??= code & 0xff;
+        this.#wake?.();
+        return okJson(null);
+      }
+      case 'process.uncaught': {
+        this.#uncaught ??= JSON.parse(json) as { name: string; message: string; stack: string; isError: boolean };
+        this.#wake?.();
+        return okJson(null);
+      }
+      case 'timer.cancel': {
+        const { id } = JSON.parse(json) as { id: number };
+        const entry = this.#timers.get(id);
+        if (entry) {
+          clearTimeout(entry.timer);
+          this.#timers.delete(id);
+          entry.resolve(true);
+        }
+        return okJson(null);
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  #onSyncOp(op: string, json: string): string {
+    this.#checkTransfer(json, op);
+    if (this.#exitCode !== undefined) return errJson('Interrupted', 'the script has exited');
+    const local = this.#local(op, json);
+    if (local !== undefined) return local;
+    const answer = this.#options.ops.sync(op, json);
+    this.#checkTransfer(answer, `${op} result`);
+    return answer;
+  }
+
+  async #onAsyncOp(op: string, json: string, syncCaller: boolean): Promise<string> {
+    if (syncCaller) {
+      this.#checkTransfer(json, op);
+      const local = this.#local(op, json);
+      if (local !== undefined) return local;
+      const answer = await this.#options.ops.async(op, json);
+      this.#checkTransfer(answer, `${op} result`);
+      return answer;
+    }
+    this.#pendingOps++;
+    this.#activity++;
+    try {
+      this.#checkTransfer(json, op);
+      if (this.#exitCode !== undefined) return errJson('Interrupted', 'the script has exited');
+      if (op === 'timer.sleep') {
+        const { id, ms } = JSON.parse(json) as { id: number; ms: number };
+        const cancelled = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => {
+            this.#timers.delete(id);
+            resolve(false);
+          }, ms);
+          this.#timers.set(id, { timer, resolve });
+        });
+        return okJson({ cancelled });
+      }
+      const answer = await this.#options.ops.async(op, json);
+      this.#checkTransfer(answer, `${op} result`);
+      return answer;
+    } finally {
+      this.#pendingOps--;
+      this.#activity++;
+      if (this.#pendingOps === 0) this.#wake?.();
+    }
+  }
+
+  // ---- loading, running and calling ----------------------------------------------------
+
+  #decode(answer: unknown): Answer {
+    return JSON.parse(answer as string) as Answer;
+  }
+
+  /** Marks a limit from a watchdog: the isolate is disposed, which ends whatever runs in it. */
+  #markLimit(reason: LimitReason): void {
+    if (this.isolate.isDisposed) return;
+    this.#limitHit ??= reason;
+    this.dispose();
+  }
+
+  /** The kernel error for how a stretch of isolate work ended abnormally. */
+  #failure(error: unknown): KernelError {
+    if (this.#limitHit) return limitError(this.#limitHit, this.#options.limits, this.#limitDetail);
+    const reason = reasonOfIvmError(error);
+    if (reason) {
+      this.#limitHit = reason;
+      return limitError(reason, this.#options.limits);
+    }
+    if (isDisposedError(error)) return kernelError('RTC_ERR_SANDBOX_DISPOSED', 'the isolate was disposed during the call');
+    return kernelError('RTC_ERR_SANDBOX_SCRIPT', error instanceof Error ? error.message : String(error));
+  }
+
+  /** Starts CPU and wall watchdogs for an asynchronous stretch; returns their stop function. */
+  #watch(): () => void {
+    const limits = this.#options.limits;
+    const cpuStart = this.isolate.cpuTime;
+    const wall = setTimeout(() => this.#markLimit('wall'), limits.wallMs);
+    const cpu = setInterval(() => {
+      if (this.isolate.isDisposed) return;
+      if (Number(this.isolate.cpuTime - cpuStart) / 1e6 > limits.cpuMs) this.#markLimit('cpu');
+    }, Math.min(20, Math.max(2, Math.floor(limits.cpuMs / 10))));
+    return () => {
+      clearTimeout(wall);
+      clearInterval(cpu);
+    };
+  }
+
+  #compileMain(bundle: CompiledSource): ivm.Reference {
+    return this.#compile(bundle).runSync(this.#context, { reference: true, timeout: this.#options.limits.cpuMs }) as ivm.Reference;
+  }
+
+  async #settle(first: Answer, sync: boolean): Promise<Answer> {
+    if (first.pending === undefined) return first;
+    const timeout = this.#options.limits.cpuMs;
+    const settled = sync
+      ? await this.#dispatch.settle.apply(undefined, [first.pending], { result: { promise: true }, timeout })
+      : await this.#dispatch.settle.apply(undefined, [first.pending], { result: { promise: true }, timeout });
+    return this.#decode(settled);
+  }
+
+  #answerValue(answer: Answer): unknown {
+    if (answer.err) {
+      const { name, message } = answer.err;
+      if (answer.err.class === 'NoExport') throw kernelError('RTC_ERR_SANDBOX_NO_EXPORT', message);
+      throw kernelError('RTC_ERR_SANDBOX_SCRIPT', `${name}: ${message}`, { details: { name, message, stack: answer.err.stack } });
+    }
+    return answer.ok;
+  }
+
+  /** Compiles and runs a plugin bundle's module body; its exports become callable. */
+  async load(bundle: CompiledSource): Promise<readonly string[]> {
+    const stop = this.#watch();
+    try {
+      const main = this.#compileMain(bundle);
+      const first = this.#decode(await this.#dispatch.boot.apply(undefined, [main.derefInto()], { timeout: this.#options.limits.cpuMs }));
+      this.#exportNames = this.#answerValue(await this.#settle(first, false)) as string[];
+      return this.#exportNames;
+    } catch (error) {
+      throw this.#rethrow(error);
+    } finally {
+      stop();
+    }
+  }
+
+  #rethrow(error: unknown): unknown {
+    if (error instanceof Error && (error as KernelError).code?.startsWith('RTC_ERR_SANDBOX_SCRIPT') && !this.#limitHit) return error;
+    if (error instanceof Error && (error as KernelError).code === 'RTC_ERR_SANDBOX_NO_EXPORT') return error;
+    return this.#failure(error);
+  }
+
+  /**
+   * Calls an exported function with JSON-able arguments. `sync` runs the first stretch with
+   * applySync (the trusted tier's microsecond path); otherwise everything is asynchronous so
+   * the host thread stays free for the watchdogs.
+   */
+  async call(name: string, args: readonly unknown[], sync = false): Promise<unknown> {
+    if (this.isolate.isDisposed) throw kernelError('RTC_ERR_SANDBOX_DISPOSED', 'the isolate is disposed');
+    const argsJson = JSON.stringify(args);
+    if (argsJson.length > this.#options.limits.transferBytes) throw limitError('transfer', this.#options.limits, `arguments of ${name}`);
+    const timeout = this.#options.limits.cpuMs;
+    if (sync) {
+      let first: Answer;
+      try {
+        first = this.#decode(this.#dispatch.call.applySync(undefined, [name, argsJson], { timeout }));
+      } catch (error) {
+        throw this.#rethrow(error);
+      }
+      if (first.pending === undefined) return this.#answerValue(first);
+      return this.#finishAsync(first);
+    }
+    const stop = this.#watch();
+    try {
+      const first = this.#decode(await this.#dispatch.call.apply(undefined, [name, argsJson], { timeout }));
+      return this.#answerValue(await this.#settle(first, false));
+    } catch (error) {
+      throw this.#rethrow(error);
+    } finally {
+      stop();
+    }
+  }
+
+  /** The synchronous-only fast path: throws when the export returns a promise. */
+  callSync(name: string, args: readonly unknown[]): unknown {
+    if (this.isolate.isDisposed) throw kernelError('RTC_ERR_SANDBOX_DISPOSED', 'the isolate is disposed');
+    const argsJson = JSON.stringify(args);
+    if (argsJson.length > this.#options.limits.transferBytes) throw limitError('transfer', this.#options.limits, `arguments of ${name}`);
+    let first: Answer;
+    try {
+      first = this.#decode(this.#dispatch.call.applySync(undefined, [name, argsJson], { timeout: this.#options.limits.cpuMs }));
+    } catch (error) {
+      throw this.#rethrow(error);
+    }
+    if (first.pending !== undefined) throw kernelError('RTC_ERR_SANDBOX_SCRIPT', `${name} returned a promise; call it with call()`);
+    return this.#answerValue(first);
+  }
+
+  async #finishAsync(first: Answer): Promise<unknown> {
+    const stop = this.#watch();
+    try {
+      return this.#answerValue(await this.#settle(first, false));
+    } catch (error) {
+      throw this.#rethrow(error);
+    } finally {
+      stop();
+    }
+  }
+
+  /** Resolves when something that may end the run happens (an op finished, exit, limit). */
+  #nextWake(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#wake = () => {
+        this.#wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  /** True when nothing is pending on the host and a round trip through the isolate's task queue started nothing new. */
+  async #confirmIdle(): Promise<boolean> {
+    for (let i = 0; i < 2; i++) {
+      if (this.#pendingOps !== 0 || this.isolate.isDisposed) return false;
+      const before = this.#activity;
+      await this.#dispatch.ping.apply(undefined, [], { timeout: this.#options.limits.cpuMs });
+      if (this.#pendingOps !== 0 || this.#activity !== before) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Runs a script the way `deno run` does: evaluates the module, then keeps going while
+   * timers or ops are pending; ends on `Deno.exit`, an uncaught error, a limit, or an empty
+   * event loop.
+   */
+  async runMain(bundle: CompiledSource): Promise<RunOutcome> {
+    const stop = this.#watch();
+    let mainDone = false;
+    let mainError: Answer['err'] | undefined;
+    try {
+      const main = this.#compileMain(bundle);
+      const first = this.#decode(await this.#dispatch.boot.apply(undefined, [main.derefInto()], { timeout: this.#options.limits.cpuMs }));
+      const settled = this.#settle(first, false).then(
+        (answer) => {
+          mainDone = true;
+          mainError = answer.err;
+          this.#wake?.();
+        },
+        (error: unknown) => {
+          mainDone = true;
+          if (!this.#limitHit && !this.isolate.isDisposed) mainError = { class: 'Error', name: 'Error', message: String(error), stack: '' };
+          this.#wake?.();
+        },
+      );
+      void settled;
+      for (;;) {
+        const woke = this.#nextWake();
+        if (this.#limitHit || this.isolate.isDisposed) break;
+        if (this.#exitCode !== undefined || this.#uncaught || mainError) break;
+        if (this.#pendingOps === 0) {
+          let idle = false;
+          try {
+            idle = await this.#confirmIdle();
+          } catch (error) {
+            if (!this.#limitHit) throw error;
+          }
+          if (this.#exitCode !== undefined || this.#uncaught || mainError || this.#limitHit) break;
+          if (idle && mainDone) break;
+          if (idle && !mainDone) {
+            mainError = { class: 'Error', name: 'Error', message: 'Top-level await promise never resolved', stack: '' };
+            break;
+          }
+          if (this.#pendingOps !== 0 || !idle) {
+            // Something new started; wait for it.
+          }
+        }
+        await woke;
+      }
+    } catch (error) {
+      if (!this.#limitHit) {
+        const failure = this.#failure(error);
+        if (failure.isLimit) return { exitCode: 1, error: { name: failure.name, message: failure.message, code: failure.code }, limit: failure };
+        return { exitCode: 1, error: { name: 'Error', message: failure.message, code: failure.code } };
+      }
+    } finally {
+      stop();
+      this.#wake = undefined;
+    }
+    if (this.#limitHit) {
+      const limit = limitError(this.#limitHit, this.#options.limits, this.#limitDetail);
+      return { exitCode: 1, error: { name: limit.name, message: limit.message, code: limit.code }, limit };
+    }
+    if (this.#exitCode !== undefined) return { exitCode: this.#exitCode, error: null };
+    const thrown = this.#uncaught ? { name: this.#uncaught.name, message: this.#uncaught.message, stack: this.#uncaught.stack, isError: this.#uncaught.isError } : mainError ? { name: mainError.name, message: mainError.message, stack: mainError.stack, isError: mainError.class !== 'NonError' } : undefined;
+    if (thrown) {
+      const shown = thrown.isError ? thrown.stack || `${thrown.name}: ${thrown.message}` : thrown.message;
+      this.#options.onOutput(2, `error: Uncaught (in promise) ${shown}\n`);
+      return { exitCode: 1, error: { name: thrown.name, message: thrown.message } };
+    }
+    return { exitCode: 0, error: null };
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * `Deno.errors`: the classes a script can `instanceof`-check, rebuilt from the host's
+ * answer. Names and messages are Deno's, so `e.name` and `e.message` match `deno run`.
+ */
+const CLASS_NAMES = [
+  'NotCapable', 'NotFound', 'PermissionDenied', 'ConnectionRefused', 'ConnectionReset',
+  'ConnectionAborted', 'NotConnected', 'AddrInUse', 'AddrNotAvailable', 'BrokenPipe',
+  'AlreadyExists', 'InvalidData', 'TimedOut', 'Interrupted', 'WriteZero', 'WouldBlock',
+  'UnexpectedEof', 'BadResource', 'Http', 'Busy', 'NotSupported', 'FilesystemLoop',
+  'IsADirectory', 'NetworkUnreachable', 'NotADirectory', 'DirectoryNotEmpty',
+] as const;
+
+function defineErrorClass(name: string): typeof Error {
+  const cls = class extends Error {
+    constructor(message?: string, options?: ErrorOptions) {
+      super(message, options);
+    }
+  };
+  Object.defineProperty(cls, 'name', { value: name });
+  Object.defineProperty(cls.prototype, 'name', { value: name, writable: true, configurable: true, enumerable: false });
+  return cls;
+}
+
+export const errors: Record<string, typeof Error> = Object.create(null);
+for (const name of CLASS_NAMES) errors[name] = defineErrorClass(name);
+
+/** The error a host answer names: a Deno class, or a standard one (TypeError, RangeError). */
+export function makeError(className: string, message: string): Error {
+  const DenoClass = errors[className];
+  if (DenoClass) return new DenoClass(message);
+  switch (className) {
+    case 'TypeError':
+      return new TypeError(message);
+    case 'RangeError':
+      return new RangeError(message);
+    case 'SyntaxError':
+      return new SyntaxError(message);
+    default:
+      return new Error(message);
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Inside the isolate: the only path to the host. Every call is `op` plus a JSON string of
+ * arguments, answered by a JSON string `{"ok": value}` or `{"err": {"class", "message"}}`.
+ * Strings are all that cross the boundary, so no live object (and no getter) ever leaves
+ * the isolate, and the host can cap sizes before parsing anything.
+ *
+ * The functions that reach the host are captured here in module scope when `bindHost`
+ * runs; they are never put on a global, so sandboxed code cannot call them directly.
+ */
+import { makeError } from './deno/errors.ts';
+
+export interface HostFunctions {
+  /** Synchronous op: blocks the isolate until the host answers. */
+  sync(op: string, argsJson: string): string;
+  /** Asynchronous op: returns a promise of the JSON answer. */
+  async(op: string, argsJson: string): Promise<string>;
+}
+
+let host: HostFunctions | undefined;
+let transferCap = 64 * 1024 * 1024;
+
+export function bindHost(functions: HostFunctions, maxTransferBytes: number): void {
+  host = functions;
+  transferCap = maxTransferBytes;
+}
+
+function encode(op: string, args: unknown): string {
+  const json = JSON.stringify(args ?? {});
+  if (json.length > transferCap) {
+    throw new RangeError(`${op}: argument of ${json.length} bytes exceeds the sandbox transfer cap of ${transferCap} bytes`);
+  }
+  return json;
+}
+
+function decode(answer: string): unknown {
+  const parsed = JSON.parse(answer) as { ok?: unknown; err?: { class: string; message: string } };
+  if (parsed.err) throw makeError(parsed.err.class, parsed.err.message);
+  return parsed.ok;
+}
+
+export function callSync<T>(op: string, args?: unknown): T {
+  if (!host) throw new Error('sandbox host is not bound');
+  return decode(host.sync(op, encode(op, args))) as T;
+}
+
+export async function callAsync<T>(op: string, args?: unknown): Promise<T> {
+  if (!host) throw new Error('sandbox host is not bound');
+  const answer = await host.async(op, encode(op, args));
+  return decode(answer) as T;
+}

@@ -1,0 +1,145 @@
+/**
+ * The sandbox shim: run once in every new isolate, before any plugin or script code.
+ * It installs the Deno subset and the web APIs as globals and returns the dispatcher the
+ * host uses to call plugin exports. The host's own functions arrive as arguments and stay
+ * in closures: nothing here puts a host handle on a global.
+ */
+import { bindHost, callSync } from './host.ts';
+import { ExitSignal, makeDeno } from './deno/namespace.ts';
+import { installLazyGlobals } from './lazy-globals.ts';
+import { atob, btoa } from './web/base64.ts';
+import { makeConsole } from './web/console.ts';
+import { crypto } from './web/crypto.ts';
+import { Headers, Request, Response, fetch } from './web/fetch.ts';
+import { TextDecoder, TextEncoder } from './web/text-encoding.ts';
+import { clearInterval, clearTimeout, queueMicrotask, reportUncaught, setInterval, setTimeout } from './web/timers.ts';
+
+interface ShimConfig {
+  args: string[];
+  transferBytes: number;
+  /** `reference`: hostSync is an ivm Reference called with applySyncPromise (process tier). */
+  syncMode: 'callback' | 'reference';
+  build: { os: string; arch: string };
+}
+
+interface AsyncReference {
+  apply(receiver: undefined, args: [string, string], options: { result: { promise: true } }): Promise<string>;
+}
+
+interface SyncReference {
+  applySyncPromise(receiver: undefined, args: [string, string]): string;
+}
+
+type Exports = Record<string, unknown>;
+
+function describeError(error: unknown): { class: string; name: string; message: string; stack: string } {
+  if (error instanceof ExitSignal) return { class: 'Exit', name: 'Exit', message: `exit ${error.code}`, stack: '' };
+  if (error instanceof Error) {
+    let stack = '';
+    try {
+      stack = String(error.stack ?? '');
+    } catch {
+      stack = '';
+    }
+    return { class: error.name, name: String(error.name), message: String(error.message), stack };
+  }
+  return { class: 'NonError', name: typeof error, message: safeString(error), stack: '' };
+}
+
+function safeString(value: unknown): string {
+  try {
+    return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
+export function install(
+  hostSync: ((op: string, json: string) => string) | SyncReference,
+  hostAsync: AsyncReference,
+  configJson: string,
+): { call: (name: string, argsJson: string) => string; boot: (main: () => Promise<Exports>) => string; settle: (id: number) => Promise<string>; ping: () => number } {
+  const config = JSON.parse(configJson) as ShimConfig;
+  const sync =
+    config.syncMode === 'reference'
+      ? (op: string, json: string) => (hostSync as SyncReference).applySyncPromise(undefined, [op, json])
+      : (hostSync as (op: string, json: string) => string);
+  bindHost({ sync, async: (op, json) => hostAsync.apply(undefined, [op, json], { result: { promise: true } }) }, config.transferBytes);
+
+  const now = (): number => callSync<number>('clock.monotonic', {});
+  const g = globalThis as Record<string, unknown>;
+  const define = (name: string, value: unknown): void => {
+    Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
+  };
+  define('Deno', makeDeno(config.args, config.build));
+  define('console', makeConsole(now));
+  define('fetch', fetch);
+  define('Headers', Headers);
+  define('Request', Request);
+  define('Response', Response);
+  define('TextEncoder', TextEncoder);
+  define('TextDecoder', TextDecoder);
+  define('crypto', crypto);
+  define('setTimeout', setTimeout);
+  define('clearTimeout', clearTimeout);
+  define('setInterval', setInterval);
+  define('clearInterval', clearInterval);
+  define('queueMicrotask', queueMicrotask);
+  define('atob', atob);
+  define('btoa', btoa);
+  define('performance', { now, timeOrigin: 0 });
+  define('self', globalThis);
+  installLazyGlobals();
+
+  let exportsObject: Exports = {};
+  const pending = new Map<number, Promise<string>>();
+  let nextPending = 1;
+  const ok = (value: unknown): string => JSON.stringify({ ok: value === undefined ? null : value });
+  const err = (error: unknown): string => JSON.stringify({ err: describeError(error) });
+
+  const track = (promise: Promise<string>): string => {
+    const id = nextPending++;
+    pending.set(id, promise);
+    return JSON.stringify({ pending: id });
+  };
+
+  return {
+    /** Runs the module body (the bundle's async wrapper); its exports become callable. */
+    boot(main: () => Promise<Exports>): string {
+      let started: Promise<Exports>;
+      try {
+        started = main();
+      } catch (error) {
+        return err(error);
+      }
+      return track(
+        started.then((ns) => {
+          exportsObject = ns;
+          return ok(Object.keys(ns).sort());
+        }, err),
+      );
+    },
+    call(name: string, argsJson: string): string {
+      const fn = exportsObject[name];
+      if (typeof fn !== 'function') return JSON.stringify({ err: { class: 'NoExport', name: 'NoExport', message: `the plugin does not export a function "${name}"`, stack: '' } });
+      let result: unknown;
+      try {
+        result = (fn as (...a: unknown[]) => unknown)(...(JSON.parse(argsJson) as unknown[]));
+      } catch (error) {
+        return err(error);
+      }
+      if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
+        return track(Promise.resolve(result).then(ok, err));
+      }
+      return ok(result);
+    },
+    settle(id: number): Promise<string> {
+      const promise = pending.get(id) ?? Promise.resolve(JSON.stringify({ err: { class: 'Error', name: 'Error', message: `no pending call ${id}`, stack: '' } }));
+      pending.delete(id);
+      return promise;
+    },
+    ping: () => 0,
+  };
+}
+
+export { reportUncaught, describeError };

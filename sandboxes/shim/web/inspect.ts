@@ -1,0 +1,320 @@
+/**
+ * `console.log` formatting as Deno prints it (Deno's console is a port of Node's
+ * util.inspect with double-quoted strings). The line-breaking rules follow Node's
+ * `reduceToSingleString` and `groupArrayElements` closely because scripts printing arrays
+ * and objects must produce Deno's exact bytes. Colors, getters and proxies are not shown.
+ */
+interface Ctx {
+  seen: unknown[];
+  circular: Map<unknown, number>;
+  indentationLvl: number;
+  currentDepth: number;
+  depth: number;
+  breakLength: number;
+  compact: number;
+  maxArrayLength: number;
+  maxStringLength: number;
+}
+
+const IDENTIFIER = /^[a-zA-Z_][a-zA-Z_0-9]*$/;
+
+export function quoteString(s: string): string {
+  const quote = !s.includes('"') ? '"' : !s.includes("'") ? "'" : !s.includes('`') && !s.includes('${') ? '`' : '"';
+  let out = '';
+  for (const ch of s) {
+    const code = ch.codePointAt(0)!;
+    if (ch === quote || ch === '\\') out += `\\${ch}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\t') out += '\\t';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\b') out += '\\b';
+    else if (ch === '\f') out += '\\f';
+    else if (ch === '\v') out += '\\v';
+    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0').toUpperCase()}`;
+    else out += ch;
+  }
+  return `${quote}${out}${quote}`;
+}
+
+function formatNumber(n: number): string {
+  return Object.is(n, -0) ? '-0' : String(n);
+}
+
+function formatPrimitive(value: unknown, nested: boolean): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return nested ? quoteString(value) : value;
+    case 'number':
+      return formatNumber(value);
+    case 'bigint':
+      return `${value}n`;
+    case 'boolean':
+      return String(value);
+    case 'undefined':
+      return 'undefined';
+    case 'symbol':
+      return value.toString();
+    default:
+      return value === null ? 'null' : undefined;
+  }
+}
+
+function functionBase(fn: Function): string {
+  const source = Function.prototype.toString.call(fn);
+  if (source.startsWith('class') && /^class\b/.test(source)) return `[class ${fn.name || '(anonymous)'}]`;
+  const kind = source.startsWith('async') ? (source.includes('function*') ? 'AsyncGeneratorFunction' : 'AsyncFunction') : source.startsWith('function*') ? 'GeneratorFunction' : 'Function';
+  return `[${kind}: ${fn.name || '(anonymous)'}]`;
+}
+
+function formatKey(key: string | symbol): string {
+  if (typeof key === 'symbol') return `[${key.toString()}]`;
+  return IDENTIFIER.test(key) ? key : quoteString(key);
+}
+
+function isBelowBreakLength(ctx: Ctx, output: string[], start: number, base: string): boolean {
+  let total = output.length + start;
+  if (total + output.length > ctx.breakLength) return false;
+  for (const entry of output) {
+    total += entry.length;
+    if (total > ctx.breakLength) return false;
+  }
+  return base === '' || !base.includes('\n');
+}
+
+function groupArrayElements(ctx: Ctx, output: string[], value: unknown[] | undefined): string[] {
+  let totalLength = 0;
+  let maxLength = 0;
+  let outputLength = output.length;
+  if (ctx.maxArrayLength < output.length) outputLength--;
+  const separatorSpace = 2;
+  const dataLen: number[] = [];
+  for (let i = 0; i < outputLength; i++) {
+    const len = output[i]!.length;
+    dataLen[i] = len;
+    totalLength += len + separatorSpace;
+    if (maxLength < len) maxLength = len;
+  }
+  const actualMax = maxLength + separatorSpace;
+  if (actualMax * 3 + ctx.indentationLvl < ctx.breakLength && (totalLength / actualMax > 5 || maxLength <= 6)) {
+    const averageBias = Math.sqrt(actualMax - totalLength / output.length);
+    const biasedMax = Math.max(actualMax - 3 - averageBias, 1);
+    const columns = Math.min(
+      Math.round(Math.sqrt(2.5 * biasedMax * outputLength) / biasedMax),
+      Math.floor((ctx.breakLength - ctx.indentationLvl) / actualMax),
+      ctx.compact * 4,
+      15,
+    );
+    if (columns <= 1) return output;
+    const maxLineLength: number[] = [];
+    for (let i = 0; i < columns; i++) {
+      let lineLength = 0;
+      for (let j = i; j < output.length; j += columns) if (dataLen[j]! > lineLength) lineLength = dataLen[j]!;
+      maxLineLength.push(lineLength + separatorSpace);
+    }
+    let padStart = true;
+    if (value !== undefined) {
+      for (let i = 0; i < output.length; i++) {
+        if (typeof value[i] !== 'number' && typeof value[i] !== 'bigint') {
+          padStart = false;
+          break;
+        }
+      }
+    }
+    const grouped: string[] = [];
+    for (let i = 0; i < outputLength; i += columns) {
+      const max = Math.min(i + columns, outputLength);
+      let str = '';
+      let j = i;
+      for (; j < max - 1; j++) {
+        const padding = maxLineLength[j - i]!;
+        str += padStart ? `${output[j]}, `.padStart(padding, ' ') : `${output[j]}, `.padEnd(padding, ' ');
+      }
+      str += padStart ? output[j]!.padStart(maxLineLength[j - i]! - separatorSpace, ' ') : output[j]!;
+      grouped.push(str);
+    }
+    if (ctx.maxArrayLength < output.length) grouped.push(output[outputLength]!);
+    return grouped;
+  }
+  return output;
+}
+
+function reduceToSingleString(ctx: Ctx, output: string[], base: string, braces: [string, string], isArrayLike: boolean, depth: number, value: unknown): string {
+  const entries = output.length;
+  let lines = output;
+  if (isArrayLike && entries > 6) lines = groupArrayElements(ctx, output, value as unknown[]);
+  if (ctx.currentDepth - depth < ctx.compact && entries === lines.length) {
+    const start = lines.length + ctx.indentationLvl + braces[0].length + base.length + 10;
+    if (isBelowBreakLength(ctx, lines, start, base)) {
+      const joined = lines.join(', ');
+      if (!joined.includes('\n')) return `${base ? `${base} ` : ''}${braces[0]} ${joined} ${braces[1]}`;
+    }
+  }
+  const indentation = `\n${' '.repeat(ctx.indentationLvl)}`;
+  return `${base ? `${base} ` : ''}${braces[0]}${indentation}  ${lines.join(`,${indentation}  `)}${indentation}${braces[1]}`;
+}
+
+function constructorName(obj: object): string | null {
+  let proto = Object.getPrototypeOf(obj) as object | null;
+  while (proto) {
+    const desc = Object.getOwnPropertyDescriptor(proto, 'constructor');
+    if (desc && typeof desc.value === 'function' && desc.value.name !== '') return desc.value.name as string;
+    proto = Object.getPrototypeOf(proto) as object | null;
+  }
+  return null;
+}
+
+function formatValue(ctx: Ctx, value: unknown, depth: number, nested: boolean): string {
+  const primitive = formatPrimitive(value, nested);
+  if (primitive !== undefined) return primitive;
+  if (typeof value === 'function' && !nested) return functionBase(value);
+  const obj = value as object;
+  if (ctx.seen.includes(obj)) {
+    let index = ctx.circular.get(obj);
+    if (index === undefined) {
+      index = ctx.circular.size + 1;
+      ctx.circular.set(obj, index);
+    }
+    return `[Circular *${index}]`;
+  }
+  return formatRaw(ctx, obj, depth);
+}
+
+function formatRaw(ctx: Ctx, value: object, depth: number): string {
+  const name = constructorName(value);
+  let keys: (string | symbol)[] = Object.keys(value);
+  const symbols = Object.getOwnPropertySymbols(value).filter((s) => Object.prototype.propertyIsEnumerable.call(value, s));
+  let braces: [string, string] = ['{', '}'];
+  let base = '';
+  let isArrayLike = false;
+  let formatter: () => string[] = () => [];
+  const prefix = name === null ? '[Object: null prototype] ' : name === 'Object' ? '' : `${name} `;
+
+  if (Array.isArray(value)) {
+    isArrayLike = true;
+    keys = keys.filter((k) => typeof k !== 'string' || !/^(0|[1-9][0-9]*)$/.test(k));
+    braces = [`${name === 'Array' ? '' : prefix}${name === 'Array' && value.length === 0 ? '' : ''}[`, ']'];
+    if (name !== 'Array') braces[0] = `${name}(${value.length}) [`;
+    if (value.length === 0 && keys.length === 0) return `${braces[0]}]`;
+    formatter = () => formatArray(ctx, value, depth);
+  } else if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+    isArrayLike = true;
+    const typed = value as unknown as ArrayLike<number | bigint>;
+    braces = [`${name}(${typed.length}) [`, ']'];
+    keys = [];
+    if (typed.length === 0) return `${braces[0]}]`;
+    formatter = () => Array.from({ length: Math.min(typed.length, ctx.maxArrayLength) }, (_, i) => formatPrimitive(typed[i], true)!).concat(typed.length > ctx.maxArrayLength ? [`... ${typed.length - ctx.maxArrayLength} more item${typed.length - ctx.maxArrayLength > 1 ? 's' : ''}`] : []);
+  } else if (value instanceof Map) {
+    braces = [`${prefix.trim() === 'Map' ? 'Map' : name}(${value.size}) {`, '}'];
+    if (value.size === 0 && keys.length === 0) return `${braces[0]}}`;
+    formatter = () => [...value].map(([k, v]) => `${formatValue(ctx, k, depth + 1, true)} => ${formatValue(ctx, v, depth + 1, true)}`);
+  } else if (value instanceof Set) {
+    braces = [`${name}(${value.size}) {`, '}'];
+    if (value.size === 0 && keys.length === 0) return `${braces[0]}}`;
+    formatter = () => [...value].map((v) => formatValue(ctx, v, depth + 1, true));
+    isArrayLike = true;
+  } else if (value instanceof Date) {
+    base = Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
+    if (keys.length === 0) return base;
+  } else if (value instanceof RegExp) {
+    base = RegExp.prototype.toString.call(value);
+    if (keys.length === 0) return base;
+  } else if (value instanceof Error) {
+    base = value.stack ?? `${value.name}: ${value.message}`;
+    keys = keys.filter((k) => k !== 'stack' && k !== 'message');
+    if (keys.length === 0) return base;
+  } else if (typeof value === 'function') {
+    base = functionBase(value);
+    if (keys.length === 0) return base;
+  } else if (value instanceof Promise) {
+    return 'Promise { <unknown> }';
+  } else if (value instanceof WeakMap || value instanceof WeakSet) {
+    return `${name} { <items unknown> }`;
+  } else if (value instanceof ArrayBuffer) {
+    const bytes = new Uint8Array(value);
+    const hex = Array.from(bytes.subarray(0, 50), (b) => b.toString(16).padStart(2, '0')).join(' ');
+    return `ArrayBuffer { [Uint8Contents]: <${hex}${bytes.length > 50 ? ` ... ${bytes.length - 50} more bytes` : ''}>, byteLength: ${bytes.length} }`;
+  } else {
+    if (keys.length === 0 && symbols.length === 0) return `${prefix}{}`;
+    braces = [`${prefix}{`, '}'];
+  }
+
+  if (depth > ctx.depth) {
+    return `[${Array.isArray(value) ? 'Array' : name ?? 'Object'}]`;
+  }
+
+  ctx.seen.push(value);
+  ctx.currentDepth = depth;
+  const output = formatter();
+  for (const key of [...keys, ...symbols]) {
+    output.push(`${formatKey(key)}: ${formatValue(ctx, (value as Record<string | symbol, unknown>)[key], depth + 1, true)}`);
+  }
+  ctx.seen.pop();
+  const index = ctx.circular.get(value);
+  const reference = index === undefined ? '' : `<ref *${index}> `;
+  const result = reduceToSingleString(ctx, output, base, braces, isArrayLike, depth, value);
+  return `${reference}${result}`;
+}
+
+function formatArray(ctx: Ctx, value: unknown[], depth: number): string[] {
+  const output: string[] = [];
+  const max = Math.min(value.length, ctx.maxArrayLength);
+  let holes = 0;
+  const flushHoles = (): void => {
+    if (holes > 0) output.push(`<${holes} empty item${holes > 1 ? 's' : ''}>`);
+    holes = 0;
+  };
+  for (let i = 0; i < max; i++) {
+    if (!Object.prototype.hasOwnProperty.call(value, i)) {
+      holes++;
+      continue;
+    }
+    flushHoles();
+    output.push(formatValue(ctx, value[i], depth + 1, true));
+  }
+  flushHoles();
+  if (value.length > max) output.push(`... ${value.length - max} more item${value.length - max > 1 ? 's' : ''}`);
+  return output;
+}
+
+export function inspect(value: unknown, nested = true): string {
+  const ctx: Ctx = { seen: [], circular: new Map(), indentationLvl: 0, currentDepth: 0, depth: 4, breakLength: 80, compact: 3, maxArrayLength: 100, maxStringLength: 10_000 };
+  return formatValue(ctx, value, 0, nested);
+}
+
+/** `console.log(fmt, ...args)`: printf-style `%s %d %i %f %o %O %j %c %%`, then the rest space-joined. */
+export function formatArgs(args: unknown[]): string {
+  if (args.length === 0) return '';
+  const first = args[0];
+  let rest = args.slice(1);
+  let out = '';
+  if (typeof first === 'string' && rest.length > 0 && first.includes('%')) {
+    let i = 0;
+    out = first.replace(/%([sdifoOjc%])/g, (match, spec: string) => {
+      if (spec === '%') return '%';
+      if (i >= rest.length) return match;
+      const arg = rest[i++];
+      switch (spec) {
+        case 's':
+          return typeof arg === 'string' ? arg : typeof arg === 'bigint' ? `${arg}n` : typeof arg === 'object' && arg !== null ? inspect(arg) : formatPrimitive(arg, false) ?? inspect(arg);
+        case 'd':
+        case 'i':
+          if (typeof arg === 'bigint') return `${arg}n`;
+          if (typeof arg === 'symbol') return 'NaN';
+          return formatNumber(spec === 'i' ? Math.trunc(Number(arg)) : Number(arg));
+        case 'f':
+          return typeof arg === 'symbol' ? 'NaN' : formatNumber(Number(arg));
+        case 'j':
+          return JSON.stringify(arg);
+        case 'c':
+          return '';
+        default:
+          return inspect(arg);
+      }
+    });
+    rest = rest.slice(i);
+  } else {
+    out = typeof first === 'string' ? first : inspect(first);
+  }
+  for (const arg of rest) out += ` ${typeof arg === 'string' ? arg : inspect(arg)}`;
+  return out;
+}

@@ -1,0 +1,99 @@
+// @attack: CallSite getThis/getFunction on the stack of callbacks the host calls back into
+// @attack: (timer callbacks, promise reactions on host-settled promises, Error.captureStackTrace).
+// @expect: contained
+// @tier: trusted
+// ---- probe helpers, inlined so the script stands alone. The marker is built at run time
+// so that no error message quoting this source can contain it by accident.
+const MARK = ['ESC', 'APED'].join('');
+const NAME = '03';
+let escapedOnce = false;
+/** A host (Node) process object, or something that leads to one; null otherwise. */
+function hostProcess(v, depth = 0) {
+  try {
+    if (v === null || v === undefined || depth > 2) return null;
+    if (typeof v !== 'object' && typeof v !== 'function') return null;
+    if (typeof v.pid === 'number' && (typeof v.getBuiltinModule === 'function' || typeof v.binding === 'function' || typeof v.dlopen === 'function')) return v;
+    if (typeof v.require === 'function' && typeof v.require.resolve === 'function') return v;
+    if (v.mainModule && typeof v.mainModule.require === 'function') return v;
+    if (v.process && v.process !== v) return hostProcess(v.process, depth + 1);
+  } catch {}
+  return null;
+}
+/** Prints the marker and tries to leave a file behind with the host's own fs. */
+function escaped(how, ref) {
+  escapedOnce = true;
+  console.log(MARK + ' via ' + how);
+  try {
+    const p = hostProcess(ref) ?? ref;
+    const req = typeof p.getBuiltinModule === 'function' ? (m) => p.getBuiltinModule(m) : (p.require ?? p.mainModule.require);
+    req('fs').writeFileSync('/tmp/rtc-escaped-' + NAME, how + '\n');
+  } catch {}
+}
+function check(v, how) {
+  const p = hostProcess(v);
+  if (p) escaped(how, p);
+  return p !== null;
+}
+const PROBE_SOURCE = 'try { return typeof process !== "undefined" ? process : (typeof require === "function" ? { require } : null) } catch (e) { return null }';
+/** Treats F as a Function constructor (of any kind) and asks it for process/require. */
+function probeCtor(F, how) {
+  if (typeof F !== 'function') return;
+  let got;
+  try { got = F(PROBE_SOURCE)(); } catch { return; }
+  try {
+    if (got && typeof got.next === 'function') got = got.next();
+    if (got && typeof got.then === 'function') { got.then((g) => check(g && 'value' in Object(g) && 'done' in Object(g) ? g.value : g, how), () => {}); return; }
+    if (got && typeof got === 'object' && 'done' in got && 'value' in got) got = got.value;
+  } catch {}
+  check(got, how);
+}
+/** Every constructor reachable from v by .constructor and the prototype chain, probed. */
+function probeChain(v, how) {
+  const seen = new Set();
+  let cur = v;
+  for (let i = 0; i < 8 && cur !== null && cur !== undefined; i++) {
+    if (check(cur, how)) return;
+    let ctor;
+    try { ctor = cur.constructor; } catch { ctor = undefined; }
+    if (typeof ctor === 'function' && !seen.has(ctor)) {
+      seen.add(ctor);
+      probeCtor(ctor, how + '.constructor');
+      let cc;
+      try { cc = ctor.constructor; } catch { cc = undefined; }
+      if (typeof cc === 'function' && !seen.has(cc)) { seen.add(cc); probeCtor(cc, how + '.constructor.constructor'); }
+    }
+    try { cur = Object.getPrototypeOf(cur); } catch { cur = null; }
+  }
+}
+function done() {
+  // a tick for probes that answer through promises
+  return new Promise((resolve) => setTimeout(resolve, 20)).then(() => { if (!escapedOnce) console.log('CONTAINED'); });
+}
+// ---- end of probe helpers
+function walkStack(how) {
+  const saved = Error.prepareStackTrace;
+  let frames = [];
+  Error.prepareStackTrace = (_e, sites) => sites;
+  const holder = {};
+  Error.captureStackTrace(holder);
+  frames = holder.stack;
+  Error.prepareStackTrace = saved;
+  for (const site of Array.isArray(frames) ? frames : []) {
+    for (const m of ['getThis', 'getFunction']) {
+      try { const v = site[m](); if (v) { check(v, how + ' ' + m); probeChain(v, how + ' ' + m); } } catch {}
+    }
+  }
+  try { probeChain(new Error('x'), how); } catch {}
+}
+walkStack('top level');
+await new Promise((resolve) => setTimeout(() => { walkStack('timer callback'); resolve(); }, 1));
+await new Promise((resolve) => queueMicrotask(() => { walkStack('microtask'); resolve(); }));
+await Deno.stat('/').then(() => walkStack('host op fulfilled'), () => walkStack('host op rejected'));
+await fetch('http://127.0.0.1:9/').then(() => walkStack('fetch fulfilled'), () => walkStack('fetch rejected'));
+const thenable = { then(resolve) { walkStack('thenable then'); resolve(1); } };
+await thenable;
+try { JSON.parse('{"a":1}', function (k, v) { walkStack('JSON reviver'); return v; }); } catch {}
+try { [3, 1, 2].sort(() => { walkStack('sort comparator'); return 0; }); } catch {}
+try { 'abc'.replace(/b/, () => { walkStack('replace callback'); return 'x'; }); } catch {}
+try { console.log({ toString() { walkStack('console toString'); return 'x'; }, [Symbol.toPrimitive]() { walkStack('console toPrimitive'); return 'y'; } } + ''); } catch {}
+await done();

@@ -1,0 +1,96 @@
+// @attack: Promise then hijack: Object.prototype.then, Promise.prototype.then/catch/finally and
+// @attack: Promise.resolve replaced, so that any value the host settles a promise with, or any
+// @attack: object the shim resolves, passes through attacker code first.
+// @expect: contained
+// @tier: trusted
+// ---- probe helpers, inlined so the script stands alone. The marker is built at run time
+// so that no error message quoting this source can contain it by accident.
+const MARK = ['ESC', 'APED'].join('');
+const NAME = '10';
+let escapedOnce = false;
+/** A host (Node) process object, or something that leads to one; null otherwise. */
+function hostProcess(v, depth = 0) {
+  try {
+    if (v === null || v === undefined || depth > 2) return null;
+    if (typeof v !== 'object' && typeof v !== 'function') return null;
+    if (typeof v.pid === 'number' && (typeof v.getBuiltinModule === 'function' || typeof v.binding === 'function' || typeof v.dlopen === 'function')) return v;
+    if (typeof v.require === 'function' && typeof v.require.resolve === 'function') return v;
+    if (v.mainModule && typeof v.mainModule.require === 'function') return v;
+    if (v.process && v.process !== v) return hostProcess(v.process, depth + 1);
+  } catch {}
+  return null;
+}
+/** Prints the marker and tries to leave a file behind with the host's own fs. */
+function escaped(how, ref) {
+  escapedOnce = true;
+  console.log(MARK + ' via ' + how);
+  try {
+    const p = hostProcess(ref) ?? ref;
+    const req = typeof p.getBuiltinModule === 'function' ? (m) => p.getBuiltinModule(m) : (p.require ?? p.mainModule.require);
+    req('fs').writeFileSync('/tmp/rtc-escaped-' + NAME, how + '\n');
+  } catch {}
+}
+function check(v, how) {
+  const p = hostProcess(v);
+  if (p) escaped(how, p);
+  return p !== null;
+}
+const PROBE_SOURCE = 'try { return typeof process !== "undefined" ? process : (typeof require === "function" ? { require } : null) } catch (e) { return null }';
+/** Treats F as a Function constructor (of any kind) and asks it for process/require. */
+function probeCtor(F, how) {
+  if (typeof F !== 'function') return;
+  let got;
+  try { got = F(PROBE_SOURCE)(); } catch { return; }
+  try {
+    if (got && typeof got.next === 'function') got = got.next();
+    if (got && typeof got.then === 'function') { got.then((g) => check(g && 'value' in Object(g) && 'done' in Object(g) ? g.value : g, how), () => {}); return; }
+    if (got && typeof got === 'object' && 'done' in got && 'value' in got) got = got.value;
+  } catch {}
+  check(got, how);
+}
+/** Every constructor reachable from v by .constructor and the prototype chain, probed. */
+function probeChain(v, how) {
+  const seen = new Set();
+  let cur = v;
+  for (let i = 0; i < 8 && cur !== null && cur !== undefined; i++) {
+    if (check(cur, how)) return;
+    let ctor;
+    try { ctor = cur.constructor; } catch { ctor = undefined; }
+    if (typeof ctor === 'function' && !seen.has(ctor)) {
+      seen.add(ctor);
+      probeCtor(ctor, how + '.constructor');
+      let cc;
+      try { cc = ctor.constructor; } catch { cc = undefined; }
+      if (typeof cc === 'function' && !seen.has(cc)) { seen.add(cc); probeCtor(cc, how + '.constructor.constructor'); }
+    }
+    try { cur = Object.getPrototypeOf(cur); } catch { cur = null; }
+  }
+}
+function done() {
+  // a tick for probes that answer through promises
+  return new Promise((resolve) => setTimeout(resolve, 20)).then(() => { if (!escapedOnce) console.log('CONTAINED'); });
+}
+// ---- end of probe helpers
+const seen = [];
+Object.defineProperty(Object.prototype, 'then', {
+  configurable: true,
+  get() {
+    if (this && this !== Object.prototype) { seen.push(this); probeChain(this, 'Object.prototype.then getter'); }
+    return undefined;
+  },
+});
+const originalResolve = Promise.resolve;
+Promise.resolve = function (v) { probeChain(v, 'Promise.resolve arg'); return originalResolve.call(this, v); };
+const originalCatch = Promise.prototype.catch;
+Promise.prototype.catch = function (f) { return originalCatch.call(this, (e) => { probeChain(e, 'catch'); return f(e); }); };
+const originalFinally = Promise.prototype.finally;
+Promise.prototype.finally = function (f) { probeChain(this, 'finally this'); return originalFinally.call(this, f); };
+for (const op of [() => Deno.stat('/'), () => Deno.readTextFile('/etc/hostname'), () => Deno.permissions.query({ name: 'read', path: '/' }), () => fetch('http://127.0.0.1:9/'), () => new Deno.Command('true').output()]) {
+  try { const v = await op(); probeChain(v, 'awaited value'); } catch (e) { probeChain(e, 'awaited error'); }
+}
+delete Object.prototype.then;
+Promise.resolve = originalResolve;
+Promise.prototype.catch = originalCatch;
+Promise.prototype.finally = originalFinally;
+for (const v of seen) probeChain(v, 'seen');
+await done();

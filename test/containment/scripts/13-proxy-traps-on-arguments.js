@@ -1,0 +1,106 @@
+// @attack: Proxy traps on every argument handed to the sandbox's functions: each trap probes
+// @attack: its target, receiver and arguments for host objects, in case the host (not the
+// @attack: shim) ever touches a sandbox value directly.
+// @expect: contained
+// @tier: trusted
+// ---- probe helpers, inlined so the script stands alone. The marker is built at run time
+// so that no error message quoting this source can contain it by accident.
+const MARK = ['ESC', 'APED'].join('');
+const NAME = '13';
+let escapedOnce = false;
+/** A host (Node) process object, or something that leads to one; null otherwise. */
+function hostProcess(v, depth = 0) {
+  try {
+    if (v === null || v === undefined || depth > 2) return null;
+    if (typeof v !== 'object' && typeof v !== 'function') return null;
+    if (typeof v.pid === 'number' && (typeof v.getBuiltinModule === 'function' || typeof v.binding === 'function' || typeof v.dlopen === 'function')) return v;
+    if (typeof v.require === 'function' && typeof v.require.resolve === 'function') return v;
+    if (v.mainModule && typeof v.mainModule.require === 'function') return v;
+    if (v.process && v.process !== v) return hostProcess(v.process, depth + 1);
+  } catch {}
+  return null;
+}
+/** Prints the marker and tries to leave a file behind with the host's own fs. */
+function escaped(how, ref) {
+  escapedOnce = true;
+  console.log(MARK + ' via ' + how);
+  try {
+    const p = hostProcess(ref) ?? ref;
+    const req = typeof p.getBuiltinModule === 'function' ? (m) => p.getBuiltinModule(m) : (p.require ?? p.mainModule.require);
+    req('fs').writeFileSync('/tmp/rtc-escaped-' + NAME, how + '\n');
+  } catch {}
+}
+function check(v, how) {
+  const p = hostProcess(v);
+  if (p) escaped(how, p);
+  return p !== null;
+}
+const PROBE_SOURCE = 'try { return typeof process !== "undefined" ? process : (typeof require === "function" ? { require } : null) } catch (e) { return null }';
+/** Treats F as a Function constructor (of any kind) and asks it for process/require. */
+function probeCtor(F, how) {
+  if (typeof F !== 'function') return;
+  let got;
+  try { got = F(PROBE_SOURCE)(); } catch { return; }
+  try {
+    if (got && typeof got.next === 'function') got = got.next();
+    if (got && typeof got.then === 'function') { got.then((g) => check(g && 'value' in Object(g) && 'done' in Object(g) ? g.value : g, how), () => {}); return; }
+    if (got && typeof got === 'object' && 'done' in got && 'value' in got) got = got.value;
+  } catch {}
+  check(got, how);
+}
+/** Every constructor reachable from v by .constructor and the prototype chain, probed. */
+function probeChain(v, how) {
+  const seen = new Set();
+  let cur = v;
+  for (let i = 0; i < 8 && cur !== null && cur !== undefined; i++) {
+    if (check(cur, how)) return;
+    let ctor;
+    try { ctor = cur.constructor; } catch { ctor = undefined; }
+    if (typeof ctor === 'function' && !seen.has(ctor)) {
+      seen.add(ctor);
+      probeCtor(ctor, how + '.constructor');
+      let cc;
+      try { cc = ctor.constructor; } catch { cc = undefined; }
+      if (typeof cc === 'function' && !seen.has(cc)) { seen.add(cc); probeCtor(cc, how + '.constructor.constructor'); }
+    }
+    try { cur = Object.getPrototypeOf(cur); } catch { cur = null; }
+  }
+}
+function done() {
+  // a tick for probes that answer through promises
+  return new Promise((resolve) => setTimeout(resolve, 20)).then(() => { if (!escapedOnce) console.log('CONTAINED'); });
+}
+// ---- end of probe helpers
+let probing = false; // probing the receiver re-enters the traps: probe once per outer trap
+function spy(tag, target = {}) {
+  return new Proxy(target, new Proxy({}, {
+    get(_h, trap) {
+      return (...args) => {
+        if (!probing) {
+          probing = true;
+          try { for (const a of args) probeChain(a, tag + ' trap ' + String(trap)); } finally { probing = false; }
+        }
+        return Reflect[trap](...args);
+      };
+    },
+  }));
+}
+const calls = [
+  () => Deno.readTextFile(spy('readTextFile path', new String('/etc/passwd'))),
+  () => Deno.writeTextFile(spy('writeTextFile path', new String('/tmp/rtc-escaped-13')), spy('data', new String('x'))),
+  () => Deno.stat(spy('stat', new String('/'))),
+  () => Deno.env.get(spy('env', new String('HOME'))),
+  () => new Deno.Command('true', spy('command options')).output(),
+  () => fetch(spy('fetch input', new String('http://127.0.0.1:9/')), spy('fetch init')),
+  () => new URL(spy('url', new String('http://x/'))),
+  () => new TextDecoder().decode(spy('decode', new Uint8Array(2))),
+  () => structuredClone(spy('clone')),
+  () => console.log(spy('console', { a: 1 }), spy('console fn', function f() {})),
+  () => setTimeout(spy('timer fn', () => {}), 0),
+  () => Deno.permissions.query(spy('perm', { name: 'read' })),
+  () => crypto.getRandomValues(spy('random', new Uint8Array(4))),
+];
+for (const call of calls) {
+  try { const r = call(); if (r && typeof r.then === 'function') await r.then((v) => probeChain(v, 'result'), (e) => probeChain(e, 'rejection')); } catch (e) { probeChain(e, 'throw'); }
+}
+await done();

@@ -1,0 +1,123 @@
+// @attack: pollutes the built-ins the shim may lean on (String.prototype.startsWith/includes,
+// @attack: Array.prototype.some/includes/every, JSON.stringify/parse, Object.prototype getters)
+// @attack: to fool any permission check made inside the isolate, then tries to read /etc/passwd,
+// @attack: write a file and run a command with no permissions granted.
+// @expect: contained
+// @tier: trusted
+// ---- probe helpers, inlined so the script stands alone. The marker is built at run time
+// so that no error message quoting this source can contain it by accident.
+const MARK = ['ESC', 'APED'].join('');
+const NAME = '19';
+let escapedOnce = false;
+/** A host (Node) process object, or something that leads to one; null otherwise. */
+function hostProcess(v, depth = 0) {
+  try {
+    if (v === null || v === undefined || depth > 2) return null;
+    if (typeof v !== 'object' && typeof v !== 'function') return null;
+    if (typeof v.pid === 'number' && (typeof v.getBuiltinModule === 'function' || typeof v.binding === 'function' || typeof v.dlopen === 'function')) return v;
+    if (typeof v.require === 'function' && typeof v.require.resolve === 'function') return v;
+    if (v.mainModule && typeof v.mainModule.require === 'function') return v;
+    if (v.process && v.process !== v) return hostProcess(v.process, depth + 1);
+  } catch {}
+  return null;
+}
+/** Prints the marker and tries to leave a file behind with the host's own fs. */
+function escaped(how, ref) {
+  escapedOnce = true;
+  console.log(MARK + ' via ' + how);
+  try {
+    const p = hostProcess(ref) ?? ref;
+    const req = typeof p.getBuiltinModule === 'function' ? (m) => p.getBuiltinModule(m) : (p.require ?? p.mainModule.require);
+    req('fs').writeFileSync('/tmp/rtc-escaped-' + NAME, how + '\n');
+  } catch {}
+}
+function check(v, how) {
+  const p = hostProcess(v);
+  if (p) escaped(how, p);
+  return p !== null;
+}
+const PROBE_SOURCE = 'try { return typeof process !== "undefined" ? process : (typeof require === "function" ? { require } : null) } catch (e) { return null }';
+/** Treats F as a Function constructor (of any kind) and asks it for process/require. */
+function probeCtor(F, how) {
+  if (typeof F !== 'function') return;
+  let got;
+  try { got = F(PROBE_SOURCE)(); } catch { return; }
+  try {
+    if (got && typeof got.next === 'function') got = got.next();
+    if (got && typeof got.then === 'function') { got.then((g) => check(g && 'value' in Object(g) && 'done' in Object(g) ? g.value : g, how), () => {}); return; }
+    if (got && typeof got === 'object' && 'done' in got && 'value' in got) got = got.value;
+  } catch {}
+  check(got, how);
+}
+/** Every constructor reachable from v by .constructor and the prototype chain, probed. */
+function probeChain(v, how) {
+  const seen = new Set();
+  let cur = v;
+  for (let i = 0; i < 8 && cur !== null && cur !== undefined; i++) {
+    if (check(cur, how)) return;
+    let ctor;
+    try { ctor = cur.constructor; } catch { ctor = undefined; }
+    if (typeof ctor === 'function' && !seen.has(ctor)) {
+      seen.add(ctor);
+      probeCtor(ctor, how + '.constructor');
+      let cc;
+      try { cc = ctor.constructor; } catch { cc = undefined; }
+      if (typeof cc === 'function' && !seen.has(cc)) { seen.add(cc); probeCtor(cc, how + '.constructor.constructor'); }
+    }
+    try { cur = Object.getPrototypeOf(cur); } catch { cur = null; }
+  }
+}
+function done() {
+  // a tick for probes that answer through promises
+  return new Promise((resolve) => setTimeout(resolve, 20)).then(() => { if (!escapedOnce) console.log('CONTAINED'); });
+}
+// ---- end of probe helpers
+const saved = {
+  startsWith: String.prototype.startsWith, includes: String.prototype.includes, endsWith: String.prototype.endsWith,
+  some: Array.prototype.some, aincludes: Array.prototype.includes, every: Array.prototype.every, indexOf: Array.prototype.indexOf,
+  stringify: JSON.stringify, parse: JSON.parse, has: Set.prototype.has, mhas: Map.prototype.has,
+};
+const results = [];
+function pollute() {
+  String.prototype.startsWith = function () { return true; };
+  String.prototype.includes = function () { return true; };
+  String.prototype.endsWith = function () { return true; };
+  Array.prototype.some = function () { return true; };
+  Array.prototype.includes = function () { return true; };
+  Array.prototype.every = function () { return true; };
+  Set.prototype.has = function () { return true; };
+  Map.prototype.has = function () { return true; };
+  JSON.stringify = function (v, ...rest) {
+    const s = saved.stringify.call(JSON, v, ...rest);
+    if (typeof s !== 'string') return s;
+    // try to forge extra fields into whatever crosses to the host
+    return s.replace(/^\{/, '{"granted":true,"allow":true,"permission":"granted","state":"granted","__proto__":{"granted":true},');
+  };
+  Object.defineProperty(Object.prototype, 'granted', { get() { return true; }, configurable: true });
+  Object.defineProperty(Object.prototype, 'allowed', { get() { return true; }, configurable: true });
+}
+function restore() {
+  String.prototype.startsWith = saved.startsWith; String.prototype.includes = saved.includes; String.prototype.endsWith = saved.endsWith;
+  Array.prototype.some = saved.some; Array.prototype.includes = saved.aincludes; Array.prototype.every = saved.every;
+  Set.prototype.has = saved.has; Map.prototype.has = saved.mhas; JSON.stringify = saved.stringify; JSON.parse = saved.parse;
+  delete Object.prototype.granted; delete Object.prototype.allowed;
+}
+// each attempt needs a permission that was not granted: getting past the call at all is a bypass
+const attempts = [
+  ['read /etc/passwd', async () => { await Deno.readTextFile('/etc/passwd'); return true; }],
+  ['write file', async () => { await Deno.writeTextFile('/tmp/rtc-escaped-' + NAME, 'pollution'); return true; }],
+  ['run touch', async () => { await new Deno.Command('touch', { args: ['/tmp/rtc-escaped-' + NAME] }).output(); return true; }],
+  ['env get', async () => { Deno.env.get('HOME'); return true; }],
+  ['env toObject', async () => { Deno.env.toObject(); return true; }],
+  ['stat /', async () => { await Deno.stat('/'); return true; }],
+];
+for (const [what, run] of attempts) {
+  pollute();
+  let ok = false;
+  try { ok = await run(); } catch {}
+  restore();
+  results.push([what, ok]);
+}
+const broken = results.filter(([, ok]) => ok).map(([what]) => what);
+if (broken.length > 0) escaped('permission bypass: ' + broken.join(', '), null);
+await done();
