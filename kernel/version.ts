@@ -2,5 +2,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-export const PROJECT_ROOT = path.resolve(import.meta.dirname, '..');
+// Inside a sandbox host process the kernel code is a CommonJS bundle without
+// import.meta; the pool passes the project root in RTC_PROJECT_ROOT instead.
+const here = (import.meta as { dirname?: string }).dirname;
+export const PROJECT_ROOT = here ? path.resolve(here, '..') : path.resolve(process.env.RTC_PROJECT_ROOT ?? process.cwd());
 export const KERNEL_VERSION: string = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;

@@ -64,6 +64,11 @@ export class CapabilityBroker {
     }
   }
 
+  /** Runs an op by its own mode; for callers that cannot tell (the process tier's pipe). */
+  async any(name: string, argsJson: string): Promise<string> {
+    return OPS.get(name)?.mode === 'sync' ? this.sync(name, argsJson) : this.async(name, argsJson);
+  }
+
   async async(name: string, argsJson: string): Promise<string> {
     try {
       const op = this.#find(name, 'async');

@@ -4,6 +4,7 @@
  * trace is printed only for a fault in the kernel itself.
  */
 import { isKernelError } from '../errors.ts';
+import { assertNodeFlags } from '../node-flags.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import type { CliIo, Command } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
@@ -65,6 +66,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     return 0;
   }
   try {
+    assertNodeFlags();
     return await command.run(rest, io);
   } catch (error) {
     if (isKernelError(error) && !error.internal) {

@@ -125,7 +125,9 @@ export function* scanEventLog(file: string): Generator<ScanItem> {
       if (typeof claimed.hash === 'string') prevHash = claimed.hash;
       continue;
     }
-    const event = parsed.data;
+    // zod copies a record key by key, and a `__proto__` key does not survive that copy; the
+    // hash and the caller both get the payload exactly as JSON.parse read it.
+    const event: EventEnvelope = { ...parsed.data, payload: claimed.payload as EventEnvelope['payload'] };
     let broken = false;
     if (event.seq !== expectedSeq) {
       const why = event.seq > expectedSeq ? 'an event is missing or out of order' : 'an event is repeated or out of order';

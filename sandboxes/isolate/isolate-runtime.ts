@@ -16,6 +16,8 @@ import { isDisposedError, limitError, reasonOfIvmError, type LimitReason } from 
 export interface OpHandler {
   sync(op: string, argsJson: string): string;
   async(op: string, argsJson: string): Promise<string>;
+  /** either kind, by the op's own mode (used where every op arrives as a message) */
+  any(op: string, argsJson: string): Promise<string>;
 }
 
 export interface CompiledSource {

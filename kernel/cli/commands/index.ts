@@ -3,12 +3,14 @@
  * in this folder and one line here.
  */
 import type { Command } from '../command.ts';
+import { sandboxRunCommand } from './sandbox-run.ts';
 import { runtimeManifestCheckCommand } from './runtime-manifest.ts';
 import { skillsListCommand } from './skills.ts';
 import { workspacePrepareCommand } from './workspace.ts';
 import { verifyCommand } from './verify.ts';
 
 export const COMMANDS: readonly Command[] = [
+  sandboxRunCommand,
   skillsListCommand,
   workspacePrepareCommand,
   runtimeManifestCheckCommand,

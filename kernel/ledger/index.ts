@@ -1,0 +1,17 @@
+/**
+ * The persona's local task ledger (the spec's container-local Orchestra): layout, the
+ * store with its lifecycle, leases, checkpoints and surprises, two backends, consistency
+ * checking and export/import. docs/ledger.md describes the decisions.
+ */
+export { bootstrapLedger, ledgerEnv, locateLedger, type BootstrapOptions, type BootstrapResult } from './layout.ts';
+export { openLedger, type OpenLedgerOptions, type OpenedLedger } from './open.ts';
+export { checkLedgerConsistency, type LedgerConsistencyProblem } from './consistency.ts';
+export { findLedgerProblems, type LedgerProblem } from './consistency-rules.ts';
+export { exportLedger, importLedger } from './transfer.ts';
+export { resolveInsidePersona } from './paths.ts';
+export { LEDGER_BACKENDS, type LedgerBackend } from './repo.ts';
+export { DEFAULT_BACKEND, parseBackend } from './backends.ts';
+export { TASK_STATES, TRANSITIONS, BLOCKABLE_STATES, legalTargets, isLegalTransition, parseTaskState, type TaskState } from './lifecycle.ts';
+export { LEDGER_SCHEMA_VERSION } from './records.ts';
+export type { Checkpoint, CheckpointInput, Lease, LeaseEvent, LedgerExport, Surprise, Task, HistoryEntry } from './records.ts';
+export type { Actor, LedgerStore, NewSurprise, NewTask } from './store.ts';

@@ -1,0 +1,81 @@
+/**
+ * The sandbox host process: runs isolates for the process tier. It holds no authority of
+ * its own: every op an isolate asks for is forwarded to the kernel's broker over IPC, and
+ * the process is started with an empty environment. If a hostile script takes V8 down
+ * (isolated-vm #527), only this process dies; the kernel reports it and starts another.
+ */
+import { IsolateRuntime, type CompiledSource } from '../isolate/isolate-runtime.ts';
+import { readCodeCache, writeCodeCache } from '../../kernel/build/bundle.ts';
+import type { FromHost, ToHost, WireSource } from './protocol.ts';
+
+let shim: CompiledSource | undefined;
+let cacheDir = '';
+let nextCall = 1;
+const waiting = new Map<number, (answer: string) => void>();
+
+function send(message: FromHost): void {
+  process.send?.(message);
+}
+
+function compiled(source: WireSource): CompiledSource {
+  const cachedData = readCodeCache(source.digest, cacheDir);
+  return { ...source, ...(cachedData ? { cachedData } : {}), onCachedData: (data) => writeCodeCache(source.digest, data, cacheDir) };
+}
+
+function forward(runId: number, op: string, json: string, mode: 'sync' | 'async'): Promise<string> {
+  const callId = nextCall++;
+  return new Promise((resolve) => {
+    waiting.set(callId, resolve);
+    send({ t: 'op', runId, callId, op, json, mode });
+  });
+}
+
+async function run(message: Extract<ToHost, { t: 'run' }>): Promise<void> {
+  const { runId } = message;
+  let runtime: IsolateRuntime | undefined;
+  try {
+    runtime = IsolateRuntime.create(shim!, {
+      limits: message.limits,
+      webAssembly: message.webAssembly,
+      args: message.args,
+      syncMode: 'reference',
+      ops: {
+        sync: () => {
+          throw new Error('sync ops travel as promises in the process tier');
+        },
+        async: (op, json) => forward(runId, op, json, 'async'),
+        any: (op, json) => forward(runId, op, json, 'async'),
+      },
+      onOutput: (fd, text) => send({ t: 'out', runId, fd, text }),
+    });
+    const outcome = await runtime.runMain(compiled(message.source));
+    const usage = runtime.usage();
+    const limit = outcome.limit ? { code: outcome.limit.code, message: outcome.limit.message } : undefined;
+    send({ t: 'done', runId, outcome: { exitCode: outcome.exitCode, error: outcome.error, ...(limit ? { limit } : {}) }, usage });
+  } catch (error) {
+    const e = error as { code?: string; message?: string; name?: string };
+    send({ t: 'done', runId, outcome: { exitCode: 1, error: { name: e.name ?? 'Error', message: e.message ?? String(error), ...(e.code ? { code: e.code } : {}) }, ...(e.code ? { limit: { code: e.code, message: e.message ?? '' } } : {}) }, usage: { cpuMs: 0, wallMs: 0, heapBytes: 0 } });
+  } finally {
+    runtime?.dispose();
+  }
+}
+
+process.on('message', (message: ToHost) => {
+  switch (message.t) {
+    case 'init':
+      cacheDir = message.cacheDir;
+      shim = compiled(message.shim);
+      send({ t: 'ready' });
+      break;
+    case 'run':
+      void run(message);
+      break;
+    case 'op-reply': {
+      const resolve = waiting.get(message.callId);
+      waiting.delete(message.callId);
+      resolve?.(message.answer);
+      break;
+    }
+  }
+});
+process.on('disconnect', () => process.exit(0));

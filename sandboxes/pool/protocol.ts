@@ -1,0 +1,20 @@
+/** Messages between the kernel and a sandbox host process (Node IPC, JSON). */
+import type { Limits } from '../../kernel/manifest/sandbox-profile.ts';
+import type { RunOutcome, Usage } from '../isolate/isolate-runtime.ts';
+
+export interface WireSource {
+  code: string;
+  digest: string;
+  filename: string;
+}
+
+export type ToHost =
+  | { t: 'init'; shim: WireSource; cacheDir: string }
+  | { t: 'run'; runId: number; source: WireSource; limits: Limits; webAssembly: boolean; args: readonly string[] }
+  | { t: 'op-reply'; callId: number; answer: string };
+
+export type FromHost =
+  | { t: 'ready' }
+  | { t: 'op'; runId: number; callId: number; op: string; json: string; mode: 'sync' | 'async' }
+  | { t: 'out'; runId: number; fd: 1 | 2; text: string }
+  | { t: 'done'; runId: number; outcome: Omit<RunOutcome, 'limit'> & { limit?: { code: string; message: string } }; usage: Usage };
