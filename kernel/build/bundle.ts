@@ -83,6 +83,23 @@ export function wrapModule(moduleCode: string): string {
   return `(async function () {\n"use strict";\n${body}\nreturn ${returned};\n})`;
 }
 
+/**
+ * Deno treats every file as an ES module; esbuild would treat a file without import or
+ * export that uses top-level `this` as CommonJS (where `this` is `exports`). Appending an
+ * empty export keeps Deno's semantics: top-level `this` is undefined.
+ */
+const forceEsm: esbuild.Plugin = {
+  name: 'force-esm',
+  setup(build) {
+    build.onLoad({ filter: /\.(m?[jt]s|[jt]sx)$/ }, (args) => {
+      if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+      const ext = path.extname(args.path).replace(/^\.m?/, '');
+      const loader = (ext === 'mts' ? 'ts' : ext) as esbuild.Loader;
+      return { contents: `${readFileSync(args.path, 'utf8')}\nexport {};\n`, loader };
+    });
+  },
+};
+
 /** The shim is CommonJS (core-js is) and evaluates to its `install` function. */
 function wrapShim(cjsCode: string): string {
   return `(function () {\nvar module = { exports: {} }; var exports = module.exports;\n${cjsCode}\nreturn module.exports.install;\n})()`;
@@ -121,6 +138,7 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
       logLevel: 'silent',
       mainFields: kind === 'shim' ? ['main'] : ['module', 'main'],
       absWorkingDir: base,
+      plugins: kind === 'module' ? [forceEsm] : [],
       define: {
         'import.meta.main': 'true',
         'import.meta.url': JSON.stringify(pathToFileURL(absolute).href),

@@ -3,9 +3,11 @@
  * seq contiguity, the prev/hash chain. One reader serves opening (refuse at the first
  * problem), verifying (collect every problem) and reading (yield the events). It never
  * writes. The file is read in chunks, so a long log costs no more memory than its longest line.
+ *
+ * (It formats zod issues itself rather than through manifest/load.ts, which would load the
+ * YAML parser into every process that only appends events.)
  */
 import { closeSync, openSync, readSync } from 'node:fs';
-import { describeZodError } from '../manifest/load.ts';
 import { computeEventHash, EVENT_SCHEMA_VERSION, EventEnvelopeSchema, GENESIS_HASH, type EventEnvelope } from './envelope.ts';
 
 export type EventProblemCode = 'RTC_ERR_EVENTS_CORRUPT' | 'RTC_ERR_EVENTS_CHAIN' | 'RTC_ERR_EVENTS_VERSION';
@@ -119,7 +121,9 @@ export function* scanEventLog(file: string): Generator<ScanItem> {
     }
     const parsed = EventEnvelopeSchema.safeParse(raw);
     if (!parsed.success) {
-      const { field, reason } = describeZodError(parsed.error);
+      const issue = parsed.error.issues[0];
+      const field = issue && issue.path.length > 0 ? issue.path.join('.') : '(root)';
+      const reason = issue?.message ?? 'invalid';
       yield problem('RTC_ERR_EVENTS_CORRUPT', `not a valid event: ${field}: ${reason}`, claimedSeq);
       expectedSeq = (claimedSeq ?? expectedSeq) + 1;
       if (typeof claimed.hash === 'string') prevHash = claimed.hash;

@@ -71,6 +71,15 @@ interface SurpriseSqlRow {
   outcome: string | null;
 }
 
+interface LeaseSqlRow {
+  resource: string;
+  owner: string;
+  acquired_at: number;
+  renewed_at: number;
+  ttl_ms: number;
+  expires_at: number;
+}
+
 interface CheckpointSqlRow {
   task_id: string;
   seq: number;
@@ -192,12 +201,12 @@ class SqliteRepo implements LedgerRepo {
   }
 
   lease(resource: string): Lease | undefined {
-    const row = this.db.prepare('SELECT * FROM leases WHERE resource = ?').get(resource) as Record<string, never> | undefined;
+    const row = this.db.prepare('SELECT * FROM leases WHERE resource = ?').get(resource) as LeaseSqlRow | undefined;
     return row && toLease(row);
   }
 
   leases(): Lease[] {
-    return (this.db.prepare('SELECT * FROM leases').all() as Record<string, never>[]).map(toLease);
+    return (this.db.prepare('SELECT * FROM leases').all() as LeaseSqlRow[]).map(toLease);
   }
 
   leaseEvents(): LeaseEvent[] {
@@ -307,15 +316,8 @@ function toTask(r: TaskSqlRow): TaskRow {
   };
 }
 
-function toLease(r: Record<string, never>): Lease {
-  return {
-    resource: r['resource'],
-    owner: r['owner'],
-    acquiredAt: r['acquired_at'],
-    renewedAt: r['renewed_at'],
-    ttlMs: r['ttl_ms'],
-    expiresAt: r['expires_at'],
-  };
+function toLease(r: LeaseSqlRow): Lease {
+  return { resource: r.resource, owner: r.owner, acquiredAt: r.acquired_at, renewedAt: r.renewed_at, ttlMs: r.ttl_ms, expiresAt: r.expires_at };
 }
 
 function toSurprise(r: SurpriseSqlRow): Surprise {

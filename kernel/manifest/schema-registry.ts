@@ -5,6 +5,8 @@
  * a written schema is stale). A new format is one line here.
  */
 import type { z } from 'zod';
+import { pluginManifestSchema } from './plugin-manifest.ts';
+import { sandboxProfileSchema } from './sandbox-profile.ts';
 import { EventEnvelopeSchema } from '../events/envelope.ts';
 import { ScidexRuntimeManifestSchema } from '../runtime-manifest/schema.ts';
 import { SkillFrontmatterSchema } from '../skills/frontmatter-schema.ts';
@@ -17,6 +19,8 @@ export interface RegisteredSchema {
 }
 
 export const SCHEMAS: RegisteredSchema[] = [
+  { name: 'plugin-manifest', title: 'runtimectl plugin manifest (plugin.yaml)', schema: pluginManifestSchema },
+  { name: 'sandbox-profile', title: 'runtimectl sandbox profile (sandboxes/profiles/*.yaml)', schema: sandboxProfileSchema },
   { name: 'skill-frontmatter', title: 'SKILL.md front matter (Agent Skills)', schema: SkillFrontmatterSchema },
   { name: 'scidex-runtime', title: 'scidex-runtime.yaml runtime manifest', schema: ScidexRuntimeManifestSchema },
   { name: 'event', title: 'runtimectl event envelope', schema: EventEnvelopeSchema },

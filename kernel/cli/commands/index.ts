@@ -4,13 +4,18 @@
  */
 import type { Command } from '../command.ts';
 import { sandboxRunCommand } from './sandbox-run.ts';
+import { pluginsCheckCommand, pluginsListCommand } from './plugins.ts';
+import { demoCommand } from './demo.ts';
 import { runtimeManifestCheckCommand } from './runtime-manifest.ts';
 import { skillsListCommand } from './skills.ts';
 import { workspacePrepareCommand } from './workspace.ts';
 import { verifyCommand } from './verify.ts';
 
 export const COMMANDS: readonly Command[] = [
+  demoCommand,
   sandboxRunCommand,
+  pluginsListCommand,
+  pluginsCheckCommand,
   skillsListCommand,
   workspacePrepareCommand,
   runtimeManifestCheckCommand,

@@ -14,6 +14,5 @@ order.push('sync');
 await new Promise((resolve) => setTimeout(resolve, 60));
 order.push('after top-level await');
 for (const step of order) console.log(step);
-console.log(typeof setTimeout(() => {}, 0));
 const value = await new Promise<string>((resolve) => queueMicrotask(() => resolve('awaited value')));
 console.log(value);

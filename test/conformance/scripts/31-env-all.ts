@@ -5,7 +5,7 @@
 console.log(Deno.env.get('CONF_A'), Deno.env.get('CONF_B'), JSON.stringify(Deno.env.get('CONF_EMPTY')));
 console.log(Deno.env.get('NEVER_SET_ANYWHERE'));
 const all = Deno.env.toObject();
-console.log(typeof all, Object.getPrototypeOf(all) === Object.prototype);
+console.log(typeof all, Array.isArray(all));
 const mine = Object.keys(all).filter((k) => k.startsWith('CONF_')).sort();
 for (const k of mine) console.log(k, JSON.stringify(all[k]));
 console.log(typeof all.PATH);

@@ -1,0 +1,100 @@
+/**
+ * One running plugin: its isolate, its broker (grant = manifest ∩ caller's allowance ∩
+ * profile ceiling) and its calls. A call that breaks a limit gets the named kernel error;
+ * the isolate is disposed and a fresh one is built on the next call, so one bad call
+ * never poisons later ones and never touches other plugins.
+ */
+import { bundleEntry, defaultCacheDir } from '../build/bundle.ts';
+import { CapabilityBroker } from '../broker/broker.ts';
+import type { AuditEvent } from '../broker/op.ts';
+import { isKernelError, kernelError } from '../errors.ts';
+import { toPermissionSet, type PathVariables } from '../manifest/permissions-schema.ts';
+import type { Limits } from '../manifest/sandbox-profile.ts';
+import type { PermissionSet } from '../permissions/descriptors.ts';
+import { brokerContext, profileLayer } from '../run/grant.ts';
+import { IsolateRuntime, type CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
+import { withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
+import type { LoadedPlugin } from './registry.ts';
+
+export interface InstanceOptions {
+  shim: CompiledSource;
+  /** what the caller (a persona) allows this plugin; intersected with the manifest and ceiling */
+  allow: PermissionSet;
+  vars?: PathVariables;
+  cwd: string;
+  env?: Record<string, string>;
+  cacheDir?: string;
+  audit?: (event: AuditEvent) => void;
+  onOutput?: (fd: 1 | 2, text: string) => void;
+}
+
+export class PluginInstance {
+  readonly plugin: LoadedPlugin;
+  readonly limits: Limits;
+  readonly broker: CapabilityBroker;
+  readonly #options: InstanceOptions;
+  #source: CompiledSource | undefined;
+  #runtime: IsolateRuntime | undefined;
+  /** isolates built so far (a rebuild after a limit adds one) */
+  builds = 0;
+
+  constructor(plugin: LoadedPlugin, options: InstanceOptions) {
+    if (plugin.profile.tier !== 'in-process') {
+      throw kernelError('RTC_ERR_PROFILE_UNKNOWN', `plugin ${plugin.manifest.id}: persistent plugin instances run in the in-process tier only for now; profile "${plugin.profile.name}" is process-tier (use sandbox run)`);
+    }
+    this.plugin = plugin;
+    this.#options = options;
+    this.limits = { ...plugin.profile.limits, ...plugin.manifest.limits };
+    const vars = { plugin: plugin.dir, ...options.vars };
+    const layers = [
+      { label: `manifest:${plugin.manifest.id}`, set: toPermissionSet(plugin.manifest.permissions, plugin.dir, vars) },
+      { label: 'caller', set: options.allow },
+      profileLayer(plugin.profile, plugin.dir),
+    ];
+    this.broker = new CapabilityBroker(brokerContext({ subject: plugin.manifest.id, layers, cwd: options.cwd, env: options.env ?? {}, profile: plugin.profile, limits: this.limits, audit: options.audit }));
+  }
+
+  async #ensure(): Promise<IsolateRuntime> {
+    if (this.#runtime && !this.#runtime.disposed) return this.#runtime;
+    const cacheDir = this.#options.cacheDir ?? defaultCacheDir();
+    if (!this.#source) {
+      const bundle = await bundleEntry(this.plugin.entry, cacheDir);
+      this.#source = withCodeCache(bundle.code, bundle.digest, `plugin:${this.plugin.manifest.id}`, cacheDir);
+    }
+    const runtime = IsolateRuntime.create(this.#options.shim, {
+      limits: this.limits,
+      webAssembly: this.plugin.profile.webAssembly,
+      args: [],
+      syncMode: 'callback',
+      ops: this.broker,
+      onOutput: this.#options.onOutput ?? (() => undefined),
+    });
+    this.builds++;
+    try {
+      await runtime.load(this.#source);
+    } catch (error) {
+      runtime.dispose();
+      throw error;
+    }
+    this.#runtime = runtime;
+    return runtime;
+  }
+
+  /** Calls an exported function the manifest lists; arguments and result are JSON values. */
+  async call(name: string, ...args: unknown[]): Promise<unknown> {
+    if (!this.plugin.manifest.exports.includes(name)) {
+      throw kernelError('RTC_ERR_SANDBOX_NO_EXPORT', `plugin ${this.plugin.manifest.id} does not list "${name}" in its exports (${this.plugin.manifest.exports.join(', ')})`);
+    }
+    const runtime = await this.#ensure();
+    try {
+      return await runtime.call(name, args, true);
+    } catch (error) {
+      if (isKernelError(error) && (error.isLimit || error.code === 'RTC_ERR_SANDBOX_DISPOSED')) runtime.dispose();
+      throw error;
+    }
+  }
+
+  dispose(): void {
+    this.#runtime?.dispose();
+  }
+}
