@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { KernelError } from '../../kernel/errors.ts';
+import type { AuditEvent } from '../../kernel/broker/op.ts';
+import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
+import { parsePermissionFlags } from '../../kernel/permissions/parse-flags.ts';
+import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
+import { loadPlugin } from '../../kernel/plugins/registry.ts';
+import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
+
+const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'rtc-cache-'));
+const shim = await loadShim(cacheDir);
+
+function plugin(code: string, permissions = '{}', limits = '{ memoryMb: 32, cpuMs: 200 }') {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-plugin-'));
+  const exports = [...code.matchAll(/export (?:async )?function (\w+)/g)].map((m) => m[1]).join(', ');
+  writeFileSync(path.join(dir, 'plugin.yaml'), `id: tool.t\nversion: 1.0.0\nkind: tool\nentry: mod.ts\ndescription: test\nsandbox: trusted\npermissions: ${permissions}\nlimits: ${limits}\nexports: [${exports}]\n`);
+  writeFileSync(path.join(dir, 'mod.ts'), code);
+  return { dir, loaded: loadPlugin(dir) };
+}
+
+const instances: PluginInstance[] = [];
+after(() => instances.forEach((i) => i.dispose()));
+
+function instance(code: string, permissions?: string, allow = allPermissionSet(), audit?: (e: AuditEvent) => void) {
+  const { dir, loaded } = plugin(code, permissions);
+  const i = new PluginInstance(loaded, { shim, allow, cwd: dir, cacheDir, env: { HOME: '/home/x', SECRET: 's' }, ...(audit ? { audit } : {}) });
+  instances.push(i);
+  return { i, dir };
+}
+
+test('a plugin call passes JSON in and out, sync and async', async () => {
+  const { i } = instance('export function add(a: number, b: number) { return { sum: a + b }; }\nexport async function later(x: string) { await null; return x.toUpperCase(); }');
+  assert.deepEqual(await i.call('add', 2, 3), { sum: 5 });
+  assert.equal(await i.call('later', 'ok'), 'OK');
+});
+
+test('the grant is manifest ∩ caller ∩ ceiling, and each decision is audited', async () => {
+  const events: AuditEvent[] = [];
+  const { i, dir } = instance(
+    'export function env(n: string) { try { return Deno.env.get(n) ?? null; } catch (e) { return (e as Error).name + ": " + (e as Error).message; } }\nexport async function read(p: string) { try { return await Deno.readTextFile(p); } catch (e) { return (e as Error).name; } }',
+    '{ env: [HOME, SECRET], read: ["${plugin}"] }',
+    parsePermissionFlags(['--allow-env=HOME', '--allow-read'], '/'),
+    (e) => events.push(e),
+  );
+  writeFileSync(path.join(dir, 'data.txt'), 'hello');
+  assert.equal(await i.call('env', 'HOME'), '/home/x');
+  assert.equal(await i.call('env', 'SECRET'), 'NotCapable: Requires env access to "SECRET", run again with the --allow-env flag');
+  assert.equal(await i.call('read', path.join(dir, 'data.txt')), 'hello');
+  assert.equal(await i.call('read', '/etc/hostname'), 'NotCapable');
+  assert.deepEqual(events.map((e) => `${e.op}:${e.value}:${e.decision}`), [
+    'env.get:HOME:granted',
+    'env.get:SECRET:denied',
+    `fs.readTextFile:${path.join(dir, 'data.txt')}:granted`,
+    'fs.readTextFile:/etc/hostname:denied',
+  ]);
+});
+
+test('a call past its CPU limit gets a named error; the isolate is rebuilt on the next call; other plugins keep running', async () => {
+  const { i } = instance('let calls = 0;\nexport function spin() { for (;;) {} }\nexport function count() { return ++calls; }');
+  const { i: other } = instance('export function ping() { return "pong"; }');
+  assert.equal(await i.call('count'), 1);
+  await assert.rejects(i.call('spin'), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_SANDBOX_CPU');
+  assert.equal(await i.call('count'), 1, 'fresh isolate: module state starts over');
+  assert.equal(i.builds, 2);
+  assert.equal(await other.call('ping'), 'pong');
+});
+
+test('memory limit and oversized results are named errors too', async () => {
+  const { i } = instance('export function bomb() { const a: number[][] = []; for (;;) a.push(new Array(1e6).fill(1)); }\nexport function big() { return "x".repeat(9e6); }\nexport function ok() { return 1; }');
+  await assert.rejects(i.call('bomb'), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_SANDBOX_MEMORY');
+  await assert.rejects(i.call('big'), (e: unknown) => e instanceof KernelError && (e.code === 'RTC_ERR_SANDBOX_TRANSFER' || e.code === 'RTC_ERR_SANDBOX_MEMORY'));
+  assert.equal(await i.call('ok'), 1);
+});
+
+test('an export the manifest does not list cannot be called; a thrown error keeps its message', async () => {
+  const { i } = instance('export function boom() { throw new TypeError("bad input"); }');
+  await assert.rejects(i.call('missing'), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_SANDBOX_NO_EXPORT');
+  await assert.rejects(i.call('boom'), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_SANDBOX_SCRIPT' && e.message === 'TypeError: bad input');
+});
+
+test('no host object is reachable from inside', async () => {
+  const { i } = instance(`export function probe() {
+    const g = globalThis as Record<string, unknown>;
+    const F = (function () {}).constructor as FunctionConstructor;
+    return { process: typeof g.process, require: typeof g.require, viaFunction: typeof F('return this')().process, keys: Object.getOwnPropertyNames(g).filter((k) => /ivm|host|__/.test(k)) };
+  }`);
+  assert.deepEqual(await i.call('probe'), { process: 'undefined', require: 'undefined', viaFunction: 'undefined', keys: [] });
+});
