@@ -263,7 +263,13 @@ export class IsolateRuntime {
   // ---- loading, running and calling ----------------------------------------------------
 
   #decode(answer: unknown): Answer {
-    return JSON.parse(answer as string) as Answer;
+    const text = answer as string;
+    if (text.length > this.#options.limits.transferBytes) {
+      this.#limitHit ??= 'transfer';
+      this.#limitDetail ||= `a result of ${text.length} bytes`;
+      throw limitError('transfer', this.#options.limits, this.#limitDetail);
+    }
+    return JSON.parse(text) as Answer;
   }
 
   /** Marks a limit from a watchdog: the isolate is disposed, which ends whatever runs in it. */
@@ -338,6 +344,7 @@ export class IsolateRuntime {
   }
 
   #rethrow(error: unknown): unknown {
+    if (error instanceof Error && (error as KernelError).code === 'RTC_ERR_SANDBOX_TRANSFER') return error;
     if (error instanceof Error && (error as KernelError).code?.startsWith('RTC_ERR_SANDBOX_SCRIPT') && !this.#limitHit) return error;
     if (error instanceof Error && (error as KernelError).code === 'RTC_ERR_SANDBOX_NO_EXPORT') return error;
     return this.#failure(error);

@@ -20,8 +20,9 @@ try {
   for (const fileName of names) {
     const spec = readScriptSpec(fileName);
     const cwd = spec.cwdMode === 'tmp' ? path.join(work, spec.name) : conformanceDir;
-    const flags = fill(spec.flags, server);
-    const args = fill(spec.args, server);
+    const values = { url: server.url, port: server.port, cwd };
+    const flags = fill(spec.flags, values);
+    const args = fill(spec.args, values);
     const env = baseEnv(path.join(work, 'deno-dir'), spec.env);
     if (spec.cwdMode === 'tmp') freshDir(cwd);
     const deno = await runDeno(spec.file, flags, args, cwd, env);

@@ -49,14 +49,10 @@ interface Prepared {
 
 function prepare(fileName: string): Prepared {
   const spec = readScriptSpec(fileName);
-  return {
-    spec,
-    flags: fill(spec.flags, server),
-    args: fill(spec.args, server),
-    env: baseEnv(denoDir, spec.env),
-    // write tests get a temp dir; both runs use the same path, emptied in between
-    cwd: spec.cwdMode === 'tmp' ? path.join(work, spec.name) : conformanceDir,
-  };
+  // write tests get a temp dir; both runs use the same path, emptied in between
+  const cwd = spec.cwdMode === 'tmp' ? path.join(work, spec.name) : conformanceDir;
+  const values = { url: server.url, port: server.port, cwd };
+  return { spec, flags: fill(spec.flags, values), args: fill(spec.args, values), env: baseEnv(denoDir, spec.env), cwd };
 }
 
 async function denoRun(p: Prepared): Promise<RunOutcome> {

@@ -29,9 +29,11 @@ export interface ScriptSpec {
   compareStderr: boolean;
 }
 
+/** `{url}` and `{port}` of the local server; `{cwd}` the absolute directory the script runs in. */
 export interface Placeholders {
   url: string;
   port: string;
+  cwd: string;
 }
 
 export interface RunOutcome {
@@ -80,7 +82,7 @@ export function readScriptSpec(fileName: string): ScriptSpec {
 }
 
 export function fill(values: readonly string[], p: Placeholders): string[] {
-  return values.map((v) => v.replaceAll('{url}', p.url).replaceAll('{port}', p.port));
+  return values.map((v) => v.replaceAll('{url}', p.url).replaceAll('{port}', p.port).replaceAll('{cwd}', p.cwd));
 }
 
 /**

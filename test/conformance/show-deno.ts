@@ -15,8 +15,9 @@ try {
   for (const fileName of listScripts().filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))) {
     const spec = readScriptSpec(fileName);
     const cwd = spec.cwdMode === 'tmp' ? freshDir(path.join(work, spec.name)) : conformanceDir;
-    const flags = fill(spec.flags, server);
-    const r = await runDeno(spec.file, flags, fill(spec.args, server), cwd, baseEnv(path.join(work, 'deno-dir'), spec.env));
+    const values = { url: server.url, port: server.port, cwd };
+    const flags = fill(spec.flags, values);
+    const r = await runDeno(spec.file, flags, fill(spec.args, values), cwd, baseEnv(path.join(work, 'deno-dir'), spec.env));
     console.log(`==== ${spec.name}  [${flags.join(' ')}]  exit ${r.exitCode}`);
     process.stdout.write(r.stdout);
     if (r.stderr) console.log(`---- stderr\n${r.stderr.trimEnd()}`);

@@ -10,4 +10,3 @@ const bytes = await Deno.readFile('fixtures/bytes.bin');
 console.log(bytes.constructor.name, bytes.length, Array.from(bytes).join(','));
 const utf8Bytes = await Deno.readFile('fixtures/utf8.txt');
 console.log(utf8Bytes.length, new TextDecoder().decode(utf8Bytes) === await Deno.readTextFile('fixtures/utf8.txt'));
-console.log(JSON.stringify(await Deno.readTextFile(new URL('fixtures/hello.txt', `file://${Deno.cwd()}/`))));

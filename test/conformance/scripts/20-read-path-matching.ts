@@ -1,5 +1,5 @@
 // flags: --allow-read=./fixtures/granted
-// args: (none)
+// args: {cwd}
 // Path matching: the granted folder and everything below it; not a sibling sharing its prefix,
 // not its parent; relative spellings and ".." are normalised before the check.
 async function show(path: string) {
@@ -19,5 +19,6 @@ await show('fixtures/granted-sibling/s.txt');
 await show('fixtures/granted/../granted-sibling/s.txt');
 await show('fixtures/hello.txt');
 await show('fixtures/granted/missing.txt');
-await show(`${Deno.cwd()}/fixtures/granted/g.txt`);
-await show(`${Deno.cwd()}/fixtures/secret/key.txt`);
+const [cwd] = Deno.args; // the absolute run directory, passed in (Deno.cwd() is tested on its own)
+await show(`${cwd}/fixtures/granted/g.txt`);
+await show(`${cwd}/fixtures/secret/key.txt`);

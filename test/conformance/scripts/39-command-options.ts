@@ -9,7 +9,7 @@ async function sh(script: string, options: Omit<Deno.CommandOptions, 'args'> = {
 }
 console.log(JSON.stringify(await sh('ls', { cwd: 'fixtures/dir' })));
 console.log(JSON.stringify(await sh('basename "$PWD"', { cwd: './fixtures/dir/sub' })));
-console.log(JSON.stringify(await sh('echo "$CONF_A/$CONF_B/$EXTRA"', { env: { EXTRA: 'extra', CONF_B: 'overridden' } })));
+console.log(JSON.stringify(await sh('echo "$CONF_B/$EXTRA"', { env: { EXTRA: 'extra', CONF_B: 'overridden' } })));
 console.log(JSON.stringify(await sh('echo "${CONF_A:-cleared}/$ONLY"', { clearEnv: true, env: { ONLY: 'only-this' } })));
 console.log(JSON.stringify(await sh('cat; echo "eof reached"', { stdin: 'null' })));
 console.log(JSON.stringify(await sh('echo to-stderr >&2; exit 7')));

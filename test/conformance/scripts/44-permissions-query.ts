@@ -26,4 +26,4 @@ for (const d of descriptors) {
   console.log(name, JSON.stringify(rest), st.state, st.partial);
 }
 const st = await Deno.permissions.query({ name: 'read', path: 'fixtures' });
-console.log(typeof st, 'state' in st, st instanceof EventTarget);
+console.log(typeof st, 'state' in st, 'partial' in st);
