@@ -52,7 +52,7 @@ export function sha256(text: string): string {
 }
 
 /** The hash an envelope should carry, recomputed from its parsed content. */
-export function computeEventHash(event: Pick<EventEnvelope, 'v' | 'seq' | 'type' | 'payload' | 'prev'>): string {
+export function computeEventHash(event: { v: number; seq: number; type: string; payload: Record<string, unknown>; prev: string }): string {
   return sha256(hashInput(event.seq, event.type, canonicalJson(event.payload), event.prev, event.v));
 }
 

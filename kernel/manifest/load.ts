@@ -23,6 +23,10 @@ export function formatFieldPath(parts: readonly PropertyKey[]): string {
 export function describeZodError(error: z.ZodError): { field: string; reason: string } {
   const issue = error.issues[0];
   if (!issue) return { field: '(root)', reason: 'invalid' };
+  // An unknown key is named as the field itself, not as its parent.
+  if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) {
+    return { field: formatFieldPath([...issue.path, issue.keys[0]!]), reason: `unknown key (allowed keys are fixed by the schema)` };
+  }
   return { field: formatFieldPath(issue.path), reason: issue.message };
 }
 
@@ -43,8 +47,11 @@ export function parseYaml(text: string, where: string): unknown {
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
   const first = doc.errors[0];
   if (first) {
-    const pos = first.linePos?.[0];
-    const at = pos ? `:${pos.line}:${pos.col}` : '';
+    const offset = first.pos[0];
+    const before = text.slice(0, offset);
+    const line = before.split('\n').length;
+    const col = offset - before.lastIndexOf('\n');
+    const at = `:${line}:${col}`;
     throw kernelError('RTC_ERR_MANIFEST_YAML', `${where}${at}: ${first.message.split('\n')[0]}`, { details: { file: where } });
   }
   return doc.toJS();

@@ -437,6 +437,7 @@ export class IsolateRuntime {
     const stop = this.#watch();
     let mainDone = false;
     let mainError: Answer['err'] | undefined;
+    let idleRounds = 0;
     try {
       const main = this.#compileMain(bundle);
       const first = this.#decode(await this.#dispatch.boot.apply(undefined, [main.derefInto()], { timeout: this.#options.limits.cpuMs }));
@@ -467,13 +468,18 @@ export class IsolateRuntime {
           if (this.#exitCode !== undefined || this.#uncaught || mainError || this.#limitHit) break;
           if (idle && mainDone) break;
           if (idle && !mainDone) {
-            mainError = { class: 'Error', name: 'Error', message: 'Top-level await promise never resolved', stack: '' };
-            break;
-          }
-          if (this.#pendingOps !== 0 || !idle) {
-            // Something new started; wait for it.
+            // The module's promise settles through a host task that can arrive after the
+            // ping; only a quiet stretch with nothing pending proves it never will.
+            idleRounds++;
+            if (idleRounds >= 5) {
+              mainError = { class: 'Error', name: 'Error', message: 'Top-level await promise never resolved', stack: '' };
+              break;
+            }
+            await Promise.race([woke, new Promise((resolve) => setTimeout(resolve, 2 * idleRounds))]);
+            continue;
           }
         }
+        idleRounds = 0;
         await woke;
       }
     } catch (error) {

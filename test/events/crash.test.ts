@@ -4,8 +4,10 @@
  * reopened here (which repairs a torn tail, if the kill tore a write), verify must pass, and
  * every acknowledged event must be on disk with the hash that was acknowledged.
  *
- * 50 trials in two lanes run side by side; each lane reuses its log for a few trials so
- * restarts on top of reboots and repairs are covered too, then starts a fresh one.
+ * 50 trials in two lanes run side by side (one writer per trial; a lane starts the next
+ * trial's writer early, and it waits, unopened, until the current trial is checked). Each
+ * lane reuses its log for a few trials, so restarts on top of reboots and repairs are
+ * covered too, then starts a fresh one.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,48 +29,69 @@ interface TrialOutcome {
   killedAfterMs: number;
 }
 
-/** Runs the writer on `file`, kills it at a random moment after it is ready, returns what it acknowledged. */
-function runWriterAndKill(file: string): Promise<TrialOutcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', WRITER, file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    const killedAfterMs = 20 + Math.floor(Math.random() * 281);
-    const acked = new Map<number, string>();
-    let readySeq = -1;
-    let buffered = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => (stderr += chunk));
-    child.stdout.on('data', (chunk: string) => {
-      buffered += chunk;
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) {
-        const [word, seq, hash] = line.split(' ');
-        if (word === 'ready' && readySeq === -1) {
-          readySeq = Number(seq);
-          setTimeout(() => child.kill('SIGKILL'), killedAfterMs);
-        } else if (word === 'ack') {
-          acked.set(Number(seq), hash ?? '');
-        }
-      }
-    });
+interface Writer {
+  /** Resolves once the writer has loaded its modules and waits for `go`. */
+  loaded: Promise<void>;
+  /** Sends `go`, kills the writer a random 20-300 ms after it opened the log, resolves with what it acknowledged. */
+  runAndKill(file: string): Promise<TrialOutcome>;
+}
+
+/**
+ * Starts a writer process, which loads and then waits, so a lane can start the next trial's
+ * writer while the current trial runs (starting node with tsx costs far more than a trial).
+ */
+function startWriter(): Writer {
+  const child = spawn(process.execPath, ['--import', 'tsx', WRITER], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const killedAfterMs = 20 + Math.floor(Math.random() * 281);
+  const acked = new Map<number, string>();
+  let readySeq = -1;
+  let buffered = '';
+  let stderr = '';
+  let onLoaded: () => void = () => undefined;
+  const loaded = new Promise<void>((resolve) => (onLoaded = resolve));
+  const exited = new Promise<TrialOutcome>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      if (signal !== 'SIGKILL') {
-        reject(new Error(`the writer exited by itself (code ${code}, signal ${signal}): ${stderr.trim()}`));
-        return;
-      }
-      // A final ack line cut off mid-write by the kill was not a complete acknowledgement.
-      resolve({ acked, readySeq, killedAfterMs });
+      if (signal !== 'SIGKILL') reject(new Error(`the writer exited by itself (code ${code}, signal ${signal}): ${stderr.trim()}`));
+      // A last ack line cut off by the kill was never a complete acknowledgement: only whole lines count.
+      else resolve({ acked, readySeq, killedAfterMs });
     });
   });
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => (stderr += chunk));
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    buffered += chunk;
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) {
+      const [word, seq, hash] = line.split(' ');
+      if (word === 'ack') acked.set(Number(seq), hash ?? '');
+      else if (word === 'loaded') onLoaded();
+      else if (word === 'ready' && readySeq === -1) {
+        readySeq = Number(seq);
+        setTimeout(() => child.kill('SIGKILL'), killedAfterMs);
+      }
+    }
+  });
+  return {
+    loaded,
+    runAndKill(file) {
+      child.stdin.write(`go ${file}\n`);
+      return exited;
+    },
+  };
 }
 
 async function runLane(lane: number, trials: number, stateDir: string, stats: { torn: number; acked: number }): Promise<void> {
+  let next = startWriter();
   for (let trial = 0; trial < trials; trial++) {
     const file = eventLogPath(stateDir, `lane-${lane}-log-${Math.floor(trial / TRIALS_PER_LOG)}`);
-    const outcome = await runWriterAndKill(file);
+    const writer = next;
+    await writer.loaded;
+    const running = writer.runAndKill(file);
+    if (trial + 1 < trials) next = startWriter();
+    const outcome = await running;
     const label = `lane ${lane} trial ${trial} (killed after ${outcome.killedAfterMs} ms, ${outcome.acked.size} acks)`;
 
     const tornBefore = verifyEventLog(file).problems.some((p) => p.severity === 'warning');

@@ -3,6 +3,7 @@
  * in this folder and one line here.
  */
 import type { Command } from '../command.ts';
+import { LEDGER_CLI_COMMANDS } from './ledger.ts';
 import { sandboxRunCommand } from './sandbox-run.ts';
 import { pluginsCheckCommand, pluginsListCommand } from './plugins.ts';
 import { demoCommand } from './demo.ts';
@@ -20,4 +21,5 @@ export const COMMANDS: readonly Command[] = [
   workspacePrepareCommand,
   runtimeManifestCheckCommand,
   verifyCommand,
+  ...LEDGER_CLI_COMMANDS,
 ];

@@ -1,0 +1,171 @@
+/**
+ * Case 2: a plugin call round trip, small JSON in and out.
+ *
+ * Trusted tier (in-process isolate):
+ *   project: runtime.callSync('echo', [payload]) on a loaded plugin: the arguments go in as
+ *            one JSON string, the shim parses them, calls the export and returns JSON.
+ *   floor:   raw isolated-vm: applySync of `echo` in a bare context with the same payload
+ *            copied in and out (arguments and result `copy: true`).
+ *   info:    raw applySync with the payload as a JSON string in and out, parsed on both sides
+ *            (the project's own encoding, without the shim).
+ *
+ * Process tier (isolates inside a pool of sandbox host processes): the pool has no resident
+ * plugin instance to call yet; its unit of work is a run. So the figure is a whole run of a
+ * tiny script (`JSON.parse(Deno.args[0])`, `console.log(JSON.stringify(it))`) through
+ * ProcessPool.run: IPC to the warm host process, a NEW isolate with the shim (from code
+ * cache), the script compiled from its code cache, its output as an IPC message, disposal,
+ * and the answer. The floor is a raw tinypool child_process round trip of the same payload.
+ * A second process-tier figure is one broker op over the pipe: a script doing N
+ * `Deno.env.get` calls minus the same script doing none, divided by N, paired per round.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ivm from 'isolated-vm';
+import Tinypool from 'tinypool';
+import { bundleEntry } from '../../kernel/build/bundle.ts';
+import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
+import { IsolateRuntime } from '../../sandboxes/isolate/isolate-runtime.ts';
+import { withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
+import { ProcessPool } from '../../sandboxes/pool/process-pool.ts';
+import { interleave } from '../lib/interleave.ts';
+import { writeScripts, writeSmallPlugin } from '../lib/plugin-source.ts';
+import { timeRow, verdict, type ResultRow } from '../lib/result-row.ts';
+import { brokerFor, buildPlugin, runtimeOptions, trustedProfile, type BenchContext } from '../lib/setup.ts';
+import { summarize } from '../lib/stats.ts';
+
+const TRUSTED = 'plugin call round trip, small JSON, trusted tier';
+const PROCESS = 'plugin call round trip, small JSON, process-pool tier';
+
+export const PAYLOAD = { id: 42, kind: 'note', title: 'a small payload', tags: ['alpha', 'beta', 'gamma'], score: 0.75, nested: { ok: true, n: null } };
+
+export async function trustedCall(ctx: BenchContext): Promise<ResultRow[]> {
+  const dir = path.join(ctx.tmp, 'small-plugin');
+  const plugin = await buildPlugin(ctx, writeSmallPlugin(dir));
+  const profile = trustedProfile();
+  const runtime = IsolateRuntime.create(ctx.shim, runtimeOptions(profile, brokerFor(profile, [], dir, {})));
+  await runtime.load(plugin.warm);
+
+  const isolate = new ivm.Isolate({ memoryLimit: profile.limits.memoryMb });
+  const context = isolate.createContextSync();
+  context.evalSync('globalThis.echo = function (x) { return x; }; globalThis.echoJson = function (s) { return JSON.stringify(JSON.parse(s)); };');
+  const echo = context.global.getSync('echo', { reference: true }) as ivm.Reference;
+  const echoJson = context.global.getSync('echoJson', { reference: true }) as ivm.Reference;
+
+  const budget = ctx.quick ? { warmup: 2000, rounds: 20_000 } : { warmup: 10_000, rounds: 200_000 };
+  ctx.log(`  trusted call: ${budget.rounds} rounds`);
+  const samples = await interleave(
+    [
+      { name: 'project', run: () => runtime.callSync('echo', [PAYLOAD]) },
+      { name: 'raw', run: () => echo.applySync(undefined, [PAYLOAD], { arguments: { copy: true }, result: { copy: true } }) },
+      { name: 'raw-json', run: () => JSON.parse(echoJson.applySync(undefined, [JSON.stringify(PAYLOAD)]) as string) },
+    ],
+    budget,
+  );
+  runtime.dispose();
+  isolate.dispose();
+  const floor = summarize(samples.get('raw')!);
+  const project = summarize(samples.get('project')!);
+  const ratio = project.median / floor.median;
+  return [
+    timeRow({
+      case: TRUSTED,
+      variant: "runtime.callSync('echo', [payload]) through the shim",
+      role: 'project',
+      summary: project,
+      unit: 'µs',
+      floor,
+      target: '≤ 2x raw applySync (median)',
+      verdict: verdict(ratio <= 2),
+      note: `payload ${JSON.stringify(PAYLOAD).length} bytes of JSON; each call timed alone with performance.now().`,
+      whyMissed: `the call costs ${ratio.toFixed(2)}x raw applySync: on top of the raw crossing it stringifies the arguments on the host, parses them in the isolate, stringifies the answer there and parses it on the host, and goes through the shim's dispatcher (export lookup, thenable check). Closing it: pass small argument lists as isolated-vm copies instead of JSON (keeping JSON for values that could carry getters), or cache a Reference per export to skip the dispatcher.`,
+    }),
+    timeRow({ case: TRUSTED, variant: 'raw isolated-vm applySync, payload copied in and out', role: 'floor', summary: floor, unit: 'µs', note: 'a bare context, `echo(x) { return x }`, arguments and result `copy: true`.' }),
+    timeRow({ case: TRUSTED, variant: 'raw applySync, payload as JSON string (parsed both sides)', role: 'info', summary: summarize(samples.get('raw-json')!), unit: 'µs', floor }),
+  ];
+}
+
+export async function processCall(ctx: BenchContext): Promise<ResultRow[]> {
+  const dir = path.join(ctx.tmp, 'scripts');
+  const scripts = writeScripts(dir);
+  const profile = loadSandboxProfile('default');
+  const env = { BENCH_X: '1' };
+  const broker = brokerFor(profile, ['--allow-env=BENCH_X'], dir, env);
+  const source = async (file: string) => {
+    const bundle = await bundleEntry(file, ctx.cacheDir);
+    return withCodeCache(bundle.code, bundle.digest, `file://${file}`, ctx.cacheDir);
+  };
+  const echoSource = await source(scripts.echoArgs);
+  const envSource = await source(scripts.envLoop);
+  const pool = new ProcessPool({ size: 1, cacheDir: ctx.cacheDir, shim: ctx.shim });
+  await pool.warm();
+  const payload = JSON.stringify(PAYLOAD);
+  let out = '';
+  const run = async (src: typeof echoSource, args: string[]) => {
+    out = '';
+    const { outcome } = await pool.run({ source: src, limits: profile.limits, webAssembly: profile.webAssembly, args, rssCapMb: profile.rssCapMb ?? 512, ops: broker, onOutput: (_fd, text) => void (out += text) });
+    if (outcome.exitCode !== 0) throw new Error(`bench: pool run failed: ${JSON.stringify(outcome.error)}`);
+  };
+  const opsPerRun = ctx.quick ? 200 : 1000;
+  // Tinypool's child inherits this process's exec flags (tsx included), which only slows its start-up.
+  const tinypool = new Tinypool({ filename: fileURLToPath(new URL('../fixtures/tinypool-echo.mjs', import.meta.url)), runtime: 'child_process', minThreads: 1, maxThreads: 1 });
+  try {
+    const budget = ctx.quick ? { warmup: 20, rounds: 150 } : { warmup: 50, rounds: 600 };
+    ctx.log(`  process-tier call: ${budget.rounds} rounds`);
+    const samples = await interleave(
+      [
+        {
+          name: 'project',
+          run: async () => {
+            await run(echoSource, [payload]);
+            if (out !== `${payload}\n`) throw new Error(`bench: pool echoed ${out}`);
+          },
+        },
+        { name: 'env-n', run: () => run(envSource, [String(opsPerRun)]) },
+        { name: 'env-0', run: () => run(envSource, ['0']) },
+        {
+          name: 'tinypool',
+          run: async () => {
+            const answer = (await tinypool.run(PAYLOAD)) as typeof PAYLOAD;
+            if (answer.id !== 42) throw new Error('bench: tinypool echoed wrong');
+          },
+        },
+      ],
+      budget,
+    );
+    const floor = summarize(samples.get('tinypool')!);
+    const project = summarize(samples.get('project')!);
+    const envN = samples.get('env-n')!;
+    const env0 = samples.get('env-0')!;
+    const perOp = summarize(envN.map((t, i) => (t - env0[i]!) / opsPerRun));
+    return [
+      timeRow({
+        case: PROCESS,
+        variant: 'ProcessPool.run of a tiny echo script (new isolate per run)',
+        role: 'project',
+        summary: project,
+        unit: 'µs',
+        floor,
+        target: '≤ 300 µs',
+        verdict: verdict(project.p99 <= 0.3),
+        note: 'INCLUDES creating an isolate and installing the shim (from code cache) in the host process on every run, compiling the script from its code cache, and the IPC messages run → out → done; the pool has no resident plugin instance to call yet, so this is the process tier\'s smallest complete unit of work. Target judged on p99.',
+        whyMissed: `a run costs ${project.median >= 1 ? `${project.median.toFixed(2)} ms` : `${(project.median * 1000).toFixed(0)} µs`} median because every run builds a fresh isolate with the shim; the pipe itself is cheap (the broker op over it, next row, and the raw tinypool round trip show that). Closing it: keep plugin instances resident in the host processes (create once, then send 'call' messages answered by the isolate already loaded), which makes a call one IPC round trip plus the in-isolate work.`,
+      }),
+      timeRow({
+        case: PROCESS,
+        variant: 'one broker op over the pipe (Deno.env.get), per op',
+        role: 'project',
+        summary: perOp,
+        unit: 'µs',
+        floor,
+        target: '≤ 300 µs',
+        verdict: verdict(perOp.p99 <= 0.3),
+        note: `(run of a script doing ${opsPerRun} Deno.env.get calls − the same script doing none) / ${opsPerRun}, paired within each round; each op goes isolate → host process (applySyncPromise) → kernel broker over IPC → back. Target judged on p99.`,
+        whyMissed: 'each op crosses two process boundaries (isolate → sandbox host → kernel and back) as JSON IPC messages. Closing it: batch ops per message or move the pipe to a shared-memory ring.',
+      }),
+      timeRow({ case: PROCESS, variant: 'raw tinypool child_process round trip', role: 'floor', summary: floor, unit: 'µs', note: 'Tinypool({runtime: "child_process"}), one warm child, `export default (task) => task`, the same payload.' }),
+    ];
+  } finally {
+    await pool.close();
+    await tinypool.destroy();
+  }
+}
