@@ -51,7 +51,7 @@ export async function trustedCall(ctx: BenchContext): Promise<ResultRow[]> {
   const echo = context.global.getSync('echo', { reference: true }) as ivm.Reference;
   const echoJson = context.global.getSync('echoJson', { reference: true }) as ivm.Reference;
 
-  const budget = ctx.quick ? { warmup: 2000, rounds: 20_000 } : { warmup: 10_000, rounds: 200_000 };
+  const budget = ctx.quick ? { warmup: 1000, rounds: 10_000 } : { warmup: 10_000, rounds: 200_000 };
   ctx.log(`  trusted call: ${budget.rounds} rounds`);
   const samples = await interleave(
     [
@@ -105,11 +105,11 @@ export async function processCall(ctx: BenchContext): Promise<ResultRow[]> {
     const { outcome } = await pool.run({ source: src, limits: profile.limits, webAssembly: profile.webAssembly, args, rssCapMb: profile.rssCapMb ?? 512, ops: broker, onOutput: (_fd, text) => void (out += text) });
     if (outcome.exitCode !== 0) throw new Error(`bench: pool run failed: ${JSON.stringify(outcome.error)}`);
   };
-  const opsPerRun = ctx.quick ? 200 : 1000;
+  const opsPerRun = ctx.quick ? 100 : 1000;
   // Tinypool's child inherits this process's exec flags (tsx included), which only slows its start-up.
   const tinypool = new Tinypool({ filename: fileURLToPath(new URL('../fixtures/tinypool-echo.mjs', import.meta.url)), runtime: 'child_process', minThreads: 1, maxThreads: 1 });
   try {
-    const budget = ctx.quick ? { warmup: 20, rounds: 150 } : { warmup: 50, rounds: 600 };
+    const budget = ctx.quick ? { warmup: 10, rounds: 60 } : { warmup: 50, rounds: 500 };
     ctx.log(`  process-tier call: ${budget.rounds} rounds`);
     const samples = await interleave(
       [
@@ -143,7 +143,7 @@ export async function processCall(ctx: BenchContext): Promise<ResultRow[]> {
         variant: 'ProcessPool.run of a tiny echo script (new isolate per run)',
         role: 'project',
         summary: project,
-        unit: 'µs',
+        unit: 'auto',
         floor,
         target: '≤ 300 µs',
         verdict: verdict(project.p99 <= 0.3),
@@ -155,14 +155,14 @@ export async function processCall(ctx: BenchContext): Promise<ResultRow[]> {
         variant: 'one broker op over the pipe (Deno.env.get), per op',
         role: 'project',
         summary: perOp,
-        unit: 'µs',
+        unit: 'auto',
         floor,
         target: '≤ 300 µs',
         verdict: verdict(perOp.p99 <= 0.3),
         note: `(run of a script doing ${opsPerRun} Deno.env.get calls − the same script doing none) / ${opsPerRun}, paired within each round; each op goes isolate → host process (applySyncPromise) → kernel broker over IPC → back. Target judged on p99.`,
         whyMissed: 'each op crosses two process boundaries (isolate → sandbox host → kernel and back) as JSON IPC messages. Closing it: batch ops per message or move the pipe to a shared-memory ring.',
       }),
-      timeRow({ case: PROCESS, variant: 'raw tinypool child_process round trip', role: 'floor', summary: floor, unit: 'µs', note: 'Tinypool({runtime: "child_process"}), one warm child, `export default (task) => task`, the same payload.' }),
+      timeRow({ case: PROCESS, variant: 'raw tinypool child_process round trip', role: 'floor', summary: floor, unit: 'auto', note: 'Tinypool({runtime: "child_process"}), one warm child, `export default (task) => task`, the same payload.' }),
     ];
   } finally {
     await pool.close();

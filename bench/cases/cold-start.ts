@@ -10,6 +10,7 @@
  *                            the same bundle text (with its own code cache) + run + call.
  * alternative:               one `deno run` process per call of the same plugin, importing
  *                            it and printing one echo (Deno's own module cache warm).
+ * info:                      IsolateRuntime.create alone, to show the shim's share.
  * Disposing the isolate is done after each timing and not counted.
  */
 import path from 'node:path';
@@ -20,6 +21,9 @@ import { writeBigPlugin } from '../lib/plugin-source.ts';
 import { timeRow, verdict, type ResultRow } from '../lib/result-row.ts';
 import { brokerFor, buildPlugin, denoRun, runtimeOptions, trustedProfile, type BenchContext } from '../lib/setup.ts';
 import { summarize } from '../lib/stats.ts';
+
+/** What isolated-vm sets on a compiled script (its typings leave it out). */
+type CachedResult = { cachedData?: ivm.ExternalCopy<ArrayBuffer>; cachedDataRejected?: boolean };
 
 const CASE = 'plugin cold start, ~200 KB bundle, to first answered call';
 
@@ -40,7 +44,7 @@ export async function coldStart(ctx: BenchContext): Promise<ResultRow[]> {
   const raw = rawCode(plugin.bundle.code);
   const rawCache = (() => {
     const isolate = new ivm.Isolate({ memoryLimit: profile.limits.memoryMb });
-    const script = isolate.compileScriptSync(raw, { filename: 'raw-plugin.js', produceCachedData: true });
+    const script = isolate.compileScriptSync(raw, { filename: 'raw-plugin.js', produceCachedData: true }) as ivm.Script & CachedResult;
     const data = script.cachedData!;
     isolate.dispose();
     return data;
@@ -63,7 +67,7 @@ export async function coldStart(ctx: BenchContext): Promise<ResultRow[]> {
     const isolate = new ivm.Isolate({ memoryLimit: profile.limits.memoryMb });
     live = isolate;
     const context = isolate.createContextSync();
-    const script = isolate.compileScriptSync(raw, { filename: 'raw-plugin.js', ...(cached ? { cachedData: rawCache } : {}) });
+    const script = isolate.compileScriptSync(raw, { filename: 'raw-plugin.js', ...(cached ? { cachedData: rawCache } : {}) }) as ivm.Script & CachedResult;
     if (cached && script.cachedDataRejected) throw new Error('bench: raw code cache rejected');
     const main = script.runSync(context, { reference: true }) as ivm.Reference;
     const ns = main.applySync(undefined, [], { result: { reference: true } }) as ivm.Reference;
@@ -76,13 +80,20 @@ export async function coldStart(ctx: BenchContext): Promise<ResultRow[]> {
     if (out.trim() !== '{"n":1}') throw new Error(`bench: deno answered ${out}`);
   };
 
-  const budget = ctx.quick ? { warmup: 5, rounds: 60 } : { warmup: 20, rounds: 400 };
-  const denoEvery = ctx.quick ? 6 : 10;
+  const budget = ctx.quick ? { warmup: 5, rounds: 40 } : { warmup: 20, rounds: 400 };
+  const denoEvery = ctx.quick ? 5 : 10;
   ctx.log(`  cold start: bundle ${Math.round(plugin.bundle.size / 1024)} KB, ${budget.rounds} rounds (deno every ${denoEvery})`);
   const samples = await interleave(
     [
       { name: 'with', run: project(ctx.shim, plugin.warm), after: dispose },
       { name: 'without', run: project(ctx.shimNoCache, plugin.cold), after: dispose },
+      {
+        name: 'shim-only',
+        run: () => {
+          live = IsolateRuntime.create(ctx.shim, options);
+        },
+        after: dispose,
+      },
       { name: 'raw-cached', run: rawRun(true), after: dispose },
       { name: 'raw', run: rawRun(false), after: dispose },
       { name: 'deno', run: deno, every: denoEvery },
@@ -121,6 +132,7 @@ export async function coldStart(ctx: BenchContext): Promise<ResultRow[]> {
       floor,
       note: 'no cached data for the shim or the bundle; V8 parses both and is asked to produce a code cache, as on the very first start.',
     }),
+    timeRow({ case: CASE, variant: 'of which: IsolateRuntime.create alone (isolate + shim from code cache)', role: 'info', summary: s('shim-only'), unit: 'ms', floor, note: 'the part of a cold start spent before the plugin is touched: new isolate, context, the shim compiled from its code cache and installed.' }),
     timeRow({ case: CASE, variant: 'raw isolated-vm, with code cache', role: 'floor', summary: floor, unit: 'ms', note: 'new Isolate + createContext + compileScript (cachedData) + run + applySync(echo) of the same bundle text, no shim.' }),
     timeRow({ case: CASE, variant: 'raw isolated-vm, without code cache', role: 'info', summary: s('raw'), unit: 'ms', floor }),
     timeRow({

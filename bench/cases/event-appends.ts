@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { notYet, verdict, type ResultRow } from '../lib/result-row.ts';
 import type { BenchContext } from '../lib/setup.ts';
@@ -26,7 +27,7 @@ export async function eventAppends(ctx: BenchContext): Promise<ResultRow[]> {
   const file = path.join(PROJECT_ROOT, 'kernel', 'events', 'bench.ts');
   if (!existsSync(file)) return [notYet(CASE, 'group commit', TARGET, 'issue 4', 'kernel/events/bench.ts is not there yet')];
   // Imported by path at run time, so the bench still runs on a tree where it does not exist yet.
-  const mod = (await import(file)) as EventBenchModule;
+  const mod = (await import(pathToFileURL(file).href)) as EventBenchModule;
   const events = ctx.quick ? 20_000 : 100_000;
   ctx.log(`  event appends: ${events} events`);
   const r = await mod.benchEventAppends({ events, dir: ctx.tmp });

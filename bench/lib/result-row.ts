@@ -29,13 +29,15 @@ export interface ResultRow {
   whyMissed?: string;
 }
 
-export type TimeUnit = 'ms' | 'µs';
+/** `auto`: µs below 1 ms (by the median), ms from there up. */
+export type TimeUnit = 'ms' | 'µs' | 'auto';
 
 /** A time row from a summary in milliseconds. */
 export function timeRow(
   fields: Omit<ResultRow, 'unit' | 'median' | 'p99' | 'samples' | 'ratio'> & { summary: Summary; unit: TimeUnit; floor?: Summary },
 ): ResultRow {
-  const { summary, unit, floor, ...rest } = fields;
+  const { summary, floor, ...rest } = fields;
+  const unit = fields.unit === 'auto' ? (summary.median >= 1 ? 'ms' : 'µs') : fields.unit;
   const shown = unit === 'µs' ? scale(summary, 1000) : summary;
   return {
     ...rest,

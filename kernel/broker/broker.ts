@@ -42,7 +42,7 @@ export class CapabilityBroker {
     const args = op.parse(raw, this.context);
     for (const need of op.needs(args, this.context)) {
       try {
-        this.context.gate.check(need.kind, need.value);
+        this.context.gate.check(need.kind, need.value, need.display ?? need.value);
       } catch (error) {
         this.context.audit({ type: 'capability', subject: this.context.subject, op: op.name, permission: need.kind, value: need.value ?? null, decision: 'denied' });
         throw error;

@@ -37,6 +37,8 @@ export interface PermissionNeed {
   kind: PermissionName;
   /** the value checked; undefined checks the whole kind (`Deno.env.toObject`) */
   value?: string;
+  /** the value as the script wrote it, for the message (Deno keeps relative paths relative) */
+  display?: string;
 }
 
 export interface OpDefinition<A = any, R = unknown> {

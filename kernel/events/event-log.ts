@@ -45,6 +45,14 @@ export interface OpenEventLogOptions {
   now?: () => Date;
 }
 
+/** What opening found and did: the loop reports it, tests check it. */
+export interface EventLogStartup {
+  /** The log already had events, so a `reboot` event was appended. */
+  rebooted: boolean;
+  /** A torn last line was saved aside and cut off (and `log_repaired` appended). */
+  repaired?: Repair;
+}
+
 export interface EventLogStats {
   /** Events made durable since open. */
   events: number;
@@ -68,6 +76,7 @@ export class EventLog {
   #closed = false;
   #failure: KernelError | undefined;
   #stats: EventLogStats = { events: 0, batches: 0 };
+  startup: EventLogStartup = { rebooted: false };
 
   /** Use openEventLog(): it checks and repairs the file first. */
   constructor(file: string, fd: number, lastSeq: number, lastHash: string, now: () => Date) {
@@ -219,11 +228,12 @@ export async function openEventLog(file: string, options: OpenEventLogOptions = 
   }
   const hadEvents = lastSeq > 0;
 
-  mkdirSync(path.dirname(absolute), { recursive: true });
+  const logsDir = path.dirname(absolute);
+  const firstCreated = mkdirSync(logsDir, { recursive: true });
   let repair: Repair | undefined;
   if (torn) repair = cutTornTail(absolute, torn, lastSeq + 1);
   const fd = openSync(absolute, 'a');
-  if (!hadEvents && !repair) syncDirectory(path.dirname(absolute));
+  if (!hadEvents && !repair) syncNewPath(logsDir, firstCreated);
   openFiles.add(absolute);
 
   const log = new EventLog(absolute, fd, lastSeq, lastHash, options.now ?? (() => new Date()));
@@ -243,7 +253,21 @@ export async function openEventLog(file: string, options: OpenEventLogOptions = 
     await log.close();
     throw error;
   }
+  log.startup = { rebooted: hadEvents, ...(repair ? { repaired: repair } : {}) };
   return log;
+}
+
+/**
+ * A new log's directory entry, and every directory mkdir just made for it, are synced too,
+ * so the file itself survives power loss, not only kill -9.
+ */
+function syncNewPath(logsDir: string, firstCreated: string | undefined): void {
+  syncDirectory(logsDir);
+  if (firstCreated === undefined) return;
+  for (let dir = logsDir; ; dir = path.dirname(dir)) {
+    syncDirectory(path.dirname(dir));
+    if (dir === firstCreated || path.dirname(dir) === dir) break;
+  }
 }
 
 function sha256Bytes(bytes: Buffer): string {

@@ -1,5 +1,6 @@
 /** The durable, hash-chained, per-persona event log. */
-export { openEventLog, EventLog, type AppendResult, type EventLogStats, type OpenEventLogOptions } from './event-log.ts';
+export { openEventLog, EventLog, type AppendResult, type EventLogStartup, type EventLogStats, type OpenEventLogOptions } from './event-log.ts';
+export type { Repair } from './repair.ts';
 export { verifyEventLog, readEvents, type EventLogReport } from './verify.ts';
 export { describeProblem, type EventLogProblem } from './scan.ts';
 export {

@@ -1,7 +1,7 @@
 /**
  * The persona's local task ledger (the spec's container-local Orchestra): layout, the
  * store with its lifecycle, leases, checkpoints and surprises, two backends, consistency
- * checking and export/import. docs/ledger.md describes the decisions.
+ * checking and export/import. README.md in this folder describes the decisions.
  */
 export { bootstrapLedger, ledgerEnv, locateLedger, type BootstrapOptions, type BootstrapResult } from './layout.ts';
 export { openLedger, type OpenLedgerOptions, type OpenedLedger } from './open.ts';

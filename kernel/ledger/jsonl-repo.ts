@@ -227,10 +227,13 @@ class JsonlRepo implements LedgerRepo {
         if (this.pending.length > 0) this.appendChange({ seq: this.seq + 1, change, ops: this.pending });
         return result;
       } catch (error) {
-        // The writes were applied to memory as they were made; the file is the truth.
+        // Writes were applied to memory as they were made; undo them by replaying the file.
+        const wrote = this.pending.length > 0;
         this.pending = undefined;
-        this.reset();
-        this.catchUp(true);
+        if (wrote) {
+          this.reset();
+          this.catchUp(true);
+        }
         throw error;
       } finally {
         this.pending = undefined;

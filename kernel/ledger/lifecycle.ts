@@ -4,7 +4,7 @@
  *
  *   proposed → ready → implementing → verification → integration → accepted
  *
- * Decisions (docs/ledger.md repeats them):
+ * Decisions (kernel/ledger/README.md repeats them):
  * - Work that is still in flight (every state except `accepted` and `blocked`) may be
  *   `blocked`, by hand or by a surprise that names the task.
  * - `blocked` leads back only to the state the task was blocked from: a block pauses the

@@ -168,7 +168,9 @@ class SqliteRepo implements LedgerRepo {
 
   transaction<T>(_change: string, fn: () => T): T {
     if (this.readonly) throw kernelError('RTC_ERR_LEDGER_INPUT', 'the ledger was opened read-only', { internal: true });
-    return this.db.transaction(fn)();
+    // IMMEDIATE takes the write lock before the first read, so a change is never decided on a
+    // snapshot another process is about to supersede (a deferred one could fail mid-way).
+    return this.db.transaction(fn).immediate();
   }
 
   private assertWritable(): void {

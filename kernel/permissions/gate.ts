@@ -60,10 +60,11 @@ export class PermissionGate {
   }
 
   /** Throws `NotCapable` with Deno's message unless the value is granted by every layer. */
-  check(kind: PermissionName, value?: string): void {
+  check(kind: PermissionName, value?: string, display = value): void {
     const answer = this.query(kind, value);
     if (answer.state === 'granted' && (value !== undefined || !answer.partial)) return;
-    throw new DenoOpError('NotCapable', notCapableMessage(kind, value));
+    // Deno names the value as the script wrote it (a relative path stays relative).
+    throw new DenoOpError('NotCapable', notCapableMessage(kind, display));
   }
 }
 

@@ -110,6 +110,7 @@ test('reopening appends a reboot event naming the previous last seq and hash', a
   const before = lines(file);
   const log = await openEventLog(file);
   assert.equal(log.lastSeq, 4);
+  assert.deepEqual(log.startup, { rebooted: true });
   await log.append('test.after', {});
   await log.close();
   const after = lines(file);
@@ -140,6 +141,7 @@ test('a torn last line is saved aside, cut off, and the repair logged', async ()
 
   const log = await openEventLog(file);
   await log.close();
+  assert.deepEqual(log.startup, { rebooted: true, repaired: { savedAs: 'events.jsonl.torn-3', removedBytes: Buffer.byteLength(fragment), offset: intact.length, line: 3 } });
   const saved = path.join(path.dirname(file), 'events.jsonl.torn-3');
   assert.equal(fs.readFileSync(saved, 'utf8'), fragment, 'the torn bytes are kept as evidence');
   const events = lines(file);

@@ -32,20 +32,23 @@ function checkReal(ctx: BrokerContext, kind: 'read' | 'write', p: string): void 
   if (real !== p) ctx.gate.check(kind, real);
 }
 
-const pathArg = (raw: unknown, ctx: BrokerContext) => ({ path: resolvePath(ctx.cwd, str(record(raw), 'path')) });
-const need = (kind: 'read' | 'write') => (args: { path: string }): PermissionNeed[] => [{ kind, value: args.path }];
+const pathArg = (raw: unknown, ctx: BrokerContext) => {
+  const given = str(record(raw), 'path');
+  return { path: resolvePath(ctx.cwd, given), given };
+};
+const need = (kind: 'read' | 'write') => <T extends { path: string; given: string }>(args: T): PermissionNeed[] => [{ kind, value: args.path, display: args.given }];
 
 export const readTextFile = defineOp({
   name: 'fs.readTextFile',
   mode: 'async',
   parse: pathArg,
   needs: need('read'),
-  async run({ path: p }, ctx) {
+  async run({ path: p, given }, ctx) {
     checkReal(ctx, 'read', p);
     try {
       return await fsp.readFile(p, 'utf8');
     } catch (error) {
-      throw fromNodeError(error, 'readfile', p);
+      throw fromNodeError(error, 'readfile', given);
     }
   },
 });
@@ -55,12 +58,12 @@ export const readFile = defineOp({
   mode: 'async',
   parse: pathArg,
   needs: need('read'),
-  async run({ path: p }, ctx) {
+  async run({ path: p, given }, ctx) {
     checkReal(ctx, 'read', p);
     try {
       return (await fsp.readFile(p)).toString('base64');
     } catch (error) {
-      throw fromNodeError(error, 'readfile', p);
+      throw fromNodeError(error, 'readfile', given);
     }
   },
 });
@@ -74,9 +77,9 @@ export const writeFile = defineOp({
     const base64 = o.base64;
     if (typeof text !== 'string' && typeof base64 !== 'string') throw new DenoOpError('TypeError', 'data must be a string or bytes');
     const mode = typeof o.mode === 'number' ? o.mode : null;
-    return { path: resolvePath(ctx.cwd, str(o, 'path')), data: typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(base64 as string, 'base64'), append: bool(o, 'append'), create: o.create !== false, createNew: bool(o, 'createNew'), mode };
+    return { path: resolvePath(ctx.cwd, str(o, 'path')), given: str(o, 'path'), data: typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(base64 as string, 'base64'), append: bool(o, 'append'), create: o.create !== false, createNew: bool(o, 'createNew'), mode };
   },
-  needs: (args) => [{ kind: 'write', value: args.path }],
+  needs: (args) => [{ kind: 'write', value: args.path, display: args.given }],
   async run(args, ctx) {
     checkReal(ctx, 'write', args.path);
     const flag = args.createNew ? (args.append ? 'ax' : 'wx') : args.append ? 'a' : 'w';
@@ -85,7 +88,7 @@ export const writeFile = defineOp({
       await fsp.writeFile(args.path, args.data, { flag, ...(args.mode === null ? {} : { mode: args.mode }) });
       return null;
     } catch (error) {
-      throw fromNodeError(error, 'open', args.path);
+      throw fromNodeError(error, 'writefile', args.given);
     }
   },
 });
@@ -190,6 +193,7 @@ export const cwd = defineOp({
   name: 'fs.cwd',
   mode: 'sync',
   parse: () => ({}),
-  needs: (_args, ctx) => [{ kind: 'read', value: ctx.cwd }],
+  // Deno 2 answers Deno.cwd() without a read permission.
+  needs: () => [],
   run: (_args, ctx) => ctx.cwd,
 });

@@ -1,0 +1,113 @@
+/**
+ * `npm run bench [-- --quick] [-- --only=<case,...>]`: every case measures the project next
+ * to its floor (and the alternative a user would pick) in this same process, interleaved,
+ * after warm-up; writes bench/results.json and bench/RESULTS.md and prints the table.
+ * --quick runs few iterations (about a minute in all) for CI and for checking the bench.
+ */
+import { rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { assertNodeFlags } from '../kernel/node-flags.ts';
+import { KERNEL_VERSION } from '../kernel/version.ts';
+import { trustedCall, processCall } from './cases/call-round-trip.ts';
+import { brokerOp } from './cases/broker-op.ts';
+import { coldStart } from './cases/cold-start.ts';
+import { eventAppends } from './cases/event-appends.ts';
+import { memory } from './cases/memory.ts';
+import { personaCycles, personaMemory, replay } from './cases/not-yet.ts';
+import { readTextFile } from './cases/read-text-file.ts';
+import type { ResultRow } from './lib/result-row.ts';
+import { createContext, denoVersion, packageVersion, type BenchContext } from './lib/setup.ts';
+import { renderMisses, renderNotes, renderTable } from './lib/table.ts';
+
+const CASES: { name: string; run: (ctx: BenchContext) => Promise<ResultRow[]> | ResultRow[] }[] = [
+  { name: 'cold-start', run: coldStart },
+  { name: 'trusted-call', run: trustedCall },
+  { name: 'broker-op', run: brokerOp },
+  { name: 'process-call', run: processCall },
+  { name: 'read-text-file', run: readTextFile },
+  { name: 'persona-cycles', run: personaCycles },
+  { name: 'memory', run: memory },
+  { name: 'persona-memory', run: personaMemory },
+  { name: 'event-appends', run: eventAppends },
+  { name: 'replay', run: replay },
+];
+
+const HOW_TO_READ = `How to read the table: every case runs the project's path and its comparisons in the same process run, interleaved round by round (each round starts from a different variant), after warm-up rounds that are discarded. **median** and **p99** are of the timed samples (nearest rank, no interpolation); **n** is the number of samples. **ratio to floor** is the row's median divided by the floor's median for times and memory (1.00x is the floor; lower is better) and the row's rate divided by the floor's rate for rates (higher is better). The **floor** is the least any implementation could do for the same work on this machine (raw isolated-vm, a raw child-process round trip, the real Deno, raw writeSync + fsync); an **alternative** is what a user would pick instead. **target met** applies issue 7's targets unchanged; "missed" rows are explained under the table. Rates and memory are single figures per run (no p99).`;
+
+function machine(ctx: BenchContext) {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model.trim() ?? 'unknown',
+    memoryGiB: Math.round((os.totalmem() / 1024 ** 3) * 10) / 10,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    v8: process.versions.v8,
+    isolatedVm: packageVersion('isolated-vm'),
+    tinypool: packageVersion('tinypool'),
+    deno: denoVersion(ctx),
+    runtimectl: KERNEL_VERSION,
+  };
+}
+
+function loadAverage(): number {
+  return Math.round((os.loadavg()[0] ?? 0) * 100) / 100;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } }, strict: true });
+  assertNodeFlags();
+  const only = values.only?.split(',').map((s) => s.trim());
+  const unknown = only?.filter((name) => !CASES.some((c) => c.name === name)) ?? [];
+  if (unknown.length) throw new Error(`unknown case ${unknown.join(', ')} (have: ${CASES.map((c) => c.name).join(', ')})`);
+  const started = performance.now();
+  const loadAtStart = loadAverage();
+  const ctx = await createContext(values.quick);
+  const rows: ResultRow[] = [];
+  const timings: Record<string, number> = {};
+  try {
+    for (const c of CASES) {
+      if (only && !only.includes(c.name)) continue;
+      ctx.log(`bench: ${c.name}`);
+      const t0 = performance.now();
+      rows.push(...(await c.run(ctx)));
+      timings[c.name] = Math.round(performance.now() - t0) / 1000;
+    }
+    const facts = { ...machine(ctx), loadAverage1m: { atStart: loadAtStart, atEnd: loadAverage() } };
+    const seconds = Math.round((performance.now() - started) / 100) / 10;
+    const table = renderTable(rows);
+    const generatedAt = new Date().toISOString();
+    const mode = values.quick ? 'quick' : 'full';
+    const factsLine = `${facts.cpus} cores (${facts.cpuModel}), ${facts.memoryGiB} GiB RAM, ${facts.os}; Node ${facts.node} (V8 ${facts.v8}), isolated-vm ${facts.isolatedVm}, tinypool ${facts.tinypool}, ${facts.deno}; runtimectl ${facts.runtimectl}. Load average (1 min) ${facts.loadAverage1m.atStart} at the start, ${facts.loadAverage1m.atEnd} at the end${Math.max(facts.loadAverage1m.atStart, facts.loadAverage1m.atEnd) > facts.cpus ? ': other work shared the cores during this run, which inflates absolute times; ratios, measured interleaved, suffer less' : ''}.`;
+    const markdown = [
+      '# Benchmark results',
+      '',
+      `Generated by \`npm run bench${values.quick ? ' -- --quick' : ''}\` (${mode} mode) at ${generatedAt}, in ${seconds} s.`,
+      '',
+      `Machine: ${factsLine}`,
+      '',
+      HOW_TO_READ,
+      '',
+      table,
+      '',
+      '## What each row measured',
+      '',
+      renderNotes(rows),
+      '',
+      '## Targets missed: why, and what would close them',
+      '',
+      renderMisses(rows),
+      '',
+    ].join('\n');
+    const out = path.dirname(new URL(import.meta.url).pathname);
+    writeFileSync(path.join(out, 'results.json'), `${JSON.stringify({ generatedAt, mode, seconds, machine: facts, caseSeconds: timings, rows }, null, 2)}\n`);
+    writeFileSync(path.join(out, 'RESULTS.md'), markdown);
+    process.stdout.write(`\n${table}\n\nMachine: ${factsLine}\nWrote bench/results.json and bench/RESULTS.md (${mode} mode, ${seconds} s).\n`);
+  } finally {
+    rmSync(ctx.tmp, { recursive: true, force: true });
+  }
+}
+
+await main();
