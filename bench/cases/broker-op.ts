@@ -60,7 +60,7 @@ export async function brokerOp(ctx: BenchContext): Promise<ResultRow[]> {
       target: '≤ 2x raw (median)',
       verdict: verdict(ratio <= 2),
       note: `one export call doing ${N} ops, timed as a whole and divided by ${N} (so p99 is of ${N}-op means); the 2x target is issue 7's trusted-tier broker target applied to the op direction.`,
-      whyMissed: `an op costs ${ratio.toFixed(2)}x a raw Callback: the shim encodes the arguments as JSON, the broker parses them, checks the grant through the permission gate (building the audit event even when no one listens), stringifies the answer, and the shim parses it and checks for an error. Closing it: skip building audit events when no sink is attached, and cache grant decisions per (permission, value) for the life of an instance.`,
+      whyMissed: `an op costs ${ratio.toFixed(2)}x a raw Callback round trip. On top of the crossing, every op is JSON-encoded by the shim, checked against the transfer cap, parsed by the broker, checked against the permission gate, audited (an event object is built even when no sink listens), counted, run, and its answer wrapped as {"ok": ...} JSON that the shim parses and checks for an error. What would close it: build audit events only when a sink is attached, remember grant decisions per (permission, value) for the life of an instance, and answer with the bare value when there is no error.`,
     }),
     timeRow({ case: CASE, variant: 'raw ivm.Callback round trip, per op', role: 'floor', summary: floor, unit: 'µs', note: `a bare context calling an ivm.Callback ${N} times per applySync, returning the same string from a host object.` }),
   ];

@@ -31,7 +31,7 @@ import { interleave } from '../lib/interleave.ts';
 import { writeScripts, writeSmallPlugin } from '../lib/plugin-source.ts';
 import { timeRow, verdict, type ResultRow } from '../lib/result-row.ts';
 import { brokerFor, buildPlugin, runtimeOptions, trustedProfile, type BenchContext } from '../lib/setup.ts';
-import { summarize } from '../lib/stats.ts';
+import { summarize, type Summary } from '../lib/stats.ts';
 
 const TRUSTED = 'plugin call round trip, small JSON, trusted tier';
 const PROCESS = 'plugin call round trip, small JSON, process-pool tier';
@@ -77,11 +77,21 @@ export async function trustedCall(ctx: BenchContext): Promise<ResultRow[]> {
       target: '≤ 2x raw applySync (median)',
       verdict: verdict(ratio <= 2),
       note: `payload ${JSON.stringify(PAYLOAD).length} bytes of JSON; each call timed alone with performance.now().`,
-      whyMissed: `the call costs ${ratio.toFixed(2)}x raw applySync: on top of the raw crossing it stringifies the arguments on the host, parses them in the isolate, stringifies the answer there and parses it on the host, and goes through the shim's dispatcher (export lookup, thenable check). Closing it: pass small argument lists as isolated-vm copies instead of JSON (keeping JSON for values that could carry getters), or cache a Reference per export to skip the dispatcher.`,
+      whyMissed: `the call costs ${ratio.toFixed(2)}x raw applySync: on top of the raw crossing it stringifies the arguments on the host, parses them in the isolate, stringifies the answer there and parses it on the host, and goes through the shim's dispatcher (export lookup, thenable check). What would close it: a Reference per export (skipping the dispatcher), and one JSON encoding per direction instead of a JSON envelope around JSON; the raw JSON-string row shows what the encoding alone costs.`,
     }),
     timeRow({ case: TRUSTED, variant: 'raw isolated-vm applySync, payload copied in and out', role: 'floor', summary: floor, unit: 'µs', note: 'a bare context, `echo(x) { return x }`, arguments and result `copy: true`.' }),
     timeRow({ case: TRUSTED, variant: 'raw applySync, payload as JSON string (parsed both sides)', role: 'info', summary: summarize(samples.get('raw-json')!), unit: 'µs', floor }),
   ];
+}
+
+const shown = (msValue: number) => (msValue >= 1 ? `${msValue.toFixed(2)} ms` : `${Math.round(msValue * 1000)} µs`);
+
+function poolRunMiss(run: Summary, floor: Summary): string {
+  return `a run took ${shown(run.median)} median, ${shown(run.p99)} p99, because every run creates a fresh isolate in the host process and installs the shim before the script starts; the raw tinypool child-process round trip took ${shown(floor.median)} median, ${shown(floor.p99)} p99 in the same run${floor.p99 > 0.3 ? ', so on this machine even a bare IPC round trip misses 300 µs at p99' : ''}. What would close it: resident plugin instances in the host processes (created once, then sent 'call' messages that the loaded isolate answers), which makes a call one IPC round trip plus the work in the isolate.`;
+}
+
+function pipeOpMiss(op: Summary, floor: Summary): string {
+  return `an op took ${shown(op.median)} median, ${shown(op.p99)} p99: it blocks the isolate (applySyncPromise), goes from the isolate thread to the host process's event loop, over Node's JSON IPC to the kernel's broker, and back the same way: two IPC messages per op, against ${shown(floor.median)} median for tinypool's whole round trip. What would close it: a cheaper channel for ops (a shared-memory ring with Atomics.wait instead of JSON IPC), or several ops per message.`;
 }
 
 export async function processCall(ctx: BenchContext): Promise<ResultRow[]> {
@@ -105,11 +115,11 @@ export async function processCall(ctx: BenchContext): Promise<ResultRow[]> {
     const { outcome } = await pool.run({ source: src, limits: profile.limits, webAssembly: profile.webAssembly, args, rssCapMb: profile.rssCapMb ?? 512, ops: broker, onOutput: (_fd, text) => void (out += text) });
     if (outcome.exitCode !== 0) throw new Error(`bench: pool run failed: ${JSON.stringify(outcome.error)}`);
   };
-  const opsPerRun = ctx.quick ? 100 : 1000;
+  const opsPerRun = ctx.quick ? 100 : 200;
   // Tinypool's child inherits this process's exec flags (tsx included), which only slows its start-up.
   const tinypool = new Tinypool({ filename: fileURLToPath(new URL('../fixtures/tinypool-echo.mjs', import.meta.url)), runtime: 'child_process', minThreads: 1, maxThreads: 1 });
   try {
-    const budget = ctx.quick ? { warmup: 10, rounds: 60 } : { warmup: 50, rounds: 500 };
+    const budget = ctx.quick ? { warmup: 10, rounds: 60 } : { warmup: 30, rounds: 250 };
     ctx.log(`  process-tier call: ${budget.rounds} rounds`);
     const samples = await interleave(
       [
@@ -148,7 +158,7 @@ export async function processCall(ctx: BenchContext): Promise<ResultRow[]> {
         target: '≤ 300 µs',
         verdict: verdict(project.p99 <= 0.3),
         note: 'INCLUDES creating an isolate and installing the shim (from code cache) in the host process on every run, compiling the script from its code cache, and the IPC messages run → out → done; the pool has no resident plugin instance to call yet, so this is the process tier\'s smallest complete unit of work. Target judged on p99.',
-        whyMissed: `a run costs ${project.median >= 1 ? `${project.median.toFixed(2)} ms` : `${(project.median * 1000).toFixed(0)} µs`} median because every run builds a fresh isolate with the shim; the pipe itself is cheap (the broker op over it, next row, and the raw tinypool round trip show that). Closing it: keep plugin instances resident in the host processes (create once, then send 'call' messages answered by the isolate already loaded), which makes a call one IPC round trip plus the in-isolate work.`,
+        whyMissed: poolRunMiss(project, floor),
       }),
       timeRow({
         case: PROCESS,
@@ -160,7 +170,7 @@ export async function processCall(ctx: BenchContext): Promise<ResultRow[]> {
         target: '≤ 300 µs',
         verdict: verdict(perOp.p99 <= 0.3),
         note: `(run of a script doing ${opsPerRun} Deno.env.get calls − the same script doing none) / ${opsPerRun}, paired within each round; each op goes isolate → host process (applySyncPromise) → kernel broker over IPC → back. Target judged on p99.`,
-        whyMissed: 'each op crosses two process boundaries (isolate → sandbox host → kernel and back) as JSON IPC messages. Closing it: batch ops per message or move the pipe to a shared-memory ring.',
+        whyMissed: pipeOpMiss(perOp, floor),
       }),
       timeRow({ case: PROCESS, variant: 'raw tinypool child_process round trip', role: 'floor', summary: floor, unit: 'auto', note: 'Tinypool({runtime: "child_process"}), one warm child, `export default (task) => task`, the same payload.' }),
     ];

@@ -61,7 +61,7 @@ export async function memory(ctx: BenchContext): Promise<ResultRow[]> {
         ? {
             target: '1,000 in < 2 GiB (whole process RSS)',
             verdict: verdict(totalMib < BUDGET_MIB),
-            whyMissed: `1,000 isolates took the process to ${totalMib.toFixed(0)} MiB RSS (${perProject.toFixed(2)} MiB each, of which a bare isolate with the plugin is ${perRaw.toFixed(2)} MiB): the cost is per isolate (V8 heap pages, the shim's globals and compiled code, core-js polyfills). Closing it: share one isolate among a persona's plugins of the same trust (one context each), or keep only active personas' isolates resident and rebuild the others from code cache on demand.`,
+            whyMissed: `1,000 isolates took the process to ${totalMib.toFixed(0)} MiB RSS (${perProject.toFixed(2)} MiB each, of which a bare isolate with the plugin is ${perRaw.toFixed(2)} MiB): the cost is per isolate (V8's heap pages and the shim's globals and compiled code, which every isolate holds again). Closing it: share one isolate among a persona's plugins of the same trust (one context each), or keep only active personas' isolates resident and rebuild the others from code cache on demand.`,
           }
         : {}),
       note: `RSS growth of a fresh process / ${count} (one figure, gc'd before and after); whole process ${totalMib.toFixed(0)} MiB after; created in ${project.seconds.toFixed(2)} s.${isThousand ? ` 1,000 would ${totalMib < BUDGET_MIB ? '' : 'NOT '}fit in 2 GiB.` : ''}`,
@@ -76,7 +76,7 @@ export async function memory(ctx: BenchContext): Promise<ResultRow[]> {
     });
   }
   if (ctx.quick) {
-    rows.push({ case: CASE, variant: '1,000 isolates with shim + small plugin, per isolate', role: 'project', unit: 'MiB', target: '1,000 in < 2 GiB (whole process RSS)', note: 'measured in the full run only (`npm run bench`); the quick mode stops at 100.' });
+    rows.push({ case: CASE, variant: '1,000 isolates with shim + small plugin, per isolate', role: 'project', unit: 'MiB', target: '1,000 in < 2 GiB (whole process RSS)', verdict: 'full run only', note: 'measured in the full run only (`npm run bench`); the quick mode stops at 100.' });
   }
   return rows;
 }

@@ -37,7 +37,7 @@ export async function readTextFile(ctx: BenchContext): Promise<ResultRow[]> {
     if (out.trim() !== expected(n)) throw new Error(`bench: deno read loop printed ${out}`);
   };
   try {
-    const budget = ctx.quick ? { warmup: 1, rounds: 3 } : { warmup: 2, rounds: 20 };
+    const budget = ctx.quick ? { warmup: 1, rounds: 3 } : { warmup: 2, rounds: 12 };
     ctx.log(`  readTextFile: ${budget.rounds} rounds of ${N} reads`);
     const samples = await interleave(
       [

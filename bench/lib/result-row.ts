@@ -6,7 +6,7 @@ import { scale, type Summary } from './stats.ts';
 
 export type Role = 'project' | 'floor' | 'alternative' | 'info';
 
-export type Verdict = 'met' | 'missed' | 'not yet measurable';
+export type Verdict = 'met' | 'missed' | 'not yet measurable' | 'full run only';
 
 export interface ResultRow {
   case: string;

@@ -11,7 +11,7 @@ import type { BrokerContext, OpDefinition } from './op.ts';
 import { OPS } from './ops/index.ts';
 
 function errorAnswer(error: unknown): string {
-  if (error instanceof DenoOpError) return JSON.stringify({ err: { class: error.denoClass, message: error.message } });
+  if (error instanceof DenoOpError) return JSON.stringify({ err: { class: error.denoClass, message: error.message, ...(error.osCode ? { code: error.osCode } : {}) } });
   throw error;
 }
 
@@ -42,7 +42,8 @@ export class CapabilityBroker {
     const args = op.parse(raw, this.context);
     for (const need of op.needs(args, this.context)) {
       try {
-        this.context.gate.check(need.kind, need.value, need.display ?? need.value);
+        const viaAlternative = need.alternatives?.some((alt) => this.context.gate.query(need.kind, alt).state === 'granted') ?? false;
+        if (!viaAlternative) this.context.gate.check(need.kind, need.value, need.display ?? need.value);
       } catch (error) {
         this.context.audit({ type: 'capability', subject: this.context.subject, op: op.name, permission: need.kind, value: need.value ?? null, decision: 'denied' });
         throw error;

@@ -11,7 +11,6 @@ export type DenoErrorClass =
   | 'AlreadyExists'
   | 'IsADirectory'
   | 'NotADirectory'
-  | 'DirectoryNotEmpty'
   | 'InvalidData'
   | 'TimedOut'
   | 'Interrupted'
@@ -44,7 +43,8 @@ const ERRNO_TO_DENO: Record<string, [DenoErrorClass, number]> = {
   EEXIST: ['AlreadyExists', 17],
   EISDIR: ['IsADirectory', 21],
   ENOTDIR: ['NotADirectory', 20],
-  ENOTEMPTY: ['DirectoryNotEmpty', 39],
+  // Deno has no DirectoryNotEmpty class: a plain Error carrying code ENOTEMPTY.
+  ENOTEMPTY: ['Error', 39],
   ELOOP: ['FilesystemLoop', 40],
   EBUSY: ['Busy', 16],
   ECONNREFUSED: ['ConnectionRefused', 111],
@@ -72,5 +72,7 @@ export function fromNodeError(error: unknown, syscall: string, path: string): De
   const mapped = ERRNO_TO_DENO[code];
   const text = ERRNO_TEXT[code] ?? (error instanceof Error ? error.message : String(error));
   const errno = mapped?.[1] ?? (error as NodeJS.ErrnoException | undefined)?.errno ?? 5;
-  return new DenoOpError(mapped?.[0] ?? 'Error', `${text} (os error ${Math.abs(errno)}): ${syscall} '${path}'`, code);
+  // Deno names the path as the script wrote it, except for ENOTDIR where it names none.
+  const suffix = code === 'ENOTDIR' ? '' : `: ${syscall} '${path}'`;
+  return new DenoOpError(mapped?.[0] ?? 'Error', `${text} (os error ${Math.abs(errno)})${suffix}`, code);
 }

@@ -39,6 +39,8 @@ export interface PermissionNeed {
   value?: string;
   /** the value as the script wrote it, for the message (Deno keeps relative paths relative) */
   display?: string;
+  /** other values that grant the same thing (a command's resolved path): any one suffices */
+  alternatives?: string[];
 }
 
 export interface OpDefinition<A = any, R = unknown> {

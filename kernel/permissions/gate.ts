@@ -30,10 +30,11 @@ function ruleState(kind: PermissionName, rule: PermissionRule, value: string | u
     if (rule.deny === true) return { state: 'denied', partial: false };
     const someDenied = rule.deny.length > 0;
     if (rule.allow === true) return { state: 'granted', partial: someDenied };
-    return { state: 'prompt', partial: rule.allow.length > 0 };
+    return { state: 'prompt', partial: false };
   }
   if (sideCovers(kind, rule.deny, value)) return { state: 'denied', partial: false };
-  if (sideCovers(kind, rule.allow, value)) return { state: 'granted', partial: false };
+  // Deno's `partial`: granted, but something beneath the value is denied.
+  if (sideCovers(kind, rule.allow, value)) return { state: 'granted', partial: rule.deny !== true && rule.deny.some((entry) => entry !== value && covers(kind, value, entry)) };
   return { state: 'prompt', partial: false };
 }
 

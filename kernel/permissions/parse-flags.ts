@@ -8,6 +8,7 @@
  */
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
+import { resolveExecutable } from '../../sandboxes/subprocess/run-command.ts';
 import { PERMISSION_NAMES, emptyPermissionSet, type PermissionName, type PermissionRule, type PermissionSet, type RuleSide } from './descriptors.ts';
 
 const SHORT_FLAGS: Record<string, PermissionName> = { '-R': 'read', '-W': 'write', '-N': 'net', '-E': 'env', '-S': 'sys' };
@@ -34,7 +35,7 @@ function mergeSide(current: RuleSide, values: readonly string[] | true): RuleSid
  * Builds a permission set from flags. Unknown `--allow-*` kinds are refused with the flag
  * named; an empty value list (`--allow-read=`) is refused too, as Deno does.
  */
-export function parsePermissionFlags(flags: readonly string[], cwd: string): PermissionSet {
+export function parsePermissionFlags(flags: readonly string[], cwd: string, searchPath?: string): PermissionSet {
   const rules: Record<PermissionName, PermissionRule> = { ...emptyPermissionSet() };
   const add = (kind: PermissionName, side: 'allow' | 'deny', values: readonly string[] | true): void => {
     const rule = rules[kind];
@@ -64,7 +65,15 @@ export function parsePermissionFlags(flags: readonly string[], cwd: string): Per
     if (values.length === 0) {
       throw kernelError('RTC_ERR_PERMISSION_FLAG', `"${flag}" names no values; use --${side}-${kind} for all`, { details: { flag } });
     }
-    add(kind, side, values.map((v) => normalizeValue(kind, v, cwd)));
+    const normalized = values.map((v) => normalizeValue(kind, v, cwd));
+    // Deno resolves `--allow-run=echo` on PATH at start-up: the resolved path is granted too.
+    if (kind === 'run' && searchPath !== undefined) {
+      for (const v of values) {
+        const resolved = v.includes('/') ? undefined : resolveExecutable(v, searchPath, cwd);
+        if (resolved) normalized.push(resolved);
+      }
+    }
+    add(kind, side, normalized);
   }
   return rules;
 }

@@ -75,7 +75,7 @@ export class ScriptRunner {
       throw error;
     }
     const source = withCodeCache(bundle.code, bundle.digest, `file://${file}`, this.cacheDir);
-    const layers = [{ label: 'flags', set: parsePermissionFlags(request.permissionFlags, request.cwd) }, profileLayer(profile, request.cwd)];
+    const layers = [{ label: 'flags', set: parsePermissionFlags(request.permissionFlags, request.cwd, request.env.PATH ?? '') }, profileLayer(profile, request.cwd)];
     const broker = new CapabilityBroker(
       brokerContext({ subject: `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: this.#options.audit }),
     );

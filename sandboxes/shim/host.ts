@@ -33,8 +33,8 @@ function encode(op: string, args: unknown): string {
 }
 
 function decode(answer: string): unknown {
-  const parsed = JSON.parse(answer) as { ok?: unknown; err?: { class: string; message: string } };
-  if (parsed.err) throw makeError(parsed.err.class, parsed.err.message);
+  const parsed = JSON.parse(answer) as { ok?: unknown; err?: { class: string; message: string; code?: string } };
+  if (parsed.err) throw makeError(parsed.err.class, parsed.err.message, parsed.err.code);
   return parsed.ok;
 }
 

@@ -85,33 +85,9 @@ test('the suite covers at least 35 scripts and every API and flag of the support
   }
 });
 
-/**
- * Scripts where the sandbox still differs from Deno 2.9.6, each with the difference. They
- * run and report as TODO (visible in the summary) until fixed; the list only ever shrinks.
- */
-const KNOWN_DIFFERENCES: Record<string, string> = {
-  '13-text-encoding': 'encodeInto writes a partial multi-byte character',
-  '14-crypto': 'error names QuotaExceededError / TypeMismatchError not matched',
-  '16-deno-errors': 'sandbox adds Deno.errors.DirectoryNotEmpty, which Deno lacks',
-  '19-read-all': 'PermissionStatus.partial differs',
-  '21-read-deny-over-allow': 'PermissionStatus.partial differs',
-  '23-fs-errors': 'e.code (ENOENT...) not set; messages name paths differently',
-  '25-mkdir-remove': 'non-empty directory removal error class and e.code',
-  '33-env-deny-over-allow': 'env.toObject with a deny list throws instead of omitting the denied names',
-  '40-command-inherit-env': 'a child gets only the env it was given (deliberate: no host env leaks)',
-  '41-command-errors': 'spawn error messages differ',
-  '42-command-deny-and-ld-preload': 'LD_PRELOAD rules differ under --deny-run',
-  '43-command-ld-preload-partial': 'LD_PRELOAD rules differ for an empty value',
-  '44-permissions-query': 'PermissionStatus.partial differs',
-  '45-permissions-query-deny': 'PermissionStatus.partial differs',
-  '46-allow-all': 'PermissionStatus.partial differs',
-  '56-command-resolved-path': 'a run grant by name does not cover the path it resolves to',
-};
-
 for (const fileName of scripts) {
   const p = prepare(fileName);
-  const known = KNOWN_DIFFERENCES[p.spec.name];
-  test(p.spec.name, { timeout: 90_000, ...(known ? { todo: `known difference from Deno: ${known}` } : {}) }, async (t) => {
+  test(p.spec.name, { timeout: 90_000 }, async (t) => {
     const deno = await denoRun(p);
     if (p.spec.cwdMode === 'tmp') freshDir(p.cwd);
     const sandbox = await runner.run({ file: p.spec.file, args: p.args, permissionFlags: p.flags, cwd: p.cwd, env: p.env });
@@ -137,7 +113,7 @@ function scriptNamed(prefix: string): string {
   return found;
 }
 
-test('cli: sandbox run of a deny-over-allow script matches deno run', { timeout: 90_000, todo: 'script 21 is a known difference (PermissionStatus.partial)' }, async () => {
+test('cli: sandbox run of a deny-over-allow script matches deno run', { timeout: 90_000 }, async () => {
   const p = prepare(scriptNamed('21-'));
   const deno = await denoRun(p);
   const cli = await runCli(p);

@@ -1,5 +1,6 @@
 /** `Deno.env`: reads and writes a private copy of the environment the run was given. */
 import { DenoOpError } from '../deno-error.ts';
+import { notCapableMessage } from '../../permissions/gate.ts';
 import { defineOp } from '../op.ts';
 import { record, str } from './args.ts';
 
@@ -39,10 +40,21 @@ export const envDelete = defineOp({
   },
 });
 
+// Needs the whole `env` kind; with `--allow-env --deny-env=X` Deno returns all but X.
 export const envToObject = defineOp({
   name: 'env.toObject',
   mode: 'sync',
   parse: () => ({}),
-  needs: () => [{ kind: 'env' }],
-  run: (_a, ctx) => ({ ...ctx.env }),
+  needs: () => [],
+  run: (_a, ctx) => {
+    const whole = ctx.gate.query('env');
+    if (whole.state !== 'granted') {
+      ctx.audit({ type: 'capability', subject: ctx.subject, op: 'env.toObject', permission: 'env', value: null, decision: 'denied' });
+      throw new DenoOpError('NotCapable', notCapableMessage('env'));
+    }
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(ctx.env)) if (!whole.partial || ctx.gate.query('env', k).state === 'granted') out[k] = v;
+    ctx.audit({ type: 'capability', subject: ctx.subject, op: 'env.toObject', permission: 'env', value: null, decision: 'granted' });
+    return out;
+  },
 });

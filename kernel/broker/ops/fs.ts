@@ -98,13 +98,13 @@ export const readDir = defineOp({
   mode: 'async',
   parse: pathArg,
   needs: need('read'),
-  async run({ path: p }, ctx) {
+  async run({ path: p, given }, ctx) {
     checkReal(ctx, 'read', p);
     try {
       const entries = await fsp.readdir(p, { withFileTypes: true });
       return entries.map((e) => ({ name: e.name, isFile: e.isFile(), isDirectory: e.isDirectory(), isSymlink: e.isSymbolicLink() }));
     } catch (error) {
-      throw fromNodeError(error, 'readdir', p);
+      throw fromNodeError(error, 'readdir', given);
     }
   },
 });
@@ -125,13 +125,13 @@ export const stat = defineOp({
   mode: 'async',
   parse: (raw, ctx) => ({ ...pathArg(raw, ctx), follow: record(raw).follow !== false }),
   needs: need('read'),
-  async run({ path: p, follow }, ctx) {
+  async run({ path: p, given, follow }, ctx) {
     if (follow) checkReal(ctx, 'read', p);
     try {
       const s = follow ? await fsp.stat(p) : await fsp.lstat(p);
       return fileInfo(s, s.isSymbolicLink());
     } catch (error) {
-      throw fromNodeError(error, follow ? 'stat' : 'lstat', p);
+      throw fromNodeError(error, follow ? 'stat' : 'lstat', given);
     }
   },
 });
@@ -150,7 +150,7 @@ export const mkdir = defineOp({
       await fsp.mkdir(args.path, { recursive: args.recursive, ...(args.mode === null ? {} : { mode: args.mode }) });
       return null;
     } catch (error) {
-      throw fromNodeError(error, 'mkdir', args.path);
+      throw fromNodeError(error, 'mkdir', args.given);
     }
   },
 });
@@ -170,7 +170,7 @@ export const remove = defineOp({
       } else await fsp.unlink(args.path);
       return null;
     } catch (error) {
-      throw fromNodeError(error, 'remove', args.path);
+      throw fromNodeError(error, 'remove', args.given);
     }
   },
 });
@@ -180,11 +180,11 @@ export const realPath = defineOp({
   mode: 'async',
   parse: pathArg,
   needs: need('read'),
-  async run({ path: p }) {
+  async run({ path: p, given }) {
     try {
       return await fsp.realpath(p);
     } catch (error) {
-      throw fromNodeError(error, 'realpath', p);
+      throw fromNodeError(error, 'realpath', given);
     }
   },
 });

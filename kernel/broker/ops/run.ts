@@ -1,5 +1,5 @@
 /** `new Deno.Command(...).output()`: checked against `run`, executed by the subprocess runner. */
-import { runCommand } from '../../../sandboxes/subprocess/run-command.ts';
+import { resolveExecutable, runCommand } from '../../../sandboxes/subprocess/run-command.ts';
 import { DenoOpError } from '../deno-error.ts';
 import { defineOp } from '../op.ts';
 import { bool, optStr, record, resolvePath, str } from './args.ts';
@@ -29,13 +29,20 @@ export const runOutput = defineOp({
       stderr: o.stderr,
     };
   },
-  needs: (a) => [{ kind: 'run', value: a.command }],
+  needs: (a, ctx) => {
+    const resolved = a.command.includes('/') ? undefined : resolveExecutable(a.command, a.env.PATH ?? ctx.env.PATH ?? '', a.cwd);
+    return [{ kind: 'run', value: a.command, ...(resolved ? { alternatives: [resolved] } : {}) }];
+  },
   async run(a, ctx) {
-    if (Object.keys(a.env).some((k) => LOADER_VARIABLES.test(k)) && ctx.gate.query('run').state !== 'granted') {
-      throw new DenoOpError('NotCapable', 'Requires --allow-run permissions to spawn subprocess with LD_PRELOAD environment variable.');
+    // A loader variable with a value needs the whole `run` kind, with nothing denied.
+    const loader = Object.keys(a.env).find((k) => LOADER_VARIABLES.test(k) && a.env[k] !== '');
+    const whole = ctx.gate.query('run');
+    if (loader && (whole.state !== 'granted' || whole.partial)) {
+      throw new DenoOpError('NotCapable', `Requires --allow-run permissions to spawn subprocess with ${loader} environment variable. Alternatively, spawn with the environment variable unset.`);
     }
-    // The child sees only what the script handed it; PATH comes from the sandbox's own env.
-    const env = { ...a.env };
+    // The child inherits the sandbox's own environment (only what the run was given, never
+    // the kernel's), plus what the script passes, unless it clears it: Deno's rule.
+    const env = a.clearEnv ? { ...a.env } : { ...ctx.env, ...a.env };
     let result;
     try {
       result = await runCommand({
@@ -43,14 +50,14 @@ export const runOutput = defineOp({
         args: a.args,
         cwd: a.cwd,
         env,
-        searchPath: a.env.PATH ?? ctx.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+        searchPath: env.PATH ?? ctx.env.PATH ?? '',
         input: a.input,
         wallMs: ctx.subprocess.wallMs,
         outputBytes: ctx.subprocess.outputBytes,
       });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') throw new DenoOpError('NotFound', `Failed to spawn '${a.command}': No such file or directory (os error 2)`);
+      if (code === 'ENOENT') throw new DenoOpError('NotFound', `Failed to spawn '${a.command}': entity not found`);
       if (code === 'EACCES') throw new DenoOpError('PermissionDenied', `Failed to spawn '${a.command}': Permission denied (os error 13)`);
       throw new DenoOpError('Error', `Failed to spawn '${a.command}': ${(error as Error).message}`);
     }

@@ -38,7 +38,7 @@ export class Command {
   async output(): Promise<{ code: number; success: boolean; signal: string | null; stdout: Uint8Array; stderr: Uint8Array }> {
     const o = this.#options;
     if (o.stdin === 'piped' && o.input === undefined) {
-      throw new TypeError("Piped stdin is not supported for this function, use 'Deno.Command().spawn()' instead");
+      throw new TypeError("Piped stdin is not supported for this function, use 'Deno.Command.spawn()' instead");
     }
     const input = o.input === undefined ? null : bytesToBase64(typeof o.input === 'string' ? new TextEncoder().encode(o.input) : o.input);
     const raw = await callAsync<RawOutput>('run.output', {

@@ -7,10 +7,10 @@ const CLASS_NAMES = [
   'ConnectionAborted', 'NotConnected', 'AddrInUse', 'AddrNotAvailable', 'BrokenPipe',
   'AlreadyExists', 'InvalidData', 'TimedOut', 'Interrupted', 'WriteZero', 'WouldBlock',
   'UnexpectedEof', 'BadResource', 'Http', 'Busy', 'NotSupported', 'FilesystemLoop',
-  'IsADirectory', 'NetworkUnreachable', 'NotADirectory', 'DirectoryNotEmpty',
+  'IsADirectory', 'NetworkUnreachable', 'NotADirectory',
 ] as const;
 
-function defineErrorClass(name: string): typeof Error {
+function defineErrorClass(name: string): ErrorConstructor {
   const cls = class extends Error {
     constructor(message?: string, options?: ErrorOptions) {
       super(message, options);
@@ -18,14 +18,21 @@ function defineErrorClass(name: string): typeof Error {
   };
   Object.defineProperty(cls, 'name', { value: name });
   Object.defineProperty(cls.prototype, 'name', { value: name, writable: true, configurable: true, enumerable: false });
-  return cls;
+  return cls as unknown as ErrorConstructor;
 }
 
-export const errors: Record<string, typeof Error> = Object.create(null);
+export const errors: Record<string, ErrorConstructor> = Object.create(null);
 for (const name of CLASS_NAMES) errors[name] = defineErrorClass(name);
 
 /** The error a host answer names: a Deno class, or a standard one (TypeError, RangeError). */
-export function makeError(className: string, message: string): Error {
+export function makeError(className: string, message: string, code?: string): Error {
+  const error = makeBareError(className, message);
+  // Deno sets the OS error code (`ENOENT`, ...) on file-system errors.
+  if (code) Object.defineProperty(error, 'code', { value: code, writable: true, configurable: true, enumerable: true });
+  return error;
+}
+
+function makeBareError(className: string, message: string): Error {
   const DenoClass = errors[className];
   if (DenoClass) return new DenoClass(message);
   switch (className) {

@@ -4,11 +4,11 @@ import { callSync } from '../host.ts';
 export class PermissionStatus {
   state: 'granted' | 'prompt' | 'denied';
   onchange: null = null;
-  partial?: boolean;
+  partial: boolean;
 
   constructor(state: 'granted' | 'prompt' | 'denied', partial: boolean) {
     this.state = state;
-    if (partial) this.partial = true;
+    this.partial = partial;
   }
 }
 

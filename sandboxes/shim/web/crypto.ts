@@ -13,11 +13,15 @@ function randomBytes(length: number): Uint8Array {
 }
 
 export function getRandomValues<T extends ArrayBufferView | null>(array: T): T {
-  if (!ArrayBuffer.isView(array) || !INTEGER_ARRAYS.includes(array.constructor.name)) {
-    throw new TypeError("Failed to execute 'getRandomValues' on 'Crypto': parameter 1 is not of type 'ArrayBufferView' of an integer type");
+  const DOMExceptionClass = (globalThis as unknown as { DOMException: new (message: string, name: string) => Error }).DOMException;
+  if (!ArrayBuffer.isView(array)) {
+    throw new TypeError("Failed to execute 'getRandomValues' on 'Crypto': parameter 1 is not of type 'ArrayBufferView'");
+  }
+  if (!INTEGER_ARRAYS.includes(array.constructor.name)) {
+    throw new DOMExceptionClass('The provided ArrayBufferView is not an integer array type', 'TypeMismatchError');
   }
   if (array.byteLength > 65536) {
-    throw new Error(`The ArrayBufferView's byte length (${array.byteLength}) exceeds the number of bytes of entropy available via this API (65536)`);
+    throw new DOMExceptionClass(`The ArrayBufferView's byte length (${array.byteLength}) exceeds the number of bytes of entropy available via this API (65536)`, 'QuotaExceededError');
   }
   new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(randomBytes(array.byteLength));
   return array;

@@ -27,11 +27,19 @@ export class TextEncoder {
     return new Uint8Array(out);
   }
 
+  /** Writes whole characters only; `read` counts UTF-16 code units consumed. */
   encodeInto(input: string, dest: Uint8Array): { read: number; written: number } {
-    const bytes = this.encode(input);
-    const written = Math.min(bytes.length, dest.length);
-    dest.set(bytes.subarray(0, written));
-    return { read: input.length, written };
+    const s = String(input);
+    let read = 0;
+    let written = 0;
+    for (const ch of s) {
+      const bytes = this.encode(ch);
+      if (written + bytes.length > dest.length) break;
+      dest.set(bytes, written);
+      written += bytes.length;
+      read += ch.length;
+    }
+    return { read, written };
   }
 }
 
