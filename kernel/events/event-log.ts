@@ -3,8 +3,8 @@
  *
  * append() redacts the payload, gives the event the next seq, chains its hash to the one
  * before, and queues the line. One writer drains the queue: every line queued since its
- * last write goes out in one write() and one fdatasync(), and only then do those appends'
- * promises resolve. So an event whose promise resolved is on disk and survives kill -9,
+ * last write goes out in one synchronous-data write (O_DSYNC: write + fdatasync in one
+ * call), and only then do those appends' promises resolve. So an event whose promise resolved is on disk and survives kill -9,
  * and appends made together (the same tick, or while a sync is running) share one sync.
  *
  * openEventLog() checks the whole file first and refuses a log that is corrupt, out of
@@ -12,7 +12,7 @@
  * by a crash: only ever unacknowledged events) is saved aside, cut off, and logged.
  */
 import { createHash } from 'node:crypto';
-import { close, fdatasync, mkdirSync, openSync, write } from 'node:fs';
+import { close, constants, fdatasync, mkdirSync, openSync, write } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { kernelError, type KernelError } from '../errors.ts';
@@ -27,6 +27,13 @@ function writeAsync(fd: number, bytes: Buffer, offset: number, length: number): 
   return new Promise((resolve, reject) => write(fd, bytes, offset, length, null, (error, written) => (error ? reject(error) : resolve(written))));
 }
 const fdatasyncAsync = promisify(fdatasync);
+
+/**
+ * With O_DSYNC each write() returns only once its data (and the file size) are on disk:
+ * the batch's write and its fdatasync in one system call and one thread-pool round trip
+ * instead of two. Where the flag does not exist, an explicit fdatasync follows the write.
+ */
+const O_DSYNC: number = constants.O_DSYNC ?? 0;
 const closeAsync = promisify(close);
 
 export interface AppendResult {
@@ -56,7 +63,7 @@ export interface EventLogStartup {
 export interface EventLogStats {
   /** Events made durable since open. */
   events: number;
-  /** write+fdatasync rounds since open: events / batches is the group-commit factor. */
+  /** Durable write rounds (write + fdatasync) since open: events / batches is the group-commit factor. */
   batches: number;
 }
 
@@ -171,7 +178,7 @@ export class EventLog {
       try {
         let written = 0;
         while (written < bytes.length) written += await writeAsync(this.#fd, bytes, written, bytes.length - written);
-        await fdatasyncAsync(this.#fd);
+        if (!O_DSYNC) await fdatasyncAsync(this.#fd);
       } catch (error) {
         this.#fail(error, batch);
         break;
@@ -232,7 +239,7 @@ export async function openEventLog(file: string, options: OpenEventLogOptions = 
   const firstCreated = mkdirSync(logsDir, { recursive: true });
   let repair: Repair | undefined;
   if (torn) repair = cutTornTail(absolute, torn, lastSeq + 1);
-  const fd = openSync(absolute, 'a');
+  const fd = openSync(absolute, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_DSYNC, 0o644);
   if (!hadEvents && !repair) syncNewPath(logsDir, firstCreated);
   openFiles.add(absolute);
 

@@ -78,8 +78,14 @@ export class IsolateRuntime {
   #wake: (() => void) | undefined;
   #exportNames: string[] = [];
 
+  /** Rejects when the isolate is disposed: every wait on isolate work races it. */
+  readonly #disposed: Promise<never>;
+  #rejectDisposed!: (error: Error) => void;
+
   private constructor(options: RuntimeOptions) {
     this.#options = options;
+    this.#disposed = new Promise<never>((_, reject) => (this.#rejectDisposed = reject));
+    this.#disposed.catch(() => undefined);
     this.isolate = new ivm.Isolate({ memoryLimit: options.limits.memoryMb });
     this.#context = this.isolate.createContextSync();
   }
@@ -121,7 +127,17 @@ export class IsolateRuntime {
     }
     this.#timers.clear();
     if (!this.isolate.isDisposed) this.isolate.dispose();
+    this.#rejectDisposed(new Error('Isolate is disposed'));
     this.#wake?.();
+  }
+
+  /**
+   * Isolate work can outlive a dispose: isolated-vm copies an unhandled rejection's value
+   * at the end of each task, outside any timeout, and a hostile getter there never ends.
+   * So no caller waits on isolate work without also watching for the dispose.
+   */
+  #guard<T>(work: Promise<T>): Promise<T> {
+    return Promise.race([work, this.#disposed]);
   }
 
   #compile(source: CompiledSource): ivm.Script {
@@ -310,12 +326,10 @@ export class IsolateRuntime {
     return this.#compile(bundle).runSync(this.#context, { reference: true, timeout: this.#options.limits.cpuMs }) as ivm.Reference;
   }
 
-  async #settle(first: Answer, sync: boolean): Promise<Answer> {
+  async #settle(first: Answer): Promise<Answer> {
     if (first.pending === undefined) return first;
     const timeout = this.#options.limits.cpuMs;
-    const settled = sync
-      ? await this.#dispatch.settle.apply(undefined, [first.pending], { result: { promise: true }, timeout })
-      : await this.#dispatch.settle.apply(undefined, [first.pending], { result: { promise: true }, timeout });
+    const settled = await this.#guard(this.#dispatch.settle.apply(undefined, [first.pending], { result: { promise: true }, timeout }));
     return this.#decode(settled);
   }
 
@@ -333,8 +347,8 @@ export class IsolateRuntime {
     const stop = this.#watch();
     try {
       const main = this.#compileMain(bundle);
-      const first = this.#decode(await this.#dispatch.boot.apply(undefined, [main.derefInto()], { timeout: this.#options.limits.cpuMs }));
-      this.#exportNames = this.#answerValue(await this.#settle(first, false)) as string[];
+      const first = this.#decode(await this.#guard(this.#dispatch.boot.apply(undefined, [main.derefInto()], { timeout: this.#options.limits.cpuMs })));
+      this.#exportNames = this.#answerValue(await this.#settle(first)) as string[];
       return this.#exportNames;
     } catch (error) {
       throw this.#rethrow(error);
@@ -372,8 +386,8 @@ export class IsolateRuntime {
     }
     const stop = this.#watch();
     try {
-      const first = this.#decode(await this.#dispatch.call.apply(undefined, [name, argsJson], { timeout }));
-      return this.#answerValue(await this.#settle(first, false));
+      const first = this.#decode(await this.#guard(this.#dispatch.call.apply(undefined, [name, argsJson], { timeout })));
+      return this.#answerValue(await this.#settle(first));
     } catch (error) {
       throw this.#rethrow(error);
     } finally {
@@ -399,7 +413,7 @@ export class IsolateRuntime {
   async #finishAsync(first: Answer): Promise<unknown> {
     const stop = this.#watch();
     try {
-      return this.#answerValue(await this.#settle(first, false));
+      return this.#answerValue(await this.#settle(first));
     } catch (error) {
       throw this.#rethrow(error);
     } finally {
@@ -422,7 +436,7 @@ export class IsolateRuntime {
     for (let i = 0; i < 2; i++) {
       if (this.#pendingOps !== 0 || this.isolate.isDisposed) return false;
       const before = this.#activity;
-      await this.#dispatch.ping.apply(undefined, [], { timeout: this.#options.limits.cpuMs });
+      await this.#guard(this.#dispatch.ping.apply(undefined, [], { timeout: this.#options.limits.cpuMs }));
       if (this.#pendingOps !== 0 || this.#activity !== before) return false;
     }
     return true;
@@ -440,8 +454,8 @@ export class IsolateRuntime {
     let idleRounds = 0;
     try {
       const main = this.#compileMain(bundle);
-      const first = this.#decode(await this.#dispatch.boot.apply(undefined, [main.derefInto()], { timeout: this.#options.limits.cpuMs }));
-      const settled = this.#settle(first, false).then(
+      const first = this.#decode(await this.#guard(this.#dispatch.boot.apply(undefined, [main.derefInto()], { timeout: this.#options.limits.cpuMs })));
+      const settled = this.#settle(first).then(
         (answer) => {
           mainDone = true;
           mainError = answer.err;

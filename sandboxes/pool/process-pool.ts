@@ -224,7 +224,7 @@ export class ProcessPool {
     return new Promise((resolve) => {
       const active: ActiveRun = { runId, request, resolve, started: performance.now() };
       host.active = active;
-      const grace = this.#options.graceMs ?? 2000;
+      const grace = this.#options.graceMs ?? 1000;
       const wall = setTimeout(() => {
         active.killedFor = 'wall';
         host.kill();

