@@ -48,6 +48,8 @@ export const ERROR_CODES = {
   // broker
   RTC_ERR_BROKER_UNKNOWN_OP: 'a sandboxed script asked the broker for an operation that does not exist',
   RTC_ERR_BROKER_BAD_ARGS: 'a sandboxed script passed malformed arguments to the broker',
+  // replay
+  RTC_ERR_REPLAY_DIVERGED: 'a replayed cycle asked for an effect other than the recorded one',
   // local task ledger
   RTC_ERR_LEDGER_PATH_ESCAPE: 'a ledger path resolves outside the persona directory',
   RTC_ERR_LEDGER_SCHEMA_NEWER: 'the ledger was written by a newer schema version than this runtimectl supports',

@@ -56,7 +56,7 @@ export async function eventAppends(ctx: BenchContext): Promise<ResultRow[]> {
       ratio: r.ratioToFloor,
       target: TARGET,
       verdict: verdict(rate >= 50_000),
-      note: `${r.events} events in one run (a rate, not a median); ack latency p50 ${r.groupCommit.p50AckMs} ms, p99 ${r.groupCommit.p99AckMs} ms; ${r.groupCommit.batches} write+fdatasync rounds of ${r.groupCommit.meanBatch} events on average.`,
+      note: `${r.events} events in one run (a rate, not a median), measured by kernel/events/bench.ts just before its raw floor (one after the other, not interleaved); ack latency p50 ${r.groupCommit.p50AckMs} ms, p99 ${r.groupCommit.p99AckMs} ms; ${r.groupCommit.batches} write+fdatasync rounds of ${r.groupCommit.meanBatch} events on average.`,
       whyMissed: eventsMiss(r),
     },
     {

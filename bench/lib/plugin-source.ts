@@ -70,6 +70,13 @@ export function envLoop(n: number): string | undefined {
   for (let i = 0; i < n; i++) value = Deno.env.get('BENCH_X');
   return value;
 }
+
+/** n reads of one file, each an async broker op. */
+export async function readLoop(n: number, file: string): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < n; i++) total += (await Deno.readTextFile(file)).length;
+  return total;
+}
 `;
 
 export function writeSmallPlugin(dir: string): string {

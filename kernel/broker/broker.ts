@@ -55,14 +55,33 @@ export class CapabilityBroker {
   }
 
   sync(name: string, argsJson: string): string {
+    const tape = this.context.tape;
+    if (tape?.mode === 'replay') return this.#replay(name, argsJson, 'sync');
+    const fill = tape?.begin(name, argsJson);
+    let answer: string;
     try {
       const op = this.#find(name, 'sync');
       const args = this.#admit(op, argsJson);
-      const value = op.run(args, this.context);
-      return JSON.stringify({ ok: value ?? null });
+      answer = JSON.stringify({ ok: op.run(args, this.context) ?? null });
     } catch (error) {
-      return errorAnswer(error);
+      answer = errorAnswer(error);
     }
+    fill?.(answer);
+    return answer;
+  }
+
+  /**
+   * Replay: the permission check and audit run as they did, then the recorded answer is
+   * returned and no effect happens. A divergence is thrown as a KernelError; it ends the
+   * call, and the replay command reports it.
+   */
+  #replay(name: string, argsJson: string, mode: 'sync' | 'async'): string {
+    try {
+      this.#admit(this.#find(name, mode), argsJson);
+    } catch (error) {
+      if (!(error instanceof DenoOpError)) throw error;
+    }
+    return this.context.tape!.answer(name, argsJson);
   }
 
   /** Runs an op by its own mode; for callers that cannot tell (the process tier's pipe). */
@@ -71,13 +90,18 @@ export class CapabilityBroker {
   }
 
   async async(name: string, argsJson: string): Promise<string> {
+    const tape = this.context.tape;
+    if (tape?.mode === 'replay') return this.#replay(name, argsJson, 'async');
+    const fill = tape?.begin(name, argsJson);
+    let answer: string;
     try {
       const op = this.#find(name, 'async');
       const args = this.#admit(op, argsJson);
-      const value = await op.run(args, this.context);
-      return JSON.stringify({ ok: value ?? null });
+      answer = JSON.stringify({ ok: (await op.run(args, this.context)) ?? null });
     } catch (error) {
-      return errorAnswer(error);
+      answer = errorAnswer(error);
     }
+    fill?.(answer);
+    return answer;
   }
 }

@@ -6,6 +6,7 @@
  */
 import type { PermissionName } from '../permissions/descriptors.ts';
 import type { PermissionGate } from '../permissions/gate.ts';
+import type { Tape } from './tape.ts';
 
 export interface AuditEvent {
   type: 'capability';
@@ -31,6 +32,8 @@ export interface BrokerContext {
   /** bytes a fetch response body may have */
   maxResponseBytes: number;
   audit(event: AuditEvent): void;
+  /** when set, every answer is recorded on it, or (replay) taken from it instead of the world */
+  tape?: Tape;
 }
 
 export interface PermissionNeed {

@@ -7,6 +7,7 @@
 import { bundleEntry, defaultCacheDir } from '../build/bundle.ts';
 import { CapabilityBroker } from '../broker/broker.ts';
 import type { AuditEvent } from '../broker/op.ts';
+import type { Tape } from '../broker/tape.ts';
 import { isKernelError, kernelError } from '../errors.ts';
 import { toPermissionSet, type PathVariables } from '../manifest/permissions-schema.ts';
 import type { Limits } from '../manifest/sandbox-profile.ts';
@@ -26,6 +27,8 @@ export interface InstanceOptions {
   cacheDir?: string;
   audit?: (event: AuditEvent) => void;
   onOutput?: (fd: 1 | 2, text: string) => void;
+  /** record every effect on this tape, or answer from it (replay) */
+  tape?: Tape;
 }
 
 export class PluginInstance {
@@ -51,7 +54,7 @@ export class PluginInstance {
       { label: 'caller', set: options.allow },
       profileLayer(plugin.profile, plugin.dir),
     ];
-    this.broker = new CapabilityBroker(brokerContext({ subject: plugin.manifest.id, layers, cwd: options.cwd, env: options.env ?? {}, profile: plugin.profile, limits: this.limits, audit: options.audit }));
+    this.broker = new CapabilityBroker(brokerContext({ subject: plugin.manifest.id, layers, cwd: options.cwd, env: options.env ?? {}, profile: plugin.profile, limits: this.limits, audit: options.audit, tape: options.tape }));
   }
 
   async #ensure(): Promise<IsolateRuntime> {

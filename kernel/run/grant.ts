@@ -1,5 +1,6 @@
 /** Builds the permission gate and broker context for one sandboxed run or plugin instance. */
 import type { AuditEvent, BrokerContext } from '../broker/op.ts';
+import type { Tape } from '../broker/tape.ts';
 import type { Limits, SandboxProfile } from '../manifest/sandbox-profile.ts';
 import { toPermissionSet } from '../manifest/permissions-schema.ts';
 import { PermissionGate, type PermissionLayer } from '../permissions/gate.ts';
@@ -16,6 +17,7 @@ export function brokerContext(options: {
   profile: SandboxProfile;
   limits: Limits;
   audit?: (event: AuditEvent) => void;
+  tape?: Tape;
 }): BrokerContext {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(options.env)) if (typeof v === 'string') env[k] = v;
@@ -28,5 +30,6 @@ export function brokerContext(options: {
     subprocess: { wallMs: options.limits.wallMs, outputBytes: options.limits.outputBytes },
     maxResponseBytes: options.limits.transferBytes,
     audit: options.audit ?? (() => undefined),
+    ...(options.tape ? { tape: options.tape } : {}),
   };
 }

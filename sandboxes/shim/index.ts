@@ -7,6 +7,7 @@
 import { bindHost, callSync } from './host.ts';
 import { ExitSignal, makeDeno } from './deno/namespace.ts';
 import { installLazyGlobals } from './lazy-globals.ts';
+import { installBrokerDate, installBrokerRandom, monotonicNow } from './web/clock.ts';
 import { atob, btoa } from './web/base64.ts';
 import { makeConsole } from './web/console.ts';
 import { crypto } from './web/crypto.ts';
@@ -66,7 +67,7 @@ export function install(
       : (hostSync as (op: string, json: string) => string);
   bindHost({ sync, async: (op, json) => hostAsync.apply(undefined, [op, json], { result: { promise: true } }) }, config.transferBytes);
 
-  const now = (): number => callSync<number>('clock.monotonic', {});
+  const now = monotonicNow;
   const g = globalThis as Record<string, unknown>;
   const define = (name: string, value: unknown): void => {
     Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
@@ -90,6 +91,8 @@ export function install(
   define('performance', { now, timeOrigin: 0 });
   define('self', globalThis);
   installLazyGlobals();
+  installBrokerDate();
+  installBrokerRandom();
 
   let exportsObject: Exports = {};
   const pending = new Map<number, Promise<string>>();

@@ -11,6 +11,22 @@ export const randomBytesOp = defineOp({
   run: (a) => randomBytes(a.length).toString('base64'),
 });
 
+export const randomSeed = defineOp({
+  name: 'random.seed',
+  mode: 'sync',
+  parse: () => ({}),
+  needs: () => [],
+  run: () => Array.from(new Uint32Array(randomBytes(16).buffer)),
+});
+
+export const clockNow = defineOp({
+  name: 'clock.now',
+  mode: 'sync',
+  parse: () => ({}),
+  needs: () => [],
+  run: () => Date.now(),
+});
+
 const origin = performance.now();
 
 export const clockMonotonic = defineOp({
