@@ -18,6 +18,7 @@
  * A second process-tier figure is one broker op over the pipe: a script doing N
  * `Deno.env.get` calls minus the same script doing none, divided by N, paired per round.
  */
+import { fork } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ivm from 'isolated-vm';
@@ -90,8 +91,8 @@ function poolRunMiss(run: Summary, floor: Summary): string {
   return `a run took ${shown(run.median)} median, ${shown(run.p99)} p99, because every run creates a fresh isolate in the host process and installs the shim before the script starts; the raw tinypool child-process round trip took ${shown(floor.median)} median, ${shown(floor.p99)} p99 in the same run${floor.p99 > 0.3 ? ', so on this machine even a bare IPC round trip misses 300 µs at p99' : ''}. What would close it: resident plugin instances in the host processes (created once, then sent 'call' messages that the loaded isolate answers), which makes a call one IPC round trip plus the work in the isolate.`;
 }
 
-function pipeOpMiss(op: Summary, floor: Summary): string {
-  return `an op took ${shown(op.median)} median, ${shown(op.p99)} p99: it blocks the isolate (applySyncPromise), goes from the isolate thread to the host process's event loop, over Node's JSON IPC to the kernel's broker, and back the same way: two IPC messages per op, against ${shown(floor.median)} median for tinypool's whole round trip. What would close it: a cheaper channel for ops (a shared-memory ring with Atomics.wait instead of JSON IPC), or several ops per message.`;
+function pipeOpMiss(op: Summary, floor: Summary, bare: Summary): string {
+  return `an op took ${shown(op.median)} median, ${shown(op.p99)} p99: it blocks the isolate (applySyncPromise), goes from the isolate thread to the host process's event loop, over Node's JSON IPC to the kernel's broker, and back the same way: two IPC messages per op; a bare fork IPC round trip took ${shown(bare.median)} median, ${shown(bare.p99)} p99 and tinypool's ${shown(floor.median)} median in the same run${bare.p99 > 0.3 ? ', so at p99 even a bare process round trip misses 300 µs on this machine' : ''}. What would close it: a cheaper channel for ops (a shared-memory ring with Atomics.wait instead of JSON IPC), or several ops per message.`;
 }
 
 export async function processCall(ctx: BenchContext): Promise<ResultRow[]> {
@@ -118,6 +119,12 @@ export async function processCall(ctx: BenchContext): Promise<ResultRow[]> {
   const opsPerRun = ctx.quick ? 100 : 200;
   // Tinypool's child inherits this process's exec flags (tsx included), which only slows its start-up.
   const tinypool = new Tinypool({ filename: fileURLToPath(new URL('../fixtures/tinypool-echo.mjs', import.meta.url)), runtime: 'child_process', minThreads: 1, maxThreads: 1 });
+  const bare = fork(fileURLToPath(new URL('../fixtures/ipc-echo.cjs', import.meta.url)), [], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'], serialization: 'json' });
+  const bareRoundTrip = () =>
+    new Promise<void>((resolve, reject) => {
+      bare.once('message', (answer: typeof PAYLOAD) => (answer.id === 42 ? resolve() : reject(new Error('bench: bare child echoed wrong'))));
+      bare.send(PAYLOAD);
+    });
   try {
     const budget = ctx.quick ? { warmup: 10, rounds: 60 } : { warmup: 30, rounds: 250 };
     ctx.log(`  process-tier call: ${budget.rounds} rounds`);
@@ -139,6 +146,7 @@ export async function processCall(ctx: BenchContext): Promise<ResultRow[]> {
             if (answer.id !== 42) throw new Error('bench: tinypool echoed wrong');
           },
         },
+        { name: 'bare-ipc', run: bareRoundTrip },
       ],
       budget,
     );
@@ -170,12 +178,14 @@ export async function processCall(ctx: BenchContext): Promise<ResultRow[]> {
         target: '≤ 300 µs',
         verdict: verdict(perOp.p99 <= 0.3),
         note: `(run of a script doing ${opsPerRun} Deno.env.get calls − the same script doing none) / ${opsPerRun}, paired within each round; each op goes isolate → host process (applySyncPromise) → kernel broker over IPC → back. Target judged on p99.`,
-        whyMissed: pipeOpMiss(perOp, floor),
+        whyMissed: pipeOpMiss(perOp, floor, summarize(samples.get('bare-ipc')!)),
       }),
-      timeRow({ case: PROCESS, variant: 'raw tinypool child_process round trip', role: 'floor', summary: floor, unit: 'auto', note: 'Tinypool({runtime: "child_process"}), one warm child, `export default (task) => task`, the same payload.' }),
+      timeRow({ case: PROCESS, variant: 'raw tinypool child_process round trip', role: 'floor', summary: floor, unit: 'auto', note: 'Tinypool({runtime: "child_process"}), one warm child, `export default (task) => task`, the same payload; the comparison issue 7 names.' }),
+      timeRow({ case: PROCESS, variant: 'bare child_process.fork IPC round trip', role: 'info', summary: summarize(samples.get('bare-ipc')!), unit: 'auto', floor, note: 'a plain forked Node child echoing each IPC message (JSON serialization), the same payload: what one process round trip costs without any pool library.' }),
     ];
   } finally {
     await pool.close();
     await tinypool.destroy();
+    bare.disconnect();
   }
 }

@@ -77,6 +77,8 @@ export class IsolateRuntime {
   #timers = new Map<number, { timer: NodeJS.Timeout; resolve: (cancelled: boolean) => void }>();
   #wake: (() => void) | undefined;
   #exportNames: string[] = [];
+  /** how each script was compiled: from a V8 code cache or from source */
+  readonly compiles: { filename: string; fromCache: boolean }[] = [];
 
   /** Rejects when the isolate is disposed: every wait on isolate work races it. */
   readonly #disposed: Promise<never>;
@@ -146,6 +148,7 @@ export class IsolateRuntime {
       ...(source.cachedData ? { cachedData: new ivm.ExternalCopy(source.cachedData.buffer.slice(source.cachedData.byteOffset, source.cachedData.byteOffset + source.cachedData.byteLength) as ArrayBuffer) } : { produceCachedData: true }),
     });
     const produced = (script as unknown as { cachedData?: ivm.ExternalCopy<ArrayBuffer>; cachedDataRejected?: boolean });
+    this.compiles.push({ filename: source.filename, fromCache: Boolean(source.cachedData) && produced.cachedDataRejected !== true });
     if (source.onCachedData && produced.cachedData && (!source.cachedData || produced.cachedDataRejected)) {
       source.onCachedData(new Uint8Array(produced.cachedData.copy()));
     }

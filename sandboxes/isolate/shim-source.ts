@@ -9,13 +9,18 @@ export const SHIM_ENTRY = path.join(PROJECT_ROOT, 'sandboxes', 'shim', 'index.ts
 /** Loads a bundle's code cache if intact and arranges for a new one to be saved. */
 export function withCodeCache(code: string, digest: string, filename: string, cacheDir: string): CompiledSource {
   const cachedData = readCodeCache(digest, cacheDir);
-  return {
+  const source: CompiledSource = {
     code,
     digest,
     filename,
     ...(cachedData ? { cachedData } : {}),
-    onCachedData: (data) => writeCodeCache(digest, data, cacheDir),
+    // Kept on the source too: the next isolate built from it in this process compiles from cache.
+    onCachedData: (data) => {
+      source.cachedData = data;
+      writeCodeCache(digest, data, cacheDir);
+    },
   };
+  return source;
 }
 
 export async function loadShim(cacheDir: string): Promise<CompiledSource> {

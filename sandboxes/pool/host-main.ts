@@ -5,7 +5,7 @@
  * (isolated-vm #527), only this process dies; the kernel reports it and starts another.
  */
 import { IsolateRuntime, type CompiledSource } from '../isolate/isolate-runtime.ts';
-import { readCodeCache, writeCodeCache } from '../../kernel/build/bundle.ts';
+import { withCodeCache } from '../isolate/shim-source.ts';
 import type { FromHost, ToHost, WireSource } from './protocol.ts';
 
 let shim: CompiledSource | undefined;
@@ -18,8 +18,7 @@ function send(message: FromHost): void {
 }
 
 function compiled(source: WireSource): CompiledSource {
-  const cachedData = readCodeCache(source.digest, cacheDir);
-  return { ...source, ...(cachedData ? { cachedData } : {}), onCachedData: (data) => writeCodeCache(source.digest, data, cacheDir) };
+  return withCodeCache(source.code, source.digest, source.filename, cacheDir);
 }
 
 function forward(runId: number, op: string, json: string, mode: 'sync' | 'async'): Promise<string> {

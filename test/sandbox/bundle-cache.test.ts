@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { bundleEntry } from '../../kernel/build/bundle.ts';
+import { KernelError } from '../../kernel/errors.ts';
+import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
+import { IsolateRuntime } from '../../sandboxes/isolate/isolate-runtime.ts';
+import { loadShim, withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
+
+const noOps = { sync: () => '{"ok":null}', async: async () => '{"ok":null}', any: async () => '{"ok":null}' };
+
+test('a bundle is rebuilt only when an input changes, and a warm start compiles from the V8 code cache', async () => {
+  const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'rtc-cache-'));
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-src-'));
+  writeFileSync(path.join(dir, 'mod.ts'), "import { twice } from './lib.ts';\nexport function f(x: number): number { return twice(x); }\n");
+  writeFileSync(path.join(dir, 'lib.ts'), 'export const twice = (x: number) => x * 2;\n');
+  const first = await bundleEntry(path.join(dir, 'mod.ts'), cacheDir);
+  const second = await bundleEntry(path.join(dir, 'mod.ts'), cacheDir);
+  assert.equal(first.cached, false);
+  assert.equal(second.cached, true);
+  assert.deepEqual(Object.keys(first.inputs).sort(), ['lib.ts', 'mod.ts']);
+  writeFileSync(path.join(dir, 'lib.ts'), 'export const twice = (x: number) => x * 3;\n');
+  const third = await bundleEntry(path.join(dir, 'mod.ts'), cacheDir);
+  assert.equal(third.cached, false);
+  assert.notEqual(third.digest, first.digest);
+
+  const shim = await loadShim(cacheDir);
+  const limits = loadSandboxProfile('trusted').limits;
+  const start = () => IsolateRuntime.create(shim, { limits, webAssembly: false, args: [], syncMode: 'callback', ops: noOps, onOutput: () => undefined });
+  const cold = start();
+  await cold.load(withCodeCache(third.code, third.digest, 'mod', cacheDir));
+  assert.equal(cold.callSync('f', [2]), 6);
+  assert.equal(cold.compiles.at(-1)?.fromCache, false);
+  cold.dispose();
+  assert.ok(readdirSync(path.join(cacheDir, 'bundles')).some((f) => f === `${third.digest}.v8`));
+  const warm = start();
+  await warm.load(withCodeCache(third.code, third.digest, 'mod', cacheDir));
+  assert.equal(warm.callSync('f', [2]), 6);
+  assert.deepEqual(warm.compiles.map((c) => [c.filename, c.fromCache]), [['runtimectl:shim', true], ['mod', true]], 'shim and plugin both compiled from cache');
+  warm.dispose();
+});
+
+test('a corrupted code cache is ignored, never loaded', async () => {
+  const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'rtc-cache-'));
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-src-'));
+  writeFileSync(path.join(dir, 'mod.ts'), 'export const f = () => 1;\n');
+  const bundle = await bundleEntry(path.join(dir, 'mod.ts'), cacheDir);
+  const shim = await loadShim(cacheDir);
+  const limits = loadSandboxProfile('trusted').limits;
+  const rt = IsolateRuntime.create(shim, { limits, webAssembly: false, args: [], syncMode: 'callback', ops: noOps, onOutput: () => undefined });
+  await rt.load(withCodeCache(bundle.code, bundle.digest, 'mod', cacheDir));
+  rt.dispose();
+  writeFileSync(path.join(cacheDir, 'bundles', `${bundle.digest}.v8`), 'not machine code');
+  assert.equal(withCodeCache(bundle.code, bundle.digest, 'mod', cacheDir).cachedData, undefined);
+});
+
+test('a build error names the file, line and reason', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-src-'));
+  writeFileSync(path.join(dir, 'bad.ts'), 'export const x = ;\n');
+  await assert.rejects(bundleEntry(path.join(dir, 'bad.ts'), mkdtempSync(path.join(os.tmpdir(), 'rtc-cache-'))), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_BUILD_FAILED' && /bad\.ts:1:\d+: /.test(e.message));
+  writeFileSync(path.join(dir, 'node.ts'), "import fs from 'node:fs';\nexport const x = fs;\n");
+  await assert.rejects(bundleEntry(path.join(dir, 'node.ts'), mkdtempSync(path.join(os.tmpdir(), 'rtc-cache-'))), /node:fs/);
+});
