@@ -72,6 +72,11 @@ export const ERROR_CODES = {
   RTC_ERR_SKILL_REFERENCE_ESCAPE: 'a skill reference path leaves the skill folder',
   RTC_ERR_SKILL_REFERENCE_NOT_FOUND: 'a skill reference file does not exist or is not a readable file',
   RTC_ERR_SKILL_REFERENCE_TOO_LARGE: 'a skill reference file is larger than the read cap',
+  // personas and the continuous loop
+  RTC_ERR_PERSONA_NOT_FOUND: 'no persona profile with that id or file',
+  RTC_ERR_PERSONA_DUPLICATE: 'two personas in one run share an id',
+  RTC_ERR_STATE_DIR: 'the state directory cannot be created or used',
+  RTC_ERR_EXECUTOR_RESULT: 'an executor or budget-policy plugin returned a value outside its contract',
   // workspaces
   RTC_ERR_WORKSPACE_ID_INVALID: 'an agent or workspace id is not a safe single path segment',
   RTC_ERR_WORKSPACE_RESOURCE_INVALID: 'a workspace resource reference is malformed',

@@ -40,7 +40,7 @@ function coldStartMiss(withCache: Summary, floor: Summary, create: Summary, bare
   const parts: string[] = [];
   if (withCache.p99 > 10) {
     parts.push(
-      `p99 is ${ms(withCache.p99)} (median ${ms(withCache.median)}). Raw isolated-vm doing the same work without the shim took ${ms(floor.median)} median, ${ms(floor.p99)} p99 in the same run${floor.p99 > 10 ? ', so on this machine no path that creates an isolate when the call arrives can meet 10 ms p99' : ''}; a bare new Isolate + createContext alone took ${ms(bare.median)} median, ${ms(bare.p99)} p99; IsolateRuntime.create alone (isolate + shim) took ${ms(create.median)} median, so loading the plugin and answering took about ${ms(Math.max(0, withCache.median - create.median))}.`,
+      `p99 is ${ms(withCache.p99)} (median ${ms(withCache.median)}). Raw isolated-vm doing the same work without the shim took ${ms(floor.median)} median, ${ms(floor.p99)} p99 in the same run${floor.p99 > 10 ? ', so on this machine no path that creates an isolate when the call arrives can meet 10 ms p99' : ''}; a bare new Isolate + createContext alone took ${ms(bare.median)} median, ${ms(bare.p99)} p99; IsolateRuntime.create alone (isolate + shim, before any plugin code) took ${ms(create.median)} median.`,
       'What would close it: take the isolate creation off the critical path: keep one or two isolates per tier created in advance with the shim installed, refilled in the background after each use, so a cold start is only the bundle load from code cache and the first call; and shrink what the shim evaluates at install time.',
     );
   }

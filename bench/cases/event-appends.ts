@@ -29,12 +29,14 @@ type EventFigures = Awaited<ReturnType<EventBenchModule['benchEventAppends']>>;
 function eventsMiss(r: EventFigures): string {
   const rate = r.groupCommit.eventsPerSecond;
   const floor = r.rawFloor.eventsPerSecond;
-  const needBatch = Math.ceil((50_000 * r.rawFloor.fsyncP50Ms) / 1000);
-  const head = `group commit reached ${rate.toLocaleString('en-US')} events/s, ${r.ratioToFloor}x the raw floor's ${floor.toLocaleString('en-US')} events/s (writeSync + fsync per ${r.rawFloor.batchSize} events).`;
-  if (r.ratioToFloor >= 0.8) {
-    return `${head} It runs at the disk's pace: with fsync at ${r.rawFloor.fsyncP50Ms} ms (p50) here, 50,000 events/s needs about ${needBatch} events per fsync, and the writer averaged ${r.groupCommit.meanBatch}. What would close it: more appends per fsync (more appenders in flight, or a short gathering window before each sync), or a disk with faster flushes; not less durability.`;
+  const batch = r.groupCommit.meanBatch;
+  const roundMs = (batch / rate) * 1000;
+  const fsyncMs = r.rawFloor.fsyncP50Ms;
+  const head = `group commit reached ${rate.toLocaleString('en-US')} events/s, ${r.ratioToFloor}x the raw floor's ${floor.toLocaleString('en-US')} events/s (writeSync + fsync per ${r.rawFloor.batchSize} events). Each write+fdatasync round carried ${batch} events on average (at most the ${r.concurrency} appenders in flight) and took about ${roundMs.toFixed(1)} ms, against ${fsyncMs} ms for this disk's fsync (p50).`;
+  if (roundMs > 1.5 * fsyncMs) {
+    return `${head} So about ${(roundMs - fsyncMs).toFixed(1)} ms of each round is not the disk: it is the per-event work on the one JS thread (redaction, canonical JSON, the sha256 chain, resolving each ack and taking the next append). What would close it: cut that per-event work (serialize and hash in one pass per batch), prepare the next batch while the current fdatasync runs, and allow more appenders in flight (with ${r.concurrency} in flight, a round can never carry more than ${r.concurrency} events).`;
   }
-  return `${head} The writer is below the disk's pace, so the time goes to per-event work on the one JS thread (redaction, canonical JSON, the sha256 chain) or to too few events per sync (mean ${r.groupCommit.meanBatch}). What would close it: batch the serialization and hashing, and gather more events per fdatasync.`;
+  return `${head} The disk's flush bounds it: 50,000 events/s needs about ${Math.ceil((50_000 * fsyncMs) / 1000)} events per fsync. What would close it: more appends per fsync (more appenders in flight, or a short gathering window before each sync), or a disk with faster flushes; not less durability.`;
 }
 
 export async function eventAppends(ctx: BenchContext): Promise<ResultRow[]> {

@@ -10,6 +10,7 @@ import { sandboxProfileSchema } from './sandbox-profile.ts';
 import { EventEnvelopeSchema } from '../events/envelope.ts';
 import { ScidexRuntimeManifestSchema } from '../runtime-manifest/schema.ts';
 import { SkillFrontmatterSchema } from '../skills/frontmatter-schema.ts';
+import { personaProfileSchema } from '../personas/profile-schema.ts';
 
 export interface RegisteredSchema {
   /** File stem under schemas/, e.g. `plugin-manifest`. */
@@ -24,4 +25,5 @@ export const SCHEMAS: RegisteredSchema[] = [
   { name: 'skill-frontmatter', title: 'SKILL.md front matter (Agent Skills)', schema: SkillFrontmatterSchema },
   { name: 'scidex-runtime', title: 'scidex-runtime.yaml runtime manifest', schema: ScidexRuntimeManifestSchema },
   { name: 'event', title: 'runtimectl event envelope', schema: EventEnvelopeSchema },
+  { name: 'persona-profile', title: 'runtimectl persona profile (policies/personas/*.yaml)', schema: personaProfileSchema },
 ];
