@@ -50,6 +50,17 @@ export const ERROR_CODES = {
   RTC_ERR_BROKER_BAD_ARGS: 'a sandboxed script passed malformed arguments to the broker',
   // replay
   RTC_ERR_REPLAY_DIVERGED: 'a replayed cycle asked for an effect other than the recorded one',
+  // review queue (proposals awaiting an operator)
+  RTC_ERR_REVIEW_NOT_FOUND: 'no proposal with that id is in the review queue',
+  RTC_ERR_REVIEW_EXPIRED: 'a proposal expired before it was decided',
+  RTC_ERR_REVIEW_DECIDED: 'a proposal was already accepted or rejected',
+  RTC_ERR_REVIEW_TRANSITION: 'a proposal cannot move from its current state to the one asked for',
+  RTC_ERR_REVIEW_INVALID: 'a proposal, decision or review policy has an invalid field',
+  RTC_ERR_REVIEW_BACKPRESSURE: 'a proposal was refused because the queue is full or its rate limit was reached',
+  RTC_ERR_REVIEW_LOG_CORRUPT: 'the proposal log fails its hash chain or records an impossible transition',
+  RTC_ERR_REVIEW_LOCKED: 'another process held the review queue lock for too long',
+  RTC_ERR_REVIEW_BLOB: 'content stored for a proposal is missing or does not match its digest',
+  RTC_ERR_REVIEW_MEMORY_DRIFT: 'long-term memory changed outside the review queue',
   // local task ledger
   RTC_ERR_LEDGER_PATH_ESCAPE: 'a ledger path resolves outside the persona directory',
   RTC_ERR_LEDGER_SCHEMA_NEWER: 'the ledger was written by a newer schema version than this runtimectl supports',

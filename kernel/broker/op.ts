@@ -7,12 +7,14 @@
 import type { PermissionName } from '../permissions/descriptors.ts';
 import type { PermissionGate } from '../permissions/gate.ts';
 import type { Tape } from './tape.ts';
+import type { PluginBindings } from './ops/bindings.ts';
 
 export interface AuditEvent {
   type: 'capability';
   subject: string;
   op: string;
-  permission: PermissionName;
+  /** a Deno permission kind, or `binding` for a kernel binding (value: the binding's name) */
+  permission: PermissionName | 'binding';
   value: string | null;
   decision: 'granted' | 'denied';
 }
@@ -34,6 +36,8 @@ export interface BrokerContext {
   audit(event: AuditEvent): void;
   /** when set, every answer is recorded on it, or (replay) taken from it instead of the world */
   tape?: Tape;
+  /** kernel bindings this plugin may reach (declared by its manifest ∩ granted by its persona); see ops/bindings.ts */
+  bindings?: PluginBindings;
 }
 
 export interface PermissionNeed {

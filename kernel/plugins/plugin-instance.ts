@@ -1,5 +1,6 @@
 /**
- * One running plugin: its isolate, its broker (grant = manifest ∩ caller's allowance ∩
+ * One running plugin: its isolate (in this process, or resident in its own sandbox host
+ * process for process-tier profiles), its broker (grant = manifest ∩ caller's allowance ∩
  * profile ceiling) and its calls. A call that breaks a limit gets the named kernel error;
  * the isolate is disposed and a fresh one is built on the next call, so one bad call
  * never poisons later ones and never touches other plugins.
@@ -15,6 +16,7 @@ import type { PermissionSet } from '../permissions/descriptors.ts';
 import { brokerContext, profileLayer } from '../run/grant.ts';
 import { IsolateRuntime, type CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
+import { RemoteRuntime } from '../../sandboxes/pool/remote-runtime.ts';
 import type { LoadedPlugin } from './registry.ts';
 
 export interface InstanceOptions {
@@ -37,14 +39,11 @@ export class PluginInstance {
   readonly broker: CapabilityBroker;
   readonly #options: InstanceOptions;
   #source: CompiledSource | undefined;
-  #runtime: IsolateRuntime | undefined;
+  #runtime: IsolateRuntime | RemoteRuntime | undefined;
   /** isolates built so far (a rebuild after a limit adds one) */
   builds = 0;
 
   constructor(plugin: LoadedPlugin, options: InstanceOptions) {
-    if (plugin.profile.tier !== 'in-process') {
-      throw kernelError('RTC_ERR_PROFILE_UNKNOWN', `plugin ${plugin.manifest.id}: persistent plugin instances run in the in-process tier only for now; profile "${plugin.profile.name}" is process-tier (use sandbox run)`);
-    }
     this.plugin = plugin;
     this.#options = options;
     this.limits = { ...plugin.profile.limits, ...plugin.manifest.limits };
@@ -57,12 +56,26 @@ export class PluginInstance {
     this.broker = new CapabilityBroker(brokerContext({ subject: plugin.manifest.id, layers, cwd: options.cwd, env: options.env ?? {}, profile: plugin.profile, limits: this.limits, audit: options.audit, tape: options.tape }));
   }
 
-  async #ensure(): Promise<IsolateRuntime> {
+  async #ensure(): Promise<IsolateRuntime | RemoteRuntime> {
     if (this.#runtime && !this.#runtime.disposed) return this.#runtime;
     const cacheDir = this.#options.cacheDir ?? defaultCacheDir();
     if (!this.#source) {
       const bundle = await bundleEntry(this.plugin.entry, cacheDir);
       this.#source = withCodeCache(bundle.code, bundle.digest, `plugin:${this.plugin.manifest.id}`, cacheDir);
+    }
+    if (this.plugin.profile.tier === 'process') {
+      this.builds++;
+      this.#runtime = await RemoteRuntime.start({
+        cacheDir,
+        shim: this.#options.shim,
+        source: this.#source,
+        limits: this.limits,
+        webAssembly: this.plugin.profile.webAssembly,
+        rssCapMb: this.plugin.profile.rssCapMb ?? 512,
+        ops: this.broker,
+        onOutput: this.#options.onOutput ?? (() => undefined),
+      });
+      return this.#runtime;
     }
     const runtime = IsolateRuntime.create(this.#options.shim, {
       limits: this.limits,
@@ -90,7 +103,7 @@ export class PluginInstance {
     }
     const runtime = await this.#ensure();
     try {
-      return await runtime.call(name, args, true);
+      return runtime instanceof RemoteRuntime ? await runtime.call(name, args) : await runtime.call(name, args, true);
     } catch (error) {
       if (isKernelError(error) && (error.isLimit || error.code === 'RTC_ERR_SANDBOX_DISPOSED')) runtime.dispose();
       throw error;

@@ -29,24 +29,59 @@ function forward(runId: number, op: string, json: string, mode: 'sync' | 'async'
   });
 }
 
+const instances = new Map<number, IsolateRuntime>();
+
+function runtimeFor(runId: number, limits: Extract<ToHost, { t: 'load' }>['limits'], webAssembly: boolean, args: readonly string[]): IsolateRuntime {
+  return IsolateRuntime.create(shim!, {
+    limits,
+    webAssembly,
+    args,
+    syncMode: 'reference',
+    ops: {
+      sync: () => {
+        throw new Error('sync ops travel as promises in the process tier');
+      },
+      async: (op, json) => forward(runId, op, json, 'async'),
+      any: (op, json) => forward(runId, op, json, 'async'),
+    },
+    onOutput: (fd, text) => send({ t: 'out', runId, fd, text }),
+  });
+}
+
+function wireError(error: unknown): { name: string; message: string; code?: string } {
+  const e = error as { code?: string; message?: string; name?: string };
+  return { name: e.name ?? 'Error', message: e.message ?? String(error), ...(e.code ? { code: e.code } : {}) };
+}
+
+async function load(message: Extract<ToHost, { t: 'load' }>): Promise<void> {
+  try {
+    const runtime = runtimeFor(message.runId, message.limits, message.webAssembly, []);
+    instances.set(message.runId, runtime);
+    const exports = await runtime.load(compiled(message.source));
+    send({ t: 'loaded', runId: message.runId, exports: [...exports] });
+  } catch (error) {
+    instances.get(message.runId)?.dispose();
+    instances.delete(message.runId);
+    send({ t: 'loaded', runId: message.runId, error: wireError(error) });
+  }
+}
+
+async function call(message: Extract<ToHost, { t: 'call' }>): Promise<void> {
+  const runtime = instances.get(message.runId);
+  try {
+    if (!runtime || runtime.disposed) throw Object.assign(new Error('the isolate was disposed'), { name: 'KernelError', code: 'RTC_ERR_SANDBOX_DISPOSED' });
+    const value = await runtime.call(message.name, JSON.parse(message.argsJson) as unknown[], false);
+    send({ t: 'result', runId: message.runId, callId: message.callId, json: JSON.stringify(value ?? null) });
+  } catch (error) {
+    send({ t: 'result', runId: message.runId, callId: message.callId, error: wireError(error) });
+  }
+}
+
 async function run(message: Extract<ToHost, { t: 'run' }>): Promise<void> {
   const { runId } = message;
   let runtime: IsolateRuntime | undefined;
   try {
-    runtime = IsolateRuntime.create(shim!, {
-      limits: message.limits,
-      webAssembly: message.webAssembly,
-      args: message.args,
-      syncMode: 'reference',
-      ops: {
-        sync: () => {
-          throw new Error('sync ops travel as promises in the process tier');
-        },
-        async: (op, json) => forward(runId, op, json, 'async'),
-        any: (op, json) => forward(runId, op, json, 'async'),
-      },
-      onOutput: (fd, text) => send({ t: 'out', runId, fd, text }),
-    });
+    runtime = runtimeFor(runId, message.limits, message.webAssembly, message.args);
     const outcome = await runtime.runMain(compiled(message.source));
     const usage = runtime.usage();
     const limit = outcome.limit ? { code: outcome.limit.code, message: outcome.limit.message } : undefined;
@@ -68,6 +103,12 @@ process.on('message', (message: ToHost) => {
       break;
     case 'run':
       void run(message);
+      break;
+    case 'load':
+      void load(message);
+      break;
+    case 'call':
+      void call(message);
       break;
     case 'op-reply': {
       const resolve = waiting.get(message.callId);

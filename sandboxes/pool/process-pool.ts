@@ -9,16 +9,11 @@
  *  - respawn: a dead process is replaced and the run that killed it gets a named error.
  * Ops the child forwards are answered by the kernel's broker, so the child has no authority.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import * as esbuild from 'esbuild';
-import { sha256 } from '../../kernel/build/bundle.ts';
 import type { Limits } from '../../kernel/manifest/sandbox-profile.ts';
-import { PROJECT_ROOT } from '../../kernel/version.ts';
 import type { CompiledSource, OpHandler, RunOutcome, Usage } from '../isolate/isolate-runtime.ts';
-import { limitError } from '../isolate/limit-errors.ts';
+import { limitError, type LimitReason } from '../isolate/limit-errors.ts';
 import type { FromHost, ToHost, WireSource } from './protocol.ts';
+import { SandboxHost, deathReason } from './sandbox-host.ts';
 
 export interface PoolRunRequest {
   source: CompiledSource;
@@ -38,115 +33,23 @@ export interface PoolOptions {
   graceMs?: number;
 }
 
-const HOST_ENTRY = path.join(PROJECT_ROOT, 'sandboxes', 'pool', 'host-main.ts');
-// Checked this often while a run is active; a memory bomb grows ~1 GB/s, so keep it short.
-const RSS_POLL_MS = 10;
-
-let hostScript: Promise<string> | undefined;
-
-/** The host process's code, bundled once to plain JS so a child starts without a TS loader. */
-function buildHostScript(cacheDir: string): Promise<string> {
-  hostScript ??= (async () => {
-    const result = await esbuild.build({
-      entryPoints: [HOST_ENTRY],
-      bundle: true,
-      write: false,
-      format: 'cjs',
-      platform: 'node',
-      target: 'node20',
-      external: ['isolated-vm', 'esbuild'],
-      logLevel: 'silent',
-    });
-    const code = result.outputFiles[0]!.text;
-    const file = path.join(cacheDir, 'pool', `host-${sha256(code).slice(0, 16)}.cjs`);
-    const { mkdirSync, writeFileSync, existsSync } = await import('node:fs');
-    if (!existsSync(file)) {
-      mkdirSync(path.dirname(file), { recursive: true });
-      writeFileSync(`${file}.tmp`, code);
-      (await import('node:fs')).renameSync(`${file}.tmp`, file);
-    }
-    return file;
-  })();
-  return hostScript;
-}
-
-function wire(source: CompiledSource): WireSource {
+export function wire(source: CompiledSource): WireSource {
   return { code: source.code, digest: source.digest, filename: source.filename };
-}
-
-function readRssBytes(pid: number): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const match = /VmRSS:\s+(\d+) kB/.exec(status);
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
 }
 
 interface ActiveRun {
   runId: number;
   request: PoolRunRequest;
   resolve(result: { outcome: RunOutcome; usage: Usage }): void;
-  killedFor?: 'wall' | 'memory';
   started: number;
-}
-
-class SandboxHost {
-  readonly child: ChildProcess;
-  readonly ready: Promise<void>;
-  active: ActiveRun | undefined;
-  dead = false;
-  #exitHandlers: (() => void)[] = [];
-
-  constructor(script: string, init: ToHost) {
-    this.child = fork(script, [], {
-      execArgv: ['--no-node-snapshot'],
-      env: { NODE_PATH: path.join(PROJECT_ROOT, 'node_modules'), RTC_PROJECT_ROOT: PROJECT_ROOT },
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      serialization: 'json',
-    });
-    this.child.stderr?.on('data', () => undefined);
-    this.ready = new Promise((resolve, reject) => {
-      const onMessage = (m: FromHost) => {
-        if (m.t === 'ready') {
-          this.child.off('message', onMessage);
-          resolve();
-        }
-      };
-      this.child.on('message', onMessage);
-      this.child.once('exit', () => reject(new Error('sandbox host process exited during start-up')));
-    });
-    this.ready.catch(() => undefined);
-    this.child.on('exit', (code, signal) => {
-      this.dead = true;
-      for (const handler of this.#exitHandlers) handler();
-      const run = this.active;
-      this.active = undefined;
-      if (run) {
-        const reason = run.killedFor ?? 'crashed';
-        const detail = reason === 'crashed' ? (signal === 'SIGABRT' || code === 134 ? 'SIGABRT, most likely a fatal V8 out-of-memory' : `exit ${code ?? signal}`) : reason === 'memory' ? `resident memory above ${run.request.rssCapMb} MB` : '';
-        const limit = limitError(reason, run.request.limits, detail);
-        run.resolve({ outcome: { exitCode: 1, error: { name: limit.name, message: limit.message + (reason === 'memory' ? ` (${detail})` : ''), code: limit.code }, limit }, usage: { cpuMs: 0, wallMs: performance.now() - run.started, heapBytes: 0 } });
-      }
-    });
-    this.child.send(init);
-  }
-
-  onExit(handler: () => void): void {
-    this.#exitHandlers.push(handler);
-  }
-
-  kill(): void {
-    if (!this.dead) this.child.kill('SIGKILL');
-  }
 }
 
 export class ProcessPool {
   readonly #options: PoolOptions;
   readonly #idle: SandboxHost[] = [];
   readonly #waiters: ((host: SandboxHost) => void)[] = [];
-  #all = new Set<SandboxHost>();
+  readonly #all = new Set<SandboxHost>();
+  readonly #active = new Map<SandboxHost, ActiveRun>();
   #nextRun = 1;
   #closed = false;
   /** sandbox host processes started so far, including respawns (for tests and status) */
@@ -157,19 +60,25 @@ export class ProcessPool {
   }
 
   async #spawn(): Promise<SandboxHost> {
-    const script = await buildHostScript(this.#options.cacheDir);
-    const host = new SandboxHost(script, { t: 'init', shim: wire(this.#options.shim), cacheDir: this.#options.cacheDir });
+    const host = await SandboxHost.start(this.#options.cacheDir, { t: 'init', shim: wire(this.#options.shim), cacheDir: this.#options.cacheDir });
     this.spawned++;
     this.#all.add(host);
-    host.onExit(() => {
+    host.onExit((code, signal) => {
       this.#all.delete(host);
       const i = this.#idle.indexOf(host);
       if (i !== -1) this.#idle.splice(i, 1);
+      const run = this.#active.get(host);
+      this.#active.delete(host);
+      if (run) {
+        const { reason, detail } = deathReason(host, code, signal, run.request.rssCapMb);
+        const limit = limitError(reason, run.request.limits, detail);
+        const message = reason === 'memory' ? `${limit.message} (${detail})` : limit.message;
+        run.resolve({ outcome: { exitCode: 1, error: { name: limit.name, message, code: limit.code }, limit }, usage: { cpuMs: 0, wallMs: performance.now() - run.started, heapBytes: 0 } });
+      }
       // Keep the pool warm: replace a dead process unless the pool is closing.
       if (!this.#closed && this.#all.size < this.#options.size) void this.#spawn().then((h) => this.#release(h), () => undefined);
     });
     host.child.on('message', (m: FromHost) => this.#onMessage(host, m));
-    await host.ready;
     return host;
   }
 
@@ -194,26 +103,24 @@ export class ProcessPool {
   }
 
   #onMessage(host: SandboxHost, m: FromHost): void {
-    const run = host.active;
-    if (!run || m.t === 'ready' || m.runId !== run.runId) return;
+    const run = this.#active.get(host);
+    if (!run || m.t === 'ready' || !('runId' in m) || m.runId !== run.runId) return;
     switch (m.t) {
       case 'out':
         run.request.onOutput(m.fd, m.text);
         break;
-      case 'op': {
-        const reply = (answer: string) => {
-          if (!host.dead) host.child.send({ t: 'op-reply', callId: m.callId, answer } satisfies ToHost);
-        };
-        run.request.ops.any(m.op, m.json).then(reply, (error: unknown) => reply(JSON.stringify({ err: { class: 'Error', message: String(error) } })));
+      case 'op':
+        answerOp(host, run.request.ops, m);
         break;
-      }
       case 'done': {
-        host.active = undefined;
+        this.#active.delete(host);
         const limit = m.outcome.limit ? limitError(limitReason(m.outcome.limit.code), run.request.limits) : undefined;
         run.resolve({ outcome: { exitCode: m.outcome.exitCode, error: m.outcome.error, ...(limit ? { limit } : {}) }, usage: m.usage });
         this.#release(host);
         break;
       }
+      default:
+        break;
     }
   }
 
@@ -222,46 +129,33 @@ export class ProcessPool {
     const host = await this.#acquire();
     const runId = this.#nextRun++;
     return new Promise((resolve) => {
-      const active: ActiveRun = { runId, request, resolve, started: performance.now() };
-      host.active = active;
-      const grace = this.#options.graceMs ?? 1000;
-      const wall = setTimeout(() => {
-        active.killedFor = 'wall';
-        host.kill();
-      }, request.limits.wallMs + grace);
-      const rssCap = request.rssCapMb * 1024 * 1024;
-      const rss = setInterval(() => {
-        if (host.child.pid && readRssBytes(host.child.pid) > rssCap) {
-          active.killedFor = 'memory';
-          host.kill();
-        }
-      }, RSS_POLL_MS);
-      const done = active.resolve;
-      active.resolve = (result) => {
-        clearTimeout(wall);
-        clearInterval(rss);
-        done(result);
-      };
-      host.child.send({ t: 'run', runId, source: wire(request.source), limits: request.limits, webAssembly: request.webAssembly, args: request.args } satisfies ToHost);
+      const stop = host.guard(request.limits.wallMs, this.#options.graceMs ?? 1000, request.rssCapMb);
+      this.#active.set(host, {
+        runId,
+        request,
+        started: performance.now(),
+        resolve: (result) => {
+          stop();
+          resolve(result);
+        },
+      });
+      host.send({ t: 'run', runId, source: wire(request.source), limits: request.limits, webAssembly: request.webAssembly, args: request.args });
     });
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    const exits = [...this.#all].map((host) => new Promise<void>((resolve) => (host.dead ? resolve() : host.child.once('exit', () => resolve()))));
-    for (const host of this.#all) {
-      // Let the child dispose its isolates and exit on its own (dispose-then-exit can segfault).
-      if (host.child.connected) host.child.disconnect();
-    }
-    const timer = setTimeout(() => {
-      for (const host of this.#all) host.kill();
-    }, 1000);
-    await Promise.all(exits);
-    clearTimeout(timer);
+    await Promise.all([...this.#all].map((host) => host.stop()));
   }
 }
 
-function limitReason(code: string): 'memory' | 'cpu' | 'wall' | 'output' | 'transfer' | 'crashed' {
+/** Answers an op a sandbox host process forwarded, with the kernel's broker. */
+export function answerOp(host: SandboxHost, ops: OpHandler, m: Extract<FromHost, { t: 'op' }>): void {
+  const reply = (answer: string) => host.send({ t: 'op-reply', callId: m.callId, answer });
+  ops.any(m.op, m.json).then(reply, (error: unknown) => reply(JSON.stringify({ err: { class: 'Error', message: String(error) } })));
+}
+
+export function limitReason(code: string): LimitReason {
   switch (code) {
     case 'RTC_ERR_SANDBOX_MEMORY':
       return 'memory';

@@ -11,10 +11,21 @@ export interface WireSource {
 export type ToHost =
   | { t: 'init'; shim: WireSource; cacheDir: string }
   | { t: 'run'; runId: number; source: WireSource; limits: Limits; webAssembly: boolean; args: readonly string[] }
-  | { t: 'op-reply'; callId: number; answer: string };
+  | { t: 'op-reply'; callId: number; answer: string }
+  // resident plugin instances (the process tier's PluginInstance)
+  | { t: 'load'; runId: number; source: WireSource; limits: Limits; webAssembly: boolean }
+  | { t: 'call'; runId: number; callId: number; name: string; argsJson: string };
+
+export interface WireError {
+  name: string;
+  message: string;
+  code?: string;
+}
 
 export type FromHost =
   | { t: 'ready' }
   | { t: 'op'; runId: number; callId: number; op: string; json: string; mode: 'sync' | 'async' }
   | { t: 'out'; runId: number; fd: 1 | 2; text: string }
-  | { t: 'done'; runId: number; outcome: Omit<RunOutcome, 'limit'> & { limit?: { code: string; message: string } }; usage: Usage };
+  | { t: 'done'; runId: number; outcome: Omit<RunOutcome, 'limit'> & { limit?: { code: string; message: string } }; usage: Usage }
+  | { t: 'loaded'; runId: number; exports?: string[]; error?: WireError }
+  | { t: 'result'; runId: number; callId: number; json?: string; error?: WireError };

@@ -5,6 +5,7 @@
  * in closures: nothing here puts a host handle on a global.
  */
 import { bindHost, callSync } from './host.ts';
+import { makeRuntimectl } from './bindings.ts';
 import { ExitSignal, makeDeno } from './deno/namespace.ts';
 import { installLazyGlobals } from './lazy-globals.ts';
 import { installBrokerDate, installBrokerRandom, monotonicNow } from './web/clock.ts';
@@ -90,6 +91,7 @@ export function install(
   define('btoa', btoa);
   define('performance', { now, timeOrigin: 0 });
   define('self', globalThis);
+  define('Runtimectl', makeRuntimectl());
   installLazyGlobals();
   installBrokerDate();
   installBrokerRandom();

@@ -90,3 +90,23 @@ test('no host object is reachable from inside', async () => {
   }`);
   assert.deepEqual(await i.call('probe'), { process: 'undefined', require: 'undefined', viaFunction: 'undefined', keys: [] });
 });
+
+test('process tier: a resident plugin in its own sandbox host process, same grant rules, rebuilt after its process dies', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-plugin-'));
+  writeFileSync(path.join(dir, 'plugin.yaml'), 'id: tool.remote\nversion: 1.0.0\nkind: tool\nentry: mod.ts\ndescription: test\nsandbox: default\npermissions: { env: [HOME] }\nlimits: { memoryMb: 32, cpuMs: 8000, wallMs: 10000 }\nexports: [env, count, grow]\n');
+  writeFileSync(path.join(dir, 'mod.ts'), `let calls = 0;
+export async function env(n: string) { try { return Deno.env.get(n) ?? null; } catch (e) { return (e as Error).name; } }
+export function count() { return ++calls; }
+export function grow() { const m = new WebAssembly.Memory({ initial: 1, maximum: 65536 }); for (let i = 0; i < 4000; i++) { m.grow(16); new Uint8Array(m.buffer).fill(1, i * 16 * 65536); } return 'grew'; }`);
+  const events: AuditEvent[] = [];
+  const i = new PluginInstance(loadPlugin(dir), { shim, allow: allPermissionSet(), cwd: dir, cacheDir, env: { HOME: '/home/r', SECRET: 's' }, audit: (e) => events.push(e) });
+  instances.push(i);
+  assert.equal(await i.call('env', 'HOME'), '/home/r');
+  assert.equal(await i.call('env', 'SECRET'), 'NotCapable');
+  assert.deepEqual(events.map((e) => `${e.op}:${e.value}:${e.decision}`), ['env.get:HOME:granted', 'env.get:SECRET:denied']);
+  assert.equal(await i.call('count'), 1);
+  assert.equal(await i.call('count'), 2);
+  await assert.rejects(i.call('grow'), (e: unknown) => e instanceof KernelError && ['RTC_ERR_SANDBOX_MEMORY', 'RTC_ERR_SANDBOX_CRASHED'].includes(e.code));
+  assert.equal(await i.call('count'), 1, 'a fresh process and isolate after the kill');
+  assert.equal(i.builds, 2);
+});

@@ -6,6 +6,7 @@ import { cwd, mkdir, readDir, readFile, readTextFile, realPath, remove, stat, wr
 import { netFetch } from './net.ts';
 import { permissionsQuery, permissionsRequest, permissionsRevoke } from './permissions.ts';
 import { runOutput } from './run.ts';
+import { BINDING_OPS } from './bindings.ts';
 
 export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
   [
@@ -14,5 +15,6 @@ export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
     randomBytesOp, randomSeed, clockNow, clockMonotonic,
     permissionsQuery, permissionsRequest, permissionsRevoke,
     runOutput, netFetch,
+    ...BINDING_OPS,
   ].map((op) => [op.name, op as OpDefinition]),
 );

@@ -1,0 +1,159 @@
+/**
+ * Bindings: kernel powers Deno has no word for, in the sense of Cloudflare workerd's
+ * bindings. A plugin reaches one as `Runtimectl.bindings.<name>.<method>(...)`; the broker
+ * answers only when the plugin's manifest declares the binding AND the persona running it
+ * grants it. Otherwise the call throws `Deno.errors.NotCapable` naming which of the two is
+ * missing. Each decision is audited like a permission check (permission `binding`).
+ *
+ * The ops only check and forward: what a binding does (which ledger, which log) is the
+ * loop's implementation, handed to the broker in `BrokerContext.bindings`.
+ */
+import { isKernelError } from '../../errors.ts';
+import { DenoOpError } from '../deno-error.ts';
+import type { BrokerContext } from '../op.ts';
+import { defineOp } from '../op.ts';
+import { record } from './args.ts';
+
+export interface TaskSummary {
+  id: string;
+  title: string;
+  state: string;
+}
+
+/** What the loop implements for one persona; a missing member is a binding this kernel cannot serve. */
+export interface BindingImplementations {
+  ledger?: {
+    createTask(input: { title: string; description: string }, by: string): TaskSummary | Promise<TaskSummary>;
+    list(filter: { state?: string }): TaskSummary[] | Promise<TaskSummary[]>;
+  };
+  events?: {
+    append(type: string, payload: Record<string, unknown>, by: string): Promise<{ seq: number }>;
+  };
+  memory?: {
+    read(): unknown;
+  };
+}
+
+/** The bindings one plugin instance may reach. */
+export interface PluginBindings {
+  /** who grants (the persona id), for messages */
+  grantor: string;
+  /** the plugin manifest's `bindings` */
+  declared: readonly string[];
+  /** the persona profile's `bindings` */
+  granted: readonly string[];
+  impl: BindingImplementations;
+}
+
+/** Longest text a plugin may put in a task title or an event through a binding. */
+const MAX_TITLE = 200;
+const MAX_TEXT = 2000;
+const MAX_PAYLOAD_BYTES = 16 * 1024;
+
+function audit(ctx: BrokerContext, op: string, binding: string, decision: 'granted' | 'denied'): void {
+  ctx.audit({ type: 'capability', subject: ctx.subject, op, permission: 'binding', value: binding, decision });
+}
+
+/** Throws NotCapable (audited) unless the binding is both declared and granted. */
+function admit(ctx: BrokerContext, op: string, binding: string): PluginBindings {
+  const b = ctx.bindings;
+  let why: string | undefined;
+  if (!b) why = 'bindings exist only for plugins a persona runs';
+  else if (!b.declared.includes(binding)) why = `plugin ${ctx.subject} does not declare it (plugin.yaml bindings: [${b.declared.join(', ')}])`;
+  else if (!b.granted.includes(binding)) why = `persona "${b.grantor}" does not grant it (profile bindings: [${b.granted.join(', ')}])`;
+  if (why !== undefined || !b) {
+    audit(ctx, op, binding, 'denied');
+    throw new DenoOpError('NotCapable', `Requires the "${binding}" binding: ${why ?? 'not available'}`);
+  }
+  audit(ctx, op, binding, 'granted');
+  return b;
+}
+
+/** A failure of the implementation becomes an ordinary Error inside the isolate, never a host fault. */
+async function forward<T>(fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (isKernelError(error)) throw new DenoOpError('Error', `${error.code}: ${error.message}`);
+    throw new DenoOpError('Error', error instanceof Error ? error.message : String(error));
+  }
+}
+
+function text(o: Record<string, unknown>, key: string, max: number, required: boolean): string {
+  const value = o[key];
+  if (value === undefined || value === null) {
+    if (required) throw new DenoOpError('TypeError', `"${key}" is required`);
+    return '';
+  }
+  if (typeof value !== 'string') throw new DenoOpError('TypeError', `"${key}" must be a string`);
+  if (value.length > max) throw new DenoOpError('RangeError', `"${key}" is longer than ${max} characters`);
+  return value;
+}
+
+function unavailable(binding: string): never {
+  throw new DenoOpError('NotSupported', `the "${binding}" binding is not implemented by this kernel`);
+}
+
+export const bindingLedgerCreateTask = defineOp({
+  name: 'binding.ledger.createTask',
+  mode: 'async',
+  parse(raw) {
+    const o = record(raw);
+    return { title: text(o, 'title', MAX_TITLE, true), description: text(o, 'description', MAX_TEXT, false) };
+  },
+  needs: () => [],
+  async run(a, ctx) {
+    const b = admit(ctx, 'binding.ledger.createTask', 'ledger');
+    const ledger = b.impl.ledger ?? unavailable('ledger');
+    return forward(() => ledger.createTask(a, ctx.subject));
+  },
+});
+
+export const bindingLedgerList = defineOp({
+  name: 'binding.ledger.list',
+  mode: 'async',
+  parse(raw) {
+    const o = record(raw ?? {});
+    const state = text(o, 'state', 40, false);
+    return state === '' ? {} : { state };
+  },
+  needs: () => [],
+  async run(a, ctx) {
+    const b = admit(ctx, 'binding.ledger.list', 'ledger');
+    const ledger = b.impl.ledger ?? unavailable('ledger');
+    return forward(() => ledger.list(a));
+  },
+});
+
+export const bindingEventsAppend = defineOp({
+  name: 'binding.events.append',
+  mode: 'async',
+  parse(raw) {
+    const o = record(raw);
+    const type = text(o, 'type', 64, true);
+    if (!/^[a-z][a-z0-9_]{0,63}$/.test(type)) throw new DenoOpError('TypeError', `event type "${type}" must be lowercase letters, digits and "_"`);
+    const payload = record(o.payload ?? {});
+    if (JSON.stringify(payload).length > MAX_PAYLOAD_BYTES) throw new DenoOpError('RangeError', `an event payload may have at most ${MAX_PAYLOAD_BYTES} bytes of JSON`);
+    return { type, payload };
+  },
+  needs: () => [],
+  async run(a, ctx) {
+    const b = admit(ctx, 'binding.events.append', 'events');
+    const events = b.impl.events ?? unavailable('events');
+    return forward(() => events.append(a.type, a.payload, ctx.subject));
+  },
+});
+
+export const bindingMemoryRead = defineOp({
+  name: 'binding.memory.read',
+  mode: 'async',
+  parse: () => ({}),
+  needs: () => [],
+  async run(_a, ctx) {
+    const b = admit(ctx, 'binding.memory.read', 'memory');
+    const memory = b.impl.memory ?? unavailable('memory');
+    return forward(() => memory.read());
+  },
+});
+
+export const BINDING_OPS = [bindingLedgerCreateTask, bindingLedgerList, bindingEventsAppend, bindingMemoryRead];

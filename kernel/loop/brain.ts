@@ -1,0 +1,130 @@
+/**
+ * `brain/memory/brain.json`: the persona's short- and medium-term state, rewritten every
+ * cycle (temp file, fsync, rename, so a crash leaves the old or the new file, never half of
+ * one). It also holds the probe state (engine state: which packets' digests are recorded,
+ * how much of the message queue is loaded, when the periodic slot last ran, which kernel
+ * version ran the startup probes), so probes stay idempotent across restarts.
+ *
+ * A brain.json that does not parse is kept aside as `brain.json.corrupt` and a fresh brain
+ * starts; the cycle says so.
+ */
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { z } from 'zod';
+import type { WorkItem } from '../executors/contract.ts';
+import type { PersonaPaths } from './layout.ts';
+
+export const BRAIN_FORMAT = 'runtimectl.brain/1';
+/** Recent cycles kept in medium-term memory. */
+export const RECENT_CYCLES = 20;
+/** Recorded packet and message digests kept (older ones may be offered again if their files remain). */
+export const SEEN_KEYS = 5000;
+/** Loaded work kept waiting at most; beyond this the oldest is dropped (and the drop logged). */
+export const MAX_PENDING = 100;
+
+const workItemSchema = z.object({
+  kind: z.enum(['packet', 'message', 'periodic']),
+  key: z.string(),
+  title: z.string(),
+  body: z.string(),
+  tier_hint: z.number().int().min(1).max(6).optional(),
+});
+
+const recentSchema = z.object({
+  cycle: z.number().int(),
+  phase: z.string(),
+  keys: z.array(z.string()),
+  outcome: z.string(),
+  status: z.string().optional(),
+  tier: z.number().int().optional(),
+});
+export type RecentCycle = z.output<typeof recentSchema>;
+
+export const brainSchema = z.object({
+  format: z.literal(BRAIN_FORMAT),
+  persona_id: z.string(),
+  runtime: z.string(),
+  cycles: z.number().int().min(0),
+  last_cycle: z
+    .object({ cycle: z.number().int(), phase: z.string(), outcome: z.string(), defer_reason: z.string().nullable(), executor: z.string(), tier: z.number().int().nullable() })
+    .nullable(),
+  short_term: z.object({
+    phase: z.string().nullable(),
+    reflection: z.string(),
+    plan: z.array(z.string()),
+    last_message: z.string().nullable(),
+  }),
+  medium_term: z.object({
+    recent: z.array(recentSchema),
+    phase_counts: z.record(z.string(), z.number()),
+    outcome_counts: z.record(z.string(), z.number()),
+    tokens_spent_total: z.number(),
+    sessions_total: z.number(),
+  }),
+  probes: z.object({
+    startup_smoke_version: z.string().nullable(),
+    bootstrap_version: z.string().nullable(),
+    seen_keys: z.array(z.string()),
+    pending: z.array(workItemSchema),
+    dm_loaded_lines: z.number().int().min(0),
+    periodic_last_ms: z.number().nullable(),
+  }),
+});
+export type Brain = z.output<typeof brainSchema>;
+
+export function freshBrain(personaId: string, runtime: string): Brain {
+  return {
+    format: BRAIN_FORMAT,
+    persona_id: personaId,
+    runtime,
+    cycles: 0,
+    last_cycle: null,
+    short_term: { phase: null, reflection: '', plan: [], last_message: null },
+    medium_term: { recent: [], phase_counts: {}, outcome_counts: {}, tokens_spent_total: 0, sessions_total: 0 },
+    probes: { startup_smoke_version: null, bootstrap_version: null, seen_keys: [], pending: [], dm_loaded_lines: 0, periodic_last_ms: null },
+  };
+}
+
+export interface LoadedBrain {
+  brain: Brain;
+  status: 'created' | 'loaded' | 'reset';
+  reason?: string;
+}
+
+export function loadBrain(paths: PersonaPaths, personaId: string, runtime: string): LoadedBrain {
+  if (!existsSync(paths.brainFile)) return { brain: freshBrain(personaId, runtime), status: 'created' };
+  let reason: string;
+  try {
+    const parsed = brainSchema.safeParse(JSON.parse(readFileSync(paths.brainFile, 'utf8')));
+    if (parsed.success) return { brain: { ...parsed.data, runtime }, status: 'loaded' };
+    const issue = parsed.error.issues[0];
+    reason = `brain.json did not match its schema at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`;
+  } catch (error) {
+    reason = `brain.json is not JSON (${(error as Error).message.split('\n')[0]})`;
+  }
+  renameSync(paths.brainFile, `${paths.brainFile}.corrupt`);
+  return { brain: freshBrain(personaId, runtime), status: 'reset', reason: `${reason}; kept as brain.json.corrupt and started a fresh brain` };
+}
+
+export function saveBrain(paths: PersonaPaths, brain: Brain): void {
+  const tmp = `${paths.brainFile}.tmp`;
+  const fd = openSync(tmp, 'w', 0o644);
+  try {
+    writeSync(fd, `${JSON.stringify(brain, null, 2)}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, paths.brainFile);
+}
+
+/** Adds work to the pending list, oldest dropped beyond the cap; returns what was dropped. */
+export function addPending(brain: Brain, items: readonly WorkItem[]): WorkItem[] {
+  brain.probes.pending.push(...items);
+  const over = brain.probes.pending.length - MAX_PENDING;
+  return over > 0 ? brain.probes.pending.splice(0, over) : [];
+}
+
+export function rememberKeys(brain: Brain, keys: readonly string[]): void {
+  brain.probes.seen_keys.push(...keys);
+  if (brain.probes.seen_keys.length > SEEN_KEYS) brain.probes.seen_keys.splice(0, brain.probes.seen_keys.length - SEEN_KEYS);
+}

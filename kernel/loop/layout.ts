@@ -1,0 +1,89 @@
+/**
+ * A persona's files under the state directory, as the spec lays them out:
+ *
+ *   <state>/<persona>/brain/memory/brain.json     short- and medium-term state, every cycle
+ *   <state>/<persona>/brain/memory/long-term.md   stable promotions only (never written by the loop)
+ *   <state>/<persona>/brain/sessions/<run-id>/    one folder per executor session
+ *   <state>/<persona>/brain/workspace/            the persistent per-persona workspace
+ *   <state>/<persona>/brain/artifacts/
+ *   <state>/<persona>/orchestra/                  the local task ledger (kernel/ledger)
+ *   <state>/<persona>/logs/events.jsonl           the hash-chained event log
+ *   <state>/<persona>/inbox/                      work packets: one file each
+ *   <state>/<persona>/dm/queue.jsonl              the direct-message queue: one JSON object a line
+ *
+ * Paths that leave the kernel (events, status, summaries) are written relative to the
+ * state directory, never as host paths.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { kernelError } from '../errors.ts';
+import { eventLogPath } from '../events/paths.ts';
+
+export interface PersonaPaths {
+  stateDir: string;
+  dir: string;
+  brainDir: string;
+  memoryDir: string;
+  brainFile: string;
+  longTermFile: string;
+  sessionsDir: string;
+  workspaceRoot: string;
+  artifactsDir: string;
+  orchestraDir: string;
+  inboxDir: string;
+  dmQueueFile: string;
+  logFile: string;
+}
+
+/** The id of the persistent workspace prepared under brain/workspace/. */
+export const WORKSPACE_ID = 'main';
+
+export function personaPaths(stateDir: string, personaId: string): PersonaPaths {
+  const dir = path.join(stateDir, personaId);
+  const brainDir = path.join(dir, 'brain');
+  const memoryDir = path.join(brainDir, 'memory');
+  return {
+    stateDir,
+    dir,
+    brainDir,
+    memoryDir,
+    brainFile: path.join(memoryDir, 'brain.json'),
+    longTermFile: path.join(memoryDir, 'long-term.md'),
+    sessionsDir: path.join(brainDir, 'sessions'),
+    workspaceRoot: path.join(brainDir, 'workspace'),
+    artifactsDir: path.join(brainDir, 'artifacts'),
+    orchestraDir: path.join(dir, 'orchestra'),
+    inboxDir: path.join(dir, 'inbox'),
+    dmQueueFile: path.join(dir, 'dm', 'queue.jsonl'),
+    logFile: eventLogPath(stateDir, personaId),
+  };
+}
+
+/** The prepared workspace folder (prepareWorkspace's `<root>/workspaces/<id>`). */
+export function workspaceDir(paths: PersonaPaths): string {
+  return path.join(paths.workspaceRoot, 'workspaces', WORKSPACE_ID);
+}
+
+const LONG_TERM_HEADER = `# Long-term memory
+
+Stable promotions only: a fact, verdict or method earns a place here after reflection or an
+explicit task, never by being recent. The loop itself does not write this file.
+`;
+
+/** Creates the brain folders (and an empty long-term.md); true when the brain did not exist yet. */
+export function ensureBrainLayout(paths: PersonaPaths): boolean {
+  const created = !existsSync(paths.memoryDir);
+  try {
+    for (const dir of [paths.memoryDir, paths.sessionsDir, paths.workspaceRoot, paths.artifactsDir, paths.inboxDir]) mkdirSync(dir, { recursive: true });
+    if (!existsSync(paths.longTermFile)) writeFileSync(paths.longTermFile, LONG_TERM_HEADER, { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return created;
+    throw kernelError('RTC_ERR_STATE_DIR', `cannot create the brain of persona ${path.basename(paths.dir)} under the state directory (${(error as Error).message})`, { cause: error });
+  }
+  return created;
+}
+
+/** `p` relative to the state directory, with `/` separators: safe to log. */
+export function relToState(paths: Pick<PersonaPaths, 'stateDir'>, p: string): string {
+  return path.relative(paths.stateDir, p).split(path.sep).join('/');
+}

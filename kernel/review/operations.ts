@@ -1,0 +1,216 @@
+/**
+ * The queue's changes, each run inside one locked session (session.ts): expiry, submission
+ * with backpressure, and decisions. Every change first expires what is due, so a proposal
+ * past its time can never be accepted, and a refusal never drops what is already queued.
+ */
+import { kernelError } from '../errors.ts';
+import { canonicalJson } from '../events/canonical.ts';
+import { describeZodError } from '../manifest/load.ts';
+import { storeBlob } from './blobs.ts';
+import { parseProposalId, proposalId } from './paths.ts';
+import type { ReviewPolicy } from './policy.ts';
+import {
+  actorSchema,
+  proposalInputSchema,
+  RECORD_TYPES,
+  REVIEW_SCHEMA_VERSION,
+  type EvidenceRef,
+  type ProposalInput,
+  type ProposalKind,
+  type ProposalRecord,
+  type ProposalState,
+  type RefusalReason,
+} from './records.ts';
+import { sha256Digest, type ReviewSession } from './session.ts';
+import { openProposals, proposalsOf, type Proposal } from './state.ts';
+import type { ReviewRecord } from './log-file.ts';
+
+/** Who records an expiry: the queue itself, not an operator. */
+export const EXPIRY_ACTOR = 'review-queue';
+
+/** One record as an event for the persona's event log: the loop appends these, so nothing the queue does is silent there either. */
+export interface ReviewEvent {
+  type: string;
+  payload: Record<string, unknown>;
+}
+
+export function toEvents(records: readonly ReviewRecord[]): ReviewEvent[] {
+  return records.map((r) => ({ type: r.type, payload: { ...r.payload, proposal_log_seq: r.seq, proposal_log_hash: r.hash } }));
+}
+
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** Appends an `expired` record for every open proposal whose expiry is at or before now. */
+export function expireDueIn(session: ReviewSession): Proposal[] {
+  const due = openProposals(session.state).filter((p) => p.expires_at <= session.now);
+  for (const proposal of due) {
+    session.append(RECORD_TYPES.state, {
+      schema_version: REVIEW_SCHEMA_VERSION,
+      id: proposal.id,
+      from: proposal.state,
+      to: 'expired',
+      by: EXPIRY_ACTOR,
+      at: session.now,
+      reason: `undecided at its expiry ${iso(proposal.expires_at)}`,
+    });
+  }
+  return due;
+}
+
+export interface Refusal {
+  reason: RefusalReason;
+  limit: number;
+  observed: number;
+  window_seconds?: number;
+  message: string;
+  /** seq of the proposal_refused and operator_alert records in the proposal log. */
+  refusal_seq: number;
+  alert_seq: number;
+}
+
+export type SubmitOutcome = { status: 'queued'; proposal: Proposal } | { status: 'refused'; refusal: Refusal };
+
+type Prepared = { kind: ProposalKind; proposer: string; evidence: EvidenceRef[]; content: ProposalRecord['content']; blob?: Buffer };
+
+function prepare(input: ProposalInput): Prepared {
+  const result = proposalInputSchema.safeParse(input);
+  if (!result.success) {
+    const { field, reason } = describeZodError(result.error);
+    throw kernelError('RTC_ERR_REVIEW_INVALID', `proposal: ${field}: ${reason}`, { details: { field, reason } });
+  }
+  const value = result.data;
+  const base = { kind: value.kind, proposer: value.proposer, evidence: value.evidence };
+  switch (value.kind) {
+    case 'memory-promotion':
+      return { ...base, content: { text: value.text } };
+    case 'skill-draft':
+      return { ...base, content: { skill: value.skill, package: value.package } };
+    case 'profile-change':
+    case 'plugin-change': {
+      const blob = typeof value.content === 'string' ? Buffer.from(value.content, 'utf8') : Buffer.from(value.content);
+      return { ...base, content: { path: value.path, content_digest: sha256Digest(blob), bytes: blob.length }, blob };
+    }
+  }
+}
+
+/** The first backpressure limit this proposal would break, if any. */
+function backpressure(session: ReviewSession, policy: ReviewPolicy): Omit<Refusal, 'refusal_seq' | 'alert_seq' | 'message'> | undefined {
+  const open = openProposals(session.state).length;
+  if (open >= policy.max_pending) return { reason: 'max_pending', limit: policy.max_pending, observed: open };
+  const windowStart = session.now - policy.rate_limit.per_seconds * 1000;
+  const recent = proposalsOf(session.state).filter((p) => p.created_at > windowStart).length;
+  if (recent >= policy.rate_limit.count) {
+    return { reason: 'rate_limit', limit: policy.rate_limit.count, observed: recent, window_seconds: policy.rate_limit.per_seconds };
+  }
+  return undefined;
+}
+
+export function submitIn(session: ReviewSession, input: ProposalInput, policy: ReviewPolicy): SubmitOutcome {
+  const prepared = prepare(input);
+  expireDueIn(session);
+  const { state, now } = session;
+  const limit = backpressure(session, policy);
+  if (limit) {
+    const message =
+      limit.reason === 'max_pending'
+        ? `${limit.observed} proposals are open and max_pending is ${limit.limit}; decide some or let them expire`
+        : `${limit.observed} proposals were queued in the last ${limit.window_seconds}s and the rate limit is ${limit.limit}`;
+    const refused = session.append(RECORD_TYPES.refused, {
+      schema_version: REVIEW_SCHEMA_VERSION,
+      persona: state.persona,
+      kind: prepared.kind,
+      proposer: prepared.proposer,
+      at: now,
+      ...limit,
+      proposal_digest: sha256Digest(canonicalJson({ kind: prepared.kind, proposer: prepared.proposer, evidence: prepared.evidence, content: prepared.content })),
+      evidence: prepared.evidence,
+    });
+    const alert = session.append(RECORD_TYPES.alert, {
+      schema_version: REVIEW_SCHEMA_VERSION,
+      alert: 'review_backpressure',
+      persona: state.persona,
+      at: now,
+      message: `a ${prepared.kind} proposal from ${prepared.proposer} was refused (${limit.reason}): ${message}; nothing already queued was dropped`,
+      refusal_seq: refused.seq,
+    });
+    return { status: 'refused', refusal: { ...limit, message, refusal_seq: refused.seq, alert_seq: alert.seq } };
+  }
+  // The content is stored before the record that names it, so a recorded digest always has its blob.
+  if (prepared.blob) storeBlob(session.paths.personaDir, prepared.blob);
+  const id = proposalId(state.persona, state.proposals.size + 1);
+  session.append(RECORD_TYPES.submitted, {
+    schema_version: REVIEW_SCHEMA_VERSION,
+    proposal: {
+      schema_version: REVIEW_SCHEMA_VERSION,
+      id,
+      kind: prepared.kind,
+      persona: state.persona,
+      proposer: prepared.proposer,
+      created_at: now,
+      expires_at: now + policy.expire_after_seconds * 1000,
+      evidence: prepared.evidence,
+      content: prepared.content,
+    },
+  });
+  return { status: 'queued', proposal: state.proposals.get(id)! };
+}
+
+export interface Decision {
+  by: string;
+  reason?: string;
+}
+
+const VERB: Record<string, string> = { 'under-review': 'taken under review', accepted: 'accepted', rejected: 'rejected' };
+
+/** Throws RTC_ERR_REVIEW_NOT_FOUND unless `id` names a proposal in this persona's queue. */
+export function findProposal(state: { persona: string; proposals: Map<string, Proposal> }, id: string): Proposal {
+  const proposal = state.proposals.get(id);
+  if (proposal) return proposal;
+  const parsed = parseProposalId(id);
+  const hint = parsed === undefined ? ' (ids look like P-<persona>-<n>)' : parsed.persona !== state.persona ? ` (it names persona "${parsed.persona}")` : '';
+  throw kernelError('RTC_ERR_REVIEW_NOT_FOUND', `no proposal ${id} in the review queue of persona "${state.persona}"${hint}`, {
+    details: { id, persona: state.persona },
+  });
+}
+
+/**
+ * One state change asked for by an operator. Re-checked here, under the lock, against the
+ * log as it is now: of two operators deciding one proposal, the second finds it decided.
+ */
+export function decideIn(session: ReviewSession, id: string, to: 'under-review' | 'accepted' | 'rejected', decision: Decision): Proposal {
+  const by = actorSchema.safeParse(decision.by);
+  if (!by.success) throw kernelError('RTC_ERR_REVIEW_INVALID', `--by ${JSON.stringify(decision.by)}: ${by.error.issues[0]?.message ?? 'invalid'}`);
+  const reason = decision.reason?.trim();
+  if (reason !== undefined && (reason === '' || reason.length > 4000)) throw kernelError('RTC_ERR_REVIEW_INVALID', 'a reason must be 1 to 4000 characters');
+  if (to === 'rejected' && reason === undefined) throw kernelError('RTC_ERR_REVIEW_INVALID', `rejecting ${id} needs a reason`);
+  expireDueIn(session);
+  const proposal = findProposal(session.state, id);
+  const verb = VERB[to] ?? to;
+  if (proposal.state === 'expired') {
+    throw kernelError('RTC_ERR_REVIEW_EXPIRED', `${id} expired at ${iso(proposal.expires_at)} without a decision; it cannot be ${verb}`, {
+      details: { id, expires_at: proposal.expires_at },
+    });
+  }
+  if (proposal.decision) {
+    const d = proposal.decision;
+    throw kernelError('RTC_ERR_REVIEW_DECIDED', `${id} was already ${d.to} by ${d.by} at ${iso(d.at)}; a proposal is decided once`, {
+      details: { id, state: d.to, by: d.by, at: d.at },
+    });
+  }
+  if (proposal.state === to) {
+    const who = proposal.history.at(-1)?.by ?? '?';
+    throw kernelError('RTC_ERR_REVIEW_TRANSITION', `${id} is already under review by ${who}`, { details: { id, state: proposal.state } });
+  }
+  session.append(RECORD_TYPES.state, {
+    schema_version: REVIEW_SCHEMA_VERSION,
+    id,
+    from: proposal.state as ProposalState,
+    to,
+    by: by.data,
+    at: session.now,
+    ...(reason === undefined ? {} : { reason }),
+  });
+  return proposal;
+}

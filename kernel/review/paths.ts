@@ -1,0 +1,67 @@
+/**
+ * Where a persona's review queue lives, and the shape of proposal ids.
+ *
+ *   <state>/<persona>/review/proposals.jsonl   the append-only proposal log
+ *   <state>/<persona>/review/proposals.lock    held for the milliseconds of one change
+ *   <state>/<persona>/review/blobs/<hex>       proposed file contents, stored by sha256
+ *   <state>/<persona>/brain/memory/long-term.md  grows only by applied memory promotions
+ */
+import path from 'node:path';
+import { kernelError } from '../errors.ts';
+
+export const PROPOSAL_LOG_RELATIVE = path.join('review', 'proposals.jsonl');
+export const LONG_TERM_MEMORY_RELATIVE = 'brain/memory/long-term.md';
+export const BLOBS_RELATIVE = 'review/blobs';
+
+/**
+ * The persona id rule of `kernel/personas/profile-schema.ts`, repeated here rather than
+ * imported: the profile schema embeds this module's policy schema, and importing back
+ * would make the two modules a cycle.
+ */
+export const PERSONA_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+export interface ReviewPaths {
+  personaDir: string;
+  persona: string;
+  reviewDir: string;
+  log: string;
+  lock: string;
+  blobs: string;
+  longTerm: string;
+}
+
+export function assertReviewPersonaId(persona: string): void {
+  if (!PERSONA_ID_PATTERN.test(persona)) {
+    throw kernelError('RTC_ERR_REVIEW_INVALID', `persona id "${persona}" must be lowercase letters, digits, "-" and "_" (it names the state directory)`, {
+      details: { persona },
+    });
+  }
+}
+
+/** The persona directory is `<state>/<persona-id>`: its last segment is the persona id. */
+export function reviewPaths(personaDir: string): ReviewPaths {
+  const absolute = path.resolve(personaDir);
+  const persona = path.basename(absolute);
+  assertReviewPersonaId(persona);
+  const reviewDir = path.join(absolute, 'review');
+  return {
+    personaDir: absolute,
+    persona,
+    reviewDir,
+    log: path.join(absolute, PROPOSAL_LOG_RELATIVE),
+    lock: path.join(reviewDir, 'proposals.lock'),
+    blobs: path.join(absolute, BLOBS_RELATIVE),
+    longTerm: path.join(absolute, LONG_TERM_MEMORY_RELATIVE),
+  };
+}
+
+/** `P-<persona>-<n>`: the n-th proposal the persona's queue took (refusals take no number). */
+export function proposalId(persona: string, number: number): string {
+  return `P-${persona}-${number}`;
+}
+
+export function parseProposalId(id: string): { persona: string; number: number } | undefined {
+  const match = /^P-([a-z0-9][a-z0-9_-]{0,62})-([1-9][0-9]{0,15})$/.exec(id);
+  if (!match) return undefined;
+  return { persona: match[1]!, number: Number(match[2]) };
+}

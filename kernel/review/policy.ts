@@ -1,0 +1,44 @@
+/**
+ * A persona's review-queue policy: the backpressure the L10 scope asks for, so an operator
+ * who is away for a week finds a bounded queue and a trail of refusals, not an unbounded
+ * pile. The persona profile embeds this schema (`review: reviewPolicySchema.default(...)`).
+ *
+ *   max_pending            proposals open at once (pending + under-review); more are refused
+ *   rate_limit             at most `count` proposals queued in any `per_seconds` window
+ *   expire_after_seconds   an undecided proposal expires this long after it was queued
+ */
+import { z } from 'zod';
+import { kernelError } from '../errors.ts';
+import { describeZodError } from '../manifest/load.ts';
+
+export const reviewPolicySchema = z
+  .strictObject({
+    max_pending: z.number().int().min(1).max(100_000).describe('most proposals open (pending or under-review) at once; a proposal past this is refused and an operator alert written'),
+    rate_limit: z
+      .strictObject({
+        count: z.number().int().min(1).max(100_000).describe('proposals queued per window'),
+        per_seconds: z.number().int().min(1).max(31_536_000).describe('window length in seconds'),
+      })
+      .describe('most proposals queued in any sliding window; refusals do not count'),
+    expire_after_seconds: z.number().int().min(1).max(315_360_000).describe('seconds after which an undecided proposal expires'),
+  })
+  .describe("A persona's review-queue backpressure");
+
+export type ReviewPolicy = z.output<typeof reviewPolicySchema>;
+
+/** 20 open, 10 an hour, a week to decide. Frozen: copy it before changing a field. */
+export const DEFAULT_REVIEW_POLICY: Readonly<ReviewPolicy> = Object.freeze({
+  max_pending: 20,
+  rate_limit: Object.freeze({ count: 10, per_seconds: 3600 }),
+  expire_after_seconds: 7 * 86_400,
+});
+
+/** Validates a policy given in code (a profile's is validated when the profile loads). */
+export function parseReviewPolicy(value: unknown, where = 'review policy'): ReviewPolicy {
+  const result = reviewPolicySchema.safeParse(value);
+  if (!result.success) {
+    const { field, reason } = describeZodError(result.error);
+    throw kernelError('RTC_ERR_REVIEW_INVALID', `${where}: ${field}: ${reason}`, { details: { field, reason } });
+  }
+  return result.data;
+}

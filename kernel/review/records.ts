@@ -1,0 +1,216 @@
+/**
+ * What the proposal log holds. Each line is an event-log envelope (same `v`, `seq`, `prev`,
+ * `hash` chain, same canonical JSON and sha256; see kernel/events/envelope.ts); its `type`
+ * is one of RECORD_TYPES and its payload, checked by the schemas here, carries
+ * `schema_version`. Times are logical epoch milliseconds given by the caller; the envelope's
+ * `at` is the same time as ISO text, so the file is a function of its inputs.
+ *
+ * A proposal's state is never stored as a field to edit: it is what replaying these
+ * records gives (kernel/review/state.ts).
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+export const REVIEW_SCHEMA_VERSION = 1;
+
+export const PROPOSAL_KINDS = ['memory-promotion', 'skill-draft', 'profile-change', 'plugin-change'] as const;
+export type ProposalKind = (typeof PROPOSAL_KINDS)[number];
+
+export const PROPOSAL_STATES = ['pending', 'under-review', 'accepted', 'rejected', 'expired'] as const;
+export type ProposalState = (typeof PROPOSAL_STATES)[number];
+
+/** Pending and under-review proposals are open: they count against max_pending and can expire. */
+export const OPEN_STATES: ReadonlySet<ProposalState> = new Set(['pending', 'under-review']);
+
+export const RECORD_TYPES = {
+  submitted: 'proposal_submitted',
+  state: 'proposal_state',
+  refused: 'proposal_refused',
+  alert: 'operator_alert',
+  applying: 'proposal_applying',
+  applied: 'proposal_applied',
+  repaired: 'log_repaired',
+} as const;
+
+/** The latest logical time we accept: the last millisecond of year 9999, so `at` stays ISO. */
+export const MAX_TIME = 253_402_300_799_999;
+
+export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
+const digest = z.string().regex(DIGEST_PATTERN, 'must be sha256:<64 lower-case hex digits>');
+const time = z.number().int().min(0).max(MAX_TIME);
+const version = z.literal(REVIEW_SCHEMA_VERSION);
+const kind = z.enum(PROPOSAL_KINDS);
+const state = z.enum(PROPOSAL_STATES);
+/** Who proposed or decided: one line of plain text (it lands in long-term.md's headers). */
+export const actorSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9 ._@:+\/-]*$/, 'must start with a letter or digit and hold only letters, digits, spaces and . _ @ : + / -');
+const reason = z.string().min(1).max(4000);
+const id = z.string().regex(/^P-[a-z0-9][a-z0-9_-]*-[1-9][0-9]*$/, 'must be P-<persona>-<n>');
+const persona = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/);
+
+export const evidenceRefSchema = z.strictObject({
+  ref: z.string().min(1).max(1000).describe('what the evidence is: a path, an event seq, a gate package'),
+  digest: digest.describe('sha256 of the evidence as it was when proposed'),
+});
+export type EvidenceRef = z.output<typeof evidenceRefSchema>;
+
+/** A repository path such as `policies/personas/jerome.yaml`: relative, normalised, no `..`. */
+export function isSafeRelativePath(p: string): boolean {
+  if (p === '' || p.includes('\\') || p.includes('\0') || path.posix.isAbsolute(p)) return false;
+  return path.posix.normalize(p) === p && !p.split('/').some((segment) => segment === '..' || segment === '.' || segment === '');
+}
+const repoPath = z.string().min(1).max(1000).refine(isSafeRelativePath, 'must be a normalised relative path (no "..", not absolute)');
+
+export const memoryPromotionContentSchema = z.strictObject({
+  text: z.string().min(1).max(65_536).refine((t) => t.trim() !== '', 'must not be blank'),
+});
+export const skillDraftContentSchema = z.strictObject({
+  skill: z.string().min(1).max(200).regex(/^[a-z0-9][a-z0-9/_-]*$/, 'a skill name such as persona/jerome/triage'),
+  package: evidenceRefSchema.describe('the gate evidence package the draft passed, and its digest'),
+});
+export const fileChangeContentSchema = z.strictObject({
+  path: repoPath.describe('the file the change replaces'),
+  content_digest: digest.describe('sha256 of the proposed content, stored under review/blobs/'),
+  bytes: z.number().int().min(0),
+});
+
+const proposalBase = {
+  schema_version: version,
+  id,
+  persona,
+  proposer: actorSchema,
+  created_at: time,
+  expires_at: time,
+  evidence: z.array(evidenceRefSchema).min(1).max(64),
+};
+
+export const proposalRecordSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ ...proposalBase, kind: z.literal('memory-promotion'), content: memoryPromotionContentSchema }),
+  z.strictObject({ ...proposalBase, kind: z.literal('skill-draft'), content: skillDraftContentSchema }),
+  z.strictObject({ ...proposalBase, kind: z.literal('profile-change'), content: fileChangeContentSchema }),
+  z.strictObject({ ...proposalBase, kind: z.literal('plugin-change'), content: fileChangeContentSchema }),
+]);
+export type ProposalRecord = z.output<typeof proposalRecordSchema>;
+export type MemoryPromotionContent = z.output<typeof memoryPromotionContentSchema>;
+export type SkillDraftContent = z.output<typeof skillDraftContentSchema>;
+export type FileChangeContent = z.output<typeof fileChangeContentSchema>;
+
+export const stateChangeSchema = z.strictObject({
+  schema_version: version,
+  id,
+  from: state,
+  to: state,
+  by: actorSchema,
+  at: time,
+  reason: reason.optional(),
+});
+export type StateChangeRecord = z.output<typeof stateChangeSchema>;
+
+export const REFUSAL_REASONS = ['max_pending', 'rate_limit'] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
+export const refusalSchema = z.strictObject({
+  schema_version: version,
+  persona,
+  kind,
+  proposer: actorSchema,
+  at: time,
+  reason: z.enum(REFUSAL_REASONS),
+  limit: z.number().int().min(0),
+  observed: z.number().int().min(0),
+  window_seconds: z.number().int().min(1).optional(),
+  /** sha256 of the refused proposal's canonical JSON: the same proposal refused twice has one digest. */
+  proposal_digest: digest,
+  evidence: z.array(evidenceRefSchema),
+});
+export type RefusalRecord = z.output<typeof refusalSchema>;
+
+export const alertSchema = z.strictObject({
+  schema_version: version,
+  alert: z.enum(['review_backpressure']),
+  persona,
+  at: time,
+  message: z.string().min(1).max(1000),
+  refusal_seq: z.number().int().min(1),
+});
+export type AlertRecord = z.output<typeof alertSchema>;
+
+/** Written and synced before long-term.md is touched, so a crash in between is finished, not repeated. */
+export const applyingSchema = z.strictObject({
+  schema_version: version,
+  id,
+  at: time,
+  file: z.literal('brain/memory/long-term.md'),
+  offset: z.number().int().min(0),
+  before_sha256: digest,
+  block_sha256: digest,
+  block_bytes: z.number().int().min(1),
+});
+export type ApplyingRecord = z.output<typeof applyingSchema>;
+
+export const appliedSchema = z.strictObject({
+  schema_version: version,
+  id,
+  kind,
+  at: time,
+  accepted_by: actorSchema,
+  accepted_at: time,
+  effect: z.discriminatedUnion('status', [
+    z.strictObject({
+      status: z.literal('applied'),
+      file: z.literal('brain/memory/long-term.md'),
+      offset: z.number().int().min(0),
+      bytes: z.number().int().min(1),
+      size_after: z.number().int().min(0),
+      sha256_after: digest,
+    }),
+    z.strictObject({
+      status: z.literal('awaiting-operator'),
+      action: z.string().min(1).max(1000),
+      skill: z.string().optional(),
+      package: evidenceRefSchema.optional(),
+      path: repoPath.optional(),
+      content_digest: digest.optional(),
+      blob: z.string().optional(),
+    }),
+  ]),
+});
+export type AppliedRecord = z.output<typeof appliedSchema>;
+export type AppliedEffect = AppliedRecord['effect'];
+
+export const repairedSchema = z.strictObject({
+  schema_version: version,
+  reason: z.literal('torn last line'),
+  at: time,
+  line: z.number().int().min(1),
+  offset: z.number().int().min(0),
+  removed_bytes: z.number().int().min(1),
+  saved_as: z.string().min(1),
+});
+
+export const PAYLOAD_SCHEMAS: Record<string, z.ZodType> = {
+  [RECORD_TYPES.submitted]: z.strictObject({ schema_version: version, proposal: proposalRecordSchema }),
+  [RECORD_TYPES.state]: stateChangeSchema,
+  [RECORD_TYPES.refused]: refusalSchema,
+  [RECORD_TYPES.alert]: alertSchema,
+  [RECORD_TYPES.applying]: applyingSchema,
+  [RECORD_TYPES.applied]: appliedSchema,
+  [RECORD_TYPES.repaired]: repairedSchema,
+};
+
+/** What a caller submits; the queue adds id, persona, times and (for file changes) the digest. */
+const inputBase = {
+  proposer: actorSchema,
+  evidence: z.array(evidenceRefSchema).min(1, 'a proposal must rest on at least one piece of evidence').max(64),
+};
+const fileContent = z.union([z.string(), z.instanceof(Uint8Array)]);
+export const proposalInputSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ ...inputBase, kind: z.literal('memory-promotion'), text: memoryPromotionContentSchema.shape.text }),
+  z.strictObject({ ...inputBase, kind: z.literal('skill-draft'), skill: skillDraftContentSchema.shape.skill, package: evidenceRefSchema }),
+  z.strictObject({ ...inputBase, kind: z.literal('profile-change'), path: repoPath, content: fileContent }),
+  z.strictObject({ ...inputBase, kind: z.literal('plugin-change'), path: repoPath, content: fileContent }),
+]);
+export type ProposalInput = z.input<typeof proposalInputSchema>;

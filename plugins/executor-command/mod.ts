@@ -1,0 +1,29 @@
+/**
+ * executor.command: any configured command. Config:
+ *   command        the program (required)
+ *   args           its arguments; `{prompt}` becomes the prompt text, `{prompt_file}` the
+ *                  path of the session's prompt.md
+ *   usage_format   codex-json | claude-stream-json | codex-stderr | none (default none)
+ *   spends_tokens  false for a command that calls no model (default true: the cautious
+ *                  answer, so budgets apply)
+ */
+import { stringList, type ExecutorInput, type ExecutorResult } from '../executor-shared/contract.ts';
+import { runCli, SESSION_FILES } from '../executor-shared/session.ts';
+import { PARSERS } from '../executor-shared/usage.ts';
+
+export function describe(config: Record<string, unknown> = {}): { spends_tokens: boolean; command: string } {
+  return { spends_tokens: config.spends_tokens !== false, command: typeof config.command === 'string' ? config.command : '' };
+}
+
+export async function run(input: ExecutorInput): Promise<ExecutorResult> {
+  const command = input.config.command;
+  if (typeof command !== 'string' || command === '') {
+    return { status: 'failed', reason: 'executor.command needs config.command (the program to run)', work_done: [] };
+  }
+  const format = typeof input.config.usage_format === 'string' ? input.config.usage_format : 'none';
+  const parse = PARSERS[format];
+  if (!parse) return { status: 'failed', reason: `executor.command: unknown usage_format "${format}" (use ${Object.keys(PARSERS).join(', ')})`, work_done: [] };
+  const promptFile = `${input.paths.session_dir.replace(/\/+$/, '')}/${SESSION_FILES.prompt}`;
+  const args = stringList(input.config.args).map((a) => a.replaceAll('{prompt_file}', promptFile).replaceAll('{prompt}', input.prompt));
+  return runCli(input, { plugin: 'executor.command', command, args, prompt: input.prompt, parse });
+}

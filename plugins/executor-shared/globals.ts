@@ -1,0 +1,58 @@
+/**
+ * Typed access to the sandbox's globals for the executor plugins: the Deno subset they use
+ * and `Runtimectl.bindings`. (This folder has no plugin.yaml: it is code the executor
+ * plugins import and esbuild bundles into each of them.)
+ */
+
+export interface CommandOutput {
+  code: number;
+  success: boolean;
+  signal: string | null;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+}
+
+export interface CommandOptions {
+  args?: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  stdout?: 'piped' | 'null';
+  stderr?: 'piped' | 'null';
+}
+
+export interface DenoSubset {
+  readTextFile(path: string): Promise<string>;
+  writeTextFile(path: string, data: string, options?: { append?: boolean }): Promise<void>;
+  mkdir(path: string, options?: { recursive?: boolean }): Promise<void>;
+  env: { get(name: string): string | undefined };
+  Command: new (command: string, options?: CommandOptions) => { output(): Promise<CommandOutput> };
+}
+
+export interface TaskSummary {
+  id: string;
+  title: string;
+  state: string;
+}
+
+export interface Bindings {
+  ledger: {
+    createTask(task: { title: string; description?: string }): Promise<TaskSummary>;
+    list(filter?: { state?: string }): Promise<TaskSummary[]>;
+  };
+  events: { append(type: string, payload?: Record<string, unknown>): Promise<{ seq: number }> };
+  memory: { read(): Promise<unknown> };
+}
+
+const g = globalThis as unknown as { Deno: DenoSubset; Runtimectl: { bindings: Bindings } };
+
+export const deno: DenoSubset = g.Deno;
+export const bindings: Bindings = g.Runtimectl.bindings;
+
+/** The Deno error class name of a thrown value (`NotFound`, `TimedOut`, `NotCapable`, ...). */
+export function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : 'Error';
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,131 @@
+/**
+ * One executor session on disk, `brain/sessions/<run-id>/`:
+ *
+ *   prompt.md        what the executor was asked
+ *   stdout.txt       what it printed (raw)
+ *   stderr.txt
+ *   last-message.md  its final reply, parsed from the output
+ *   manifest.json    run id, command, status, exit code, parsed usage, budget decision
+ *
+ * Every write goes through Deno.writeTextFile under the plugin's `${session}` grant, and the
+ * command through Deno.Command under its `run` grant: the broker sees and audits each one.
+ * A failure to start, a non-zero exit or a wall-limit kill is a session with a status and a
+ * reason, never a thrown error, so the cycle can record it and carry on.
+ */
+import type { ExecutorInput, ExecutorResult, ExecutorStatus, Usage } from './contract.ts';
+import { deno, errorMessage, errorName } from './globals.ts';
+import type { Parsed } from './usage.ts';
+
+export const SESSION_FILES = { prompt: 'prompt.md', stdout: 'stdout.txt', stderr: 'stderr.txt', lastMessage: 'last-message.md', manifest: 'manifest.json' } as const;
+
+export interface SessionRecord {
+  plugin: string;
+  command: string | null;
+  /** the arguments with the prompt replaced by `<prompt.md>` */
+  args: string[];
+  status: ExecutorStatus;
+  reason?: string;
+  exit_code?: number | null;
+  usage: Usage | null;
+  stdout: string;
+  stderr: string;
+  lastMessage: string;
+  extra?: Record<string, unknown>;
+}
+
+function join(dir: string, name: string): string {
+  return `${dir.replace(/\/+$/, '')}/${name}`;
+}
+
+export async function writePrompt(input: ExecutorInput): Promise<void> {
+  await deno.mkdir(input.paths.session_dir, { recursive: true });
+  await deno.writeTextFile(join(input.paths.session_dir, SESSION_FILES.prompt), input.prompt);
+}
+
+/** Writes the output files and the manifest; returns the file names written. */
+export async function writeSession(input: ExecutorInput, record: SessionRecord): Promise<string[]> {
+  const dir = input.paths.session_dir;
+  await deno.writeTextFile(join(dir, SESSION_FILES.stdout), record.stdout);
+  await deno.writeTextFile(join(dir, SESSION_FILES.stderr), record.stderr);
+  await deno.writeTextFile(join(dir, SESSION_FILES.lastMessage), record.lastMessage === '' ? '' : `${record.lastMessage.trimEnd()}\n`);
+  const files = Object.values(SESSION_FILES);
+  const manifest = {
+    format: 'runtimectl.executor-session/1',
+    run_id: input.run_id,
+    persona_id: input.persona_id,
+    runtime: input.runtime,
+    phase: input.phase,
+    executor: record.plugin,
+    command: record.command,
+    args: record.args,
+    cwd: 'brain/workspace (the persona workspace)',
+    status: record.status,
+    reason: record.reason ?? null,
+    exit_code: record.exit_code ?? null,
+    usage: record.usage,
+    limits: input.limits,
+    work: input.work.map((w) => ({ kind: w.kind, key: w.key, title: w.title })),
+    budget_decision: input.decision,
+    files,
+    ...(record.extra ?? {}),
+  };
+  await deno.writeTextFile(join(dir, SESSION_FILES.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
+  return files;
+}
+
+export interface CliSpec {
+  plugin: string;
+  command: string;
+  /** the arguments; the element equal to `prompt` is the prompt itself */
+  args: string[];
+  prompt: string | null;
+  parse: (stdout: string, stderr: string) => Parsed;
+}
+
+function lastLine(text: string): string {
+  const lines = text.trim().split('\n');
+  return (lines[lines.length - 1] ?? '').slice(0, 300);
+}
+
+/** Runs a CLI session end to end: prompt, command, output, usage, manifest. */
+export async function runCli(input: ExecutorInput, spec: CliSpec): Promise<ExecutorResult> {
+  await writePrompt(input);
+  const shownArgs = spec.args.map((a) => (spec.prompt !== null && a === spec.prompt ? '<prompt.md>' : a));
+  const base = { plugin: spec.plugin, command: spec.command, args: shownArgs };
+  let output;
+  try {
+    output = await new deno.Command(spec.command, { args: spec.args, cwd: input.paths.workspace_dir, stdout: 'piped', stderr: 'piped' }).output();
+  } catch (error) {
+    const name = errorName(error);
+    const status: ExecutorStatus = name === 'NotFound' ? 'not_found' : name === 'TimedOut' ? 'timed_out' : 'failed';
+    const reason =
+      status === 'not_found'
+        ? `${spec.command}: executable not found on PATH`
+        : status === 'timed_out'
+          ? `${spec.command}: passed the wall limit of ${input.limits.wall_seconds} s; its process group was killed`
+          : `${spec.command}: ${name}: ${errorMessage(error)}`;
+    const files = await writeSession(input, { ...base, status, reason, usage: null, stdout: '', stderr: '', lastMessage: '' });
+    return { status, reason, exit_code: null, usage: null, files, work_done: [] };
+  }
+  const decoder = new TextDecoder();
+  const stdout = decoder.decode(output.stdout);
+  const stderr = decoder.decode(output.stderr);
+  const parsed = spec.parse(stdout, stderr);
+  const ok = output.code === 0 && parsed.error === undefined;
+  const status: ExecutorStatus = ok ? 'ok' : 'failed';
+  const reason = ok
+    ? undefined
+    : output.code !== 0
+      ? `${spec.command} exited with status ${output.code}${lastLine(stderr) ? `: ${lastLine(stderr)}` : ''}`
+      : `${spec.command} reported an error: ${(parsed.error ?? '').slice(0, 300)}`;
+  const files = await writeSession(input, { ...base, status, ...(reason ? { reason } : {}), exit_code: output.code, usage: parsed.usage, stdout, stderr, lastMessage: parsed.lastMessage });
+  return {
+    status,
+    ...(reason ? { reason } : {}),
+    exit_code: output.code,
+    usage: parsed.usage,
+    files,
+    last_message: parsed.lastMessage.slice(0, 2000),
+    work_done: ok ? input.work.map((w) => w.key) : [],
+  };
+}

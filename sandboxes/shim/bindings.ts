@@ -1,0 +1,27 @@
+/**
+ * `Runtimectl.bindings`: the kernel powers Deno has no word for (the persona's task ledger,
+ * its event log, its brain memory), as async methods. Every method is present in every
+ * isolate; the broker answers only when the plugin's manifest declares the binding and the
+ * persona grants it, and otherwise the call rejects with `Deno.errors.NotCapable`.
+ */
+import { callAsync } from './host.ts';
+
+export interface TaskSummary {
+  id: string;
+  title: string;
+  state: string;
+}
+
+export function makeRuntimectl(): unknown {
+  const ledger = Object.freeze({
+    createTask: (task: { title: string; description?: string }) => callAsync<TaskSummary>('binding.ledger.createTask', task),
+    list: (filter: { state?: string } = {}) => callAsync<TaskSummary[]>('binding.ledger.list', filter),
+  });
+  const events = Object.freeze({
+    append: (type: string, payload: Record<string, unknown> = {}) => callAsync<{ seq: number }>('binding.events.append', { type, payload }),
+  });
+  const memory = Object.freeze({
+    read: () => callAsync<unknown>('binding.memory.read', {}),
+  });
+  return Object.freeze({ bindings: Object.freeze({ ledger, events, memory }) });
+}
