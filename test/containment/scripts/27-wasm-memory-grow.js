@@ -3,7 +3,7 @@
 // @attack: The size reached is printed after each step: it must stay far below 4 GiB (the
 // @attack: process-pool tier caps the sandbox host's RSS; page faults are slow here, so the CPU
 // @attack: limit may stop it first).
-// @expect: MEMORY CRASHED CPU error
+// @expect: MEMORY CRASHED CPU WALL error
 // @stdout-not-match: at ([2-9]\d{3}|\d{5,}) MiB
 const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536 });
 for (;;) {

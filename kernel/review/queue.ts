@@ -1,0 +1,147 @@
+/**
+ * A persona's review queue: the one entrypoint through which ratified state changes.
+ *
+ * The loop and plugins submit proposals; operators decide them (`runtimectl proposals`);
+ * the loop applies accepted ones at the start of the next cycle. Every change is a locked
+ * session that appends records to `review/proposals.jsonl` and returns them as events for
+ * the persona's event log; nothing in the log is ever rewritten. Reads take no lock: they
+ * replay the log as it is (a record being written by another process is not yet there).
+ *
+ * Times are logical epoch milliseconds supplied by the caller (`now`); the queue never
+ * reads a clock, so the same inputs give the same log, byte for byte.
+ */
+import { existsSync } from 'node:fs';
+import { applyAcceptedIn, type ApplyOutcome } from './apply.ts';
+import { readProposalLog } from './log-file.ts';
+import { decideIn, expireDueIn, findProposal, submitIn, toEvents, type Decision, type ReviewEvent, type SubmitOutcome } from './operations.ts';
+import { reviewPaths, type ReviewPaths } from './paths.ts';
+import { DEFAULT_REVIEW_POLICY, parseReviewPolicy, type ReviewPolicy } from './policy.ts';
+import { OPEN_STATES, type ProposalInput, type ProposalState } from './records.ts';
+import { displayName, withReviewSession, type ReviewSession } from './session.ts';
+import { unappliedAccepted, type Proposal, type QueueState } from './state.ts';
+
+export interface ReviewQueueOptions {
+  /** The persona's policy (from its profile); DEFAULT_REVIEW_POLICY when absent. */
+  policy?: ReviewPolicy;
+  /** How long a change waits for another process's change to finish (default 5 s; it is held for milliseconds). */
+  lockWaitMs?: number;
+}
+
+/** Every change returns the records it appended as events for the persona's event log. */
+export type WithEvents<T> = T & { events: ReviewEvent[] };
+
+export interface At {
+  now: number;
+}
+
+export class ReviewQueue {
+  readonly paths: ReviewPaths;
+  readonly policy: ReviewPolicy;
+  readonly #lockWaitMs: number | undefined;
+
+  constructor(personaDir: string, options: ReviewQueueOptions = {}) {
+    this.paths = reviewPaths(personaDir);
+    this.policy = options.policy === undefined ? DEFAULT_REVIEW_POLICY : parseReviewPolicy(options.policy);
+    this.#lockWaitMs = options.lockWaitMs;
+  }
+
+  get persona(): string {
+    return this.paths.persona;
+  }
+
+  /** Queues a proposal, or refuses it for backpressure (recording the refusal and an operator alert). */
+  submit(input: ProposalInput, at: At): WithEvents<SubmitOutcome> {
+    return this.#change(at.now, (session) => clone(submitIn(session, input, this.policy)));
+  }
+
+  startReview(id: string, decision: Decision & At): WithEvents<{ proposal: Proposal }> {
+    return this.#decide(id, 'under-review', decision);
+  }
+
+  accept(id: string, decision: Decision & At): WithEvents<{ proposal: Proposal }> {
+    return this.#decide(id, 'accepted', decision);
+  }
+
+  reject(id: string, decision: Decision & { reason: string } & At): WithEvents<{ proposal: Proposal }> {
+    return this.#decide(id, 'rejected', decision);
+  }
+
+  /** Records `expired` for every open proposal whose expiry is at or before `now`. */
+  expireDue(now: number): WithEvents<{ expired: Proposal[] }> {
+    if (!existsSync(this.paths.log)) return { expired: [], events: [] };
+    return this.#change(now, (session) => ({ expired: clone(expireDueIn(session)) }));
+  }
+
+  /** Applies accepted proposals (see apply.ts). A persona that never proposed anything costs one stat. */
+  applyAccepted(at: At): WithEvents<ApplyOutcome> {
+    if (!existsSync(this.paths.log)) return { applied: [], expired: [], events: [] };
+    return this.#change(at.now, (session) => clone(applyAcceptedIn(session)));
+  }
+
+  /** The queue as the log says it is now (no lock, nothing written). */
+  read(): QueueState {
+    return readProposalLog(this.paths.log, this.persona, displayName(this.paths)).state;
+  }
+
+  /** Proposals in submission order, optionally only those in some states. */
+  list(filter: { states?: readonly ProposalState[] } = {}): Proposal[] {
+    const all = [...this.read().proposals.values()];
+    return filter.states === undefined ? all : all.filter((p) => filter.states!.includes(p.state));
+  }
+
+  /** One proposal; RTC_ERR_REVIEW_NOT_FOUND names the persona's queue when there is none. */
+  get(id: string): Proposal {
+    return findProposal(this.read(), id);
+  }
+
+  /** Accepted proposals not yet applied, in acceptance order: what the next cycle boundary will apply. */
+  pendingEffects(): Proposal[] {
+    return unappliedAccepted(this.read());
+  }
+
+  #decide(id: string, to: 'under-review' | 'accepted' | 'rejected', decision: Decision & At): WithEvents<{ proposal: Proposal }> {
+    const { now, ...rest } = decision;
+    // No log, no proposals: say so without creating the persona's review folder.
+    if (!existsSync(this.paths.log)) findProposal({ persona: this.persona, proposals: new Map() }, id);
+    return this.#change(now, (session) => ({ proposal: clone(decideIn(session, id, to, rest)) }));
+  }
+
+  #change<T extends object>(now: number, fn: (session: ReviewSession) => T): WithEvents<T> {
+    let appended: ReviewSession['appended'] = [];
+    try {
+      const result = withReviewSession(
+        this.paths,
+        now,
+        (session) => {
+          appended = session.appended;
+          return fn(session);
+        },
+        this.#lockWaitMs,
+      );
+      return { ...result, events: toEvents(appended) };
+    } catch (error) {
+      // A failed change may still have written records (an expiry found on the way):
+      // they travel with the error so a caller can log them too.
+      if (appended.length > 0 && error instanceof Error) Object.assign(error, { reviewEvents: toEvents(appended) });
+      throw error;
+    }
+  }
+}
+
+export function openReviewQueue(personaDir: string, options: ReviewQueueOptions = {}): ReviewQueue {
+  return new ReviewQueue(personaDir, options);
+}
+
+/** The loop's call at the start of each cycle. */
+export function applyAccepted(personaDir: string, options: At & Pick<ReviewQueueOptions, 'lockWaitMs'>): WithEvents<ApplyOutcome> {
+  return new ReviewQueue(personaDir, { ...(options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs }) }).applyAccepted({ now: options.now });
+}
+
+/** Open and past its expiry, but not yet recorded as expired (the next change will record it). */
+export function isOverdue(proposal: Proposal, now: number): boolean {
+  return OPEN_STATES.has(proposal.state) && proposal.expires_at <= now;
+}
+
+function clone<T>(value: T): T {
+  return structuredClone(value);
+}
