@@ -93,6 +93,13 @@ export const ERROR_CODES = {
   RTC_ERR_WORKSPACE_RESOURCE_INVALID: 'a workspace resource reference is malformed',
   RTC_ERR_WORKSPACE_RESOURCE_NOT_FOUND: 'a local resource path does not exist',
   RTC_ERR_WORKSPACE_CONFLICT: 'a workspace path is occupied by something the preparer did not create',
+  // gate and evidence
+  RTC_ERR_GATE_PROFILE_UNKNOWN: 'no gate profile with that name exists',
+  RTC_ERR_GATE_TARGET: 'the draft folder a gate was asked to evaluate is missing, not a folder, or overlaps the output folder',
+  RTC_ERR_GATE_OUT_NOT_EMPTY: 'the output folder of a gate run exists and is not empty',
+  RTC_ERR_EVIDENCE_NOT_FOUND: 'an evidence package or selection file does not exist',
+  RTC_ERR_EVIDENCE_INVALID: 'an evidence manifest or selection file does not match its schema',
+  RTC_ERR_EVIDENCE_MISMATCH: 'an evidence package no longer matches the digests recorded for it',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

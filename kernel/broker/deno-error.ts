@@ -68,6 +68,7 @@ const ERRNO_TEXT: Record<string, string> = {
  * message shape: `No such file or directory (os error 2): readfile '/x'`.
  */
 export function fromNodeError(error: unknown, syscall: string, path: string): DenoOpError {
+  if (error instanceof DenoOpError) return error;
   const code = (error as NodeJS.ErrnoException | undefined)?.code ?? 'EIO';
   const mapped = ERRNO_TO_DENO[code];
   const text = ERRNO_TEXT[code] ?? (error instanceof Error ? error.message : String(error));

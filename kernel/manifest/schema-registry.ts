@@ -11,6 +11,7 @@ import { EventEnvelopeSchema } from '../events/envelope.ts';
 import { ScidexRuntimeManifestSchema } from '../runtime-manifest/schema.ts';
 import { SkillFrontmatterSchema } from '../skills/frontmatter-schema.ts';
 import { personaProfileSchema } from '../personas/profile-schema.ts';
+import { gateProfileSchema } from '../gate/profile-schema.ts';
 
 export interface RegisteredSchema {
   /** File stem under schemas/, e.g. `plugin-manifest`. */
@@ -26,4 +27,5 @@ export const SCHEMAS: RegisteredSchema[] = [
   { name: 'scidex-runtime', title: 'scidex-runtime.yaml runtime manifest', schema: ScidexRuntimeManifestSchema },
   { name: 'event', title: 'runtimectl event envelope', schema: EventEnvelopeSchema },
   { name: 'persona-profile', title: 'runtimectl persona profile (policies/personas/*.yaml)', schema: personaProfileSchema },
+  { name: 'gate-profile', title: 'runtimectl gate profile (policies/gates/*.yaml)', schema: gateProfileSchema },
 ];

@@ -122,10 +122,17 @@ export class ReviewQueue {
     } catch (error) {
       // A failed change may still have written records (an expiry found on the way):
       // they travel with the error so a caller can log them too.
-      if (appended.length > 0 && error instanceof Error) Object.assign(error, { reviewEvents: toEvents(appended) });
+      if (appended.length > 0 && typeof error === 'object' && error !== null) eventsOfFailedChange.set(error, toEvents(appended));
       throw error;
     }
   }
+}
+
+const eventsOfFailedChange = new WeakMap<object, ReviewEvent[]>();
+
+/** Records a change wrote before it failed (e.g. expiries recorded on the way to a refused accept). */
+export function reviewEventsOf(error: unknown): ReviewEvent[] {
+  return (typeof error === 'object' && error !== null ? eventsOfFailedChange.get(error) : undefined) ?? [];
 }
 
 export function openReviewQueue(personaDir: string, options: ReviewQueueOptions = {}): ReviewQueue {

@@ -30,6 +30,19 @@ function taskDescription(item: WorkItem, input: ExecutorInput): string {
   return lines.join('\n').slice(0, 2000);
 }
 
+/**
+ * Whether ORCHESTRA_DB and ORCHESTRA_DB_PATH both name this persona's own ledger; null when
+ * the persona's allow list does not let this plugin read them (they are set either way).
+ */
+function checkLocalDb(ledgerRel: string): boolean | null {
+  try {
+    const db = deno.env.get('ORCHESTRA_DB');
+    return db !== undefined && db === deno.env.get('ORCHESTRA_DB_PATH') && db.endsWith(`/${ledgerRel}`);
+  } catch {
+    return null;
+  }
+}
+
 export async function run(input: ExecutorInput): Promise<ExecutorResult> {
   const existing = await bindings.ledger.list();
   const open = new Map(existing.filter((t) => t.state !== 'accepted').map((t) => [t.title, t]));
@@ -46,8 +59,7 @@ export async function run(input: ExecutorInput): Promise<ExecutorResult> {
     open.set(title, task);
     created.push(task);
   }
-  const db = { ORCHESTRA_DB: deno.env.get('ORCHESTRA_DB') ?? null, ORCHESTRA_DB_PATH: deno.env.get('ORCHESTRA_DB_PATH') ?? null };
-  const localDb = db.ORCHESTRA_DB !== null && db.ORCHESTRA_DB === db.ORCHESTRA_DB_PATH && db.ORCHESTRA_DB.endsWith(`/${input.paths.ledger_db_rel}`);
+  const localDb = checkLocalDb(input.paths.ledger_db_rel);
   const summary = [
     created.length > 0 ? `created ${created.map((t) => `${t.id} "${t.title}"`).join(', ')}` : 'created no task',
     ...(kept.length > 0 ? [`kept ${kept.join(', ')}`] : []),

@@ -116,7 +116,10 @@ export class ProcessPool {
         this.#active.delete(host);
         const limit = m.outcome.limit ? limitError(limitReason(m.outcome.limit.code), run.request.limits) : undefined;
         run.resolve({ outcome: { exitCode: m.outcome.exitCode, error: m.outcome.error, ...(limit ? { limit } : {}) }, usage: m.usage });
-        this.#release(host);
+        // A run that ended on a limit may leave the process holding memory it cannot give
+        // back (WebAssembly pages, a wedged isolate thread): retire the process, never reuse it.
+        if (limit) host.kill();
+        else this.#release(host);
         break;
       }
       default:

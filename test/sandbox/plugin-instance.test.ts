@@ -25,8 +25,8 @@ function plugin(code: string, permissions = '{}', limits = '{ memoryMb: 32, cpuM
 const instances: PluginInstance[] = [];
 after(() => instances.forEach((i) => i.dispose()));
 
-function instance(code: string, permissions?: string, allow = allPermissionSet(), audit?: (e: AuditEvent) => void) {
-  const { dir, loaded } = plugin(code, permissions);
+function instance(code: string, permissions?: string, allow = allPermissionSet(), audit?: (e: AuditEvent) => void, limits?: string) {
+  const { dir, loaded } = plugin(code, permissions, limits);
   const i = new PluginInstance(loaded, { shim, allow, cwd: dir, cacheDir, env: { HOME: '/home/x', SECRET: 's' }, ...(audit ? { audit } : {}) });
   instances.push(i);
   return { i, dir };
@@ -70,7 +70,8 @@ test('a call past its CPU limit gets a named error; the isolate is rebuilt on th
 });
 
 test('memory limit and oversized results are named errors too', async () => {
-  const { i } = instance('export function bomb() { const a: number[][] = []; for (;;) a.push(new Array(1e6).fill(1)); }\nexport function big() { return "x".repeat(9e6); }\nexport function ok() { return 1; }');
+  // A generous CPU limit: on a loaded machine the memory limit must still be what stops the bomb.
+  const { i } = instance('export function bomb() { const a: number[][] = []; for (;;) a.push(new Array(1e6).fill(1)); }\nexport function big() { return "x".repeat(9e6); }\nexport function ok() { return 1; }', '{}', allPermissionSet(), undefined, '{ memoryMb: 32, cpuMs: 20000, wallMs: 60000 }');
   await assert.rejects(i.call('bomb'), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_SANDBOX_MEMORY');
   await assert.rejects(i.call('big'), (e: unknown) => e instanceof KernelError && (e.code === 'RTC_ERR_SANDBOX_TRANSFER' || e.code === 'RTC_ERR_SANDBOX_MEMORY'));
   assert.equal(await i.call('ok'), 1);
@@ -93,7 +94,7 @@ test('no host object is reachable from inside', async () => {
 
 test('process tier: a resident plugin in its own sandbox host process, same grant rules, rebuilt after its process dies', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-plugin-'));
-  writeFileSync(path.join(dir, 'plugin.yaml'), 'id: tool.remote\nversion: 1.0.0\nkind: tool\nentry: mod.ts\ndescription: test\nsandbox: default\npermissions: { env: [HOME] }\nlimits: { memoryMb: 32, cpuMs: 8000, wallMs: 10000 }\nexports: [env, count, grow]\n');
+  writeFileSync(path.join(dir, 'plugin.yaml'), 'id: tool.remote\nversion: 1.0.0\nkind: tool\nentry: mod.ts\ndescription: test\nsandbox: default\npermissions: { env: [HOME] }\nlimits: { memoryMb: 32, cpuMs: 60000, wallMs: 60000 }\nexports: [env, count, grow]\n');
   writeFileSync(path.join(dir, 'mod.ts'), `let calls = 0;
 export async function env(n: string) { try { return Deno.env.get(n) ?? null; } catch (e) { return (e as Error).name; } }
 export function count() { return ++calls; }

@@ -19,7 +19,7 @@ const run = (file: string, limits = {}) => runner.run({ file, args: [], permissi
 test('a sandbox host process killed by a memory blow-up is reported and replaced; the next run is served', async () => {
   // WebAssembly memory is not counted by the isolate limit: only the RSS cap stops it.
   const wasm = script('wasm.js', 'const m = new WebAssembly.Memory({ initial: 1, maximum: 65536 }); const pages = []; for (let i = 0; i < 60000; i += 256) { m.grow(256); new Uint8Array(m.buffer).fill(1, i * 65536); } console.log("grew");');
-  const r = await run(wasm, { wallMs: 20000 });
+  const r = await run(wasm, { wallMs: 60000, cpuMs: 60000 });
   assert.notEqual(r.exitCode, 0);
   assert.ok(['RTC_ERR_SANDBOX_MEMORY', 'RTC_ERR_SANDBOX_CRASHED'].includes(r.error?.code ?? ''), JSON.stringify(r.error));
   const ok = await run(script('ok.js', 'console.log(6 * 7)'));

@@ -11,6 +11,7 @@ import { runtimeManifestCheckCommand } from './runtime-manifest.ts';
 import { skillsListCommand } from './skills.ts';
 import { workspacePrepareCommand } from './workspace.ts';
 import { verifyCommand } from './verify.ts';
+import { PROPOSALS_CLI_COMMANDS } from './proposals.ts';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -22,4 +23,5 @@ export const COMMANDS: readonly Command[] = [
   runtimeManifestCheckCommand,
   verifyCommand,
   ...LEDGER_CLI_COMMANDS,
+  ...PROPOSALS_CLI_COMMANDS,
 ];

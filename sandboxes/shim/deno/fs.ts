@@ -1,5 +1,9 @@
-/** `Deno.readTextFile` and friends: thin wrappers over broker ops; the host checks paths. */
-import { callAsync } from '../host.ts';
+/**
+ * `Deno.readTextFile` and friends: thin wrappers over broker ops; the host checks paths.
+ * The host does local file work synchronously (see kernel/broker/ops/fs.ts); these stay
+ * async functions, so scripts get promises exactly as under Deno.
+ */
+import { callSync } from '../host.ts';
 import { base64ToBytes, bytesToBase64 } from '../web/base64.ts';
 
 type PathLike = string | URL;
@@ -50,32 +54,32 @@ export interface WriteFileOptions {
 }
 
 export const fs = {
-  readTextFile: (path: PathLike) => callAsync<string>('fs.readTextFile', { path: toPath(path) }),
-  readFile: async (path: PathLike) => base64ToBytes(await callAsync<string>('fs.readFile', { path: toPath(path) })),
+  readTextFile: async (path: PathLike) => callSync<string>('fs.readTextFile', { path: toPath(path) }),
+  readFile: async (path: PathLike) => base64ToBytes(callSync<string>('fs.readFile', { path: toPath(path) })),
   writeTextFile: async (path: PathLike, data: string, options: WriteFileOptions = {}) => {
-    await callAsync('fs.writeFile', { path: toPath(path), base64: null, text: String(data), ...pickWrite(options) });
+    callSync('fs.writeFile', { path: toPath(path), base64: null, text: String(data), ...pickWrite(options) });
   },
   writeFile: async (path: PathLike, data: Uint8Array, options: WriteFileOptions = {}) => {
     if (!(data instanceof Uint8Array)) throw new TypeError('data must be a Uint8Array');
-    await callAsync('fs.writeFile', { path: toPath(path), base64: bytesToBase64(data), text: null, ...pickWrite(options) });
+    callSync('fs.writeFile', { path: toPath(path), base64: bytesToBase64(data), text: null, ...pickWrite(options) });
   },
   readDir: (path: PathLike) => {
-    const entries = callAsync<{ name: string; isFile: boolean; isDirectory: boolean; isSymlink: boolean }[]>('fs.readDir', { path: toPath(path) });
+    const target = toPath(path);
     return {
       async *[Symbol.asyncIterator]() {
-        for (const entry of await entries) yield entry;
+        yield* callSync<{ name: string; isFile: boolean; isDirectory: boolean; isSymlink: boolean }[]>('fs.readDir', { path: target });
       },
     };
   },
-  stat: async (path: PathLike) => toFileInfo(await callAsync<RawFileInfo>('fs.stat', { path: toPath(path), follow: true })),
-  lstat: async (path: PathLike) => toFileInfo(await callAsync<RawFileInfo>('fs.stat', { path: toPath(path), follow: false })),
+  stat: async (path: PathLike) => toFileInfo(callSync<RawFileInfo>('fs.stat', { path: toPath(path), follow: true })),
+  lstat: async (path: PathLike) => toFileInfo(callSync<RawFileInfo>('fs.stat', { path: toPath(path), follow: false })),
   mkdir: async (path: PathLike, options: { recursive?: boolean; mode?: number } = {}) => {
-    await callAsync('fs.mkdir', { path: toPath(path), recursive: Boolean(options.recursive), mode: options.mode ?? null });
+    callSync('fs.mkdir', { path: toPath(path), recursive: Boolean(options.recursive), mode: options.mode ?? null });
   },
   remove: async (path: PathLike, options: { recursive?: boolean } = {}) => {
-    await callAsync('fs.remove', { path: toPath(path), recursive: Boolean(options.recursive) });
+    callSync('fs.remove', { path: toPath(path), recursive: Boolean(options.recursive) });
   },
-  realPath: (path: PathLike) => callAsync<string>('fs.realPath', { path: toPath(path) }),
+  realPath: async (path: PathLike) => callSync<string>('fs.realPath', { path: toPath(path) }),
 };
 
 function pickWrite(options: WriteFileOptions): Required<Pick<WriteFileOptions, 'append' | 'create' | 'createNew'>> & { mode: number | null } {

@@ -1,0 +1,425 @@
+/**
+ * One persona in the kernel: its profile, event log, skills, plugins and probes, and the
+ * `continuous_science_loop` cycle, the same function for every persona and every runtime
+ * target. The eight steps run in the spec's order:
+ *
+ *   1 brain   create or load brain/ (brain.json, long-term.md, sessions, workspace, artifacts)
+ *   2 usage   tokens and sessions of the last 24 h, from the persona's own event log
+ *   3 budget  the posture: env over profile; the wallet is advisory; no daily budget = read-only
+ *   4 skills  shared and persona skills selected by the profile's names and globs
+ *   5 ledger  bootstrap or inspect the persona's local task ledger (orchestra/)
+ *   6 phase   the activity phase, taken in turn from the profile
+ *   7 decide  the idempotent probes find the work; then defer or execute (decide.ts)
+ *   8 record  one `continuous_loop_cycle` event, then brain.json
+ *
+ * A cycle never throws for bad input (an unknown plugin, a failing skill, a missing or
+ * failing executor binary, an executor past its wall limit): it records the reason and the
+ * next cycle starts fresh. It throws only when the persona's own state cannot be written.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { AuditEvent } from '../broker/op.ts';
+import { defaultCacheDir } from '../build/bundle.ts';
+import { readAgentEnv, type AgentEnv } from '../budget/env.ts';
+import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from '../budget/posture.ts';
+import { CYCLE_EVENT, UsageWindow, usageOfEvent } from '../budget/usage.ts';
+import { kernelError } from '../errors.ts';
+import { openEventLog, type EventLog } from '../events/event-log.ts';
+import { readEvents } from '../events/verify.ts';
+import { chooseExecutor, type ExecutorChoice } from '../executors/choice.ts';
+import { preparePersonaWorkspace } from '../executors/session-dir.ts';
+import { ledgerEnv } from '../ledger/layout.ts';
+import { openLedger } from '../ledger/open.ts';
+import { toPermissionSet } from '../manifest/permissions-schema.ts';
+import type { LoadedPersona } from '../personas/load.ts';
+import { runtimeKindOf, type PersonaProfile } from '../personas/profile-schema.ts';
+import { loadSkillCatalog, type SkillCatalog } from '../skills/catalog.ts';
+import { REPO_SKILLS_DIR, skillRootsForPersona } from '../skills/layout.ts';
+import { selectSkills, unmatchedPatterns } from '../skills/select.ts';
+import { KERNEL_VERSION } from '../version.ts';
+import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
+import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
+import { loadBrain, RECENT_CYCLES, saveBrain, type Brain } from './brain.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { act, errorLine, type ActResult } from './decide.ts';
+import { hostPathScrubber, type PathScrubber } from './host-paths.ts';
+import { ensureBrainLayout, personaPaths, relToState, WORKSPACE_ID, workspaceDir, type PersonaPaths } from './layout.ts';
+import { personaBindings } from './persona-bindings.ts';
+import { PersonaPlugins, PluginDirectory } from './persona-plugins.ts';
+import { findWork, type ProbeRecord } from './probes.ts';
+
+export const CYCLE_STEPS = ['brain', 'usage', 'budget', 'skills', 'ledger', 'phase', 'decide', 'record'] as const;
+
+export interface LoopOptions {
+  stateDir: string;
+  /** the process environment: budget and executor overrides, and what plugins may inherit */
+  env: Readonly<Record<string, string | undefined>>;
+  clock?: Clock;
+  pluginsDir?: string;
+  skillsDir?: string;
+  cacheDir?: string;
+  /** false: token-spending executors are never launched; everything else runs (default true) */
+  spendTokens?: boolean;
+}
+
+/** What every persona in one process shares: the checked env, the shim, the plugin directory. */
+export interface LoopKernel {
+  stateDir: string;
+  env: Readonly<Record<string, string | undefined>>;
+  agentEnv: AgentEnv;
+  clock: Clock;
+  shim: CompiledSource;
+  directory: PluginDirectory;
+  skillsDir: string;
+  cacheDir: string;
+  spendTokens: boolean;
+}
+
+/** Checks the environment first (a bad override stops the start), then loads what is shared. */
+export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> {
+  const agentEnv = readAgentEnv(options.env);
+  const stateDir = path.resolve(options.stateDir);
+  try {
+    mkdirSync(stateDir, { recursive: true });
+  } catch (error) {
+    throw kernelError('RTC_ERR_STATE_DIR', `state directory ${options.stateDir}: ${(error as Error).message}`, { cause: error });
+  }
+  const cacheDir = options.cacheDir ?? defaultCacheDir();
+  return {
+    stateDir,
+    env: options.env,
+    agentEnv,
+    clock: options.clock ?? systemClock,
+    shim: await loadShim(cacheDir),
+    directory: new PluginDirectory(options.pluginsDir),
+    skillsDir: options.skillsDir ?? REPO_SKILLS_DIR,
+    cacheDir,
+    spendTokens: options.spendTokens ?? true,
+  };
+}
+
+export interface CycleReport {
+  persona_id: string;
+  cycle: number;
+  /** seq of the cycle event in the persona's log */
+  seq: number;
+  phase: string;
+  outcome: ActResult['outcome'];
+  defer_reason: string | null;
+  executor: string;
+  steps: string[];
+  posture: BudgetPosture;
+  act: ActResult;
+  probes: ProbeRecord[];
+  /** the event payload as written (after scrubbing) */
+  payload: Record<string, unknown>;
+}
+
+/** The environment a persona's plugins see: PATH, HOME, the profile's `env` names, and the local ledger's path. */
+function pluginEnv(host: LoopKernel['env'], profile: PersonaProfile, ledger: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const take = (name: string) => {
+    const value = host[name];
+    if (typeof value === 'string') out[name] = value;
+  };
+  take('PATH');
+  take('HOME');
+  for (const pattern of profile.env) {
+    if (pattern.endsWith('*')) {
+      const prefix = pattern.slice(0, -1);
+      for (const name of Object.keys(host)) if (name.startsWith(prefix)) take(name);
+    } else take(pattern);
+  }
+  return { ...out, ...ledger };
+}
+
+function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const item of items) out[key(item)] = (out[key(item)] ?? 0) + 1;
+  return out;
+}
+
+export class PersonaRuntime {
+  readonly profile: PersonaProfile;
+  readonly persona: LoadedPersona;
+  readonly paths: PersonaPaths;
+  readonly choice: ExecutorChoice;
+  readonly limits: BudgetLimits;
+  readonly #kernel: LoopKernel;
+  readonly #log: EventLog;
+  readonly #usage: UsageWindow;
+  readonly #catalog: SkillCatalog;
+  readonly #plugins: PersonaPlugins;
+  readonly #scrub: PathScrubber;
+  #cycles: number;
+  #audit = { granted: 0, denied: [] as string[] };
+
+  private constructor(kernel: LoopKernel, persona: LoadedPersona, parts: { log: EventLog; usage: UsageWindow; catalog: SkillCatalog; cycles: number }) {
+    this.#kernel = kernel;
+    this.persona = persona;
+    this.profile = persona.profile;
+    this.paths = personaPaths(kernel.stateDir, this.profile.id);
+    this.choice = chooseExecutor(this.profile, kernel.agentEnv);
+    this.limits = budgetLimits(this.profile, kernel.agentEnv);
+    this.#log = parts.log;
+    this.#usage = parts.usage;
+    this.#catalog = parts.catalog;
+    this.#cycles = parts.cycles;
+    this.#scrub = hostPathScrubber(kernel.stateDir);
+    const vars = {
+      state: this.paths.dir,
+      workspace: this.paths.workspaceRoot,
+      session: this.paths.sessionsDir,
+      scratch: path.join(workspaceDir(this.paths), 'scratch'),
+    };
+    this.#plugins = new PersonaPlugins({
+      personaId: this.profile.id,
+      shim: kernel.shim,
+      directory: kernel.directory,
+      allow: toPermissionSet(this.profile.allow, this.paths.dir, vars),
+      vars,
+      env: pluginEnv(kernel.env, this.profile, ledgerEnv(this.paths.dir, this.profile.id)),
+      executorCwd: workspaceDir(this.paths),
+      otherCwd: this.paths.dir,
+      cpuSeconds: this.limits.cpu_seconds_per_cycle,
+      wallSeconds: this.limits.wall_seconds_per_cycle,
+      grantedBindings: this.profile.bindings,
+      bindings: personaBindings(this.paths, this.profile.id, kernel.clock, () => this.#log),
+      audit: (event) => this.#onAudit(event),
+      cacheDir: kernel.cacheDir,
+    });
+  }
+
+  /** Opens the persona's log (writing `persona_start`), reads its usage history, loads its skills. */
+  static async open(kernel: LoopKernel, persona: LoadedPersona): Promise<PersonaRuntime> {
+    const paths = personaPaths(kernel.stateDir, persona.profile.id);
+    mkdirSync(workspaceDir(paths), { recursive: true });
+    const now = kernel.clock();
+    const usage = new UsageWindow();
+    let cycles = 0;
+    for (const event of readEvents(paths.logFile)) {
+      const entry = usageOfEvent(event);
+      if (!entry) continue;
+      cycles += 1;
+      if (now - entry.atMs < 24 * 3600 * 1000) usage.add(entry);
+    }
+    const log = await openEventLog(paths.logFile, { now: () => new Date(kernel.clock()) });
+    let catalog: SkillCatalog;
+    try {
+      catalog = await loadSkillCatalog(skillRootsForPersona(kernel.skillsDir, persona.profile.id), { displayRoot: kernel.skillsDir });
+    } catch (error) {
+      await log.close();
+      throw error;
+    }
+    const runtime = new PersonaRuntime(kernel, persona, { log, usage, catalog, cycles });
+    await log.append('persona_start', runtime.#scrub({
+      persona_id: persona.profile.id,
+      runtime: persona.profile.runtime,
+      runtime_kind: runtimeKindOf(persona.profile.runtime),
+      kernel_version: KERNEL_VERSION,
+      profile: { file: path.basename(persona.file), digest: persona.digest },
+      executor: runtime.choice,
+      budget: runtime.limits,
+      skills: { loaded: catalog.skills.length, refused: catalog.refused.map((r) => r.message) },
+    }));
+    return runtime;
+  }
+
+  get cycles(): number {
+    return this.#cycles;
+  }
+
+  #onAudit(event: AuditEvent): void {
+    if (event.decision === 'granted') this.#audit.granted += 1;
+    else if (this.#audit.denied.length < 20) this.#audit.denied.push(`${event.subject} ${event.op} ${event.permission}:${event.value ?? '*'}`);
+  }
+
+  /** One continuous_science_loop cycle. */
+  async cycle(): Promise<CycleReport> {
+    const k = this.#kernel;
+    const p = this.profile;
+    const now = k.clock();
+    const cycle = this.#cycles + 1;
+    const steps: string[] = [];
+    const problems: string[] = [];
+    this.#audit = { granted: 0, denied: [] };
+
+    // 1. brain
+    const brainCreated = ensureBrainLayout(this.paths);
+    const loadedBrain = loadBrain(this.paths, p.id, p.runtime);
+    const brain = loadedBrain.brain;
+    if (loadedBrain.reason) problems.push(loadedBrain.reason);
+    steps.push('brain');
+
+    // 2. usage
+    const usage = this.#usage.totals(now);
+    steps.push('usage');
+
+    // 3. budget posture
+    const posture = derivePosture(this.limits, p, usage);
+    steps.push('budget');
+
+    // 4. skills
+    const selected = selectSkills(this.#catalog, p.skills);
+    const unmatched = unmatchedPatterns(this.#catalog, p.skills);
+    steps.push('skills');
+
+    // 5. ledger
+    const ledger = this.#inspectLedger();
+    if (ledger.error) problems.push(`ledger: ${ledger.error}`);
+    steps.push('ledger');
+
+    // 6. phase
+    const phase = p.phases[(cycle - 1) % p.phases.length]!;
+    steps.push('phase');
+
+    // 7. probes, then defer or execute
+    const probes: ProbeRecord[] = [await this.#startupSmoke(brain), this.#bootstrapProbe(brain, selected)];
+    const found = findWork(this.paths, brain, phase, now, p.cadence.periodic_seconds);
+    probes.push(...found.records);
+    const result = await act({
+      profile: p,
+      paths: this.paths,
+      plugins: this.#plugins,
+      choice: this.choice,
+      posture,
+      cycle,
+      phase,
+      work: found.work,
+      skills: selected,
+      history: brain.medium_term.recent,
+      spendTokens: k.spendTokens,
+      now,
+    });
+    if (result.usage && posture.max_tokens_per_session !== null && result.usage.total_tokens > posture.max_tokens_per_session) {
+      problems.push(`the session used ${result.usage.total_tokens} tokens, over the per-session cap of ${posture.max_tokens_per_session}`);
+    }
+    steps.push('decide');
+
+    // 8. record: the event, then brain.json
+    steps.push('record');
+    const payload = this.#scrub({
+      loop: 'continuous_science_loop',
+      cycle,
+      steps,
+      runtime_kind: runtimeKindOf(p.runtime),
+      runtime: p.runtime,
+      persona_id: p.id,
+      kernel_version: KERNEL_VERSION,
+      profile_digest: this.persona.digest,
+      brain: { status: brainCreated ? 'created' : loadedBrain.status, file: relToState(this.paths, this.paths.brainFile) },
+      skills: {
+        selected: selected.map((s) => s.id),
+        unmatched_patterns: unmatched,
+        refused: this.#catalog.refused.map((r) => ({ skill: r.folder, scope: r.scope, reason: `${r.field}: ${r.reason}` })),
+      },
+      phase,
+      budget: posture,
+      ledger,
+      probes,
+      work: { offered: found.work.map((w) => ({ kind: w.kind, key: w.key, title: w.title })), pending: brain.probes.pending.length },
+      executor: {
+        plugin: this.choice.plugin,
+        enabled: this.choice.enabled,
+        plugin_source: this.choice.plugin_source,
+        enabled_source: this.choice.enabled_source,
+        spends_tokens: result.spends_tokens,
+        ran: result.ran,
+        status: result.status,
+      },
+      budget_decision: result.decision,
+      outcome: result.outcome,
+      defer_reason: result.outcome === 'executed' ? null : result.reason,
+      public_writes_allowed: p.public_writes && !posture.read_only && result.outcome === 'executed',
+      executor_session: result.session ? { ...result.session, last_message: result.last_message } : null,
+      provider_usage: result.usage,
+      tasks_created: result.tasks,
+      audit: this.#audit,
+      problems,
+    });
+    const { seq } = await this.#log.append(CYCLE_EVENT, payload);
+    this.#usage.add({ atMs: now, tokens: result.usage?.total_tokens ?? 0, session: result.ran && result.spends_tokens === true });
+    this.#cycles = cycle;
+    this.#remember(brain, { cycle, phase, result, found: found.work, posture });
+    saveBrain(this.paths, brain);
+    return { persona_id: p.id, cycle, seq, phase, outcome: result.outcome, defer_reason: payload.defer_reason as string | null, executor: this.choice.plugin, steps, posture, act: result, probes, payload };
+  }
+
+  #inspectLedger(): { path: string; bootstrap: string; backend?: string; tasks?: Record<string, number>; error?: string } {
+    const dbRel = relToState(this.paths, path.join(this.paths.orchestraDir, 'orchestra.db'));
+    try {
+      const opened = openLedger(this.paths.dir, { personaId: this.profile.id });
+      try {
+        return {
+          path: relToState(this.paths, path.join(this.paths.dir, opened.dbPath)),
+          bootstrap: opened.bootstrap?.status ?? 'existing',
+          backend: opened.store.backend,
+          tasks: countBy(opened.store.listTasks(), (t) => t.state),
+        };
+      } finally {
+        opened.store.close();
+      }
+    } catch (error) {
+      return { path: dbRel, bootstrap: 'failed', error: errorLine(error) };
+    }
+  }
+
+  /** Once per kernel version: the persona's executor and budget policy load and answer. */
+  async #startupSmoke(brain: Brain): Promise<ProbeRecord> {
+    if (brain.probes.startup_smoke_version === KERNEL_VERSION) {
+      return { probe: 'startup_smoke', action: 'skipped', reason: `already ran for runtimectl ${KERNEL_VERSION}` };
+    }
+    try {
+      const executor = this.#plugins.get(this.choice.plugin, 'executor');
+      await executor.call('describe', this.profile.executor.config);
+      this.#plugins.get(this.profile.budget.policy, 'budget-policy');
+    } catch (error) {
+      return { probe: 'startup_smoke', action: 'failed', reason: `${errorLine(error)} (retried next cycle)` };
+    }
+    brain.probes.startup_smoke_version = KERNEL_VERSION;
+    return { probe: 'startup_smoke', action: 'ran', reason: `${this.choice.plugin} and ${this.profile.budget.policy} load and answer (runtimectl ${KERNEL_VERSION})` };
+  }
+
+  /** Once per kernel version: the persistent workspace is prepared (the ledger is bootstrapped in step 5). */
+  #bootstrapProbe(brain: Brain, skills: Parameters<typeof preparePersonaWorkspace>[3]): ProbeRecord {
+    if (brain.probes.bootstrap_version === KERNEL_VERSION) {
+      return { probe: 'bootstrap', action: 'skipped', reason: `already ran for runtimectl ${KERNEL_VERSION}` };
+    }
+    try {
+      const ws = preparePersonaWorkspace(this.paths.workspaceRoot, this.profile.id, WORKSPACE_ID, skills);
+      brain.probes.bootstrap_version = KERNEL_VERSION;
+      return { probe: 'bootstrap', action: 'ran', reason: `workspace ${relToState(this.paths, ws.dir)} ${ws.created ? 'created' : 'checked'}` };
+    } catch (error) {
+      return { probe: 'bootstrap', action: 'failed', reason: `${errorLine(error)} (retried next cycle)` };
+    }
+  }
+
+  /** Step 8's brain update: short-term plan and reflection, medium-term history, probe state. */
+  #remember(brain: Brain, c: { cycle: number; phase: string; result: ActResult; found: { key: string; title: string; kind: string }[]; posture: BudgetPosture }): void {
+    const { result } = c;
+    const done = new Set(result.done);
+    brain.probes.pending = brain.probes.pending.filter((w) => !done.has(w.key));
+    brain.cycles = c.cycle;
+    brain.last_cycle = { cycle: c.cycle, phase: c.phase, outcome: result.outcome, defer_reason: result.outcome === 'executed' ? null : result.reason, executor: this.choice.plugin, tier: result.decision?.tier ?? null };
+    const waiting = brain.probes.pending.map((w) => w.title);
+    brain.short_term = {
+      phase: c.phase,
+      reflection: `cycle ${c.cycle} (${c.phase}): ${result.outcome}${result.reason ? `: ${result.reason}` : ''}${waiting.length ? `; ${waiting.length} item(s) wait` : ''}`.slice(0, 1000),
+      plan: waiting.slice(0, 10).map((t) => (c.posture.read_only ? `plan (read-only): ${t}` : `next: ${t}`)),
+      last_message: result.last_message ?? brain.short_term.last_message,
+    };
+    const m = brain.medium_term;
+    m.recent.push({ cycle: c.cycle, phase: c.phase, keys: c.found.map((w) => w.key), outcome: result.outcome, ...(result.status ? { status: result.status } : {}), ...(result.decision ? { tier: result.decision.tier } : {}) });
+    if (m.recent.length > RECENT_CYCLES) m.recent.splice(0, m.recent.length - RECENT_CYCLES);
+    m.phase_counts[c.phase] = (m.phase_counts[c.phase] ?? 0) + 1;
+    m.outcome_counts[result.outcome] = (m.outcome_counts[result.outcome] ?? 0) + 1;
+    m.tokens_spent_total += result.usage?.total_tokens ?? 0;
+    if (result.ran && result.spends_tokens) m.sessions_total += 1;
+  }
+
+  /** Flushes and closes the log and disposes the plugins' isolates. */
+  async close(): Promise<void> {
+    this.#plugins.dispose();
+    await this.#log.close();
+  }
+}

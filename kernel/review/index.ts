@@ -1,0 +1,20 @@
+/** The asynchronous review queue (human in the loop): see README.md in this folder. */
+export { ReviewQueue, openReviewQueue, applyAccepted, isOverdue, reviewEventsOf, type ReviewQueueOptions, type WithEvents, type At } from './queue.ts';
+export { reviewPolicySchema, DEFAULT_REVIEW_POLICY, parseReviewPolicy, type ReviewPolicy } from './policy.ts';
+export {
+  PROPOSAL_KINDS,
+  PROPOSAL_STATES,
+  RECORD_TYPES,
+  REVIEW_SCHEMA_VERSION,
+  type ProposalInput,
+  type ProposalKind,
+  type ProposalState,
+  type EvidenceRef,
+  type AppliedEffect,
+} from './records.ts';
+export type { Proposal, Transition, QueueState } from './state.ts';
+export type { ReviewEvent, Refusal, SubmitOutcome, Decision } from './operations.ts';
+export type { ApplyOutcome } from './apply.ts';
+export { memoryBlock } from './apply.ts';
+export { reviewPaths, proposalId, parseProposalId, PROPOSAL_LOG_RELATIVE, LONG_TERM_MEMORY_RELATIVE, type ReviewPaths } from './paths.ts';
+export { checkReviewState, proposalsVerifyCheck } from './verify-check.ts';
