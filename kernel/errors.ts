@@ -76,6 +76,18 @@ export const ERROR_CODES = {
   RTC_ERR_LEDGER_LEASE_NOT_OWNER: 'a lease was renewed or released by someone who does not hold it',
   RTC_ERR_LEDGER_LOCKED: 'another process held the ledger write lock for too long',
   RTC_ERR_LEDGER_IMPORT: 'a ledger export cannot be imported here',
+  // persistence backends (kernel/persistence, plugins/persistence-*)
+  RTC_ERR_PERSISTENCE_CONFIG: "a persona's persistence.yaml is invalid or names an unknown backend",
+  RTC_ERR_PERSISTENCE_PLUGIN: 'a persistence plugin is missing, of the wrong kind, or does not provide its factory',
+  RTC_ERR_PERSISTENCE_BINDING: 'a persistence backend asked for storage its manifest does not declare',
+  RTC_ERR_PERSISTENCE_PATH_ESCAPE: 'a persistence path resolves outside the persona directory',
+  RTC_ERR_PERSISTENCE_SCHEMA_NEWER: 'persisted state was written by a newer schema version than this runtimectl supports',
+  RTC_ERR_PERSISTENCE_CORRUPT: "a persistence database or file cannot be read in its backend's format",
+  RTC_ERR_PERSISTENCE_READONLY: 'a write was asked of a persistence backend opened read-only',
+  RTC_ERR_PERSISTENCE_INPUT: 'a memory or proposal record to store is not valid',
+  RTC_ERR_PERSISTENCE_EXPORT: 'an export between persistence backends was refused or failed its check after copying',
+  // substrate record (plugin manifest and bundle digests, <state>/substrate.json)
+  RTC_ERR_SUBSTRATE_RECORD: 'the substrate record cannot be read or written',
   // skills
   RTC_ERR_SKILL_INVALID: 'a SKILL.md does not follow the Agent Skills format',
   RTC_ERR_SKILL_UNKNOWN: 'no skill with that name is in the catalog',

@@ -12,7 +12,7 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { sha256 } from '../build/bundle.ts';
+import { digestOf, treeDigest } from '../evidence/digest.ts';
 import { isInside } from '../skills/read-reference.ts';
 import type { DraftLimits } from './profile-schema.ts';
 
@@ -42,16 +42,6 @@ export interface Snapshot {
   problems: SnapshotProblem[];
   /** `sha256:<hex>` of the sorted lines `<sha256> <path>\n`, one per entry: the draft's identity */
   digest: string;
-}
-
-export function digestOf(data: string | Uint8Array): string {
-  return `sha256:${sha256(data)}`;
-}
-
-/** The input digest: one line per entry, sorted by path, like `sha256sum` output. */
-export function treeDigest(entries: readonly Pick<SnapshotEntry, 'path' | 'sha256'>[]): string {
-  const lines = [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map((e) => `${e.sha256} ${e.path}\n`);
-  return digestOf(lines.join(''));
 }
 
 /** Reads at most `max + 1` bytes, so a file that grew past the cap after its lstat is still caught. */

@@ -9,6 +9,7 @@
  * A plugin that is not installed, or of the wrong kind, is an error for the cycle that asked
  * for it; the next cycle looks again (it may have been installed since).
  */
+import { statSync } from 'node:fs';
 import type { AuditEvent } from '../broker/op.ts';
 import type { BindingImplementations } from '../broker/ops/bindings.ts';
 import { kernelError } from '../errors.ts';
@@ -21,25 +22,39 @@ import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts'
 /** Grace between the subprocess wall limit and the isolate's, for writing the session files. */
 const EXECUTOR_WALL_GRACE_MS = 5000;
 
-/** The installed plugins, scanned once per process and rescanned when an id is missing. */
+/**
+ * The installed plugins, scanned once per process. A missing id triggers a rescan only when
+ * the plugins folder changed since (a plugin installed meanwhile): a scan validates every
+ * manifest, which is too slow to repeat on every cycle of a persona with a typo in its profile.
+ */
 export class PluginDirectory {
   readonly root: string;
   #plugins = new Map<string, LoadedPlugin>();
   #refused: string[] = [];
+  #scannedAt = -1;
 
   constructor(root = PLUGINS_DIR) {
     this.root = root;
     this.#scan();
   }
 
+  #mtime(): number {
+    try {
+      return statSync(this.root).mtimeMs;
+    } catch {
+      return -1;
+    }
+  }
+
   #scan(): void {
+    this.#scannedAt = this.#mtime();
     const scan = scanPlugins(this.root);
     this.#plugins = new Map(scan.plugins.map((p) => [p.manifest.id, p]));
     this.#refused = scan.refused.map((r) => r.error.message);
   }
 
   find(id: string, kind: LoadedPlugin['manifest']['kind']): LoadedPlugin {
-    if (!this.#plugins.has(id)) this.#scan();
+    if (!this.#plugins.has(id) && this.#mtime() !== this.#scannedAt) this.#scan();
     const plugin = this.#plugins.get(id);
     if (!plugin) {
       const refusedNote = this.#refused.length > 0 ? `; refused manifests: ${this.#refused.join(' | ')}` : '';

@@ -94,7 +94,7 @@ export function probeWorkPackets(paths: PersonaPaths, brain: Brain): { record: P
   const reason =
     loaded.length > 0
       ? `loaded ${loaded.length} new packet(s): ${loaded.map((w) => w.title).join('; ')}${skipped.length ? `; skipped ${skipped.length}` : ''}`
-      : `no new packet: ${skipped.length} skipped`;
+      : `no new packet; skipped ${skipped.join('; ')}`;
   return { record: { probe: 'work_packets', action: loaded.length > 0 ? 'ran' : 'skipped', reason: clip(reason, 500), ...(skipped.length ? { skipped: skipped.slice(0, 20) } : {}) }, loaded };
 }
 

@@ -11,12 +11,14 @@ function what(report: CycleReport): string {
   const tasks = a.tasks.length > 0 ? `created ${a.tasks.map((t) => `${t.id} "${t.title}"`).join(', ')}` : '';
   if (report.outcome === 'executed') {
     const usage = a.usage ? `, ${a.usage.total_tokens} tokens (${a.usage.source})` : '';
-    const message = a.last_message ? `: ${oneLine(a.last_message, 100)}` : '';
-    return `${report.executor} ran ${a.session?.run_id ?? ''}${usage}${message}${tasks ? `; ${tasks}` : ''}`;
+    const said = a.last_message ? oneLine(a.last_message, 160) : tasks;
+    return `${report.executor} ran ${a.session?.run_id ?? ''}${usage}${said ? `: ${said}` : ''}`;
   }
   const reason = report.defer_reason ?? '';
   return tasks ? `${reason}; ${tasks}` : reason;
 }
+
+const WORK_PROBES = new Set(['work_packets', 'dm_queue', 'periodic']);
 
 function oneLine(text: string, max: number): string {
   const line = text.replace(/\s+/g, ' ').trim();
@@ -48,9 +50,10 @@ export function personaSummary(run: PersonaRun, tasks: Record<string, number> = 
     lines.push(`  cycle ${r.cycle} ${r.phase}: ${r.outcome}`);
     lines.push(`      ${oneLine(what(r), 220)}`);
     const d = r.act.decision;
-    if (d) lines.push(`      why: tier ${d.tier} (${d.tier_name}), expected improvement ${d.expected_improvement}, ~${d.expected_cost.tokens} tokens; ${d.action}: ${oneLine(d.reason, 160)}`);
-    const skipped = r.probes.filter((p) => p.action !== 'ran').map((p) => `${p.probe} ${p.action} (${p.reason})`);
-    if (skipped.length > 0 && r.outcome === 'idle') lines.push(`      probes: ${oneLine(skipped.join('; '), 220)}`);
+    if (d) lines.push(`      why: tier ${d.tier} (${d.tier_name}) -> ${d.action.replaceAll('_', ' ')}: ${oneLine(d.reason, 160)}`);
+    // A quiet cycle says why it was quiet; a failed probe is always shown.
+    const shown = r.probes.filter((p) => p.action === 'failed' || (r.outcome === 'idle' && WORK_PROBES.has(p.probe)));
+    if (shown.length > 0) lines.push(`      probes: ${oneLine(shown.map((p) => `${p.probe} ${p.action}: ${p.reason}`).join('; '), 220)}`);
   }
   const total = Object.values(tasks).reduce((a, b) => a + b, 0);
   lines.push(`  ledger ${payload.ledger.path}: ${total} task(s)${total ? ` (${Object.entries(tasks).map(([s, n]) => `${s} ${n}`).join(', ')})` : ''}`);

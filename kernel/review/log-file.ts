@@ -4,7 +4,7 @@
  * chained to the one before, so the same code checks both logs. What the review queue adds
  * is the meaning of each record (state.ts) and the rule that a writer holds the lock.
  */
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
 import { canonicalJson } from '../events/canonical.ts';
@@ -26,6 +26,10 @@ export interface ReadLog {
   state: QueueState;
   /** Bytes after the last newline: a write cut short by a crash (never an acknowledged record). */
   torn?: TornTail;
+  /** Where the replay stopped: end of the last complete line, where that line starts, how many lines. */
+  end: number;
+  lastLineStart: number;
+  lines: number;
 }
 
 /**
@@ -36,6 +40,8 @@ export interface ReadLog {
 export function readProposalLog(file: string, persona: string, displayName: string = file): ReadLog {
   const state = emptyQueueState(persona, GENESIS_HASH);
   let torn: TornTail | undefined;
+  let lastLineStart = 0;
+  let lines = 0;
   for (const item of scanEventLog(file)) {
     if (item.kind === 'problem') {
       const problem = { ...item.problem, file: displayName };
@@ -53,8 +59,20 @@ export function readProposalLog(file: string, persona: string, displayName: stri
         details: { file: displayName, line: item.line, seq: item.event.seq, what: error.message },
       });
     }
+    lastLineStart = item.offset;
+    lines = item.line;
   }
-  return { state, ...(torn ? { torn } : {}) };
+  const end = torn ? torn.offset : sizeOf(file);
+  return { state, end, lastLineStart, lines, ...(torn ? { torn } : {}) };
+}
+
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
 }
 
 /**

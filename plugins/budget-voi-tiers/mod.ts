@@ -137,7 +137,7 @@ export function assess(input: AssessInput): Decision {
       reason: `${why}; ${handoff ? 'hand off to a reviewer instead of spending more' : 'downshift to read-only planning'}`,
     };
   }
-  return { ...record, action: 'execute', reason: `tier ${chosen} (${TIERS[chosen - 1]}) is expected to improve the decision by ${improvement} (bar ${bar}) for ~${cost.tokens} tokens` };
+  return { ...record, action: 'execute', reason: `expected improvement ${improvement} clears the bar of ${bar} for ~${cost.tokens} tokens` };
 }
 
 function describeWork(work: readonly WorkItem[]): string {

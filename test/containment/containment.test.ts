@@ -33,6 +33,9 @@ const GRACE_MS = 3000;
 const OUTPUT_SLACK_BYTES = 64 * 1024;
 /** How far the kernel's RSS may grow over the whole suite (the isolates live in other processes). */
 const KERNEL_RSS_GROWTH_MAX = 512 * 1024 * 1024;
+/** With every runner closed the kernel must be idle: CPU it may use while sampled (GC, timers). */
+const IDLE_SAMPLE_MS = 1500;
+const IDLE_CPU_MAX_MS = 300;
 
 type Runner = Awaited<ReturnType<typeof createScriptRunner>>;
 
@@ -146,4 +149,18 @@ test('the trusted in-process tier contains the non-fatal hostile scripts too', {
     await runner.close();
     fs.rmSync(cwd, { recursive: true, force: true });
   }
+});
+
+// A stopped isolate must really stop. Measured last, with both runners closed: the kernel
+// process should be idle. If an isolate thread is still spinning, it also keeps this
+// process alive for ever, so after failing the test ends the process itself; otherwise
+// `npm test` would hang instead of reporting.
+test('after the runners close, nothing keeps running in the kernel process', async () => {
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const before = process.cpuUsage();
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SAMPLE_MS));
+  const used = process.cpuUsage(before);
+  const cpuMs = (used.user + used.system) / 1000;
+  if (cpuMs > IDLE_CPU_MAX_MS) setTimeout(() => process.exit(1), 1000).unref();
+  assert.ok(cpuMs <= IDLE_CPU_MAX_MS, `the kernel process used ${Math.round(cpuMs)} ms of CPU in ${IDLE_SAMPLE_MS} ms with every runner closed: a stopped isolate is still running`);
 });

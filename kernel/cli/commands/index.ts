@@ -11,10 +11,18 @@ import { runtimeManifestCheckCommand } from './runtime-manifest.ts';
 import { skillsListCommand } from './skills.ts';
 import { workspacePrepareCommand } from './workspace.ts';
 import { verifyCommand } from './verify.ts';
+import { gateCommand } from './gate.ts';
+import { evidenceSelectCommand, evidenceVerifyCommand } from './evidence.ts';
+import { runCommand } from './run.ts';
+import { statusCommand } from './status.ts';
 import { PROPOSALS_CLI_COMMANDS } from './proposals.ts';
+import { PERSISTENCE_CLI_COMMANDS } from './persistence.ts';
+import { activityCommand } from './activity.ts';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
+  runCommand,
+  statusCommand,
   sandboxRunCommand,
   pluginsListCommand,
   pluginsCheckCommand,
@@ -22,6 +30,11 @@ export const COMMANDS: readonly Command[] = [
   workspacePrepareCommand,
   runtimeManifestCheckCommand,
   verifyCommand,
+  activityCommand,
+  gateCommand,
+  evidenceVerifyCommand,
+  evidenceSelectCommand,
   ...LEDGER_CLI_COMMANDS,
   ...PROPOSALS_CLI_COMMANDS,
+  ...PERSISTENCE_CLI_COMMANDS,
 ];

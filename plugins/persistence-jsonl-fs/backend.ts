@@ -1,0 +1,136 @@
+/**
+ * The `jsonl-fs` persistence backend (the embedded default): the persona's state as plain
+ * files in its directory, the layout every other part of the kernel already reads.
+ *
+ *   logs/events.jsonl               kernel/events' hash-chained log, group-committed (O_DSYNC)
+ *   brain/memory/brain.json         rewritten whole: temp file, fsync, rename
+ *   brain/memory/long-term.md       appended and fsynced
+ *   review/proposals.jsonl          one JSON record a line, appended and fsynced
+ *   orchestra/orchestra.db          the ledger, in the jsonl-fs ledger format (kernel/ledger)
+ *
+ * HOST MODULE: unlike other plugins this entry runs in the kernel's process, not in an
+ * isolate (see kernel/persistence/backend.ts). It gets only the `storage.files` handle its
+ * manifest declares, and reaches every file through it.
+ */
+import { kernelError } from '../../kernel/errors.ts';
+import { openEventLog, type EventLog } from '../../kernel/events/event-log.ts';
+import type { EventEnvelope } from '../../kernel/events/envelope.ts';
+import { readEvents, verifyEventLog } from '../../kernel/events/verify.ts';
+import { EVENT_LOG_RELATIVE } from '../../kernel/events/paths.ts';
+import type { BackendContext, EventStore, MemoryStore, PersistenceBackend, ProposalStore } from '../../kernel/persistence/backend.ts';
+import { eventLine } from '../../kernel/persistence/event-codec.ts';
+import { checkBrainText, checkProposalLine, parseProposalLines } from '../../kernel/persistence/records.ts';
+import { requireStorage } from '../../kernel/persistence/open.ts';
+import type { PersonaFiles } from '../../kernel/persistence/storage.ts';
+
+export const BRAIN_FILE = 'brain/memory/brain.json';
+export const LONG_TERM_FILE = 'brain/memory/long-term.md';
+export const PROPOSALS_FILE = 'review/proposals.jsonl';
+
+function readonlyError(what: string) {
+  return kernelError('RTC_ERR_PERSISTENCE_READONLY', `cannot ${what}: the persistence backend was opened read-only`);
+}
+
+function eventStore(files: PersonaFiles, context: BackendContext, state: { log?: EventLog; opening?: Promise<EventLog> }): EventStore {
+  const file = files.resolve(EVENT_LOG_RELATIVE);
+  const open = (): Promise<EventLog> => {
+    if (context.readonly) return Promise.reject(readonlyError('append events'));
+    state.opening ??= openEventLog(file, { now: context.now }).then((log) => (state.log = log));
+    return state.opening;
+  };
+  return {
+    location: file,
+    open: async () => (await open()).startup,
+    append: async (type, payload) => (await open()).append(type, payload),
+    flush: async () => {
+      if (state.opening) await (await state.opening).flush();
+    },
+    read: () => readEvents(file),
+    verify() {
+      const report = verifyEventLog(file);
+      return { ...report, problems: report.problems.map((p) => ({ file: p.file, line: p.line, ...(p.seq === undefined ? {} : { seq: p.seq }), code: p.code, what: p.what, severity: p.severity })) };
+    },
+    isEmpty: () => files.size(EVENT_LOG_RELATIVE) === 0,
+    async importEvents(events: Iterable<EventEnvelope>) {
+      if (context.readonly) throw readonlyError('import events');
+      if (state.opening) throw kernelError('RTC_ERR_PERSISTENCE_EXPORT', `${file}: events can only be imported into a log that is not open for appends`);
+      if (files.size(EVENT_LOG_RELATIVE) !== 0) {
+        throw kernelError('RTC_ERR_PERSISTENCE_EXPORT', `${EVENT_LOG_RELATIVE} already holds events; an import goes only into an empty log`, { details: { file: EVENT_LOG_RELATIVE } });
+      }
+      // Written in batches so a long log never sits whole in memory; each batch is synced.
+      let count = 0;
+      let batch: string[] = [];
+      for (const event of events) {
+        batch.push(eventLine(event));
+        count += 1;
+        if (batch.length >= 4096) {
+          files.appendDurably(EVENT_LOG_RELATIVE, batch.join(''));
+          batch = [];
+        }
+      }
+      if (batch.length > 0) files.appendDurably(EVENT_LOG_RELATIVE, batch.join(''));
+      return count;
+    },
+  };
+}
+
+function memoryStore(files: PersonaFiles): MemoryStore {
+  return {
+    readBrain: () => files.readText(BRAIN_FILE),
+    writeBrain(text) {
+      checkBrainText(text);
+      files.replaceDurably(BRAIN_FILE, text);
+    },
+    readLongTerm: () => files.readText(LONG_TERM_FILE) ?? '',
+    appendLongTerm(text) {
+      if (text === '') return;
+      files.appendDurably(LONG_TERM_FILE, text);
+    },
+    isEmpty: () => !files.exists(BRAIN_FILE) && files.size(LONG_TERM_FILE) === 0,
+  };
+}
+
+function proposalStore(files: PersonaFiles): ProposalStore {
+  const location = files.resolve(PROPOSALS_FILE);
+  const lines = (): string[] => {
+    const text = files.readText(PROPOSALS_FILE) ?? '';
+    const parts = text.split('\n');
+    // The text after the last newline is a torn write (never acknowledged), or '' when there is none.
+    parts.pop();
+    return parts;
+  };
+  return {
+    location,
+    append(input) {
+      const list = typeof input === 'string' ? [input] : [...input];
+      if (list.length === 0) return;
+      list.forEach((line, i) => checkProposalLine(line, i));
+      files.appendDurably(PROPOSALS_FILE, `${list.join('\n')}\n`);
+    },
+    lines,
+    read: () => parseProposalLines(lines(), location),
+    isEmpty: () => files.size(PROPOSALS_FILE) === 0,
+  };
+}
+
+export function createBackend(context: BackendContext): PersistenceBackend {
+  const files = requireStorage(context, 'files');
+  const state: { log?: EventLog; opening?: Promise<EventLog> } = {};
+  return {
+    name: 'jsonl-fs',
+    pluginId: context.pluginId,
+    personaId: context.personaId,
+    personaDir: context.personaDir,
+    readonly: context.readonly,
+    events: eventStore(files, context, state),
+    ledger: files.ledger,
+    memory: memoryStore(files),
+    proposals: proposalStore(files),
+    async close() {
+      if (state.opening) {
+        const log = await state.opening.catch(() => undefined);
+        await log?.close();
+      }
+    },
+  };
+}
