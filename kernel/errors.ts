@@ -88,6 +88,7 @@ export const ERROR_CODES = {
   RTC_ERR_PERSISTENCE_EXPORT: 'an export between persistence backends was refused or failed its check after copying',
   // substrate record (plugin manifest and bundle digests, <state>/substrate.json)
   RTC_ERR_SUBSTRATE_RECORD: 'the substrate record cannot be read or written',
+  RTC_ERR_SUBSTRATE_CHANGED: 'a plugin manifest or bundle changed since the substrate was recorded, or a manifest no longer loads',
   // skills
   RTC_ERR_SKILL_INVALID: 'a SKILL.md does not follow the Agent Skills format',
   RTC_ERR_SKILL_UNKNOWN: 'no skill with that name is in the catalog',

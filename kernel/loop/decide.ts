@@ -5,14 +5,17 @@
  *   executor disabled                  → deferred
  *   executor plugin missing or broken  → failed
  *   token-spending executor, and the runtime's hard stops (no daily budget, session cap,
- *     too little headroom)             → deferred (read-only)
+ *     too little headroom)             → deferred: read-only planning (below)
  *   the budget policy (a sandboxed plugin) picks a tier and records its decision:
  *     reviewer_handoff                 → deferred; the work becomes review tasks in the ledger
- *     read_only_planning               → deferred; the work waits
+ *     read_only_planning               → deferred: read-only planning (below)
  *   token-spending and --no-spend      → deferred, the approved decision kept
  *   otherwise the executor runs one session in the persona workspace.
  *
- * Nothing here throws for bad input: a failure is an outcome with its reason.
+ * Read-only planning: the work stays queued for a funded cycle, and each queued item gets
+ * one `Planned: <title>` task in the persona's own ledger (task creation is what a
+ * read-only posture still allows). Nothing here throws for bad input: a failure is an
+ * outcome with its reason.
  */
 import { hardStop, type BudgetPosture } from '../budget/posture.ts';
 import {

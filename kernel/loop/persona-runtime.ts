@@ -193,7 +193,8 @@ export class PersonaRuntime {
   /** Opens the persona's log (writing `persona_start`), reads its usage history, loads its skills. */
   static async open(kernel: LoopKernel, persona: LoadedPersona): Promise<PersonaRuntime> {
     const paths = personaPaths(kernel.stateDir, persona.profile.id);
-    mkdirSync(workspaceDir(paths), { recursive: true });
+    // The persona folder must exist for the ledger's path checks; step 1 creates the brain.
+    mkdirSync(paths.dir, { recursive: true });
     const now = kernel.clock();
     const usage = new UsageWindow();
     let cycles = 0;

@@ -12,6 +12,7 @@ import { ScidexRuntimeManifestSchema } from '../runtime-manifest/schema.ts';
 import { SkillFrontmatterSchema } from '../skills/frontmatter-schema.ts';
 import { personaProfileSchema } from '../personas/profile-schema.ts';
 import { gateProfileSchema } from '../gate/profile-schema.ts';
+import { persistenceConfigSchema } from '../persistence/config-schema.ts';
 
 export interface RegisteredSchema {
   /** File stem under schemas/, e.g. `plugin-manifest`. */
@@ -28,4 +29,5 @@ export const SCHEMAS: RegisteredSchema[] = [
   { name: 'event', title: 'runtimectl event envelope', schema: EventEnvelopeSchema },
   { name: 'persona-profile', title: 'runtimectl persona profile (policies/personas/*.yaml)', schema: personaProfileSchema },
   { name: 'gate-profile', title: 'runtimectl gate profile (policies/gates/*.yaml)', schema: gateProfileSchema },
+  { name: 'persistence-config', title: "runtimectl persona persistence choice (<state>/<persona>/persistence.yaml)", schema: persistenceConfigSchema },
 ];

@@ -10,31 +10,28 @@
  * `runtimectl persistence export` has copied the state into the other backend.
  */
 import { existsSync } from 'node:fs';
-import { z } from 'zod';
 import { kernelError } from '../errors.ts';
 import { readManifestFile } from '../manifest/load.ts';
 import { guardPath, replaceFileDurably } from './storage.ts';
+import {
+  BACKEND_NAME_PATTERN,
+  DEFAULT_BACKEND_NAME,
+  KNOWN_BACKENDS,
+  PERSISTENCE_CONFIG_FILE,
+  PERSISTENCE_SCHEMA_VERSION,
+  persistenceConfigSchema,
+  type PersistenceConfig,
+} from './config-schema.ts';
 
-export const PERSISTENCE_CONFIG_FILE = 'persistence.yaml';
-export const PERSISTENCE_SCHEMA_VERSION = 1;
-export const DEFAULT_BACKEND_NAME = 'jsonl-fs';
-export const KNOWN_BACKENDS = ['jsonl-fs', 'sqlite'] as const;
-
-/** A backend name is the part after `persistence.` in its plugin id. */
-export const BACKEND_NAME_PATTERN = /^[a-z][a-z0-9-]*$/;
-
-export const persistenceConfigSchema = z
-  .strictObject({
-    $schema: z.string().optional(),
-    schema_version: z.number().int().min(1).describe('format version of this file'),
-    backend: z
-      .string()
-      .regex(BACKEND_NAME_PATTERN, 'a backend name such as jsonl-fs or sqlite (the plugin id without "persistence.")')
-      .describe('the persistence plugin holding this persona\'s state: persistence.<backend>'),
-  })
-  .describe("A persona's persistence backend choice (<state>/<persona>/persistence.yaml)");
-
-export type PersistenceConfig = z.output<typeof persistenceConfigSchema>;
+export {
+  PERSISTENCE_CONFIG_FILE,
+  PERSISTENCE_SCHEMA_VERSION,
+  DEFAULT_BACKEND_NAME,
+  KNOWN_BACKENDS,
+  BACKEND_NAME_PATTERN,
+  persistenceConfigSchema,
+  type PersistenceConfig,
+} from './config-schema.ts';
 
 export function pluginIdOf(backend: string): string {
   return `persistence.${backend}`;

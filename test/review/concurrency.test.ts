@@ -22,11 +22,11 @@ interface Outcome {
   stderr: string;
 }
 
-function decider(stateDir: string, verb: string, name: string, go: string): { ready: Promise<void>; done: Promise<Outcome[]> } {
+function decider(stateDir: string, verb: string, name: string, go: string, order: 'up' | 'down'): { ready: Promise<void>; done: Promise<Outcome[]> } {
   let markReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   const done = new Promise<Outcome[]>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', DECIDER, stateDir, verb, name, String(COUNT), go], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', DECIDER, stateDir, verb, name, String(COUNT), go, order], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8');
@@ -51,7 +51,7 @@ test('two processes racing accept against reject: exactly one decision per propo
   const queue = openReviewQueue(dir, { policy: ROOMY });
   for (let i = 1; i <= COUNT; i++) queue.submit(memory(`fact ${i}`), { now: i });
   const go = path.join(stateDir, 'go');
-  const racers = [decider(stateDir, 'accept', 'alice', go), decider(stateDir, 'reject', 'bob', go)];
+  const racers = [decider(stateDir, 'accept', 'alice', go, 'up'), decider(stateDir, 'reject', 'bob', go, 'down')];
   await Promise.race([Promise.all(racers.map((r) => r.ready)), Promise.all(racers.map((r) => r.done))]);
   fs.writeFileSync(go, '');
   const [accepts, rejects] = await Promise.all(racers.map((r) => r.done));

@@ -3,8 +3,9 @@
  * directory and says, for anything wrong, which file, where in it, and what. Read-only: a
  * torn tail is reported as a warning and left for the next open to repair.
  *
- * Each check is a VerifyCheck in VERIFY_CHECKS; the event-log hash chain is the first. The
- * digests of manifests and bundles and the ledger's consistency plug in as more entries.
+ * Each check is a VerifyCheck in VERIFY_CHECKS; the event-log hash chain is the first, then
+ * the persistence backend and the ledger's consistency (kernel/verify). STATE_VERIFY_CHECKS
+ * run once per state directory: the digests of manifests and bundles (substrate.json).
  */
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -12,16 +13,20 @@ import { kernelError } from '../../errors.ts';
 import { eventLogPath } from '../../events/paths.ts';
 import { verifyEventLog } from '../../events/verify.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../command.ts';
+import { ledgerCheck, persistenceCheck, substrateCheck } from '../../verify/checks.ts';
 
 const USAGE = `Usage: runtimectl verify [--state-dir DIR] [--json]
 
 Checks every persona folder under the state directory: the event log's hash chain
 (JSON per line, schema, version, seq with no gaps, each prev matching the hash before it,
-each hash matching its event). Nothing is written; a torn last line is a warning.
+each hash matching its event); its persistence backend (persistence.yaml, and the chain in
+persistence.db for sqlite); its local task ledger's consistency. Once for the state
+directory: every plugin manifest loads, and no manifest or bundle changed since
+substrate.json was recorded (at loop start). Nothing is written; a torn last line is a warning.
 
 Options:
   --state-dir DIR   default: $SCIDEX_AGENT_STATE_DIR, else ./state
-  --json            print one JSON document: {ok, stateDir, personas: [{id, ok, checks}]}
+  --json            print one JSON document: {ok, stateDir, state: [checks], personas: [{id, ok, checks}]}
 
 Exit status: 0 when everything is intact, 1 when any check found an error.
 `;
@@ -82,7 +87,15 @@ export const eventChainCheck: VerifyCheck = {
 };
 
 /** Every check run for every persona, in report order. */
-export const VERIFY_CHECKS: VerifyCheck[] = [eventChainCheck];
+export const VERIFY_CHECKS: VerifyCheck[] = [eventChainCheck, persistenceCheck, ledgerCheck];
+
+/** A check of the state directory as a whole (run once, before the personas): the substrate record. */
+export interface StateVerifyCheck {
+  name: string;
+  run(stateDir: string): VerifyCheckResult | Promise<VerifyCheckResult>;
+}
+
+export const STATE_VERIFY_CHECKS: StateVerifyCheck[] = [substrateCheck()];
 
 /** Folders under the state directory that are not personas. */
 export const NON_PERSONA_DIRS: ReadonlySet<string> = new Set(['workspaces']);
@@ -96,6 +109,8 @@ export interface PersonaVerification {
 export interface VerifyReport {
   ok: boolean;
   stateDir: string;
+  /** Checks of the state directory itself (substrate.json). */
+  state: (VerifyCheckResult & { name: string })[];
   personas: PersonaVerification[];
 }
 
@@ -110,7 +125,20 @@ export function listPersonaIds(stateDir: string): string[] {
  * Runs every check on every persona. A check that throws is reported as a failure of that
  * check for that persona, and the rest still run.
  */
-export async function verifyStateDir(stateDir: string, checks: readonly VerifyCheck[] = VERIFY_CHECKS): Promise<VerifyReport> {
+export async function verifyStateDir(
+  stateDir: string,
+  checks: readonly VerifyCheck[] = VERIFY_CHECKS,
+  stateChecks: readonly StateVerifyCheck[] = STATE_VERIFY_CHECKS,
+): Promise<VerifyReport> {
+  const state: VerifyReport['state'] = [];
+  for (const check of stateChecks) {
+    try {
+      state.push({ name: check.name, ...(await check.run(stateDir)) });
+    } catch (error) {
+      const what = `the ${check.name} check could not run: ${error instanceof Error ? error.message : String(error)}`;
+      state.push({ name: check.name, status: 'failed', summary: 'check failed', findings: [{ severity: 'error', file: stateDir, what }] });
+    }
+  }
   const personas: PersonaVerification[] = [];
   for (const id of listPersonaIds(stateDir)) {
     const target: VerifyTarget = { stateDir, personaId: id, personaDir: path.join(stateDir, id) };
@@ -125,7 +153,7 @@ export async function verifyStateDir(stateDir: string, checks: readonly VerifyCh
     }
     personas.push({ id, ok: results.every((r) => r.status !== 'failed'), checks: results });
   }
-  return { ok: personas.every((p) => p.ok), stateDir, personas };
+  return { ok: personas.every((p) => p.ok) && state.every((c) => c.status !== 'failed'), stateDir, state, personas };
 }
 
 /** `file:line (seq N): what`, with the file relative to the working directory when it is inside it. */
@@ -151,6 +179,10 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   if (values.json) {
     printJson(io, report);
   } else {
+    for (const check of report.state) {
+      io.stdout(`(state)  ${check.name}  ${check.status === 'failed' ? 'FAILED' : check.status}  ${check.summary}\n`);
+      for (const finding of check.findings) io.stdout(`  ${formatFinding(finding, io.cwd)}\n`);
+    }
     for (const persona of report.personas) {
       for (const check of persona.checks) {
         const status = check.status === 'failed' ? 'FAILED' : check.status;
@@ -162,6 +194,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     if (report.personas.length === 0) io.stdout(`no personas under ${given}\n`);
     else if (failed === 0) io.stdout(`verify: ${report.personas.length} persona(s) intact\n`);
     else io.stdout(`verify: ${failed} of ${report.personas.length} persona(s) failed\n`);
+    const stateFailed = report.state.filter((c) => c.status === 'failed').map((c) => c.name);
+    if (stateFailed.length > 0) io.stdout(`verify: state directory check(s) failed: ${stateFailed.join(', ')}\n`);
   }
   return report.ok ? 0 : 1;
 }
