@@ -17,6 +17,7 @@
  * read-only posture still allows). Nothing here throws for bad input: a failure is an
  * outcome with its reason.
  */
+import path from 'node:path';
 import { hardStop, type BudgetPosture } from '../budget/posture.ts';
 import {
   budgetDecisionSchema,
@@ -39,7 +40,6 @@ import type { SkillMeta } from '../skills/catalog.ts';
 import type { RecentCycle } from './brain.ts';
 import { relToState, WORKSPACE_ID, workspaceDir, type PersonaPaths } from './layout.ts';
 import type { PersonaPlugins } from './persona-plugins.ts';
-import path from 'node:path';
 
 export type Outcome = 'executed' | 'deferred' | 'idle' | 'failed';
 

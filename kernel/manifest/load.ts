@@ -25,7 +25,7 @@ export function describeZodError(error: z.ZodError): { field: string; reason: st
   if (!issue) return { field: '(root)', reason: 'invalid' };
   // An unknown key is named as the field itself, not as its parent.
   if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) {
-    return { field: formatFieldPath([...issue.path, issue.keys[0]!]), reason: `unknown key (allowed keys are fixed by the schema)` };
+    return { field: formatFieldPath([...issue.path, issue.keys[0]!]), reason: `unknown key "${issue.keys[0]!}" (not in the schema)` };
   }
   return { field: formatFieldPath(issue.path), reason: issue.message };
 }

@@ -77,6 +77,8 @@ export class IsolateRuntime {
   #timers = new Map<number, { timer: NodeJS.Timeout; resolve: (cancelled: boolean) => void }>();
   #wake: (() => void) | undefined;
   #exportNames: string[] = [];
+  /** set by the shim, synchronously, when the module body's promise settles */
+  #mainSettled = false;
   /** how each script was compiled: from a V8 code cache or from source */
   readonly compiles: { filename: string; fromCache: boolean }[] = [];
 
@@ -219,6 +221,14 @@ export class IsolateRuntime {
         this.#wake?.();
         return okJson(null);
       }
+      case 'main.settled':
+        this.#mainSettled = true;
+        return okJson(null);
+      case 'sandbox.limit': {
+        const { detail } = JSON.parse(json) as { detail: string };
+        this.#hitLimit('transfer', detail);
+      }
+      // falls through: #hitLimit never returns
       case 'timer.cancel': {
         const { id } = JSON.parse(json) as { id: number };
         const entry = this.#timers.get(id);
@@ -291,6 +301,18 @@ export class IsolateRuntime {
     return JSON.parse(text) as Answer;
   }
 
+  /**
+   * isolated-vm's `timeout` counts elapsed time, not CPU: on a busy machine it would stop
+   * code that used little CPU. Asynchronous stretches are measured by the kernel's own
+   * watchdogs (the isolate's CPU time, and the wall clock), so there the isolated-vm
+   * timeout is only a backstop past the wall limit. Synchronous stretches (the trusted
+   * tier's applySync, compiling) block the thread the watchdogs run on, so there the CPU
+   * limit is enforced as elapsed time by isolated-vm: on a loaded machine it errs strict.
+   */
+  get #backstopMs(): number {
+    return this.#options.limits.wallMs + 1000;
+  }
+
   /** Marks a limit from a watchdog: the isolate is disposed, which ends whatever runs in it. */
   #markLimit(reason: LimitReason): void {
     if (this.isolate.isDisposed) return;
@@ -331,7 +353,7 @@ export class IsolateRuntime {
 
   async #settle(first: Answer): Promise<Answer> {
     if (first.pending === undefined) return first;
-    const timeout = this.#options.limits.cpuMs;
+    const timeout = this.#backstopMs;
     const settled = await this.#guard(this.#dispatch.settle.apply(undefined, [first.pending], { result: { promise: true }, timeout }));
     return this.#decode(settled);
   }
@@ -350,7 +372,7 @@ export class IsolateRuntime {
     const stop = this.#watch();
     try {
       const main = this.#compileMain(bundle);
-      const first = this.#decode(await this.#guard(this.#dispatch.boot.apply(undefined, [main.derefInto()], { timeout: this.#options.limits.cpuMs })));
+      const first = this.#decode(await this.#guard(this.#dispatch.boot.apply(undefined, [main.derefInto()], { timeout: this.#backstopMs })));
       this.#exportNames = this.#answerValue(await this.#settle(first)) as string[];
       return this.#exportNames;
     } catch (error) {
@@ -389,7 +411,7 @@ export class IsolateRuntime {
     }
     const stop = this.#watch();
     try {
-      const first = this.#decode(await this.#guard(this.#dispatch.call.apply(undefined, [name, argsJson], { timeout })));
+      const first = this.#decode(await this.#guard(this.#dispatch.call.apply(undefined, [name, argsJson], { timeout: this.#backstopMs })));
       return this.#answerValue(await this.#settle(first));
     } catch (error) {
       throw this.#rethrow(error);
@@ -439,7 +461,7 @@ export class IsolateRuntime {
     for (let i = 0; i < 2; i++) {
       if (this.#pendingOps !== 0 || this.isolate.isDisposed) return false;
       const before = this.#activity;
-      await this.#guard(this.#dispatch.ping.apply(undefined, [], { timeout: this.#options.limits.cpuMs }));
+      await this.#guard(this.#dispatch.ping.apply(undefined, [], { timeout: this.#backstopMs }));
       if (this.#pendingOps !== 0 || this.#activity !== before) return false;
     }
     return true;
@@ -454,10 +476,9 @@ export class IsolateRuntime {
     const stop = this.#watch();
     let mainDone = false;
     let mainError: Answer['err'] | undefined;
-    let idleRounds = 0;
     try {
       const main = this.#compileMain(bundle);
-      const first = this.#decode(await this.#guard(this.#dispatch.boot.apply(undefined, [main.derefInto()], { timeout: this.#options.limits.cpuMs })));
+      const first = this.#decode(await this.#guard(this.#dispatch.boot.apply(undefined, [main.derefInto()], { timeout: this.#backstopMs })));
       const settled = this.#settle(first).then(
         (answer) => {
           mainDone = true;
@@ -484,22 +505,17 @@ export class IsolateRuntime {
           }
           if (this.#exitCode !== undefined || this.#uncaught || mainError || this.#limitHit) break;
           if (idle && mainDone) break;
-          if (idle && !mainDone) {
-            // The module's promise settles through a host task that can arrive after the
-            // ping; only a quiet stretch with nothing pending proves it never will.
-            idleRounds++;
-            if (idleRounds >= 5) {
-              mainError = { class: 'Error', name: 'Error', message: 'Top-level await promise never resolved', stack: '' };
-              break;
-            }
-            await Promise.race([woke, new Promise((resolve) => setTimeout(resolve, 2 * idleRounds))]);
-            continue;
+          if (idle && !this.#mainSettled) {
+            mainError = { class: 'Error', name: 'Error', message: 'Top-level await promise never resolved', stack: '' };
+            break;
           }
+          // The body has settled; its answer is on its way to the host.
         }
-        idleRounds = 0;
         await woke;
       }
     } catch (error) {
+      // After Deno.exit, whatever the unwinding threw is not the script's outcome.
+      if (this.#exitCode !== undefined && !this.#limitHit) return { exitCode: this.#exitCode, error: null };
       if (!this.#limitHit) {
         const failure = this.#failure(error);
         if (failure.isLimit) return { exitCode: 1, error: { name: failure.name, message: failure.message, code: failure.code }, limit: failure };
@@ -517,8 +533,12 @@ export class IsolateRuntime {
     const thrown = this.#uncaught ? { name: this.#uncaught.name, message: this.#uncaught.message, stack: this.#uncaught.stack, isError: this.#uncaught.isError } : mainError ? { name: mainError.name, message: mainError.message, stack: mainError.stack, isError: mainError.class !== 'NonError' } : undefined;
     if (thrown) {
       const shown = thrown.isError ? thrown.stack || `${thrown.name}: ${thrown.message}` : thrown.message;
-      this.#options.onOutput(2, `error: Uncaught (in promise) ${shown}\n`);
-      return { exitCode: 1, error: { name: thrown.name, message: thrown.message } };
+      // The report counts against the output cap like anything the script printed.
+      const room = Math.max(0, this.#options.limits.outputBytes - this.#outputBytes - 200);
+      const report = shown.length > room ? `${shown.slice(0, room)}… [cut at the output cap of ${this.#options.limits.outputBytes} bytes]` : shown;
+      this.#options.onOutput(2, `error: Uncaught (in promise) ${report}\n`);
+      const message = thrown.message.length > room ? `${thrown.message.slice(0, room)}…` : thrown.message;
+      return { exitCode: 1, error: { name: thrown.name, message } };
     }
     return { exitCode: 0, error: null };
   }

@@ -27,6 +27,9 @@ export function bindHost(functions: HostFunctions, maxTransferBytes: number): vo
 function encode(op: string, args: unknown): string {
   const json = JSON.stringify(args ?? {});
   if (json.length > transferCap) {
+    // Tell the host (with a small message, not the oversized one): it ends the run with
+    // RTC_ERR_SANDBOX_TRANSFER and disposes the isolate, whatever the script catches.
+    host?.sync('sandbox.limit', JSON.stringify({ reason: 'transfer', detail: `${op}: an argument of ${json.length} bytes` }));
     throw new RangeError(`${op}: argument of ${json.length} bytes exceeds the sandbox transfer cap of ${transferCap} bytes`);
   }
   return json;

@@ -118,10 +118,20 @@ export function install(
         return err(error);
       }
       return track(
-        started.then((ns) => {
-          exportsObject = ns;
-          return ok(Object.keys(ns).sort());
-        }, err),
+        // The host hears that the body settled in the same microtask (a sync op), before any
+        // later round trip through the task queue: that is how it tells "idle, body done"
+        // from "idle, top-level await never resolves" without guessing from timing.
+        started.then(
+          (ns) => {
+            exportsObject = ns;
+            callSync('main.settled', {});
+            return ok(Object.keys(ns).sort());
+          },
+          (error: unknown) => {
+            callSync('main.settled', {});
+            return err(error);
+          },
+        ),
       );
     },
     call(name: string, argsJson: string): string {

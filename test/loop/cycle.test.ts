@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { verifyEventLog } from '../../kernel/events/verify.ts';
 import { CYCLE_STEPS } from '../../kernel/loop/persona-runtime.ts';
-import { budgeted, cycleEvents, events, fakeTime, packet, profile, readJson, run, tempDir } from './helpers.ts';
+import { budgeted, cycleEvents, events, fakeEnv, fakeTime, packet, profile, readJson, run, tempDir } from './helpers.ts';
 
 test('one cycle runs the eight steps in order and lays out the persona state as the spec does', async () => {
   const dir = tempDir();
@@ -81,7 +81,6 @@ test('a corrupt brain.json is kept aside and a fresh brain starts; the cycle say
   const stateDir = path.join(dir, 'state');
   const p = profile(dir, 'bo', 'runtime: agent-bo');
   await run([p], { stateDir, ...fakeTime() });
-  const { writeFileSync } = await import('node:fs');
   writeFileSync(path.join(stateDir, 'bo', 'brain', 'memory', 'brain.json'), '{ not json');
   await run([p], { stateDir, ...fakeTime() });
   const last = cycleEvents(stateDir, 'bo').at(-1)!;
@@ -115,4 +114,29 @@ test('one process runs many personas side by side, each in its own folder and lo
   assert.equal(runs[1]!.reports[0]!.act.usage?.total_tokens, 1500);
   assert.match(runs[2]!.reports[0]!.defer_reason ?? '', /executor executor\.none is disabled \(the compatibility-harness default\)/);
   for (const id of ['ada', 'bo', 'cy']) assert.equal(cycleEvents(stateDir, id).length, 2);
+});
+
+test('secrets stay out of the log even when an executor prints them; usage counters stay in', async () => {
+  const dir = tempDir();
+  const stateDir = path.join(dir, 'state');
+  const key = 'sk-proj-A1b2C3d4E5f6G7h8I9j0K1l2';
+  const p = profile(dir, 'ada', `runtime: agent-ada
+executor:
+  plugin: executor.command
+  config: { command: sh, args: ["-c", "echo \\"request failed: Authorization: Bearer $OPENAI_API_KEY\\" >&2; exit 2"], usage_format: none }
+budget: { daily_tokens: 1000000 }
+allow: { read: ["\${state}"], write: ["\${state}"], run: [sh] }
+env: [OPENAI_API_KEY]`);
+  packet(stateDir, 'ada', 'q.md', '# Q\n');
+  const [r] = await run([p], { stateDir, env: fakeEnv({ OPENAI_API_KEY: key }), ...fakeTime() });
+  assert.equal(r!.reports[0]!.outcome, 'failed');
+  // the subprocess had the key (its own stderr file shows it) ...
+  assert.match(readFileSync(path.join(stateDir, 'ada', 'brain', 'sessions', 'c000001-command', 'stderr.txt'), 'utf8'), new RegExp(key));
+  // ... the event log never does, though the reason quotes that stderr line
+  const text = readFileSync(path.join(stateDir, 'ada', 'logs', 'events.jsonl'), 'utf8');
+  assert.ok(!text.includes(key));
+  const e = cycleEvents(stateDir, 'ada')[0]!;
+  assert.equal(e.defer_reason, 'sh exited with status 2: request failed: Authorization: [REDACTED]');
+  assert.equal(e.budget.tokens_used_24h, 0);
+  assert.equal(e.budget.tokens_remaining_24h, 1000000);
 });

@@ -37,8 +37,8 @@ test('every runtime kind and every gpu form is accepted', () => {
 });
 
 const BAD: Array<[string, (m: Record<string, any>) => void, string, RegExp]> = [
-  ['unknown top-level key', (m) => (m.memory = 4), '(root)', /Unrecognized key: "memory"/],
-  ['unknown resources key', (m) => (m.resources.memory_gib = 4), 'resources', /Unrecognized key: "memory_gib"/],
+  ['unknown top-level key', (m) => (m.memory = 4), 'memory', /unknown key "memory"/],
+  ['unknown resources key', (m) => (m.resources.memory_gib = 4), 'resources.memory_gib', /unknown key "memory_gib"/],
   ['artifact_ref without a kind', (m) => (m.artifact_ref = 'kinase-binding'), 'artifact_ref', /KIND:NAME/],
   ['missing artifact_ref', (m) => delete m.artifact_ref, 'artifact_ref', /is required/],
   ['unknown runtime_kind', (m) => (m.runtime_kind = 'lambda'), 'runtime_kind', /must be one of space, local-container/],
