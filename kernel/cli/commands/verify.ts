@@ -14,6 +14,7 @@ import { eventLogPath } from '../../events/paths.ts';
 import { verifyEventLog } from '../../events/verify.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../command.ts';
 import { ledgerCheck, persistenceCheck, substrateCheck } from '../../verify/checks.ts';
+import { proposalsVerifyCheck } from '../../review/verify-check.ts';
 
 const USAGE = `Usage: runtimectl verify [--state-dir DIR] [--json]
 
@@ -87,7 +88,7 @@ export const eventChainCheck: VerifyCheck = {
 };
 
 /** Every check run for every persona, in report order. */
-export const VERIFY_CHECKS: VerifyCheck[] = [eventChainCheck, persistenceCheck, ledgerCheck];
+export const VERIFY_CHECKS: VerifyCheck[] = [eventChainCheck, persistenceCheck, ledgerCheck, proposalsVerifyCheck];
 
 /** A check of the state directory as a whole (run once, before the personas): the substrate record. */
 export interface StateVerifyCheck {
