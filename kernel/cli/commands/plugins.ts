@@ -1,7 +1,7 @@
 /** `runtimectl plugins list` and `runtimectl plugins check [PATH]`. */
 import path from 'node:path';
-import { bundleEntry } from '../../build/bundle.ts';
-import { isKernelError } from '../../errors.ts';
+import { isKernelError, kernelError } from '../../errors.ts';
+import { pluginBundleRecord } from '../../verify/substrate.ts';
 import { loadPlugin, scanPlugins, PLUGINS_DIR, type LoadedPlugin } from '../../plugins/registry.ts';
 import { PROJECT_ROOT } from '../../version.ts';
 import { parseFlags, printJson, type Command } from '../command.ts';
@@ -46,9 +46,11 @@ export const pluginsCheckCommand: Command = {
     const dirs = positionals.length > 0 ? positionals.map((p) => path.resolve(io.cwd, p)) : undefined;
     const results: Record<string, unknown>[] = [];
     let failed = 0;
+    // Persistence backends are host modules (they are digested, not bundled for an isolate).
     const check = async (plugin: LoadedPlugin) => {
-      const bundle = await bundleEntry(plugin.entry);
-      results.push({ ...describe(plugin), ok: true, bundle: { digest: bundle.digest, bytes: bundle.size, inputs: bundle.inputs } });
+      const record = await pluginBundleRecord(plugin);
+      if ('error' in record) throw kernelError('RTC_ERR_BUILD_FAILED', record.error.replace(/^RTC_ERR_BUILD_FAILED: /, ''));
+      results.push({ ...describe(plugin), ok: true, bundle: { kind: record.kind, digest: record.digest, inputs: record.inputs } });
     };
     if (dirs) {
       for (const dir of dirs) {
