@@ -132,25 +132,30 @@ export function* scanEventLog(file: string): Generator<ScanItem> {
     // zod copies a record key by key, and a `__proto__` key does not survive that copy; the
     // hash and the caller both get the payload exactly as JSON.parse read it.
     const event: EventEnvelope = { ...parsed.data, payload: claimed.payload as EventEnvelope['payload'] };
-    let broken = false;
-    if (event.seq !== expectedSeq) {
-      const why = event.seq > expectedSeq ? 'an event is missing or out of order' : 'an event is repeated or out of order';
-      yield problem('RTC_ERR_EVENTS_CHAIN', `seq ${event.seq} where seq ${expectedSeq} was expected (${why})`, event.seq);
-      broken = true;
-    }
-    if (!broken && event.prev !== prevHash) {
-      yield problem('RTC_ERR_EVENTS_CHAIN', `prev ${short(event.prev)} does not match the hash of the event before it (${short(prevHash)})`, event.seq);
-      broken = true;
-    }
-    const actual = computeEventHash(event);
-    if (actual !== event.hash) {
-      yield problem('RTC_ERR_EVENTS_CHAIN', `hash ${short(event.hash)} does not match the event's content (${short(actual)}): the event was edited`, event.seq);
-      broken = true;
-    }
+    const broken = chainLinkProblems(event, expectedSeq, prevHash);
+    for (const message of broken) yield problem('RTC_ERR_EVENTS_CHAIN', message, event.seq);
     expectedSeq = event.seq + 1;
     prevHash = event.hash;
-    if (!broken) yield { kind: 'event', event, line, offset };
+    if (broken.length === 0) yield { kind: 'event', event, line, offset };
   }
+}
+
+/**
+ * What is wrong with one link of the chain (any backend's): its seq against the one
+ * expected, its `prev` against the previous event's hash, and its own hash against its
+ * content. Empty when the link is sound.
+ */
+export function chainLinkProblems(event: EventEnvelope, expectedSeq: number, prevHash: string): string[] {
+  const problems: string[] = [];
+  if (event.seq !== expectedSeq) {
+    const why = event.seq > expectedSeq ? 'an event is missing or out of order' : 'an event is repeated or out of order';
+    problems.push(`seq ${event.seq} where seq ${expectedSeq} was expected (${why})`);
+  } else if (event.prev !== prevHash) {
+    problems.push(`prev ${short(event.prev)} does not match the hash of the event before it (${short(prevHash)})`);
+  }
+  const actual = computeEventHash(event);
+  if (actual !== event.hash) problems.push(`hash ${short(event.hash)} does not match the event's content (${short(actual)}): the event was edited`);
+  return problems;
 }
 
 function short(hash: string): string {

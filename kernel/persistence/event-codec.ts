@@ -8,7 +8,6 @@
 import { kernelError } from '../errors.ts';
 import { canonicalJson } from '../events/canonical.ts';
 import {
-  computeEventHash,
   envelopeLine,
   EVENT_SCHEMA_VERSION,
   EVENT_TYPE_PATTERN,
@@ -18,6 +17,7 @@ import {
   sha256,
   type EventEnvelope,
 } from '../events/envelope.ts';
+import { chainLinkProblems } from '../events/scan.ts';
 import { redactRecord } from '../redact/index.ts';
 import type { StoreProblem } from './backend.ts';
 
@@ -65,9 +65,6 @@ export interface StoredEventRow {
 
 export type RowCheckItem = { kind: 'event'; event: EventEnvelope } | { kind: 'problem'; problem: StoreProblem };
 
-function short(hash: string): string {
-  return `${hash.slice(0, 12)}…`;
-}
 
 /**
  * The scanner's rules over rows in seq order: a newer version, a record that is not a
@@ -112,23 +109,10 @@ export function* checkEventRows(rows: Iterable<StoredEventRow>, file: string): G
     }
     // The payload exactly as JSON.parse read it (zod's record copy drops a `__proto__` key).
     const event: EventEnvelope = { ...parsed.data, payload: payload as EventEnvelope['payload'] };
-    let broken = false;
-    if (event.seq !== expectedSeq) {
-      const why = event.seq > expectedSeq ? 'an event is missing or out of order' : 'an event is repeated or out of order';
-      yield problem('RTC_ERR_EVENTS_CHAIN', `seq ${event.seq} where seq ${expectedSeq} was expected (${why})`, event.seq);
-      broken = true;
-    }
-    if (!broken && event.prev !== prevHash) {
-      yield problem('RTC_ERR_EVENTS_CHAIN', `prev ${short(event.prev)} does not match the hash of the event before it (${short(prevHash)})`, event.seq);
-      broken = true;
-    }
-    const actual = computeEventHash(event);
-    if (actual !== event.hash) {
-      yield problem('RTC_ERR_EVENTS_CHAIN', `hash ${short(event.hash)} does not match the event's content (${short(actual)}): the event was edited`, event.seq);
-      broken = true;
-    }
+    const broken = chainLinkProblems(event, expectedSeq, prevHash);
+    for (const message of broken) yield problem('RTC_ERR_EVENTS_CHAIN', message, event.seq);
     expectedSeq = event.seq + 1;
     prevHash = event.hash;
-    if (!broken) yield { kind: 'event', event };
+    if (broken.length === 0) yield { kind: 'event', event };
   }
 }
