@@ -42,19 +42,24 @@ function saveEvidence(file: string, bytes: Buffer, seq: number): string {
       if (readFileSync(target).equals(bytes)) return name;
       continue;
     }
-    try {
-      let written = 0;
-      while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    writeAllSyncClose(fd, bytes);
     syncDirectory(path.dirname(file));
     return name;
   }
 }
 
 /** Makes a new directory entry durable (a created file survives power loss, not just kill -9). */
+/** Writes every byte to `fd`, fsyncs it and closes it (closing even when a write fails). */
+export function writeAllSyncClose(fd: number, bytes: Uint8Array): void {
+  try {
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function syncDirectory(dir: string): void {
   let fd: number | undefined;
   try {

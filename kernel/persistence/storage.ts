@@ -12,11 +12,11 @@
  * These are host objects handed to host code (see backend.ts): they make the declared
  * storage the easy and audited path, they do not contain a backend that chose to bypass them.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync, constants } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, constants } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { isKernelError, kernelError } from '../errors.ts';
-import { syncDirectory } from '../events/repair.ts';
+import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
 import { resolveInsidePersona } from '../ledger/paths.ts';
 import type { LedgerAccess } from './backend.ts';
 import { ledgerAccess } from './ledger-access.ts';
@@ -81,13 +81,7 @@ export function appendFileDurably(file: string, data: string | Buffer): void {
   const created = !existsSync(file);
   mkdirSync(dir, { recursive: true });
   const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);
-  try {
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeAllSyncClose(fd, bytes);
   if (created) syncDirectory(dir);
 }
 
@@ -97,13 +91,7 @@ export function replaceFileDurably(file: string, data: string | Buffer): void {
   mkdirSync(dir, { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   const fd = openSync(tmp, 'w', 0o644);
-  try {
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeAllSyncClose(fd, bytes);
   renameSync(tmp, file);
   syncDirectory(dir);
 }

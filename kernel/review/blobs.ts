@@ -4,11 +4,11 @@
  * temporary name, synced, then renamed into place: a reader never sees half a blob, and
  * storing the same content twice is a no-op.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, renameSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
-import { syncDirectory } from '../events/repair.ts';
+import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
 import { BLOBS_RELATIVE } from './paths.ts';
 import { sha256Digest } from './session.ts';
 
@@ -26,13 +26,7 @@ export function storeBlob(personaDir: string, bytes: Buffer): { digest: string; 
   mkdirSync(dir, { recursive: true });
   const temporary = path.join(dir, `.tmp-${randomBytes(6).toString('hex')}`);
   const fd = openSync(temporary, 'wx', 0o644);
-  try {
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeAllSyncClose(fd, bytes);
   renameSync(temporary, target);
   syncDirectory(dir);
   return { digest, relative };
