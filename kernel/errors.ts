@@ -50,6 +50,9 @@ export const ERROR_CODES = {
   RTC_ERR_BROKER_BAD_ARGS: 'a sandboxed script passed malformed arguments to the broker',
   // replay
   RTC_ERR_REPLAY_DIVERGED: 'a replayed cycle asked for an effect other than the recorded one',
+  RTC_ERR_REPLAY_OUTPUT: 'a replayed plugin call returned something other than the recorded result',
+  RTC_ERR_REPLAY_RECORDING: 'a cycle recording (trace line, effect blob, profile or bundle) is missing, damaged or does not match its event',
+  RTC_ERR_TRACE_WRITE: 'a cycle trace could not be written durably',
   // review queue (proposals awaiting an operator)
   RTC_ERR_REVIEW_NOT_FOUND: 'no proposal with that id is in the review queue',
   RTC_ERR_REVIEW_EXPIRED: 'a proposal expired before it was decided',
@@ -170,4 +173,10 @@ export function isKernelError(value: unknown): value is KernelError {
 /** Shorthand used across the kernel: `throw kernelError('RTC_ERR_X', 'what, where')`. */
 export function kernelError(code: ErrorCode, message: string, options?: KernelErrorOptions): KernelError {
   return new KernelError(code, message, options);
+}
+
+/** One line for an error: the kernel code and message, or the error's own first line. */
+export function errorLine(error: unknown): string {
+  if (isKernelError(error)) return error.toLine();
+  return error instanceof Error ? (error.message.split('\n')[0] ?? String(error)) : String(error);
 }

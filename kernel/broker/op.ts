@@ -36,8 +36,21 @@ export interface BrokerContext {
   audit(event: AuditEvent): void;
   /** when set, every answer is recorded on it, or (replay) taken from it instead of the world */
   tape?: Tape;
+  /**
+   * where clock readings and random bytes come from (default: the host's clock and CSPRNG);
+   * a kernel that pins its clock (tests, a deterministic re-run) pins the plugins' clock too
+   */
+  sources?: WorldSources;
   /** kernel bindings this plugin may reach (declared by its manifest ∩ granted by its persona); see ops/bindings.ts */
   bindings?: PluginBindings;
+}
+
+export interface WorldSources {
+  /** wall clock, ms since the epoch */
+  now(): number;
+  /** monotonic ms since the kernel started */
+  monotonic(): number;
+  randomBytes(length: number): Buffer;
 }
 
 export interface PermissionNeed {

@@ -50,12 +50,17 @@ export class ReplayTape implements Tape {
   readonly mode = 'replay';
   readonly #effects: readonly Effect[];
   readonly #where: string;
+  readonly #normalize: (args: string) => string;
   #next = 0;
 
-  /** `where` names the recording in errors, e.g. `persona-jerome cycle 12`. */
-  constructor(effects: readonly Effect[], where: string) {
+  /**
+   * `where` names the recording in errors, e.g. `persona-jerome cycle 12`; `normalize` turns
+   * the arguments the code asks with into the recording's form (host paths as placeholders).
+   */
+  constructor(effects: readonly Effect[], where: string, options: { normalize?: (args: string) => string } = {}) {
     this.#effects = effects;
     this.#where = where;
+    this.#normalize = options.normalize ?? ((args) => args);
   }
 
   /** the first divergence, kept even if the plugin caught the error thrown into it */
@@ -69,8 +74,9 @@ export class ReplayTape implements Tape {
     return this.#effects.length - this.#next;
   }
 
-  answer(op: string, args: string): string {
+  answer(op: string, asked: string): string {
     if (this.divergence) throw this.divergence;
+    const args = this.#normalize(asked);
     const index = this.#next;
     const recorded = this.#effects[index];
     if (!recorded) {

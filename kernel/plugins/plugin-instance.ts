@@ -7,7 +7,7 @@
  */
 import { bundleEntry, defaultCacheDir } from '../build/bundle.ts';
 import { CapabilityBroker } from '../broker/broker.ts';
-import type { AuditEvent } from '../broker/op.ts';
+import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import type { Tape } from '../broker/tape.ts';
 import { isKernelError, kernelError } from '../errors.ts';
 import { toPermissionSet, type PathVariables } from '../manifest/permissions-schema.ts';
@@ -31,6 +31,10 @@ export interface InstanceOptions {
   onOutput?: (fd: 1 | 2, text: string) => void;
   /** record every effect on this tape, or answer from it (replay) */
   tape?: Tape;
+  /** the clock and randomness the plugin sees (default: the host's) */
+  sources?: WorldSources;
+  /** run this bundle instead of building the manifest's entry (replay of a recorded bundle) */
+  bundle?: { code: string; digest: string };
 }
 
 export class PluginInstance {
@@ -40,6 +44,7 @@ export class PluginInstance {
   readonly #options: InstanceOptions;
   #source: CompiledSource | undefined;
   #runtime: IsolateRuntime | RemoteRuntime | undefined;
+  #bundle: { code: string; digest: string } | undefined;
   /** isolates built so far (a rebuild after a limit adds one) */
   builds = 0;
 
@@ -53,14 +58,15 @@ export class PluginInstance {
       { label: 'caller', set: options.allow },
       profileLayer(plugin.profile, plugin.dir),
     ];
-    this.broker = new CapabilityBroker(brokerContext({ subject: plugin.manifest.id, layers, cwd: options.cwd, env: options.env ?? {}, profile: plugin.profile, limits: this.limits, audit: options.audit, tape: options.tape }));
+    this.broker = new CapabilityBroker(brokerContext({ subject: plugin.manifest.id, layers, cwd: options.cwd, env: options.env ?? {}, profile: plugin.profile, limits: this.limits, audit: options.audit, tape: options.tape, sources: options.sources }));
   }
 
   async #ensure(): Promise<IsolateRuntime | RemoteRuntime> {
     if (this.#runtime && !this.#runtime.disposed) return this.#runtime;
     const cacheDir = this.#options.cacheDir ?? defaultCacheDir();
     if (!this.#source) {
-      const bundle = await bundleEntry(this.plugin.entry, cacheDir);
+      const bundle = this.#options.bundle ?? (await bundleEntry(this.plugin.entry, cacheDir));
+      this.#bundle = { code: bundle.code, digest: bundle.digest };
       this.#source = withCodeCache(bundle.code, bundle.digest, `plugin:${this.plugin.manifest.id}`, cacheDir);
     }
     if (this.plugin.profile.tier === 'process') {
@@ -108,6 +114,11 @@ export class PluginInstance {
       if (isKernelError(error) && (error.isLimit || error.code === 'RTC_ERR_SANDBOX_DISPOSED')) runtime.dispose();
       throw error;
     }
+  }
+
+  /** The bundle the instance runs (sha256 of its code), known after the first call. */
+  get bundle(): { code: string; digest: string } | undefined {
+    return this.#bundle;
   }
 
   dispose(): void {

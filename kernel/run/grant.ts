@@ -1,5 +1,5 @@
 /** Builds the permission gate and broker context for one sandboxed run or plugin instance. */
-import type { AuditEvent, BrokerContext } from '../broker/op.ts';
+import type { AuditEvent, BrokerContext, WorldSources } from '../broker/op.ts';
 import type { Tape } from '../broker/tape.ts';
 import type { Limits, SandboxProfile } from '../manifest/sandbox-profile.ts';
 import { toPermissionSet } from '../manifest/permissions-schema.ts';
@@ -18,6 +18,7 @@ export function brokerContext(options: {
   limits: Limits;
   audit?: (event: AuditEvent) => void;
   tape?: Tape;
+  sources?: WorldSources;
 }): BrokerContext {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(options.env)) if (typeof v === 'string') env[k] = v;
@@ -31,5 +32,6 @@ export function brokerContext(options: {
     maxResponseBytes: options.limits.transferBytes,
     audit: options.audit ?? (() => undefined),
     ...(options.tape ? { tape: options.tape } : {}),
+    ...(options.sources ? { sources: options.sources } : {}),
   };
 }

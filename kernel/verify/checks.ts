@@ -14,17 +14,13 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { StateVerifyCheck, VerifyCheck, VerifyCheckResult, VerifyFinding } from '../cli/commands/verify.ts';
-import { isKernelError } from '../errors.ts';
+import { errorLine, isKernelError } from '../errors.ts';
 import { checkLedgerConsistency } from '../ledger/consistency.ts';
 import { LEDGER_DIR } from '../ledger/config.ts';
 import { PERSISTENCE_CONFIG_FILE, readPersistenceConfig } from '../persistence/config.ts';
 import { findPersistencePlugin, openBackend } from '../persistence/open.ts';
 import { PLUGINS_DIR } from '../plugins/registry.ts';
 import { compareSubstrate, currentSubstrate, readSubstrate, SUBSTRATE_FILE, type SubstrateOptions } from './substrate.ts';
-
-function errorLine(error: unknown): string {
-  return isKernelError(error) ? error.toLine() : error instanceof Error ? error.message : String(error);
-}
 
 export const ledgerCheck: VerifyCheck = {
   name: 'ledger',

@@ -8,7 +8,7 @@ import { bindHost, callSync } from './host.ts';
 import { makeRuntimectl } from './bindings.ts';
 import { ExitSignal, makeDeno } from './deno/namespace.ts';
 import { installLazyGlobals } from './lazy-globals.ts';
-import { installBrokerDate, installBrokerRandom, monotonicNow } from './web/clock.ts';
+import { installBrokerDate, installBrokerRandom, monotonicNow, reseedBrokerRandom } from './web/clock.ts';
 import { atob, btoa } from './web/base64.ts';
 import { makeConsole } from './web/console.ts';
 import { crypto } from './web/crypto.ts';
@@ -137,6 +137,7 @@ export function install(
     call(name: string, argsJson: string): string {
       const fn = exportsObject[name];
       if (typeof fn !== 'function') return JSON.stringify({ err: { class: 'NoExport', name: 'NoExport', message: `the plugin does not export a function "${name}"`, stack: '' } });
+      reseedBrokerRandom();
       let result: unknown;
       try {
         result = (fn as (...a: unknown[]) => unknown)(...(JSON.parse(argsJson) as unknown[]));

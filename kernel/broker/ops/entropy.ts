@@ -1,14 +1,23 @@
 /** Randomness and the monotonic clock: no permission, but every read passes the broker so a replay can answer it. */
 import { randomBytes } from 'node:crypto';
-import { defineOp } from '../op.ts';
+import { defineOp, type WorldSources } from '../op.ts';
 import { int, record } from './args.ts';
+
+const origin = performance.now();
+
+/** The host's own clock and CSPRNG: what a plugin sees unless its kernel pins them. */
+export const HOST_SOURCES: WorldSources = {
+  now: () => Date.now(),
+  monotonic: () => performance.now() - origin,
+  randomBytes: (length) => randomBytes(length),
+};
 
 export const randomBytesOp = defineOp({
   name: 'random.bytes',
   mode: 'sync',
   parse: (raw) => ({ length: int(record(raw), 'length', 0, 65536) }),
   needs: () => [],
-  run: (a) => randomBytes(a.length).toString('base64'),
+  run: (a, ctx) => (ctx.sources ?? HOST_SOURCES).randomBytes(a.length).toString('base64'),
 });
 
 export const randomSeed = defineOp({
@@ -16,7 +25,11 @@ export const randomSeed = defineOp({
   mode: 'sync',
   parse: () => ({}),
   needs: () => [],
-  run: () => Array.from(new Uint32Array(randomBytes(16).buffer)),
+  run: (_a, ctx) => {
+    // copied: a Buffer may sit at an unaligned offset of a shared pool
+    const bytes = Uint8Array.from((ctx.sources ?? HOST_SOURCES).randomBytes(16));
+    return Array.from(new Uint32Array(bytes.buffer));
+  },
 });
 
 export const clockNow = defineOp({
@@ -24,15 +37,13 @@ export const clockNow = defineOp({
   mode: 'sync',
   parse: () => ({}),
   needs: () => [],
-  run: () => Date.now(),
+  run: (_a, ctx) => (ctx.sources ?? HOST_SOURCES).now(),
 });
-
-const origin = performance.now();
 
 export const clockMonotonic = defineOp({
   name: 'clock.monotonic',
   mode: 'sync',
   parse: () => ({}),
   needs: () => [],
-  run: () => performance.now() - origin,
+  run: (_a, ctx) => (ctx.sources ?? HOST_SOURCES).monotonic(),
 });

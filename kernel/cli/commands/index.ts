@@ -18,6 +18,7 @@ import { statusCommand } from './status.ts';
 import { PROPOSALS_CLI_COMMANDS } from './proposals.ts';
 import { PERSISTENCE_CLI_COMMANDS } from './persistence.ts';
 import { activityCommand } from './activity.ts';
+import { replayCommand } from './replay.ts';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -31,6 +32,7 @@ export const COMMANDS: readonly Command[] = [
   runtimeManifestCheckCommand,
   verifyCommand,
   activityCommand,
+  replayCommand,
   gateCommand,
   evidenceVerifyCommand,
   evidenceSelectCommand,

@@ -3,8 +3,10 @@
  * world behind its back and a replay can answer them from the record:
  * - `Date.now()` and `new Date()` read the broker's wall clock (`clock.now`);
  * - `performance.now()` reads its monotonic clock (`clock.monotonic`);
- * - `Math.random()` runs sfc32, a small deterministic generator, seeded once per isolate
- *   by the broker (`random.seed`): one recorded effect instead of one per call.
+ * - `Math.random()` runs sfc32, a small deterministic generator, seeded by the broker
+ *   (`random.seed`) on its first use in each host call: one recorded effect per call that
+ *   uses it, not one per number, and a call's numbers depend only on that call's own
+ *   effects (so one call replays alone, and a rebooted kernel draws as a running one would).
  */
 import { callSync } from '../host.ts';
 
@@ -31,8 +33,14 @@ export function installBrokerDate(): void {
   Object.defineProperty(globalThis, 'Date', { value: BrokerDate, writable: true, configurable: true, enumerable: false });
 }
 
+let state: Uint32Array | undefined;
+
+/** A new host call starts: the next Math.random() asks the broker for a fresh seed. */
+export function reseedBrokerRandom(): void {
+  state = undefined;
+}
+
 export function installBrokerRandom(): void {
-  let state: Uint32Array | undefined;
   const next = (): number => {
     if (!state) state = Uint32Array.from(callSync<number[]>('random.seed', {}));
     // sfc32 (Chris Doty-Humphrey's small fast counting generator)

@@ -1,0 +1,128 @@
+/**
+ * How a persona's plugins are built, in one place for the loop (persona-plugins.ts) and for
+ * replay (kernel/replay), so a replayed cycle runs each plugin under exactly the grant,
+ * bindings and limits the recorded one had: grant = manifest ∩ the persona's `allow` ∩ the
+ * profile ceiling; bindings = the manifest's ∩ the persona's; CPU per call tightened to the
+ * persona's budget; an executor's subprocess wall limit is the persona's wall seconds per
+ * cycle, with the isolate's own wall limit a little above it so the subprocess is killed
+ * first and the plugin can still write its session files.
+ */
+import path from 'node:path';
+import type { AuditEvent, WorldSources } from '../broker/op.ts';
+import type { BindingImplementations } from '../broker/ops/bindings.ts';
+import type { BudgetLimits } from '../budget/posture.ts';
+import { ledgerEnv } from '../ledger/layout.ts';
+import { toPermissionSet, type PathVariables } from '../manifest/permissions-schema.ts';
+import type { PermissionSet } from '../permissions/descriptors.ts';
+import type { PersonaProfile } from '../personas/profile-schema.ts';
+import { PluginInstance } from '../plugins/plugin-instance.ts';
+import type { LoadedPlugin } from '../plugins/registry.ts';
+import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
+import { personaPaths, workspaceDir } from './layout.ts';
+
+/** Grace between the subprocess wall limit and the isolate's, for writing the session files. */
+const EXECUTOR_WALL_GRACE_MS = 5000;
+
+export type PersonaPluginKind = 'executor' | 'budget-policy';
+
+export interface PersonaPluginOptions {
+  personaId: string;
+  shim: CompiledSource;
+  allow: PermissionSet;
+  vars: PathVariables;
+  /** the environment the plugins see (and their subprocesses inherit) */
+  env: Record<string, string>;
+  /** cwd of executors (the workspace) and of other plugins (the persona folder) */
+  executorCwd: string;
+  otherCwd: string;
+  cpuSeconds: number;
+  wallSeconds: number;
+  grantedBindings: readonly string[];
+  bindings: BindingImplementations;
+  audit: (event: AuditEvent) => void;
+  cacheDir?: string;
+  /** the clock and randomness plugins see (default: the host's) */
+  sources?: WorldSources;
+}
+
+/** The environment a persona's plugins see: PATH, HOME, the profile's `env` names, and the local ledger's path. */
+export function pluginEnv(host: Readonly<Record<string, string | undefined>>, profile: PersonaProfile, ledger: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const take = (name: string) => {
+    const value = host[name];
+    if (typeof value === 'string') out[name] = value;
+  };
+  take('PATH');
+  take('HOME');
+  for (const pattern of profile.env) {
+    if (pattern.endsWith('*')) {
+      const prefix = pattern.slice(0, -1);
+      for (const name of Object.keys(host)) if (name.startsWith(prefix)) take(name);
+    } else take(pattern);
+  }
+  return { ...out, ...ledger };
+}
+
+export interface PersonaPluginInputs {
+  stateDir: string;
+  profile: PersonaProfile;
+  hostEnv: Readonly<Record<string, string | undefined>>;
+  limits: Pick<BudgetLimits, 'cpu_seconds_per_cycle' | 'wall_seconds_per_cycle'>;
+  shim: CompiledSource;
+  bindings: BindingImplementations;
+  audit: (event: AuditEvent) => void;
+  cacheDir?: string;
+  sources?: WorldSources;
+}
+
+export function personaPluginOptions(i: PersonaPluginInputs): PersonaPluginOptions {
+  const paths = personaPaths(i.stateDir, i.profile.id);
+  const vars = {
+    state: paths.dir,
+    workspace: paths.workspaceRoot,
+    session: paths.sessionsDir,
+    scratch: path.join(workspaceDir(paths), 'scratch'),
+  };
+  return {
+    personaId: i.profile.id,
+    shim: i.shim,
+    allow: toPermissionSet(i.profile.allow, paths.dir, vars),
+    vars,
+    env: pluginEnv(i.hostEnv, i.profile, ledgerEnv(paths.dir, i.profile.id)),
+    executorCwd: workspaceDir(paths),
+    otherCwd: paths.dir,
+    cpuSeconds: i.limits.cpu_seconds_per_cycle,
+    wallSeconds: i.limits.wall_seconds_per_cycle,
+    grantedBindings: i.profile.bindings,
+    bindings: i.bindings,
+    audit: i.audit,
+    ...(i.cacheDir ? { cacheDir: i.cacheDir } : {}),
+    ...(i.sources ? { sources: i.sources } : {}),
+  };
+}
+
+/** A running instance of `plugin` for this persona; `bundle` runs recorded code instead of the entry (replay). */
+export function buildPersonaPlugin(o: PersonaPluginOptions, plugin: LoadedPlugin, kind: PersonaPluginKind, bundle?: { code: string; digest: string }): PluginInstance {
+  const base = { ...plugin.profile.limits, ...plugin.manifest.limits };
+  const cpuMs = Math.max(1, Math.min(base.cpuMs, Math.ceil(o.cpuSeconds * 1000)));
+  const subprocessWallMs = Math.max(1, Math.ceil(o.wallSeconds * 1000));
+  const wallMs = kind === 'executor' ? subprocessWallMs + EXECUTOR_WALL_GRACE_MS : base.wallMs;
+  const tuned: LoadedPlugin = { ...plugin, manifest: { ...plugin.manifest, limits: { ...plugin.manifest.limits, cpuMs, wallMs } } };
+  const instance = new PluginInstance(tuned, {
+    shim: o.shim,
+    allow: o.allow,
+    vars: o.vars,
+    cwd: kind === 'executor' ? o.executorCwd : o.otherCwd,
+    env: o.env,
+    audit: o.audit,
+    ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
+    ...(o.sources ? { sources: o.sources } : {}),
+    ...(bundle ? { bundle } : {}),
+  });
+  // The broker's context is built by PluginInstance; what only the persona knows is added:
+  // the subprocess wall limit (below the isolate's) and this persona's bindings.
+  const context = instance.broker.context;
+  context.subprocess.wallMs = subprocessWallMs;
+  context.bindings = { grantor: o.personaId, declared: plugin.manifest.bindings, granted: o.grantedBindings, impl: o.bindings };
+  return instance;
+}

@@ -1,0 +1,91 @@
+/**
+ * Records one cycle: every plugin call the cycle makes goes through `call`, which puts a
+ * fresh recording tape on the plugin's broker for the call's duration and keeps the call's
+ * arguments, result and effects. `finish` writes the cycle's trace line durably and returns
+ * what the cycle event carries (the trace hash and counts).
+ *
+ * Effects are kept in the order the plugin made them (the tape reserves each slot when the
+ * call is made), so parallel work inside a plugin has an explicit order.
+ */
+import { RecordingTape } from '../broker/tape.ts';
+import type { PluginInstance } from '../plugins/plugin-instance.ts';
+import { errorLine } from '../errors.ts';
+import type { PathCodec } from './path-codec.ts';
+import { TRACE_FORMAT_VERSION, traceHash, type TraceBody, type TracedCall, type TraceSummary } from './trace-record.ts';
+import type { TraceStore } from './trace-store.ts';
+
+export interface CycleHeader {
+  persona: string;
+  cycle: number;
+  now: number;
+  /** sha256 of the profile's bytes (stored in the trace's blobs when the persona opened) */
+  profile: string;
+  limits: { cpu_seconds: number; wall_seconds: number };
+}
+
+/** `{"ok":value}` for a result, `{"err":"line"}` for a thrown error: what a call's outcome is compared by. */
+export function resultText(outcome: { ok: unknown } | { err: unknown }): string {
+  return 'ok' in outcome ? JSON.stringify({ ok: outcome.ok ?? null }) : JSON.stringify({ err: errorLine(outcome.err) });
+}
+
+export class CycleRecorder {
+  readonly #store: TraceStore;
+  readonly #codec: PathCodec;
+  readonly #header: CycleHeader;
+  readonly #calls: TracedCall[] = [];
+  readonly #bundlesStored = new Set<string>();
+
+  constructor(store: TraceStore, codec: PathCodec, header: CycleHeader) {
+    this.#store = store;
+    this.#codec = codec;
+    this.#header = header;
+  }
+
+  async call(instance: PluginInstance, method: string, args: unknown[]): Promise<unknown> {
+    const tape = new RecordingTape();
+    const context = instance.broker.context;
+    const buildsBefore = instance.builds;
+    context.tape = tape;
+    let outcome: { ok: unknown } | { err: unknown };
+    try {
+      outcome = { ok: await instance.call(method, ...args) };
+    } catch (error) {
+      outcome = { err: error };
+    } finally {
+      delete context.tape;
+    }
+    this.#keep(instance, method, args, outcome, tape, instance.builds !== buildsBefore);
+    if ('err' in outcome) throw outcome.err;
+    return outcome.ok;
+  }
+
+  #keep(instance: PluginInstance, method: string, args: unknown[], outcome: { ok: unknown } | { err: unknown }, tape: RecordingTape, fresh: boolean): void {
+    const bundle = instance.bundle;
+    // A call refused before its bundle was built (an unknown export) ran no plugin code.
+    if (bundle === undefined) return;
+    if (!this.#bundlesStored.has(bundle.digest)) {
+      this.#store.blobs.put(bundle.code);
+      this.#bundlesStored.add(bundle.digest);
+    }
+    const text = (json: string) => this.#store.externalize(this.#codec.toRecord(json));
+    this.#calls.push({
+      plugin: instance.plugin.manifest.id,
+      bundle: `sha256:${bundle.digest}`,
+      fresh,
+      method,
+      args: text(JSON.stringify(args)),
+      result: text(resultText(outcome)),
+      effects: tape.effects.map((e) => ({ op: e.op, args: text(e.args), answer: text(e.answer) })),
+    });
+  }
+
+  /** Writes the trace line (durably) and returns its summary for the cycle event. */
+  finish(): TraceSummary {
+    const body: TraceBody = { v: TRACE_FORMAT_VERSION, ...this.#header, calls: this.#calls };
+    const hash = traceHash(body);
+    this.#store.append({ ...body, hash });
+    let effects = 0;
+    for (const call of this.#calls) effects += call.effects.length;
+    return { hash, calls: this.#calls.length, effects };
+  }
+}

@@ -1,0 +1,374 @@
+/**
+ * Replays a persona's recorded cycles: every plugin call of each cycle runs again, in order,
+ * on the bundle the cycle ran (its code is in the trace's blobs), under the profile the cycle
+ * ran under, while the broker answers every effect from the record and performs none.
+ * Permission checks run as they did. A cycle checks out when every call asked for exactly the
+ * recorded effects, returned the recorded result, and the cycle's trace hash recomputed from
+ * the replay equals the one its event carries in the hash-chained log.
+ *
+ * Plugin state lives in isolates across calls, so a call can only be replayed after the
+ * calls before it since its isolate was built (`fresh`). `--cycle N` therefore replays from
+ * the latest cycle where every plugin it uses started fresh; the loop builds new isolates
+ * every REPLAY_EPOCH_CYCLES cycles so that distance stays bounded.
+ */
+import path from 'node:path';
+import { existsSync } from 'node:fs';
+import { ReplayTape, type Effect } from '../broker/tape.ts';
+import type { BindingImplementations } from '../broker/ops/bindings.ts';
+import { bundleEntry, defaultCacheDir } from '../build/bundle.ts';
+import { CYCLE_EVENT } from '../budget/usage.ts';
+import { kernelError, isKernelError } from '../errors.ts';
+import { buildPersonaPlugin, personaPluginOptions, type PersonaPluginKind, type PersonaPluginOptions } from '../loop/plugin-options.ts';
+import { parseYaml, validateManifest } from '../manifest/load.ts';
+import { openBackend } from '../persistence/open.ts';
+import { personaProfileSchema, type PersonaProfile } from '../personas/profile-schema.ts';
+import type { PluginInstance } from '../plugins/plugin-instance.ts';
+import { PLUGINS_DIR, scanPlugins, type LoadedPlugin } from '../plugins/registry.ts';
+import { sha256Digest } from '../storage/content-store.ts';
+import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
+import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
+import { resultText } from './cycle-recorder.ts';
+import { pathCodec, type PathCodec } from './path-codec.ts';
+import { INLINE_LIMIT, TRACE_FORMAT_VERSION, traceHash, traceSummarySchema, type TraceRecord, type TracedCall, type TracedText } from './trace-record.ts';
+import { TraceStore } from './trace-store.ts';
+
+export interface ReplayOptions {
+  stateDir: string;
+  personaId: string;
+  /** one cycle; undefined replays every recorded cycle */
+  cycle?: number;
+  pluginsDir?: string;
+  cacheDir?: string;
+  /** told about changed bundles before the replay starts */
+  onNotice?: (line: string) => void;
+}
+
+export interface BundleChange {
+  plugin: string;
+  recorded: string;
+  /** sha256 of the installed plugin's bundle now; null when it is not installed */
+  installed: string | null;
+}
+
+export interface Divergence {
+  persona: string;
+  cycle: number;
+  /** index of the plugin call within the cycle */
+  call: number;
+  plugin: string;
+  method: string;
+  /** index of the effect within the call, when an effect diverged */
+  effect: number | null;
+  kind: 'effect' | 'output' | 'missing-effects' | 'trace-hash';
+  expected: string;
+  got: string;
+  message: string;
+}
+
+export interface ReplayReport {
+  persona: string;
+  /** cycles checked (the selection) */
+  cycles: number;
+  /** earlier cycles replayed only to rebuild plugin state for a --cycle selection */
+  warmup_cycles: number;
+  calls: number;
+  effects: number;
+  /** cycle events without a trace (written before tracing existed): not replayable */
+  unrecorded: number[];
+  changed_bundles: BundleChange[];
+  divergence: Divergence | null;
+  ok: boolean;
+}
+
+interface RecordedCycle {
+  cycle: number;
+  seq: number;
+  trace: TraceRecord;
+}
+
+/** Bindings are never run in replay (the broker answers from the record); reaching one is a kernel bug. */
+const NO_BINDINGS: BindingImplementations = new Proxy({} as BindingImplementations, {
+  get() {
+    throw new Error('replay performs no effect: a binding was called');
+  },
+});
+
+function recordingError(message: string, details: Record<string, unknown> = {}): never {
+  throw kernelError('RTC_ERR_REPLAY_RECORDING', message, { details });
+}
+
+/** The persona's cycle events that carry a trace, in log order, each with its trace line. */
+async function recordedCycles(personaDir: string, personaId: string, store: TraceStore): Promise<{ cycles: RecordedCycle[]; unrecorded: number[] }> {
+  const backend = await openBackend(personaDir, undefined, { readonly: true, personaId });
+  const events = [];
+  try {
+    for (const event of backend.events.read()) if (event.type === CYCLE_EVENT) events.push(event);
+  } finally {
+    await backend.close();
+  }
+  const byHash = new Map<string, TraceRecord>();
+  for (const { record } of store.read()) byHash.set(record.hash, record);
+  const cycles: RecordedCycle[] = [];
+  const unrecorded: number[] = [];
+  for (const event of events) {
+    const cycle = Number(event.payload.cycle);
+    const summary = traceSummarySchema.safeParse(event.payload.trace);
+    if (!summary.success) {
+      unrecorded.push(cycle);
+      continue;
+    }
+    const trace = byHash.get(summary.data.hash);
+    if (!trace) {
+      recordingError(`${personaId} cycle ${cycle} (event seq ${event.seq}): its trace ${summary.data.hash.slice(0, 16)}… is not in ${path.relative(path.dirname(personaDir), store.file)}`, {
+        cycle,
+        seq: event.seq,
+      });
+    }
+    if (trace.cycle !== cycle || trace.persona !== personaId) {
+      recordingError(`${personaId} cycle ${cycle} (event seq ${event.seq}): its trace line is for ${trace.persona} cycle ${trace.cycle}`, { cycle, seq: event.seq });
+    }
+    cycles.push({ cycle, seq: event.seq, trace });
+  }
+  return { cycles, unrecorded };
+}
+
+/**
+ * Index of the first cycle to replay so that `target` sees the plugin state it had: the latest
+ * cycle from which every plugin called up to the target was first called fresh.
+ */
+export function replayStart(cycles: readonly RecordedCycle[], target: number): number {
+  for (let start = target; start >= 0; start--) {
+    const seen = new Set<string>();
+    let ok = true;
+    for (let i = start; i <= target && ok; i++) {
+      for (const call of cycles[i]!.trace.calls) {
+        if (seen.has(call.plugin)) continue;
+        seen.add(call.plugin);
+        if (!call.fresh) ok = false;
+      }
+    }
+    if (ok) return start;
+  }
+  return recordingError(`${cycles[target]!.trace.persona} cycle ${cycles[target]!.trace.cycle}: no recorded cycle starts its plugins fresh, so their state cannot be rebuilt`);
+}
+
+/** What a traced text hashes as, without storing anything. */
+function digestForm(text: string): TracedText {
+  const bytes = Buffer.byteLength(text);
+  return bytes <= INLINE_LIMIT ? text : { blob: sha256Digest(text), bytes };
+}
+
+function truncate(text: string): string {
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
+
+class Replayer {
+  readonly #store: TraceStore;
+  readonly #codec: PathCodec;
+  readonly #stateDir: string;
+  readonly #plugins: Map<string, LoadedPlugin>;
+  readonly #shim: CompiledSource;
+  readonly #cacheDir: string;
+  readonly #profiles = new Map<string, PersonaProfile>();
+  readonly #instances = new Map<string, { instance: PluginInstance; bundle: string; profile: string }>();
+  calls = 0;
+  effects = 0;
+
+  constructor(o: { store: TraceStore; stateDir: string; plugins: Map<string, LoadedPlugin>; shim: CompiledSource; cacheDir: string }) {
+    this.#store = o.store;
+    this.#codec = pathCodec(o.stateDir);
+    this.#stateDir = o.stateDir;
+    this.#plugins = o.plugins;
+    this.#shim = o.shim;
+    this.#cacheDir = o.cacheDir;
+  }
+
+  #profile(digest: string, persona: string): PersonaProfile {
+    const known = this.#profiles.get(digest);
+    if (known) return known;
+    const text = this.#store.blobs.get(digest).toString('utf8');
+    const where = `${persona}'s recorded profile ${digest.slice(0, 16)}…`;
+    const profile = validateManifest(personaProfileSchema, parseYaml(text, where), where) as PersonaProfile;
+    this.#profiles.set(digest, profile);
+    return profile;
+  }
+
+  #options(trace: TraceRecord): PersonaPluginOptions {
+    return personaPluginOptions({
+      stateDir: this.#stateDir,
+      profile: this.#profile(trace.profile, trace.persona),
+      hostEnv: {},
+      limits: { cpu_seconds_per_cycle: trace.limits.cpu_seconds, wall_seconds_per_cycle: trace.limits.wall_seconds },
+      shim: this.#shim,
+      bindings: NO_BINDINGS,
+      audit: () => undefined,
+      cacheDir: this.#cacheDir,
+    });
+  }
+
+  #instance(trace: TraceRecord, call: TracedCall): PluginInstance {
+    const held = this.#instances.get(call.plugin);
+    if (held && !call.fresh && held.bundle === call.bundle && held.profile === trace.profile) return held.instance;
+    held?.instance.dispose();
+    const plugin = this.#plugins.get(call.plugin);
+    if (!plugin) recordingError(`${trace.persona} cycle ${trace.cycle}: plugin ${call.plugin} is not installed; its manifest is needed for the grant it ran under`, { plugin: call.plugin });
+    const code = this.#store.blobs.get(call.bundle).toString('utf8');
+    const kind = plugin.manifest.kind as PersonaPluginKind;
+    const instance = buildPersonaPlugin(this.#options(trace), plugin, kind, { code, digest: call.bundle.slice('sha256:'.length) });
+    this.#instances.set(call.plugin, { instance, bundle: call.bundle, profile: trace.profile });
+    return instance;
+  }
+
+  /** Replays one cycle; returns its divergence, or null when it matched. */
+  async cycle(trace: TraceRecord, expectedHash: string): Promise<Divergence | null> {
+    const replayed: TracedCall[] = [];
+    for (const [index, call] of trace.calls.entries()) {
+      const where = `${trace.persona} cycle ${trace.cycle} call ${index} (${call.plugin}.${call.method})`;
+      const diverge = (kind: Divergence['kind'], effect: number | null, expected: string, got: string, message: string): Divergence => ({
+        persona: trace.persona,
+        cycle: trace.cycle,
+        call: index,
+        plugin: call.plugin,
+        method: call.method,
+        effect,
+        kind,
+        expected,
+        got,
+        message,
+      });
+      const effects: Effect[] = call.effects.map((e, i) => ({
+        i,
+        op: e.op,
+        args: this.#store.internalize(e.args),
+        answer: this.#codec.fromRecord(this.#store.internalize(e.answer)),
+      }));
+      const argsText = this.#store.internalize(call.args);
+      const instance = this.#instance(trace, call);
+      const tape = new ReplayTape(effects, where, { normalize: this.#codec.toRecord });
+      instance.broker.context.tape = tape;
+      let outcome: { ok: unknown } | { err: unknown };
+      try {
+        outcome = { ok: await instance.call(call.method, ...(JSON.parse(this.#codec.fromRecord(argsText)) as unknown[])) };
+      } catch (error) {
+        outcome = { err: error };
+      } finally {
+        delete instance.broker.context.tape;
+      }
+      this.calls += 1;
+      this.effects += tape.consumed;
+      if (tape.divergence) {
+        const d = tape.divergence.details as { index: number; expected: { op: string; args: string } | null; got: { op: string; args: string } };
+        return diverge('effect', d.index, d.expected ? `${d.expected.op} ${truncate(d.expected.args)}` : 'no more effects', `${d.got.op} ${truncate(d.got.args)}`, tape.divergence.message);
+      }
+      const got = this.#codec.toRecord(resultText(outcome));
+      const expected = this.#store.internalize(call.result);
+      if (got !== expected) {
+        return diverge('output', null, truncate(expected), truncate(got), `${where}: returned ${truncate(got)}, but the recording returned ${truncate(expected)}`);
+      }
+      if (tape.remaining > 0) {
+        const next = effects[tape.consumed]!;
+        return diverge('missing-effects', tape.consumed, `${next.op} ${truncate(next.args)}`, 'nothing', `${where}: effect ${tape.consumed}: recorded ${next.op} ${truncate(next.args)}, but the code finished without asking for it (${tape.remaining} recorded effect(s) never asked)`);
+      }
+      replayed.push({ ...call, args: digestForm(this.#codec.toRecord(JSON.stringify(JSON.parse(this.#codec.fromRecord(argsText))))), result: digestForm(got) });
+    }
+    const hash = traceHash({ v: TRACE_FORMAT_VERSION, persona: trace.persona, cycle: trace.cycle, now: trace.now, profile: trace.profile, limits: trace.limits, calls: replayed });
+    if (hash !== expectedHash) {
+      const last = trace.calls.at(-1);
+      return {
+        persona: trace.persona,
+        cycle: trace.cycle,
+        call: trace.calls.length - 1,
+        plugin: last?.plugin ?? '-',
+        method: last?.method ?? '-',
+        effect: null,
+        kind: 'trace-hash',
+        expected: expectedHash,
+        got: hash,
+        message: `${trace.persona} cycle ${trace.cycle}: the replayed trace hashes to ${hash}, but the cycle event carries ${expectedHash}`,
+      };
+    }
+    return null;
+  }
+
+  dispose(): void {
+    for (const { instance } of this.#instances.values()) instance.dispose();
+    this.#instances.clear();
+  }
+}
+
+/** sha256 of each installed plugin's current bundle, for the "changed since the recording" report. */
+async function bundleChanges(used: Map<string, Set<string>>, plugins: Map<string, LoadedPlugin>, cacheDir: string): Promise<BundleChange[]> {
+  const out: BundleChange[] = [];
+  for (const [plugin, recorded] of [...used.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const loaded = plugins.get(plugin);
+    let installed: string | null = null;
+    if (loaded) {
+      try {
+        installed = `sha256:${(await bundleEntry(loaded.entry, cacheDir)).digest}`;
+      } catch (error) {
+        if (!isKernelError(error)) throw error;
+      }
+    }
+    for (const digest of [...recorded].sort()) if (digest !== installed) out.push({ plugin, recorded: digest, installed });
+  }
+  return out;
+}
+
+export async function replayPersona(options: ReplayOptions): Promise<ReplayReport> {
+  const stateDir = path.resolve(options.stateDir);
+  const personaDir = path.join(stateDir, options.personaId);
+  if (!existsSync(personaDir)) {
+    recordingError(`${options.personaId}: no such persona in ${options.stateDir}`, { persona: options.personaId });
+  }
+  const store = new TraceStore(personaDir);
+  const { cycles, unrecorded } = await recordedCycles(personaDir, options.personaId, store);
+  let first = 0;
+  let last = cycles.length - 1;
+  if (options.cycle !== undefined) {
+    const at = cycles.findIndex((c) => c.cycle === options.cycle);
+    if (at < 0) {
+      const range = cycles.length > 0 ? `recorded cycles are ${cycles[0]!.cycle}..${cycles.at(-1)!.cycle}` : 'no cycle is recorded';
+      const why = unrecorded.includes(options.cycle) ? 'it ran before cycles were traced' : range;
+      recordingError(`${options.personaId} cycle ${options.cycle}: not replayable (${why})`, { cycle: options.cycle });
+    }
+    first = replayStart(cycles, at);
+    last = at;
+  }
+  const selected = cycles.slice(first, last + 1);
+  const cacheDir = options.cacheDir ?? defaultCacheDir();
+  const plugins = new Map(scanPlugins(options.pluginsDir ?? PLUGINS_DIR).plugins.map((p) => [p.manifest.id, p]));
+  const used = new Map<string, Set<string>>();
+  for (const c of selected) for (const call of c.trace.calls) (used.get(call.plugin) ?? used.set(call.plugin, new Set()).get(call.plugin)!).add(call.bundle);
+  const changed = await bundleChanges(used, plugins, cacheDir);
+  for (const change of changed) {
+    options.onNotice?.(
+      `${options.personaId}: plugin ${change.plugin} ${change.installed ? `changed since the recording (recorded bundle ${change.recorded.slice(0, 19)}…, installed ${change.installed.slice(0, 19)}…)` : `is no longer installed (recorded bundle ${change.recorded.slice(0, 19)}…)`}; replaying the recorded bundle`,
+    );
+  }
+  const report: ReplayReport = {
+    persona: options.personaId,
+    cycles: 0,
+    warmup_cycles: 0,
+    calls: 0,
+    effects: 0,
+    unrecorded,
+    changed_bundles: changed,
+    divergence: null,
+    ok: true,
+  };
+  const replayer = new Replayer({ store, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir });
+  try {
+    for (const [i, c] of selected.entries()) {
+      report.divergence = await replayer.cycle(c.trace, c.trace.hash);
+      if (report.divergence) break;
+      if (options.cycle !== undefined && first + i < last) report.warmup_cycles += 1;
+      else report.cycles += 1;
+    }
+  } finally {
+    replayer.dispose();
+  }
+  report.calls = replayer.calls;
+  report.effects = replayer.effects;
+  report.ok = report.divergence === null;
+  return report;
+}

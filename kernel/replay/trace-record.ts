@@ -1,0 +1,78 @@
+/**
+ * One line of a persona's trace (`<persona>/trace/cycles.jsonl`): what one cycle's plugins
+ * were asked and what the world answered them, in call order. Every plugin call of the cycle
+ * is here with its bundle digest, its arguments, its result and the broker effects it made
+ * (clock, randomness, env, files, commands, fetches, bindings). Texts larger than
+ * INLINE_LIMIT bytes are stored by content digest in `trace/blobs/`, not inline.
+ *
+ * Host paths are written as `<state>` and `<runtimectl>` (path-codec.ts), so the same
+ * inputs give the same bytes in any state directory. The line's `hash` (sha256 of the
+ * canonical JSON of everything else) is also written into the cycle's event, so the
+ * event log's hash chain covers the trace.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { canonicalJson } from '../events/canonical.ts';
+
+export const TRACE_FORMAT_VERSION = 1;
+/** Texts above this many bytes go to a blob (a file read, a command's output, a bundle). */
+export const INLINE_LIMIT = 4096;
+
+const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+/** a JSON text, inline or by digest */
+export const tracedTextSchema = z.union([z.string(), z.strictObject({ blob: digest, bytes: z.number().int().nonnegative() })]);
+export type TracedText = z.output<typeof tracedTextSchema>;
+
+export const tracedEffectSchema = z.strictObject({ op: z.string().min(1), args: tracedTextSchema, answer: tracedTextSchema });
+export type TracedEffect = z.output<typeof tracedEffectSchema>;
+
+export const tracedCallSchema = z.strictObject({
+  plugin: z.string().min(1),
+  /** sha256 of the bundle's code; the code is in trace/blobs/ */
+  bundle: digest,
+  /** the plugin's isolate was built for this call: no state from earlier calls */
+  fresh: z.boolean(),
+  method: z.string().min(1),
+  /** the arguments array, as JSON text */
+  args: tracedTextSchema,
+  /** `{"ok":value}` or `{"err":"one line"}` */
+  result: tracedTextSchema,
+  effects: z.array(tracedEffectSchema),
+});
+export type TracedCall = z.output<typeof tracedCallSchema>;
+
+export const traceRecordSchema = z.strictObject({
+  v: z.literal(TRACE_FORMAT_VERSION),
+  persona: z.string().min(1),
+  cycle: z.number().int().positive(),
+  /** the cycle's clock reading (the loop's `now`) */
+  now: z.number(),
+  /** sha256 of the persona profile's bytes; the text is in trace/blobs/ */
+  profile: digest,
+  /** the persona's per-call CPU and per-cycle wall limits as the cycle ran (env overrides applied) */
+  limits: z.strictObject({ cpu_seconds: z.number().positive(), wall_seconds: z.number().positive() }),
+  calls: z.array(tracedCallSchema),
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type TraceRecord = z.output<typeof traceRecordSchema>;
+export type TraceBody = Omit<TraceRecord, 'hash'>;
+
+export function traceHash(body: TraceBody): string {
+  const { v, persona, cycle, now, profile, limits, calls } = body;
+  return createHash('sha256').update(canonicalJson({ v, persona, cycle, now, profile, limits, calls })).digest('hex');
+}
+
+export function effectCount(record: Pick<TraceRecord, 'calls'>): number {
+  let n = 0;
+  for (const call of record.calls) n += call.effects.length;
+  return n;
+}
+
+/** What the cycle event carries about its trace. */
+export interface TraceSummary {
+  hash: string;
+  calls: number;
+  effects: number;
+}
+
+export const traceSummarySchema = z.object({ hash: z.string(), calls: z.number(), effects: z.number() });

@@ -1,0 +1,139 @@
+/**
+ * A persona's trace: `trace/cycles.jsonl` (one line per recorded cycle, appended and
+ * fsynced before the cycle's event is written) and `trace/blobs/` (effect texts over the
+ * inline limit, the bundles the cycle ran, the profile it ran under), content-addressed.
+ *
+ * A kill between a trace line and its event leaves a line no event points to; the next run
+ * writes that cycle again, and replay takes the line whose hash the event names. A line torn
+ * by a kill is saved aside (`cycles.jsonl.torn-<offset>`) and cut before the next append.
+ */
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, ftruncateSync, writeSync, fdatasyncSync } from 'node:fs';
+import path from 'node:path';
+import { kernelError } from '../errors.ts';
+import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
+import { contentStore, type ContentStore } from '../storage/content-store.ts';
+import { INLINE_LIMIT, traceHash, traceRecordSchema, type TraceRecord, type TracedText } from './trace-record.ts';
+
+export const TRACE_DIR = 'trace';
+export const TRACE_FILE = path.join(TRACE_DIR, 'cycles.jsonl');
+
+export interface TraceLine {
+  /** 1-based line in cycles.jsonl */
+  line: number;
+  record: TraceRecord;
+}
+
+export class TraceStore {
+  readonly personaDir: string;
+  readonly file: string;
+  readonly blobs: ContentStore;
+  #fd: number | undefined;
+
+  constructor(personaDir: string) {
+    this.personaDir = personaDir;
+    this.file = path.join(personaDir, TRACE_FILE);
+    this.blobs = contentStore(path.join(personaDir, TRACE_DIR, 'blobs'), { base: personaDir, code: 'RTC_ERR_REPLAY_RECORDING', what: 'a recorded blob' });
+  }
+
+  /** A text as written in a trace: inline, or stored by digest when large. */
+  externalize(text: string): TracedText {
+    const bytes = Buffer.byteLength(text);
+    if (bytes <= INLINE_LIMIT) return text;
+    return { blob: this.blobs.put(text).digest, bytes };
+  }
+
+  /** The text behind a traced text (a blob is read and checked against its digest). */
+  internalize(text: TracedText): string {
+    return typeof text === 'string' ? text : this.blobs.get(text.blob).toString('utf8');
+  }
+
+  /** Appends one cycle's record durably (the line is on disk when this returns). */
+  append(record: TraceRecord): void {
+    const fd = this.#open();
+    const bytes = Buffer.from(`${JSON.stringify(record)}\n`);
+    try {
+      let written = 0;
+      while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+      fdatasyncSync(fd);
+    } catch (error) {
+      throw kernelError('RTC_ERR_TRACE_WRITE', `${path.relative(this.personaDir, this.file)}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  #open(): number {
+    if (this.#fd !== undefined) return this.#fd;
+    mkdirSync(path.dirname(this.file), { recursive: true });
+    const created = !existsSync(this.file);
+    const fd = openSync(this.file, 'a+');
+    if (created) syncDirectory(path.dirname(this.file));
+    this.#cutTornTail(fd);
+    this.#fd = fd;
+    return fd;
+  }
+
+  /** A last line without its newline was torn by a kill: keep its bytes aside, then cut it. */
+  #cutTornTail(fd: number): void {
+    const size = fstatSync(fd).size;
+    if (size === 0) return;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    if (last[0] === 0x0a) return;
+    const text = readFileSync(this.file);
+    const start = text.lastIndexOf(0x0a) + 1;
+    const aside = `${this.file}.torn-${start}`;
+    writeAllSyncClose(openSync(aside, 'w', 0o644), text.subarray(start));
+    syncDirectory(path.dirname(this.file));
+    ftruncateSync(fd, start);
+    fdatasyncSync(fd);
+  }
+
+  /**
+   * Every complete line, checked: its shape and its own hash. A torn last line is left out
+   * (no event can point to it); anything else that does not check out is an error naming
+   * the line.
+   */
+  read(): TraceLine[] {
+    let text: string;
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw kernelError('RTC_ERR_REPLAY_RECORDING', `${this.#where()}: ${(error as Error).message}`);
+    }
+    const lines = text.split('\n');
+    const out: TraceLine[] = [];
+    // the last element is '' after a final newline, or a torn line: neither is a record
+    for (let i = 0; i < lines.length - 1; i++) {
+      const where = `${this.#where()}:${i + 1}`;
+      let raw: unknown;
+      try {
+        raw = JSON.parse(lines[i]!);
+      } catch {
+        throw kernelError('RTC_ERR_REPLAY_RECORDING', `${where}: not JSON`, { details: { file: this.file, line: i + 1 } });
+      }
+      const parsed = traceRecordSchema.safeParse(raw);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw kernelError('RTC_ERR_REPLAY_RECORDING', `${where}: ${issue.path.join('.') || 'record'}: ${issue.message}`, { details: { file: this.file, line: i + 1 } });
+      }
+      const record = parsed.data;
+      const actual = traceHash(record);
+      if (actual !== record.hash) {
+        throw kernelError('RTC_ERR_REPLAY_RECORDING', `${where}: cycle ${record.cycle}: the record's content hashes to ${actual}, not its stored hash ${record.hash}; it was changed after it was written`, {
+          details: { file: this.file, line: i + 1 },
+        });
+      }
+      out.push({ line: i + 1, record });
+    }
+    return out;
+  }
+
+  #where(): string {
+    return path.relative(path.dirname(this.personaDir), this.file);
+  }
+
+  close(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#fd = undefined;
+  }
+}
