@@ -33,7 +33,6 @@ export class CycleRecorder {
   readonly #codec: PathCodec;
   readonly #header: CycleHeader;
   readonly #calls: TracedCall[] = [];
-  readonly #bundlesStored = new Set<string>();
 
   constructor(store: TraceStore, codec: PathCodec, header: CycleHeader) {
     this.#store = store;
@@ -63,10 +62,7 @@ export class CycleRecorder {
     const bundle = instance.bundle;
     // A call refused before its bundle was built (an unknown export) ran no plugin code.
     if (bundle === undefined) return;
-    if (!this.#bundlesStored.has(bundle.digest)) {
-      this.#store.blobs.put(bundle.code);
-      this.#bundlesStored.add(bundle.digest);
-    }
+    this.#store.keep(bundle.code);
     const text = (json: string) => this.#store.externalize(this.#codec.toRecord(json));
     this.#calls.push({
       plugin: instance.plugin.manifest.id,

@@ -39,6 +39,11 @@ export interface ReplayOptions {
   cycle?: number;
   pluginsDir?: string;
   cacheDir?: string;
+  /**
+   * replay the installed plugins' current code instead of the recorded bundles: whether an
+   * upgrade still makes the recorded cycles' decisions (Temporal's replay test of new code)
+   */
+  installed?: boolean;
   /** told about changed bundles before the replay starts */
   onNotice?: (line: string) => void;
 }
@@ -174,7 +179,10 @@ class Replayer {
   calls = 0;
   effects = 0;
 
-  constructor(o: { store: TraceStore; stateDir: string; plugins: Map<string, LoadedPlugin>; shim: CompiledSource; cacheDir: string }) {
+  readonly #installed: boolean;
+
+  constructor(o: { store: TraceStore; stateDir: string; plugins: Map<string, LoadedPlugin>; shim: CompiledSource; cacheDir: string; installed: boolean }) {
+    this.#installed = o.installed;
     this.#store = o.store;
     this.#codec = pathCodec(o.stateDir);
     this.#stateDir = o.stateDir;
@@ -212,9 +220,9 @@ class Replayer {
     held?.instance.dispose();
     const plugin = this.#plugins.get(call.plugin);
     if (!plugin) recordingError(`${trace.persona} cycle ${trace.cycle}: plugin ${call.plugin} is not installed; its manifest is needed for the grant it ran under`, { plugin: call.plugin });
-    const code = this.#store.blobs.get(call.bundle).toString('utf8');
     const kind = plugin.manifest.kind as PersonaPluginKind;
-    const instance = buildPersonaPlugin(this.#options(trace), plugin, kind, { code, digest: call.bundle.slice('sha256:'.length) });
+    const bundle = this.#installed ? undefined : { code: this.#store.blobs.get(call.bundle).toString('utf8'), digest: call.bundle.slice('sha256:'.length) };
+    const instance = buildPersonaPlugin(this.#options(trace), plugin, kind, bundle);
     this.#instances.set(call.plugin, { instance, bundle: call.bundle, profile: trace.profile });
     return instance;
   }
@@ -342,7 +350,7 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
   const changed = await bundleChanges(used, plugins, cacheDir);
   for (const change of changed) {
     options.onNotice?.(
-      `${options.personaId}: plugin ${change.plugin} ${change.installed ? `changed since the recording (recorded bundle ${change.recorded.slice(0, 19)}…, installed ${change.installed.slice(0, 19)}…)` : `is no longer installed (recorded bundle ${change.recorded.slice(0, 19)}…)`}; replaying the recorded bundle`,
+      `${options.personaId}: plugin ${change.plugin} ${change.installed ? `changed since the recording (recorded bundle ${change.recorded.slice(0, 19)}…, installed ${change.installed.slice(0, 19)}…)` : `is no longer installed (recorded bundle ${change.recorded.slice(0, 19)}…)`}; replaying ${options.installed ? 'the installed code' : 'the recorded bundle'}`,
     );
   }
   const report: ReplayReport = {
@@ -356,7 +364,7 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
     divergence: null,
     ok: true,
   };
-  const replayer = new Replayer({ store, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir });
+  const replayer = new Replayer({ store, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false });
   try {
     for (const [i, c] of selected.entries()) {
       report.divergence = await replayer.cycle(c.trace, c.trace.hash);

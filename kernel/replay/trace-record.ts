@@ -30,7 +30,11 @@ export const tracedCallSchema = z.strictObject({
   plugin: z.string().min(1),
   /** sha256 of the bundle's code; the code is in trace/blobs/ */
   bundle: digest,
-  /** the plugin's isolate was built for this call: no state from earlier calls */
+  /**
+   * the plugin's isolate was built for this call: no state from earlier calls. Where replay
+   * must start; not part of the hash, since it depends on when the kernel last started
+   * (a rebooted kernel builds fresh isolates where a running one reuses them).
+   */
   fresh: z.boolean(),
   method: z.string().min(1),
   /** the arguments array, as JSON text */
@@ -58,7 +62,8 @@ export type TraceRecord = z.output<typeof traceRecordSchema>;
 export type TraceBody = Omit<TraceRecord, 'hash'>;
 
 export function traceHash(body: TraceBody): string {
-  const { v, persona, cycle, now, profile, limits, calls } = body;
+  const { v, persona, cycle, now, profile, limits } = body;
+  const calls = body.calls.map(({ fresh: _fresh, ...call }) => call);
   return createHash('sha256').update(canonicalJson({ v, persona, cycle, now, profile, limits, calls })).digest('hex');
 }
 

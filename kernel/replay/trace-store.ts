@@ -11,7 +11,7 @@ import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, re
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
 import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
-import { contentStore, type ContentStore } from '../storage/content-store.ts';
+import { contentStore, sha256Digest, type ContentStore } from '../storage/content-store.ts';
 import { INLINE_LIMIT, traceHash, traceRecordSchema, type TraceRecord, type TracedText } from './trace-record.ts';
 
 export const TRACE_DIR = 'trace';
@@ -28,6 +28,7 @@ export class TraceStore {
   readonly file: string;
   readonly blobs: ContentStore;
   #fd: number | undefined;
+  readonly #stored = new Set<string>();
 
   constructor(personaDir: string) {
     this.personaDir = personaDir;
@@ -45,6 +46,16 @@ export class TraceStore {
   /** The text behind a traced text (a blob is read and checked against its digest). */
   internalize(text: TracedText): string {
     return typeof text === 'string' ? text : this.blobs.get(text.blob).toString('utf8');
+  }
+
+  /** Stores bytes the trace refers to (a bundle, a profile) once per process; returns the digest. */
+  keep(text: string): string {
+    const digest = sha256Digest(text);
+    if (!this.#stored.has(digest)) {
+      this.blobs.put(text);
+      this.#stored.add(digest);
+    }
+    return digest;
   }
 
   /** Appends one cycle's record durably (the line is on disk when this returns). */

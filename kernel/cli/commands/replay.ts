@@ -12,7 +12,7 @@ import { parseFlags, printJson, type CliIo, type Command } from '../command.ts';
 import { resolveStateDir } from './run.ts';
 import { listPersonaIds } from './verify.ts';
 
-const USAGE = `Usage: runtimectl replay [--state-dir DIR] [--persona ID] [--cycle N | --all] [--json]
+const USAGE = `Usage: runtimectl replay [--state-dir DIR] [--persona ID] [--cycle N | --all] [--installed] [--json]
 
 Re-runs recorded cycles: every plugin call of a cycle runs again on the bundle it ran
 (kept in <state>/<persona>/trace/blobs), under the profile it ran under, while the broker
@@ -28,6 +28,8 @@ Options:
   --cycle N         only cycle N (earlier cycles since its plugins last started fresh are
                     replayed first to rebuild their state, and counted as warm-up)
   --all             every recorded cycle (the default)
+  --installed       replay the installed plugins' current code instead of the recorded
+                    bundles: does an upgrade still make the recorded cycles' decisions?
   --json            print one JSON document: {ok, personas: [...]}
 
 Exit status: 0 when every replayed cycle matched; 1 when one diverged (the first is named:
@@ -56,7 +58,7 @@ function textReport(entry: Entry): string {
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(
     argv,
-    { 'state-dir': { type: 'string' }, persona: { type: 'string' }, cycle: { type: 'string' }, all: { type: 'boolean' }, json: { type: 'boolean' } },
+    { 'state-dir': { type: 'string' }, persona: { type: 'string' }, cycle: { type: 'string' }, all: { type: 'boolean' }, installed: { type: 'boolean' }, json: { type: 'boolean' } },
     'replay',
     false,
   );
@@ -84,6 +86,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         stateDir,
         personaId: persona,
         ...(values.cycle !== undefined ? { cycle: Number(values.cycle) } : {}),
+        installed: values.installed ?? false,
         onNotice: (line) => {
           if (!values.json) io.stdout(`${line}\n`);
         },
