@@ -64,6 +64,7 @@ export const ERROR_CODES = {
   RTC_ERR_REVIEW_LOCKED: 'another process held the review queue lock for too long',
   RTC_ERR_REVIEW_BLOB: 'content stored for a proposal is missing or does not match its digest',
   RTC_ERR_REVIEW_MEMORY_DRIFT: 'long-term memory changed outside the review queue',
+  RTC_ERR_REVIEW_BACKEND: "a review queue was opened without the persistence backend its persona's persistence.yaml names",
   // local task ledger
   RTC_ERR_LEDGER_PATH_ESCAPE: 'a ledger path resolves outside the persona directory',
   RTC_ERR_LEDGER_SCHEMA_NEWER: 'the ledger was written by a newer schema version than this runtimectl supports',

@@ -11,6 +11,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { defaultCacheDir } from '../../kernel/build/bundle.ts';
 import { CYCLE_EVENT } from '../../kernel/budget/usage.ts';
 import { buildPersonaPlugin, personaPluginOptions } from '../../kernel/loop/plugin-options.ts';
 import { parseYaml, validateManifest } from '../../kernel/manifest/load.ts';
@@ -75,7 +76,7 @@ async function record(root: string, cycles: number, perCall: number): Promise<{ 
   const profile = validateManifest(personaProfileSchema, parseYaml(PROFILE_YAML, 'bench profile'), 'bench profile');
   const store = new TraceStore(personaDir);
   const profileDigest = store.keep(PROFILE_YAML);
-  const shim = await loadShim();
+  const shim = await loadShim(defaultCacheDir());
   const options = personaPluginOptions({
     stateDir,
     profile,

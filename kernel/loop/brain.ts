@@ -1,16 +1,18 @@
 /**
  * `brain/memory/brain.json`: the persona's short- and medium-term state, rewritten every
- * cycle (temp file, fsync, rename, so a crash leaves the old or the new file, never half of
- * one). It also holds the probe state (engine state: which packets' digests are recorded,
+ * cycle through the persona's persistence backend (jsonl-fs: temp file, fsync, rename, so a
+ * crash leaves the old or the new file, never half of one; sqlite: one committed row). It also holds the probe state (engine state: which packets' digests are recorded,
  * how much of the message queue is loaded, when the periodic slot last ran, which kernel
  * version ran the startup probes), so probes stay idempotent across restarts.
  *
- * A brain.json that does not parse is kept aside as `brain.json.corrupt` and a fresh brain
- * starts; the cycle says so.
+ * A brain.json that does not parse is kept aside as the file `brain/memory/brain.json.corrupt`
+ * (whatever the backend: it is evidence for an operator) and a fresh brain starts, replacing
+ * it at the end of the cycle; the cycle says so.
  */
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { z } from 'zod';
 import type { WorkItem } from '../executors/contract.ts';
+import type { MemoryStore } from '../persistence/backend.ts';
+import { replaceFileDurably } from '../persistence/storage.ts';
 import type { PersonaPaths } from './layout.ts';
 
 export const BRAIN_FORMAT = 'runtimectl.brain/1';
@@ -90,31 +92,24 @@ export interface LoadedBrain {
   reason?: string;
 }
 
-export function loadBrain(paths: PersonaPaths, personaId: string, runtime: string): LoadedBrain {
-  if (!existsSync(paths.brainFile)) return { brain: freshBrain(personaId, runtime), status: 'created' };
+export function loadBrain(memory: Pick<MemoryStore, 'readBrain'>, paths: PersonaPaths, personaId: string, runtime: string): LoadedBrain {
+  const text = memory.readBrain();
+  if (text === undefined) return { brain: freshBrain(personaId, runtime), status: 'created' };
   let reason: string;
   try {
-    const parsed = brainSchema.safeParse(JSON.parse(readFileSync(paths.brainFile, 'utf8')));
+    const parsed = brainSchema.safeParse(JSON.parse(text));
     if (parsed.success) return { brain: { ...parsed.data, runtime }, status: 'loaded' };
     const issue = parsed.error.issues[0];
     reason = `brain.json did not match its schema at ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`;
   } catch (error) {
     reason = `brain.json is not JSON (${(error as Error).message.split('\n')[0]})`;
   }
-  renameSync(paths.brainFile, `${paths.brainFile}.corrupt`);
+  replaceFileDurably(`${paths.brainFile}.corrupt`, text);
   return { brain: freshBrain(personaId, runtime), status: 'reset', reason: `${reason}; kept as brain.json.corrupt and started a fresh brain` };
 }
 
-export function saveBrain(paths: PersonaPaths, brain: Brain): void {
-  const tmp = `${paths.brainFile}.tmp`;
-  const fd = openSync(tmp, 'w', 0o644);
-  try {
-    writeSync(fd, `${JSON.stringify(brain, null, 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, paths.brainFile);
+export function saveBrain(memory: Pick<MemoryStore, 'writeBrain'>, brain: Brain): void {
+  memory.writeBrain(`${JSON.stringify(brain, null, 2)}\n`);
 }
 
 /** Adds work to the pending list, oldest dropped beyond the cap; returns what was dropped. */

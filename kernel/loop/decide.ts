@@ -33,8 +33,8 @@ import type { ExecutorChoice } from '../executors/choice.ts';
 import { buildPrompt } from '../executors/prompt.ts';
 import { allocateRunId, preparePersonaWorkspace, writeFallbackManifest } from '../executors/session-dir.ts';
 import { isKernelError } from '../errors.ts';
-import { openLedger } from '../ledger/open.ts';
 import type { TaskSummary } from '../broker/ops/bindings.ts';
+import type { LedgerAccess } from '../persistence/backend.ts';
 import type { PersonaProfile } from '../personas/profile-schema.ts';
 import type { SkillMeta } from '../skills/catalog.ts';
 import type { RecentCycle } from './brain.ts';
@@ -62,6 +62,8 @@ export interface ActResult {
 export interface ActContext {
   profile: PersonaProfile;
   paths: PersonaPaths;
+  /** The persona's local task ledger, in its persistence backend's format. */
+  ledger: Pick<LedgerAccess, 'open'>;
   plugins: PersonaPlugins;
   choice: ExecutorChoice;
   posture: BudgetPosture;
@@ -232,7 +234,7 @@ function planned(c: ActContext, r: ActResult): ActResult {
 function ledgerTasks(c: ActContext, prefix: string, why: string): TaskSummary[] {
   const items = c.work.filter((w) => w.kind !== 'periodic');
   if (items.length === 0) return [];
-  const { store } = openLedger(c.paths.dir, { personaId: c.profile.id });
+  const { store } = c.ledger.open();
   try {
     const open = new Set(store.listTasks().filter((t) => t.state !== 'accepted').map((t) => t.title));
     const created: TaskSummary[] = [];

@@ -3,6 +3,9 @@
  *
  *   <state>/<persona>/brain/memory/brain.json     short- and medium-term state, every cycle
  *   <state>/<persona>/brain/memory/long-term.md   stable promotions only (never written by the loop)
+ *       (brain.json, long-term.md and logs/events.jsonl are where the default jsonl-fs
+ *       persistence backend keeps them; a persona whose persistence.yaml names sqlite keeps
+ *       them in persistence.db instead, and the loop reaches them through the backend)
  *   <state>/<persona>/brain/sessions/<run-id>/    one folder per executor session
  *   <state>/<persona>/brain/workspace/            the persistent per-persona workspace
  *   <state>/<persona>/brain/artifacts/
@@ -14,10 +17,11 @@
  * Paths that leave the kernel (events, status, summaries) are written relative to the
  * state directory, never as host paths.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
 import { eventLogPath } from '../events/paths.ts';
+import type { MemoryStore } from '../persistence/backend.ts';
 
 export interface PersonaPaths {
   stateDir: string;
@@ -70,14 +74,16 @@ Stable promotions only: a fact, verdict or method earns a place here after refle
 explicit task, never by being recent. The loop itself does not write this file.
 `;
 
-/** Creates the brain folders (and an empty long-term.md); true when the brain did not exist yet. */
-export function ensureBrainLayout(paths: PersonaPaths): boolean {
-  const created = !existsSync(paths.memoryDir);
+/**
+ * Creates the brain folders, and long-term.md with its header in the persona's persistence
+ * backend (the file for jsonl-fs) when it holds none; true when the brain did not exist yet.
+ */
+export function ensureBrainLayout(paths: PersonaPaths, memory: Pick<MemoryStore, 'isEmpty' | 'readLongTerm' | 'appendLongTerm'>): boolean {
+  const created = !existsSync(paths.memoryDir) && memory.isEmpty();
   try {
     for (const dir of [paths.memoryDir, paths.sessionsDir, paths.workspaceRoot, paths.artifactsDir, paths.inboxDir]) mkdirSync(dir, { recursive: true });
-    if (!existsSync(paths.longTermFile)) writeFileSync(paths.longTermFile, LONG_TERM_HEADER, { flag: 'wx' });
+    if (memory.readLongTerm() === '') memory.appendLongTerm(LONG_TERM_HEADER);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return created;
     throw kernelError('RTC_ERR_STATE_DIR', `cannot create the brain of persona ${path.basename(paths.dir)} under the state directory (${(error as Error).message})`, { cause: error });
   }
   return created;

@@ -4,26 +4,63 @@
  * own log (a plugin cannot write the loop's event types, so it cannot forge a cycle or its
  * usage figures), `memory` reads brain memory (short- and medium-term state and
  * long-term.md). Times come from the loop's clock.
+ *
+ * The ledger and memory are reached through the persona's persistence backend (the loop
+ * hands its own); without one, through the files of the jsonl-fs layout.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { BindingImplementations, TaskSummary } from '../broker/ops/bindings.ts';
-import type { EventLog } from '../events/event-log.ts';
+import type { AppendResult } from '../events/event-log.ts';
 import { openLedger } from '../ledger/open.ts';
 import { parseTaskState } from '../ledger/lifecycle.ts';
+import type { LedgerAccess, MemoryStore } from '../persistence/backend.ts';
 import type { Clock } from './clock.ts';
 import type { PersonaPaths } from './layout.ts';
 
 const MAX_LONG_TERM = 64 * 1024;
 
+/** The persona's event log, as far as the events binding needs it (an EventLog or a backend's EventStore). */
+export interface BindingLog {
+  append(type: string, payload: Record<string, unknown>): Promise<AppendResult>;
+}
+
+/** What the ledger and memory bindings need from the persona's persistence backend. */
+export interface BindingStores {
+  ledger: Pick<LedgerAccess, 'open'>;
+  memory: Pick<MemoryStore, 'readBrain' | 'readLongTerm'>;
+}
+
+/** The jsonl-fs files, for callers with no backend at hand. */
+function fileStores(paths: PersonaPaths, personaId: string): BindingStores {
+  return {
+    ledger: { open: () => openLedger(paths.dir, { personaId }) },
+    memory: {
+      readBrain: () => (existsSync(paths.brainFile) ? readFileSync(paths.brainFile, 'utf8') : undefined),
+      readLongTerm: () => (existsSync(paths.longTermFile) ? readFileSync(paths.longTermFile, 'utf8') : ''),
+    },
+  };
+}
+
 function summary(task: { id: string; title: string; state: string }): TaskSummary {
   return { id: task.id, title: task.title, state: task.state };
 }
 
-export function personaBindings(paths: PersonaPaths, personaId: string, clock: Clock, log: () => EventLog): BindingImplementations {
+/** brain.json's object, or null when there is none or it does not parse (the loop then starts a fresh brain). */
+function brainObject(text: string | undefined): Record<string, unknown> | null {
+  if (text === undefined) return null;
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function personaBindings(paths: PersonaPaths, personaId: string, clock: Clock, log: () => BindingLog, stores: BindingStores = fileStores(paths, personaId)): BindingImplementations {
   return {
     ledger: {
       createTask(input, by) {
-        const { store } = openLedger(paths.dir, { personaId });
+        const { store } = stores.ledger.open();
         try {
           return summary(store.addTask({ title: input.title, description: input.description, by, now: clock() }));
         } finally {
@@ -31,7 +68,7 @@ export function personaBindings(paths: PersonaPaths, personaId: string, clock: C
         }
       },
       list(filter) {
-        const { store } = openLedger(paths.dir, { personaId });
+        const { store } = stores.ledger.open();
         try {
           const state = filter.state === undefined ? undefined : parseTaskState(filter.state);
           return store.listTasks(state === undefined ? {} : { state }).map(summary);
@@ -48,13 +85,12 @@ export function personaBindings(paths: PersonaPaths, personaId: string, clock: C
     },
     memory: {
       read() {
-        const brain = existsSync(paths.brainFile) ? (JSON.parse(readFileSync(paths.brainFile, 'utf8')) as Record<string, unknown>) : null;
-        const longTerm = existsSync(paths.longTermFile) ? readFileSync(paths.longTermFile, 'utf8').slice(0, MAX_LONG_TERM) : '';
+        const brain = brainObject(stores.memory.readBrain());
         return {
           short_term: brain?.short_term ?? null,
           medium_term: brain?.medium_term ?? null,
           last_cycle: brain?.last_cycle ?? null,
-          long_term: longTerm,
+          long_term: stores.memory.readLongTerm().slice(0, MAX_LONG_TERM),
         };
       },
     },

@@ -12,6 +12,9 @@
  *   7 decide  the idempotent probes find the work; then defer or execute (decide.ts)
  *   8 record  one `continuous_loop_cycle` event, then brain.json
  *
+ * Events, brain memory (brain.json, long-term.md) and the ledger go through the persona's
+ * persistence backend (kernel/persistence), opened once in open() and closed in close().
+ *
  * A cycle never throws for bad input (an unknown plugin, a failing skill, a missing or
  * failing executor binary, an executor past its wall limit): it records the reason and the
  * next cycle starts fresh. It throws only when the persona's own state cannot be written.
@@ -24,15 +27,15 @@ import { readAgentEnv, type AgentEnv } from '../budget/env.ts';
 import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from '../budget/posture.ts';
 import { CYCLE_EVENT, UsageWindow, usageOfEvent } from '../budget/usage.ts';
 import { kernelError } from '../errors.ts';
-import { openEventLog, type EventLog } from '../events/event-log.ts';
-import { readEvents } from '../events/verify.ts';
 import { chooseExecutor, type ExecutorChoice } from '../executors/choice.ts';
 import { preparePersonaWorkspace } from '../executors/session-dir.ts';
 import { ledgerEnv } from '../ledger/layout.ts';
-import { openLedger } from '../ledger/open.ts';
 import { toPermissionSet } from '../manifest/permissions-schema.ts';
+import type { PersistenceBackend } from '../persistence/backend.ts';
+import { openBackend } from '../persistence/open.ts';
 import type { LoadedPersona } from '../personas/load.ts';
 import { runtimeKindOf, type PersonaProfile } from '../personas/profile-schema.ts';
+import { ReviewQueue, type ReviewQueueOptions } from '../review/queue.ts';
 import { loadSkillCatalog, type SkillCatalog } from '../skills/catalog.ts';
 import { REPO_SKILLS_DIR, skillRootsForPersona } from '../skills/layout.ts';
 import { selectSkills, unmatchedPatterns } from '../skills/select.ts';
@@ -146,7 +149,8 @@ export class PersonaRuntime {
   readonly choice: ExecutorChoice;
   readonly limits: BudgetLimits;
   readonly #kernel: LoopKernel;
-  readonly #log: EventLog;
+  /** The persona's persistence backend (events, brain memory, ledger, proposals), open from open() to close(). */
+  readonly #backend: PersistenceBackend;
   readonly #usage: UsageWindow;
   readonly #catalog: SkillCatalog;
   readonly #plugins: PersonaPlugins;
@@ -154,14 +158,14 @@ export class PersonaRuntime {
   #cycles: number;
   #audit = { granted: 0, denied: [] as string[] };
 
-  private constructor(kernel: LoopKernel, persona: LoadedPersona, parts: { log: EventLog; usage: UsageWindow; catalog: SkillCatalog; cycles: number }) {
+  private constructor(kernel: LoopKernel, persona: LoadedPersona, parts: { backend: PersistenceBackend; usage: UsageWindow; catalog: SkillCatalog; cycles: number }) {
     this.#kernel = kernel;
     this.persona = persona;
     this.profile = persona.profile;
     this.paths = personaPaths(kernel.stateDir, this.profile.id);
     this.choice = chooseExecutor(this.profile, kernel.agentEnv);
     this.limits = budgetLimits(this.profile, kernel.agentEnv);
-    this.#log = parts.log;
+    this.#backend = parts.backend;
     this.#usage = parts.usage;
     this.#catalog = parts.catalog;
     this.#cycles = parts.cycles;
@@ -184,36 +188,41 @@ export class PersonaRuntime {
       cpuSeconds: this.limits.cpu_seconds_per_cycle,
       wallSeconds: this.limits.wall_seconds_per_cycle,
       grantedBindings: this.profile.bindings,
-      bindings: personaBindings(this.paths, this.profile.id, kernel.clock, () => this.#log),
+      bindings: personaBindings(this.paths, this.profile.id, kernel.clock, () => this.#backend.events, this.#backend),
       audit: (event) => this.#onAudit(event),
       cacheDir: kernel.cacheDir,
     });
   }
 
-  /** Opens the persona's log (writing `persona_start`), reads its usage history, loads its skills. */
+  /**
+   * Opens the persona's persistence backend (the one its persistence.yaml names, jsonl-fs by
+   * default), reads its usage history from the events there, opens the events for appends
+   * (writing `persona_start`), and loads its skills.
+   */
   static async open(kernel: LoopKernel, persona: LoadedPersona): Promise<PersonaRuntime> {
     const paths = personaPaths(kernel.stateDir, persona.profile.id);
-    // The persona folder must exist for the ledger's path checks; step 1 creates the brain.
+    // The persona folder must exist for the backend's and the ledger's path checks; step 1 creates the brain.
     mkdirSync(paths.dir, { recursive: true });
     const now = kernel.clock();
+    const backend = await openBackend(paths.dir, undefined, { personaId: persona.profile.id, now: () => new Date(kernel.clock()) });
     const usage = new UsageWindow();
     let cycles = 0;
-    for (const event of readEvents(paths.logFile)) {
-      const entry = usageOfEvent(event);
-      if (!entry) continue;
-      cycles += 1;
-      if (now - entry.atMs < 24 * 3600 * 1000) usage.add(entry);
-    }
-    const log = await openEventLog(paths.logFile, { now: () => new Date(kernel.clock()) });
     let catalog: SkillCatalog;
     try {
+      for (const event of backend.events.read()) {
+        const entry = usageOfEvent(event);
+        if (!entry) continue;
+        cycles += 1;
+        if (now - entry.atMs < 24 * 3600 * 1000) usage.add(entry);
+      }
+      await backend.events.open();
       catalog = await loadSkillCatalog(skillRootsForPersona(kernel.skillsDir, persona.profile.id), { displayRoot: kernel.skillsDir });
     } catch (error) {
-      await log.close();
+      await backend.close();
       throw error;
     }
-    const runtime = new PersonaRuntime(kernel, persona, { log, usage, catalog, cycles });
-    await log.append('persona_start', runtime.#scrub({
+    const runtime = new PersonaRuntime(kernel, persona, { backend, usage, catalog, cycles });
+    await backend.events.append('persona_start', runtime.#scrub({
       persona_id: persona.profile.id,
       runtime: persona.profile.runtime,
       runtime_kind: runtimeKindOf(persona.profile.runtime),
@@ -246,8 +255,8 @@ export class PersonaRuntime {
     this.#audit = { granted: 0, denied: [] };
 
     // 1. brain
-    const brainCreated = ensureBrainLayout(this.paths);
-    const loadedBrain = loadBrain(this.paths, p.id, p.runtime);
+    const brainCreated = ensureBrainLayout(this.paths, this.#backend.memory);
+    const loadedBrain = loadBrain(this.#backend.memory, this.paths, p.id, p.runtime);
     const brain = loadedBrain.brain;
     if (loadedBrain.reason) problems.push(loadedBrain.reason);
     steps.push('brain');
@@ -281,6 +290,7 @@ export class PersonaRuntime {
     const result = await act({
       profile: p,
       paths: this.paths,
+      ledger: this.#backend.ledger,
       plugins: this.#plugins,
       choice: this.choice,
       posture,
@@ -338,18 +348,18 @@ export class PersonaRuntime {
       audit: this.#audit,
       problems,
     });
-    const { seq } = await this.#log.append(CYCLE_EVENT, payload);
+    const { seq } = await this.#backend.events.append(CYCLE_EVENT, payload);
     this.#usage.add({ atMs: now, tokens: result.usage?.total_tokens ?? 0, session: result.ran && result.spends_tokens === true });
     this.#cycles = cycle;
     this.#remember(brain, { cycle, phase, result, found: found.work, posture });
-    saveBrain(this.paths, brain);
+    saveBrain(this.#backend.memory, brain);
     return { persona_id: p.id, cycle, seq, phase, outcome: result.outcome, defer_reason: payload.defer_reason as string | null, executor: this.choice.plugin, steps, posture, act: result, probes, payload };
   }
 
   #inspectLedger(): { path: string; bootstrap: string; backend?: string; tasks?: Record<string, number>; error?: string } {
     const dbRel = relToState(this.paths, path.join(this.paths.orchestraDir, 'orchestra.db'));
     try {
-      const opened = openLedger(this.paths.dir, { personaId: this.profile.id });
+      const opened = this.#backend.ledger.open();
       try {
         return {
           path: relToState(this.paths, path.join(this.paths.dir, opened.dbPath)),
@@ -418,9 +428,22 @@ export class PersonaRuntime {
     if (result.ran && result.spends_tokens) m.sessions_total += 1;
   }
 
-  /** Flushes and closes the log and disposes the plugins' isolates. */
+  /** The persistence backend holding this persona's state: `jsonl-fs`, `sqlite`. */
+  get persistence(): string {
+    return this.#backend.name;
+  }
+
+  /**
+   * The persona's review queue over this runtime's own backend (proposals and long-term.md
+   * where the events and brain are); what the loop applies accepted proposals through.
+   */
+  reviewQueue(options: Omit<ReviewQueueOptions, 'backend'> = {}): ReviewQueue {
+    return new ReviewQueue(this.paths.dir, { ...options, backend: this.#backend });
+  }
+
+  /** Flushes and closes the persistence backend and disposes the plugins' isolates. */
   async close(): Promise<void> {
     this.#plugins.dispose();
-    await this.#log.close();
+    await this.#backend.close();
   }
 }

@@ -1,14 +1,17 @@
 /**
  * `runtimectl status`: one row per persona found under the state directory, read from its
- * event log alone (so it works while the kernel runs, and on a copied volume): the last
+ * event log alone, through the persistence backend its persistence.yaml names, read-only
+ * (so it works while the kernel runs, and on a copied volume): the last
  * cycle, its phase, the budget posture now (the 24 h window ends at `now`), the executor,
  * the last defer reason, and spending rates (tokens per hour, sessions per day).
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { CYCLE_EVENT, DAY_MS, usageOfEvent } from '../budget/usage.ts';
-import { eventLogPath } from '../events/paths.ts';
-import { readEvents } from '../events/verify.ts';
+import { EVENT_LOG_RELATIVE } from '../events/paths.ts';
+import type { PersistenceBackend } from '../persistence/backend.ts';
+import { PERSISTENCE_CONFIG_FILE } from '../persistence/config-schema.ts';
+import { openBackend } from '../persistence/open.ts';
 import { errorLine } from './decide.ts';
 
 export interface PersonaStatus {
@@ -34,13 +37,17 @@ export interface PersonaStatus {
 
 type Payload = Record<string, unknown>;
 
-function personaStatus(stateDir: string, personaId: string, nowMs: number): PersonaStatus {
+/** The persona's row, or undefined when its backend holds no events (it never ran there). */
+async function personaStatus(stateDir: string, personaId: string, nowMs: number): Promise<PersonaStatus | undefined> {
   const row: PersonaStatus = { persona_id: personaId, runtime: null, cycles: 0, last_cycle: null, budget: null, executor: null, last_defer_reason: null, events_24h: 0, tokens_per_hour_24h: 0 };
   let last: { payload: Payload; at: string } | undefined;
   let tokens = 0;
   let sessions = 0;
+  let backend: PersistenceBackend | undefined;
   try {
-    for (const event of readEvents(eventLogPath(stateDir, personaId))) {
+    backend = await openBackend(path.join(stateDir, personaId), undefined, { readonly: true, personaId });
+    if (backend.events.isEmpty() && !existsSync(path.join(stateDir, personaId, EVENT_LOG_RELATIVE))) return undefined;
+    for (const event of backend.events.read()) {
       const atMs = Date.parse(event.at);
       const recent = nowMs - atMs < DAY_MS && atMs <= nowMs;
       if (recent) row.events_24h += 1;
@@ -57,6 +64,8 @@ function personaStatus(stateDir: string, personaId: string, nowMs: number): Pers
     }
   } catch (error) {
     row.error = errorLine(error);
+  } finally {
+    await backend?.close();
   }
   if (last) {
     const p = last.payload;
@@ -80,12 +89,17 @@ function personaStatus(stateDir: string, personaId: string, nowMs: number): Pers
   return row;
 }
 
-/** Every persona folder with an event log, sorted by id. */
-export function readStatus(stateDir: string, nowMs: number): PersonaStatus[] {
+/** Every persona folder with events (logs/events.jsonl, or in the backend its persistence.yaml names), sorted by id. */
+export async function readStatus(stateDir: string, nowMs: number): Promise<PersonaStatus[]> {
   if (!existsSync(stateDir)) return [];
-  return readdirSync(stateDir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(path.join(stateDir, d.name, 'logs', 'events.jsonl')))
+  const ids = readdirSync(stateDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && (existsSync(path.join(stateDir, d.name, EVENT_LOG_RELATIVE)) || existsSync(path.join(stateDir, d.name, PERSISTENCE_CONFIG_FILE))))
     .map((d) => d.name)
-    .sort()
-    .map((id) => personaStatus(stateDir, id, nowMs));
+    .sort();
+  const rows: PersonaStatus[] = [];
+  for (const id of ids) {
+    const row = await personaStatus(stateDir, id, nowMs);
+    if (row) rows.push(row);
+  }
+  return rows;
 }

@@ -3,8 +3,8 @@
  * at the start of each cycle, and it never waits for a decision (an undecided proposal is
  * simply not applied yet).
  *
- * A memory promotion appends its text to `brain/memory/long-term.md`, the only way that
- * file grows. The append is announced first (`proposal_applying`, synced, with the offset
+ * A memory promotion appends its text to `brain/memory/long-term.md` (the file, or the
+ * entry of that name in the persona's persistence backend), the only way it grows. The append is announced first (`proposal_applying`, synced, with the offset
  * and the block's digest) and recorded after (`proposal_applied`, with who accepted it), so
  * a crash in between is finished on the next call rather than repeated or lost. Before it
  * appends, the file must be exactly as the last promotion left it: a change made behind the
@@ -14,10 +14,8 @@
  * start, so applying them records what would change (`awaiting-operator`): an operator
  * installs the skill or writes the file from its blob and restarts the persona.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { kernelError } from '../errors.ts';
 import { readBlob, blobRelativePath } from './blobs.ts';
-import { appendDurably } from './log-file.ts';
 import { expireDueIn, iso } from './operations.ts';
 import { LONG_TERM_MEMORY_RELATIVE } from './paths.ts';
 import { RECORD_TYPES, REVIEW_SCHEMA_VERSION, type AppliedEffect, type FileChangeContent, type MemoryPromotionContent, type SkillDraftContent } from './records.ts';
@@ -38,10 +36,6 @@ export function memoryBlock(proposal: Proposal, accepted: Transition, offset: nu
   return Buffer.from(`${offset > 0 ? '\n' : ''}${header}${text}${text.endsWith('\n') ? '' : '\n'}`, 'utf8');
 }
 
-function readOrEmpty(file: string): Buffer {
-  return existsSync(file) ? readFileSync(file) : Buffer.alloc(0);
-}
-
 function drift(what: string, details: Record<string, unknown>): never {
   throw kernelError('RTC_ERR_REVIEW_MEMORY_DRIFT', `${LONG_TERM_MEMORY_RELATIVE} changed outside the review queue: ${what}; restore it, or propose the change, before more promotions apply`, {
     details: { file: LONG_TERM_MEMORY_RELATIVE, ...details },
@@ -49,8 +43,8 @@ function drift(what: string, details: Record<string, unknown>): never {
 }
 
 function applyMemory(session: ReviewSession, proposal: Proposal, accepted: Transition): AppliedEffect {
-  const file = session.paths.longTerm;
-  const current = readOrEmpty(file);
+  // long-term.md through the persona's persistence backend (storage.ts): a file, or a store entry.
+  const current = session.storage.readLongTerm();
   const intent = session.state.applying.get(proposal.id);
   let offset: number;
   let block: Buffer;
@@ -68,7 +62,7 @@ function applyMemory(session: ReviewSession, proposal: Proposal, accepted: Trans
     if (written.length > block.length || !block.subarray(0, written.length).equals(written)) {
       drift(`after offset ${offset} it holds something other than the block of ${proposal.id}`, { id: proposal.id });
     }
-    if (written.length < block.length) appendDurably(file, block.subarray(written.length));
+    if (written.length < block.length) session.storage.appendLongTerm(block.subarray(written.length));
   } else {
     const last = session.state.longTerm;
     if (last && (current.length !== last.size || sha256Digest(current) !== last.sha256)) {
@@ -90,7 +84,7 @@ function applyMemory(session: ReviewSession, proposal: Proposal, accepted: Trans
       block_bytes: block.length,
     });
     session.flush();
-    appendDurably(file, block);
+    session.storage.appendLongTerm(block);
   }
   const after = Buffer.concat([current.subarray(0, offset), block]);
   return { status: 'applied', file: LONG_TERM_MEMORY_RELATIVE, offset, bytes: block.length, size_after: after.length, sha256_after: sha256Digest(after) };

@@ -1,5 +1,5 @@
 /** The asynchronous review queue (human in the loop): see README.md in this folder. */
-export { ReviewQueue, openReviewQueue, applyAccepted, isOverdue, reviewEventsOf, type ReviewQueueOptions, type WithEvents, type At } from './queue.ts';
+export { ReviewQueue, openReviewQueue, openPersonaReviewQueue, applyAccepted, isOverdue, reviewEventsOf, type ReviewQueueOptions, type WithEvents, type At } from './queue.ts';
 export { reviewPolicySchema, DEFAULT_REVIEW_POLICY, parseReviewPolicy, type ReviewPolicy } from './policy.ts';
 export {
   PROPOSAL_KINDS,
@@ -18,3 +18,4 @@ export type { ApplyOutcome } from './apply.ts';
 export { memoryBlock } from './apply.ts';
 export { reviewPaths, proposalId, parseProposalId, PROPOSAL_LOG_RELATIVE, LONG_TERM_MEMORY_RELATIVE, type ReviewPaths } from './paths.ts';
 export { checkReviewState, proposalsVerifyCheck } from './verify-check.ts';
+export { reviewStorage, fileReviewStorage, configuredBackend, type ReviewStorage, type ReviewBackend } from './storage.ts';

@@ -55,6 +55,11 @@ export function reviewPaths(personaDir: string): ReviewPaths {
   };
 }
 
+/** A name for messages: the log's path relative to the state directory, never a host path. */
+export function displayName(paths: ReviewPaths): string {
+  return path.join(paths.persona, 'review', path.basename(paths.log));
+}
+
 /** `P-<persona>-<n>`: the n-th proposal the persona's queue took (refusals take no number). */
 export function proposalId(persona: string, number: number): string {
   return `P-${persona}-${number}`;

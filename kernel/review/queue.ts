@@ -3,21 +3,24 @@
  *
  * The loop and plugins submit proposals; operators decide them (`runtimectl proposals`);
  * the loop applies accepted ones at the start of the next cycle. Every change is a locked
- * session that appends records to `review/proposals.jsonl` and returns them as events for
- * the persona's event log; nothing in the log is ever rewritten. Reads take no lock: they
+ * session that appends records to the proposal log (`review/proposals.jsonl`, or the
+ * persona's persistence backend: storage.ts) and returns them as events for the persona's
+ * event log; nothing in the log is ever rewritten. Reads take no lock: they
  * replay the log as it is (a record being written by another process is not yet there).
  *
  * Times are logical epoch milliseconds supplied by the caller (`now`); the queue never
  * reads a clock, so the same inputs give the same log, byte for byte.
  */
-import { existsSync } from 'node:fs';
+import { openBackend } from '../persistence/open.ts';
+import type { PersistenceBackend } from '../persistence/backend.ts';
+import { DEFAULT_BACKEND_NAME } from '../persistence/config-schema.ts';
 import { applyAcceptedIn, type ApplyOutcome } from './apply.ts';
-import { readProposalLog } from './log-file.ts';
 import { decideIn, expireDueIn, findProposal, submitIn, toEvents, type Decision, type ReviewEvent, type SubmitOutcome } from './operations.ts';
 import { reviewPaths, type ReviewPaths } from './paths.ts';
 import { DEFAULT_REVIEW_POLICY, parseReviewPolicy, type ReviewPolicy } from './policy.ts';
 import { OPEN_STATES, type ProposalInput, type ProposalState } from './records.ts';
-import { displayName, withReviewSession, type ReviewSession } from './session.ts';
+import { withReviewSession, type ReviewSession } from './session.ts';
+import { configuredBackend, reviewStorage, type ReviewBackend, type ReviewStorage } from './storage.ts';
 import { unappliedAccepted, type Proposal, type QueueState } from './state.ts';
 
 export interface ReviewQueueOptions {
@@ -25,6 +28,11 @@ export interface ReviewQueueOptions {
   policy?: ReviewPolicy;
   /** How long a change waits for another process's change to finish (default 5 s; it is held for milliseconds). */
   lockWaitMs?: number;
+  /**
+   * The persona's opened persistence backend: records and long-term.md go through it. Without
+   * one the queue uses the jsonl-fs files, and refuses a persona configured for another backend.
+   */
+  backend?: ReviewBackend;
 }
 
 /** Every change returns the records it appended as events for the persona's event log. */
@@ -38,11 +46,60 @@ export class ReviewQueue {
   readonly paths: ReviewPaths;
   readonly policy: ReviewPolicy;
   readonly #lockWaitMs: number | undefined;
+  readonly #storage: ReviewStorage;
+  readonly #backend: ReviewBackend | undefined;
+  /** A backend this queue opened itself (openPersonaReviewQueue), closed by close(). */
+  #owned: PersistenceBackend | undefined;
 
   constructor(personaDir: string, options: ReviewQueueOptions = {}) {
     this.paths = reviewPaths(personaDir);
     this.policy = options.policy === undefined ? DEFAULT_REVIEW_POLICY : parseReviewPolicy(options.policy);
     this.#lockWaitMs = options.lockWaitMs;
+    this.#storage = reviewStorage(this.paths, options.backend);
+    this.#backend = options.backend;
+  }
+
+  /**
+   * The persona's queue over the backend its persistence.yaml names. jsonl-fs (the default)
+   * keeps the queue's own files, so nothing is opened; any other backend is opened here
+   * (read-only when `readonly`) and released by close().
+   */
+  static async open(personaDir: string, options: Omit<ReviewQueueOptions, 'backend'> & { readonly?: boolean } = {}): Promise<ReviewQueue> {
+    const { readonly, ...rest } = options;
+    const paths = reviewPaths(personaDir);
+    const name = configuredBackend(paths.personaDir);
+    if (name === DEFAULT_BACKEND_NAME) return new ReviewQueue(personaDir, rest);
+    const backend = await openBackend(paths.personaDir, name, { readonly: readonly ?? false, personaId: paths.persona });
+    try {
+      const queue = new ReviewQueue(personaDir, { ...rest, backend });
+      queue.#owned = backend;
+      return queue;
+    } catch (error) {
+      await backend.close();
+      throw error;
+    }
+  }
+
+  /** Releases a backend the queue opened itself; a no-op otherwise. */
+  async close(): Promise<void> {
+    const owned = this.#owned;
+    this.#owned = undefined;
+    await owned?.close();
+  }
+
+  /** Where the records are: `review/proposals.jsonl`, or the backend's store (e.g. `persistence.db#proposals`). */
+  get location(): string {
+    return this.#storage.location;
+  }
+
+  /** The persistence backend handed over (or opened by open()); undefined when the queue uses the jsonl-fs files alone. */
+  get backend(): ReviewBackend | undefined {
+    return this.#backend;
+  }
+
+  /** False when nothing was ever proposed to this persona. */
+  hasRecords(): boolean {
+    return this.#storage.hasRecords();
   }
 
   get persona(): string {
@@ -68,19 +125,19 @@ export class ReviewQueue {
 
   /** Records `expired` for every open proposal whose expiry is at or before `now`. */
   expireDue(now: number): WithEvents<{ expired: Proposal[] }> {
-    if (!existsSync(this.paths.log)) return { expired: [], events: [] };
+    if (!this.#storage.hasRecords()) return { expired: [], events: [] };
     return this.#change(now, (session) => ({ expired: clone(expireDueIn(session)) }));
   }
 
   /** Applies accepted proposals (see apply.ts). A persona that never proposed anything costs one stat. */
   applyAccepted(at: At): WithEvents<ApplyOutcome> {
-    if (!existsSync(this.paths.log)) return { applied: [], expired: [], events: [] };
+    if (!this.#storage.hasRecords()) return { applied: [], expired: [], events: [] };
     return this.#change(at.now, (session) => clone(applyAcceptedIn(session)));
   }
 
   /** The queue as the log says it is now (no lock, nothing written). */
   read(): QueueState {
-    return readProposalLog(this.paths.log, this.persona, displayName(this.paths)).state;
+    return this.#storage.read();
   }
 
   /** Proposals in submission order, optionally only those in some states. */
@@ -102,7 +159,7 @@ export class ReviewQueue {
   #decide(id: string, to: 'under-review' | 'accepted' | 'rejected', decision: Decision & At): WithEvents<{ proposal: Proposal }> {
     const { now, ...rest } = decision;
     // No log, no proposals: say so without creating the persona's review folder.
-    if (!existsSync(this.paths.log)) findProposal({ persona: this.persona, proposals: new Map() }, id);
+    if (!this.#storage.hasRecords()) findProposal({ persona: this.persona, proposals: new Map() }, id);
     return this.#change(now, (session) => ({ proposal: clone(decideIn(session, id, to, rest)) }));
   }
 
@@ -117,6 +174,8 @@ export class ReviewQueue {
           return fn(session);
         },
         this.#lockWaitMs,
+        undefined,
+        this.#storage,
       );
       return { ...result, events: toEvents(appended) };
     } catch (error) {
@@ -139,9 +198,15 @@ export function openReviewQueue(personaDir: string, options: ReviewQueueOptions 
   return new ReviewQueue(personaDir, options);
 }
 
-/** The loop's call at the start of each cycle. */
-export function applyAccepted(personaDir: string, options: At & Pick<ReviewQueueOptions, 'lockWaitMs'>): WithEvents<ApplyOutcome> {
-  return new ReviewQueue(personaDir, { ...(options.lockWaitMs === undefined ? {} : { lockWaitMs: options.lockWaitMs }) }).applyAccepted({ now: options.now });
+/** The persona's queue over its configured persistence backend; call close() when done. */
+export function openPersonaReviewQueue(personaDir: string, options: Omit<ReviewQueueOptions, 'backend'> & { readonly?: boolean } = {}): Promise<ReviewQueue> {
+  return ReviewQueue.open(personaDir, options);
+}
+
+/** The loop's call at the start of each cycle (with the persona's opened backend). */
+export function applyAccepted(personaDir: string, options: At & Pick<ReviewQueueOptions, 'lockWaitMs' | 'backend'>): WithEvents<ApplyOutcome> {
+  const { now, ...rest } = options;
+  return new ReviewQueue(personaDir, rest).applyAccepted({ now });
 }
 
 /** Open and past its expiry, but not yet recorded as expired (the next change will record it). */

@@ -78,38 +78,57 @@ export function lineDigestAt(file: string, start: number, end: number): string {
   return lineDigest(readRange(file, start, end));
 }
 
+/** Where a record line is, for messages: the log's display name, its 1-based line, and (in a file) its byte offset. */
+export interface LinePosition {
+  displayName: string;
+  line: number;
+  offset?: number;
+}
+
+/**
+ * Checks one record line (without its newline) against the state, as the event-log scanner
+ * checks a line: JSON, envelope schema, version, seq with no gap, prev matching, hash
+ * matching its content; then applies it (a record the queue's state does not allow is
+ * refused). Throws RTC_ERR_REVIEW_LOG_CORRUPT naming the log, line and seq.
+ */
+export function replayLine(state: QueueState, text: string, where: LinePosition): void {
+  const { displayName, line, offset } = where;
+  const fail = (what: string, seq?: number): never => {
+    const at = `${displayName}:${line}${seq === undefined ? '' : ` (seq ${seq})`}`;
+    throw kernelError('RTC_ERR_REVIEW_LOG_CORRUPT', `${at}: ${what}`, {
+      details: { file: displayName, line, ...(offset === undefined ? {} : { offset }), ...(seq === undefined ? {} : { seq }), what },
+    });
+  };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    fail(`not valid JSON (${(error as Error).message.split('\n')[0]})`);
+  }
+  const claimed = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+  if (typeof claimed.v === 'number' && claimed.v > EVENT_SCHEMA_VERSION) fail(`written with event schema version ${claimed.v}; this kernel reads version ${EVENT_SCHEMA_VERSION} and older`);
+  const parsed = EventEnvelopeSchema.safeParse(raw);
+  if (!parsed.success) fail(`not a valid record: ${parsed.error.issues[0]?.path.join('.') || '(root)'}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  const event: EventEnvelope = { ...parsed.data!, payload: claimed.payload as EventEnvelope['payload'] };
+  if (event.seq !== state.lastSeq + 1) fail(`seq ${event.seq} where seq ${state.lastSeq + 1} was expected`, event.seq);
+  if (event.prev !== state.lastHash) fail('prev does not match the hash of the record before it', event.seq);
+  if (computeEventHash(event) !== event.hash) fail("hash does not match the record's content: the record was edited", event.seq);
+  try {
+    reduce(state, { seq: event.seq, type: event.type, hash: event.hash, payload: event.payload });
+  } catch (error) {
+    if (!(error instanceof ImpossibleRecord)) throw error;
+    fail(error.message, event.seq);
+  }
+}
+
 /** Replays the lines after the cursor into its state (mutating both); returns a torn tail if there is one. */
 export function replayTail(file: string, cursor: LogCursor, displayName: string): { torn?: TornTail } {
   const bytes = readRange(file, cursor.end);
-  const { state } = cursor;
   let start = 0;
   for (let nl = bytes.indexOf(0x0a); nl !== -1; nl = bytes.indexOf(0x0a, start)) {
     const line = cursor.lines + 1;
     const offset = cursor.end + start;
-    const fail = (what: string, seq?: number): never => {
-      const where = `${displayName}:${line}${seq === undefined ? '' : ` (seq ${seq})`}`;
-      throw kernelError('RTC_ERR_REVIEW_LOG_CORRUPT', `${where}: ${what}`, { details: { file: displayName, line, offset, ...(seq === undefined ? {} : { seq }), what } });
-    };
-    let raw: unknown;
-    try {
-      raw = JSON.parse(bytes.subarray(start, nl).toString('utf8'));
-    } catch (error) {
-      fail(`not valid JSON (${(error as Error).message.split('\n')[0]})`);
-    }
-    const claimed = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
-    if (typeof claimed.v === 'number' && claimed.v > EVENT_SCHEMA_VERSION) fail(`written with event schema version ${claimed.v}; this kernel reads version ${EVENT_SCHEMA_VERSION} and older`);
-    const parsed = EventEnvelopeSchema.safeParse(raw);
-    if (!parsed.success) fail(`not a valid record: ${parsed.error.issues[0]?.path.join('.') || '(root)'}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
-    const event: EventEnvelope = { ...parsed.data!, payload: claimed.payload as EventEnvelope['payload'] };
-    if (event.seq !== state.lastSeq + 1) fail(`seq ${event.seq} where seq ${state.lastSeq + 1} was expected`, event.seq);
-    if (event.prev !== state.lastHash) fail('prev does not match the hash of the record before it', event.seq);
-    if (computeEventHash(event) !== event.hash) fail("hash does not match the record's content: the record was edited", event.seq);
-    try {
-      reduce(state, { seq: event.seq, type: event.type, hash: event.hash, payload: event.payload });
-    } catch (error) {
-      if (!(error instanceof ImpossibleRecord)) throw error;
-      fail(error.message, event.seq);
-    }
+    replayLine(cursor.state, bytes.subarray(start, nl).toString('utf8'), { displayName, line, offset });
     cursor.lines = line;
     cursor.lastLineStart = offset;
     cursor.lastLineDigest = lineDigest(bytes.subarray(start, nl + 1));

@@ -10,16 +10,24 @@ import { isKernelError } from '../errors.ts';
 import { scanEventLog } from '../events/scan.ts';
 import { readBlob } from './blobs.ts';
 import { readProposalLog } from './log-file.ts';
+import { ReviewQueue } from './queue.ts';
 import { LONG_TERM_MEMORY_RELATIVE, reviewPaths } from './paths.ts';
 import type { FileChangeContent } from './records.ts';
 import { sha256Digest } from './session.ts';
+import { fileReviewStorage, reviewStorage, type ReviewBackend } from './storage.ts';
 
-export function checkReviewState(personaDir: string): VerifyCheckResult {
+/**
+ * The queue's state checked: with `backend`, the records and long-term.md it holds (sqlite's
+ * persistence.db); without, the files of the jsonl-fs layout.
+ */
+export function checkReviewState(personaDir: string, backend?: ReviewBackend): VerifyCheckResult {
   const paths = reviewPaths(personaDir);
-  if (!existsSync(paths.log)) return { status: 'absent', summary: 'no proposal log', findings: [] };
+  const storage = backend === undefined ? fileReviewStorage(paths) : reviewStorage(paths, backend);
+  if (!storage.hasRecords()) return { status: 'absent', summary: 'no proposal log', findings: [] };
   const findings: VerifyFinding[] = [];
-  // Every chain problem, not just the first (the replay below stops at the first).
-  for (const item of scanEventLog(paths.log)) {
+  // Every chain problem of the file, not just the first (the replay below stops at the first);
+  // a store of whole lines is checked by that replay alone.
+  for (const item of storage.kind === 'file' ? scanEventLog(paths.log) : []) {
     if (item.kind === 'problem') {
       const p = item.problem;
       findings.push({ severity: 'error', file: paths.log, line: p.line, ...(p.seq === undefined ? {} : { seq: p.seq }), code: 'RTC_ERR_REVIEW_LOG_CORRUPT', what: p.what });
@@ -30,7 +38,7 @@ export function checkReviewState(personaDir: string): VerifyCheckResult {
   if (findings.some((f) => f.severity === 'error')) return { status: 'failed', summary: 'proposal log is damaged', findings };
   let summary: string;
   try {
-    const { state } = readProposalLog(paths.log, paths.persona, paths.log);
+    const state = storage.kind === 'file' ? readProposalLog(paths.log, paths.persona, paths.log).state : storage.read();
     const proposals = [...state.proposals.values()];
     const open = proposals.filter((p) => p.state === 'pending' || p.state === 'under-review').length;
     summary = `${proposals.length} proposal(s), ${open} open, ${state.refusals.length} refused, last seq ${state.lastSeq}`;
@@ -39,16 +47,16 @@ export function checkReviewState(personaDir: string): VerifyCheckResult {
       try {
         readBlob(paths.personaDir, (proposal.content as FileChangeContent).content_digest);
       } catch (error) {
-        findings.push({ severity: 'error', file: paths.log, seq: proposal.submitted_seq, code: 'RTC_ERR_REVIEW_BLOB', what: `${proposal.id}: ${(error as Error).message}` });
+        findings.push({ severity: 'error', file: storage.location, seq: proposal.submitted_seq, code: 'RTC_ERR_REVIEW_BLOB', what: `${proposal.id}: ${(error as Error).message}` });
       }
     }
     // An announced block not yet recorded is finished by the next application, not an error.
     if (state.longTerm && state.applying.size === 0) {
-      const bytes = existsSync(paths.longTerm) ? readFileSync(paths.longTerm) : Buffer.alloc(0);
+      const bytes = storage.kind === 'file' ? (existsSync(paths.longTerm) ? readFileSync(paths.longTerm) : Buffer.alloc(0)) : storage.readLongTerm();
       if (bytes.length !== state.longTerm.size || sha256Digest(bytes) !== state.longTerm.sha256) {
         findings.push({
           severity: 'error',
-          file: path.join(paths.personaDir, LONG_TERM_MEMORY_RELATIVE),
+          file: storage.kind === 'file' ? path.join(paths.personaDir, LONG_TERM_MEMORY_RELATIVE) : storage.longTermLocation,
           code: 'RTC_ERR_REVIEW_MEMORY_DRIFT',
           what: `changed outside the review queue: ${bytes.length} bytes where ${state.longTerm.id} (seq ${state.longTerm.seq}) left ${state.longTerm.size}`,
         });
@@ -59,7 +67,7 @@ export function checkReviewState(personaDir: string): VerifyCheckResult {
     const details = error.details as { line?: number; seq?: number };
     findings.push({
       severity: 'error',
-      file: paths.log,
+      file: storage.location,
       ...(typeof details.line === 'number' ? { line: details.line } : {}),
       ...(typeof details.seq === 'number' ? { seq: details.seq } : {}),
       code: error.code,
@@ -70,7 +78,15 @@ export function checkReviewState(personaDir: string): VerifyCheckResult {
   return { status: findings.some((f) => f.severity === 'error') ? 'failed' : 'ok', summary, findings };
 }
 
+/** Each persona through the backend its persistence.yaml names, opened read-only. */
 export const proposalsVerifyCheck: VerifyCheck = {
   name: 'proposals',
-  run: (target) => checkReviewState(target.personaDir),
+  async run(target) {
+    const queue = await ReviewQueue.open(target.personaDir, { readonly: true });
+    try {
+      return checkReviewState(target.personaDir, queue.backend);
+    } finally {
+      await queue.close();
+    }
+  },
 };

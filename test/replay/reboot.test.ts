@@ -68,7 +68,7 @@ async function engineState(stateDir: string, personaId: string) {
 test('the same state and input stream, run twice in fresh directories, give byte-identical events, traces and brain', async () => {
   const dir = tempDir('rtc-determinism-');
   const persona = patrolPersona(dir, 'dora');
-  const files: Record<string, Buffer>[] = [];
+  const files: { events: Buffer; trace: Buffer; brain: Buffer }[] = [];
   for (const name of ['one', 'two']) {
     const stateDir = path.join(dir, name);
     await runPinned({ stateDir, profileFile: persona.file, cacheDir: CACHE_DIR, cycles: 3, env: pinnedEnv(dir) });

@@ -1,6 +1,7 @@
 /**
  * `runtimectl proposals ...`: the operator's entrypoint to a persona's review queue
- * (`<state>/<persona>/review/proposals.jsonl`, see kernel/review/README.md).
+ * (`<state>/<persona>/review/proposals.jsonl`, or the persona's persistence backend; see
+ * kernel/review/README.md).
  *
  *   proposals list | show ID | start-review ID | accept ID | reject ID | submit
  *
@@ -13,16 +14,19 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { isKernelError, kernelError } from '../../errors.ts';
 import { readManifestFile } from '../../manifest/load.ts';
+import { PERSISTENCE_CONFIG_FILE } from '../../persistence/config-schema.ts';
 import { resolvePersona } from '../../personas/load.ts';
 import { proposalDetails, proposalLine } from '../../review/format.ts';
 import {
   DEFAULT_REVIEW_POLICY,
-  openReviewQueue,
+  openPersonaReviewQueue,
   parseProposalId,
   parseReviewPolicy,
   PROPOSAL_KINDS,
   PROPOSAL_LOG_RELATIVE,
   PROPOSAL_STATES,
+  type Proposal,
+  type ReviewQueue,
   reviewPolicySchema,
   type EvidenceRef,
   type ProposalInput,
@@ -79,15 +83,25 @@ function oneId(positionals: string[], command: string): string {
   return id;
 }
 
-/** Personas under the state directory that have a proposal log. */
+/** Personas under the state directory that may have a proposal log: the file, or a persistence backend that may hold one. */
 function personasWithQueues(stateDir: string): string[] {
   if (!existsSync(stateDir) || !statSync(stateDir).isDirectory()) {
     throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `state directory ${stateDir} does not exist; pass --state-dir DIR or set SCIDEX_AGENT_STATE_DIR`, { details: { path: stateDir } });
   }
   return readdirSync(stateDir, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && existsSync(path.join(stateDir, e.name, PROPOSAL_LOG_RELATIVE)))
+    .filter((e) => e.isDirectory() && (existsSync(path.join(stateDir, e.name, PROPOSAL_LOG_RELATIVE)) || existsSync(path.join(stateDir, e.name, PERSISTENCE_CONFIG_FILE))))
     .map((e) => e.name)
     .sort();
+}
+
+/** Runs `fn` on the persona's queue, over the persistence backend its persistence.yaml names. */
+async function withQueue<T>(personaDir: string, options: { readonly?: boolean; policy?: ReviewPolicy }, fn: (queue: ReviewQueue) => T): Promise<T> {
+  const queue = await openPersonaReviewQueue(personaDir, options);
+  try {
+    return fn(queue);
+  } finally {
+    await queue.close();
+  }
 }
 
 // ---- proposals (no subcommand)
@@ -151,8 +165,19 @@ ${WHERE_USAGE}
     const stateDir = stateDirOf(values, io);
     const now = nowOf(values, 'list');
     const states = values.state === undefined ? undefined : parseStates(values.state);
-    const personas = values.persona === undefined ? personasWithQueues(stateDir) : [values.persona];
-    const proposals = personas.flatMap((persona) => openReviewQueue(path.join(stateDir, persona)).list(states === undefined ? {} : { states }));
+    const candidates = values.persona === undefined ? personasWithQueues(stateDir) : [values.persona];
+    const personas: string[] = [];
+    const proposals: Proposal[] = [];
+    for (const persona of candidates) {
+      const listed = await withQueue(path.join(stateDir, persona), { readonly: true }, (queue) => {
+        // A persona found by its persistence.yaml is listed only when its backend holds a queue.
+        if (values.persona === undefined && !queue.hasRecords()) return undefined;
+        return queue.list(states === undefined ? {} : { states });
+      });
+      if (listed === undefined) continue;
+      personas.push(persona);
+      proposals.push(...listed);
+    }
     if (values.json) printJson(io, { stateDir, now, personas, proposals });
     else {
       for (const proposal of proposals) io.stdout(proposalLine(proposal, now));
@@ -175,8 +200,7 @@ ${WHERE_USAGE}
   async run(argv, io) {
     const { values, positionals } = parseFlags(argv, WHERE_OPTIONS, 'proposals show');
     const id = oneId(positionals, 'show');
-    const queue = openReviewQueue(path.join(stateDirOf(values, io), personaFor(id, values.persona)));
-    const proposal = queue.get(id);
+    const proposal = await withQueue(path.join(stateDirOf(values, io), personaFor(id, values.persona)), { readonly: true }, (queue) => queue.get(id));
     if (values.json) printJson(io, { proposal });
     else io.stdout(proposalDetails(proposal, nowOf(values, 'show')));
     return 0;
@@ -196,10 +220,10 @@ function decisionCommand(verb: 'start-review' | 'accept' | 'reject', summary: st
       if (values.by === undefined) usageError('--by NAME is required (who decides is recorded)', verb);
       if (verb === 'reject' && values.reason === undefined) usageError('--reason TEXT is required to reject', verb);
       const now = nowOf(values, verb);
-      const queue = openReviewQueue(path.join(stateDirOf(values, io), personaFor(id, values.persona)));
       const decision = { by: values.by, now, ...(values.reason === undefined ? {} : { reason: values.reason }) };
-      const result =
-        verb === 'accept' ? queue.accept(id, decision) : verb === 'reject' ? queue.reject(id, { ...decision, reason: values.reason! }) : queue.startReview(id, decision);
+      const result = await withQueue(path.join(stateDirOf(values, io), personaFor(id, values.persona)), {}, (queue) =>
+        verb === 'accept' ? queue.accept(id, decision) : verb === 'reject' ? queue.reject(id, { ...decision, reason: values.reason! }) : queue.startReview(id, decision),
+      );
       if (values.json) printJson(io, result);
       else {
         const p = result.proposal;
@@ -339,8 +363,7 @@ ${WHERE_USAGE}
     const input = submitInput(values, io);
     const now = nowOf(values, 'submit');
     const { policy, source } = policyFor(values.persona, values.policy, io);
-    const queue = openReviewQueue(path.join(stateDirOf(values, io), values.persona), { policy });
-    const outcome = queue.submit(input, { now });
+    const outcome = await withQueue(path.join(stateDirOf(values, io), values.persona), { policy }, (queue) => queue.submit(input, { now }));
     if (values.json) {
       printJson(io, { ...outcome, policy, policy_source: source });
       return outcome.status === 'queued' ? 0 : 1;

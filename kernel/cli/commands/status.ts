@@ -29,7 +29,7 @@ function table(rows: string[][]): string {
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { 'state-dir': { type: 'string' }, json: { type: 'boolean' } }, 'status', false);
   const stateDir = resolveStateDir(values['state-dir'], io);
-  const rows = readStatus(stateDir, Date.now());
+  const rows = await readStatus(stateDir, Date.now());
   if (values.json) {
     printJson(io, { state_dir: stateDir, personas: rows });
     return rows.some((r) => r.error) ? 1 : 0;
