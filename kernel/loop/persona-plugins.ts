@@ -1,26 +1,18 @@
 /**
  * The plugins one persona runs (its executor and its budget policy), each a PluginInstance
- * in the sandbox whose grant is manifest ∩ the persona's `allow` ∩ the profile ceiling,
- * whose bindings are the manifest's ∩ the persona's, and whose limits are tightened to the
- * persona's budget (CPU seconds per call; an executor's subprocess wall limit is the
- * persona's wall seconds per cycle, with the isolate's own wall limit a little above it so
- * the subprocess is killed first and the plugin can still write its session files).
+ * in the sandbox built as plugin-options.ts says (grant, bindings, limits). While a cycle is
+ * being recorded, every call goes through its CycleRecorder, so the trace holds each call
+ * with the effects it made.
  *
  * A plugin that is not installed, or of the wrong kind, is an error for the cycle that asked
  * for it; the next cycle looks again (it may have been installed since).
  */
 import { statSync } from 'node:fs';
-import type { AuditEvent } from '../broker/op.ts';
-import type { BindingImplementations } from '../broker/ops/bindings.ts';
 import { kernelError } from '../errors.ts';
-import type { PathVariables } from '../manifest/permissions-schema.ts';
-import type { PermissionSet } from '../permissions/descriptors.ts';
-import { PluginInstance } from '../plugins/plugin-instance.ts';
+import type { PluginInstance } from '../plugins/plugin-instance.ts';
 import { PLUGINS_DIR, scanPlugins, type LoadedPlugin } from '../plugins/registry.ts';
-import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
-
-/** Grace between the subprocess wall limit and the isolate's, for writing the session files. */
-const EXECUTOR_WALL_GRACE_MS = 5000;
+import type { CycleRecorder } from '../replay/cycle-recorder.ts';
+import { buildPersonaPlugin, type PersonaPluginKind, type PersonaPluginOptions } from './plugin-options.ts';
 
 /**
  * The installed plugins, scanned once per process. A missing id triggers a rescan only when
@@ -67,62 +59,42 @@ export class PluginDirectory {
   }
 }
 
-export interface PersonaPluginOptions {
-  personaId: string;
-  shim: CompiledSource;
-  directory: PluginDirectory;
-  allow: PermissionSet;
-  vars: PathVariables;
-  /** the environment the plugins see (and their subprocesses inherit) */
-  env: Record<string, string>;
-  /** cwd of executors (the workspace) and of other plugins (the persona folder) */
-  executorCwd: string;
-  otherCwd: string;
-  cpuSeconds: number;
-  wallSeconds: number;
-  grantedBindings: readonly string[];
-  bindings: BindingImplementations;
-  audit: (event: AuditEvent) => void;
-  cacheDir?: string;
+/** What the cycle holds of a plugin: its calls (recorded while a recorder is set). */
+export interface PluginHandle {
+  readonly id: string;
+  call(name: string, ...args: unknown[]): Promise<unknown>;
 }
 
 export class PersonaPlugins {
   readonly #options: PersonaPluginOptions;
+  readonly #directory: PluginDirectory;
   readonly #instances = new Map<string, PluginInstance>();
+  /** set for the length of a recorded cycle */
+  recorder: CycleRecorder | undefined;
 
-  constructor(options: PersonaPluginOptions) {
+  constructor(options: PersonaPluginOptions, directory: PluginDirectory) {
     this.#options = options;
+    this.#directory = directory;
   }
 
-  /** The running instance of plugin `id`, built on first use. */
-  get(id: string, kind: 'executor' | 'budget-policy'): PluginInstance {
+  /** Plugin `id`, its instance built on first use. */
+  get(id: string, kind: PersonaPluginKind): PluginHandle {
+    const instance = this.#instance(id, kind);
+    return {
+      id,
+      call: (name, ...args) => (this.recorder ? this.recorder.call(instance, name, args) : instance.call(name, ...args)),
+    };
+  }
+
+  #instance(id: string, kind: PersonaPluginKind): PluginInstance {
     const existing = this.#instances.get(id);
     if (existing) return existing;
-    const o = this.#options;
-    const plugin = o.directory.find(id, kind);
-    const base = { ...plugin.profile.limits, ...plugin.manifest.limits };
-    const cpuMs = Math.max(1, Math.min(base.cpuMs, Math.ceil(o.cpuSeconds * 1000)));
-    const subprocessWallMs = Math.max(1, Math.ceil(o.wallSeconds * 1000));
-    const wallMs = kind === 'executor' ? subprocessWallMs + EXECUTOR_WALL_GRACE_MS : base.wallMs;
-    const tuned: LoadedPlugin = { ...plugin, manifest: { ...plugin.manifest, limits: { ...plugin.manifest.limits, cpuMs, wallMs } } };
-    const instance = new PluginInstance(tuned, {
-      shim: o.shim,
-      allow: o.allow,
-      vars: o.vars,
-      cwd: kind === 'executor' ? o.executorCwd : o.otherCwd,
-      env: o.env,
-      audit: o.audit,
-      ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
-    });
-    // The broker's context is built by PluginInstance; the loop adds what only it knows: the
-    // subprocess wall limit (below the isolate's) and this persona's bindings.
-    const context = instance.broker.context;
-    context.subprocess.wallMs = subprocessWallMs;
-    context.bindings = { grantor: o.personaId, declared: plugin.manifest.bindings, granted: o.grantedBindings, impl: o.bindings };
+    const instance = buildPersonaPlugin(this.#options, this.#directory.find(id, kind), kind);
     this.#instances.set(id, instance);
     return instance;
   }
 
+  /** Drops every instance: the next call of each plugin builds a fresh isolate. */
   dispose(): void {
     for (const instance of this.#instances.values()) instance.dispose();
     this.#instances.clear();

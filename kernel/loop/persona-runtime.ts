@@ -10,7 +10,15 @@
  *   5 ledger  bootstrap or inspect the persona's local task ledger (orchestra/)
  *   6 phase   the activity phase, taken in turn from the profile
  *   7 decide  the idempotent probes find the work; then defer or execute (decide.ts)
- *   8 record  one `continuous_loop_cycle` event, then brain.json
+ *   8 record  the cycle's trace line, one `continuous_loop_cycle` event, then brain.json
+ *
+ * At the cycle boundary, before step 1, proposals an operator accepted since the last cycle
+ * take effect (the review queue's applyAccepted) and their records join the event log.
+ *
+ * Every plugin call of a cycle is recorded with the effects it made (kernel/replay): the
+ * trace line is written durably before the event, and the event carries the trace's hash,
+ * so `runtimectl replay` can re-run the cycle against its record. Plugins get fresh isolates
+ * every REPLAY_EPOCH_CYCLES cycles, which bounds how far back a replay of one cycle starts.
  *
  * Events, brain memory (brain.json, long-term.md) and the ledger go through the persona's
  * persistence backend (kernel/persistence), opened once in open() and closed in close().
@@ -19,9 +27,10 @@
  * failing executor binary, an executor past its wall limit): it records the reason and the
  * next cycle starts fresh. It throws only when the persona's own state cannot be written.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { AuditEvent } from '../broker/op.ts';
+import type { AuditEvent, WorldSources } from '../broker/op.ts';
+import { HOST_SOURCES } from '../broker/ops/entropy.ts';
 import { defaultCacheDir } from '../build/bundle.ts';
 import { readAgentEnv, type AgentEnv } from '../budget/env.ts';
 import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from '../budget/posture.ts';
@@ -29,16 +38,18 @@ import { CYCLE_EVENT, UsageWindow, usageOfEvent } from '../budget/usage.ts';
 import { kernelError } from '../errors.ts';
 import { chooseExecutor, type ExecutorChoice } from '../executors/choice.ts';
 import { preparePersonaWorkspace } from '../executors/session-dir.ts';
-import { ledgerEnv } from '../ledger/layout.ts';
-import { toPermissionSet } from '../manifest/permissions-schema.ts';
 import type { PersistenceBackend } from '../persistence/backend.ts';
 import { openBackend } from '../persistence/open.ts';
 import type { LoadedPersona } from '../personas/load.ts';
 import { runtimeKindOf, type PersonaProfile } from '../personas/profile-schema.ts';
 import { ReviewQueue, type ReviewQueueOptions } from '../review/queue.ts';
 import { loadSkillCatalog, type SkillCatalog } from '../skills/catalog.ts';
+import { CycleRecorder } from '../replay/cycle-recorder.ts';
+import { pathCodec, type PathCodec } from '../replay/path-codec.ts';
+import { TraceStore } from '../replay/trace-store.ts';
 import { REPO_SKILLS_DIR, skillRootsForPersona } from '../skills/layout.ts';
 import { selectSkills, unmatchedPatterns } from '../skills/select.ts';
+import { checkSubstrateAtStart, type SubstrateAtStart } from '../verify/substrate-at-start.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
@@ -46,9 +57,10 @@ import { loadBrain, RECENT_CYCLES, saveBrain, type Brain } from './brain.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { act, errorLine, type ActResult } from './decide.ts';
 import { hostPathScrubber, type PathScrubber } from './host-paths.ts';
-import { ensureBrainLayout, personaPaths, relToState, WORKSPACE_ID, workspaceDir, type PersonaPaths } from './layout.ts';
+import { ensureBrainLayout, personaPaths, relToState, WORKSPACE_ID, type PersonaPaths } from './layout.ts';
 import { personaBindings } from './persona-bindings.ts';
 import { PersonaPlugins, PluginDirectory } from './persona-plugins.ts';
+import { personaPluginOptions } from './plugin-options.ts';
 import { findWork, type ProbeRecord } from './probes.ts';
 
 export const CYCLE_STEPS = ['brain', 'usage', 'budget', 'skills', 'ledger', 'phase', 'decide', 'record'] as const;
@@ -63,7 +75,15 @@ export interface LoopOptions {
   cacheDir?: string;
   /** false: token-spending executors are never launched; everything else runs (default true) */
   spendTokens?: boolean;
+  /**
+   * where plugins' random bytes come from (default: the host's CSPRNG); with `clock`, it pins
+   * the world plugins see, so the same inputs give the same bytes (tests, a re-run)
+   */
+  entropy?: (length: number) => Buffer;
 }
+
+/** Plugins get fresh isolates every this many cycles: a replay of one cycle starts at most this far back. */
+export const REPLAY_EPOCH_CYCLES = 32;
 
 /** What every persona in one process shares: the checked env, the shim, the plugin directory. */
 export interface LoopKernel {
@@ -76,6 +96,10 @@ export interface LoopKernel {
   skillsDir: string;
   cacheDir: string;
   spendTokens: boolean;
+  /** the clock and randomness plugins see: the loop's clock, so a pinned loop pins its plugins too */
+  sources: WorldSources;
+  /** what the start found of the substrate (manifest and bundle digests) against `<state>/substrate.json` */
+  substrate: SubstrateAtStart;
 }
 
 /** Checks the environment first (a bad override stops the start), then loads what is shared. */
@@ -88,17 +112,34 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
     throw kernelError('RTC_ERR_STATE_DIR', `state directory ${options.stateDir}: ${(error as Error).message}`, { cause: error });
   }
   const cacheDir = options.cacheDir ?? defaultCacheDir();
+  const clock = options.clock ?? systemClock;
+  // A pinned clock is also the plugins' monotonic clock (its origin would otherwise be this
+  // process's start, which a reboot moves).
+  const sources: WorldSources = {
+    now: clock,
+    monotonic: options.clock ? clock : HOST_SOURCES.monotonic,
+    randomBytes: options.entropy ?? HOST_SOURCES.randomBytes,
+  };
+  const substrate = await checkSubstrateAtStart(stateDir, { cacheDir, ...(options.pluginsDir ? { pluginsDir: options.pluginsDir } : {}), now: () => new Date(clock()) });
   return {
     stateDir,
     env: options.env,
     agentEnv,
-    clock: options.clock ?? systemClock,
+    clock,
+    sources,
+    substrate,
     shim: await loadShim(cacheDir),
     directory: new PluginDirectory(options.pluginsDir),
     skillsDir: options.skillsDir ?? REPO_SKILLS_DIR,
     cacheDir,
     spendTokens: options.spendTokens ?? true,
   };
+}
+
+/** What the cycle boundary did with the review queue: proposal ids applied and expired. */
+export interface ReviewAtBoundary {
+  applied: string[];
+  expired: string[];
 }
 
 export interface CycleReport {
@@ -116,24 +157,6 @@ export interface CycleReport {
   probes: ProbeRecord[];
   /** the event payload as written (after scrubbing) */
   payload: Record<string, unknown>;
-}
-
-/** The environment a persona's plugins see: PATH, HOME, the profile's `env` names, and the local ledger's path. */
-function pluginEnv(host: LoopKernel['env'], profile: PersonaProfile, ledger: Record<string, string>): Record<string, string> {
-  const out: Record<string, string> = {};
-  const take = (name: string) => {
-    const value = host[name];
-    if (typeof value === 'string') out[name] = value;
-  };
-  take('PATH');
-  take('HOME');
-  for (const pattern of profile.env) {
-    if (pattern.endsWith('*')) {
-      const prefix = pattern.slice(0, -1);
-      for (const name of Object.keys(host)) if (name.startsWith(prefix)) take(name);
-    } else take(pattern);
-  }
-  return { ...out, ...ledger };
 }
 
 function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
@@ -155,10 +178,14 @@ export class PersonaRuntime {
   readonly #catalog: SkillCatalog;
   readonly #plugins: PersonaPlugins;
   readonly #scrub: PathScrubber;
+  readonly #trace: TraceStore;
+  readonly #codec: PathCodec;
+  /** sha256 of the profile text the persona opened with (kept in the trace's blobs) */
+  readonly #profileDigest: string;
   #cycles: number;
   #audit = { granted: 0, denied: [] as string[] };
 
-  private constructor(kernel: LoopKernel, persona: LoadedPersona, parts: { backend: PersistenceBackend; usage: UsageWindow; catalog: SkillCatalog; cycles: number }) {
+  private constructor(kernel: LoopKernel, persona: LoadedPersona, parts: { backend: PersistenceBackend; usage: UsageWindow; catalog: SkillCatalog; cycles: number; trace: TraceStore; profileDigest: string }) {
     this.#kernel = kernel;
     this.persona = persona;
     this.profile = persona.profile;
@@ -169,29 +196,24 @@ export class PersonaRuntime {
     this.#usage = parts.usage;
     this.#catalog = parts.catalog;
     this.#cycles = parts.cycles;
+    this.#trace = parts.trace;
+    this.#profileDigest = parts.profileDigest;
+    this.#codec = pathCodec(kernel.stateDir);
     this.#scrub = hostPathScrubber(kernel.stateDir);
-    const vars = {
-      state: this.paths.dir,
-      workspace: this.paths.workspaceRoot,
-      session: this.paths.sessionsDir,
-      scratch: path.join(workspaceDir(this.paths), 'scratch'),
-    };
-    this.#plugins = new PersonaPlugins({
-      personaId: this.profile.id,
-      shim: kernel.shim,
-      directory: kernel.directory,
-      allow: toPermissionSet(this.profile.allow, this.paths.dir, vars),
-      vars,
-      env: pluginEnv(kernel.env, this.profile, ledgerEnv(this.paths.dir, this.profile.id)),
-      executorCwd: workspaceDir(this.paths),
-      otherCwd: this.paths.dir,
-      cpuSeconds: this.limits.cpu_seconds_per_cycle,
-      wallSeconds: this.limits.wall_seconds_per_cycle,
-      grantedBindings: this.profile.bindings,
-      bindings: personaBindings(this.paths, this.profile.id, kernel.clock, () => this.#backend.events, this.#backend),
-      audit: (event) => this.#onAudit(event),
-      cacheDir: kernel.cacheDir,
-    });
+    this.#plugins = new PersonaPlugins(
+      personaPluginOptions({
+        stateDir: kernel.stateDir,
+        profile: this.profile,
+        hostEnv: kernel.env,
+        limits: this.limits,
+        shim: kernel.shim,
+        bindings: personaBindings(this.paths, this.profile.id, kernel.clock, () => this.#backend.events, this.#backend),
+        audit: (event) => this.#onAudit(event),
+        cacheDir: kernel.cacheDir,
+        sources: kernel.sources,
+      }),
+      kernel.directory,
+    );
   }
 
   /**
@@ -221,7 +243,11 @@ export class PersonaRuntime {
       await backend.close();
       throw error;
     }
-    const runtime = new PersonaRuntime(kernel, persona, { backend, usage, catalog, cycles });
+    // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy.
+    const trace = new TraceStore(paths.dir);
+    const profileDigest = trace.keep(readFileSync(persona.file, 'utf8'));
+    const runtime = new PersonaRuntime(kernel, persona, { backend, usage, catalog, cycles, trace, profileDigest });
+    const substrate = kernel.substrate;
     await backend.events.append('persona_start', runtime.#scrub({
       persona_id: persona.profile.id,
       runtime: persona.profile.runtime,
@@ -231,6 +257,7 @@ export class PersonaRuntime {
       executor: runtime.choice,
       budget: runtime.limits,
       skills: { loaded: catalog.skills.length, refused: catalog.refused.map((r) => r.message) },
+      substrate: { status: substrate.status, changes: substrate.changes.map((c) => `${c.file}${c.line ? `:${c.line}` : ''}: ${c.what}`) },
     }));
     return runtime;
   }
@@ -253,6 +280,30 @@ export class PersonaRuntime {
     const steps: string[] = [];
     const problems: string[] = [];
     this.#audit = { granted: 0, denied: [] };
+
+    // the cycle boundary: accepted proposals take effect; their records join the log
+    const review = await this.#applyAccepted(now, problems);
+    // bounded replay: fresh isolates every REPLAY_EPOCH_CYCLES cycles
+    if (cycle > 1 && (cycle - 1) % REPLAY_EPOCH_CYCLES === 0) this.#plugins.dispose();
+    const recorder = new CycleRecorder(this.#trace, this.#codec, {
+      persona: p.id,
+      cycle,
+      now,
+      profile: this.#profileDigest,
+      limits: { cpu_seconds: this.limits.cpu_seconds_per_cycle, wall_seconds: this.limits.wall_seconds_per_cycle },
+    });
+    this.#plugins.recorder = recorder;
+    try {
+      return await this.#cycleSteps({ now, cycle, steps, problems, review, recorder });
+    } finally {
+      this.#plugins.recorder = undefined;
+    }
+  }
+
+  async #cycleSteps(c: { now: number; cycle: number; steps: string[]; problems: string[]; review: ReviewAtBoundary; recorder: CycleRecorder }): Promise<CycleReport> {
+    const k = this.#kernel;
+    const p = this.profile;
+    const { now, cycle, steps, problems } = c;
 
     // 1. brain
     const brainCreated = ensureBrainLayout(this.paths, this.#backend.memory);
@@ -307,8 +358,9 @@ export class PersonaRuntime {
     }
     steps.push('decide');
 
-    // 8. record: the event, then brain.json
+    // 8. record: the trace line (durable), the event that carries its hash, then brain.json
     steps.push('record');
+    const trace = c.recorder.finish();
     const payload = this.#scrub({
       loop: 'continuous_science_loop',
       cycle,
@@ -346,6 +398,8 @@ export class PersonaRuntime {
       provider_usage: result.usage,
       tasks_created: result.tasks,
       audit: this.#audit,
+      review: c.review,
+      trace,
       problems,
     });
     const { seq } = await this.#backend.events.append(CYCLE_EVENT, payload);
@@ -354,6 +408,18 @@ export class PersonaRuntime {
     this.#remember(brain, { cycle, phase, result, found: found.work, posture });
     saveBrain(this.#backend.memory, brain);
     return { persona_id: p.id, cycle, seq, phase, outcome: result.outcome, defer_reason: payload.defer_reason as string | null, executor: this.choice.plugin, steps, posture, act: result, probes, payload };
+  }
+
+  /** Applies proposals accepted since the last cycle; a queue that cannot be read is a problem of this cycle, never a stop. */
+  async #applyAccepted(now: number, problems: string[]): Promise<ReviewAtBoundary> {
+    try {
+      const outcome = this.reviewQueue({ policy: this.profile.review }).applyAccepted({ now });
+      for (const event of outcome.events) await this.#backend.events.append(event.type, this.#scrub(event.payload));
+      return { applied: outcome.applied.map((p) => p.id), expired: outcome.expired.map((p) => p.id) };
+    } catch (error) {
+      problems.push(`review queue: ${errorLine(error)}`);
+      return { applied: [], expired: [] };
+    }
   }
 
   #inspectLedger(): { path: string; bootstrap: string; backend?: string; tasks?: Record<string, number>; error?: string } {

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { BINDING_NAMES } from '../manifest/plugin-manifest.ts';
 import { permissionsSchema } from '../manifest/permissions-schema.ts';
+import { DEFAULT_REVIEW_POLICY, reviewPolicySchema } from '../review/policy.ts';
 
 /** The spec's activity phases, in the order a profile usually lists them. */
 export const PHASES = ['science_patrol', 'science_compute_patrol', 'governance_patrol'] as const;
@@ -67,6 +68,9 @@ export const personaProfileSchema = z.strictObject({
     .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, 'a variable name, or a prefix ending in *'))
     .default([])
     .describe('host environment variables handed to this persona\'s plugins (besides PATH and HOME), further limited by each plugin\'s env permission'),
+  review: reviewPolicySchema
+    .default(() => structuredClone(DEFAULT_REVIEW_POLICY) as z.output<typeof reviewPolicySchema>)
+    .describe('review-queue backpressure: the cap on open proposals, the rate limit and the expiry'),
 });
 
 export type PersonaProfile = z.output<typeof personaProfileSchema>;

@@ -13,7 +13,17 @@ function defineLazyGroup(names: readonly string[], load: () => void): void {
     if (loaded) return;
     loaded = true;
     for (const name of names) delete g[name];
-    load();
+    // core-js draws Math.random() once while loading (a uid postfix for its internal keys).
+    // That draw is the polyfill's, not the plugin's: it gets a constant, so loading the
+    // polyfill is not a broker effect, and a fresh isolate asks for the same effects as a
+    // long-lived one (what replay and reboot equivalence rely on).
+    const random = Math.random;
+    Math.random = () => 0.5;
+    try {
+      load();
+    } finally {
+      Math.random = random;
+    }
   };
   for (const name of names) {
     Object.defineProperty(g, name, {

@@ -50,22 +50,25 @@ async function setup(declared: string[], granted: string[]) {
   bootstrapLedger(paths.dir, { personaId: 'ada' });
   const log = await openEventLog(paths.logFile, { now: () => new Date(T0) });
   const audits: AuditEvent[] = [];
-  const plugins = new PersonaPlugins({
-    personaId: 'ada',
-    shim,
-    directory: new PluginDirectory(pluginsDir),
-    allow: emptyPermissionSet(),
-    vars: {},
-    env: {},
-    executorCwd: paths.dir,
-    otherCwd: paths.dir,
-    cpuSeconds: 2,
-    wallSeconds: 10,
-    grantedBindings: granted,
-    bindings: personaBindings(paths, 'ada', () => T0, () => log),
-    audit: (e) => audits.push(e),
-    cacheDir: CACHE_DIR,
-  });
+  const directory = new PluginDirectory(pluginsDir);
+  const plugins = new PersonaPlugins(
+    {
+      personaId: 'ada',
+      shim,
+      allow: emptyPermissionSet(),
+      vars: {},
+      env: {},
+      executorCwd: paths.dir,
+      otherCwd: paths.dir,
+      cpuSeconds: 2,
+      wallSeconds: 10,
+      grantedBindings: granted,
+      bindings: personaBindings(paths, 'ada', () => T0, () => log),
+      audit: (e) => audits.push(e),
+      cacheDir: CACHE_DIR,
+    },
+    directory,
+  );
   cleanups.push(() => plugins.dispose(), () => log.close());
   const result = (await plugins.get('executor.binder', 'executor').call('tryAll')) as Record<string, string>;
   await log.flush();

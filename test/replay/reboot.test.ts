@@ -75,7 +75,7 @@ test('the same state and input stream, run twice in fresh directories, give byte
     files.push({
       events: readFileSync(path.join(stateDir, 'dora', 'logs', 'events.jsonl')),
       trace: readFileSync(traceFile(stateDir, 'dora')),
-      brain: readFileSync(path.join(stateDir, 'dora', 'brain', 'brain.json')),
+      brain: readFileSync(path.join(stateDir, 'dora', 'brain', 'memory', 'brain.json')),
     });
   }
   // the events' `at` is wall time from the pinned clock too, so whole files compare

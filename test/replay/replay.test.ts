@@ -4,14 +4,22 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { replayPersona } from '../../kernel/replay/replay-persona.ts';
 import { PLUGINS_DIR } from '../../kernel/plugins/registry.ts';
-import { CACHE_DIR, cycleEvents, fakeTime, run, tempDir } from '../loop/helpers.ts';
+import { CACHE_DIR, cycleEvents, fakeTime, packet, run, tempDir } from '../loop/helpers.ts';
 import { runCli } from '../support/cli.ts';
 import { editLine, patrolPersona, traceFile } from './helpers.ts';
 
 /** One recorded state directory shared by the read-only tests below (3 cycles of `rex`). */
 const recorded = tempDir('rtc-replay-');
 const STATE = path.join(recorded, 'state');
-await run([patrolPersona(recorded, 'rex')], { stateDir: STATE, cycles: 3, everySeconds: 3600, ...fakeTime() });
+// a work packet before each cycle: every cycle runs the executor (a command, env and file effects)
+packet(STATE, 'rex', 'question-1.md', '# Question 1\n');
+await run([patrolPersona(recorded, 'rex')], {
+  stateDir: STATE,
+  cycles: 3,
+  everySeconds: 3600,
+  ...fakeTime(),
+  onCycle: (r) => packet(STATE, 'rex', `question-${r.cycle + 1}.md`, `# Question ${r.cycle + 1}\n`),
+});
 
 /** A copy of the recorded state for a test that damages it. */
 function copyOfState(): string {
@@ -30,7 +38,7 @@ test('each cycle event carries its trace hash, and the trace line holds every pl
     assert.ok(c.trace.calls >= 2, `cycle ${i + 1} called the executor and the budget policy`);
   }
   const ops = new Set(lines.flatMap((l) => l.calls.flatMap((call: { effects: { op: string }[] }) => call.effects.map((e) => e.op))));
-  for (const op of ['run.output', 'env.get']) assert.ok(ops.has(op), `a cycle recorded ${op} (have ${[...ops].join(', ')})`);
+  for (const op of ['run.output', 'fs.writeFile', 'fs.mkdir']) assert.ok(ops.has(op), `a cycle recorded ${op} (have ${[...ops].join(', ')})`);
   // no host path in a hashed payload: the state directory is written as a placeholder
   assert.ok(!readFileSync(traceFile(STATE, 'rex'), 'utf8').includes(STATE));
 });
@@ -114,7 +122,7 @@ test('a recording with a missing blob is refused with the blob named; the files 
   const before = readFileSync(traceFile(state, 'rex'));
   const r = await runCli(['replay', '--state-dir', state, '--persona', 'rex']);
   assert.equal(r.status, 1);
-  assert.match(r.stdout, /^rex: error: RTC_ERR_REPLAY_RECORDING: rex\/trace\/blobs\/[0-9a-f]{64}: a recorded blob is missing \(ENOENT\)$/m);
+  assert.match(r.stdout, /^rex: error: RTC_ERR_REPLAY_RECORDING: trace\/blobs\/[0-9a-f]{64}: a recorded blob is missing \(ENOENT\)$/m);
   assert.deepEqual(readFileSync(traceFile(state, 'rex')), before);
 });
 
