@@ -150,17 +150,28 @@ test('proposals on a sqlite persona: queued, listed, decided through the CLI, ap
   assert.equal(accepted.code, 0, accepted.err);
   assert.match((await cli(['proposals', 'show', 'P-ada-1', '--state-dir', stateDir], dir)).out, /accepted/);
 
-  // The loop applies it through the runtime's own backend: long-term.md grows inside persistence.db.
+  // The next cycle boundary applies it through the runtime's own backend: long-term.md grows
+  // inside persistence.db, the cycle event names it and the queue's records join the log.
   const kernel = await openLoopKernel({ stateDir, env: fakeEnv(), clock: time.clock, cacheDir: CACHE_DIR });
   const runtime = await PersonaRuntime.open(kernel, persona);
   try {
     assert.equal(runtime.persistence, 'sqlite');
-    const applied = runtime.reviewQueue().applyAccepted({ now: time.clock() });
-    assert.deepEqual(applied.applied.map((p) => p.id), ['P-ada-1']);
-    assert.deepEqual(applied.events.map((e) => e.type), ['proposal_applying', 'proposal_applied']);
+    const report = await runtime.cycle();
+    assert.deepEqual(report.payload.review, { applied: ['P-ada-1'], expired: [] });
+    const again = await runtime.cycle();
+    assert.deepEqual(again.payload.review, { applied: [], expired: [] }, 'applied once, not at every boundary');
   } finally {
     await runtime.close();
   }
+  const types = await (async () => {
+    const b = await openBackend(personaDir, undefined, { readonly: true });
+    try {
+      return [...b.events.read()].map((e) => e.type);
+    } finally {
+      await b.close();
+    }
+  })();
+  assert.ok(types.indexOf('proposal_applied') > types.indexOf('proposal_applying') && types.indexOf('proposal_applied') < types.lastIndexOf('continuous_loop_cycle'), types.join(', '));
   const backend = await openBackend(personaDir, undefined, { readonly: true });
   try {
     assert.match(backend.memory.readLongTerm(), /^# Long-term memory\n[\s\S]*<!-- P-ada-1: accepted by alice at [^>]+ -->\nThe assay needs a control\.\n$/);
