@@ -5,7 +5,7 @@
  * (`runtimectl proposals accept`). The queue's backpressure applies as to any proposal.
  */
 import { isKernelError } from '../errors.ts';
-import { openReviewQueue, type ReviewPolicy } from '../review/index.ts';
+import { openPersonaReviewQueue, type ReviewPolicy } from '../review/index.ts';
 
 export type ProposalOutcome =
   | { status: 'not-proposed'; reason: string }
@@ -23,13 +23,18 @@ export interface ProposalRequest {
   now: number;
 }
 
-export function proposeSkillDraft(request: ProposalRequest): ProposalOutcome {
+/** Queues the proposal in the persona's queue, through the persistence backend the persona uses. */
+export async function proposeSkillDraft(request: ProposalRequest): Promise<ProposalOutcome> {
   const evidence = { ref: request.manifestFile, digest: request.manifestDigest };
   try {
-    const queue = openReviewQueue(request.personaDir, request.policy === undefined ? {} : { policy: request.policy });
-    const outcome = queue.submit({ kind: 'skill-draft', proposer: `gate:${request.profile}`, evidence: [evidence], skill: request.skill, package: evidence }, { now: request.now });
-    if (outcome.status === 'queued') return { status: 'queued', id: outcome.proposal.id, queue: queue.paths.log };
-    return { status: 'refused', queue: queue.paths.log, reason: outcome.refusal.message };
+    const queue = await openPersonaReviewQueue(request.personaDir, request.policy === undefined ? {} : { policy: request.policy });
+    try {
+      const outcome = queue.submit({ kind: 'skill-draft', proposer: `gate:${request.profile}`, evidence: [evidence], skill: request.skill, package: evidence }, { now: request.now });
+      if (outcome.status === 'queued') return { status: 'queued', id: outcome.proposal.id, queue: queue.location };
+      return { status: 'refused', queue: queue.location, reason: outcome.refusal.message };
+    } finally {
+      await queue.close();
+    }
   } catch (error) {
     // The verdict and its evidence stand whatever the queue says; the refusal is reported.
     if (!isKernelError(error)) throw error;

@@ -183,7 +183,7 @@ export async function runGate(options: GateOptions): Promise<GateReport> {
 
   let proposal: ProposalOutcome = { status: 'not-proposed', reason: proposalNote };
   if (reviewable && options.reviewPersonaDir !== undefined) {
-    proposal = proposeSkillDraft({
+    proposal = await proposeSkillDraft({
       personaDir: options.reviewPersonaDir,
       ...(options.reviewPolicy === undefined ? {} : { policy: options.reviewPolicy }),
       skill: ctx.skillName!,
