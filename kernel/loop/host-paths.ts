@@ -10,7 +10,8 @@ import { PROJECT_ROOT } from '../version.ts';
 
 export type PathScrubber = <T>(value: T) => T;
 
-function variants(dir: string): string[] {
+/** A folder as given and as its real path (they differ under a symlink): both are scrubbed. */
+export function pathVariants(dir: string): string[] {
   const out = [dir];
   try {
     const real = realpathSync(dir);
@@ -23,9 +24,9 @@ function variants(dir: string): string[] {
 
 export function hostPathScrubber(stateDir: string): PathScrubber {
   const pairs: [string, string][] = [
-    ...variants(stateDir).map((p): [string, string] => [p, '<state>']),
-    ...variants(PROJECT_ROOT).map((p): [string, string] => [p, '<runtimectl>']),
-    ...variants(os.homedir()).map((p): [string, string] => [p, '~']),
+    ...pathVariants(stateDir).map((p): [string, string] => [p, '<state>']),
+    ...pathVariants(PROJECT_ROOT).map((p): [string, string] => [p, '<runtimectl>']),
+    ...pathVariants(os.homedir()).map((p): [string, string] => [p, '~']),
   ]
     .filter(([p]) => p.length > 1)
     .sort((a, b) => b[0].length - a[0].length);

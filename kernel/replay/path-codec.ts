@@ -7,7 +7,7 @@
  * Known limit: a recorded text that itself contains `<state>` or `<runtimectl>` comes back
  * from replay as the path; both forms hash the same, so the check is unaffected.
  */
-import { realpathSync } from 'node:fs';
+import { pathVariants } from '../loop/host-paths.ts';
 import { PROJECT_ROOT } from '../version.ts';
 
 export interface PathCodec {
@@ -19,24 +19,13 @@ export interface PathCodec {
 
 const escaped = (p: string) => JSON.stringify(p).slice(1, -1);
 
-function variants(dir: string): string[] {
-  const out = [dir];
-  try {
-    const real = realpathSync(dir);
-    if (real !== dir) out.push(real);
-  } catch {
-    // not there (yet): the lexical form is enough
-  }
-  return out;
-}
-
 export function pathCodec(stateDir: string, projectRoot = PROJECT_ROOT): PathCodec {
   const places: [string, string][] = [
     ['<state>', stateDir],
     ['<runtimectl>', projectRoot],
   ];
   const forward = places
-    .flatMap(([name, dir]) => variants(dir).map((p): [string, string] => [escaped(p), name]))
+    .flatMap(([name, dir]) => pathVariants(dir).map((p): [string, string] => [escaped(p), name]))
     .filter(([p]) => p.length > 1)
     .sort((a, b) => b[0].length - a[0].length);
   const back = places.map(([name, dir]): [string, string] => [name, escaped(dir)]);

@@ -13,7 +13,6 @@
  * reducer a later reader uses, and are written even when the change then fails: an
  * `expired` record found on the way to a refused `accept` stays written, as it should.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { kernelError } from '../errors.ts';
 import { withExclusiveLock } from './lock.ts';
@@ -131,6 +130,4 @@ export function withReviewSession<T>(
   );
 }
 
-export function sha256Digest(bytes: Buffer | string): string {
-  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
-}
+export { sha256Digest } from '../storage/content-store.ts';
