@@ -185,7 +185,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   } else if (summary) {
     io.stdout('\nSummary: what each persona did and why\n\n');
     for (const r of runs) io.stdout(`${personaSummary(r, ledgerCounts(setup.stateDir, r.persona_id))}\n`);
-    io.stdout(`Inspect: runtimectl status --state-dir ${setup.stateDir}\n`);
+    io.stdout(`Inspect: runtimectl status --state-dir ${setup.stateDir}\nReplay the recorded cycles: runtimectl replay --state-dir ${setup.stateDir}\n`);
   }
   for (const r of runs) if (r.stopped) io.stderr(`runtimectl: persona ${r.persona_id} stopped: ${r.stopped}\n`);
   return runs.some((r) => r.stopped) ? 1 : 0;
