@@ -16,7 +16,7 @@ import { brokerOp } from './cases/broker-op.ts';
 import { coldStart } from './cases/cold-start.ts';
 import { eventAppends } from './cases/event-appends.ts';
 import { memory } from './cases/memory.ts';
-import { replay } from './cases/not-yet.ts';
+import { replay } from './cases/replay.ts';
 import { personaCycles } from './cases/persona-cycles.ts';
 import { personaMemory } from './cases/persona-memory.ts';
 import { readTextFile } from './cases/read-text-file.ts';
