@@ -10,6 +10,7 @@
  *            plugins: executor.none and budget.voi-tiers) holding the same bundles, / N.
  * The target is judged on the whole process at 1,000 personas. The quick mode stops at 100.
  */
+import { DEFAULT_MAX_RESIDENT_ISOLATES } from '../../kernel/loop/resident-isolates.ts';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -77,7 +78,7 @@ export async function personaMemory(ctx: BenchContext): Promise<ResultRow[]> {
       median: perProject,
       ratio: perProject / perRaw,
       ...(isThousand ? { target: TARGET, verdict: verdict(totalMib < BUDGET_MIB), whyMissed: whyMissed(totalMib, perProject, perRaw, heapPer) } : {}),
-      note: `RSS growth of a fresh process / ${count} (one figure, gc'd before and after) from the kernel opened with no persona (${(project.before / MIB).toFixed(0)} MiB) to ${personas(count)} open, each after one cycle with a work packet (executor and budget policy built and called); whole process ${totalMib.toFixed(0)} MiB after, of which the kernel's JS heap grew ${heapPer.toFixed(2)} MiB a persona. Opening took ${project.openSeconds.toFixed(1)} s, opening and the cycle ${project.seconds.toFixed(1)} s.${isThousand ? ` 1,000 personas ${totalMib < BUDGET_MIB ? 'fit' : 'do NOT fit'} in 2 GiB.` : ''}`,
+      note: `RSS growth of a fresh process / ${count} (one figure, gc'd before and after) from the kernel opened with no persona (${(project.before / MIB).toFixed(0)} MiB) to ${personas(count)} open, each after one cycle with a work packet (executor and budget policy built and called; the kernel keeps at most ${DEFAULT_MAX_RESIDENT_ISOLATES} plugin isolates resident across personas, releasing the least recently used after each call, so past ${DEFAULT_MAX_RESIDENT_ISOLATES / 2} personas the rest are rebuilt on their next cycle); whole process ${totalMib.toFixed(0)} MiB after, of which the kernel's JS heap grew ${heapPer.toFixed(2)} MiB a persona. Opening took ${project.openSeconds.toFixed(1)} s, opening and the cycle ${project.seconds.toFixed(1)} s.${isThousand ? ` 1,000 personas ${totalMib < BUDGET_MIB ? 'fit' : 'do NOT fit'} in 2 GiB.` : ''}`,
     });
     rows.push({
       case: CASE,

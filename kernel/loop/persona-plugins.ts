@@ -13,6 +13,7 @@ import type { PluginInstance } from '../plugins/plugin-instance.ts';
 import { PLUGINS_DIR, scanPlugins, type LoadedPlugin } from '../plugins/registry.ts';
 import type { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { buildPersonaPlugin, type PersonaPluginKind, type PersonaPluginOptions } from './plugin-options.ts';
+import type { ResidentIsolates } from './resident-isolates.ts';
 
 /**
  * The installed plugins, scanned once per process. A missing id triggers a rescan only when
@@ -72,9 +73,13 @@ export class PersonaPlugins {
   /** set for the length of a recorded cycle */
   recorder: CycleRecorder | undefined;
 
-  constructor(options: PersonaPluginOptions, directory: PluginDirectory) {
+  readonly #resident: ResidentIsolates | undefined;
+
+  /** `resident`: the kernel-wide bound on live isolates (none: every instance keeps its isolate). */
+  constructor(options: PersonaPluginOptions, directory: PluginDirectory, resident?: ResidentIsolates) {
     this.#options = options;
     this.#directory = directory;
+    this.#resident = resident;
   }
 
   /** Plugin `id`, its instance built on first use. */
@@ -82,7 +87,10 @@ export class PersonaPlugins {
     const instance = this.#instance(id, kind);
     return {
       id,
-      call: (name, ...args) => (this.recorder ? this.recorder.call(instance, name, args) : instance.call(name, ...args)),
+      call: (name, ...args) => {
+        const run = () => (this.recorder ? this.recorder.call(instance, name, args) : instance.call(name, ...args));
+        return this.#resident ? this.#resident.use(instance, run) : run();
+      },
     };
   }
 
@@ -96,7 +104,10 @@ export class PersonaPlugins {
 
   /** Drops every instance: the next call of each plugin builds a fresh isolate. */
   dispose(): void {
-    for (const instance of this.#instances.values()) instance.dispose();
+    for (const instance of this.#instances.values()) {
+      instance.dispose();
+      this.#resident?.forget(instance);
+    }
     this.#instances.clear();
   }
 }

@@ -61,6 +61,7 @@ import { ensureBrainLayout, personaPaths, relToState, WORKSPACE_ID, type Persona
 import { personaBindings } from './persona-bindings.ts';
 import { PersonaPlugins, PluginDirectory } from './persona-plugins.ts';
 import { personaPluginOptions } from './plugin-options.ts';
+import { DEFAULT_MAX_RESIDENT_ISOLATES, ResidentIsolates } from './resident-isolates.ts';
 import { findWork, type ProbeRecord } from './probes.ts';
 
 export const CYCLE_STEPS = ['brain', 'usage', 'budget', 'skills', 'ledger', 'phase', 'decide', 'record'] as const;
@@ -80,6 +81,8 @@ export interface LoopOptions {
    * the world plugins see, so the same inputs give the same bytes (tests, a re-run)
    */
   entropy?: (length: number) => Buffer;
+  /** most plugin isolates kept alive across all personas (default 256); the rest are rebuilt on use */
+  maxResidentIsolates?: number;
 }
 
 /** Plugins get fresh isolates every this many cycles: a replay of one cycle starts at most this far back. */
@@ -98,6 +101,8 @@ export interface LoopKernel {
   spendTokens: boolean;
   /** the clock and randomness plugins see: the loop's clock, so a pinned loop pins its plugins too */
   sources: WorldSources;
+  /** the bound on live plugin isolates, shared by every persona of this kernel */
+  resident: ResidentIsolates;
   /** what the start found of the substrate (manifest and bundle digests) against `<state>/substrate.json` */
   substrate: SubstrateAtStart;
 }
@@ -128,6 +133,7 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
     clock,
     sources,
     substrate,
+    resident: new ResidentIsolates(options.maxResidentIsolates ?? DEFAULT_MAX_RESIDENT_ISOLATES),
     shim: await loadShim(cacheDir),
     directory: new PluginDirectory(options.pluginsDir),
     skillsDir: options.skillsDir ?? REPO_SKILLS_DIR,
@@ -213,6 +219,7 @@ export class PersonaRuntime {
         sources: kernel.sources,
       }),
       kernel.directory,
+      kernel.resident,
     );
   }
 

@@ -121,6 +121,11 @@ export class PluginInstance {
     return this.#bundle;
   }
 
+  /** True while the instance holds a live isolate (or host process). */
+  get resident(): boolean {
+    return this.#runtime !== undefined && !this.#runtime.disposed;
+  }
+
   dispose(): void {
     this.#runtime?.dispose();
   }

@@ -89,6 +89,8 @@ interface RecordedCycle {
   cycle: number;
   seq: number;
   trace: TraceRecord;
+  /** the cycle called no plugin: it matches trivially and has no trace line */
+  empty?: boolean;
 }
 
 /** Bindings are never run in replay (the broker answers from the record); reaching one is a kernel bug. */
@@ -120,6 +122,11 @@ async function recordedCycles(personaDir: string, personaId: string, store: Trac
     const summary = traceSummarySchema.safeParse(event.payload.trace);
     if (!summary.success) {
       unrecorded.push(cycle);
+      continue;
+    }
+    if (summary.data.calls === 0) {
+      // no plugin call: nothing to replay, and no trace line was written (cycle-recorder.ts)
+      cycles.push({ cycle, seq: event.seq, trace: { v: TRACE_FORMAT_VERSION, persona: personaId, cycle, now: 0, profile: `sha256:${'0'.repeat(64)}`, limits: { cpu_seconds: 1, wall_seconds: 1 }, calls: [], hash: summary.data.hash }, empty: true });
       continue;
     }
     const trace = byHash.get(summary.data.hash);
@@ -367,7 +374,7 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
   const replayer = new Replayer({ store, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false });
   try {
     for (const [i, c] of selected.entries()) {
-      report.divergence = await replayer.cycle(c.trace, c.trace.hash);
+      report.divergence = c.empty ? null : await replayer.cycle(c.trace, c.trace.hash);
       if (report.divergence) break;
       if (options.cycle !== undefined && first + i < last) report.warmup_cycles += 1;
       else report.cycles += 1;

@@ -35,6 +35,8 @@ Options:
   --state-dir DIR       where personas keep their files (default: $${STATE_DIR_ENV}, else ./state)
   --every SECONDS       seconds between cycles for every persona (default: each profile's cadence)
   --no-spend            never launch token-spending executors (the budget policy still decides)
+  --max-isolates N      plugin isolates kept alive across all personas (default 256); the least
+                        recently used beyond it are released and rebuilt on their next call
   --summary             after the run, print what each persona did and why
   --json                print one JSON document with every cycle instead of lines
   --demo                the example agent-* personas with a work packet each, a fresh state
@@ -124,6 +126,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       'state-dir': { type: 'string' },
       every: { type: 'string' },
       'no-spend': { type: 'boolean' },
+      'max-isolates': { type: 'string' },
       summary: { type: 'boolean' },
       json: { type: 'boolean' },
       demo: { type: 'boolean' },
@@ -135,6 +138,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   if (!demo && !values.persona?.length) throw kernelError('RTC_ERR_CLI_USAGE', 'name at least one persona: --persona ID_OR_FILE (see "runtimectl run --help")');
 
   const cycles = positiveInt('cycles', values.cycles) ?? (demo ? 3 : undefined);
+  const maxResidentIsolates = positiveInt('max-isolates', values['max-isolates']);
   const every = seconds('every', values.every) ?? (demo ? 0 : undefined);
   const summary = demo || values.summary === true;
   const spendTokens = !(demo || values['no-spend'] === true);
@@ -144,7 +148,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const setup = demo
     ? demoSetup(values['state-dir'], io)
     : { personas: resolvePersonas([...(values.persona ?? []), ...positionals], { cwd: io.cwd }), stateDir: resolveStateDir(values['state-dir'], io) };
-  const kernel = await openLoopKernel({ stateDir: setup.stateDir, env: io.env, spendTokens });
+  const kernel = await openLoopKernel({ stateDir: setup.stateDir, env: io.env, spendTokens, ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}) });
   if (demo && !values.json) {
     io.stdout(`runtimectl demo: ${setup.personas.map((p) => `${p.profile.id} (${p.profile.runtime})`).join(', ')}\n`);
     io.stdout(`state directory: ${setup.stateDir}\none work packet in each inbox; ${cycles} cycles back to back; token-spending executors held back (--no-spend)\n\n`);
