@@ -12,7 +12,8 @@ import { editLine, patrolPersona, traceFile } from './helpers.ts';
 const recorded = tempDir('rtc-replay-');
 const STATE = path.join(recorded, 'state');
 // a work packet before each cycle: every cycle runs the executor (a command, env and file effects)
-packet(STATE, 'rex', 'question-1.md', '# Question 1\n');
+// a long first packet: its prompt is over the inline limit and goes to a blob
+packet(STATE, 'rex', 'question-1.md', `# Question 1\n${'Background on the assay. '.repeat(300)}\n`);
 await run([patrolPersona(recorded, 'rex')], {
   stateDir: STATE,
   cycles: 3,
@@ -39,6 +40,8 @@ test('each cycle event carries its trace hash, and the trace line holds every pl
   }
   const ops = new Set(lines.flatMap((l) => l.calls.flatMap((call: { effects: { op: string }[] }) => call.effects.map((e) => e.op))));
   for (const op of ['run.output', 'fs.writeFile', 'fs.mkdir']) assert.ok(ops.has(op), `a cycle recorded ${op} (have ${[...ops].join(', ')})`);
+  // a large effect text (the prompt the executor writes) is stored by digest, not inline
+  assert.match(readFileSync(traceFile(STATE, 'rex'), 'utf8'), /"(args|answer)":\{"blob":"sha256:[0-9a-f]{64}","bytes":\d+\}/);
   // no host path in a hashed payload: the state directory is written as a placeholder
   assert.ok(!readFileSync(traceFile(STATE, 'rex'), 'utf8').includes(STATE));
 });
