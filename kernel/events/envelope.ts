@@ -6,7 +6,7 @@
  * `hash` is sha256 over the canonical JSON of {v, seq, type, payload, prev}: the chain is
  * deterministic and replayable. `at` is wall-clock time for people, kept out of the hash.
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from './canonical.ts';
 
@@ -47,8 +47,28 @@ export function hashInput(seq: number, type: string, payloadJson: string, prev: 
   return `{"payload":${payloadJson},"prev":${JSON.stringify(prev)},"seq":${seq},"type":${JSON.stringify(type)},"v":${v}}`;
 }
 
+/**
+ * hashInput() for the event log's own appends, where `type` has matched EVENT_TYPE_PATTERN
+ * and `prev` is a hash this kernel computed: neither holds a character JSON escapes, so they
+ * are written as they are. Same text as hashInput(), without two JSON.stringify calls per event.
+ */
+export function appendHashInput(seq: number, type: string, payloadJson: string, prev: string): string {
+  return `{"payload":${payloadJson},"prev":"${prev}","seq":${seq},"type":"${type}","v":${EVENT_SCHEMA_VERSION}}`;
+}
+
+/** envelopeLine() under the same conditions as appendHashInput(). */
+export function appendEnvelopeLine(seq: number, type: string, payloadJson: string, prev: string, hash: string, at: string): string {
+  return `{"v":${EVENT_SCHEMA_VERSION},"seq":${seq},"type":"${type}","payload":${payloadJson},"prev":"${prev}","hash":"${hash}","at":"${at}"}\n`;
+}
+
+/**
+ * crypto.hash (Node 20.12+) digests in one call, without a Hash object per event; the same
+ * digest as createHash().update(text, 'utf8').digest('hex'), which older Node 20 releases use.
+ */
+const oneShotHash: ((algorithm: string, data: string, encoding: 'hex') => string) | undefined = (crypto as { hash?: typeof crypto.hash }).hash;
+
 export function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return oneShotHash ? oneShotHash('sha256', text, 'hex') : crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /** The hash an envelope should carry, recomputed from its parsed content. */

@@ -2,3 +2,4 @@
 export { redact, redactRecord, REDACTED } from './redact.ts';
 export { scrubString } from './strings.ts';
 export { USAGE_FIELDS, classifyKey, isUsageKey, keyWords, secretKeyRule, type KeyClass } from './keys.ts';
+export { redactedCanonicalJson } from './redacted-json.ts';

@@ -14,7 +14,7 @@ import { REDACTED, scrubString } from './strings.ts';
 export { REDACTED } from './strings.ts';
 
 /** Deeper than this is cut off: logs and events are not the place for such structures. */
-const MAX_DEPTH = 64;
+export const MAX_DEPTH = 64;
 
 /** `secret`: everything below a secret key is replaced except usage counters. */
 type Mode = 'normal' | 'secret';
@@ -96,9 +96,12 @@ function copyError(error: Error, mode: Mode, ancestors: Set<object>, depth: numb
   return out;
 }
 
-interface KeyInfo {
+export interface KeyInfo {
   /** The key as written in the copy (a key that itself looks like a secret is scrubbed). */
   written: string;
+  /** `written` as a JSON object key with its colon (`"written":`), and with a comma before it, for redacted-json.ts. */
+  json: string;
+  jsonAfterComma: string;
   usage: boolean;
   kind: KeyClass;
 }
@@ -110,10 +113,12 @@ interface KeyInfo {
 const keyCache = new Map<string, KeyInfo>();
 const KEY_CACHE_LIMIT = 4096;
 
-function keyInfo(key: string): KeyInfo {
+export function keyInfo(key: string): KeyInfo {
   let info = keyCache.get(key);
   if (info === undefined) {
-    info = { written: scrubString(key), usage: isUsageKey(key), kind: classifyKey(key) };
+    const written = scrubString(key);
+    const json = `${JSON.stringify(written)}:`;
+    info = { written, json, jsonAfterComma: `,${json}`, usage: isUsageKey(key), kind: classifyKey(key) };
     if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.clear();
     keyCache.set(key, info);
   }

@@ -1,0 +1,30 @@
+/**
+ * A group-commit batch: the lines of the appends that go out in one write, run together in
+ * seq order, and those appends' acknowledgements (resolved only after the write is synced).
+ */
+import type { AppendResult } from './event-log.ts';
+
+export interface Ack {
+  result: AppendResult;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+export class Batch {
+  readonly acks: Ack[] = [];
+  /** Concatenation only links the strings; they are copied out once, by bytes(). */
+  #text = '';
+
+  get size(): number {
+    return this.acks.length;
+  }
+
+  addLine(line: string): void {
+    this.#text += line;
+  }
+
+  /** The lines as UTF-8, for the one write. */
+  bytes(): Buffer {
+    return Buffer.from(this.#text, 'utf8');
+  }
+}
