@@ -37,7 +37,7 @@ function realpathOfExisting(target: string): string | undefined {
     }
   }
   try {
-    return path.join(realpathSync(existing), ...tail);
+    return path.join(realpathSync.native(existing), ...tail); // .native: see resolveInsidePersona
   } catch {
     return undefined; // a dangling link: where it would create a file is not ours to guess
   }
@@ -52,7 +52,9 @@ export function resolveInsidePersona(personaDir: string, relative: string): stri
   if (path.isAbsolute(relative)) escape(personaDir, relative, 'is absolute (it must be relative to the persona directory)');
   let root: string;
   try {
-    root = realpathSync(personaDir);
+    // .native: one realpath(3) call, where the JS realpathSync lstats every component of the
+    // path (this runs for every persistence file access, several times a cycle); same answer.
+    root = realpathSync.native(personaDir);
   } catch {
     throw kernelError('RTC_ERR_LEDGER_PATH_ESCAPE', `persona directory ${personaDir} does not exist`, { details: { personaDir } });
   }

@@ -58,6 +58,7 @@ import { systemClock, type Clock } from './clock.ts';
 import { act, errorLine, type ActResult } from './decide.ts';
 import { hostPathScrubber, type PathScrubber } from './host-paths.ts';
 import { ensureBrainLayout, personaPaths, relToState, WORKSPACE_ID, type PersonaPaths } from './layout.ts';
+import { LedgerInspector } from './ledger-inspection.ts';
 import { personaBindings } from './persona-bindings.ts';
 import { PersonaPlugins, PluginDirectory } from './persona-plugins.ts';
 import { personaPluginOptions } from './plugin-options.ts';
@@ -165,12 +166,6 @@ export interface CycleReport {
   payload: Record<string, unknown>;
 }
 
-function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const item of items) out[key(item)] = (out[key(item)] ?? 0) + 1;
-  return out;
-}
-
 export class PersonaRuntime {
   readonly profile: PersonaProfile;
   readonly persona: LoadedPersona;
@@ -188,6 +183,8 @@ export class PersonaRuntime {
   readonly #codec: PathCodec;
   /** sha256 of the profile text the persona opened with (kept in the trace's blobs) */
   readonly #profileDigest: string;
+  /** step 5; keeps the last inspection while the ledger's files are unchanged (ledger-inspection.ts) */
+  readonly #ledger: LedgerInspector;
   #cycles: number;
   #audit = { granted: 0, denied: [] as string[] };
 
@@ -206,6 +203,7 @@ export class PersonaRuntime {
     this.#profileDigest = parts.profileDigest;
     this.#codec = pathCodec(kernel.stateDir);
     this.#scrub = hostPathScrubber(kernel.stateDir);
+    this.#ledger = new LedgerInspector(this.paths, this.#backend.ledger);
     this.#plugins = new PersonaPlugins(
       personaPluginOptions({
         stateDir: kernel.stateDir,
@@ -333,7 +331,7 @@ export class PersonaRuntime {
     steps.push('skills');
 
     // 5. ledger
-    const ledger = this.#inspectLedger();
+    const ledger = this.#ledger.inspect();
     if (ledger.error) problems.push(`ledger: ${ledger.error}`);
     steps.push('ledger');
 
@@ -426,25 +424,6 @@ export class PersonaRuntime {
     } catch (error) {
       problems.push(`review queue: ${errorLine(error)}`);
       return { applied: [], expired: [] };
-    }
-  }
-
-  #inspectLedger(): { path: string; bootstrap: string; backend?: string; tasks?: Record<string, number>; error?: string } {
-    const dbRel = relToState(this.paths, path.join(this.paths.orchestraDir, 'orchestra.db'));
-    try {
-      const opened = this.#backend.ledger.open();
-      try {
-        return {
-          path: relToState(this.paths, path.join(this.paths.dir, opened.dbPath)),
-          bootstrap: opened.bootstrap?.status ?? 'existing',
-          backend: opened.store.backend,
-          tasks: countBy(opened.store.listTasks(), (t) => t.state),
-        };
-      } finally {
-        opened.store.close();
-      }
-    } catch (error) {
-      return { path: dbRel, bootstrap: 'failed', error: errorLine(error) };
     }
   }
 

@@ -33,7 +33,7 @@ export interface PersonaFiles {
   readText(relative: string): string | undefined;
   /** Appends and syncs before returning; a new file's directory entry is synced too. */
   appendDurably(relative: string, data: string | Buffer): void;
-  /** Replaces the file whole: temp file, fsync, rename, directory fsync (old or new, never half). */
+  /** Replaces the file whole: temp file, fsync, rename, directory fsync for a new file (old or new, never half). */
   replaceDurably(relative: string, data: string | Buffer): void;
   /** The persona's ledger in the jsonl-fs format. */
   readonly ledger: LedgerAccess;
@@ -92,8 +92,14 @@ export function replaceFileDurably(file: string, data: string | Buffer): void {
   const tmp = `${file}.${process.pid}.tmp`;
   const fd = openSync(tmp, 'w', 0o644);
   writeAllSyncClose(fd, bytes);
+  const existed = existsSync(file);
   renameSync(tmp, file);
-  syncDirectory(dir);
+  // The directory fsync makes a new name durable. Over an existing entry (brain.json, every
+  // cycle) it is skipped: the rename is complete in the OS when renameSync returns, so a
+  // kill -9 of this process finds the new file; only a power or OS crash can lose a rename
+  // not yet written back, and then the entry still names the old, complete file (the new
+  // bytes were fsynced before the rename), never half of one and never none.
+  if (!existed) syncDirectory(dir);
 }
 
 export function personaFiles(personaDir: string, personaId: string, readonly: boolean): PersonaFiles {
