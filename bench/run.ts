@@ -23,6 +23,7 @@ import { readTextFile } from './cases/read-text-file.ts';
 import type { ResultRow } from './lib/result-row.ts';
 import { createContext, denoVersion, packageVersion, type BenchContext } from './lib/setup.ts';
 import { renderMisses, renderNotes, renderTable } from './lib/table.ts';
+import { settleBetweenCases } from './lib/settle.ts';
 
 const CASES: { name: string; run: (ctx: BenchContext) => Promise<ResultRow[]> | ResultRow[] }[] = [
   { name: 'cold-start', run: coldStart },
@@ -70,20 +71,25 @@ async function main(): Promise<void> {
   const ctx = await createContext(values.quick);
   const rows: ResultRow[] = [];
   const timings: Record<string, number> = {};
+  const loadAtCaseStart: Record<string, number> = {};
   try {
+    let first = true;
     for (const c of CASES) {
       if (only && !only.includes(c.name)) continue;
-      ctx.log(`bench: ${c.name}`);
+      if (!first) await settleBetweenCases(values.quick ? 200 : 1000);
+      first = false;
+      loadAtCaseStart[c.name] = loadAverage();
+      ctx.log(`bench: ${c.name} (load average ${loadAtCaseStart[c.name]})`);
       const t0 = performance.now();
       rows.push(...(await c.run(ctx)));
       timings[c.name] = Math.round(performance.now() - t0) / 1000;
     }
-    const facts = { ...machine(ctx), loadAverage1m: { atStart: loadAtStart, atEnd: loadAverage() } };
+    const facts = { ...machine(ctx), loadAverage1m: { atStart: loadAtStart, atEnd: loadAverage(), atCaseStart: loadAtCaseStart } };
     const seconds = Math.round((performance.now() - started) / 100) / 10;
     const table = renderTable(rows);
     const generatedAt = new Date().toISOString();
     const mode = values.quick ? 'quick' : 'full';
-    const factsLine = `${facts.cpus} cores (${facts.cpuModel}), ${facts.memoryGiB} GiB RAM, ${facts.os}; Node ${facts.node} (V8 ${facts.v8}), isolated-vm ${facts.isolatedVm}, tinypool ${facts.tinypool}, ${facts.deno}; runtimectl ${facts.runtimectl}. Load average (1 min) ${facts.loadAverage1m.atStart} at the start, ${facts.loadAverage1m.atEnd} at the end${Math.max(facts.loadAverage1m.atStart, facts.loadAverage1m.atEnd) > facts.cpus ? ': other work shared the cores during this run, which inflates absolute times; ratios, measured interleaved, suffer less' : ''}.`;
+    const factsLine = `${facts.cpus} cores (${facts.cpuModel}), ${facts.memoryGiB} GiB RAM, ${facts.os}; Node ${facts.node} (V8 ${facts.v8}), isolated-vm ${facts.isolatedVm}, tinypool ${facts.tinypool}, ${facts.deno}; runtimectl ${facts.runtimectl}. Load average (1 min) ${facts.loadAverage1m.atStart} at the start, ${facts.loadAverage1m.atEnd} at the end${Math.max(facts.loadAverage1m.atStart, facts.loadAverage1m.atEnd) > facts.cpus ? ': above the core count (the bench’s own processes and disk writeback count toward it, as would other work), which inflates absolute times; ratios, measured interleaved, suffer less' : ''}.`;
     const markdown = [
       '# Benchmark results',
       '',
