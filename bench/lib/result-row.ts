@@ -6,7 +6,7 @@ import { scale, type Summary } from './stats.ts';
 
 export type Role = 'project' | 'floor' | 'alternative' | 'info';
 
-export type Verdict = 'met' | 'missed' | 'not yet measurable' | 'full run only';
+export type Verdict = 'met' | 'missed' | 'full run only';
 
 export interface ResultRow {
   case: string;
@@ -51,9 +51,4 @@ export function timeRow(
 
 export function verdict(met: boolean): Verdict {
   return met ? 'met' : 'missed';
-}
-
-/** Rows for figures that cannot be measured until another issue lands. */
-export function notYet(caseName: string, variant: string, target: string | undefined, issue: string, note: string): ResultRow {
-  return { case: caseName, variant, role: 'project', unit: '', ...(target ? { target } : {}), verdict: 'not yet measurable', note: `not yet measurable (needs ${issue}): ${note}` };
 }
