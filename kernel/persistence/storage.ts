@@ -33,8 +33,11 @@ export interface PersonaFiles {
   readText(relative: string): string | undefined;
   /** Appends and syncs before returning; a new file's directory entry is synced too. */
   appendDurably(relative: string, data: string | Buffer): void;
-  /** Replaces the file whole: temp file, fsync, rename, directory fsync for a new file (old or new, never half). */
-  replaceDurably(relative: string, data: string | Buffer): void;
+  /**
+   * Replaces the file whole: temp file, fsync, rename, directory fsync (old or new, never half).
+   * `directorySync: 'when-new'` is for a file rewritten every cycle (see replaceFileDurably).
+   */
+  replaceDurably(relative: string, data: string | Buffer, options?: ReplaceOptions): void;
   /** The persona's ledger in the jsonl-fs format. */
   readonly ledger: LedgerAccess;
 }
@@ -85,20 +88,29 @@ export function appendFileDurably(file: string, data: string | Buffer): void {
   if (created) syncDirectory(dir);
 }
 
-export function replaceFileDurably(file: string, data: string | Buffer): void {
+export interface ReplaceOptions {
+  /**
+   * 'always' (the default) fsyncs the directory after the rename, so the new version survives
+   * a power loss. 'when-new' skips it when the file already existed: for state rewritten every
+   * cycle (brain.json) where the previous complete version after a power loss is acceptable.
+   */
+  directorySync?: 'always' | 'when-new';
+}
+
+export function replaceFileDurably(file: string, data: string | Buffer, options: ReplaceOptions = {}): void {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const dir = path.dirname(file);
   mkdirSync(dir, { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   const fd = openSync(tmp, 'w', 0o644);
   writeAllSyncClose(fd, bytes);
-  const existed = existsSync(file);
+  const existed = options.directorySync === 'when-new' && existsSync(file);
   renameSync(tmp, file);
-  // The directory fsync makes a new name durable. Over an existing entry (brain.json, every
-  // cycle) it is skipped: the rename is complete in the OS when renameSync returns, so a
-  // kill -9 of this process finds the new file; only a power or OS crash can lose a rename
-  // not yet written back, and then the entry still names the old, complete file (the new
-  // bytes were fsynced before the rename), never half of one and never none.
+  // The directory fsync makes the rename itself durable. With 'when-new' over an existing
+  // entry it is skipped (one fsync less per cycle): the rename is complete in the OS when
+  // renameSync returns, so a kill -9 of this process finds the new file; only a power or OS
+  // crash can lose a rename not yet written back, and then the entry still names the old,
+  // complete file (the new bytes were fsynced before the rename), never half of one.
   if (!existed) syncDirectory(dir);
 }
 
@@ -127,9 +139,9 @@ export function personaFiles(personaDir: string, personaId: string, readonly: bo
       refuseWrite(relative);
       appendFileDurably(resolve(relative), data);
     },
-    replaceDurably(relative, data) {
+    replaceDurably(relative, data, options) {
       refuseWrite(relative);
-      replaceFileDurably(resolve(relative), data);
+      replaceFileDurably(resolve(relative), data, options);
     },
     ledger: ledgerAccess(personaDir, personaId, 'jsonl-fs', readonly),
   };

@@ -79,7 +79,9 @@ function memoryStore(files: PersonaFiles): MemoryStore {
     readBrain: () => files.readText(BRAIN_FILE),
     writeBrain(text) {
       checkBrainText(text);
-      files.replaceDurably(BRAIN_FILE, text);
+      // Rewritten every cycle: the previous complete brain after a power loss is acceptable
+      // (cycle numbers come from the event log); kill -9 still always finds the new one.
+      files.replaceDurably(BRAIN_FILE, text, { directorySync: 'when-new' });
     },
     readLongTerm: () => files.readText(LONG_TERM_FILE) ?? '',
     appendLongTerm(text) {
