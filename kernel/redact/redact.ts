@@ -144,7 +144,8 @@ function redactField(info: KeyInfo, entry: unknown, mode: Mode, ancestors: Set<o
   }
 }
 
-function readKey(value: object, key: string): unknown {
+/** A property read that survives a throwing getter: it gives "[Unreadable]" (shared with redacted-json.ts). */
+export function readKey(value: object, key: string): unknown {
   try {
     return (value as Record<string, unknown>)[key];
   } catch {
@@ -152,7 +153,7 @@ function readKey(value: object, key: string): unknown {
   }
 }
 
-function readIndex(value: unknown[], index: number): unknown {
+export function readIndex(value: unknown[], index: number): unknown {
   try {
     return value[index];
   } catch {

@@ -10,7 +10,7 @@
  * two-step path, so the text is always byte-for-byte what the two steps give
  * (test/events/redacted-json.test.ts checks both on random values).
  */
-import { keyInfo, MAX_DEPTH, type KeyInfo } from './redact.ts';
+import { keyInfo, MAX_DEPTH, readIndex, readKey, type KeyInfo } from './redact.ts';
 import { REDACTED, scrubString } from './strings.ts';
 
 const REDACTED_JSON = JSON.stringify(REDACTED);
@@ -114,21 +114,4 @@ function arrayJson(value: unknown[], secret: boolean, depth: number): string {
 /** JSON.stringify of a number: finite numbers as Number#toString writes them, the rest null. */
 function numberJson(value: number): string {
   return Number.isFinite(value) ? String(value) : 'null';
-}
-
-/** As redact.ts reads them: a getter that throws gives "[Unreadable]". */
-function readKey(value: object, key: string): unknown {
-  try {
-    return (value as Record<string, unknown>)[key];
-  } catch {
-    return '[Unreadable]';
-  }
-}
-
-function readIndex(value: unknown[], index: number): unknown {
-  try {
-    return value[index];
-  } catch {
-    return '[Unreadable]';
-  }
 }
