@@ -12,7 +12,7 @@ import path from 'node:path';
 import { kernelError } from '../errors.ts';
 import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
 import { contentStore, sha256Digest, type ContentStore } from '../storage/content-store.ts';
-import { INLINE_LIMIT, traceHash, traceRecordSchema, type TraceRecord, type TracedText } from './trace-record.ts';
+import { INLINE_LIMIT, checkedTraceHash, traceRecordSchema, type TraceRecord, type TracedText } from './trace-record.ts';
 
 export const TRACE_DIR = 'trace';
 export const TRACE_FILE = path.join(TRACE_DIR, 'cycles.jsonl');
@@ -128,7 +128,8 @@ export class TraceStore {
         throw kernelError('RTC_ERR_REPLAY_RECORDING', `${where}: ${issue.path.join('.') || 'record'}: ${issue.message}`, { details: { file: this.file, line: i + 1 } });
       }
       const record = parsed.data;
-      const actual = traceHash(record);
+      // the record passed the strict schema: the fast writer gives traceHash's bytes
+      const actual = checkedTraceHash(record);
       if (actual !== record.hash) {
         throw kernelError('RTC_ERR_REPLAY_RECORDING', `${where}: cycle ${record.cycle}: the record's content hashes to ${actual}, not its stored hash ${record.hash}; it was changed after it was written`, {
           details: { file: this.file, line: i + 1 },
