@@ -44,6 +44,29 @@ function realpathOfExisting(target: string): string | undefined {
 }
 
 /**
+ * `target` itself when no existing part of it below the (already real) `root` is a symbolic
+ * link: then its real path is the lexical one, exactly what realpathOfExisting would return,
+ * for one lstat per part below root instead of an lstat plus a realpath(3) that readlinks
+ * every part from `/` (this runs several times a cycle). Undefined when a part is a link:
+ * the caller resolves it in full.
+ */
+function plainPathBelow(root: string, target: string): string | undefined {
+  let at = root;
+  for (const part of path.relative(root, target).split(path.sep)) {
+    at = path.join(at, part);
+    let st;
+    try {
+      st = lstatSync(at, { throwIfNoEntry: false });
+    } catch {
+      return target; // ENOTDIR and the like: a missing tail, kept lexically as realpathOfExisting keeps it
+    }
+    if (st === undefined) return target; // the rest does not exist: appended as it stands
+    if (st.isSymbolicLink()) return undefined;
+  }
+  return target;
+}
+
+/**
  * Resolves `relative` against the persona directory and returns its real absolute path,
  * or throws RTC_ERR_LEDGER_PATH_ESCAPE when it would leave the persona directory.
  */
@@ -60,7 +83,7 @@ export function resolveInsidePersona(personaDir: string, relative: string): stri
   }
   const lexical = path.resolve(root, relative);
   if (!isInside(root, lexical) || lexical === root) escape(personaDir, relative, 'climbs out of the persona directory');
-  const real = realpathOfExisting(lexical);
+  const real = plainPathBelow(root, lexical) ?? realpathOfExisting(lexical);
   if (real === undefined) escape(personaDir, relative, 'goes through a dangling symbolic link');
   if (!isInside(root, real) || real === root) escape(personaDir, relative, `resolves through a symbolic link to ${real}`);
   return real;

@@ -109,7 +109,22 @@ export function loadBrain(memory: Pick<MemoryStore, 'readBrain'>, paths: Persona
 }
 
 export function saveBrain(memory: Pick<MemoryStore, 'writeBrain'>, brain: Brain): void {
-  memory.writeBrain(`${JSON.stringify(brain, null, 2)}\n`);
+  memory.writeBrain(brainText(brain));
+}
+
+/**
+ * saveBrain, with `offThread` through the store's writeBrainAsync when it has one: the same
+ * bytes, durable when the promise resolves, without holding the main thread (and so the
+ * other personas) through the fsync. Otherwise (one persona alone has nothing to overlap,
+ * and the trip through the pool only adds a turn; or a store without it) synchronously.
+ */
+export async function saveBrainDurably(memory: Pick<MemoryStore, 'writeBrain' | 'writeBrainAsync'>, brain: Brain, options: { offThread: boolean }): Promise<void> {
+  if (options.offThread && memory.writeBrainAsync) await memory.writeBrainAsync(brainText(brain));
+  else saveBrain(memory, brain);
+}
+
+function brainText(brain: Brain): string {
+  return `${JSON.stringify(brain, null, 2)}\n`;
 }
 
 /** Adds work to the pending list, oldest dropped beyond the cap; returns what was dropped. */

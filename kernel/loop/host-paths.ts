@@ -30,7 +30,11 @@ export function hostPathScrubber(stateDir: string): PathScrubber {
   ]
     .filter(([p]) => p.length > 1)
     .sort((a, b) => b[0].length - a[0].length);
+  // One scan says whether any prefix occurs at all (most strings of a cycle event hold none),
+  // instead of one includes() per prefix on every string; the replacement itself is unchanged.
+  const anyPrefix = new RegExp(pairs.map(([p]) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
   const scrubString = (text: string): string => {
+    if (pairs.length === 0 || !anyPrefix.test(text)) return text;
     let out = text;
     for (const [from, to] of pairs) if (out.includes(from)) out = out.split(from).join(to);
     return out;

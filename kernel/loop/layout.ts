@@ -17,7 +17,7 @@
  * Paths that leave the kernel (events, status, summaries) are written relative to the
  * state directory, never as host paths.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
 import { eventLogPath } from '../events/paths.ts';
@@ -81,7 +81,11 @@ explicit task, never by being recent. The loop itself does not write this file.
 export function ensureBrainLayout(paths: PersonaPaths, memory: Pick<MemoryStore, 'isEmpty' | 'readLongTerm' | 'appendLongTerm'>): boolean {
   const created = !existsSync(paths.memoryDir) && memory.isEmpty();
   try {
-    for (const dir of [paths.memoryDir, paths.sessionsDir, paths.workspaceRoot, paths.artifactsDir, paths.inboxDir]) mkdirSync(dir, { recursive: true });
+    // Runs every cycle and the folders almost always exist: one stat each, where mkdirSync
+    // (recursive) costs a mkdir and a stat; anything not a folder goes to mkdirSync as before.
+    for (const dir of [paths.memoryDir, paths.sessionsDir, paths.workspaceRoot, paths.artifactsDir, paths.inboxDir]) {
+      if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) mkdirSync(dir, { recursive: true });
+    }
     if (memory.readLongTerm() === '') memory.appendLongTerm(LONG_TERM_HEADER);
   } catch (error) {
     throw kernelError('RTC_ERR_STATE_DIR', `cannot create the brain of persona ${path.basename(paths.dir)} under the state directory (${(error as Error).message})`, { cause: error });

@@ -53,7 +53,7 @@ import { checkSubstrateAtStart, type SubstrateAtStart } from '../verify/substrat
 import { KERNEL_VERSION } from '../version.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
-import { loadBrain, RECENT_CYCLES, saveBrain, type Brain } from './brain.ts';
+import { loadBrain, RECENT_CYCLES, saveBrainDurably, type Brain } from './brain.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { act, errorLine, type ActResult } from './decide.ts';
 import { hostPathScrubber, type PathScrubber } from './host-paths.ts';
@@ -166,6 +166,9 @@ export interface CycleReport {
   payload: Record<string, unknown>;
 }
 
+/** Cycles running now in each kernel: step 8 writes brain.json off the main thread only when others can use it. */
+const cyclesInFlight = new WeakMap<LoopKernel, number>();
+
 export class PersonaRuntime {
   readonly profile: PersonaProfile;
   readonly persona: LoadedPersona;
@@ -185,6 +188,10 @@ export class PersonaRuntime {
   readonly #profileDigest: string;
   /** step 5; keeps the last inspection while the ledger's files are unchanged (ledger-inspection.ts) */
   readonly #ledger: LedgerInspector;
+  /** step 4's answer: the catalog (loaded at open) and the profile's patterns never change, so it is computed once */
+  readonly #skills: { selected: ReturnType<typeof selectSkills>; unmatched: string[] };
+  /** the queue the cycle boundary applies through: its policy and storage are fixed at open, so it is built once */
+  #boundaryQueue: ReviewQueue | undefined;
   #cycles: number;
   #audit = { granted: 0, denied: [] as string[] };
 
@@ -204,6 +211,7 @@ export class PersonaRuntime {
     this.#codec = pathCodec(kernel.stateDir);
     this.#scrub = hostPathScrubber(kernel.stateDir);
     this.#ledger = new LedgerInspector(this.paths, this.#backend.ledger);
+    this.#skills = { selected: selectSkills(this.#catalog, this.profile.skills), unmatched: unmatchedPatterns(this.#catalog, this.profile.skills) };
     this.#plugins = new PersonaPlugins(
       personaPluginOptions({
         stateDir: kernel.stateDir,
@@ -298,9 +306,11 @@ export class PersonaRuntime {
       limits: { cpu_seconds: this.limits.cpu_seconds_per_cycle, wall_seconds: this.limits.wall_seconds_per_cycle },
     });
     this.#plugins.recorder = recorder;
+    cyclesInFlight.set(k, (cyclesInFlight.get(k) ?? 0) + 1);
     try {
       return await this.#cycleSteps({ now, cycle, steps, problems, review, recorder });
     } finally {
+      cyclesInFlight.set(k, (cyclesInFlight.get(k) ?? 1) - 1);
       this.#plugins.recorder = undefined;
     }
   }
@@ -326,8 +336,8 @@ export class PersonaRuntime {
     steps.push('budget');
 
     // 4. skills
-    const selected = selectSkills(this.#catalog, p.skills);
-    const unmatched = unmatchedPatterns(this.#catalog, p.skills);
+    const selected = this.#skills.selected;
+    const unmatched = [...this.#skills.unmatched];
     steps.push('skills');
 
     // 5. ledger
@@ -411,14 +421,16 @@ export class PersonaRuntime {
     this.#usage.add({ atMs: now, tokens: result.usage?.total_tokens ?? 0, session: result.ran && result.spends_tokens === true });
     this.#cycles = cycle;
     this.#remember(brain, { cycle, phase, result, found: found.work, posture });
-    saveBrain(this.#backend.memory, brain);
+    // Awaited before the cycle returns: an acknowledged cycle's brain.json survives kill -9.
+    await saveBrainDurably(this.#backend.memory, brain, { offThread: (cyclesInFlight.get(k) ?? 0) > 1 });
     return { persona_id: p.id, cycle, seq, phase, outcome: result.outcome, defer_reason: payload.defer_reason as string | null, executor: this.choice.plugin, steps, posture, act: result, probes, payload };
   }
 
   /** Applies proposals accepted since the last cycle; a queue that cannot be read is a problem of this cycle, never a stop. */
   async #applyAccepted(now: number, problems: string[]): Promise<ReviewAtBoundary> {
     try {
-      const outcome = this.reviewQueue({ policy: this.profile.review }).applyAccepted({ now });
+      this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review });
+      const outcome = this.#boundaryQueue.applyAccepted({ now });
       for (const event of outcome.events) await this.#backend.events.append(event.type, this.#scrub(event.payload));
       return { applied: outcome.applied.map((p) => p.id), expired: outcome.expired.map((p) => p.id) };
     } catch (error) {

@@ -12,7 +12,7 @@
  * reviewer handoff) finishes them.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import type { WorkItem } from '../executors/contract.ts';
 import { addPending, rememberKeys, type Brain } from './brain.ts';
@@ -63,9 +63,24 @@ function describePacket(name: string, text: string): { title: string; tier_hint?
   return { title: clip(title ?? name, 120), ...(tier !== undefined && tier >= 1 && tier <= 6 ? { tier_hint: tier } : {}) };
 }
 
+/**
+ * The inbox's entries, or undefined when there is no inbox folder. The listing is tried first
+ * (one syscall less every cycle than asking first); existsSync decides only after a failure,
+ * so a listing error of an inbox that exists still throws as it always did.
+ */
+function listInbox(dir: string): Dirent[] | undefined {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch (error) {
+    if (!existsSync(dir)) return undefined;
+    throw error;
+  }
+}
+
 export function probeWorkPackets(paths: PersonaPaths, brain: Brain): { record: ProbeRecord; loaded: WorkItem[] } {
-  if (!existsSync(paths.inboxDir)) return { record: { probe: 'work_packets', action: 'skipped', reason: 'no inbox folder' }, loaded: [] };
-  const names = readdirSync(paths.inboxDir, { withFileTypes: true })
+  const entries = listInbox(paths.inboxDir);
+  if (entries === undefined) return { record: { probe: 'work_packets', action: 'skipped', reason: 'no inbox folder' }, loaded: [] };
+  const names = entries
     .filter((d) => d.isFile() && !d.name.startsWith('.'))
     .map((d) => d.name)
     .sort();
@@ -99,6 +114,7 @@ export function probeWorkPackets(paths: PersonaPaths, brain: Brain): { record: P
 }
 
 export function probeDirectMessages(paths: PersonaPaths, brain: Brain): { record: ProbeRecord; loaded: WorkItem[] } {
+  // Asked first here (unlike the inbox): a missing queue is the usual case, and a failed read's exception costs more than the question.
   if (!existsSync(paths.dmQueueFile)) return { record: { probe: 'dm_queue', action: 'skipped', reason: 'queue missing (dm/queue.jsonl)' }, loaded: [] };
   const lines = readFileSync(paths.dmQueueFile, 'utf8').split('\n');
   // A last line without its newline may still be being written: it waits for the next cycle.

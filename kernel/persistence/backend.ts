@@ -96,6 +96,11 @@ export interface MemoryStore {
   readBrain(): string | undefined;
   /** Replaces brain.json atomically and durably; the text must be one JSON object. */
   writeBrain(text: string): void;
+  /**
+   * Optional: writeBrain's durable replace without holding the main thread (done when the
+   * promise resolves). The loop uses it while other personas' cycles can use the time.
+   */
+  writeBrainAsync?(text: string): Promise<void>;
   /** long-term.md's text, '' when there is none. */
   readLongTerm(): string;
   /** Appends to long-term.md durably. */

@@ -22,6 +22,7 @@ import { eventLine } from '../../kernel/persistence/event-codec.ts';
 import { checkBrainText, checkProposalLine, parseProposalLines } from '../../kernel/persistence/records.ts';
 import { requireStorage } from '../../kernel/persistence/open.ts';
 import type { PersonaFiles } from '../../kernel/persistence/storage.ts';
+import { replaceFileDurablyAsync } from './replace-async.ts';
 
 export const BRAIN_FILE = 'brain/memory/brain.json';
 export const LONG_TERM_FILE = 'brain/memory/long-term.md';
@@ -74,7 +75,8 @@ function eventStore(files: PersonaFiles, context: BackendContext, state: { log?:
   };
 }
 
-function memoryStore(files: PersonaFiles): MemoryStore {
+/** The memory store, with writeBrainAsync (replace-async.ts) for the loop. */
+function memoryStore(files: PersonaFiles, readonly: boolean): Required<MemoryStore> {
   return {
     readBrain: () => files.readText(BRAIN_FILE),
     writeBrain(text) {
@@ -82,6 +84,12 @@ function memoryStore(files: PersonaFiles): MemoryStore {
       // Rewritten every cycle: the previous complete brain after a power loss is acceptable
       // (cycle numbers come from the event log); kill -9 still always finds the new one.
       files.replaceDurably(BRAIN_FILE, text, { directorySync: 'when-new' });
+    },
+    async writeBrainAsync(text) {
+      // The same checks as writeBrain (files.replaceDurably refuses a read-only backend, then guards the path).
+      if (readonly) throw kernelError('RTC_ERR_PERSISTENCE_READONLY', `${BRAIN_FILE}: the persistence backend was opened read-only`, { details: { file: BRAIN_FILE } });
+      checkBrainText(text);
+      await replaceFileDurablyAsync(files.resolve(BRAIN_FILE), text);
     },
     readLongTerm: () => files.readText(LONG_TERM_FILE) ?? '',
     appendLongTerm(text) {
@@ -126,7 +134,7 @@ export function createBackend(context: BackendContext): PersistenceBackend {
     readonly: context.readonly,
     events: eventStore(files, context, state),
     ledger: files.ledger,
-    memory: memoryStore(files),
+    memory: memoryStore(files, context.readonly),
     proposals: proposalStore(files),
     async close() {
       if (state.opening) {
