@@ -32,12 +32,12 @@ export type Part =
   | { k: 'call'; args: readonly unknown[] }
   /** an asynchronous write: on an O_DSYNC file it is an event-log append (write + fdatasync in one call) */
   | { k: 'append'; file: string; bytes: number; dsync: boolean }
-  | { k: 'open'; fd: number; file: string; flags: string | number }
-  | { k: 'write'; fd: number; file: string; bytes: number }
-  | { k: 'fsync'; fd: number; file: string }
-  | { k: 'close'; fd: number }
+  | { k: 'open'; fd: number; file: string; flags: string | number; async?: true }
+  | { k: 'write'; fd: number; file: string; bytes: number; async?: true }
+  | { k: 'fsync'; fd: number; file: string; async?: true }
+  | { k: 'close'; fd: number; async?: true }
   | { k: 'writeFile'; file: string; bytes: number; flag: string }
-  | { k: 'rename'; from: string; to: string }
+  | { k: 'rename'; from: string; to: string; async?: true }
   | { k: 'unlink'; file: string };
 
 export interface RoundCensus {
@@ -82,7 +82,7 @@ export class CycleCensus {
   #flat: { owner: string; part: Part }[] = [];
   #counts = new Map<string, number>();
   #times = new Map<string, number>();
-  #fds = new Map<number, { file: string; flags: string | number; write: boolean; dsync: boolean }>();
+  #fds = new Map<number, { file: string; flags: string | number; write: boolean; dsync: boolean; async?: boolean }>();
   #depth = 0;
   #inCall = 0;
   #original = new Map<string, unknown>();
@@ -200,6 +200,27 @@ export class CycleCensus {
     });
   }
 
+  /** The callback-style open: the fd is known only in its callback, where the part is recorded. */
+  #wrapAsyncOpen(): void {
+    const original = fs.open as unknown as (...args: unknown[]) => unknown;
+    const census = this;
+    this.#replace('open', function (this: unknown, ...args: unknown[]): unknown {
+      const callback = args[args.length - 1];
+      if (census.#depth > 0 || typeof callback !== 'function') return original.apply(this, args);
+      const flags = (args.length > 2 ? args[1] : 'r') as string | number;
+      const file = absolute(args[0]);
+      const write = isWriteFlag(flags);
+      args[args.length - 1] = (error: unknown, fd: number) => {
+        if (!error) {
+          census.#fds.set(fd, { file, flags, write, dsync: typeof flags === 'number' && O_DSYNC !== 0 && (flags & O_DSYNC) !== 0, async: true });
+          if (write && census.recording) census.#part(file, { k: 'open', fd, file, flags, async: true });
+        }
+        (callback as (error: unknown, fd: number) => void)(error, fd);
+      };
+      return original.apply(this, args);
+    });
+  }
+
   install(): void {
     if (this.#installed) return;
     this.#installed = true;
@@ -264,14 +285,29 @@ export class CycleCensus {
       const data = args[1];
       const bytes = typeof data === 'string' ? byteLength(data, typeof args[3] === 'string' ? args[3] : undefined) : typeof args[3] === 'number' ? args[3] : byteLength(data) - (typeof args[2] === 'number' ? args[2] : 0);
       const file = this.#fdFile(fd);
-      this.#part(file, { k: 'append', file, bytes, dsync: this.#fds.get(fd)?.dsync ?? false });
+      const known = this.#fds.get(fd);
+      // A file opened by the callback-style open (replace-async.ts) and written whole: a file write done off-thread.
+      if (known?.async) this.#part(file, { k: 'write', fd, file, bytes, async: true });
+      else this.#part(file, { k: 'append', file, bytes, dsync: known?.dsync ?? false });
     });
     for (const name of ['fsync', 'fdatasync']) {
       this.#wrapAsync(name, (args) => {
-        const file = this.#fdFile(args[0] as number);
-        this.#part(file, { k: 'fsync', fd: args[0] as number, file });
+        const fd = args[0] as number;
+        const file = this.#fdFile(fd);
+        this.#part(file, { k: 'fsync', fd, file, ...(this.#fds.get(fd)?.async ? { async: true as const } : {}) });
       });
     }
+    this.#wrapAsyncOpen();
+    this.#wrapAsync('close', (args) => {
+      const fd = args[0] as number;
+      const known = this.#fds.get(fd);
+      this.#fds.delete(fd);
+      if (known?.write) this.#part(known.file, { k: 'close', fd, async: true });
+    });
+    this.#wrapAsync('rename', (args) => {
+      const from = absolute(args[0]);
+      this.#part(from, { k: 'rename', from, to: absolute(args[1]), async: true });
+    });
     syncBuiltinESMExports();
 
     const census = this;

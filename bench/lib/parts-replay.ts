@@ -33,6 +33,21 @@ function writeAsync(fd: number, bytes: Buffer, length: number): Promise<void> {
   return new Promise((resolve, reject) => fs.write(fd, bytes, 0, length, null, (error) => (error ? reject(error) : resolve())));
 }
 
+/** Callback-style fs as promises, as plugins/persistence-jsonl-fs/replace-async.ts does them. */
+function openAsync(file: string, flags: string | number): Promise<number> {
+  return new Promise((resolve, reject) => fs.open(file, flags, 0o644, (error, fd) => (error ? reject(error) : resolve(fd))));
+}
+function fsyncAsync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fs.fsync(fd, (error) => (error ? reject(error) : resolve())));
+}
+function closeAsync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fs.close(fd, (error) => (error ? reject(error) : resolve())));
+}
+/** A rename whose source is gone (the kernel's temp file was replayed away) is skipped, as ignoreMissing does. */
+function renameAsync(from: string, to: string): Promise<void> {
+  return new Promise((resolve, reject) => fs.rename(from, to, (error) => (error && error.code !== 'ENOENT' ? reject(error) : resolve())));
+}
+
 /** The kernel's exclusive-create flags become plain creates: a lock file left by an aborted replay must not stop the next. */
 function replayFlags(flags: string | number): string | number {
   if (typeof flags === 'number') return flags & ~fs.constants.O_EXCL;
@@ -111,18 +126,24 @@ export class PartsReplay {
           case 'append':
             await writeAsync(this.#log(p.file, p.dsync), this.#buffer(p.bytes), p.bytes);
             break;
+          // Parts the kernel did off the main thread (async) are done off it here too.
           case 'open':
-            fds.set(p.fd, fs.openSync(this.#file(p.file), replayFlags(p.flags), 0o644));
+            fds.set(p.fd, p.async ? await openAsync(this.#file(p.file), replayFlags(p.flags)) : fs.openSync(this.#file(p.file), replayFlags(p.flags), 0o644));
             break;
           case 'write':
-            fs.writeSync(fdOf(p.fd, p.file), this.#buffer(p.bytes), 0, p.bytes);
+            if (p.async) await writeAsync(fdOf(p.fd, p.file), this.#buffer(p.bytes), p.bytes);
+            else fs.writeSync(fdOf(p.fd, p.file), this.#buffer(p.bytes), 0, p.bytes);
             break;
           case 'fsync':
-            fs.fsyncSync(fdOf(p.fd, p.file));
+            if (p.async) await fsyncAsync(fdOf(p.fd, p.file));
+            else fs.fsyncSync(fdOf(p.fd, p.file));
             break;
           case 'close': {
             const raw = fds.get(p.fd);
-            if (raw !== undefined) fs.closeSync(raw);
+            if (raw !== undefined) {
+              if (p.async) await closeAsync(raw);
+              else fs.closeSync(raw);
+            }
             fds.delete(p.fd);
             break;
           }
@@ -130,7 +151,8 @@ export class PartsReplay {
             fs.writeFileSync(this.#file(p.file), this.#buffer(p.bytes).subarray(0, p.bytes), { flag: String(replayFlags(p.flag)) });
             break;
           case 'rename':
-            ignoreMissing(() => fs.renameSync(this.#file(p.from), this.#file(p.to)));
+            if (p.async) await renameAsync(this.#file(p.from), this.#file(p.to));
+            else ignoreMissing(() => fs.renameSync(this.#file(p.from), this.#file(p.to)));
             break;
           case 'unlink':
             ignoreMissing(() => fs.unlinkSync(this.#file(p.file)));
