@@ -32,7 +32,8 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { CycleReport } from '../../kernel/loop/persona-runtime.ts';
-import { CYCLE_SECONDS, openBenchKernel, openFleet, type BenchExecutor, type BenchFleet } from '../lib/bench-personas.ts';
+import { DEFAULT_MAX_RESIDENT_ISOLATES } from '../../kernel/loop/resident-isolates.ts';
+import { CYCLE_SECONDS, PLUGINS_PER_PERSONA, openBenchKernel, openFleet, type BenchExecutor, type BenchFleet } from '../lib/bench-personas.ts';
 import { CpuProfile } from '../lib/cpu-profile.ts';
 import { countParts, CycleCensus, type PartCounts, type RoundCensus } from '../lib/cycle-census.ts';
 import { PartsReplay, type PreparedRound } from '../lib/parts-replay.ts';
@@ -254,7 +255,13 @@ function whyMissed(n: number, r: PhaseResult, profile: Profile): { breakdown: st
       ? `The raw parts alone reach only ${Math.round(floorRate).toLocaleString('en-US')} cycles/s here: with ${r.parts.fsyncs.toFixed(1)} fsyncs and ${r.parts.appends.toFixed(1)} O_DSYNC appends per cycle, this disk's flush latency bounds any implementation that makes a cycle durable the way this one does, so 1,000 cycles/s also needs fewer syncs per cycle (one durable append per cycle, brain state derived from the log) or syncs shared between personas (group commit across the personas' logs).`
       : `The raw parts alone reach ${Math.round(floorRate).toLocaleString('en-US')} cycles/s, so the parts are not what bounds it: the kernel's own work around them is.`;
   const breakdown = `${Math.round(rate).toLocaleString('en-US')} cycles/s is ${ms(wall)} ms of wall time per cycle. In untimed rounds of the same kind with every fs call and plugin call timed (${profile.personas === n ? 'run right after' : `run with ${plural(profile.personas, 'persona')}: ${n.toLocaleString('en-US')} are not profiled, to save time`}; ${ms(profiledWall)} ms a cycle there): synchronous fs calls ${ms(fsMs)} ms, plugin calls' synchronous stretch ${ms(callMs)} ms, and the rest, ${ms(rest)} ms, is the kernel's own JavaScript${profile.personas === 1 ? ' and waiting for the event log\'s fdatasync, which one persona cannot overlap with anything' : ''}. A CPU profile of those rounds names the largest components, inclusive of the fs calls they make (ms a cycle): ${profile.components.map(([k, v]) => `${k} ${ms(v)}`).join(', ') || 'none sampled'}. The fs time by file: ${top(byArea, 4).map(([k, v]) => `${k} ${ms(v)} ms`).join(', ')}; by call: ${top(byFunction, 4).map(([k, v]) => `${k} ${ms(v)} ms (${fnCalls(k)} calls)`).join(', ')}.`;
-  return { breakdown, text: `${breakdown} ${floorNote} What would close it: ${[...remedies].join('; ') || 'fewer synchronous fs calls per cycle'}.` };
+  // Past the kernel's isolate cap each persona's plugins are released between its cycles, so a
+  // cycle with work rebuilds them from the code cache: the profile at 100 personas cannot show that.
+  const isolateNote =
+    r.mode === 'work' && n * PLUGINS_PER_PERSONA > DEFAULT_MAX_RESIDENT_ISOLATES
+      ? ` Above all: ${plural(n, 'persona')} run ${(n * PLUGINS_PER_PERSONA).toLocaleString('en-US')} plugin isolates against the kernel's default cap of ${DEFAULT_MAX_RESIDENT_ISOLATES} resident ones (what keeps 1,000 personas under 2 GiB), so almost every plugin call of these rounds first rebuilds its isolate from the code cache (about 10-15 ms each); \`run --max-isolates ${n * PLUGINS_PER_PERSONA}\` keeps them all, at about 1.7 MiB each.`
+      : '';
+  return { breakdown, text: `${breakdown}${isolateNote} ${floorNote} What would close it: ${[...remedies].join('; ') || 'fewer synchronous fs calls per cycle'}.` };
 }
 
 function phaseRows(f: FleetFacts, r: PhaseResult, profile: Profile): ResultRow[] {

@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CYCLE_SECONDS } from '../lib/bench-personas.ts';
+import { CYCLE_SECONDS, PLUGINS_PER_PERSONA } from '../lib/bench-personas.ts';
 import { verdict, type ResultRow } from '../lib/result-row.ts';
 import type { BenchContext } from '../lib/setup.ts';
 
@@ -24,7 +24,6 @@ const TARGET = '1,000 personas in < 2 GiB (whole process RSS)';
 const CHILD = fileURLToPath(new URL('./persona-memory-child.ts', import.meta.url));
 const MIB = 1024 * 1024;
 const BUDGET_MIB = 2048;
-const PLUGINS_PER_PERSONA = 2;
 
 interface ChildReport {
   kind: string;

@@ -15,6 +15,8 @@ import { readPersonaFile, type LoadedPersona } from '../../kernel/personas/load.
 export type BenchExecutor = 'none' | 'orchestra';
 
 export const CYCLE_SECONDS = 300;
+/** Plugin isolates a bench persona with executor `none` runs: the executor and the budget policy. */
+export const PLUGINS_PER_PERSONA = 2;
 const OPEN_BATCH = 50;
 const T0 = Date.parse('2026-03-01T08:00:00.000Z');
 
