@@ -3,7 +3,8 @@
  * to its floor (and the alternative a user would pick) in this same process, interleaved,
  * after warm-up; writes bench/results.json and bench/RESULTS.md and prints the table.
  * --quick runs few iterations (under a minute on an idle machine) for CI and for checking the bench;
- * --only runs some cases and prints their table without touching the result files.
+ * --only runs some cases; it and --quick print their table without touching the result files
+ * (bench/results.json and RESULTS.md always hold the last full run).
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -110,13 +111,13 @@ async function main(): Promise<void> {
       renderMisses(rows),
       '',
     ].join('\n');
-    // A run of only some cases prints its table but never overwrites the full results.
-    if (!only) {
+    // A quick run or a run of only some cases prints its table but never overwrites the full results.
+    if (!only && !values.quick) {
       const out = path.dirname(new URL(import.meta.url).pathname);
       writeFileSync(path.join(out, 'results.json'), `${JSON.stringify({ generatedAt, mode, seconds, machine: facts, caseSeconds: timings, rows }, null, 2)}\n`);
       writeFileSync(path.join(out, 'RESULTS.md'), markdown);
     }
-    const wrote = only ? 'bench/results.json and bench/RESULTS.md left as they were (--only)' : 'Wrote bench/results.json and bench/RESULTS.md';
+    const wrote = only || values.quick ? `bench/results.json and bench/RESULTS.md left as they were (${only ? '--only' : '--quick'})` : 'Wrote bench/results.json and bench/RESULTS.md';
     process.stdout.write(`\n${table}\n\nMachine: ${factsLine}\n${wrote} (${mode} mode, ${seconds} s).\n`);
   } finally {
     rmSync(ctx.tmp, { recursive: true, force: true });
