@@ -6,18 +6,16 @@
  * so one measurement's leftovers never count in another. A persona's own memory cannot be
  * measured before the persona loop exists; these rows bound its isolate part.
  */
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleEntry } from '../../kernel/build/bundle.ts';
 import { writeSmallPlugin } from '../lib/plugin-source.ts';
 import { verdict, type ResultRow } from '../lib/result-row.ts';
 import type { BenchContext } from '../lib/setup.ts';
+import { BUDGET_MIB, MIB, runMemoryChild } from '../lib/memory-child.ts';
 
 const CASE = 'resident memory, one isolate per plugin (trusted tier)';
 const CHILD = fileURLToPath(new URL('./memory-child.ts', import.meta.url));
-const MIB = 1024 * 1024;
-const BUDGET_MIB = 2048;
 
 interface ChildReport {
   kind: string;
@@ -28,13 +26,7 @@ interface ChildReport {
 }
 
 function measure(ctx: BenchContext, kind: 'project' | 'raw', count: number, entry: string): ChildReport {
-  const result = spawnSync(process.execPath, ['--no-node-snapshot', '--import', 'tsx', CHILD, kind, String(count), ctx.cacheDir, entry], {
-    encoding: 'utf8',
-    env: { ...process.env, RUNTIMECTL_CACHE_DIR: ctx.cacheDir },
-    maxBuffer: 1 << 20,
-  });
-  if (result.status !== 0) throw new Error(`bench: memory child ${kind} ${count} failed (${result.status ?? result.signal}): ${result.stderr}`);
-  return JSON.parse(result.stdout.trim().split('\n').pop()!) as ChildReport;
+  return runMemoryChild<ChildReport>(ctx, CHILD, [kind, String(count), ctx.cacheDir, entry], `memory child ${kind} ${count}`);
 }
 
 export async function memory(ctx: BenchContext): Promise<ResultRow[]> {

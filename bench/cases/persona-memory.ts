@@ -11,19 +11,17 @@
  * The target is judged on the whole process at 1,000 personas. The quick mode stops at 100.
  */
 import { DEFAULT_MAX_RESIDENT_ISOLATES } from '../../kernel/loop/resident-isolates.ts';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CYCLE_SECONDS, PLUGINS_PER_PERSONA } from '../lib/bench-personas.ts';
 import { verdict, type ResultRow } from '../lib/result-row.ts';
 import type { BenchContext } from '../lib/setup.ts';
+import { BUDGET_MIB, MIB, runMemoryChild } from '../lib/memory-child.ts';
 
 const CASE = 'resident memory per persona';
 const TARGET = '1,000 personas in < 2 GiB (whole process RSS)';
 const CHILD = fileURLToPath(new URL('./persona-memory-child.ts', import.meta.url));
-const MIB = 1024 * 1024;
-const BUDGET_MIB = 2048;
 
 interface ChildReport {
   kind: string;
@@ -39,13 +37,7 @@ interface ChildReport {
 function measure(ctx: BenchContext, kind: 'project' | 'raw', count: number): ChildReport {
   const scratch = mkdtempSync(path.join(ctx.tmp, `persona-memory-${kind}-`));
   try {
-    const result = spawnSync(process.execPath, ['--no-node-snapshot', '--import', 'tsx', CHILD, kind, String(count), ctx.cacheDir, scratch], {
-      encoding: 'utf8',
-      env: { ...process.env, RUNTIMECTL_CACHE_DIR: ctx.cacheDir },
-      maxBuffer: 1 << 20,
-    });
-    if (result.status !== 0) throw new Error(`bench: persona memory child ${kind} ${count} failed (${result.status ?? result.signal}): ${result.stderr}`);
-    return JSON.parse(result.stdout.trim().split('\n').pop()!) as ChildReport;
+    return runMemoryChild<ChildReport>(ctx, CHILD, [kind, String(count), ctx.cacheDir, scratch], `persona memory child ${kind} ${count}`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
