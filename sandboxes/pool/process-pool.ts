@@ -52,6 +52,7 @@ export class ProcessPool {
   readonly #active = new Map<SandboxHost, ActiveRun>();
   #nextRun = 1;
   #closed = false;
+  readonly #starting = new Set<Promise<SandboxHost>>();
   /** sandbox host processes started so far, including respawns (for tests and status) */
   spawned = 0;
 
@@ -59,8 +60,25 @@ export class ProcessPool {
     this.#options = options;
   }
 
-  async #spawn(): Promise<SandboxHost> {
+  /**
+   * Starts a host process; close() waits for every start in flight. Without that, a respawn
+   * begun just before close() (a run that ended on a limit retires its process) added its
+   * process after close() had stopped the others, and that process kept the kernel alive.
+   */
+  #spawn(): Promise<SandboxHost> {
+    const starting = this.#startHost();
+    this.#starting.add(starting);
+    const settled = () => this.#starting.delete(starting);
+    starting.then(settled, settled);
+    return starting;
+  }
+
+  async #startHost(): Promise<SandboxHost> {
     const host = await SandboxHost.start(this.#options.cacheDir, { t: 'init', shim: wire(this.#options.shim), cacheDir: this.#options.cacheDir });
+    if (this.#closed) {
+      await host.stop();
+      throw new Error('the process pool is closed');
+    }
     this.spawned++;
     this.#all.add(host);
     host.onExit((code, signal) => {
@@ -148,6 +166,8 @@ export class ProcessPool {
 
   async close(): Promise<void> {
     this.#closed = true;
+    // Starts in flight stop their own process when they see the pool closed.
+    await Promise.allSettled([...this.#starting]);
     await Promise.all([...this.#all].map((host) => host.stop()));
   }
 }
