@@ -88,10 +88,12 @@ export interface ReplayReport {
 interface RecordedCycle {
   cycle: number;
   seq: number;
-  trace: TraceRecord;
-  /** the cycle called no plugin: it matches trivially and has no trace line */
-  empty?: boolean;
+  /** undefined when the cycle called no plugin: it matches trivially and has no trace line */
+  trace: TraceRecord | undefined;
 }
+
+/** The plugin calls a recorded cycle made (none for a cycle without a trace line). */
+const callsOf = (c: RecordedCycle): readonly TracedCall[] => c.trace?.calls ?? [];
 
 /** Bindings are never run in replay (the broker answers from the record); reaching one is a kernel bug. */
 const NO_BINDINGS: BindingImplementations = new Proxy({} as BindingImplementations, {
@@ -126,7 +128,7 @@ async function recordedCycles(personaDir: string, personaId: string, store: Trac
     }
     if (summary.data.calls === 0) {
       // no plugin call: nothing to replay, and no trace line was written (cycle-recorder.ts)
-      cycles.push({ cycle, seq: event.seq, trace: { v: TRACE_FORMAT_VERSION, persona: personaId, cycle, now: 0, profile: `sha256:${'0'.repeat(64)}`, limits: { cpu_seconds: 1, wall_seconds: 1 }, calls: [], hash: summary.data.hash }, empty: true });
+      cycles.push({ cycle, seq: event.seq, trace: undefined });
       continue;
     }
     const trace = byHash.get(summary.data.hash);
@@ -148,12 +150,12 @@ async function recordedCycles(personaDir: string, personaId: string, store: Trac
  * Index of the first cycle to replay so that `target` sees the plugin state it had: the latest
  * cycle from which every plugin called up to the target was first called fresh.
  */
-export function replayStart(cycles: readonly RecordedCycle[], target: number): number {
+function replayStart(personaId: string, cycles: readonly RecordedCycle[], target: number): number {
   for (let start = target; start >= 0; start--) {
     const seen = new Set<string>();
     let ok = true;
     for (let i = start; i <= target && ok; i++) {
-      for (const call of cycles[i]!.trace.calls) {
+      for (const call of callsOf(cycles[i]!)) {
         if (seen.has(call.plugin)) continue;
         seen.add(call.plugin);
         if (!call.fresh) ok = false;
@@ -161,7 +163,7 @@ export function replayStart(cycles: readonly RecordedCycle[], target: number): n
     }
     if (ok) return start;
   }
-  return recordingError(`${cycles[target]!.trace.persona} cycle ${cycles[target]!.trace.cycle}: no recorded cycle starts its plugins fresh, so their state cannot be rebuilt`);
+  return recordingError(`${personaId} cycle ${cycles[target]!.cycle}: no recorded cycle starts its plugins fresh, so their state cannot be rebuilt`);
 }
 
 /** What a traced text hashes as, without storing anything. */
@@ -360,14 +362,14 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
       const why = unrecorded.includes(options.cycle) ? 'it ran before cycles were traced' : range;
       recordingError(`${options.personaId} cycle ${options.cycle}: not replayable (${why})`, { cycle: options.cycle });
     }
-    first = replayStart(cycles, at);
+    first = replayStart(options.personaId, cycles, at);
     last = at;
   }
   const selected = cycles.slice(first, last + 1);
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const plugins = new Map(scanPlugins(options.pluginsDir ?? PLUGINS_DIR).plugins.map((p) => [p.manifest.id, p]));
   const used = new Map<string, Set<string>>();
-  for (const c of selected) for (const call of c.trace.calls) (used.get(call.plugin) ?? used.set(call.plugin, new Set()).get(call.plugin)!).add(call.bundle);
+  for (const c of selected) for (const call of callsOf(c)) (used.get(call.plugin) ?? used.set(call.plugin, new Set()).get(call.plugin)!).add(call.bundle);
   const changed = await bundleChanges(used, plugins, cacheDir);
   for (const change of changed) {
     options.onNotice?.(
@@ -388,7 +390,7 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
   const replayer = new Replayer({ store, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false });
   try {
     for (const [i, c] of selected.entries()) {
-      report.divergence = c.empty ? null : await replayer.cycle(c.trace, c.trace.hash);
+      report.divergence = c.trace ? await replayer.cycle(c.trace, c.trace.hash) : null;
       if (report.divergence) break;
       if (options.cycle !== undefined && first + i < last) report.warmup_cycles += 1;
       else report.cycles += 1;
