@@ -286,7 +286,7 @@ export class CycleCensus {
       const bytes = typeof data === 'string' ? byteLength(data, typeof args[3] === 'string' ? args[3] : undefined) : typeof args[3] === 'number' ? args[3] : byteLength(data) - (typeof args[2] === 'number' ? args[2] : 0);
       const file = this.#fdFile(fd);
       const known = this.#fds.get(fd);
-      // A file opened by the callback-style open (replace-async.ts) and written whole: a file write done off-thread.
+      // A file opened by the callback-style open (storage.ts replaceFileDurablyAsync) and written whole: a file write done off-thread.
       if (known?.async) this.#part(file, { k: 'write', fd, file, bytes, async: true });
       else this.#part(file, { k: 'append', file, bytes, dsync: known?.dsync ?? false });
     });

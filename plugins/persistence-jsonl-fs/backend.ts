@@ -22,7 +22,6 @@ import { eventLine } from '../../kernel/persistence/event-codec.ts';
 import { checkBrainText, checkProposalLine, parseProposalLines } from '../../kernel/persistence/records.ts';
 import { requireStorage } from '../../kernel/persistence/open.ts';
 import type { PersonaFiles } from '../../kernel/persistence/storage.ts';
-import { replaceFileDurablyAsync } from './replace-async.ts';
 
 export const BRAIN_FILE = 'brain/memory/brain.json';
 export const LONG_TERM_FILE = 'brain/memory/long-term.md';
@@ -75,21 +74,23 @@ function eventStore(files: PersonaFiles, context: BackendContext, state: { log?:
   };
 }
 
-/** The memory store, with writeBrainAsync (replace-async.ts) for the loop. */
-function memoryStore(files: PersonaFiles, readonly: boolean): Required<MemoryStore> {
+/**
+ * brain.json is rewritten every cycle: the previous complete brain after a power loss is
+ * acceptable (cycle numbers come from the event log); kill -9 always finds the new one.
+ */
+const BRAIN_REPLACE = { directorySync: 'when-new' } as const;
+
+/** The memory store; writeBrainAsync is the same replace in Node's thread pool, for the loop. */
+function memoryStore(files: PersonaFiles): Required<MemoryStore> {
   return {
     readBrain: () => files.readText(BRAIN_FILE),
     writeBrain(text) {
       checkBrainText(text);
-      // Rewritten every cycle: the previous complete brain after a power loss is acceptable
-      // (cycle numbers come from the event log); kill -9 still always finds the new one.
-      files.replaceDurably(BRAIN_FILE, text, { directorySync: 'when-new' });
+      files.replaceDurably(BRAIN_FILE, text, BRAIN_REPLACE);
     },
     async writeBrainAsync(text) {
-      // The same checks as writeBrain (files.replaceDurably refuses a read-only backend, then guards the path).
-      if (readonly) throw kernelError('RTC_ERR_PERSISTENCE_READONLY', `${BRAIN_FILE}: the persistence backend was opened read-only`, { details: { file: BRAIN_FILE } });
       checkBrainText(text);
-      await replaceFileDurablyAsync(files.resolve(BRAIN_FILE), text);
+      await files.replaceDurablyAsync(BRAIN_FILE, text, BRAIN_REPLACE);
     },
     readLongTerm: () => files.readText(LONG_TERM_FILE) ?? '',
     appendLongTerm(text) {
@@ -134,7 +135,7 @@ export function createBackend(context: BackendContext): PersistenceBackend {
     readonly: context.readonly,
     events: eventStore(files, context, state),
     ledger: files.ledger,
-    memory: memoryStore(files, context.readonly),
+    memory: memoryStore(files),
     proposals: proposalStore(files),
     async close() {
       if (state.opening) {
