@@ -46,6 +46,8 @@ export class ResidentIsolates {
   }
 
   #trim(): void {
+    // Runs after every plugin call: under the bound by count alone, there is nothing to look at.
+    if (this.#order.size <= this.max) return;
     let excess = this.resident - this.max;
     for (const [instance, busy] of this.#order) {
       if (excess <= 0) break;
