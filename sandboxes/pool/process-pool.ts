@@ -12,7 +12,7 @@
 import type { Limits } from '../../kernel/manifest/sandbox-profile.ts';
 import type { CompiledSource, OpHandler, RunOutcome, Usage } from '../isolate/isolate-runtime.ts';
 import { limitError, type LimitReason } from '../isolate/limit-errors.ts';
-import type { FromHost, ToHost, WireSource } from './protocol.ts';
+import type { FromHost } from './protocol.ts';
 import { SandboxHost, deathReason } from './sandbox-host.ts';
 
 export interface PoolRunRequest {
@@ -31,10 +31,6 @@ export interface PoolOptions {
   shim: CompiledSource;
   /** extra time past the wall limit before the kernel kills an unanswering process */
   graceMs?: number;
-}
-
-export function wire(source: CompiledSource): WireSource {
-  return { code: source.code, digest: source.digest, filename: source.filename };
 }
 
 interface ActiveRun {
@@ -74,7 +70,7 @@ export class ProcessPool {
   }
 
   async #startHost(): Promise<SandboxHost> {
-    const host = await SandboxHost.start(this.#options.cacheDir, { t: 'init', shim: wire(this.#options.shim), cacheDir: this.#options.cacheDir });
+    const host = await SandboxHost.start(this.#options.cacheDir, this.#options.shim);
     if (this.#closed) {
       await host.stop();
       throw new Error('the process pool is closed');
@@ -160,7 +156,7 @@ export class ProcessPool {
           resolve(result);
         },
       });
-      host.send({ t: 'run', runId, source: wire(request.source), limits: request.limits, webAssembly: request.webAssembly, args: request.args });
+      host.send({ t: 'run', runId, source: host.wire(request.source), limits: request.limits, webAssembly: request.webAssembly, args: request.args });
     });
   }
 
