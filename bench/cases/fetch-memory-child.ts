@@ -45,7 +45,7 @@ const runner = await createScriptRunner({ cacheDir, poolSize: 1 });
 try {
   const before = vm('VmRSS');
   const started = performance.now();
-  const result = await runner.run({ file: script, args: [`http://127.0.0.1:${port}/`, String(count)], permissionFlags: [`--allow-net=127.0.0.1:${port}`], cwd: dir, env: {}, profile, limits: { wallMs: 120_000 } });
+  const result = await runner.run({ file: script, args: [`http://127.0.0.1:${port}/`, String(count)], permissionFlags: [`--allow-net=127.0.0.1:${port}`], cwd: dir, env: {}, profile, limits: { wallMs: 120_000, cpuMs: 120_000, memoryMb: 1024 } });
   const seconds = (performance.now() - started) / 1000;
   const peak = vm('VmHWM');
   let outcome: unknown = null;

@@ -16,6 +16,7 @@ import { DenoOpError } from './deno-error.ts';
 import type { BrokerContext, OpCall, OpDefinition } from './op.ts';
 import { OPS } from './ops/index.ts';
 import { Refusal, type AuditPermission, type RefusalReason } from './refusal.ts';
+import type { OpTicket } from './run-scope.ts';
 import type { PermissionName } from '../permissions/descriptors.ts';
 import { isSpecialPath } from './special-files.ts';
 
@@ -23,6 +24,7 @@ import { isSpecialPath } from './special-files.ts';
 class Call implements OpCall {
   readonly #ctx: BrokerContext;
   readonly op: string;
+  ticket?: OpTicket;
 
   constructor(ctx: BrokerContext, op: string) {
     this.#ctx = ctx;
@@ -75,7 +77,7 @@ export class CapabilityBroker {
     return op;
   }
 
-  #call(op: string): OpCall {
+  #call(op: string): Call {
     return new Call(this.context, op);
   }
 
@@ -138,25 +140,41 @@ export class CapabilityBroker {
     return this.context.tape!.answer(name, argsJson);
   }
 
-  /** Runs an op by its own mode; for callers that cannot tell (the process tier's pipe). */
-  async any(name: string, argsJson: string): Promise<string> {
-    return OPS.get(name)?.mode === 'sync' ? this.sync(name, argsJson) : this.async(name, argsJson);
+  /** Runs an op by its own mode; for callers that cannot tell (the process tier's pipe). See OpHandler.any for `deliver`. */
+  async any(name: string, argsJson: string, deliver?: (answer: string) => Promise<void>): Promise<string> {
+    if (OPS.get(name)?.mode === 'sync') {
+      const answer = this.sync(name, argsJson);
+      await deliver?.(answer);
+      return answer;
+    }
+    return this.async(name, argsJson, deliver);
   }
 
-  async async(name: string, argsJson: string): Promise<string> {
+  async async(name: string, argsJson: string, deliver?: (answer: string) => Promise<void>): Promise<string> {
     const tape = this.context.tape;
-    if (tape?.mode === 'replay') return this.#replay(name, argsJson, 'async');
+    if (tape?.mode === 'replay') {
+      const recorded = this.#replay(name, argsJson, 'async');
+      await deliver?.(recorded);
+      return recorded;
+    }
     const fill = tape?.begin(name, argsJson);
     let answer: string;
+    let ticket: OpTicket | undefined;
     try {
-      const op = this.#find(name, 'async');
-      const call = this.#call(name);
-      const args = this.#admit(op, argsJson, call);
-      answer = JSON.stringify({ ok: (await op.run(args, this.context, call)) ?? null });
-    } catch (error) {
-      answer = errorAnswer(this.#audited(name, error));
+      try {
+        const op = this.#find(name, 'async');
+        const call = this.#call(name);
+        const args = this.#admit(op, argsJson, call);
+        if (op.scoped) call.ticket = ticket = await this.context.scope.enter(name);
+        answer = JSON.stringify({ ok: (await op.run(args, this.context, call)) ?? null });
+      } catch (error) {
+        answer = errorAnswer(this.#audited(name, error));
+      }
+      fill?.(answer);
+      await deliver?.(answer);
+    } finally {
+      ticket?.done();
     }
-    fill?.(answer);
     return answer;
   }
 

@@ -17,7 +17,7 @@
  * Checks that pass are audited as granted by `call`; refusals are Refusals, audited by the
  * broker. OS errors (ENOENT, ...) are thrown as Node errors for the op to word as Deno does.
  */
-import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { BrokerContext, OpCall } from './op.ts';
 import { isKernelStdio, isSpecialInode, isSpecialPath } from './special-files.ts';
@@ -63,6 +63,37 @@ function realOrNull(p: string): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Where `p` really leads, every link followed, even when its end does not exist: a dangling
+ * link is followed to where its target would be, so a strict grant sees where a write would
+ * land (and answers the same whether the outside path exists or not: no existence oracle).
+ */
+export function strictLocation(p: string): string {
+  const pending = p.split('/').filter(Boolean).reverse();
+  let at = '/';
+  for (let links = 0; pending.length > 0; ) {
+    const name = pending.pop()!;
+    if (name === '.') continue;
+    if (name === '..') {
+      at = path.dirname(at);
+      continue;
+    }
+    const next = path.join(at, name);
+    const entry = lstatSync(next, { throwIfNoEntry: false });
+    if (!entry) return path.join(next, ...pending.reverse());
+    if (!entry.isSymbolicLink()) {
+      at = next;
+      continue;
+    }
+    // Too many links is ELOOP for the op itself; the location checked is where it stopped.
+    if (++links > 40) return path.join(next, ...pending.reverse());
+    const target = readlinkSync(next);
+    pending.push(...target.split('/').filter(Boolean).reverse());
+    if (target.startsWith('/')) at = '/';
+  }
+  return at;
 }
 
 /** Where a path that may not exist yet would be: the real nearest existing ancestor plus the rest. */
@@ -119,8 +150,8 @@ export function guardPath(ctx: BrokerContext, call: OpCall, kind: 'read' | 'writ
     case 'stat': {
       let target = abs;
       if (strict) {
-        // ENOENT here (a missing path, a dangling link) is the op's NotFound.
-        target = realpathSync.native(abs);
+        // A dangling link outside the grant is refused; inside it, stat's ENOENT is the op's NotFound.
+        target = strictLocation(abs);
         checkLocation(ctx, call, kind, target, intent);
       }
       const stats = statSync(target);
@@ -133,7 +164,7 @@ export function guardPath(ctx: BrokerContext, call: OpCall, kind: 'read' | 'writ
       // intermediate folder link included); strict mode checks the real parent plus the name.
       let target = abs;
       if (strict) {
-        target = path.join(realpathSync.native(path.dirname(abs)), path.basename(abs));
+        target = path.join(strictLocation(path.dirname(abs)), path.basename(abs));
         checkLocation(ctx, call, kind, target, intent);
       }
       const stats = lstatSync(target, { throwIfNoEntry: false });
@@ -141,6 +172,7 @@ export function guardPath(ctx: BrokerContext, call: OpCall, kind: 'read' | 'writ
       return { abs, target, resolved: strict, stats };
     }
     case 'real-path': {
+      if (strict) checkLocation(ctx, call, kind, strictLocation(abs), intent);
       const real = realpathSync.native(abs);
       checkLocation(ctx, call, kind, real, intent);
       const stats = statSync(real);
@@ -149,24 +181,26 @@ export function guardPath(ctx: BrokerContext, call: OpCall, kind: 'read' | 'writ
     }
     case 'create-dir': {
       const { real, existing } = realLocation(abs);
-      if (real !== abs) checkLocation(ctx, call, kind, real, intent);
-      else if (strict) call.require(kind, real, real, 'strict-symlink');
+      const where = strict ? strictLocation(abs) : real;
+      if (where !== abs || strict) checkLocation(ctx, call, kind, where, intent);
       const stats = statSync(existing, { throwIfNoEntry: false });
       if (stats) checkInode(ctx, call, stats, () => existing);
-      return { abs, target: strict ? real : abs, resolved: strict, stats: undefined };
+      return { abs, target: strict ? where : abs, resolved: strict, stats: undefined };
     }
     case 'write-file': {
       const existing = options.createNew ? undefined : statSync(abs, { throwIfNoEntry: false });
       if (existing) {
         let target = abs;
         if (strict) {
-          target = realpathSync.native(abs);
+          target = strictLocation(abs);
           checkLocation(ctx, call, kind, target, intent);
         }
         checkInode(ctx, call, existing, strict ? () => target : resolvedName);
         return { abs, target, resolved: strict, stats: existing };
       }
       const entry = lstatSync(abs, { throwIfNoEntry: false });
+      // Strict: where a dangling link leads must be granted too, or it answers NotFound for inside and NotCapable for outside alike.
+      if (entry?.isSymbolicLink() && strict) checkLocation(ctx, call, kind, strictLocation(abs), intent);
       if (entry?.isSymbolicLink()) {
         // A dangling link: Deno creates nothing and answers NotFound (AlreadyExists with createNew).
         if (options.createNew) throw Object.assign(new Error(`EEXIST: ${abs}`), { code: 'EEXIST', path: abs });
@@ -179,7 +213,7 @@ export function guardPath(ctx: BrokerContext, call: OpCall, kind: 'read' | 'writ
       // real folder plus the name. A missing folder is the op's NotFound.
       let target = abs;
       if (strict) {
-        target = path.join(realpathSync.native(path.dirname(abs)), path.basename(abs));
+        target = strictLocation(abs);
         checkLocation(ctx, call, kind, target, intent);
       }
       const folder = statSync(path.dirname(target));

@@ -7,7 +7,7 @@
 import type { PermissionName } from '../permissions/descriptors.ts';
 import type { PermissionGate } from '../permissions/gate.ts';
 import type { AuditPermission, RefusalReason } from './refusal.ts';
-import type { RunScope } from './run-scope.ts';
+import type { OpTicket, RunScope } from './run-scope.ts';
 import type { Tape } from './tape.ts';
 import type { PluginBindings } from './ops/bindings.ts';
 
@@ -96,6 +96,8 @@ export interface OpCall {
   refuse(permission: AuditPermission, value: string | null, message: string, reason: RefusalReason): never;
   /** audits a check the op made itself and passed (a binding) */
   granted(permission: AuditPermission, value: string | null, reason?: RefusalReason): void;
+  /** a `scoped` op's place in its run (slot, byte account, abort signal, connection pool) */
+  readonly ticket?: OpTicket;
 }
 
 export interface OpDefinition<A = any, R = unknown> {
@@ -105,6 +107,12 @@ export interface OpDefinition<A = any, R = unknown> {
   parse(raw: unknown, ctx: BrokerContext): A;
   /** the permissions this call needs, checked in order before `run` (in replay too) */
   needs(args: A, ctx: BrokerContext): PermissionNeed[];
+  /**
+   * the op holds resources of the run while it runs (a connection, a subprocess, buffered
+   * bytes): the broker waits for a slot in the run's scope first, hands the op its ticket,
+   * and gives the slot back once the answer is delivered
+   */
+  scoped?: boolean;
   /** checks beyond `needs` that depend on the arguments as a whole (a command's environment); run in replay too */
   admit?(args: A, ctx: BrokerContext, call: OpCall): void;
   run(args: A, ctx: BrokerContext, call: OpCall): R | Promise<R>;

@@ -67,7 +67,7 @@ export function runDenyCovers(entry: string, value: string): boolean {
   return value === entry || value.startsWith(entry.endsWith('/') ? entry : `${entry}/`);
 }
 
-function resolveSide(side: RuleSide, keepNames: boolean, searchPath: string, cwd: string): RuleSide {
+function resolveSide(side: RuleSide, keepNames: boolean, searchPath: string, cwd: string, onUnresolved?: (name: string) => void): RuleSide {
   if (side === true) return true;
   const out: string[] = [];
   for (const entry of side) {
@@ -76,6 +76,7 @@ function resolveSide(side: RuleSide, keepNames: boolean, searchPath: string, cwd
     else {
       const found = findOnPath(entry, searchPath, cwd);
       if (found) out.push(found);
+      else onUnresolved?.(entry);
     }
   }
   return out;
@@ -86,8 +87,8 @@ function resolveSide(side: RuleSide, keepNames: boolean, searchPath: string, cwd
  * by the programs they resolve to on `searchPath` now (dropped when not found), paths made
  * absolute; denied names kept as names.
  */
-export function resolveRunLayer(layer: PermissionLayer, searchPath: string, cwd: string): PermissionLayer {
+export function resolveRunLayer(layer: PermissionLayer, searchPath: string, cwd: string, onUnresolved?: (name: string) => void): PermissionLayer {
   const rule = layer.set.run;
-  const resolved: PermissionRule = { allow: resolveSide(rule.allow, false, searchPath, cwd), deny: resolveSide(rule.deny, true, searchPath, cwd) };
+  const resolved: PermissionRule = { allow: resolveSide(rule.allow, false, searchPath, cwd, onUnresolved), deny: resolveSide(rule.deny, true, searchPath, cwd) };
   return { ...layer, set: { ...layer.set, run: resolved } };
 }

@@ -40,11 +40,15 @@ export function brokerContext(options: {
   sources?: WorldSources;
   /** the build cache of the kernel this context serves: out of every grant's reach */
   cacheDir?: string;
+  /** told of each `run` name of the first (request) layer that resolves to nothing, as Deno says at start */
+  warn?: (line: string) => void;
 }): BrokerContext {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(options.env)) if (typeof v === 'string') env[k] = v;
   // Deno's rule: a `run` name grants the program it resolves to on the PATH the run starts with.
-  const layers = options.layers.map((layer) => resolveRunLayer(layer, env.PATH ?? '', options.cwd));
+  const layers = options.layers.map((layer, i) =>
+    resolveRunLayer(layer, env.PATH ?? '', options.cwd, i === 0 ? (name) => options.warn?.(`Info Failed to resolve '${name}' for allow-run: cannot find binary path\n`) : undefined),
+  );
   return {
     subject: options.subject,
     gate: new PermissionGate(layers),

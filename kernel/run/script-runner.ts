@@ -77,7 +77,7 @@ export class ScriptRunner {
     const source = withCodeCache(bundle.code, bundle.digest, `file://${file}`, this.cacheDir);
     const layers = [flagsLayer(request.permissionFlags, request.cwd), profileLayer(profile, request.cwd)];
     const broker = new CapabilityBroker(
-      brokerContext({ subject: `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: this.#options.audit, cacheDir: this.cacheDir }),
+      brokerContext({ subject: `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: this.#options.audit, cacheDir: this.cacheDir, warn: (line) => stderr.push(line) }),
     );
     const onOutput = (fd: 1 | 2, text: string): void => void (fd === 1 ? stdout : stderr).push(text);
 

@@ -168,10 +168,14 @@ export class ProcessPool {
   }
 }
 
-/** Answers an op a sandbox host process forwarded, with the kernel's broker. */
+/**
+ * Answers an op a sandbox host process forwarded, with the kernel's broker. The answer is
+ * delivered through the broker, which keeps the op's place in its run until the answer has
+ * left through the pipe: a host that reads slowly slows its own run, never fills the kernel.
+ */
 export function answerOp(host: SandboxHost, ops: OpHandler, m: Extract<FromHost, { t: 'op' }>): void {
-  const reply = (answer: string) => host.send({ t: 'op-reply', callId: m.callId, answer });
-  ops.any(m.op, m.json).then(reply, (error: unknown) => reply(JSON.stringify({ err: { class: 'Error', message: String(error) } })));
+  const deliver = (answer: string) => new Promise<void>((resolve) => host.send({ t: 'op-reply', callId: m.callId, answer }, resolve));
+  ops.any(m.op, m.json, deliver).catch((error: unknown) => deliver(JSON.stringify({ err: { class: 'Error', message: String(error) } })));
 }
 
 export function limitReason(code: string): LimitReason {

@@ -118,8 +118,13 @@ export class SandboxHost {
     }
   }
 
-  send(message: ToHost): void {
-    if (!this.dead && this.child.connected) this.child.send(message);
+  /** Sends a message; `written` is called once it has left through the pipe (or at once, if the process is gone). */
+  send(message: ToHost, written?: () => void): void {
+    if (this.dead || !this.child.connected) {
+      written?.();
+      return;
+    }
+    this.child.send(message, written ? () => written() : undefined);
   }
 
   onExit(handler: (code: number | null, signal: NodeJS.Signals | null) => void): void {

@@ -64,56 +64,53 @@ export const netFetch = defineOp({
     return { first, method: str(o, 'method'), headers: headers as [string, string][], body: body === null ? null : Buffer.from(body, 'base64'), redirect: optStr(o, 'redirect') ?? 'follow' };
   },
   needs: (a) => [{ kind: 'net', value: a.first.hostPort }],
+  scoped: true,
   async run(a, ctx: BrokerContext, call) {
-    const ticket = await ctx.scope.enter(`fetch ${a.first.url.href}`);
-    try {
-      let current = a.first;
-      let method = a.method;
-      let body = a.body;
-      for (let hop = 0; hop <= 20; hop++) {
-        if (hop > 0) call.require('net', current.hostPort, current.hostPort, 'redirect');
-        let response;
-        try {
-          response = await request(current.url, {
-            method: method as 'GET',
-            headers: Object.fromEntries(a.headers),
-            body: body ?? undefined,
-            signal: ticket.signal,
-            dispatcher: ticket.dispatcher,
-            headersTimeout: ctx.netTimeoutMs,
-            bodyTimeout: ctx.netTimeoutMs,
-          });
-        } catch (error) {
-          throw sendError(error, current.url, ticket);
-        }
-        const location = response.headers.location;
-        if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string' && a.redirect !== 'manual') {
-          await response.body.dump().catch(() => undefined);
-          if (a.redirect === 'error') throw new DenoOpError('TypeError', 'Fetch failed: redirect mode is set to error');
-          current = target(new URL(location, current.url).href);
-          if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
-            method = 'GET';
-            body = null;
-          }
-          continue;
-        }
-        let data: Buffer;
-        try {
-          data = await readCapped(response.body, ctx.maxResponseBytes, ticket);
-        } catch (error) {
-          response.body.destroy();
-          throw sendError(error, current.url, ticket);
-        }
-        const headers: [string, string][] = [];
-        for (const [k, v] of Object.entries(response.headers)) {
-          if (v === undefined) continue;
-          for (const value of Array.isArray(v) ? v : [v]) headers.push([k, value]);
-        }
-        return { status: response.statusCode, statusText: '', headers, body: data.toString('base64'), url: current.url.href, redirected: hop > 0 };
+    const ticket = call.ticket!;
+    let current = a.first;
+    let method = a.method;
+    let body = a.body;
+    for (let hop = 0; hop <= 20; hop++) {
+      if (hop > 0) call.require('net', current.hostPort, current.hostPort, 'redirect');
+      let response;
+      try {
+        response = await request(current.url, {
+          method: method as 'GET',
+          headers: Object.fromEntries(a.headers),
+          body: body ?? undefined,
+          signal: ticket.signal,
+          dispatcher: ticket.dispatcher,
+          headersTimeout: ctx.netTimeoutMs,
+          bodyTimeout: ctx.netTimeoutMs,
+        });
+      } catch (error) {
+        throw sendError(error, current.url, ticket);
       }
-      throw new DenoOpError('TypeError', 'Fetch failed: too many redirects');
-    } finally {
-      ticket.done();
+      const location = response.headers.location;
+      if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string' && a.redirect !== 'manual') {
+        await response.body.dump().catch(() => undefined);
+        if (a.redirect === 'error') throw new DenoOpError('TypeError', 'Fetch failed: redirect mode is set to error');
+        current = target(new URL(location, current.url).href);
+        if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
+          method = 'GET';
+          body = null;
+        }
+        continue;
+      }
+      let data: Buffer;
+      try {
+        data = await readCapped(response.body, ctx.maxResponseBytes, ticket);
+      } catch (error) {
+        response.body.destroy();
+        throw sendError(error, current.url, ticket);
+      }
+      const headers: [string, string][] = [];
+      for (const [k, v] of Object.entries(response.headers)) {
+        if (v === undefined) continue;
+        for (const value of Array.isArray(v) ? v : [v]) headers.push([k, value]);
+      }
+      return { status: response.statusCode, statusText: '', headers, body: data.toString('base64'), url: current.url.href, redirected: hop > 0 };
     }
+    throw new DenoOpError('TypeError', 'Fetch failed: too many redirects');
   },
 });

@@ -85,8 +85,9 @@ export const runOutput = defineOp({
     a.childEnv = childEnv;
     a.resolved = resolved;
   },
-  async run(a, ctx) {
-    const ticket = await ctx.scope.enter(`Deno.Command("${a.command}")`);
+  scoped: true,
+  async run(a, ctx, call) {
+    const ticket = call.ticket!;
     let result;
     try {
       result = await runCommand({
@@ -106,8 +107,6 @@ export const runOutput = defineOp({
       if (code === 'ENOENT') throw notFound(a.command);
       if (code === 'EACCES') throw new DenoOpError('PermissionDenied', `Failed to spawn '${a.command}': Permission denied (os error 13)`);
       throw new DenoOpError('Error', `Failed to spawn '${a.command}': ${(error as Error).message}`);
-    } finally {
-      ticket.done();
     }
     if (result.killed === 'timeout') throw new DenoOpError('TimedOut', `command "${a.command}" passed its wall time limit of ${ctx.subprocess.wallMs} ms; its process group was killed`);
     if (result.killed === 'output') throw new DenoOpError('Interrupted', `command "${a.command}" passed its output cap of ${ctx.subprocess.outputBytes} bytes; its process group was killed`);
