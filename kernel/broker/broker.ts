@@ -56,6 +56,15 @@ class Call implements OpCall {
   }
 }
 
+/**
+ * How Deno 2.9.6 names a special path in its refusal (measured): as written when it is
+ * absolute with no `.` or `..` part and no trailing slash (`//proc/x` stays), else normalized.
+ */
+function specialDisplay(given: string | undefined, abs: string): string {
+  if (!given?.startsWith('/') || given.endsWith('/') || given.split('/').some((part) => part === '.' || part === '..')) return abs;
+  return given;
+}
+
 function errorAnswer(error: unknown): string {
   if (error instanceof DenoOpError) return JSON.stringify({ err: { class: error.denoClass, message: error.message, ...(error.osCode ? { code: error.osCode } : {}) } });
   throw error;
@@ -102,7 +111,7 @@ export class CapabilityBroker {
     for (const need of op.needs(args, this.context)) {
       call.require(need.kind, need.value, need.display ?? need.value, undefined, need.aliases);
       // Deno: anything under /proc, /sys, /dev (but a few devices) also needs --allow-all.
-      if ((need.kind === 'read' || need.kind === 'write') && need.value !== undefined && isSpecialPath(need.value)) call.requireAll(need.value);
+      if ((need.kind === 'read' || need.kind === 'write') && need.value !== undefined && isSpecialPath(need.value)) call.requireAll(specialDisplay(need.display, need.value));
     }
     op.admit?.(args, this.context, call);
     this.calls.set(op.name, (this.calls.get(op.name) ?? 0) + 1);

@@ -3,14 +3,17 @@
  * the same rules; new fs ops call `guardPath` for each path they touch, then act on
  * `target` (and read or write through kernel/storage/safe-open.ts):
  *
- *  - special files (special-files.ts): decided on what the path really reaches, by path and
- *    by inode, for every op: a symlink in a granted folder that leads to /proc/self/environ
- *    is that file and needs `--allow-all`; the kernel's own stdio and its secret files are
- *    refused even then;
+ *  - special files (special-files.ts): decided on what the path really reaches, for every
+ *    op. The entry a path names is looked at with lstat (its inode says whether it lives on
+ *    /proc, /sys or /dev, whatever links led there), and when it is a link, each hop of the
+ *    link chain is checked too, so a link in a granted folder to /proc/self/environ, or to
+ *    /proc/self/fd/N (a file the kernel holds open), is that special file and needs
+ *    `--allow-all`. The kernel's own stdio and secret files are refused even then. When the
+ *    path is not a link this costs one lstat, the stat the op needs anyway;
  *  - `strictSymlinks` (the `community-draft` profile): the real location (every link
- *    followed) must itself be granted: for `lstat`, `remove` and new entries that is the
- *    real parent plus the name; a dangling link is refused; `realPath` answers only granted
- *    paths. The op then acts on the real path, opened with O_NOFOLLOW;
+ *    followed, dangling ones too) must itself be granted: for `lstat`, `remove` and new
+ *    entries that is the real parent plus the name; `realPath` answers only granted paths.
+ *    The op then acts on the real path, opened with O_NOFOLLOW;
  *  - a write through a dangling link creates nothing, in every profile (Deno answers
  *    NotFound): new files are created with O_EXCL|O_NOFOLLOW.
  *
@@ -45,16 +48,19 @@ export interface GuardedPath {
   /** true when `target` is resolved: open it with O_NOFOLLOW */
   resolved: boolean;
   /**
-   * what `target` is, when the guard looked (followed for read-file, write-file, read-dir,
-   * stat; the entry for lstat); `null` for a write-file that creates a new file
+   * what `target` is, when the guard looked (what it reaches for read-file, write-file,
+   * read-dir, stat; the entry itself for lstat and remove); `null` for a write-file that
+   * creates a new file; undefined when there is nothing there
    */
   stats: Stats | null | undefined;
   /** real-path: the answer */
   real?: string;
 }
 
-function enoent(p: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`ENOENT: ${p}`), { code: 'ENOENT', path: p });
+const MAX_LINKS = 40;
+
+function errno(code: string, p: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: ${p}`), { code, path: p });
 }
 
 function realOrNull(p: string): string | null {
@@ -88,7 +94,7 @@ export function strictLocation(p: string): string {
       continue;
     }
     // Too many links is ELOOP for the op itself; the location checked is where it stopped.
-    if (++links > 40) return path.join(next, ...pending.reverse());
+    if (++links > MAX_LINKS) return path.join(next, ...pending.reverse());
     const target = readlinkSync(next);
     pending.push(...target.split('/').filter(Boolean).reverse());
     if (target.startsWith('/')) at = '/';
@@ -117,6 +123,43 @@ function checkInode(ctx: BrokerContext, call: OpCall, stats: Stats, name: () => 
   if (isSpecialInode(stats)) call.requireAll(name(), 'special-file');
 }
 
+/**
+ * What `abs` reaches, as stat sees it, with every step checked: the entry itself (lstat:
+ * one syscall when it is no link), and each hop of its link chain (a hop under /proc, /sys
+ * or /dev, a /proc/self/fd/N among them, is special). Undefined when nothing is there.
+ */
+function probe(ctx: BrokerContext, call: OpCall, abs: string): Stats | undefined {
+  const resolvedName = () => realOrNull(abs) ?? abs;
+  let entry = lstatSync(abs, { throwIfNoEntry: false });
+  if (!entry) {
+    // Nothing there: its folder still says whether the path is special (no oracle into /proc, /sys, /dev).
+    const parent = path.dirname(abs);
+    if (parent !== abs) probe(ctx, call, parent);
+    return undefined;
+  }
+  checkInode(ctx, call, entry, resolvedName);
+  let at = abs;
+  for (let links = 0; entry.isSymbolicLink(); links++) {
+    if (links >= MAX_LINKS) throw errno('ELOOP', abs);
+    if (isSpecialPath(at)) {
+      // A /proc magic link (fd/N, cwd, exe...) names no path readlink could follow: let
+      // the kernel follow it (allowed only under --allow-all, checked above) and check what it reached.
+      const reached = statSync(at, { throwIfNoEntry: false });
+      if (reached) checkInode(ctx, call, reached, resolvedName);
+      return reached;
+    }
+    // A relative target is relative to the folder the link really is in.
+    const next = path.resolve(realOrNull(path.dirname(at)) ?? path.dirname(at), readlinkSync(at));
+    if (isSpecialPath(next)) call.requireAll(resolvedName(), 'special-file');
+    const hop = lstatSync(next, { throwIfNoEntry: false });
+    if (!hop) return undefined;
+    checkInode(ctx, call, hop, resolvedName);
+    entry = hop;
+    at = next;
+  }
+  return entry;
+}
+
 function checkLocation(ctx: BrokerContext, call: OpCall, kind: 'read' | 'write', real: string, intent: FsIntent): void {
   if (isSpecialPath(real)) call.requireAll(real, 'special-file');
   if (ctx.kernelFiles) {
@@ -128,7 +171,7 @@ function checkLocation(ctx: BrokerContext, call: OpCall, kind: 'read' | 'write',
   if (ctx.strictSymlinks) call.require(kind, real, real, 'strict-symlink');
 }
 
-/** The lexical checks that need no file system: run for every path before the op touches anything. */
+/** The checks that need no file system: the kernel's own files by their lexical path. */
 export function guardLexical(ctx: BrokerContext, call: OpCall, kind: 'read' | 'write', abs: string): void {
   if (!ctx.kernelFiles) return;
   if (ctx.kernelFiles.secret.some((f) => f.path === abs)) call.refuse('all', abs, `${abs} is the kernel's own file; no grant reaches it`, 'kernel-file');
@@ -143,81 +186,61 @@ export function guardLexical(ctx: BrokerContext, call: OpCall, kind: 'read' | 'w
 export function guardPath(ctx: BrokerContext, call: OpCall, kind: 'read' | 'write', abs: string, intent: FsIntent, options: { create?: boolean; createNew?: boolean } = {}): GuardedPath {
   guardLexical(ctx, call, kind, abs);
   const strict = ctx.strictSymlinks;
-  const resolvedName = () => realOrNull(abs) ?? abs;
+  // Strict: the real location, dangling links followed, must be granted before anything is looked at.
+  const located = (p: string): string => {
+    const where = strictLocation(p);
+    checkLocation(ctx, call, kind, where, intent);
+    return where;
+  };
   switch (intent) {
     case 'read-file':
     case 'read-dir':
     case 'stat': {
-      let target = abs;
-      if (strict) {
-        // A dangling link outside the grant is refused; inside it, stat's ENOENT is the op's NotFound.
-        target = strictLocation(abs);
-        checkLocation(ctx, call, kind, target, intent);
-      }
-      const stats = statSync(target);
-      checkInode(ctx, call, stats, strict ? () => target : resolvedName);
+      const target = strict ? located(abs) : abs;
+      const stats = probe(ctx, call, target);
+      if (!stats) throw errno('ENOENT', abs);
       return { abs, target, resolved: strict, stats };
     }
     case 'lstat':
     case 'remove': {
-      // The entry itself: its own inode says whether it lives on /proc, /sys or /dev (an
-      // intermediate folder link included); strict mode checks the real parent plus the name.
-      let target = abs;
-      if (strict) {
-        target = path.join(strictLocation(path.dirname(abs)), path.basename(abs));
-        checkLocation(ctx, call, kind, target, intent);
-      }
+      // The entry itself: its own inode says whether it lives on /proc, /sys or /dev, an
+      // intermediate folder link included; strict mode checks the real parent plus the name.
+      const target = strict ? path.join(located(path.dirname(abs)), path.basename(abs)) : abs;
+      if (strict) checkLocation(ctx, call, kind, target, intent);
       const stats = lstatSync(target, { throwIfNoEntry: false });
       if (stats) checkInode(ctx, call, stats, () => target);
+      // Nothing there: its folder still says whether the path is special (no oracle into /proc, /sys, /dev).
+      else probe(ctx, call, path.dirname(target));
       return { abs, target, resolved: strict, stats };
     }
     case 'real-path': {
-      if (strict) checkLocation(ctx, call, kind, strictLocation(abs), intent);
+      if (strict) located(abs);
+      if (!probe(ctx, call, abs)) throw errno('ENOENT', abs);
       const real = realpathSync.native(abs);
       checkLocation(ctx, call, kind, real, intent);
-      const stats = statSync(real);
-      checkInode(ctx, call, stats, () => real);
-      return { abs, target: real, resolved: true, stats, real };
+      return { abs, target: real, resolved: true, stats: undefined, real };
     }
     case 'create-dir': {
       const { real, existing } = realLocation(abs);
-      const where = strict ? strictLocation(abs) : real;
-      if (where !== abs || strict) checkLocation(ctx, call, kind, where, intent);
-      const stats = statSync(existing, { throwIfNoEntry: false });
-      if (stats) checkInode(ctx, call, stats, () => existing);
+      const where = strict ? located(abs) : real;
+      if (!strict && where !== abs) checkLocation(ctx, call, kind, where, intent);
+      probe(ctx, call, existing);
       return { abs, target: strict ? where : abs, resolved: strict, stats: undefined };
     }
     case 'write-file': {
-      const existing = options.createNew ? undefined : statSync(abs, { throwIfNoEntry: false });
-      if (existing) {
-        let target = abs;
-        if (strict) {
-          target = strictLocation(abs);
-          checkLocation(ctx, call, kind, target, intent);
-        }
-        checkInode(ctx, call, existing, strict ? () => target : resolvedName);
-        return { abs, target, resolved: strict, stats: existing };
-      }
+      const target = strict ? located(abs) : abs;
+      const existing = options.createNew ? undefined : probe(ctx, call, target);
+      if (existing) return { abs, target, resolved: strict, stats: existing };
       const entry = lstatSync(abs, { throwIfNoEntry: false });
-      // Strict: where a dangling link leads must be granted too, or it answers NotFound for inside and NotCapable for outside alike.
-      if (entry?.isSymbolicLink() && strict) checkLocation(ctx, call, kind, strictLocation(abs), intent);
       if (entry?.isSymbolicLink()) {
         // A dangling link: Deno creates nothing and answers NotFound (AlreadyExists with createNew).
-        if (options.createNew) throw Object.assign(new Error(`EEXIST: ${abs}`), { code: 'EEXIST', path: abs });
-        throw enoent(abs);
+        throw errno(options.createNew ? 'EEXIST' : 'ENOENT', abs);
       }
       // createNew on an existing entry, or a race: the O_EXCL create answers EEXIST.
-      if (entry) return { abs, target: abs, resolved: false, stats: null };
-      if (options.create === false) throw enoent(abs);
-      // A new file: its folder (links followed) must not be special; strict mode checks the
-      // real folder plus the name. A missing folder is the op's NotFound.
-      let target = abs;
-      if (strict) {
-        target = strictLocation(abs);
-        checkLocation(ctx, call, kind, target, intent);
-      }
-      const folder = statSync(path.dirname(target));
-      checkInode(ctx, call, folder, () => realOrNull(path.dirname(target)) ?? path.dirname(target));
+      if (entry) return { abs, target, resolved: strict, stats: null };
+      if (options.create === false) throw errno('ENOENT', abs);
+      // A new file: its folder (links followed, each hop checked) must be there and not special.
+      if (!probe(ctx, call, path.dirname(target))) throw errno('ENOENT', abs);
       return { abs, target, resolved: strict, stats: null };
     }
   }
