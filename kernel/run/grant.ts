@@ -57,7 +57,8 @@ export function brokerContext(options: {
     strictSymlinks: options.profile.strictSymlinks,
     subprocess: { wallMs: options.limits.wallMs, outputBytes: options.limits.outputBytes },
     maxResponseBytes: options.limits.transferBytes,
-    netTimeoutMs: Math.min(options.limits.wallMs, NET_IDLE_MAX_MS),
+    // half the wall limit, so a stalled server is a TypeError the script can catch before its time is up
+    netTimeoutMs: Math.max(1, Math.min(Math.floor(options.limits.wallMs / 2), NET_IDLE_MAX_MS)),
     scope: new RunScope(scopeLimits(options.limits.transferBytes)),
     ...(options.cacheDir ? { kernelFiles: kernelFilesOf(options.cacheDir) } : {}),
     audit: options.audit ?? (() => undefined),
