@@ -21,8 +21,8 @@ import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { flagsLayer } from '../../kernel/permissions/parse-flags.ts';
 import { brokerContext, profileLayer } from '../../kernel/run/grant.ts';
 import { createScriptRunner } from '../../kernel/run/script-runner.ts';
-import { denialsCheck } from '../../kernel/gate/checks/denials.ts';
-import type { GateContext } from '../../kernel/gate/context.ts';
+import { denialsCheck } from '../../features/gate/checks/denials.ts';
+import type { GateContext } from '../../features/gate/context.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'rtc-audit-'));
 const work = path.join(root, 'work');
