@@ -5,6 +5,7 @@
 // @attack: Each must be refused for every op (read, readDir, stat, lstat through a folder
 // @attack: link, realPath), decided on the path the op really reaches.
 // @expect: contained
+// @tier: trusted
 // @flags: -R
 // @setup: link environ /proc/self/environ
 // @setup: link procself /proc/self

@@ -4,6 +4,7 @@
 // @attack: makes and removes entries there: all must be refused, and nothing it writes may
 // @attack: appear in the run's own stdout.
 // @expect: contained
+// @tier: trusted
 // @flags: -R --allow-write={work}
 // @setup: link out /dev/stdout
 // @setup: link err /proc/self/fd/2

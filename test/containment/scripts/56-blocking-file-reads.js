@@ -3,6 +3,7 @@
 // @attack: and /dev/urandom (endless), /dev/tty, a 3 GiB sparse file, a FIFO renamed over a
 // @attack: regular file's link. Each op must fail at once, and the run end well within its wall limit.
 // @expect: contained
+// @tier: trusted
 // @flags: -R --allow-write={work}
 // @setup: fifo pipe
 // @setup: link pipelink pipe

@@ -3,6 +3,7 @@
 // @attack: /proc/self/fd-free path: none may block the kernel or read without bound; and it
 // @attack: writes to the kernel's stdout and stderr, which must not reach the run's output.
 // @expect: contained
+// @tier: trusted
 // @flags: -A
 // @setup: fifo pipe
 // @stdout-not-match: INJECTED

@@ -4,6 +4,7 @@
 // @attack: of links to the planted file, a path spelled with a slash, a file: URL. The planted
 // @attack: program must never run; the real sh must.
 // @expect: contained
+// @tier: trusted
 // @flags: --allow-run=sh --allow-write={work} --allow-read={work} --allow-env=PATH
 // @env: PATH=/usr/local/bin:/usr/bin:/bin
 // @setup: link links/sh {work}/sh

@@ -3,6 +3,7 @@
 // @attack: planted in its folder (a link named id, a link with another name, a folder of links
 // @attack: put on PATH). Every spelling of the program that really runs is id and is refused.
 // @expect: contained
+// @tier: trusted
 // @flags: --allow-run --deny-run=id --allow-env=PATH
 // @env: PATH=/usr/bin:/bin
 // @setup: link idlink /usr/bin/id

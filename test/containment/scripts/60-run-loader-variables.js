@@ -4,6 +4,7 @@
 // @attack: clearEnv with `env`. The child reports what it got: any loader variable reaching it
 // @attack: is an escape (with a real library that is code running in every child).
 // @expect: contained
+// @tier: trusted
 // @flags: --allow-run=sh --allow-env
 // @env: PATH=/usr/bin:/bin
 let bad = false;

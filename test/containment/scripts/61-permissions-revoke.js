@@ -3,6 +3,7 @@
 // @attack: revoking write, a command after revoking run, a request to get them back. A
 // @attack: revocation must narrow what the broker checks for the rest of the run.
 // @expect: contained
+// @tier: trusted
 // @flags: --allow-read={work} --allow-write={work} --allow-env=HOME,PATH --allow-run=sh
 // @env: HOME=/root PATH=/usr/bin:/bin
 // @setup: file inside.txt kept

@@ -3,6 +3,7 @@
 // @attack: a missing folder outside, relative), with every write option. Deno answers
 // @attack: NotFound and creates nothing; nothing may appear outside.
 // @expect: contained
+// @tier: trusted
 // @flags: --allow-read={work} --allow-write={work}
 // @setup: link dangle {outside}/new.txt
 // @setup: link chain dangle
