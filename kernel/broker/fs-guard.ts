@@ -63,6 +63,20 @@ function errno(code: string, p: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: ${p}`), { code, path: p });
 }
 
+/**
+ * lstat, or undefined when nothing is there. A try/catch, not `throwIfNoEntry: false`: on
+ * Node 20 that option costs more than the exception it saves, and this is the fast path.
+ */
+function entryAt(p: string): Stats | undefined {
+  try {
+    return lstatSync(p);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+}
+
 function realOrNull(p: string): string | null {
   try {
     return realpathSync.native(p);
@@ -87,7 +101,7 @@ export function strictLocation(p: string): string {
       continue;
     }
     const next = path.join(at, name);
-    const entry = lstatSync(next, { throwIfNoEntry: false });
+    const entry = entryAt(next);
     if (!entry) return path.join(next, ...pending.reverse());
     if (!entry.isSymbolicLink()) {
       at = next;
@@ -116,11 +130,25 @@ function realLocation(p: string): { real: string; existing: string } {
   }
 }
 
-/** Special or secret, by what `stats` is; `name` is the path the refusal names (the resolved one when known). */
-function checkInode(ctx: BrokerContext, call: OpCall, stats: Stats, name: () => string): void {
-  const secret = ctx.kernelFiles?.secret.some((f) => f.dev === stats.dev && f.ino === stats.ino);
-  if (secret || isKernelStdio(stats)) call.refuse('all', name(), `${name()} is the kernel's own file; no grant reaches it`, 'kernel-file');
-  if (isSpecialInode(stats)) call.requireAll(name(), 'special-file');
+function isSecret(ctx: BrokerContext, stats: Stats): boolean {
+  const secret = ctx.kernelFiles?.secret;
+  if (!secret) return false;
+  for (const f of secret) if (f.dev === stats.dev && f.ino === stats.ino) return true;
+  return false;
+}
+
+/**
+ * Special or secret, by what `stats` is. The refusal names `name`, or, when `resolve` is
+ * set, what `name` really resolves to (as Deno names the target of a link); computed only
+ * on a refusal, so the fast path makes no closure and no realpath.
+ */
+function checkInode(ctx: BrokerContext, call: OpCall, stats: Stats, name: string, resolve: boolean): void {
+  const kernelOwn = isSecret(ctx, stats) || isKernelStdio(stats);
+  const special = !kernelOwn && isSpecialInode(stats);
+  if (!kernelOwn && !special) return;
+  const named = resolve ? (realOrNull(name) ?? name) : name;
+  if (kernelOwn) call.refuse('all', named, `${named} is the kernel's own file; no grant reaches it`, 'kernel-file');
+  call.requireAll(named, 'special-file');
 }
 
 /**
@@ -129,15 +157,14 @@ function checkInode(ctx: BrokerContext, call: OpCall, stats: Stats, name: () => 
  * or /dev, a /proc/self/fd/N among them, is special). Undefined when nothing is there.
  */
 function probe(ctx: BrokerContext, call: OpCall, abs: string): Stats | undefined {
-  const resolvedName = () => realOrNull(abs) ?? abs;
-  let entry = lstatSync(abs, { throwIfNoEntry: false });
+  let entry = entryAt(abs);
   if (!entry) {
     // Nothing there: its folder still says whether the path is special (no oracle into /proc, /sys, /dev).
     const parent = path.dirname(abs);
     if (parent !== abs) probe(ctx, call, parent);
     return undefined;
   }
-  checkInode(ctx, call, entry, resolvedName);
+  checkInode(ctx, call, entry, abs, true);
   let at = abs;
   for (let links = 0; entry.isSymbolicLink(); links++) {
     if (links >= MAX_LINKS) throw errno('ELOOP', abs);
@@ -145,15 +172,15 @@ function probe(ctx: BrokerContext, call: OpCall, abs: string): Stats | undefined
       // A /proc magic link (fd/N, cwd, exe...) names no path readlink could follow: let
       // the kernel follow it (allowed only under --allow-all, checked above) and check what it reached.
       const reached = statSync(at, { throwIfNoEntry: false });
-      if (reached) checkInode(ctx, call, reached, resolvedName);
+      if (reached) checkInode(ctx, call, reached, abs, true);
       return reached;
     }
     // A relative target is relative to the folder the link really is in.
     const next = path.resolve(realOrNull(path.dirname(at)) ?? path.dirname(at), readlinkSync(at));
-    if (isSpecialPath(next)) call.requireAll(resolvedName(), 'special-file');
-    const hop = lstatSync(next, { throwIfNoEntry: false });
+    if (isSpecialPath(next)) call.requireAll(realOrNull(abs) ?? next, 'special-file');
+    const hop = entryAt(next);
     if (!hop) return undefined;
-    checkInode(ctx, call, hop, resolvedName);
+    checkInode(ctx, call, hop, abs, true);
     entry = hop;
     at = next;
   }
@@ -171,11 +198,20 @@ function checkLocation(ctx: BrokerContext, call: OpCall, kind: 'read' | 'write',
   if (ctx.strictSymlinks) call.require(kind, real, real, 'strict-symlink');
 }
 
+/** Strict: the real location, dangling links followed, must be granted before anything is looked at. */
+function located(ctx: BrokerContext, call: OpCall, kind: 'read' | 'write', p: string, intent: FsIntent): string {
+  const where = strictLocation(p);
+  checkLocation(ctx, call, kind, where, intent);
+  return where;
+}
+
 /** The checks that need no file system: the kernel's own files by their lexical path. */
 export function guardLexical(ctx: BrokerContext, call: OpCall, kind: 'read' | 'write', abs: string): void {
-  if (!ctx.kernelFiles) return;
-  if (ctx.kernelFiles.secret.some((f) => f.path === abs)) call.refuse('all', abs, `${abs} is the kernel's own file; no grant reaches it`, 'kernel-file');
-  if (kind === 'write' && ctx.kernelFiles.noWrite.some((dir) => abs === dir || abs.startsWith(`${dir}/`))) call.refuse('all', abs, `${abs} is in the kernel's own cache; no grant writes there`, 'kernel-file');
+  const files = ctx.kernelFiles;
+  if (!files) return;
+  for (const f of files.secret) if (f.path === abs) call.refuse('all', abs, `${abs} is the kernel's own file; no grant reaches it`, 'kernel-file');
+  if (kind !== 'write') return;
+  for (const dir of files.noWrite) if (abs === dir || abs.startsWith(`${dir}/`)) call.refuse('all', abs, `${abs} is in the kernel's own cache; no grant writes there`, 'kernel-file');
 }
 
 /**
@@ -186,17 +222,11 @@ export function guardLexical(ctx: BrokerContext, call: OpCall, kind: 'read' | 'w
 export function guardPath(ctx: BrokerContext, call: OpCall, kind: 'read' | 'write', abs: string, intent: FsIntent, options: { create?: boolean; createNew?: boolean } = {}): GuardedPath {
   guardLexical(ctx, call, kind, abs);
   const strict = ctx.strictSymlinks;
-  // Strict: the real location, dangling links followed, must be granted before anything is looked at.
-  const located = (p: string): string => {
-    const where = strictLocation(p);
-    checkLocation(ctx, call, kind, where, intent);
-    return where;
-  };
   switch (intent) {
     case 'read-file':
     case 'read-dir':
     case 'stat': {
-      const target = strict ? located(abs) : abs;
+      const target = strict ? located(ctx, call, kind, abs, intent) : abs;
       const stats = probe(ctx, call, target);
       if (!stats) throw errno('ENOENT', abs);
       return { abs, target, resolved: strict, stats };
@@ -205,16 +235,16 @@ export function guardPath(ctx: BrokerContext, call: OpCall, kind: 'read' | 'writ
     case 'remove': {
       // The entry itself: its own inode says whether it lives on /proc, /sys or /dev, an
       // intermediate folder link included; strict mode checks the real parent plus the name.
-      const target = strict ? path.join(located(path.dirname(abs)), path.basename(abs)) : abs;
+      const target = strict ? path.join(located(ctx, call, kind, path.dirname(abs), intent), path.basename(abs)) : abs;
       if (strict) checkLocation(ctx, call, kind, target, intent);
-      const stats = lstatSync(target, { throwIfNoEntry: false });
-      if (stats) checkInode(ctx, call, stats, () => target);
+      const stats = entryAt(target);
+      if (stats) checkInode(ctx, call, stats, target, false);
       // Nothing there: its folder still says whether the path is special (no oracle into /proc, /sys, /dev).
       else probe(ctx, call, path.dirname(target));
       return { abs, target, resolved: strict, stats };
     }
     case 'real-path': {
-      if (strict) located(abs);
+      if (strict) located(ctx, call, kind, abs, intent);
       if (!probe(ctx, call, abs)) throw errno('ENOENT', abs);
       const real = realpathSync.native(abs);
       checkLocation(ctx, call, kind, real, intent);
@@ -222,16 +252,16 @@ export function guardPath(ctx: BrokerContext, call: OpCall, kind: 'read' | 'writ
     }
     case 'create-dir': {
       const { real, existing } = realLocation(abs);
-      const where = strict ? located(abs) : real;
+      const where = strict ? located(ctx, call, kind, abs, intent) : real;
       if (!strict && where !== abs) checkLocation(ctx, call, kind, where, intent);
       probe(ctx, call, existing);
       return { abs, target: strict ? where : abs, resolved: strict, stats: undefined };
     }
     case 'write-file': {
-      const target = strict ? located(abs) : abs;
+      const target = strict ? located(ctx, call, kind, abs, intent) : abs;
       const existing = options.createNew ? undefined : probe(ctx, call, target);
       if (existing) return { abs, target, resolved: strict, stats: existing };
-      const entry = lstatSync(abs, { throwIfNoEntry: false });
+      const entry = entryAt(abs);
       if (entry?.isSymbolicLink()) {
         // A dangling link: Deno creates nothing and answers NotFound (AlreadyExists with createNew).
         throw errno(options.createNew ? 'EEXIST' : 'ENOENT', abs);
