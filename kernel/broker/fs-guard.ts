@@ -72,7 +72,7 @@ function entryAt(p: string): Stats | undefined {
     return lstatSync(p);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (code === 'ENOENT') return undefined;
     throw error;
   }
 }
