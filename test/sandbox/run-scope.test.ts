@@ -115,7 +115,7 @@ for (const profile of ['trusted', 'default']) {
     firstHalves = 0;
     // transfer cap 1 MiB: each 700 KB body fits, eight held at once (4.8 MB of first halves) pass the 4 MiB run cap
     const file = script('big.js', `const rs = await Promise.allSettled(Array.from({ length: 10 }, () => fetch(Deno.args[0] + '/half').then((r) => r.arrayBuffer()).then((b) => b.byteLength)));\nconsole.log(JSON.stringify({ ok: rs.filter((r) => r.status === 'fulfilled' && r.value === 700 * 1024).length, capped: rs.filter((r) => r.status === 'rejected' && r.reason.name === 'RangeError' && /in flight would hold more than 4194304 bytes/.test(r.reason.message)).length, other: rs.filter((r) => r.status === 'rejected' && r.reason.name !== 'RangeError').map((r) => r.reason.message) }));\n`);
-    const r = await runner.run({ file, args: [base], permissionFlags: [net()], cwd: dir, env: {}, profile, limits: { wallMs: 60_000, transferBytes: 1024 * 1024 } });
+    const r = await runner.run({ file, args: [base], permissionFlags: [net()], cwd: dir, env: {}, profile, limits: { wallMs: 60_000, cpuMs: 60_000, transferBytes: 1024 * 1024 } });
     const out = JSON.parse(r.stdout) as { ok: number; capped: number; other: string[] };
     // how many overlap depends on scheduling; that the cap is enforced at all is the broker test below
     assert.deepEqual(out.other, []);
