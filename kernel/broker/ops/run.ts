@@ -1,11 +1,32 @@
-/** `new Deno.Command(...).output()`: checked against `run`, executed by the subprocess runner. */
-import { resolveExecutable, runCommand } from '../../../sandboxes/subprocess/run-command.ts';
+/**
+ * `new Deno.Command(...).output()`: checked against `run`, executed by the subprocess runner
+ * inside the OS sandbox planned from this same grant (its file system, its network through
+ * the kernel's proxy, each connection checked and audited here like `fetch`).
+ */
+import { grantView } from '../../../sandboxes/subprocess/os-sandbox/grant-view.ts';
+import { resolveExecutable, runCommand, type OsSandboxRequest } from '../../../sandboxes/subprocess/run-command.ts';
+import { isKernelError } from '../../errors.ts';
 import { DenoOpError } from '../deno-error.ts';
-import { defineOp } from '../op.ts';
+import { defineOp, type BrokerContext } from '../op.ts';
 import { bool, optStr, record, resolvePath, str } from './args.ts';
 
 // Variables that change what a binary loads: Deno asks for full --allow-run to pass them.
 const LOADER_VARIABLES = /^(LD_|DYLD_)/;
+
+/** The OS sandbox request for a child of this context: its grant, the context's settings, the proxy's policy. */
+export function osSandboxFor(ctx: BrokerContext): OsSandboxRequest {
+  const settings = ctx.os ?? { mode: 'required' as const, hide: [] };
+  const { mode, tracker: _tracker, ...context } = settings;
+  return {
+    mode: mode === 'off' ? 'off' : 'bubblewrap',
+    grant: grantView(ctx.gate),
+    context,
+    net: {
+      allows: (hostPort) => ctx.gate.query('net', hostPort).state === 'granted',
+      audit: (hostPort, granted) => ctx.audit({ type: 'capability', subject: ctx.subject, op: 'run.net', permission: 'net', value: hostPort, decision: granted ? 'granted' : 'denied' }),
+    },
+  };
+}
 
 export const runOutput = defineOp({
   name: 'run.output',
@@ -54,9 +75,18 @@ export const runOutput = defineOp({
         input: a.input,
         wallMs: ctx.subprocess.wallMs,
         outputBytes: ctx.subprocess.outputBytes,
+        sandbox: osSandboxFor(ctx),
+        ...(ctx.os?.tracker ? { tracker: ctx.os.tracker } : {}),
       });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      // The OS sandbox could not be built: a refusal (audited), never an unsandboxed run.
+      if (isKernelError(error) || code === 'EOSBOX') {
+        ctx.audit({ type: 'capability', subject: ctx.subject, op: 'run.output', permission: 'run', value: a.command, decision: 'denied' });
+        const line = isKernelError(error) ? error.toLine() : (error as Error).message;
+        throw new DenoOpError(isKernelError(error) && error.code === 'RTC_ERR_OSBOX_GRANT' ? 'NotCapable' : 'NotSupported', `Failed to spawn '${a.command}': ${line}`);
+      }
+      if (code === 'ESTOPPING') throw new DenoOpError('Interrupted', `Failed to spawn '${a.command}': ${(error as Error).message}`);
       if (code === 'ENOENT') throw new DenoOpError('NotFound', `Failed to spawn '${a.command}': entity not found`);
       if (code === 'EACCES') throw new DenoOpError('PermissionDenied', `Failed to spawn '${a.command}': Permission denied (os error 13)`);
       throw new DenoOpError('Error', `Failed to spawn '${a.command}': ${(error as Error).message}`);
