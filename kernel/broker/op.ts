@@ -20,6 +20,8 @@ export interface OsSandboxSettings extends SandboxContext {
   mode: 'required' | 'off';
   /** hears of every child's start and end; may refuse a start or stop a child (the kernel's registry) */
   tracker?: ChildTracker;
+  /** the kernel's environment, where bubblewrap is looked for (RUNTIMECTL_BWRAP, PATH); default: this process's */
+  hostEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface AuditEvent {

@@ -16,7 +16,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ChildHandle, ChildTracker, SandboxRecord } from '../../sandboxes/subprocess/run-command.ts';
-import { bootId, processStartTime, signal } from '../../sandboxes/subprocess/os-sandbox/process-tree.ts';
+import { bootId, processGroupAlive, processStartTime, signal } from '../../sandboxes/subprocess/os-sandbox/process-tree.ts';
 
 export const PROCESS_MARKER = 'process.json';
 export const SANDBOX_RECORD = 'sandbox.json';
@@ -89,13 +89,16 @@ export class ChildRegistry {
     this.#stop ??= (async () => {
       const targets = [...this.#live];
       for (const live of targets) {
-        if (live.session) live.owner.stopped.add(live.session.runId);
+        if (live.session) live.owner.stopped.set(live.session.runId, 'terminated');
         live.handle.terminate();
       }
       const deadline = Date.now() + killAfterMs;
       while (targets.some((t) => this.#live.has(t)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       const left = targets.filter((t) => this.#live.has(t));
-      for (const live of left) live.handle.kill();
+      for (const live of left) {
+        if (live.session) live.owner.stopped.set(live.session.runId, 'killed');
+        live.handle.kill();
+      }
       return { terminated: targets.length, killed: left.length };
     })();
     return this.#stop;
@@ -105,8 +108,8 @@ export class ChildRegistry {
 /** One persona's view of the registry: the tracker its plugins' subprocesses report to. */
 export class PersonaChildren implements ChildTracker {
   readonly personaId: string;
-  /** run ids of sessions the kernel stopped */
-  readonly stopped = new Set<string>();
+  /** sessions the kernel stopped, by run id: ended on TERM, or forced with KILL after the delay */
+  readonly stopped = new Map<string, 'terminated' | 'killed'>();
   /** the sandbox records of the current session's children, in order */
   records: SandboxRecord[] = [];
   #registry: ChildRegistry;
@@ -186,10 +189,14 @@ export interface LeftSession {
   expected_tokens: number;
 }
 
+/** The recorded process, or another of its process group (a child it left behind), still runs in this boot. */
 function alive(pid: number, startTime: number | null, boot: string): boolean {
   if (boot !== bootId() || !Number.isInteger(pid) || pid <= 1) return false;
   const now = processStartTime(pid);
-  return now !== undefined && (startTime === null || now === startTime);
+  if (now !== undefined && (startTime === null || now === startTime)) return true;
+  // The leader is gone (or its pid reused by another program): its group may live on, and a
+  // group id is not handed out again while any member of the group is alive.
+  return now === undefined && processGroupAlive(pid);
 }
 
 /**

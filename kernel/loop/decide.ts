@@ -245,13 +245,14 @@ async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlug
   }
   records = c.children?.endSession() ?? records;
   const osSandbox = summarize(records);
-  const stopped = c.children?.stopped.has(runId) === true;
+  const stopped = c.children?.stopped.get(runId);
   if (stopped) {
     // Stopped by the kernel (SIGTERM, a second SIGINT): what it printed so far is its usage,
     // its work stays pending for the next start.
     const usage = result.usage ?? estimated(r.decision);
-    const reason = 'interrupted: the kernel was stopped while the session ran (TERM, then KILL after the grace); its work stays pending';
-    markSessionManifest(dir, { status: 'interrupted', reason, interrupted_by: 'kernel stop', usage });
+    const how = stopped === 'killed' ? 'it ignored TERM and was killed (KILL) after the delay' : 'it ended on TERM';
+    const reason = `interrupted: the kernel was stopped while the session ran; ${how}; its work stays pending`;
+    markSessionManifest(dir, { status: 'interrupted', reason, interrupted_by: stopped === 'killed' ? 'kernel stop (forced kill)' : 'kernel stop', usage });
     return {
       ...r,
       outcome: 'interrupted',

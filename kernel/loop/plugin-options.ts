@@ -39,6 +39,8 @@ export interface PersonaPluginOptions {
   tracker?: ChildTracker;
   /** programs an executor's harness starts besides itself (the MCP server it is handed): visible read-only */
   programs?: string[];
+  /** the kernel's environment (where bubblewrap is looked for) */
+  hostEnv?: Readonly<Record<string, string | undefined>>;
   shim: CompiledSource;
   allow: PermissionSet;
   vars: PathVariables;
@@ -102,6 +104,7 @@ export function personaPluginOptions(i: PersonaPluginInputs): PersonaPluginOptio
     personaDir: paths.dir,
     osSandbox: i.profile.os_sandbox,
     hidden: [i.stateDir, ...(i.cacheDir ? [i.cacheDir] : [])],
+    hostEnv: i.hostEnv,
     ...(i.tracker ? { tracker: i.tracker } : {}),
     ...(i.programs ? { programs: i.programs } : {}),
     shim: i.shim,
@@ -151,6 +154,7 @@ export function buildPersonaPlugin(o: PersonaPluginOptions, plugin: LoadedPlugin
     ...(home ? { home } : {}),
     ...(kind === 'executor' && o.programs ? { programs: o.programs } : {}),
     ...(o.tracker ? { tracker: o.tracker } : {}),
+    ...(o.hostEnv ? { hostEnv: o.hostEnv } : {}),
   };
   context.bindings = { grantor: o.personaId, declared: plugin.manifest.bindings, granted: o.grantedBindings, impl: o.bindings };
   return instance;

@@ -16,9 +16,10 @@ const LOADER_VARIABLES = /^(LD_|DYLD_)/;
 /** The OS sandbox request for a child of this context: its grant, the context's settings, the proxy's policy. */
 export function osSandboxFor(ctx: BrokerContext): OsSandboxRequest {
   const settings = ctx.os ?? { mode: 'required' as const, hide: [] };
-  const { mode, tracker: _tracker, ...context } = settings;
+  const { mode, tracker: _tracker, hostEnv, ...context } = settings;
   return {
     mode: mode === 'off' ? 'off' : 'bubblewrap',
+    ...(hostEnv ? { hostEnv } : {}),
     grant: grantView(ctx.gate),
     context,
     net: {
