@@ -149,18 +149,21 @@ function collectText(stream: NodeJS.ReadableStream | null | undefined): Promise<
 }
 
 async function launchSandboxed(req: CommandRequest, executable: string, sandbox: OsSandboxRequest): Promise<Launch> {
-  const bwrap = await locateBwrap(sandbox.hostEnv ?? process.env);
+  // The grant first: one the sandbox cannot express is refused whether or not bwrap is here.
   const node = process.execPath;
+  const plan = planSandbox({
+    grant: sandbox.grant,
+    context: sandbox.context,
+    executable,
+    cwd: req.cwd,
+    searchPath: req.searchPath,
+    helpers: [OS_SANDBOX_DIR, path.dirname(node)],
+  });
+  const bwrap = await locateBwrap(sandbox.hostEnv ?? process.env);
   const proxy = sandbox.grant.netAny ? await NetProxy.start(sandbox.net) : undefined;
   try {
-    const plan = planSandbox({
-      grant: sandbox.grant,
-      context: sandbox.context,
-      executable,
-      cwd: req.cwd,
-      searchPath: req.searchPath,
-      helpers: [OS_SANDBOX_DIR, path.dirname(node), ...(proxy ? [proxy.dir] : [])],
-    });
+    // The proxy's socket folder (the kernel's, under the host's /tmp): on top of everything.
+    if (proxy) plan.mounts.push({ kind: 'ro', src: proxy.dir, dest: proxy.dir });
     const argv = ['/bin/sh', INIT_SCRIPT, proxy ? 'net' : 'none', node, BRIDGE_SCRIPT, proxy?.socketPath ?? '-', '--', executable, ...req.args];
     const args = bwrapArgs({ plan, cwd: path.resolve(req.cwd), env: sandboxEnv(req.env, sandbox), infoFd: 4, argv });
     // bwrap gets no environment of its own (a loader variable there would run outside the
