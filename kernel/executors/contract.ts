@@ -31,6 +31,8 @@ export interface McpServerSpec {
   command: string;
   args: string[];
   env?: Record<string, string>;
+  /** trees the server needs to read (its own code, e.g. the runtimectl install): visible read-only in the sandbox */
+  reads?: string[];
 }
 
 /** What the OS sandbox around the session lets through, for the harness's own controls to agree. */

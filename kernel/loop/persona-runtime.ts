@@ -247,6 +247,7 @@ export class PersonaRuntime {
         stateDir: kernel.stateDir,
         tracker: this.#children,
         ...(mcpProgram ? { programs: [mcpProgram] } : {}),
+        ...(this.#mcp?.reads ? { programReads: this.#mcp.reads } : {}),
         profile: this.profile,
         hostEnv: kernel.env,
         limits: this.limits,

@@ -39,6 +39,8 @@ export interface PersonaPluginOptions {
   tracker?: ChildTracker;
   /** programs an executor's harness starts besides itself (the MCP server it is handed): visible read-only */
   programs?: string[];
+  /** trees those programs read (visible read-only to an executor's subprocesses) */
+  programReads?: string[];
   /** the kernel's environment (where bubblewrap is looked for) */
   hostEnv?: Readonly<Record<string, string | undefined>>;
   shim: CompiledSource;
@@ -81,6 +83,7 @@ export interface PersonaPluginInputs {
   stateDir: string;
   tracker?: ChildTracker;
   programs?: string[];
+  programReads?: string[];
   profile: PersonaProfile;
   hostEnv: Readonly<Record<string, string | undefined>>;
   limits: Pick<BudgetLimits, 'cpu_seconds_per_cycle' | 'wall_seconds_per_cycle'>;
@@ -107,6 +110,7 @@ export function personaPluginOptions(i: PersonaPluginInputs): PersonaPluginOptio
     hostEnv: i.hostEnv,
     ...(i.tracker ? { tracker: i.tracker } : {}),
     ...(i.programs ? { programs: i.programs } : {}),
+    ...(i.programReads ? { programReads: i.programReads } : {}),
     shim: i.shim,
     allow: toPermissionSet(i.profile.allow, paths.dir, vars),
     vars,
@@ -153,6 +157,7 @@ export function buildPersonaPlugin(o: PersonaPluginOptions, plugin: LoadedPlugin
     own: o.personaDir,
     ...(home ? { home } : {}),
     ...(kind === 'executor' && o.programs ? { programs: o.programs } : {}),
+    ...(kind === 'executor' && o.programReads ? { readOnly: o.programReads } : {}),
     ...(o.tracker ? { tracker: o.tracker } : {}),
     ...(o.hostEnv ? { hostEnv: o.hostEnv } : {}),
   };

@@ -42,6 +42,8 @@ export interface SandboxContext {
   home?: string;
   /** more programs whose install is visible read-only (an MCP server the harness starts) */
   programs?: readonly string[];
+  /** more trees visible read-only that such a program needs (the MCP server's own code) */
+  readOnly?: readonly string[];
 }
 
 export interface PlanInput {
@@ -212,7 +214,7 @@ export function planSandbox(input: PlanInput): SandboxPlan {
     }
   }
   for (const file of ETC) addSystem(file);
-  for (const tree of [...programTrees(input.executable), ...(context.programs ?? []).flatMap(programTrees), ...input.helpers]) addSystem(tree);
+  for (const tree of [...programTrees(input.executable), ...(context.programs ?? []).flatMap(programTrees), ...(context.readOnly ?? []), ...input.helpers]) addSystem(tree);
   for (const dir of input.searchPath.split(':')) if (path.isAbsolute(dir)) addSystem(path.normalize(dir));
 
   // 4. Masks: kernel trees and denied paths that some visible tree would otherwise show.
