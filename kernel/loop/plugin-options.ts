@@ -10,8 +10,8 @@
 import path from 'node:path';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import type { BindingImplementations } from '../broker/ops/bindings.ts';
-import type { BudgetLimits } from '../budget/posture.ts';
-import { ledgerEnv } from '../ledger/layout.ts';
+import type { BudgetLimits } from '../../features/science-loop/budget/posture.ts';
+import { ledgerEnv } from '../../features/ledger/layout.ts';
 import { toPermissionSet, type PathVariables } from '../manifest/permissions-schema.ts';
 import type { PermissionSet } from '../permissions/descriptors.ts';
 import type { PersonaProfile } from '../personas/profile-schema.ts';
@@ -19,7 +19,7 @@ import { PluginInstance } from '../plugins/plugin-instance.ts';
 import type { LoadedPlugin } from '../plugins/registry.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
 import type { ChildTracker } from '../../sandboxes/subprocess/run-command.ts';
-import { providerHomeDir } from '../executors/provider-home.ts';
+import { providerHomeDir } from '../../features/science-loop/executors/provider-home.ts';
 import { personaPaths, workspaceDir } from './layout.ts';
 
 /** Grace between the subprocess wall limit and the isolate's, for writing the session files. */

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { verifyEventLog } from '../../kernel/events/verify.ts';
 import { personaPaths, workspaceDir } from '../../kernel/loop/layout.ts';
-import { cycleEvents, FAKE_BIN, fakeEnv, fakeTime, packet, profile, readJson, run, tempDir } from '../loop/helpers.ts';
+import { cycleEvents, FAKE_BIN, fakeEnv, fakeTime, packet, profile, readJson, run, tempDir } from '../../features/science-loop/test/helpers.ts';
 import { NO_OS_SANDBOX } from '../support/os-sandbox.ts';
 
 let server: http.Server;

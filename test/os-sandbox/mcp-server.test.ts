@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { cycleEvents, FAKE_BIN, fakeEnv, fakeTime, packet, profile, run, tempDir } from '../loop/helpers.ts';
+import { cycleEvents, FAKE_BIN, fakeEnv, fakeTime, packet, profile, run, tempDir } from '../../features/science-loop/test/helpers.ts';
 import { NO_OS_SANDBOX } from '../support/os-sandbox.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');

@@ -10,7 +10,7 @@ import { isKernelError } from '../../kernel/errors.ts';
 import { bwrapArgs, encodeArgs } from '../../sandboxes/subprocess/os-sandbox/bwrap-argv.ts';
 import { grantView } from '../../sandboxes/subprocess/os-sandbox/grant-view.ts';
 import { planSandbox, type SandboxContext } from '../../sandboxes/subprocess/os-sandbox/plan.ts';
-import { tempDir } from '../loop/helpers.ts';
+import { tempDir } from '../../features/science-loop/test/helpers.ts';
 
 type Side = true | string[];
 function grant(read: Side, write: Side, extra: { denyRead?: string[]; denyWrite?: string[]; net?: Side } = {}) {

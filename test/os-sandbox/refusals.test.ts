@@ -9,8 +9,8 @@ import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { personaPaths, workspaceDir } from '../../kernel/loop/layout.ts';
-import { cycleLine } from '../../kernel/loop/summary.ts';
-import { budgeted, cycleEvents, fakeEnv, fakeTime, packet, profile, readJson, run, tempDir } from '../loop/helpers.ts';
+import { cycleLine } from '../../features/science-loop/summary.ts';
+import { budgeted, cycleEvents, fakeEnv, fakeTime, packet, profile, readJson, run, tempDir } from '../../features/science-loop/test/helpers.ts';
 
 test('without bubblewrap the session is refused with a one-line reason, audited, and the CLI never runs', async () => {
   const dir = tempDir('rtc-nobwrap-');

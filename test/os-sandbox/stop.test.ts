@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { verifyEventLog } from '../../kernel/events/verify.ts';
 import { personaPaths, workspaceDir } from '../../kernel/loop/layout.ts';
-import { cycleEvents, events, fakeEnv, packet, readJson, tempDir } from '../loop/helpers.ts';
+import { cycleEvents, events, fakeEnv, packet, readJson, tempDir } from '../../features/science-loop/test/helpers.ts';
 import { NO_OS_SANDBOX } from '../support/os-sandbox.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
