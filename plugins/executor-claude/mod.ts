@@ -15,7 +15,7 @@
  * `[api.anthropic.com]`), `shell` (default true: the Bash tool, inside the OS sandbox).
  */
 import { stringList, stringOr, type ExecutorInput, type ExecutorResult, type McpServerSpec } from '../executor-shared/contract.ts';
-import { providerReachable, refuseSession, runCli, toolsNetwork } from '../executor-shared/session.ts';
+import { providerHosts, runProviderCli, toolsNetwork } from '../executor-shared/session.ts';
 import { parseClaude } from '../executor-shared/usage.ts';
 
 export const DEFAULT_PROVIDER_HOSTS = ['api.anthropic.com'];
@@ -32,8 +32,7 @@ function mcpConfig(mcp: McpServerSpec | null): string[] {
 }
 
 export function claudeArgs(input: ExecutorInput): string[] {
-  const providerHosts = Array.isArray(input.config.provider_hosts) ? stringList(input.config.provider_hosts) : DEFAULT_PROVIDER_HOSTS;
-  const web = toolsNetwork(input.sandbox.net, providerHosts);
+  const web = toolsNetwork(input.sandbox.net, providerHosts(input.config, DEFAULT_PROVIDER_HOSTS));
   const shell = input.config.shell !== false;
   const allowed = ['Read', 'Glob', 'Grep', 'Edit(./**)', 'Write(./**)', 'NotebookEdit(./**)', ...(shell ? ['Bash'] : []), ...(web ? WEB_TOOLS : []), ...(input.mcp ? [`mcp__${input.mcp.name}`] : [])];
   const disallowed = [...(web ? [] : WEB_TOOLS), ...(shell ? [] : ['Bash'])];
@@ -51,14 +50,14 @@ export function claudeArgs(input: ExecutorInput): string[] {
 }
 
 export function run(input: ExecutorInput): Promise<ExecutorResult> {
-  const command = stringOr(input.config.command, 'claude');
-  const providerHosts = Array.isArray(input.config.provider_hosts) ? stringList(input.config.provider_hosts) : DEFAULT_PROVIDER_HOSTS;
-  const args = claudeArgs(input);
-  const spec = { plugin: 'executor.claude', command, args };
-  if (!providerReachable(providerHosts)) {
-    return refuseSession(input, spec, `claude: not started: none of its provider hosts (${providerHosts.join(', ')}) is granted to this persona (allow.net); grant the one it uses, or set executor.config.provider_hosts`);
-  }
   const home = input.paths.provider_home;
-  const env = { CLAUDE_CONFIG_DIR: home, HOME: home, DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
-  return runCli(input, { ...spec, env, parse: (stdout) => parseClaude(stdout) });
+  return runProviderCli(input, {
+    plugin: 'executor.claude',
+    name: 'claude',
+    command: stringOr(input.config.command, 'claude'),
+    args: claudeArgs(input),
+    hosts: providerHosts(input.config, DEFAULT_PROVIDER_HOSTS),
+    env: { CLAUDE_CONFIG_DIR: home, HOME: home, DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+    parse: (stdout) => parseClaude(stdout),
+  });
 }

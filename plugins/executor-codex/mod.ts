@@ -14,7 +14,7 @@
  * `[api.openai.com]`; `[]` when the provider needs no network grant).
  */
 import { stringList, stringOr, type ExecutorInput, type ExecutorResult, type McpServerSpec } from '../executor-shared/contract.ts';
-import { providerReachable, refuseSession, runCli, toolsNetwork } from '../executor-shared/session.ts';
+import { providerHosts, runProviderCli, toolsNetwork } from '../executor-shared/session.ts';
 import { parseCodex } from '../executor-shared/usage.ts';
 
 export const DEFAULT_PROVIDER_HOSTS = ['api.openai.com'];
@@ -34,14 +34,13 @@ function mcpFlags(mcp: McpServerSpec | null): string[] {
 }
 
 export function codexArgs(input: ExecutorInput): string[] {
-  const providerHosts = Array.isArray(input.config.provider_hosts) ? stringList(input.config.provider_hosts) : DEFAULT_PROVIDER_HOSTS;
   const model = typeof input.config.model === 'string' ? ['--model', input.config.model] : [];
   return [
     '-a', 'never',
     'exec', '--json', '--skip-git-repo-check',
     '--sandbox', 'workspace-write',
     '-C', input.paths.workspace_dir,
-    '-c', `sandbox_workspace_write.network_access=${toolsNetwork(input.sandbox.net, providerHosts)}`,
+    '-c', `sandbox_workspace_write.network_access=${toolsNetwork(input.sandbox.net, providerHosts(input.config, DEFAULT_PROVIDER_HOSTS))}`,
     ...mcpFlags(input.mcp),
     ...model,
     ...stringList(input.config.args),
@@ -50,13 +49,14 @@ export function codexArgs(input: ExecutorInput): string[] {
 }
 
 export function run(input: ExecutorInput): Promise<ExecutorResult> {
-  const command = stringOr(input.config.command, 'codex');
-  const providerHosts = Array.isArray(input.config.provider_hosts) ? stringList(input.config.provider_hosts) : DEFAULT_PROVIDER_HOSTS;
-  const args = codexArgs(input);
-  const spec = { plugin: 'executor.codex', command, args };
-  if (!providerReachable(providerHosts)) {
-    return refuseSession(input, spec, `codex: not started: none of its provider hosts (${providerHosts.join(', ')}) is granted to this persona (allow.net); grant the one it uses, or set executor.config.provider_hosts`);
-  }
   const home = input.paths.provider_home;
-  return runCli(input, { ...spec, env: { CODEX_HOME: home, HOME: home }, parse: parseCodex });
+  return runProviderCli(input, {
+    plugin: 'executor.codex',
+    name: 'codex',
+    command: stringOr(input.config.command, 'codex'),
+    args: codexArgs(input),
+    hosts: providerHosts(input.config, DEFAULT_PROVIDER_HOSTS),
+    env: { CODEX_HOME: home, HOME: home },
+    parse: parseCodex,
+  });
 }

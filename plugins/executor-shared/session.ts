@@ -120,6 +120,23 @@ export function toolsNetwork(net: true | string[], providerHosts: readonly strin
   return net.some((h) => !provider.has(bare(h)));
 }
 
+/** `config.provider_hosts` when the profile sets it (`[]`: none needed), else the executor's defaults. */
+export function providerHosts(config: Record<string, unknown>, defaults: readonly string[]): string[] {
+  return Array.isArray(config.provider_hosts) ? config.provider_hosts.filter((h): h is string => typeof h === 'string') : [...defaults];
+}
+
+/**
+ * A provider CLI's session (codex, claude): refused at once when none of its provider hosts is
+ * granted (it would wait for a network it never gets until the wall limit), else run.
+ */
+export function runProviderCli(input: ExecutorInput, spec: CliSpec & { name: string; hosts: readonly string[] }): Promise<ExecutorResult> {
+  const { name, hosts, ...cli } = spec;
+  if (!providerReachable(hosts)) {
+    return refuseSession(input, cli, `${name}: not started: none of its provider hosts (${hosts.join(', ')}) is granted to this persona (allow.net); grant the one it uses, or set executor.config.provider_hosts`);
+  }
+  return runCli(input, cli);
+}
+
 /** A session that was not started: its files say why. */
 export async function refuseSession(input: ExecutorInput, spec: Pick<CliSpec, 'plugin' | 'command' | 'args'>, reason: string): Promise<ExecutorResult> {
   await writePrompt(input);

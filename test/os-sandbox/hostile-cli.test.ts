@@ -15,7 +15,7 @@ import { after, before, test } from 'node:test';
 import { verifyEventLog } from '../../kernel/events/verify.ts';
 import { personaPaths, workspaceDir } from '../../kernel/loop/layout.ts';
 import { cycleEvents, FAKE_BIN, fakeEnv, fakeTime, packet, profile, readJson, run, tempDir } from '../../features/science-loop/test/helpers.ts';
-import { NO_OS_SANDBOX } from '../support/os-sandbox.ts';
+import { NO_OS_SANDBOX, processesNamed } from '../support/os-sandbox.ts';
 
 let server: http.Server;
 let port = 0;
@@ -31,20 +31,6 @@ before(async () => {
 });
 after(() => server.close());
 
-/** Processes on this machine whose command line names `tag` (the fake's leftovers sleep that long). */
-function processesNamed(tag: string): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (cmd.includes(tag)) out.push(Number(entry));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
 
 test('a hostile harness in the OS sandbox: every escape refused, the network ones audited, nothing left running', { skip: NO_OS_SANDBOX }, async () => {
   const dir = tempDir('rtc-osbox-');

@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { verifyEventLog } from '../../kernel/events/verify.ts';
 import { personaPaths, workspaceDir } from '../../kernel/loop/layout.ts';
 import { cycleEvents, events, fakeEnv, packet, readJson, tempDir } from '../../features/science-loop/test/helpers.ts';
-import { NO_OS_SANDBOX } from '../support/os-sandbox.ts';
+import { NO_OS_SANDBOX, processesNamed } from '../support/os-sandbox.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -48,19 +48,6 @@ async function sessionStarted(stateDir: string, id: string): Promise<void> {
   while (!existsSync(started)) await new Promise((r) => setTimeout(r, 20));
 }
 
-/** Processes whose command line holds `tag` as one argument (the fakes sleep that many seconds). */
-function processesNamed(tag: string): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(tag)) out.push(Number(entry));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
 
 const uniqueSeconds = (n: number) => String(50_000 + ((process.pid * 7 + n) % 40_000));
 
