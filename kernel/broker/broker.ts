@@ -99,10 +99,16 @@ export class CapabilityBroker {
       throw new DenoOpError('TypeError', `${op.name}: arguments are not JSON`);
     }
     const args = op.parse(raw, this.context);
-    for (const need of op.needs(args, this.context)) {
+    const needs = op.needs(args, this.context);
+    for (const need of needs) {
       call.require(need.kind, need.value, need.display ?? need.value, undefined, need.aliases);
       // Deno: anything under /proc, /sys, /dev (but a few devices) also needs --allow-all.
       if ((need.kind === 'read' || need.kind === 'write') && need.value !== undefined && isSpecialPath(need.value)) call.requireAll(need.value);
+    }
+    // A write quota holds only ops that charge it; any other that writes (or starts a process) fails closed.
+    if (this.context.scope.writes && !op.quota) {
+      const writer = needs.find((n) => n.kind === 'write' || n.kind === 'run');
+      if (writer) call.refuse(writer.kind, writer.value ?? null, `${op.name} is not available in a run with a write quota: it could write past it`, 'write-quota');
     }
     op.admit?.(args, this.context, call);
     this.calls.set(op.name, (this.calls.get(op.name) ?? 0) + 1);

@@ -27,7 +27,12 @@ export const checkNameSchema = z.string().regex(/^[a-z][a-z0-9-]{0,63}$/, 'lower
 
 /** The `gate_check:` section of a gate-check plugin's manifest. */
 export const gateCheckSectionSchema = z.strictObject({
-  reads: z.array(checkNameSchema).max(32).default([]).describe('earlier checks whose results this check reads; a profile must list them before it'),
+  reads: z.array(checkNameSchema).max(32).default([]).describe('earlier checks whose results this check needs: a profile listing this check lists them before it'),
+  reads_optional: z
+    .array(checkNameSchema)
+    .max(32)
+    .default([])
+    .describe('earlier checks this check also reads when the profile has them (then they come before it)'),
 });
 export type GateCheckSection = z.output<typeof gateCheckSectionSchema>;
 
@@ -138,8 +143,10 @@ export interface TestFileRun {
   denied: number;
   /** what the run wrote, counted by the broker's write quota */
   writes: { bytes: number; entries: number; max_bytes: number; max_entries: number; refused: number };
-  /** set when the run never happened (the real Deno killed, missing, ...) */
+  /** set when the run never happened (no Deno on this host, ...) */
   skipped?: string;
+  /** the command line of a run under the real Deno */
+  command?: string[];
 }
 
 /** How the kernel serves the `gate.*` bindings for one check of one gate run. */
