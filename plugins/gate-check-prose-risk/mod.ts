@@ -12,7 +12,7 @@
  */
 import { deno } from '../gate-check-shared/globals.ts';
 import { result, type GateCheckInput, type GateCheckResult } from '../gate-check-shared/results.ts';
-import { authNote, hostsIn, isLocalHost, lineFindings, paragraphFindings, type Finding } from './rules.ts';
+import { scanText, type Finding } from './rules.ts';
 
 /** Findings named in the one-line reason; all of them are in the output. */
 const REASON_FINDINGS = 10;
@@ -26,31 +26,6 @@ async function readText(root: string, file: string): Promise<string | null> {
   }
   // A NUL in the first few KB: not text, nothing an agent reads as instructions.
   return text.slice(0, 8192).includes('\u0000') ? null : text;
-}
-
-function scan(file: string, text: string): { findings: Finding[]; hosts: string[]; authNotes: string[] } {
-  const lines = text.replace(/\r\n?/g, '\n').split('\n');
-  const findings: Finding[] = [];
-  const hosts: string[] = [];
-  const authNotes: string[] = [];
-  let paragraph: string[] = [];
-  let paragraphStart = 1;
-  const flush = () => {
-    if (paragraph.length > 0) findings.push(...paragraphFindings(file, paragraphStart, paragraph));
-    paragraph = [];
-  };
-  lines.forEach((line, i) => {
-    findings.push(...lineFindings(file, i + 1, line));
-    hosts.push(...hostsIn(line).filter((h) => !isLocalHost(h)));
-    const note = authNote(line);
-    if (note !== null) authNotes.push(`${file}:${i + 1}: sends a secret in an Authorization header to ${note}: that the host is the service the secret belongs to is not evaluated`);
-    if (line.trim() === '' || /^\s*(```|~~~|#)/.test(line)) {
-      flush();
-      paragraphStart = i + 2;
-    } else paragraph.push(line);
-  });
-  flush();
-  return { findings, hosts, authNotes };
 }
 
 export async function check(input: GateCheckInput): Promise<GateCheckResult> {
@@ -67,7 +42,7 @@ export async function check(input: GateCheckInput): Promise<GateCheckResult> {
       continue;
     }
     read.push(file);
-    const found = scan(file, text);
+    const found = scanText(file, text);
     const seen = new Set<string>();
     for (const f of found.findings) {
       const key = `${f.rule}:${f.line}`;

@@ -156,8 +156,19 @@ export function authNote(line: string): string | null {
   return hosts.length > 0 ? hosts.join(', ') : 'a host';
 }
 
+const WINDOW = 3;
+
 /** Findings of the rules that read a paragraph as sentences (prose wraps across lines). */
 export function paragraphFindings(file: string, firstLine: number, lines: readonly string[]): Finding[] {
+  // A sentence is a few lines at most: a long block (code, a table) is read three lines at a
+  // time, so words far apart never make a finding together.
+  if (lines.length > WINDOW) {
+    const found = new Map<string, Finding>();
+    for (let i = 0; i + WINDOW <= lines.length; i++) {
+      for (const f of paragraphFindings(file, firstLine + i, lines.slice(i, i + WINDOW))) found.set(`${f.rule}:${f.line}`, f);
+    }
+    return [...found.values()];
+  }
   const text = lines.join(' ');
   const found: Finding[] = [];
   for (const sentence of text.split(/(?<=[.!?])\s+(?=[A-Z`*_"'(\[])/)) {
@@ -172,4 +183,30 @@ export function paragraphFindings(file: string, firstLine: number, lines: readon
     if (hide) found.push({ rule: 'concealment', file, line: at(hide), what: 'tells the agent to hide what it does or to ignore its instructions', excerpt: excerpt(sentence) });
   }
   return found;
+}
+
+/** Every finding of one text file, the outside hosts it names, and the notes for the reviewer. */
+export function scanText(file: string, text: string): { findings: Finding[]; hosts: string[]; authNotes: string[] } {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const findings: Finding[] = [];
+  const hosts: string[] = [];
+  const authNotes: string[] = [];
+  let paragraph: string[] = [];
+  let paragraphStart = 1;
+  const flush = () => {
+    if (paragraph.length > 0) findings.push(...paragraphFindings(file, paragraphStart, paragraph));
+    paragraph = [];
+  };
+  lines.forEach((line, i) => {
+    findings.push(...lineFindings(file, i + 1, line));
+    hosts.push(...hostsIn(line).filter((h) => !isLocalHost(h)));
+    const note = authNote(line);
+    if (note !== null) authNotes.push(`${file}:${i + 1}: sends a secret in an Authorization header to ${note}: that the host is the service the secret belongs to is not evaluated`);
+    if (line.trim() === '' || /^\s*(```|~~~|#)/.test(line)) {
+      flush();
+      paragraphStart = i + 2;
+    } else paragraph.push(line);
+  });
+  flush();
+  return { findings, hosts, authNotes };
 }
