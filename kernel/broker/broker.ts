@@ -24,11 +24,14 @@ import { isSpecialPath } from './special-files.ts';
 class Call implements OpCall {
   readonly #ctx: BrokerContext;
   readonly op: string;
+  /** the op charges the run's write quota itself (OpDefinition.quota) */
+  readonly #quotaAware: boolean;
   ticket?: OpTicket;
 
-  constructor(ctx: BrokerContext, op: string) {
+  constructor(ctx: BrokerContext, op: string, quotaAware: boolean) {
     this.#ctx = ctx;
     this.op = op;
+    this.#quotaAware = quotaAware;
   }
 
   granted(permission: AuditPermission, value: string | null, reason?: RefusalReason): void {
@@ -42,6 +45,11 @@ class Call implements OpCall {
     } catch (error) {
       if (error instanceof Refusal && reason) throw new Refusal(error.permission, error.value, error.message, reason);
       throw error;
+    }
+    // A write quota holds only ops that charge it: any other op that writes, or starts a
+    // process (which writes with its own system calls), fails closed while one is set.
+    if (this.#ctx.scope.writes && !this.#quotaAware && (kind === 'write' || kind === 'run')) {
+      throw new Refusal(kind, value ?? null, `${this.op} is not available in a run with a write quota: it could write past it`, 'write-quota');
     }
     this.granted(kind, value ?? null, reason);
   }
@@ -78,7 +86,7 @@ export class CapabilityBroker {
   }
 
   #call(op: string): Call {
-    return new Call(this.context, op);
+    return new Call(this.context, op, OPS.get(op)?.quota === true);
   }
 
   /** The one place a refusal is audited. */
@@ -99,16 +107,10 @@ export class CapabilityBroker {
       throw new DenoOpError('TypeError', `${op.name}: arguments are not JSON`);
     }
     const args = op.parse(raw, this.context);
-    const needs = op.needs(args, this.context);
-    for (const need of needs) {
+    for (const need of op.needs(args, this.context)) {
       call.require(need.kind, need.value, need.display ?? need.value, undefined, need.aliases);
       // Deno: anything under /proc, /sys, /dev (but a few devices) also needs --allow-all.
       if ((need.kind === 'read' || need.kind === 'write') && need.value !== undefined && isSpecialPath(need.value)) call.requireAll(need.value);
-    }
-    // A write quota holds only ops that charge it; any other that writes (or starts a process) fails closed.
-    if (this.context.scope.writes && !op.quota) {
-      const writer = needs.find((n) => n.kind === 'write' || n.kind === 'run');
-      if (writer) call.refuse(writer.kind, writer.value ?? null, `${op.name} is not available in a run with a write quota: it could write past it`, 'write-quota');
     }
     op.admit?.(args, this.context, call);
     this.calls.set(op.name, (this.calls.get(op.name) ?? 0) + 1);
