@@ -41,6 +41,8 @@ export interface PackageVerification {
   /** sha256 of manifest.json as it is now (undefined when it is missing) */
   digest?: string;
   verdict?: string;
+  /** each check's name and status, as the manifest records them */
+  checks?: { name: string; status: string; required: boolean; reason: string }[];
   problems: EvidenceProblem[];
 }
 
@@ -121,5 +123,5 @@ export function verifyPackage(target: string, expectedDigest?: string): PackageV
   for (const rel of listPackageFiles(dir, new Set([path.basename(manifest)]))) {
     if (!listed.has(rel)) problems.push({ kind: 'unlisted', path: rel, detail: 'a file the manifest does not list was added to the package' });
   }
-  return done({ digest, verdict: parsed.verdict });
+  return done({ digest, verdict: parsed.verdict, checks: parsed.checks.map((c) => ({ name: c.name, status: c.status, required: c.required, reason: c.reason })) });
 }
