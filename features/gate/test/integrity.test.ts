@@ -90,3 +90,19 @@ test("a test writing without end is refused at the profile's scratch quota while
     assert.ok(held <= 1048576, `${pass} holds ${held} bytes`);
   }
 });
+
+test('a plugin.yaml the parser cannot take (an alias bomb, a nesting too deep) is the manifest\'s own error, and nothing is read from it', async () => {
+  const bomb = ['id: skill.bomb', 'a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcdefghij'.split('').map((k, i) => `${k}: &${k} [${Array(10).fill(`*${'abcdefghij'[i]}`).join(', ')}]`), ''].join('\n');
+  for (const [name, yaml] of [['alias-bomb', bomb], ['deep-nesting', `${'['.repeat(20000)}${']'.repeat(20000)}\n`]] as const) {
+    const draft = writeDraft(name, { 'SKILL.md': skillMd(name), 'plugin.yaml': yaml });
+    const { report } = await gate('community-draft', draft);
+    assert.equal(report.verdict, 'rejected', name);
+    const manifest = check(report, 'skill-manifest');
+    assert.equal(manifest.status, 'failed', name);
+    assert.equal(manifest.internal, false, `${name}: a fault of the draft, not of the gate`);
+    assert.match(manifest.reason, /^plugin\.yaml/, `${name}: ${manifest.reason}`);
+    const permissions = check(report, 'permissions');
+    assert.equal(permissions.status, 'unavailable', name);
+    assert.match(permissions.reason, /plugin\.yaml did not validate, so its requests cannot be read/);
+  }
+});
