@@ -69,9 +69,9 @@ export async function runTestInDeno(session: GateSession, test: string): Promise
   const scratch = scratchFor(session, 'deno', test);
   const flags = flagsFor(session, scratch);
   const { limits } = session.gate;
-  const base: Omit<TestFileRun, 'exit_code' | 'ok' | 'error' | 'usage' | 'stdout' | 'stderr'> = { test, pass: 'deno', scratch: path.relative(session.dirs.out, scratch), permission_flags: flags, tests: [], audit: [], audit_total: 0, denied: 0, writes: { bytes: 0, entries: 0, max_bytes: 0, max_entries: 0, refused: 0 } };
+  const base: Omit<TestFileRun, 'exit_code' | 'ok' | 'error' | 'ended_on_limit' | 'usage' | 'stdout' | 'stderr'> = { test, pass: 'deno', scratch: path.relative(session.dirs.out, scratch), permission_flags: flags, tests: [], audit: [], audit_total: 0, denied: 0, writes: { bytes: 0, entries: 0, max_bytes: 0, max_entries: 0, refused: 0 } };
   if (session.deno === null) {
-    return { ...base, exit_code: 1, ok: false, error: null, usage: {}, stdout: '', stderr: '', skipped: 'no Deno on this host' };
+    return { ...base, exit_code: 1, ok: false, error: null, ended_on_limit: false, usage: {}, stdout: '', stderr: '', skipped: 'no Deno on this host' };
   }
   const denoDir = mkdtempSync(path.join(os.tmpdir(), 'rtc-gate-deno-'));
   try {
@@ -107,6 +107,7 @@ export async function runTestInDeno(session: GateSession, test: string): Promise
       exit_code: code,
       ok: code === 0 && !result.killed,
       error: result.killed ? { name: 'Error', message: `Deno run killed (${result.killed})` } : null,
+      ended_on_limit: result.killed !== null && result.killed !== undefined,
       usage: { wallMs: Math.round(performance.now() - started) },
       stdout: result.stdout.toString('utf8'),
       stderr: result.stderr.toString('utf8'),

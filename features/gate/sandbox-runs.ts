@@ -11,6 +11,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { AuditEvent } from '../../kernel/broker/op.ts';
 import type { TestFileRun } from '../../kernel/contracts/gate-check.ts';
+import { LIMIT_CODES, type ErrorCode } from '../../kernel/errors.ts';
 import type { ScriptRunResult } from '../../kernel/run/script-run-types.ts';
 import { ceilingFlags } from './ceiling.ts';
 import { MAX_AUDIT_EVENTS_PER_RUN, type GateSession } from './session.ts';
@@ -89,6 +90,7 @@ export function runTestInSandbox(session: GateSession, test: string, pass: numbe
       exit_code: result.exitCode,
       ok: result.ok,
       error: result.error,
+      ended_on_limit: result.error?.code !== undefined && LIMIT_CODES.has(result.error.code as ErrorCode),
       usage: result.usage,
       stdout: result.stdout,
       stderr: result.stderr,

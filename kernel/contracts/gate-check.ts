@@ -132,6 +132,8 @@ export interface TestFileRun {
   ok: boolean;
   /** a limit or the runner's own failure: `{name, message, code?}` */
   error: { name: string; message: string; code?: string } | null;
+  /** the run ended on a sandbox limit (CPU, wall, memory, output, transfer, a crashed host) */
+  ended_on_limit: boolean;
   usage: Record<string, number>;
   stdout: string;
   stderr: string;

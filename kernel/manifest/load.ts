@@ -30,8 +30,8 @@ function describeIssue(found: Issue | undefined): { field: string; reason: strin
   let issue = found;
   if (!issue) return { field: '(root)', reason: 'invalid' };
   // A value that fits no branch of a union: name the fault of the branch it came closest to
-  // (the deepest first issue), not zod's bare "Invalid input".
-  while (issue.code === 'invalid_union' && issue.errors.length > 0) {
+  // (the deepest first issue), not zod's bare "Invalid input" (a union's own message stands).
+  while (issue.code === 'invalid_union' && issue.errors.length > 0 && issue.message === 'Invalid input') {
     const prefix = issue.path;
     const best: Issue | undefined = issue.errors
       .map((branch) => branch[0])

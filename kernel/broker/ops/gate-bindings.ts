@@ -14,115 +14,59 @@
 import { DenoOpError } from '../deno-error.ts';
 import { defineOp } from '../op.ts';
 import { record } from './args.ts';
-import { admit, forward, text, unavailable } from './bindings.ts';
+import { admit, forward, text, unavailable, type BindingImplementations } from './bindings.ts';
 
 /** Longest SKILL.md or plugin.yaml text the manifest binding parses. */
 const MAX_MANIFEST_TEXT = 1 << 20;
 const MAX_PATH = 4096;
 
-function gateImpl<K extends 'manifest' | 'build' | 'sandbox' | 'deno'>(b: ReturnType<typeof admit>, key: K): NonNullable<NonNullable<typeof b.impl.gate>[K]> {
-  const impl = b.impl.gate?.[key];
-  if (!impl) unavailable(`gate.${key}`);
-  return impl as NonNullable<NonNullable<typeof b.impl.gate>[K]>;
+type Gate = NonNullable<BindingImplementations['gate']>;
+type Service = keyof Gate;
+
+/** One `binding.gate.<service>.<method>` op: admitted for `gate.<service>`, parsed, forwarded. */
+function gateOp<K extends Service, A>(service: K, method: string, parse: (raw: unknown) => A, call: (impl: NonNullable<Gate[K]>, args: A) => unknown) {
+  return defineOp({
+    name: `binding.gate.${service}.${method}`,
+    mode: 'async',
+    parse,
+    needs: () => [],
+    async run(args: A, ctx, opCall) {
+      const b = admit(ctx, opCall, `gate.${service}`);
+      const impl = b.impl.gate?.[service];
+      if (!impl) unavailable(`gate.${service}`);
+      return forward(() => call(impl as NonNullable<Gate[K]>, args));
+    },
+  });
 }
 
-function manifestText(raw: unknown): { text: string } {
-  return { text: text(record(raw), 'text', MAX_MANIFEST_TEXT, true) };
-}
-
-export const bindingGateManifestSkill = defineOp({
-  name: 'binding.gate.manifest.skill',
-  mode: 'async',
-  parse: manifestText,
-  needs: () => [],
-  async run(a, ctx, call) {
-    const impl = gateImpl(admit(ctx, call, 'gate.manifest'), 'manifest');
-    return forward(() => impl.skill(a.text));
-  },
-});
-
-export const bindingGateManifestPlugin = defineOp({
-  name: 'binding.gate.manifest.plugin',
-  mode: 'async',
-  parse: manifestText,
-  needs: () => [],
-  async run(a, ctx, call) {
-    const impl = gateImpl(admit(ctx, call, 'gate.manifest'), 'manifest');
-    return forward(() => impl.plugin(a.text));
-  },
-});
-
-export const bindingGateManifestGrant = defineOp({
-  name: 'binding.gate.manifest.grant',
-  mode: 'async',
-  parse: (raw) => ({ manifest: record(record(raw).manifest) }),
-  needs: () => [],
-  async run(a, ctx, call) {
-    const impl = gateImpl(admit(ctx, call, 'gate.manifest'), 'manifest');
-    return forward(() => impl.grant(a.manifest));
-  },
-});
-
-export const bindingGateBuild = defineOp({
-  name: 'binding.gate.build.bundle',
-  mode: 'async',
-  parse(raw) {
-    const o = record(raw);
-    const role = o.role;
-    if (role !== 'module' && role !== 'test') throw new DenoOpError('TypeError', '"role" must be "module" or "test"');
-    return { entry: text(o, 'entry', MAX_PATH, true), role: role as 'module' | 'test' };
-  },
-  needs: () => [],
-  async run(a, ctx, call) {
-    const impl = gateImpl(admit(ctx, call, 'gate.build'), 'build');
-    return forward(() => impl.bundle(a.entry, a.role));
-  },
-});
-
-export const bindingGateSandboxTest = defineOp({
-  name: 'binding.gate.sandbox.test',
-  mode: 'async',
-  parse(raw) {
-    const o = record(raw);
-    const pass = o.pass;
-    if (typeof pass !== 'number' || !Number.isInteger(pass) || pass < 1 || pass > 8) throw new DenoOpError('RangeError', '"pass" must be an integer from 1 to 8');
-    return { file: text(o, 'file', MAX_PATH, true), pass };
-  },
-  needs: () => [],
-  async run(a, ctx, call) {
-    const impl = gateImpl(admit(ctx, call, 'gate.sandbox'), 'sandbox');
-    return forward(() => impl.test(a.file, a.pass));
-  },
-});
-
-export const bindingGateDenoAvailable = defineOp({
-  name: 'binding.gate.deno.available',
-  mode: 'async',
-  parse: () => ({}),
-  needs: () => [],
-  async run(_a, ctx, call) {
-    const impl = gateImpl(admit(ctx, call, 'gate.deno'), 'deno');
-    return forward(() => impl.available());
-  },
-});
-
-export const bindingGateDenoTest = defineOp({
-  name: 'binding.gate.deno.test',
-  mode: 'async',
-  parse: (raw) => ({ file: text(record(raw), 'file', MAX_PATH, true) }),
-  needs: () => [],
-  async run(a, ctx, call) {
-    const impl = gateImpl(admit(ctx, call, 'gate.deno'), 'deno');
-    return forward(() => impl.test(a.file));
-  },
-});
+const manifestText = (raw: unknown) => ({ text: text(record(raw), 'text', MAX_MANIFEST_TEXT, true) });
+const fileArg = (raw: unknown) => ({ file: text(record(raw), 'file', MAX_PATH, true) });
 
 export const GATE_BINDING_OPS = [
-  bindingGateManifestSkill,
-  bindingGateManifestPlugin,
-  bindingGateManifestGrant,
-  bindingGateBuild,
-  bindingGateSandboxTest,
-  bindingGateDenoAvailable,
-  bindingGateDenoTest,
+  gateOp('manifest', 'skill', manifestText, (impl, a) => impl.skill(a.text)),
+  gateOp('manifest', 'plugin', manifestText, (impl, a) => impl.plugin(a.text)),
+  gateOp('manifest', 'grant', (raw) => ({ manifest: record(record(raw).manifest) }), (impl, a) => impl.grant(a.manifest)),
+  gateOp(
+    'build',
+    'bundle',
+    (raw) => {
+      const o = record(raw);
+      if (o.role !== 'module' && o.role !== 'test') throw new DenoOpError('TypeError', '"role" must be "module" or "test"');
+      return { entry: text(o, 'entry', MAX_PATH, true), role: o.role as 'module' | 'test' };
+    },
+    (impl, a) => impl.bundle(a.entry, a.role),
+  ),
+  gateOp(
+    'sandbox',
+    'test',
+    (raw) => {
+      const o = record(raw);
+      const pass = o.pass;
+      if (typeof pass !== 'number' || !Number.isInteger(pass) || pass < 1 || pass > 8) throw new DenoOpError('RangeError', '"pass" must be an integer from 1 to 8');
+      return { ...fileArg(raw), pass };
+    },
+    (impl, a) => impl.test(a.file, a.pass),
+  ),
+  gateOp('deno', 'available', () => ({}), (impl) => impl.available()),
+  gateOp('deno', 'test', fileArg, (impl, a) => impl.test(a.file)),
 ];
