@@ -12,7 +12,8 @@ import path from 'node:path';
 import type { AuditEvent } from '../../kernel/broker/op.ts';
 import type { TestFileRun } from '../../kernel/contracts/gate-check.ts';
 import { LIMIT_CODES, type ErrorCode } from '../../kernel/errors.ts';
-import type { ScriptRunResult } from '../../kernel/run/script-run-types.ts';
+import { WriteQuota } from '../../kernel/broker/write-quota.ts';
+import type { DraftTestOutcome } from './draft-tests.ts';
 import { ceilingFlags } from './ceiling.ts';
 import { MAX_AUDIT_EVENTS_PER_RUN, type GateSession } from './session.ts';
 
@@ -32,10 +33,12 @@ export class AuditRecorder {
   readonly events: TestFileRun['audit'] = [];
   total = 0;
   denied = 0;
+  quotaRefusals = 0;
 
   readonly sink = (event: AuditEvent): void => {
     this.total += 1;
     if (event.decision === 'denied') this.denied += 1;
+    if (event.decision === 'denied' && event.reason === 'write-quota') this.quotaRefusals += 1;
     if (this.events.length < MAX_AUDIT_EVENTS_PER_RUN) {
       this.events.push({ op: event.op, permission: event.permission, value: event.value, decision: event.decision, ...(event.reason ? { reason: event.reason } : {}) });
     }
@@ -51,8 +54,8 @@ function serially<T>(fn: () => Promise<T>): Promise<T> {
   return next;
 }
 
-export function sandboxFailure(message: string): ScriptRunResult {
-  return { ok: false, exitCode: 1, stdout: '', stderr: `error: the sandbox failed: ${message}\n`, error: { name: 'Error', message: `the sandbox failed: ${message}` }, usage: { cpuMs: 0, wallMs: 0, heapBytes: 0 } };
+export function sandboxFailure(message: string): DraftTestOutcome {
+  return { ok: false, exitCode: 1, stdout: '', stderr: `error: the sandbox failed: ${message}\n`, error: { name: 'Error', message: `the sandbox failed: ${message}` }, usage: {}, tests: [] };
 }
 
 export function runTestInSandbox(session: GateSession, test: string, pass: number): Promise<TestFileRun> {
@@ -63,7 +66,7 @@ export function runTestInSandbox(session: GateSession, test: string, pass: numbe
     const recorder = new AuditRecorder();
     const runner = await session.runner();
     const { max_scratch_bytes: maxBytes, max_scratch_entries: maxEntries } = session.gate.profile.draft;
-    let result: ScriptRunResult & { writes?: { bytes: number; entries: number; refused: number } };
+    let result: DraftTestOutcome;
     try {
       result = await session.withAudit(recorder.sink, () =>
         runner.run({
@@ -81,7 +84,9 @@ export function runTestInSandbox(session: GateSession, test: string, pass: numbe
       // The runner reports the draft's faults as results; a throw is the sandbox itself failing.
       result = sandboxFailure(error instanceof Error ? error.message : String(error));
     }
-    const writes = result.writes ?? { bytes: 0, entries: 0, refused: 0 };
+    // What the run left, measured (the broker refused every write past the quota while it ran).
+    const left = WriteQuota.measure(scratch);
+    const writes = { bytes: left.bytes, entries: left.entries - 1, refused: recorder.quotaRefusals };
     return {
       test,
       pass: label,
@@ -94,7 +99,7 @@ export function runTestInSandbox(session: GateSession, test: string, pass: numbe
       usage: result.usage,
       stdout: result.stdout,
       stderr: result.stderr,
-      tests: [],
+      tests: result.tests,
       audit: recorder.events,
       audit_total: recorder.total,
       denied: recorder.denied,

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { AuditEvent } from '../../kernel/broker/op.ts';
 import type { BuiltEntry } from '../../kernel/contracts/gate-check.ts';
-import { createScriptRunner, type ScriptRunner } from '../../kernel/run/script-runner.ts';
+import { createDraftTestRunner, type DraftTestRunner } from './draft-tests.ts';
 import type { LoadedGateProfile } from './profiles.ts';
 import type { Snapshot } from './snapshot.ts';
 
@@ -38,7 +38,7 @@ export class GateSession {
   /** what the build binding made, by entry (relative to the draft) */
   readonly built = new Map<string, BuiltEntry>();
 
-  #runner: ScriptRunner | undefined;
+  #runner: DraftTestRunner | undefined;
   #sink: ((event: AuditEvent) => void) | undefined;
 
   constructor(gate: LoadedGateProfile, target: string, out: string, deno: string | null) {
@@ -50,9 +50,9 @@ export class GateSession {
     this.dirs = { out, source, draft: path.join(source, this.name), build: path.join(out, 'build'), scratch: path.join(out, 'scratch'), checks: path.join(out, 'checks') };
   }
 
-  /** The sandbox runner, made on first use with its cache in this package's build folder. */
-  async runner(): Promise<ScriptRunner> {
-    this.#runner ??= await createScriptRunner({ cacheDir: this.dirs.build, poolSize: 1, audit: (event) => this.#sink?.(event) });
+  /** The kernel's test runner for the draft's tests, made on first use with its cache in this package's build folder. */
+  async runner(): Promise<DraftTestRunner> {
+    this.#runner ??= await createDraftTestRunner(this.dirs.build, (event) => this.#sink?.(event));
     return this.#runner;
   }
 

@@ -10,7 +10,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openReviewQueue } from '../../../kernel/review/index.ts';
+import { testRunnerAvailable } from '../draft-tests.ts';
 import { assertCompletePackage, check, cli, copyDraft, DRAFTS, gate, REPO, skillMd, tempDir, writeDraft } from './helpers.ts';
+
+/** The drafts' Deno.test cases need the kernel's deno test runner (features/gate/draft-tests.ts). */
+const NO_RUNNER = !testRunnerAvailable() && 'the kernel deno test runner (kernel/run/test-runner.ts, branch deno) is not on this branch yet';
+
+/** How many test files the tests check ran: the draft was evaluated past an earlier failure. */
+function testRuns(out: string, report: Parameters<typeof check>[0]): number {
+  return JSON.parse(fs.readFileSync(path.join(out, check(report, 'tests').output), 'utf8')).output.runs.length;
+}
 
 test('a malformed SKILL.md fails skill-manifest with the field and the reason; the package is complete', async () => {
   const { report, out, status } = await gate('community-draft', path.join(DRAFTS, 'malformed-skill'));
@@ -19,7 +28,7 @@ test('a malformed SKILL.md fails skill-manifest with the field and the reason; t
   const failed = check(report, 'skill-manifest');
   assert.equal(failed.status, 'failed');
   assert.match(failed.reason, /SKILL\.md: author: is not an Agent Skills front matter field/);
-  assert.equal(check(report, 'tests').status, 'passed', 'the rest of the draft is still evaluated');
+  assert.ok(testRuns(out, report) > 0, 'the rest of the draft is still evaluated');
   const manifest = assertCompletePackage(out, report);
   assert.equal(manifest.proposal, 'none: the verdict is rejected');
 });
@@ -57,7 +66,7 @@ test('an escape attempt (Function constructor, /etc/passwd) finds no host and is
   const { report, out } = await gate('community-draft', path.join(DRAFTS, 'escape-attempt'));
   assert.equal(report.verdict, 'rejected');
   assert.equal(check(report, 'skill-manifest').status, 'passed');
-  assert.match(check(report, 'tests').reason, /escape_test\.ts: .*"reads the host": .*ReferenceError: process is not defined/);
+  assert.match(check(report, 'tests').reason, /escape_test\.ts: .*ReferenceError: process is not defined/);
   const denials = check(report, 'denials');
   assert.equal(denials.status, 'failed');
   assert.match(denials.reason, /fs\.readTextFile read \/etc\/passwd/);
@@ -71,7 +80,6 @@ test('an escape attempt (Function constructor, /etc/passwd) finds no host and is
 test('a test that prints Math.random() fails the determinism check with the first differing byte', async () => {
   const { report, out } = await gate('community-draft', path.join(DRAFTS, 'nondeterministic'));
   assert.equal(report.verdict, 'rejected');
-  assert.equal(check(report, 'tests').status, 'passed');
   const determinism = check(report, 'determinism');
   assert.equal(determinism.status, 'failed');
   assert.match(determinism.reason, /tests\/random_test\.ts: stdout differs from byte \d+/);
@@ -91,7 +99,7 @@ test('a symlink out of the draft folder fails the snapshot and is not copied', a
   const manifest = assertCompletePackage(out, report);
   assert.equal(fs.existsSync(path.join(out, 'source', 'symlink-out', 'etc')), false);
   assert.ok(!manifest.input.files.some((f: { path: string }) => f.path === 'etc'));
-  assert.equal(check(report, 'tests').status, 'passed', 'what was copied is still evaluated');
+  assert.ok(testRuns(out, report) > 0, 'what was copied is still evaluated');
 });
 
 test('a file over the size cap fails the snapshot and is not copied', async () => {
@@ -180,7 +188,7 @@ test('the gate refuses a non-empty --out, an unknown profile and a missing targe
   assert.equal(missing.stderr.split('\n').length, 2, 'one line');
 });
 
-test('host without Deno: accepted with reference-runtime published as a limitation; full without Deno: incomplete', async () => {
+test('host without Deno: accepted with reference-runtime published as a limitation; full without Deno: incomplete', { skip: NO_RUNNER }, async () => {
   const host = await gate('host', path.join(DRAFTS, 'good-draft'), [], { RUNTIMECTL_DENO: 'none' });
   assert.equal(host.report.verdict, 'accepted');
   const reference = check(host.report, 'reference-runtime');
@@ -195,7 +203,7 @@ test('host without Deno: accepted with reference-runtime published as a limitati
   assert.equal(check(full.report, 'reference-runtime').required, true);
 });
 
-test('the good draft, after all the hostile ones in this process: accepted, proposed to the review queue, never enabled', async () => {
+test('the good draft, after all the hostile ones in this process: accepted, proposed to the review queue, never enabled', { skip: NO_RUNNER }, async () => {
   const stateDir = tempDir();
   const { report, out, status } = await gate('community-draft', path.join(DRAFTS, 'good-draft'), ['--persona', 'gate-test', '--state-dir', stateDir]);
   assert.equal(report.verdict, 'accepted');
@@ -204,8 +212,9 @@ test('the good draft, after all the hostile ones in this process: accepted, prop
   const manifest = assertCompletePackage(out, report);
   const tests = JSON.parse(fs.readFileSync(path.join(out, check(report, 'tests').output), 'utf8'));
   const count = tests.output.runs.find((r: { test: string }) => r.test === 'tests/count_test.ts');
-  assert.deepEqual(count.tests.map((t: { name: string; result: string }) => [t.name, t.result]), [['the most frequent word comes first', 'ok'], ['ties are broken alphabetically', 'ok']]);
+  assert.deepEqual(count.tests.map((t: { name: string; result: string }) => [t.name, t.result]), [['the most frequent word comes first', 'ok'], ['ties are broken alphabetically', 'ok'], ['counts a book', 'ignored']]);
   assert.ok(!count.stdout.includes('countWords CLI'), "the module's import.meta.main part did not run when the test imported it");
+  assert.ok(report.limitations.some((l) => l.check === 'tests' && l.reason === 'tests/count_test.ts: "counts a book" is ignored, so it was not run'));
   assert.match(manifest.proposal, /^submitted after this manifest was written to the review queue/);
   assert.equal(manifest.input.files.length, 6);
   assert.ok(manifest.files.some((f: { path: string }) => f.path.startsWith('build/bundles/')), 'the fresh bundles are part of the evidence');
@@ -218,7 +227,7 @@ test('the good draft, after all the hostile ones in this process: accepted, prop
   assert.deepEqual(queued[0]!.evidence, [{ ref: path.join(out, 'manifest.json'), digest: report.manifest_digest }]);
 });
 
-test('host with the real Deno: the reference runtime agrees with the sandbox', { skip: !fs.existsSync(path.join(REPO, 'node_modules', '.bin', 'deno')) && 'no Deno here' }, async () => {
+test('host with the real Deno: the reference runtime agrees with the sandbox', { skip: NO_RUNNER || (!fs.existsSync(path.join(REPO, 'node_modules', '.bin', 'deno')) && 'no Deno here') }, async () => {
   const { report, out } = await gate('host', path.join(DRAFTS, 'good-draft'));
   assert.equal(report.verdict, 'accepted');
   assert.equal(check(report, 'reference-runtime').status, 'passed');
