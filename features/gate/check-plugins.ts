@@ -5,6 +5,7 @@
  * (`gate-check-<name>/` with plugin.yaml and mod.ts) into one of them. An id found in two
  * folders is refused in both, rather than one silently shadowing the other.
  */
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError, type KernelError } from '../../kernel/errors.ts';
 import { GATE_CHECK_ID_PREFIX } from '../../kernel/contracts/gate-check.ts';
@@ -21,9 +22,12 @@ export interface GateCheckPlugins {
 
 /** The plugin folders: the repository's, then `RUNTIMECTL_PLUGIN_PATH`, then the extra ones given. */
 export function pluginSearchPath(env: Readonly<Record<string, string | undefined>>, extra: readonly string[] = [], cwd = process.cwd()): string[] {
-  const fromEnv = (env.RUNTIMECTL_PLUGIN_PATH ?? '').split(':').filter((d) => d !== '');
-  const dirs = [PLUGINS_DIR, ...fromEnv.map((d) => path.resolve(cwd, d)), ...extra.map((d) => path.resolve(cwd, d))];
-  return [...new Set(dirs)];
+  const fromEnv = (env.RUNTIMECTL_PLUGIN_PATH ?? '').split(':').map((d) => d.trim()).filter((d) => d !== '');
+  const named = [...fromEnv.map((d) => ({ dir: path.resolve(cwd, d), from: 'RUNTIMECTL_PLUGIN_PATH' })), ...extra.map((d) => ({ dir: path.resolve(cwd, d), from: '--plugins-dir' }))];
+  for (const { dir, from } of named) {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `plugin folder ${dir} does not exist or is not a folder (from ${from})`, { details: { dir } });
+  }
+  return [...new Set([PLUGINS_DIR, ...named.map((n) => n.dir)])];
 }
 
 export function scanGateChecks(dirs: readonly string[]): GateCheckPlugins {

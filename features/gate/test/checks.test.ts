@@ -156,3 +156,11 @@ test('an id in two plugin folders is refused in both, and a profile naming it ca
   assert.match(result.stderr, /^runtimectl: RTC_ERR_GATE_CHECK_UNKNOWN: policies\/gates\/community-draft\.yaml: checks\[0\]: the gate-check plugin "gate-check\.snapshot" was refused: .*id: "gate-check\.snapshot" is also used by .*plugins\/gate-check-snapshot\n$/);
   assert.equal(fs.existsSync(out), false, 'nothing was written');
 });
+
+test('a --plugins-dir that does not exist is one line, and the gate writes nothing', async () => {
+  const out = path.join(tempDir(), 'evidence');
+  const result = await cli(['gate', '--profile', 'community-draft', '--target', path.join(DRAFTS, 'no-tests'), '--out', out, '--plugins-dir', '/nonexistent/plugins'], REPO);
+  assert.equal(result.status, 2);
+  assert.equal(result.stderr, 'runtimectl: RTC_ERR_CLI_FILE_NOT_FOUND: plugin folder /nonexistent/plugins does not exist or is not a folder (from --plugins-dir)\n');
+  assert.equal(fs.existsSync(out), false);
+});
