@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { limitsSchema } from '../../../kernel/manifest/sandbox-profile.ts';
-import { digestSchema, packageFileSchema, packagePathSchema, VERDICTS } from './manifest-schema.ts';
+import { digestSchema, inputSchema, packageFileSchema, packagePathSchema, VERDICTS } from './manifest-schema.ts';
 
 export const EVIDENCE_FORMAT_V1 = 'runtimectl-evidence/1';
 
@@ -24,14 +24,7 @@ export const evidenceManifestSchemaV1 = z.strictObject({
   kind: z.literal('gate'),
   created_at: z.string(),
   kernel: z.strictObject({ version: z.string().min(1) }),
-  input: z.strictObject({
-    path: z.string().min(1),
-    name: z.string().min(1),
-    /** sha256 of the sorted lines `<sha256> <path>\n` of `files` */
-    digest: digestSchema,
-    copy: packagePathSchema,
-    files: z.array(z.strictObject({ path: packagePathSchema, type: z.enum(['file', 'symlink']), bytes: z.number().int().min(0), sha256: digestSchema, target: z.string().optional() })),
-  }),
+  input: inputSchema,
   gate: z.strictObject({
     profile: z.string().min(1),
     file: z.string().min(1),

@@ -88,29 +88,32 @@ export const limitationSchema = z.strictObject({
 });
 export type Limitation = z.output<typeof limitationSchema>;
 
+/** What was evaluated: the same shape in formats 1 and 2 (only the digest's rule differs). */
+export const inputSchema = z.strictObject({
+  /** the draft folder as given to the gate (absolute) */
+  path: z.string().min(1),
+  name: z.string().min(1),
+  /** format 2: evidence/digest.ts treeDigest of `files` (JSON of [path, type, sha256]); format 1: legacyTreeDigest */
+  digest: digestSchema,
+  /** where the copy is, inside the package */
+  copy: packagePathSchema,
+  files: z.array(
+    z.strictObject({
+      path: packagePathSchema,
+      type: z.enum(['file', 'symlink']),
+      bytes: z.number().int().min(0),
+      sha256: digestSchema,
+      target: z.string().optional(),
+    }),
+  ),
+});
+
 export const evidenceManifestSchema = z.strictObject({
   format: z.literal(EVIDENCE_FORMAT),
   kind: z.literal('gate'),
   created_at: z.string(),
   kernel: z.strictObject({ version: z.string().min(1) }),
-  input: z.strictObject({
-    /** the draft folder as given to the gate (absolute) */
-    path: z.string().min(1),
-    name: z.string().min(1),
-    /** evidence/digest.ts treeDigest of `files`: sha256 of the JSON array of [path, type, sha256] */
-    digest: digestSchema,
-    /** where the copy is, inside the package */
-    copy: packagePathSchema,
-    files: z.array(
-      z.strictObject({
-        path: packagePathSchema,
-        type: z.enum(['file', 'symlink']),
-        bytes: z.number().int().min(0),
-        sha256: digestSchema,
-        target: z.string().optional(),
-      }),
-    ),
-  }),
+  input: inputSchema,
   gate: z.strictObject({
     profile: z.string().min(1),
     file: z.string().min(1),
