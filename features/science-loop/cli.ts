@@ -19,7 +19,9 @@ import { readAgentEnv, STATE_DIR_ENV } from './budget/env.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { openLedger } from '../ledger/open.ts';
 import { openLoopKernel, type CycleReport } from '../../kernel/loop/persona-runtime.ts';
-import { openPersonas, runPersonaLoop, type PersonaRun } from '../../kernel/loop/run-personas.ts';
+import { openPersonas, type PersonaRun } from '../../kernel/loop/run-personas.ts';
+import { inProcessFleet, type LoopFleet } from './workers/fleet.ts';
+import { parseWorkers, startWorkerFleet, WORKERS_USAGE } from './workers/cli-hook.ts';
 import { cycleLine, personaSummary } from './summary.ts';
 import { listPersonaIds, PERSONAS_DIR, resolvePersonas, type LoadedPersona } from '../../kernel/personas/load.ts';
 import { runtimeKindOf } from '../../kernel/personas/profile-schema.ts';
@@ -45,6 +47,7 @@ Options:
                         recently used beyond it are released and rebuilt on their next call
   --stop-grace SECONDS  how long a stop on SIGTERM or a second SIGINT may take (default 20,
                         under Kubernetes' 30); sessions get KILL at half of it
+${WORKERS_USAGE}
   --summary             after the run, print what each persona did and why
   --json                print one JSON document with every cycle instead of lines
   --demo                the example agent-* personas with a work packet each, a fresh state
@@ -142,6 +145,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       summary: { type: 'boolean' },
       json: { type: 'boolean' },
       demo: { type: 'boolean' },
+      workers: { type: 'string' },
     },
     'run',
   );
@@ -154,6 +158,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const every = seconds('every', values.every) ?? (demo ? 0 : undefined);
   const graceSeconds = seconds('stop-grace', values['stop-grace']) ?? DEFAULT_STOP_GRACE_SECONDS;
   if (graceSeconds <= 0) throw kernelError('RTC_ERR_CLI_USAGE', `--stop-grace ${values['stop-grace']}: must be above zero`);
+  const workers = parseWorkers(values.workers);
   const summary = demo || values.summary === true;
   const spendTokens = !(demo || values['no-spend'] === true);
 
@@ -167,17 +172,21 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`runtimectl demo: ${setup.personas.map((p) => `${p.profile.id} (${p.profile.runtime})`).join(', ')}\n`);
     io.stdout(`state directory: ${setup.stateDir}\none work packet in each inbox; ${cycles} cycles back to back; token-spending executors held back (--no-spend)\n\n`);
   }
-  const runtimes = await openPersonas(kernel, setup.personas);
+  const onCycle = (report: CycleReport) => {
+    if (!values.json) io.stdout(`${cycleLine(report)}\n`);
+  };
+  const loopRun = { ...(cycles !== undefined ? { cycles } : {}), ...(every !== undefined ? { everySeconds: every } : {}), onCycle };
+  const fleet: LoopFleet =
+    workers > 1
+      ? await startWorkerFleet({ workers, personas: setup.personas, kernel, io, spendTokens, ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}), ...loopRun })
+      : inProcessFleet(kernel, await openPersonas(kernel, setup.personas), loopRun);
 
-  const controller = new AbortController();
   let interrupts = 0;
   let backstop: NodeJS.Timeout | undefined;
   const stopNow = (why: string) => {
     if (backstop) return;
-    controller.abort();
     const killAfter = graceSeconds / 2;
-    io.stderr(`runtimectl: ${why}: stopping now: ${kernel.children.running} running subprocess(es) get TERM, KILL after ${killAfter} s\n`);
-    void kernel.children.stop(killAfter * 1000);
+    void fleet.stop(killAfter * 1000).then((running) => io.stderr(`runtimectl: ${why}: stopping now: ${running} running subprocess(es) get TERM, KILL after ${killAfter} s\n`));
     // A kernel that cannot finish its stop in the grace still exits: the event log is durable
     // and the next start ends and records whatever was left.
     backstop = setTimeout(() => {
@@ -190,29 +199,17 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     interrupts += 1;
     if (interrupts > 1) return stopNow('second SIGINT');
     io.stderr('runtimectl: SIGINT: finishing the current cycle, then stopping (SIGINT again: stop now)\n');
-    controller.abort();
+    fleet.finish();
   };
   const onTerm = () => stopNow('SIGTERM');
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
   let runs: PersonaRun[];
   try {
-    runs = await Promise.all(
-      runtimes.map((rt) =>
-        runPersonaLoop(rt, {
-          ...(cycles !== undefined ? { cycles } : {}),
-          ...(every !== undefined ? { everySeconds: every } : {}),
-          signal: controller.signal,
-          onCycle: (report) => {
-            if (!values.json) io.stdout(`${cycleLine(report)}\n`);
-          },
-        }),
-      ),
-    );
+    runs = await fleet.run();
   } finally {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
-    await Promise.all(runtimes.map((rt) => rt.close()));
     if (backstop) clearTimeout(backstop);
   }
 

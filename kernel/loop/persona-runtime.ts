@@ -92,6 +92,11 @@ export interface LoopOptions {
    * serve --persona ID`); none by default. Its install is visible read-only in the OS sandbox.
    */
   mcpServer?: (personaId: string) => McpServerSpec | null;
+  /**
+   * The start's substrate check when it was already done for this start (a worker thread of
+   * `run --workers`: the main thread checks once, so every worker's persona_start reports it)
+   */
+  substrate?: SubstrateAtStart;
 }
 
 /** Plugins get fresh isolates every this many cycles: a replay of one cycle starts at most this far back. */
@@ -137,7 +142,7 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
     monotonic: options.clock ? clock : HOST_SOURCES.monotonic,
     randomBytes: options.entropy ?? HOST_SOURCES.randomBytes,
   };
-  const substrate = await checkSubstrateAtStart(stateDir, { cacheDir, ...(options.pluginsDir ? { pluginsDir: options.pluginsDir } : {}), now: () => new Date(clock()) });
+  const substrate = options.substrate ?? await checkSubstrateAtStart(stateDir, { cacheDir, ...(options.pluginsDir ? { pluginsDir: options.pluginsDir } : {}), now: () => new Date(clock()) });
   return {
     stateDir,
     env: options.env,

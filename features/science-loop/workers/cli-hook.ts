@@ -1,0 +1,58 @@
+/**
+ * `run --workers N|auto`: the flag, and the step from the run CLI's opened kernel to a
+ * fleet of worker threads. The default is 1, the in-process run: a worker costs a thread,
+ * a second copy of the kernel's modules and its own shim and isolates (tens of MiB and
+ * about a second to start on this machine), which pays only when a run has more personas
+ * than one core can cycle (see the `persona workers` bench case); the sources' layout, one
+ * persona per container, never has. `auto` is the machine's available parallelism.
+ */
+import os from 'node:os';
+import { kernelError } from '../../../kernel/errors.ts';
+import type { CliIo } from '../../../kernel/cli/command.ts';
+import type { LoopKernel } from '../../../kernel/loop/persona-runtime.ts';
+import { DEFAULT_MAX_RESIDENT_ISOLATES } from '../../../kernel/loop/resident-isolates.ts';
+import type { LoadedPersona } from '../../../kernel/personas/load.ts';
+import { workerFleet, type FleetRun, type LoopFleet } from './fleet.ts';
+
+export const WORKERS_USAGE = `  --workers N|auto      worker threads to spread the personas over (default 1: all in this
+                        thread; auto: one per core); each persona runs in exactly one, and
+                        a worker that dies is restarted with only its own personas`;
+
+export function parseWorkers(value: string | undefined): number {
+  if (value === undefined) return 1;
+  if (value === 'auto') return os.availableParallelism();
+  if (!/^[1-9]\d*$/.test(value)) throw kernelError('RTC_ERR_CLI_USAGE', `--workers ${value}: must be a whole number above zero, or auto`);
+  return Number(value);
+}
+
+export interface WorkerFleetStart extends FleetRun {
+  workers: number;
+  personas: readonly LoadedPersona[];
+  /** the kernel the CLI opened: its checks ran once here, its substrate finding goes to every worker */
+  kernel: LoopKernel;
+  io: CliIo;
+  spendTokens: boolean;
+  /** the run's cap on live plugin isolates, shared out among the workers */
+  maxResidentIsolates?: number;
+}
+
+export function startWorkerFleet(o: WorkerFleetStart): Promise<LoopFleet> {
+  const workers = Math.min(o.workers, o.personas.length);
+  return workerFleet({
+    workers,
+    personas: o.personas,
+    substrate: o.kernel.substrate,
+    loop: {
+      stateDir: o.kernel.stateDir,
+      env: { ...o.io.env },
+      spendTokens: o.spendTokens,
+      maxResidentIsolates: Math.ceil((o.maxResidentIsolates ?? DEFAULT_MAX_RESIDENT_ISOLATES) / workers),
+      skillsDir: o.kernel.skillsDir,
+      cacheDir: o.kernel.cacheDir,
+    },
+    ...(o.cycles !== undefined ? { cycles: o.cycles } : {}),
+    ...(o.everySeconds !== undefined ? { everySeconds: o.everySeconds } : {}),
+    onCycle: o.onCycle,
+    onNotice: (line) => o.io.stderr(`${line}\n`),
+  });
+}

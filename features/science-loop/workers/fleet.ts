@@ -1,0 +1,63 @@
+/**
+ * What `runtimectl run` drives: the personas of one run, in this thread or spread over
+ * worker threads (pool.ts), behind one face, so the CLI's signals, lines, --json and exit
+ * status are the same code either way.
+ */
+import type { CycleReport, LoopKernel, PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { runPersonaLoop, type PersonaRun } from '../../../kernel/loop/run-personas.ts';
+import { PersonaWorkers, type WorkerRunOptions } from './pool.ts';
+
+export interface LoopFleet {
+  /** runs every persona to its end (its cycles, or finish/stop) and closes it; the runs in the order given */
+  run(): Promise<PersonaRun[]>;
+  /** SIGINT: end the waits between cycles, let the cycles in progress finish */
+  finish(): void;
+  /** SIGTERM: as finish, and running subprocesses get TERM, KILL after killAfterMs; resolves with how many were running */
+  stop(killAfterMs: number): Promise<number>;
+}
+
+export interface FleetRun {
+  cycles?: number;
+  everySeconds?: number;
+  onCycle: (report: CycleReport) => void;
+}
+
+/** `--workers 1`: every persona's loop on this thread, in the kernel the CLI opened. */
+export function inProcessFleet(kernel: LoopKernel, runtimes: readonly PersonaRuntime[], options: FleetRun): LoopFleet {
+  const controller = new AbortController();
+  return {
+    async run() {
+      try {
+        return await Promise.all(
+          runtimes.map((rt) =>
+            runPersonaLoop(rt, {
+              ...(options.cycles !== undefined ? { cycles: options.cycles } : {}),
+              ...(options.everySeconds !== undefined ? { everySeconds: options.everySeconds } : {}),
+              signal: controller.signal,
+              onCycle: options.onCycle,
+            }),
+          ),
+        );
+      } finally {
+        await Promise.all(runtimes.map((rt) => rt.close()));
+      }
+    },
+    finish: () => controller.abort(),
+    stop(killAfterMs) {
+      controller.abort();
+      const running = kernel.children.running;
+      void kernel.children.stop(killAfterMs);
+      return Promise.resolve(running);
+    },
+  };
+}
+
+/** `--workers N` (N > 1): the personas spread over N worker threads; resolves once every worker has opened its share. */
+export async function workerFleet(options: Omit<WorkerRunOptions, 'onCycle'> & FleetRun): Promise<LoopFleet> {
+  const pool = await PersonaWorkers.open(options);
+  return {
+    run: () => pool.run(),
+    finish: () => pool.finish(),
+    stop: (killAfterMs) => pool.stop(killAfterMs),
+  };
+}
