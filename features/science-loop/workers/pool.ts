@@ -20,7 +20,7 @@
  * stopped, as a persona whose state cannot be written is stopped in-process.
  */
 import { Worker } from 'node:worker_threads';
-import { kernelError } from '../../../kernel/errors.ts';
+import { errorLine, kernelError } from '../../../kernel/errors.ts';
 import type { CycleReport } from '../../../kernel/loop/persona-runtime.ts';
 import type { PersonaRun } from '../../../kernel/loop/run-personas.ts';
 import type { LoadedPersona } from '../../../kernel/personas/load.ts';
@@ -52,6 +52,8 @@ export interface WorkerRunOptions {
   onNotice?: (line: string) => void;
   /** the wait before the n-th restart in a row (default restartDelayMs) */
   restartDelay?: (attempt: number) => number;
+  /** deaths in a row after which a worker's personas stop (default MAX_CONSECUTIVE_DEATHS) */
+  maxConsecutiveDeaths?: number;
 }
 
 interface Slot {
@@ -228,32 +230,40 @@ export class PersonaWorkers {
       if (this.#ending) this.#post(slot, { type: 'finish' });
       const code = await slot.exited!;
       if (slot.done) return;
-      const why = `exit code ${code}${slot.lastError ? `: ${slot.lastError}` : ''}`;
-      slot.consecutive += 1;
-      if (this.#ending || slot.consecutive > MAX_CONSECUTIVE_DEATHS) return this.#giveUp(slot, why);
-      slot.restarts += 1;
-      const delay = (this.#options.restartDelay ?? restartDelayMs)(slot.consecutive);
-      this.#options.onNotice?.(`runtimectl: worker ${slot.id} (personas ${names(slot.personas)}) died (${why}); restarting them in ${delay / 1000} s (restart ${slot.restarts})`);
+      let why = `exit code ${code}${slot.lastError ? `: ${slot.lastError}` : ''}`;
       this.#table.died(slot.id, why);
-      this.#table.write(this.#slots);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay);
-        this.#wake.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-      if (this.#ending) return this.#giveUp(slot, why);
-      try {
-        await this.#spawn(slot);
+      // Restart until a new worker has opened the personas again (or the deaths in a row run out).
+      for (;;) {
+        slot.consecutive += 1;
+        if (this.#ending || slot.consecutive > (this.#options.maxConsecutiveDeaths ?? MAX_CONSECUTIVE_DEATHS)) return this.#giveUp(slot, why);
+        slot.restarts += 1;
+        const delay = (this.#options.restartDelay ?? restartDelayMs)(slot.consecutive);
+        this.#options.onNotice?.(`runtimectl: worker ${slot.id} (personas ${names(slot.personas)}) died (${why}); restarting them in ${delay / 1000} s (restart ${slot.restarts})`);
         this.#table.write(this.#slots);
-      } catch (error) {
-        // A restart that cannot open its personas is one more death in a row.
-        slot.lastError = (error as Error).message.split('\n')[0];
-        await slot.exited;
-        slot.done = false;
+        await this.#pause(delay);
+        if (this.#ending) return this.#giveUp(slot, why);
+        try {
+          await this.#spawn(slot);
+          this.#table.write(this.#slots);
+          break;
+        } catch (error) {
+          why = `its restart could not open them: ${errorLine(error)}`;
+          this.#table.died(slot.id, why);
+          await slot.exited;
+        }
       }
     }
+  }
+
+  /** Waits ms, or less when finish() or stop() is called meanwhile. */
+  #pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#wake.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   #giveUp(slot: Slot, why: string): void {

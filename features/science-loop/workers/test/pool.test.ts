@@ -1,0 +1,159 @@
+/**
+ * The worker pool on its own (pool.ts), driven as the run CLI drives it: personas spread over
+ * real worker threads, each a kernel of its own with real isolates and files; a worker ended
+ * the way a crash ends it takes only its own personas down, and they come back.
+ */
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { verifyEventLog } from '../../../../kernel/events/verify.ts';
+import { openLoopKernel } from '../../../../kernel/loop/persona-runtime.ts';
+import type { LoadedPersona } from '../../../../kernel/personas/load.ts';
+import { CACHE_DIR, cycleEvents, events, fakeEnv, profile, tempDir } from '../../test/helpers.ts';
+import { PersonaWorkers, type WorkerRunOptions } from '../pool.ts';
+import { readRunWorkers } from '../worker-table.ts';
+
+function fleet(dir: string, count: number): LoadedPersona[] {
+  return Array.from({ length: count }, (_, i) => profile(dir, `p${i}`, 'runtime: operon\n'));
+}
+
+async function options(stateDir: string, personas: LoadedPersona[], extra: Partial<WorkerRunOptions> = {}): Promise<WorkerRunOptions> {
+  const env = fakeEnv();
+  const kernel = await openLoopKernel({ stateDir, env, cacheDir: CACHE_DIR });
+  return { workers: 2, personas, substrate: kernel.substrate, loop: { stateDir, env, spendTokens: false, cacheDir: CACHE_DIR, skillsDir: kernel.skillsDir }, everySeconds: 0, ...extra };
+}
+
+const until = async (what: string, ok: () => boolean, ms = 120_000) => {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+test('personas are spread over the workers, each in exactly one; every persona runs its cycles and its chain is whole', async () => {
+  const dir = tempDir();
+  const stateDir = path.join(dir, 'state');
+  const personas = fleet(dir, 5);
+  const seen: string[] = [];
+  const pool = await PersonaWorkers.open(await options(stateDir, personas, { cycles: 3, onCycle: (r) => seen.push(`${r.persona_id}#${r.cycle}`) }));
+  const shares = pool.shares;
+  assert.deepEqual(shares.map((s) => s.personas), [['p0', 'p2', 'p4'], ['p1', 'p3']]);
+  assert.equal(new Set(shares.map((s) => s.threadId)).size, 2, 'two distinct threads');
+  assert.ok(shares.every((s) => s.threadId !== null && s.threadId > 0), 'worker threads, not the main thread (0)');
+  const runs = await pool.run();
+  assert.deepEqual(runs.map((r) => r.persona_id), ['p0', 'p1', 'p2', 'p3', 'p4'], 'runs in the order given');
+  for (const r of runs) {
+    assert.equal(r.stopped, undefined);
+    assert.deepEqual(r.reports.map((c) => c.cycle), [1, 2, 3]);
+    assert.equal(cycleEvents(stateDir, r.persona_id).length, 3);
+    assert.equal(events(stateDir, r.persona_id).filter((e) => e.type === 'persona_start').length, 1, 'opened once, by one worker');
+    assert.equal(verifyEventLog(path.join(stateDir, r.persona_id, 'logs', 'events.jsonl')).ok, true);
+  }
+  assert.equal(seen.length, 15, 'every cycle reported to the main thread as it was made');
+  assert.equal(readRunWorkers(stateDir), undefined, 'the worker table is removed when the run ends');
+});
+
+test('a worker that dies takes only its own personas down; they restart (logged, in the worker table) while the others keep cycling', async () => {
+  const dir = tempDir();
+  const stateDir = path.join(dir, 'state');
+  const personas = fleet(dir, 4);
+  const notices: string[] = [];
+  const cycles = new Map<string, number>();
+  const pool = await PersonaWorkers.open(
+    await options(stateDir, personas, {
+      everySeconds: 0.05,
+      restartDelay: () => 50,
+      onNotice: (line) => notices.push(line),
+      onCycle: (r) => cycles.set(r.persona_id, (cycles.get(r.persona_id) ?? 0) + 1),
+    }),
+  );
+  const running = pool.run();
+  const [first, second] = pool.shares;
+  assert.deepEqual(first!.personas, ['p0', 'p2']);
+  await until('a cycle of every persona', () => personas.every((p) => (cycles.get(p.profile.id) ?? 0) >= 1));
+  assert.deepEqual(readRunWorkers(stateDir)?.workers.map((w) => w.restarts), [0, 0]);
+  await pool.terminateWorker(1);
+  await until('the restart notice', () => notices.length === 1);
+  assert.match(notices[0]!, /^runtimectl: worker 1 \(personas p0, p2\) died \(exit code 1\); restarting them in 0\.05 s \(restart 1\)$/);
+  // The other worker's personas go on cycling while worker 1 is down and after.
+  const before = { p1: cycles.get('p1')!, p0: cycles.get('p0')! };
+  await until('worker 1 back, its personas cycling again', () => (cycles.get('p0') ?? 0) > before.p0 && (cycles.get('p2') ?? 0) > before.p0);
+  await until('worker 2 went on', () => (cycles.get('p1') ?? 0) > before.p1 + 1);
+  const after = pool.shares;
+  assert.equal(after[0]!.restarts, 1);
+  assert.notEqual(after[0]!.threadId, first!.threadId, 'worker 1 is a new thread');
+  assert.equal(after[1]!.restarts, 0);
+  assert.equal(after[1]!.threadId, second!.threadId, 'worker 2 was never touched');
+  const table = readRunWorkers(stateDir)!;
+  assert.equal(table.pid, process.pid);
+  assert.equal(table.workers[0]!.restarts, 1);
+  assert.match(table.workers[0]!.last_death!.reason, /^exit code 1/);
+  assert.equal(table.workers[1]!.last_death, null);
+  pool.finish();
+  const runs = await running;
+  assert.ok(runs.every((r) => r.stopped === undefined), JSON.stringify(runs.map((r) => r.stopped)));
+  for (const p of personas) {
+    const id = p.profile.id;
+    assert.equal(verifyEventLog(path.join(stateDir, id, 'logs', 'events.jsonl')).ok, true, `${id}'s chain is whole`);
+    const starts = events(stateDir, id).filter((e) => e.type === 'persona_start').length;
+    assert.equal(starts, id === 'p0' || id === 'p2' ? 2 : 1, `${id}: opened again only if its worker died`);
+  }
+});
+
+test('with --cycles, a restarted worker runs only the cycles its personas still had', async () => {
+  const dir = tempDir();
+  const stateDir = path.join(dir, 'state');
+  const personas = fleet(dir, 2);
+  let pool: PersonaWorkers | undefined;
+  let killed = false;
+  pool = await PersonaWorkers.open(
+    await options(stateDir, personas, {
+      cycles: 3,
+      everySeconds: 0.05,
+      restartDelay: () => 10,
+      onCycle: (r) => {
+        if (r.persona_id === 'p0' && r.cycle === 1 && !killed) {
+          killed = true;
+          void pool!.terminateWorker(1);
+        }
+      },
+    }),
+  );
+  const runs = await pool.run();
+  assert.equal(killed, true);
+  assert.deepEqual(runs.map((r) => [r.persona_id, r.reports.length, r.stopped]), [['p0', 3, undefined], ['p1', 3, undefined]]);
+  assert.deepEqual(runs[0]!.reports.map((r) => r.cycle).slice(0, 1), [1]);
+  assert.ok(cycleEvents(stateDir, 'p0').length >= 3);
+});
+
+test('a worker that keeps dying (its restart cannot open its personas) stops only its own personas, with the reason; the others finish', async () => {
+  const dir = tempDir();
+  const stateDir = path.join(dir, 'state');
+  const personas = fleet(dir, 2);
+  const notices: string[] = [];
+  let pool: PersonaWorkers | undefined;
+  pool = await PersonaWorkers.open(
+    await options(stateDir, personas, {
+      cycles: 4,
+      everySeconds: 0.05,
+      restartDelay: () => 10,
+      maxConsecutiveDeaths: 1,
+      onNotice: (line) => notices.push(line),
+      onCycle: (r) => {
+        if (r.persona_id === 'p0' && r.cycle === 1) {
+          // From now on p0 cannot be opened: its restart fails as a corrupt persona folder would.
+          writeFileSync(path.join(stateDir, 'p0', 'persistence.yaml'), 'schema_version: 1\nbackend: mongo\n');
+          void pool!.terminateWorker(1);
+        }
+      },
+    }),
+  );
+  const runs = await pool.run();
+  assert.equal(notices.length, 1, notices.join('\n'));
+  assert.equal(runs[0]!.persona_id, 'p0');
+  assert.match(runs[0]!.stopped ?? '', /^RTC_ERR_WORKER_FAILED: its worker 1 died 2 times in a row without completing a cycle \(last: its restart could not open them: RTC_ERR_PERSISTENCE_PLUGIN: no persistence backend "mongo"/);
+  assert.equal(runs[1]!.stopped, undefined);
+  assert.equal(runs[1]!.reports.length, 4, 'the other worker finished its cycles');
+});
