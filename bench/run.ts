@@ -21,6 +21,7 @@ import { memory } from './cases/memory.ts';
 import { replay } from './cases/replay.ts';
 import { personaCycles } from './cases/persona-cycles.ts';
 import { personaMemory } from './cases/persona-memory.ts';
+import { personaWorkers } from './cases/persona-workers.ts';
 import { readTextFile } from './cases/read-text-file.ts';
 import { executorSandboxStart, executorStop } from './cases/executor-sandbox.ts';
 import type { ResultRow } from './lib/result-row.ts';
@@ -35,6 +36,7 @@ const CASES: { name: string; run: (ctx: BenchContext) => Promise<ResultRow[]> | 
   { name: 'process-call', run: processCall },
   { name: 'read-text-file', run: readTextFile },
   { name: 'persona-cycles', run: personaCycles },
+  { name: 'persona-workers', run: personaWorkers },
   { name: 'memory', run: memory },
   { name: 'persona-memory', run: personaMemory },
   { name: 'event-appends', run: eventAppends },

@@ -77,6 +77,17 @@ export function readRunWorkers(stateDir: string, isRunning: (pid: number) => boo
   }
 }
 
+/** The table as status prints it: a heading line, then one line per worker. */
+export function workerLines(table: RunWorkers): string[] {
+  return [
+    `run pid ${table.pid} (since ${table.started_at}) spreads its personas over ${table.workers.length} worker thread(s):`,
+    ...table.workers.map((w) => {
+      const death = w.last_death ? `; last died ${w.last_death.at}: ${w.last_death.reason}` : '';
+      return `  worker ${w.worker} (thread ${w.thread_id ?? '-'}): ${w.personas.join(', ')}; restarts ${w.restarts}${death}`;
+    }),
+  ];
+}
+
 function pidIsRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { main } from '../../../../kernel/cli/main.ts';
 import { verifyEventLog } from '../../../../kernel/events/verify.ts';
 import { openLoopKernel } from '../../../../kernel/loop/persona-runtime.ts';
 import type { LoadedPersona } from '../../../../kernel/personas/load.ts';
@@ -91,6 +92,11 @@ test('a worker that dies takes only its own personas down; they restart (logged,
   assert.equal(table.workers[0]!.restarts, 1);
   assert.match(table.workers[0]!.last_death!.reason, /^exit code 1/);
   assert.equal(table.workers[1]!.last_death, null);
+  // `runtimectl status` shows it to the operator.
+  const out: string[] = [];
+  const code = await main(['status', '--state-dir', stateDir], { stdout: (t) => out.push(t), stderr: (t) => out.push(t), cwd: dir, env: fakeEnv() });
+  assert.equal(code, 0, out.join(''));
+  assert.match(out.join(''), new RegExp(`run pid ${process.pid} \\(since [^)]+\\) spreads its personas over 2 worker thread\\(s\\):\n  worker 1 \\(thread \\d+\\): p0, p2; restarts 1; last died \\S+: exit code 1\n  worker 2 \\(thread \\d+\\): p1, p3; restarts 0\n`));
   pool.finish();
   const runs = await running;
   assert.ok(runs.every((r) => r.stopped === undefined), JSON.stringify(runs.map((r) => r.stopped)));
