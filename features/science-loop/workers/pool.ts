@@ -34,6 +34,9 @@ const ENTRY = new URL('./worker-entry.mjs', import.meta.url);
 /** Deaths in a row (no completed cycle between them) after which a worker's personas stop. */
 export const MAX_CONSECUTIVE_DEATHS = 5;
 
+/** How long a worker that said `done` may take to end its thread by itself. */
+const DONE_EXIT_GRACE_MS = 5000;
+
 /** 1 s, 2 s, 4 s, ... at most 30 s before the n-th restart in a row. */
 export function restartDelayMs(attempt: number): number {
   return Math.min(30_000, 1000 * 2 ** (attempt - 1));
@@ -208,6 +211,8 @@ export class PersonaWorkers {
         } else if (message.type === 'done') {
           slot.done = true;
           for (const [id, why] of Object.entries(message.stopped)) this.#runs.get(id)!.stopped = why;
+          // Its personas are closed and their logs flushed: a thread something still keeps alive is ended.
+          setTimeout(() => void worker.terminate(), DONE_EXIT_GRACE_MS).unref();
         }
       };
       worker.on('message', (message: FromWorker) => slot.onMessage?.(message));
