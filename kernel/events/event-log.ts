@@ -27,7 +27,7 @@ import { canonicalJson } from './canonical.ts';
 import { appendEnvelopeLine, appendHashInput, EVENT_TYPE_PATTERN, GENESIS_HASH, sha256 } from './envelope.ts';
 import { Batch } from './batch.ts';
 import { cutTornTail, syncDirectory, type Repair } from './repair.ts';
-import { describeProblem, scanEventLog, type TornTail } from './scan.ts';
+import { chainRepairHint, describeProblem, scanEventLog, type TornTail } from './scan.ts';
 
 /** fs.write as a promise of the bytes written. */
 function writeAsync(fd: number, bytes: Buffer, offset: number, length: number): Promise<number> {
@@ -255,7 +255,7 @@ export async function openEventLog(file: string, options: OpenEventLogOptions = 
   let torn: TornTail | undefined;
   for (const item of scanEventLog(file)) {
     if (item.kind === 'problem') {
-      throw kernelError(item.problem.code, `${describeProblem(item.problem)}; the file was left as it is`, { details: { ...item.problem } });
+      throw kernelError(item.problem.code, `${describeProblem(item.problem)}; the file was left as it is${chainRepairHint(item.problem)}`, { details: { ...item.problem } });
     }
     if (item.kind === 'event') {
       lastSeq = item.event.seq;

@@ -8,6 +8,7 @@
  * YAML parser into every process that only appends events.)
  */
 import { closeSync, openSync, readSync } from 'node:fs';
+import path from 'node:path';
 import { computeEventHash, EVENT_SCHEMA_VERSION, EventEnvelopeSchema, GENESIS_HASH, type EventEnvelope } from './envelope.ts';
 
 export type EventProblemCode = 'RTC_ERR_EVENTS_CORRUPT' | 'RTC_ERR_EVENTS_CHAIN' | 'RTC_ERR_EVENTS_VERSION';
@@ -43,6 +44,16 @@ export type ScanItem =
 export function describeProblem(problem: EventLogProblem): string {
   const seq = problem.seq === undefined ? '' : ` (seq ${problem.seq})`;
   return `${problem.file}:${problem.line}${seq}: ${problem.what}`;
+}
+
+/**
+ * For a chain problem: two writers on one log leave repeated seqs and crossed prev links, and
+ * `runtimectl events repair` is the way back. '' for other problems.
+ */
+export function chainRepairHint(problem: Pick<EventLogProblem, 'file' | 'code'>): string {
+  if (problem.code !== 'RTC_ERR_EVENTS_CHAIN') return '';
+  const persona = path.basename(path.dirname(path.dirname(path.resolve(problem.file))));
+  return `; if two kernels wrote it, "runtimectl events repair --persona ${persona}" keeps one chain and the rest aside`;
 }
 
 const CHUNK = 1 << 16;

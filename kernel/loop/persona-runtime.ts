@@ -34,12 +34,13 @@ import { HOST_SOURCES } from '../broker/ops/entropy.ts';
 import { defaultCacheDir } from '../build/bundle.ts';
 import { readAgentEnv, type AgentEnv } from '../budget/env.ts';
 import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from '../budget/posture.ts';
-import { CYCLE_EVENT, UsageWindow, usageOfEvent } from '../budget/usage.ts';
+import { CYCLE_EVENT, setAsideUsageOfEvent, UsageWindow, usageOfEvent } from '../budget/usage.ts';
 import { kernelError } from '../errors.ts';
 import { chooseExecutor, type ExecutorChoice } from '../executors/choice.ts';
 import { preparePersonaWorkspace } from '../executors/session-dir.ts';
 import type { PersistenceBackend } from '../persistence/backend.ts';
 import { openBackend } from '../persistence/open.ts';
+import { lockPersonaWriter, type WriterLock } from '../persistence/writer-lock.ts';
 import type { LoadedPersona } from '../personas/load.ts';
 import { runtimeKindOf, type PersonaProfile } from '../personas/profile-schema.ts';
 import { ReviewQueue, type ReviewQueueOptions } from '../review/queue.ts';
@@ -178,6 +179,8 @@ export class PersonaRuntime {
   readonly #kernel: LoopKernel;
   /** The persona's persistence backend (events, brain memory, ledger, proposals), open from open() to close(). */
   readonly #backend: PersistenceBackend;
+  /** The persona's one-writer lock, held from open() to close() (writer-lock.ts). */
+  readonly #lock: WriterLock;
   readonly #usage: UsageWindow;
   readonly #catalog: SkillCatalog;
   readonly #plugins: PersonaPlugins;
@@ -195,7 +198,7 @@ export class PersonaRuntime {
   #cycles: number;
   #audit = { granted: 0, denied: [] as string[] };
 
-  private constructor(kernel: LoopKernel, persona: LoadedPersona, parts: { backend: PersistenceBackend; usage: UsageWindow; catalog: SkillCatalog; cycles: number; trace: TraceStore; profileDigest: string }) {
+  private constructor(kernel: LoopKernel, persona: LoadedPersona, parts: { backend: PersistenceBackend; lock: WriterLock; usage: UsageWindow; catalog: SkillCatalog; cycles: number; trace: TraceStore; profileDigest: string }) {
     this.#kernel = kernel;
     this.persona = persona;
     this.profile = persona.profile;
@@ -203,6 +206,7 @@ export class PersonaRuntime {
     this.choice = chooseExecutor(this.profile, kernel.agentEnv);
     this.limits = budgetLimits(this.profile, kernel.agentEnv);
     this.#backend = parts.backend;
+    this.#lock = parts.lock;
     this.#usage = parts.usage;
     this.#catalog = parts.catalog;
     this.#cycles = parts.cycles;
@@ -240,26 +244,42 @@ export class PersonaRuntime {
     mkdirSync(paths.dir, { recursive: true });
     const now = kernel.clock();
     const backend = await openBackend(paths.dir, undefined, { personaId: persona.profile.id, now: () => new Date(kernel.clock()) });
-    const usage = new UsageWindow();
-    let cycles = 0;
-    let catalog: SkillCatalog;
+    // One writer per persona, taken before the first read of its events: a second kernel is
+    // refused here, naming the holder, instead of forking the log (issue 12).
+    let lock: WriterLock;
     try {
-      for (const event of backend.events.read()) {
-        const entry = usageOfEvent(event);
-        if (!entry) continue;
-        cycles += 1;
-        if (now - entry.atMs < 24 * 3600 * 1000) usage.add(entry);
-      }
-      await backend.events.open();
-      catalog = await loadSkillCatalog(skillRootsForPersona(kernel.skillsDir, persona.profile.id), { displayRoot: kernel.skillsDir });
+      lock = await lockPersonaWriter(backend, 'run');
     } catch (error) {
       await backend.close();
       throw error;
     }
+    try {
+      return await PersonaRuntime.#openLocked(kernel, persona, { paths, now, backend, lock });
+    } catch (error) {
+      await backend.close();
+      lock.release();
+      throw error;
+    }
+  }
+
+  /** open()'s steps once the writer lock is held: usage from the events, the append side, skills, trace, persona_start. */
+  static async #openLocked(kernel: LoopKernel, persona: LoadedPersona, o: { paths: PersonaPaths; now: number; backend: PersistenceBackend; lock: WriterLock }): Promise<PersonaRuntime> {
+    const { paths, now, backend, lock } = o;
+    const usage = new UsageWindow();
+    let cycles = 0;
+    for (const event of backend.events.read()) {
+      for (const aside of setAsideUsageOfEvent(event)) if (now - aside.atMs < 24 * 3600 * 1000) usage.add(aside);
+      const entry = usageOfEvent(event);
+      if (!entry) continue;
+      cycles += 1;
+      if (now - entry.atMs < 24 * 3600 * 1000) usage.add(entry);
+    }
+    await backend.events.open();
+    const catalog = await loadSkillCatalog(skillRootsForPersona(kernel.skillsDir, persona.profile.id), { displayRoot: kernel.skillsDir });
     // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy.
     const trace = new TraceStore(paths.dir);
     const profileDigest = trace.keep(readFileSync(persona.file, 'utf8'));
-    const runtime = new PersonaRuntime(kernel, persona, { backend, usage, catalog, cycles, trace, profileDigest });
+    const runtime = new PersonaRuntime(kernel, persona, { backend, lock, usage, catalog, cycles, trace, profileDigest });
     const substrate = kernel.substrate;
     await backend.events.append('persona_start', runtime.#scrub({
       persona_id: persona.profile.id,
@@ -508,6 +528,10 @@ export class PersonaRuntime {
   /** Flushes and closes the persistence backend and disposes the plugins' isolates. */
   async close(): Promise<void> {
     this.#plugins.dispose();
-    await this.#backend.close();
+    try {
+      await this.#backend.close();
+    } finally {
+      this.#lock.release();
+    }
   }
 }

@@ -19,6 +19,7 @@ import { PROPOSALS_CLI_COMMANDS } from './proposals.ts';
 import { PERSISTENCE_CLI_COMMANDS } from './persistence.ts';
 import { activityCommand } from './activity.ts';
 import { replayCommand } from './replay.ts';
+import { EVENTS_CLI_COMMANDS } from './events.ts';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -33,6 +34,7 @@ export const COMMANDS: readonly Command[] = [
   verifyCommand,
   activityCommand,
   replayCommand,
+  ...EVENTS_CLI_COMMANDS,
   gateCommand,
   evidenceVerifyCommand,
   evidenceSelectCommand,

@@ -10,6 +10,7 @@ import { copyPersistence, type CopyReport } from '../../persistence/copy.ts';
 import { KNOWN_BACKENDS, parseBackendName, readPersistenceConfig, writePersistenceConfig } from '../../persistence/config.ts';
 import { openBackend } from '../../persistence/open.ts';
 import type { PersistenceBackend } from '../../persistence/backend.ts';
+import { lockPersonaWriter, type WriterLock } from '../../persistence/writer-lock.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../command.ts';
 import { listPersonaIds } from './verify.ts';
 
@@ -89,7 +90,7 @@ compared event by event), brain memory (brain.json, long-term.md), proposal reco
 ledger from one backend into the other. The target must be empty; nothing is merged or
 overwritten. The ledger has one home (orchestra/orchestra.db): it is rebuilt in the target's
 format, checked, and swapped in, with the old file kept beside it as orchestra.db.<old>.
-Stop the persona first.
+A persona that is running is refused (its writer lock is held): stop it first.
 
 Options:
   --persona ID       the persona (required)
@@ -122,16 +123,21 @@ export const persistenceExportCommand: Command = {
 
     let source: PersistenceBackend | undefined;
     let target: PersistenceBackend | undefined;
+    let lock: WriterLock | undefined;
     let report: CopyReport;
     try {
       source = await openBackend(personaDir, from, { readonly: true });
+      // A running kernel would keep appending to the source while it is copied (and after a
+      // switch, to the backend nobody reads): the export holds the persona's writer lock.
+      lock = await lockPersonaWriter(source, 'persistence export');
       target = await openBackend(personaDir, to);
       report = await copyPersistence(source, target);
+      if (values.switch) writePersistenceConfig(personaDir, to);
     } finally {
       await target?.close();
       await source?.close();
+      lock?.release();
     }
-    if (values.switch) writePersistenceConfig(personaDir, to);
     const switched = values.switch === true;
     if (values.json) {
       printJson(io, { ok: true, ...report, switched });
