@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   // command line
   RTC_ERR_CLI_USAGE: 'the command line is not valid',
   RTC_ERR_CLI_FILE_NOT_FOUND: 'a file named on the command line does not exist',
+  RTC_ERR_FS_ACCESS: 'a file or folder a command needs is missing, of the wrong kind, or cannot be read, written or created',
   // manifests and profiles
   RTC_ERR_MANIFEST_INVALID: 'a manifest does not match its schema',
   RTC_ERR_MANIFEST_YAML: 'a manifest is not valid YAML',

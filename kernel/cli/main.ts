@@ -4,6 +4,7 @@
  * trace is printed only for a fault in the kernel itself.
  */
 import { isKernelError } from '../errors.ts';
+import { fsReason } from '../persistence/state-dir.ts';
 import { didYouMean } from '../suggest.ts';
 import { assertNodeFlags } from '../node-flags.ts';
 import { KERNEL_VERSION } from '../version.ts';
@@ -51,6 +52,21 @@ function groupAnswer(argv: readonly string[], io: CliIo): number | undefined {
   const names = verbs.map((c) => c.path[1]!);
   io.stderr(`runtimectl: RTC_ERR_CLI_USAGE: unknown ${group} command "${verb}"${didYouMean(verb, names)}; one of ${names.join(', ')}; see "runtimectl ${group} --help"\n`);
   return 2;
+}
+
+/** The errnos that describe the files a command was pointed at, not a fault of the kernel. */
+const FS_ERRNOS = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM', 'EEXIST', 'EISDIR', 'EROFS', 'ENOSPC', 'ELOOP', 'ENAMETOOLONG', 'EMFILE', 'ENFILE', 'EDQUOT', 'EBUSY', 'ETXTBSY', 'EXDEV']);
+
+/**
+ * A file-system error that reached the top (a folder where a file belongs, a file that went
+ * away, a full disk) as one line naming the path, instead of an internal error's stack.
+ */
+function fsErrorLine(error: unknown): string | undefined {
+  const e = error as NodeJS.ErrnoException;
+  if (!(error instanceof Error) || typeof e.code !== 'string' || !FS_ERRNOS.has(e.code) || typeof e.path !== 'string') return undefined;
+  const target = (error as { dest?: unknown }).dest;
+  const dest = typeof target === 'string' ? ` -> ${target}` : '';
+  return `RTC_ERR_FS_ACCESS: ${e.path}${dest}: ${fsReason(e)} (${e.syscall ?? 'fs'})`;
 }
 
 export function topLevelHelp(): string {
@@ -117,6 +133,11 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     if (isKernelError(error) && !error.internal) {
       io.stderr(`runtimectl: ${error.toLine()}\n`);
       return error.code === 'RTC_ERR_CLI_USAGE' ? 2 : 1;
+    }
+    const fs = fsErrorLine(error);
+    if (fs !== undefined) {
+      io.stderr(`runtimectl: ${fs}\n`);
+      return 1;
     }
     io.stderr(`runtimectl: internal error (a bug in the kernel; please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return 70;

@@ -18,7 +18,7 @@
  * by a crash: only ever unacknowledged events) is saved aside, cut off, and logged.
  */
 import { createHash } from 'node:crypto';
-import { close, constants, fdatasync, mkdirSync, openSync, write } from 'node:fs';
+import { close, constants, fdatasync, mkdirSync, write } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { kernelError, type KernelError } from '../errors.ts';
@@ -26,6 +26,7 @@ import { redactedCanonicalJson, redactRecord } from '../redact/index.ts';
 import { canonicalJson } from './canonical.ts';
 import { appendEnvelopeLine, appendHashInput, EVENT_TYPE_PATTERN, GENESIS_HASH, sha256 } from './envelope.ts';
 import { Batch } from './batch.ts';
+import { openRegular } from '../storage/safe-read.ts';
 import { cutTornTail, syncDirectory, type Repair } from './repair.ts';
 import { chainRepairHint, describeProblem, scanEventLog, type TornTail } from './scan.ts';
 
@@ -270,7 +271,7 @@ export async function openEventLog(file: string, options: OpenEventLogOptions = 
   const firstCreated = mkdirSync(logsDir, { recursive: true });
   let repair: Repair | undefined;
   if (torn) repair = cutTornTail(absolute, torn, lastSeq + 1);
-  const fd = openSync(absolute, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_DSYNC, 0o644);
+  const fd = openRegular(absolute, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_DSYNC, 0o644)!;
   if (!hadEvents && !repair) syncNewPath(logsDir, firstCreated);
   openFiles.add(absolute);
 

@@ -9,6 +9,8 @@
  * (whatever the backend: it is evidence for an operator) and a fresh brain starts, replacing
  * it at the end of the cycle; the cycle says so.
  */
+import { lstatSync, renameSync } from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
 import type { WorkItem } from '../executors/contract.ts';
 import type { MemoryStore } from '../persistence/backend.ts';
@@ -93,7 +95,17 @@ export interface LoadedBrain {
 }
 
 export function loadBrain(memory: Pick<MemoryStore, 'readBrain'>, paths: PersonaPaths, personaId: string, runtime: string): LoadedBrain {
-  const text = memory.readBrain();
+  let text: string | undefined;
+  try {
+    text = memory.readBrain();
+  } catch (error) {
+    // Not a regular file, or over its cap: never read, never waited on. It is moved aside
+    // whole (a rename reads nothing) so the fresh brain saved at the end of the cycle cannot
+    // replace it, and the cycle says so.
+    const aside = moveAside(paths.brainFile);
+    const line = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    return { brain: freshBrain(personaId, runtime), status: 'reset', reason: `brain.json cannot be read (${line}); ${aside ? `moved aside as ${path.basename(aside)} and ` : ''}started a fresh brain` };
+  }
   if (text === undefined) return { brain: freshBrain(personaId, runtime), status: 'created' };
   let reason: string;
   try {
@@ -106,6 +118,17 @@ export function loadBrain(memory: Pick<MemoryStore, 'readBrain'>, paths: Persona
   }
   replaceFileDurably(`${paths.brainFile}.corrupt`, text);
   return { brain: freshBrain(personaId, runtime), status: 'reset', reason: `${reason}; kept as brain.json.corrupt and started a fresh brain` };
+}
+
+/** Renames `file` to a free `<file>.unreadable[-n]` beside it; undefined when there is nothing there. */
+function moveAside(file: string): string | undefined {
+  if (lstatSync(file, { throwIfNoEntry: false }) === undefined) return undefined;
+  for (let n = 1; ; n++) {
+    const target = `${file}.unreadable${n === 1 ? '' : `-${n}`}`;
+    if (lstatSync(target, { throwIfNoEntry: false }) !== undefined) continue;
+    renameSync(file, target);
+    return target;
+  }
 }
 
 export function saveBrain(memory: Pick<MemoryStore, 'writeBrain'>, brain: Brain): void {

@@ -27,7 +27,6 @@
  * failing executor binary, an executor past its wall limit): it records the reason and the
  * next cycle starts fresh. It throws only when the persona's own state cannot be written.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import { HOST_SOURCES } from '../broker/ops/entropy.ts';
@@ -40,6 +39,7 @@ import { chooseExecutor, type ExecutorChoice } from '../executors/choice.ts';
 import { preparePersonaWorkspace } from '../executors/session-dir.ts';
 import type { PersistenceBackend } from '../persistence/backend.ts';
 import { openBackend } from '../persistence/open.ts';
+import { ensurePersonaDir, ensureStateDir } from '../persistence/state-dir.ts';
 import { lockPersonaWriter, type WriterLock } from '../persistence/writer-lock.ts';
 import type { LoadedPersona } from '../personas/load.ts';
 import { runtimeKindOf, type PersonaProfile } from '../personas/profile-schema.ts';
@@ -70,6 +70,8 @@ export const CYCLE_STEPS = ['brain', 'usage', 'budget', 'skills', 'ledger', 'pha
 
 export interface LoopOptions {
   stateDir: string;
+  /** how messages name the state directory (default: as given in stateDir) */
+  stateDirShown?: string;
   /** the process environment: budget and executor overrides, and what plugins may inherit */
   env: Readonly<Record<string, string | undefined>>;
   clock?: Clock;
@@ -113,11 +115,8 @@ export interface LoopKernel {
 export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> {
   const agentEnv = readAgentEnv(options.env);
   const stateDir = path.resolve(options.stateDir);
-  try {
-    mkdirSync(stateDir, { recursive: true });
-  } catch (error) {
-    throw kernelError('RTC_ERR_STATE_DIR', `state directory ${options.stateDir}: ${(error as Error).message}`, { cause: error });
-  }
+  // One line for a state directory that is a file, unreadable, or under /proc (where Node's own recursive mkdir spins forever).
+  ensureStateDir(options.stateDirShown ?? options.stateDir, stateDir);
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const clock = options.clock ?? systemClock;
   // A pinned clock is also the plugins' monotonic clock (its origin would otherwise be this
@@ -241,7 +240,7 @@ export class PersonaRuntime {
   static async open(kernel: LoopKernel, persona: LoadedPersona): Promise<PersonaRuntime> {
     const paths = personaPaths(kernel.stateDir, persona.profile.id);
     // The persona folder must exist for the backend's and the ledger's path checks; step 1 creates the brain.
-    mkdirSync(paths.dir, { recursive: true });
+    ensurePersonaDir(kernel.stateDir, persona.profile.id);
     const now = kernel.clock();
     const backend = await openBackend(paths.dir, undefined, { personaId: persona.profile.id, now: () => new Date(kernel.clock()) });
     // One writer per persona, taken before the first read of its events: a second kernel is
@@ -278,7 +277,7 @@ export class PersonaRuntime {
     const catalog = await loadSkillCatalog(skillRootsForPersona(kernel.skillsDir, persona.profile.id), { displayRoot: kernel.skillsDir });
     // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy.
     const trace = new TraceStore(paths.dir);
-    const profileDigest = trace.keep(readFileSync(persona.file, 'utf8'));
+    const profileDigest = trace.keep(persona.text);
     const runtime = new PersonaRuntime(kernel, persona, { backend, lock, usage, catalog, cycles, trace, profileDigest });
     const substrate = kernel.substrate;
     await backend.events.append('persona_start', runtime.#scrub({
@@ -373,6 +372,8 @@ export class PersonaRuntime {
     const probes: ProbeRecord[] = [await this.#startupSmoke(brain), this.#bootstrapProbe(brain, selected)];
     const found = findWork(this.paths, brain, phase, now, p.cadence.periodic_seconds);
     probes.push(...found.records);
+    // A probe that failed on a bad file (a FIFO for a queue, a file over its cap) is this cycle's problem, and the next cycle tries again.
+    for (const r of found.records) if (r.action === 'failed') problems.push(`${r.probe}: ${r.reason}`);
     const result = await act({
       profile: p,
       paths: this.paths,

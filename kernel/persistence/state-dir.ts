@@ -14,10 +14,11 @@
  */
 import { mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { STATE_DIR_ENV } from '../budget/env.ts';
 import { kernelError } from '../errors.ts';
 import { didYouMean } from '../suggest.ts';
 
-export const STATE_DIR_ENV = 'SCIDEX_AGENT_STATE_DIR';
+export { STATE_DIR_ENV };
 
 export interface StateDirChoice {
   /** as the user gave it (flag, env or the default), for messages */
@@ -124,6 +125,18 @@ export function makeDirectories(dir: string, label: (p: string) => string = (p) 
   }
 }
 
+/** The file that stands where a folder of `dir`'s path should be (for ENOTDIR). */
+function fileAbove(dir: string): string | undefined {
+  for (let current = path.dirname(dir); current !== path.dirname(current); current = path.dirname(current)) {
+    try {
+      if (!statSync(current).isDirectory()) return current;
+    } catch {
+      // missing, or itself below the file: keep going up
+    }
+  }
+  return undefined;
+}
+
 /** Checks that an existing `stateDir` is a readable folder; throws one line otherwise. */
 function checkReadableFolder(choice: StateDirChoice): void {
   const { given, stateDir } = choice;
@@ -135,6 +148,7 @@ function checkReadableFolder(choice: StateDirChoice): void {
     if (code === 'ENOENT') {
       throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `state directory ${given} does not exist; pass --state-dir DIR or set ${STATE_DIR_ENV}`, { details: { path: given } });
     }
+    if (code === 'ENOTDIR') throw stateDirError(given, `${fileAbove(stateDir) ?? 'a part of the path'} is a file, not a folder`, error);
     throw stateDirError(given, fsReason(error), error);
   }
   if (!stat.isDirectory()) throw stateDirError(given, 'is a file, not a folder; pass the folder that holds the personas');
@@ -198,4 +212,27 @@ export function existingPersonaDir(choice: StateDirChoice, persona: string, comm
     // the state directory itself is checked by the caller
   }
   throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `persona ${persona}${didYouMean(persona, known)} has no folder in state directory ${choice.given}`, { details: { persona, known } });
+}
+
+/**
+ * `<state>/<persona>` for a command that may start a persona's folder (a gate proposal, a
+ * submitted proposal): the folder exists, or the id names a persona profile (`profileIds`).
+ * Anything else is a typo, refused with "did you mean" over both, and nothing is created.
+ */
+export function knownPersonaDir(choice: StateDirChoice, persona: string, command: string, profileIds: readonly string[]): string {
+  if (!PERSONA_ID.test(persona)) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ${persona}: lowercase letters, digits, "-" and "_"; see "runtimectl ${command} --help"`);
+  const dir = path.join(choice.stateDir, persona);
+  const stat = statSync(dir, { throwIfNoEntry: false });
+  if (stat?.isDirectory() || (stat === undefined && profileIds.includes(persona))) return dir;
+  if (stat) throw kernelError('RTC_ERR_STATE_DIR', `${dir}: is a file where the folder of persona ${persona} belongs; move it aside`, { details: { path: dir, persona } });
+  let folders: string[] = [];
+  try {
+    folders = personaFolders(choice.stateDir);
+  } catch {
+    // a missing state directory has no personas
+  }
+  const known = [...new Set([...folders, ...profileIds])].sort();
+  throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `persona ${persona}${didYouMean(persona, known)} has no folder in state directory ${choice.given} and no profile; nothing was created (known: ${known.join(', ') || 'none'})`, {
+    details: { persona, known },
+  });
 }

@@ -12,8 +12,11 @@ import { cli, digestOf, logFile, recordTypes } from './helpers.ts';
 
 const EVIDENCE_ARG = `logs/events.jsonl#3@${digestOf('cycle 3')}`;
 
+/** A state directory holding persona alpha's folder (a proposal goes to a persona that exists). */
 function stateDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'rtc-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rtc-'));
+  fs.mkdirSync(path.join(dir, 'alpha'));
+  return dir;
 }
 
 async function submit(state: string, text: string, now: number, extra: string[] = []) {

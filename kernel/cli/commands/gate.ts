@@ -8,9 +8,10 @@ import { isKernelError, kernelError } from '../../errors.ts';
 import { findDeno } from '../../gate/reference-deno.ts';
 import { listGateProfiles } from '../../gate/profiles.ts';
 import { runGate, type GateReport } from '../../gate/run-gate.ts';
-import { resolvePersona } from '../../personas/load.ts';
+import { listPersonaIds, resolvePersona } from '../../personas/load.ts';
 import { parseReviewPolicy, type ReviewPolicy } from '../../review/index.ts';
 import { assertReviewPersonaId } from '../../review/paths.ts';
+import { chooseStateDir, knownPersonaDir } from '../../persistence/state-dir.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../command.ts';
 
 const USAGE = `Usage: runtimectl gate --profile NAME --target PATH --out DIR [--persona ID [--state-dir DIR]] [--json]
@@ -55,7 +56,9 @@ non-empty --out): nothing was evaluated and no package was written.
  */
 function reviewQueueOf(persona: string, stateDir: string | undefined, io: CliIo): { reviewPersonaDir: string; reviewPolicy?: ReviewPolicy } {
   assertReviewPersonaId(persona);
-  const reviewPersonaDir = path.join(path.resolve(io.cwd, stateDir ?? io.env['SCIDEX_AGENT_STATE_DIR'] ?? 'state'), persona);
+  // The proposal goes to a persona that exists (a folder, or a profile): a typo is refused
+  // before the gate runs, and never becomes a new persona folder.
+  const reviewPersonaDir = knownPersonaDir(chooseStateDir(stateDir, io.env, io.cwd), persona, 'gate', listPersonaIds());
   try {
     const loaded = resolvePersona(persona, { cwd: io.cwd });
     const review = (loaded.profile as { review?: unknown }).review;

@@ -10,12 +10,12 @@
  * gets RTC_ERR_REVIEW_DECIDED. The command line is the caller that supplies the clock
  * (--now MS, default the current time); the queue never reads one.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isKernelError, kernelError } from '../../errors.ts';
 import { readManifestFile } from '../../manifest/load.ts';
 import { PERSISTENCE_CONFIG_FILE } from '../../persistence/config-schema.ts';
-import { resolvePersona } from '../../personas/load.ts';
+import { listPersonaIds as listProfileIds, resolvePersona } from '../../personas/load.ts';
 import { proposalDetails, proposalLine } from '../../review/format.ts';
 import {
   DEFAULT_REVIEW_POLICY,
@@ -34,6 +34,7 @@ import {
   type ProposalState,
   type ReviewPolicy,
 } from '../../review/index.ts';
+import { chooseStateDir, existingPersonaDir, existingStateDir, knownPersonaDir } from '../../persistence/state-dir.ts';
 import { parseFlags, printJson, type CliIo, type Command, type Options } from '../command.ts';
 
 const WHERE_OPTIONS = {
@@ -55,7 +56,12 @@ function usageError(message: string, command: string): never {
 }
 
 function stateDirOf(values: { 'state-dir'?: string }, io: CliIo): string {
-  return path.resolve(io.cwd, values['state-dir'] ?? io.env['SCIDEX_AGENT_STATE_DIR'] ?? 'state');
+  return existingStateDir(values['state-dir'], io.env, io.cwd).stateDir;
+}
+
+/** The folder of an existing persona (a typo is never a new queue), named by --persona or by the proposal id. */
+function existingPersona(values: { 'state-dir'?: string }, io: CliIo, persona: string, command: string): string {
+  return existingPersonaDir(existingStateDir(values['state-dir'], io.env, io.cwd), persona, `proposals ${command}`);
 }
 
 function nowOf(values: { now?: string }, command: string): number {
@@ -85,9 +91,6 @@ function oneId(positionals: string[], command: string): string {
 
 /** Personas under the state directory that may have a proposal log: the file, or a persistence backend that may hold one. */
 function personasWithQueues(stateDir: string): string[] {
-  if (!existsSync(stateDir) || !statSync(stateDir).isDirectory()) {
-    throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `state directory ${stateDir} does not exist; pass --state-dir DIR or set SCIDEX_AGENT_STATE_DIR`, { details: { path: stateDir } });
-  }
   return readdirSync(stateDir, { withFileTypes: true })
     .filter((e) => e.isDirectory() && (existsSync(path.join(stateDir, e.name, PROPOSAL_LOG_RELATIVE)) || existsSync(path.join(stateDir, e.name, PERSISTENCE_CONFIG_FILE))))
     .map((e) => e.name)
@@ -165,7 +168,7 @@ ${WHERE_USAGE}
     const stateDir = stateDirOf(values, io);
     const now = nowOf(values, 'list');
     const states = values.state === undefined ? undefined : parseStates(values.state);
-    const candidates = values.persona === undefined ? personasWithQueues(stateDir) : [values.persona];
+    const candidates = values.persona === undefined ? personasWithQueues(stateDir) : [path.basename(existingPersona(values, io, values.persona, 'list'))];
     const personas: string[] = [];
     const proposals: Proposal[] = [];
     for (const persona of candidates) {
@@ -200,7 +203,7 @@ ${WHERE_USAGE}
   async run(argv, io) {
     const { values, positionals } = parseFlags(argv, WHERE_OPTIONS, 'proposals show');
     const id = oneId(positionals, 'show');
-    const proposal = await withQueue(path.join(stateDirOf(values, io), personaFor(id, values.persona)), { readonly: true }, (queue) => queue.get(id));
+    const proposal = await withQueue(existingPersona(values, io, personaFor(id, values.persona), 'show'), { readonly: true }, (queue) => queue.get(id));
     if (values.json) printJson(io, { proposal });
     else io.stdout(proposalDetails(proposal, nowOf(values, 'show')));
     return 0;
@@ -221,7 +224,7 @@ function decisionCommand(verb: 'start-review' | 'accept' | 'reject', summary: st
       if (verb === 'reject' && values.reason === undefined) usageError('--reason TEXT is required to reject', verb);
       const now = nowOf(values, verb);
       const decision = { by: values.by, now, ...(values.reason === undefined ? {} : { reason: values.reason }) };
-      const result = await withQueue(path.join(stateDirOf(values, io), personaFor(id, values.persona)), {}, (queue) =>
+      const result = await withQueue(existingPersona(values, io, personaFor(id, values.persona), verb), {}, (queue) =>
         verb === 'accept' ? queue.accept(id, decision) : verb === 'reject' ? queue.reject(id, { ...decision, reason: values.reason! }) : queue.startReview(id, decision),
       );
       if (values.json) printJson(io, result);
@@ -363,7 +366,7 @@ ${WHERE_USAGE}
     const input = submitInput(values, io);
     const now = nowOf(values, 'submit');
     const { policy, source } = policyFor(values.persona, values.policy, io);
-    const outcome = await withQueue(path.join(stateDirOf(values, io), values.persona), { policy }, (queue) => queue.submit(input, { now }));
+    const outcome = await withQueue(knownPersonaDir(chooseStateDir(values['state-dir'], io.env, io.cwd), values.persona, 'proposals submit', listProfileIds()), { policy }, (queue) => queue.submit(input, { now }));
     if (values.json) {
       printJson(io, { ...outcome, policy, policy_source: source });
       return outcome.status === 'queued' ? 0 : 1;

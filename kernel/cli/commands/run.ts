@@ -8,10 +8,11 @@
  * back to back with token-spending executors held back (--no-spend), then a summary of what
  * each persona did and why.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readAgentEnv, STATE_DIR_ENV } from '../../budget/env.ts';
+import { readAgentEnv } from '../../budget/env.ts';
+import { chooseStateDir, ensureStateDir, makeDirectories, STATE_DIR_ENV } from '../../persistence/state-dir.ts';
 import { kernelError } from '../../errors.ts';
 import { openLedger } from '../../ledger/open.ts';
 import { openLoopKernel, type CycleReport } from '../../loop/persona-runtime.ts';
@@ -51,8 +52,7 @@ value stops the start with the variable named.
 
 /** --state-dir, else SCIDEX_AGENT_STATE_DIR, else ./state; relative to the command's cwd. */
 export function resolveStateDir(flag: string | undefined, io: CliIo): string {
-  const chosen = flag ?? (io.env[STATE_DIR_ENV]?.trim() || undefined) ?? 'state';
-  return path.resolve(io.cwd, chosen);
+  return chooseStateDir(flag, io.env, io.cwd).stateDir;
 }
 
 function positiveInt(name: string, value: string | undefined): number | undefined {
@@ -78,9 +78,10 @@ function demoSetup(stateFlag: string | undefined, io: CliIo): { personas: Loaded
   const all = resolvePersonas(listPersonaIds(PERSONAS_DIR), { cwd: io.cwd });
   const personas = all.filter((p) => runtimeKindOf(p.profile.runtime) === 'canonical');
   const stateDir = stateFlag ? path.resolve(io.cwd, stateFlag) : mkdtempSync(path.join(os.tmpdir(), 'runtimectl-demo-'));
+  if (stateFlag) ensureStateDir(stateFlag, stateDir);
   for (const p of personas) {
     const inbox = path.join(stateDir, p.profile.id, 'inbox');
-    mkdirSync(inbox, { recursive: true });
+    makeDirectories(inbox);
     if (!existsSync(inbox) || readdirSync(inbox).length === 0) writeFileSync(path.join(inbox, 'demo-question.md'), DEMO_PACKET);
   }
   return { personas, stateDir };
@@ -148,7 +149,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const setup = demo
     ? demoSetup(values['state-dir'], io)
     : { personas: resolvePersonas([...(values.persona ?? []), ...positionals], { cwd: io.cwd }), stateDir: resolveStateDir(values['state-dir'], io) };
-  const kernel = await openLoopKernel({ stateDir: setup.stateDir, env: io.env, spendTokens, ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}) });
+  const kernel = await openLoopKernel({ stateDir: setup.stateDir, stateDirShown: demo && !values['state-dir'] ? setup.stateDir : chooseStateDir(values['state-dir'], io.env, io.cwd).given, env: io.env, spendTokens, ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}) });
   if (demo && !values.json) {
     io.stdout(`runtimectl demo: ${setup.personas.map((p) => `${p.profile.id} (${p.profile.runtime})`).join(', ')}\n`);
     io.stdout(`state directory: ${setup.stateDir}\none work packet in each inbox; ${cycles} cycles back to back; token-spending executors held back (--no-spend)\n\n`);

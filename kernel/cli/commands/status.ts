@@ -5,7 +5,7 @@
  */
 import { readStatus, type PersonaStatus } from '../../loop/status.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../command.ts';
-import { resolveStateDir } from './run.ts';
+import { existingStateDir } from '../../persistence/state-dir.ts';
 
 const USAGE = `Usage: runtimectl status [--state-dir DIR] [--json]
 
@@ -28,7 +28,7 @@ function table(rows: string[][]): string {
 
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { 'state-dir': { type: 'string' }, json: { type: 'boolean' } }, 'status', false);
-  const stateDir = resolveStateDir(values['state-dir'], io);
+  const { stateDir } = existingStateDir(values['state-dir'], io.env, io.cwd);
   const rows = await readStatus(stateDir, Date.now());
   if (values.json) {
     printJson(io, { state_dir: stateDir, personas: rows });

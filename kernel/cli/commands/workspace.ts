@@ -2,11 +2,11 @@
  * `runtimectl workspace prepare`: the CLI face of prepareWorkspace (kernel/workspace), the
  * same primitive executors call before a run.
  */
-import path from 'node:path';
 import { kernelError } from '../../errors.ts';
 import { loadSkillCatalog } from '../../skills/catalog.ts';
 import { REPO_SKILLS_DIR } from '../../skills/layout.ts';
 import { prepareWorkspace } from '../../workspace/prepare.ts';
+import { chooseStateDir, ensureStateDir } from '../../persistence/state-dir.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../command.ts';
 import { skillRootsForDirs } from './skills.ts';
 
@@ -49,7 +49,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     if (values[flag] === undefined) throw kernelError('RTC_ERR_CLI_USAGE', `--${flag} is required; see "runtimectl workspace prepare --help"`);
   }
   // An empty SCIDEX_AGENT_STATE_DIR counts as unset, not as the current directory.
-  const stateDir = path.resolve(io.cwd, values['state-dir'] ?? (io.env.SCIDEX_AGENT_STATE_DIR || undefined) ?? 'state');
+  const { given, stateDir } = chooseStateDir(values['state-dir'], io.env, io.cwd);
+  ensureStateDir(given, stateDir);
   const skillsDirs = values['skills-dir'] && values['skills-dir'].length > 0 ? values['skills-dir'] : [REPO_SKILLS_DIR];
   const skillCatalog = await loadSkillCatalog(skillRootsForDirs(skillsDirs, io.cwd), { displayRoot: io.cwd });
 

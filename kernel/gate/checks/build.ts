@@ -31,6 +31,11 @@ async function build(ctx: GateContext, entry: string, role: BuiltEntry['role']):
 }
 
 export async function buildCheck(ctx: GateContext): Promise<CheckOutcome> {
+  // The module's entry is plugin.yaml's to say: a broken plugin.yaml is reported here too,
+  // never silently replaced by mod.ts.
+  if (ctx.pluginError !== undefined) {
+    return { status: 'unavailable', reason: `plugin.yaml did not validate, so the module's entry cannot be read (${ctx.pluginError})`, output: { plugin: 'invalid', builds: [] } };
+  }
   const { max_tests } = ctx.gate.profile.draft;
   const tests = (ctx.snapshot?.entries ?? []).filter((e) => e.type === 'file' && TEST_FILE.test(e.path)).map((e) => e.path);
   const problems: string[] = [];

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isKernelError } from '../../errors.ts';
-import { parseYaml, validateManifest } from '../../manifest/load.ts';
+import { parseYaml, readManifestText, validateManifest } from '../../manifest/load.ts';
 import { pluginManifestSchema } from '../../manifest/plugin-manifest.ts';
 import { parseSkillFile } from '../../skills/parse-skill-file.ts';
 import type { CheckOutcome, GateContext } from '../context.ts';
@@ -28,7 +28,8 @@ function checkPluginFile(ctx: GateContext): { ok: boolean; detail: Record<string
   if (!ctx.snapshot?.entries.some((e) => e.path === 'plugin.yaml')) return { ok: true, detail: { file: 'plugin.yaml', present: false } };
   const where = 'plugin.yaml';
   try {
-    const manifest = validateManifest(pluginManifestSchema, parseYaml(readFileSync(file, 'utf8'), where), where);
+    // The kernel's one manifest reader: capped, regular files only, UTF-8, YAML limits.
+    const manifest = validateManifest(pluginManifestSchema, parseYaml(readManifestText(file, where), where), where);
     const fail = (problem: string) => {
       ctx.pluginError = problem;
       return { ok: false, detail: { file: where, present: true, manifest, problem }, problem };
@@ -39,9 +40,11 @@ function checkPluginFile(ctx: GateContext): { ok: boolean; detail: Record<string
     ctx.plugin = manifest;
     return { ok: true, detail: { file: where, present: true, manifest } };
   } catch (error) {
-    if (!isKernelError(error)) throw error;
-    ctx.pluginError = error.message;
-    return { ok: false, detail: { file: where, present: true, code: error.code, problem: error.message }, problem: error.message };
+    // Whatever broke (a parser failure of any kind), it is this manifest's named error, and
+    // every check that reads plugin.yaml reports it (ctx.pluginError).
+    const message = isKernelError(error) ? error.message : `${where}: cannot be read (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;
+    ctx.pluginError = message;
+    return { ok: false, detail: { file: where, present: true, code: isKernelError(error) ? error.code : 'RTC_ERR_MANIFEST_YAML', problem: message }, problem: message };
   }
 }
 
