@@ -62,7 +62,9 @@ import { ensureBrainLayout, personaPaths, relToState, WORKSPACE_ID, type Persona
 import { LedgerInspector } from './ledger-inspection.ts';
 import { personaBindings } from './persona-bindings.ts';
 import { PersonaPlugins, PluginDirectory } from './persona-plugins.ts';
-import { personaPluginOptions } from './plugin-options.ts';
+import { personaPluginOptions, personaSecrets } from './plugin-options.ts';
+import { ledgerEnv } from '../ledger/layout.ts';
+import { scrubber, type Scrubber, type SecretValues } from '../redact/secret-values.ts';
 import { DEFAULT_MAX_RESIDENT_ISOLATES, ResidentIsolates } from './resident-isolates.ts';
 import { findWork, type ProbeRecord } from './probes.ts';
 
@@ -184,6 +186,8 @@ export class PersonaRuntime {
   readonly #catalog: SkillCatalog;
   readonly #plugins: PersonaPlugins;
   readonly #scrub: PathScrubber;
+  /** the persona's secret values and the pattern rules (kernel/redact/secret-values.ts) */
+  readonly #secrets: Scrubber;
   readonly #trace: TraceStore;
   readonly #codec: PathCodec;
   /** sha256 of the profile text the persona opened with (kept in the trace's blobs) */
@@ -211,18 +215,22 @@ export class PersonaRuntime {
     this.#cycles = parts.cycles;
     this.#trace = parts.trace;
     this.#profileDigest = parts.profileDigest;
-    this.#codec = pathCodec(kernel.stateDir);
-    this.#scrub = hostPathScrubber(kernel.stateDir);
+    // Secrets by value (the profile's env values) and by pattern, out of everything written or printed for this persona.
+    this.#secrets = scrubber(personaSecrets(kernel.env, this.profile, ledgerEnv(this.paths.dir, this.profile.id)));
+    this.#codec = pathCodec(kernel.stateDir, undefined, this.#secrets.json);
+    const paths = hostPathScrubber(kernel.stateDir);
+    this.#scrub = <T>(value: T) => this.#secrets.deep(paths(value));
     this.#ledger = new LedgerInspector(this.paths, this.#backend.ledger);
     this.#skills = { selected: selectSkills(this.#catalog, this.profile.skills), unmatched: unmatchedPatterns(this.#catalog, this.profile.skills) };
     this.#plugins = new PersonaPlugins(
       personaPluginOptions({
         stateDir: kernel.stateDir,
+        scrub: this.#secrets,
         profile: this.profile,
         hostEnv: kernel.env,
         limits: this.limits,
         shim: kernel.shim,
-        bindings: personaBindings(this.paths, this.profile.id, kernel.clock, () => this.#backend.events, this.#backend),
+        bindings: personaBindings(this.paths, this.profile.id, kernel.clock, () => this.#backend.events, this.#backend, this.#secrets.deep),
         audit: (event) => this.#onAudit(event),
         cacheDir: kernel.cacheDir,
         sources: kernel.sources,
@@ -323,7 +331,7 @@ export class PersonaRuntime {
       now,
       profile: this.#profileDigest,
       limits: { cpu_seconds: this.limits.cpu_seconds_per_cycle, wall_seconds: this.limits.wall_seconds_per_cycle },
-    });
+    }, this.#secrets);
     this.#plugins.recorder = recorder;
     cyclesInFlight.set(k, (cyclesInFlight.get(k) ?? 0) + 1);
     try {
@@ -443,7 +451,7 @@ export class PersonaRuntime {
     this.#cycles = cycle;
     this.#remember(brain, { cycle, phase, result, found: found.work, posture });
     // Awaited before the cycle returns: an acknowledged cycle's brain.json survives kill -9.
-    await saveBrainDurably(this.#backend.memory, brain, { offThread: (cyclesInFlight.get(k) ?? 0) > 1 });
+    await saveBrainDurably(this.#backend.memory, this.#secrets.deep(brain), { offThread: (cyclesInFlight.get(k) ?? 0) > 1 });
     return { persona_id: p.id, cycle, seq, phase, outcome: result.outcome, defer_reason: payload.defer_reason as string | null, executor: this.choice.plugin, steps, posture, act: result, probes, payload };
   }
 
@@ -511,6 +519,16 @@ export class PersonaRuntime {
     m.outcome_counts[result.outcome] = (m.outcome_counts[result.outcome] ?? 0) + 1;
     m.tokens_spent_total += result.usage?.total_tokens ?? 0;
     if (result.ran && result.spends_tokens) m.sessions_total += 1;
+  }
+
+  /** Text with this persona's secrets (by value and pattern) replaced: for what the CLI prints about it. */
+  scrubText(text: string): string {
+    return this.#secrets.text(text);
+  }
+
+  /** The persona's secret values (names only are ever shown), for a CLI printing several personas. */
+  get secrets(): SecretValues {
+    return this.#secrets.secrets;
   }
 
   /** The persistence backend holding this persona's state: `jsonl-fs`, `sqlite`. */

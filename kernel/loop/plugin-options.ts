@@ -16,6 +16,7 @@ import { toPermissionSet, type PathVariables } from '../manifest/permissions-sch
 import type { PermissionSet } from '../permissions/descriptors.ts';
 import type { PersonaProfile } from '../personas/profile-schema.ts';
 import { PluginInstance } from '../plugins/plugin-instance.ts';
+import { SecretValues, type Scrubber } from '../redact/secret-values.ts';
 import type { LoadedPlugin } from '../plugins/registry.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { personaPaths, workspaceDir } from './layout.ts';
@@ -43,6 +44,54 @@ export interface PersonaPluginOptions {
   cacheDir?: string;
   /** the clock and randomness plugins see (default: the host's) */
   sources?: WorldSources;
+  /** scrubs what the plugins write inside the persona folder (personaWriteScrub) */
+  scrubWrite?: (file: string, data: Buffer) => Buffer;
+}
+
+/**
+ * The persona's secrets by value (issue 12 item 13): every variable its profile's `env` hands
+ * its plugins and their subprocesses, whatever its name. PATH, HOME and the ledger's own
+ * variables are the kernel's, not secrets.
+ */
+export function personaSecrets(host: Readonly<Record<string, string | undefined>>, profile: PersonaProfile, ledger: Record<string, string> = {}): SecretValues {
+  const handed = pluginEnv(host, profile, {});
+  return SecretValues.fromEnv(handed, ['PATH', 'HOME', ...Object.keys(ledger)]);
+}
+
+/**
+ * The broker's write hook for a persona's plugins: what they write inside the persona's
+ * folder has the persona's secret values scrubbed, and session files (brain/sessions/: the
+ * executor's stdout, stderr, last message, manifest) the pattern rules too. Writes elsewhere
+ * (a granted folder outside the state) are the plugin's own business and are left as written.
+ */
+export function personaWriteScrub(personaDir: string, sessionsDir: string, scrub: Scrubber): (file: string, data: Buffer) => Buffer {
+  const inside = (file: string, dir: string) => {
+    const rel = path.relative(dir, file);
+    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  };
+  return (file, data) => {
+    if (!inside(file, personaDir)) return data;
+    const valued = scrub.bytes(data);
+    if (!inside(file, sessionsDir)) return valued;
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(valued);
+    } catch {
+      return valued;
+    }
+    if (file.endsWith('.json')) {
+      const json = scrub.json(text.trimEnd());
+      if (json === text.trimEnd()) return valued;
+      // Re-written only when a pattern matched; keep it readable as the executor wrote it.
+      try {
+        return Buffer.from(`${JSON.stringify(JSON.parse(json), null, 2)}\n`, 'utf8');
+      } catch {
+        return Buffer.from(json, 'utf8');
+      }
+    }
+    const scrubbed = scrub.text(text);
+    return scrubbed === text ? valued : Buffer.from(scrubbed, 'utf8');
+  };
 }
 
 /** The environment a persona's plugins see: PATH, HOME, the profile's `env` names, and the local ledger's path. */
@@ -65,6 +114,8 @@ export function pluginEnv(host: Readonly<Record<string, string | undefined>>, pr
 
 export interface PersonaPluginInputs {
   stateDir: string;
+  /** the persona's scrub (its secret values and the pattern rules), for what its plugins write */
+  scrub?: Scrubber;
   profile: PersonaProfile;
   hostEnv: Readonly<Record<string, string | undefined>>;
   limits: Pick<BudgetLimits, 'cpu_seconds_per_cycle' | 'wall_seconds_per_cycle'>;
@@ -98,6 +149,7 @@ export function personaPluginOptions(i: PersonaPluginInputs): PersonaPluginOptio
     audit: i.audit,
     ...(i.cacheDir ? { cacheDir: i.cacheDir } : {}),
     ...(i.sources ? { sources: i.sources } : {}),
+    ...(i.scrub ? { scrubWrite: personaWriteScrub(paths.dir, paths.sessionsDir, i.scrub) } : {}),
   };
 }
 
@@ -123,6 +175,7 @@ export function buildPersonaPlugin(o: PersonaPluginOptions, plugin: LoadedPlugin
   // the subprocess wall limit (below the isolate's) and this persona's bindings.
   const context = instance.broker.context;
   context.subprocess.wallMs = subprocessWallMs;
+  if (o.scrubWrite) context.scrubWrite = o.scrubWrite;
   context.bindings = { grantor: o.personaId, declared: plugin.manifest.bindings, granted: o.grantedBindings, impl: o.bindings };
   return instance;
 }

@@ -166,12 +166,21 @@ export function existingStateDir(flag: string | undefined, env: Readonly<Record<
   return choice;
 }
 
-/** The state directory of a command that writes (run): created when missing, never under /proc, /sys or /dev. */
-export function ensureStateDir(given: string, stateDir: string): void {
+/**
+ * The checks of ensureStateDir without creating anything: for a command that validates its
+ * other input first and creates the state directory only once it will write.
+ */
+export function checkStateDirUsable(given: string, stateDir: string): void {
   const special = specialRoot(path.resolve(stateDir));
   if (special !== undefined) throw stateDirError(given, `is under ${special}, which holds the system's own files, never state; pick a folder of your own`);
+  const label = (p: string) => (p === path.resolve(stateDir) ? `state directory ${given}` : `state directory ${given}: ${p}`);
+  if (missingBelow(path.resolve(stateDir), label).length === 0) checkReadableFolder({ given, stateDir });
+}
+
+/** The state directory of a command that writes (run): created when missing, never under /proc, /sys or /dev. */
+export function ensureStateDir(given: string, stateDir: string): void {
+  checkStateDirUsable(given, stateDir);
   makeDirectories(stateDir, (p) => (p === path.resolve(stateDir) ? `state directory ${given}` : `state directory ${given}: ${p}`));
-  checkReadableFolder({ given, stateDir });
 }
 
 /** `<state>/<persona>`, created when missing; a file in its place is one line. */

@@ -40,6 +40,22 @@ const RULES: readonly StringRule[] = [
   { pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, replace: () => REDACTED },
   { pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, replace: () => REDACTED },
   { pattern: /\bAIza[0-9A-Za-z_-]{35}/g, replace: () => REDACTED },
+  // Hugging Face (hf_), GitLab (glpat-), npm (npm_), PyPI (pypi-), Stripe (sk_/rk_ live/test),
+  // Google OAuth access tokens (ya29.), Groq (gsk_), Replicate (r8_), DigitalOcean (dop_v1_),
+  // Shopify (shpat_ and kin), Slack app tokens (xapp-), Slack webhooks, and PEM private keys.
+  { pattern: /\bhf_[A-Za-z0-9]{30,}/g, replace: () => REDACTED },
+  { pattern: /\bglpat-[A-Za-z0-9_-]{20,}/g, replace: () => REDACTED },
+  { pattern: /\bnpm_[A-Za-z0-9]{36}\b/g, replace: () => REDACTED },
+  { pattern: /\bpypi-AgE[A-Za-z0-9_-]{50,}/g, replace: () => REDACTED },
+  { pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,}/g, replace: () => REDACTED },
+  { pattern: /\bya29\.[A-Za-z0-9_-]{20,}/g, replace: () => REDACTED },
+  { pattern: /\bgsk_[A-Za-z0-9]{40,}/g, replace: () => REDACTED },
+  { pattern: /\br8_[A-Za-z0-9]{30,}/g, replace: () => REDACTED },
+  { pattern: /\bdop_v1_[a-f0-9]{64}\b/g, replace: () => REDACTED },
+  { pattern: /\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b/g, replace: () => REDACTED },
+  { pattern: /\bxapp-[0-9]-[A-Za-z0-9-]{20,}/g, replace: () => REDACTED },
+  { pattern: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/_-]{20,}/g, replace: () => REDACTED },
+  { pattern: /-----BEGIN (?:[A-Z0-9 ]+ )?PRIVATE KEY-----[\s\S]*?(?:-----END (?:[A-Z0-9 ]+ )?PRIVATE KEY-----|$)/g, replace: () => REDACTED },
   // JSON Web Tokens (header.payload.signature, both first parts base64url JSON).
   { pattern: /\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, replace: () => REDACTED },
   // user:password@ in URLs.
@@ -57,7 +73,12 @@ const RULES: readonly StringRule[] = [
 ];
 
 /** A cheap first look: a string with none of these can hold none of the secrets above. */
-const MAYBE_SECRET = /bearer|basic|sk-|gh[pousr]_|github_pat_|xox|AKIA|ASIA|AIza|eyJ|:\/\/[^\s/]*:[^\s/]*@|key|token|secret|passw|authoriz|cookie/i;
+const MAYBE_SECRET = /bearer|basic|sk-|gh[pousr]_|github_pat_|xox|xapp-|AKIA|ASIA|AIza|eyJ|hf_|glpat-|npm_|pypi-|_live_|_test_|ya29\.|gsk_|r8_|dop_v1_|shp(?:at|ca|pa|ss)_|hooks\.slack|PRIVATE KEY|:\/\/[^\s/]*:[^\s/]*@|key|token|secret|passw|authoriz|cookie/i;
+
+/** The cheap first look: false means scrubString would return the text unchanged. */
+export function mayHoldSecret(text: string): boolean {
+  return MAYBE_SECRET.test(text);
+}
 
 /** Replaces the secret parts of a string; returns the same string when there are none. */
 export function scrubString(text: string): string {

@@ -118,7 +118,7 @@ export const writeFile = defineOp({
     const flag = args.createNew ? (args.append ? 'ax' : 'wx') : args.append ? 'a' : 'w';
     try {
       if (!args.create && !args.createNew) accessSync(args.path);
-      writeFileSync(args.path, args.data, { flag, ...(args.mode === null ? {} : { mode: args.mode }) });
+      writeFileSync(args.path, ctx.scrubWrite ? ctx.scrubWrite(args.path, args.data) : args.data, { flag, ...(args.mode === null ? {} : { mode: args.mode }) });
       return null;
     } catch (error) {
       throw fromNodeError(error, 'writefile', args.given);

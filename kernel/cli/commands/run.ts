@@ -20,6 +20,7 @@ import { openPersonas, runPersonaLoop, type PersonaRun } from '../../loop/run-pe
 import { cycleLine, personaSummary } from '../../loop/summary.ts';
 import { listPersonaIds, PERSONAS_DIR, resolvePersonas, type LoadedPersona } from '../../personas/load.ts';
 import { runtimeKindOf } from '../../personas/profile-schema.ts';
+import { scrubber, SecretValues } from '../../redact/secret-values.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../command.ts';
 
 const USAGE = `Usage: runtimectl run --persona ID_OR_FILE... [--cycles N] [--state-dir DIR] [options]
@@ -118,7 +119,8 @@ function jsonCycle(r: CycleReport): Record<string, unknown> {
   };
 }
 
-async function run(argv: string[], io: CliIo): Promise<number> {
+async function run(argv: string[], given: CliIo): Promise<number> {
+  let io = given;
   const { values, positionals } = parseFlags(
     argv,
     {
@@ -155,6 +157,9 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`state directory: ${setup.stateDir}\none work packet in each inbox; ${cycles} cycles back to back; token-spending executors held back (--no-spend)\n\n`);
   }
   const runtimes = await openPersonas(kernel, setup.personas);
+  // What run prints about its personas has their secrets scrubbed too (by value and pattern).
+  const scrub = scrubber(SecretValues.union(runtimes.map((rt) => rt.secrets)));
+  io = { ...given, stdout: (text) => given.stdout(scrub.text(text)), stderr: (text) => given.stderr(scrub.text(text)) };
 
   const controller = new AbortController();
   const onSignal = (signal: string) => {

@@ -6,7 +6,7 @@ import { kernelError } from '../../errors.ts';
 import { loadSkillCatalog } from '../../skills/catalog.ts';
 import { REPO_SKILLS_DIR } from '../../skills/layout.ts';
 import { prepareWorkspace } from '../../workspace/prepare.ts';
-import { chooseStateDir, ensureStateDir } from '../../persistence/state-dir.ts';
+import { checkStateDirUsable, chooseStateDir } from '../../persistence/state-dir.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../command.ts';
 import { skillRootsForDirs } from './skills.ts';
 
@@ -50,7 +50,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   }
   // An empty SCIDEX_AGENT_STATE_DIR counts as unset, not as the current directory.
   const { given, stateDir } = chooseStateDir(values['state-dir'], io.env, io.cwd);
-  ensureStateDir(given, stateDir);
+  checkStateDirUsable(given, stateDir);
   const skillsDirs = values['skills-dir'] && values['skills-dir'].length > 0 ? values['skills-dir'] : [REPO_SKILLS_DIR];
   const skillCatalog = await loadSkillCatalog(skillRootsForDirs(skillsDirs, io.cwd), { displayRoot: io.cwd });
 
