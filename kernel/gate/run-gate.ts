@@ -36,6 +36,7 @@ import type { GateCheckName } from './profile-schema.ts';
 import { GATES_DIR, loadGateProfile } from './profiles.ts';
 import { proposeSkillDraft, type ProposalOutcome } from './propose.ts';
 import type { ReviewPolicy } from '../review/index.ts';
+import { scrubber } from '../redact/secret-values.ts';
 
 const CHECKS: Readonly<Record<GateCheckName, (ctx: GateContext) => CheckOutcome | Promise<CheckOutcome>>> = {
   snapshot: snapshotCheck,
@@ -95,8 +96,11 @@ function verdictOf(records: readonly (CheckRecord & { internal: boolean })[]): V
   return 'accepted';
 }
 
+/** Evidence is written with secret-shaped strings scrubbed (a draft's test that prints a token leaves none in the package). */
+const evidenceScrub = scrubber();
+
 function writeJson(file: string, value: unknown): string {
-  const text = `${JSON.stringify(value, null, 2)}\n`;
+  const text = `${JSON.stringify(evidenceScrub.deep(value), null, 2)}\n`;
   writeFileSync(file, text);
   return `sha256:${sha256(text)}`;
 }

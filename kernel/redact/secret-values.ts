@@ -37,10 +37,9 @@ export function isSecretValue(value: string): boolean {
 
 export class SecretValues {
   readonly #entries: Entry[] = [];
-  #raw: RegExp | undefined;
-  #json: RegExp | undefined;
-  #rawTo = new Map<string, string>();
-  #jsonTo = new Map<string, string>();
+  #pattern: RegExp | undefined;
+  #forms = new Map<string, string>();
+  #needles: [Buffer, Buffer][] = [];
 
   /** The secret values among `env` (by variable name), skipping the names in `exclude`. */
   static fromEnv(env: Readonly<Record<string, string | undefined>>, exclude: Iterable<string> = []): SecretValues {
@@ -60,8 +59,7 @@ export class SecretValues {
   add(name: string, value: string): void {
     if (!isSecretValue(value) || this.#entries.some((e) => e.value === value)) return;
     this.#entries.push({ name, value, placeholder: `[REDACTED:${name.replace(/[^A-Za-z0-9_]/g, '_')}]` });
-    this.#raw = undefined;
-    this.#json = undefined;
+    this.#pattern = undefined;
   }
 
   get size(): number {
@@ -74,40 +72,44 @@ export class SecretValues {
   }
 
   #compile(): void {
-    // Longest first, so a value that contains another is replaced whole.
-    const sorted = [...this.#entries].sort((a, b) => b.value.length - a.value.length);
-    this.#rawTo = new Map(sorted.map((e) => [e.value, e.placeholder]));
-    this.#jsonTo = new Map(sorted.map((e) => [escapeJson(e.value), e.placeholder]));
-    this.#raw = new RegExp([...this.#rawTo.keys()].map(escapeRegExp).join('|'), 'g');
-    this.#json = new RegExp([...this.#jsonTo.keys()].map(escapeRegExp).join('|'), 'g');
+    // Each value as written raw, and as JSON text holds it (escaped once, and twice for JSON
+    // inside a JSON string: a CLI's JSON events kept in a trace): longest first, so a value
+    // that contains another is replaced whole.
+    const forms = new Map<string, string>();
+    for (const e of this.#entries) {
+      const once = escapeJson(e.value);
+      for (const form of [e.value, once, escapeJson(once)]) if (!forms.has(form)) forms.set(form, e.placeholder);
+    }
+    const sorted = [...forms.keys()].sort((a, b) => b.length - a.length);
+    this.#forms = new Map(sorted.map((f) => [f, forms.get(f)!]));
+    this.#pattern = new RegExp(sorted.map(escapeRegExp).join('|'), 'g');
+    this.#needles = sorted.map((f) => [Buffer.from(f, 'utf8'), Buffer.from(forms.get(f)!, 'utf8')]);
   }
 
-  /** Every occurrence of a secret value in plain text replaced by its placeholder. */
+  /** Every occurrence of a secret value (raw or JSON-escaped) replaced by its placeholder. */
   scrubText(text: string): string {
     if (this.#entries.length === 0) return text;
-    if (this.#raw === undefined) this.#compile();
-    this.#raw!.lastIndex = 0;
-    return this.#raw!.test(text) ? text.replace(this.#raw!, (m) => this.#rawTo.get(m) ?? REDACTED) : text;
+    if (this.#pattern === undefined) this.#compile();
+    this.#pattern!.lastIndex = 0;
+    return this.#pattern!.test(text) ? text.replace(this.#pattern!, (m) => this.#forms.get(m) ?? REDACTED) : text;
   }
 
-  /** The same on JSON text, where each value appears in its escaped form (inside strings only, as values hold a letter). */
+  /** scrubText for JSON text (the placeholders need no escaping, so the text stays valid JSON). */
   scrubJsonText(json: string): string {
-    if (this.#entries.length === 0) return json;
-    if (this.#json === undefined) this.#compile();
-    this.#json!.lastIndex = 0;
-    return this.#json!.test(json) ? json.replace(this.#json!, (m) => this.#jsonTo.get(m) ?? REDACTED) : json;
+    return this.scrubText(json);
   }
 
-  /** The same on bytes (a file written as bytes): each value's UTF-8 bytes are replaced. */
+  /** The same on bytes (a file written as bytes): each form's UTF-8 bytes are replaced. */
   scrubBytes(bytes: Buffer): Buffer {
+    if (this.#entries.length === 0) return bytes;
+    if (this.#pattern === undefined) this.#compile();
     let out = bytes;
-    for (const e of [...this.#entries].sort((a, b) => b.value.length - a.value.length)) {
-      const needle = Buffer.from(e.value, 'utf8');
+    for (const [needle, placeholder] of this.#needles) {
       if (out.indexOf(needle) === -1) continue;
       const parts: Buffer[] = [];
       let from = 0;
       for (let at = out.indexOf(needle); at !== -1; at = out.indexOf(needle, from)) {
-        parts.push(out.subarray(from, at), Buffer.from(e.placeholder, 'utf8'));
+        parts.push(out.subarray(from, at), placeholder);
         from = at + needle.length;
       }
       parts.push(out.subarray(from));
