@@ -66,6 +66,8 @@ export const ERROR_CODES = {
   RTC_ERR_REVIEW_BLOB: 'content stored for a proposal is missing or does not match its digest',
   RTC_ERR_REVIEW_MEMORY_DRIFT: 'long-term memory changed outside the review queue',
   RTC_ERR_REVIEW_BACKEND: "a review queue was opened without the persistence backend its persona's persistence.yaml names",
+  RTC_ERR_REVIEW_OPERATOR: 'a review decision has no valid operator credential, or the operator configuration is invalid',
+  RTC_ERR_REVIEW_EVIDENCE: "a proposal's evidence cannot be found or no longer has the digest it was proposed with",
   // local task ledger
   RTC_ERR_LEDGER_PATH_ESCAPE: 'a ledger path resolves outside the persona directory',
   RTC_ERR_LEDGER_SCHEMA_NEWER: 'the ledger was written by a newer schema version than this runtimectl supports',

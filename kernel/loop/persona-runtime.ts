@@ -27,6 +27,7 @@
  * failing executor binary, an executor past its wall limit): it records the reason and the
  * next cycle starts fresh. It throws only when the persona's own state cannot be written.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import { HOST_SOURCES } from '../broker/ops/entropy.ts';
@@ -44,6 +45,9 @@ import { lockPersonaWriter, type WriterLock } from '../persistence/writer-lock.t
 import type { LoadedPersona } from '../personas/load.ts';
 import { runtimeKindOf, type PersonaProfile } from '../personas/profile-schema.ts';
 import { ReviewQueue, type ReviewQueueOptions } from '../review/queue.ts';
+import { evidenceDigest } from '../review/evidence.ts';
+import { loadOperatorTrust, operatorHome, refuseInsideState, type OperatorTrust } from '../review/operators.ts';
+import type { RatifyContext } from '../review/ratify.ts';
 import { loadSkillCatalog, type SkillCatalog } from '../skills/catalog.ts';
 import { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { pathCodec, type PathCodec } from '../replay/path-codec.ts';
@@ -111,6 +115,8 @@ export interface LoopKernel {
   resident: ResidentIsolates;
   /** what the start found of the substrate (manifest and bundle digests) against `<state>/substrate.json` */
   substrate: SubstrateAtStart;
+  /** the operators whose signatures ratify review decisions (kernel/review/operators.ts) */
+  trust: OperatorTrust;
 }
 
 /** Checks the environment first (a bad override stops the start), then loads what is shared. */
@@ -128,6 +134,9 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
     monotonic: options.clock ? clock : HOST_SOURCES.monotonic,
     randomBytes: options.entropy ?? HOST_SOURCES.randomBytes,
   };
+  // The operators whose signed decisions take effect; their folder must be out of every persona's reach.
+  const trust = loadOperatorTrust(options.env);
+  if (existsSync(operatorHome(options.env))) refuseInsideState(operatorHome(options.env), stateDir);
   const substrate = await checkSubstrateAtStart(stateDir, { cacheDir, ...(options.pluginsDir ? { pluginsDir: options.pluginsDir } : {}), now: () => new Date(clock()) });
   return {
     stateDir,
@@ -136,6 +145,7 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
     clock,
     sources,
     substrate,
+    trust,
     resident: new ResidentIsolates(options.maxResidentIsolates ?? DEFAULT_MAX_RESIDENT_ISOLATES),
     shim: await loadShim(cacheDir),
     directory: new PluginDirectory(options.pluginsDir),
@@ -458,14 +468,22 @@ export class PersonaRuntime {
   /** Applies proposals accepted since the last cycle; a queue that cannot be read is a problem of this cycle, never a stop. */
   async #applyAccepted(now: number, problems: string[]): Promise<ReviewAtBoundary> {
     try {
-      this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review });
+      // Accepted proposals take effect only when ratified by a trusted operator, their evidence unchanged (kernel/review/ratify.ts).
+      this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review, ratify: this.#ratifyContext() });
       const outcome = this.#boundaryQueue.applyAccepted({ now });
       for (const event of outcome.events) await this.#backend.events.append(event.type, this.#scrub(event.payload));
+      for (const held of outcome.held) problems.push(`review queue: ${held.id} is accepted but not applied: ${held.reason}`);
       return { applied: outcome.applied.map((p) => p.id), expired: outcome.expired.map((p) => p.id) };
     } catch (error) {
       problems.push(`review queue: ${errorLine(error)}`);
       return { applied: [], expired: [] };
     }
+  }
+
+  /** What the ratification check needs: the trusted operators, and the persona's evidence (its files and events). */
+  #ratifyContext(): RatifyContext {
+    const personaDir = this.paths.dir;
+    return { trust: this.#kernel.trust, evidenceDigest: (ref) => evidenceDigest(ref, { personaDir, events: () => this.#backend.events.read() }) };
   }
 
   /** Once per kernel version: the persona's executor and budget policy load and answer. */

@@ -109,6 +109,8 @@ export function pluginEnv(host: Readonly<Record<string, string | undefined>>, pr
       for (const name of Object.keys(host)) if (name.startsWith(prefix)) take(name);
     } else take(pattern);
   }
+  // Where the operator's credential lives is the operator's, never a persona's, whatever its profile asks.
+  for (const name of Object.keys(out)) if (name.startsWith('RUNTIMECTL_OPERATOR')) delete out[name];
   return { ...out, ...ledger };
 }
 

@@ -20,6 +20,7 @@ import { PERSISTENCE_CLI_COMMANDS } from './persistence.ts';
 import { activityCommand } from './activity.ts';
 import { replayCommand } from './replay.ts';
 import { EVENTS_CLI_COMMANDS } from './events.ts';
+import { OPERATOR_CLI_COMMANDS } from './operator.ts';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -40,5 +41,6 @@ export const COMMANDS: readonly Command[] = [
   evidenceSelectCommand,
   ...LEDGER_CLI_COMMANDS,
   ...PROPOSALS_CLI_COMMANDS,
+  ...OPERATOR_CLI_COMMANDS,
   ...PERSISTENCE_CLI_COMMANDS,
 ];

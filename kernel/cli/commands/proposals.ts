@@ -35,6 +35,11 @@ import {
   type ReviewPolicy,
 } from '../../review/index.ts';
 import { chooseStateDir, existingPersonaDir, existingStateDir, knownPersonaDir } from '../../persistence/state-dir.ts';
+import type { EventEnvelope } from '../../events/envelope.ts';
+import { openBackend } from '../../persistence/open.ts';
+import { evidenceDigest } from '../../review/evidence.ts';
+import { loadOperatorKey, loadOperatorTrust } from '../../review/operators.ts';
+import type { RatifyContext } from '../../review/ratify.ts';
 import { parseFlags, printJson, type CliIo, type Command, type Options } from '../command.ts';
 
 const WHERE_OPTIONS = {
@@ -220,18 +225,25 @@ function decisionCommand(verb: 'start-review' | 'accept' | 'reject', summary: st
     async run(argv, io) {
       const { values, positionals } = parseFlags(argv, DECIDE_OPTIONS, `proposals ${verb}`);
       const id = oneId(positionals, verb);
-      if (values.by === undefined) usageError('--by NAME is required (who decides is recorded)', verb);
       if (verb === 'reject' && values.reason === undefined) usageError('--reason TEXT is required to reject', verb);
       const now = nowOf(values, verb);
-      const decision = { by: values.by, now, ...(values.reason === undefined ? {} : { reason: values.reason }) };
-      const result = await withQueue(existingPersona(values, io, personaFor(id, values.persona), verb), {}, (queue) =>
+      const personaDir = existingPersona(values, io, personaFor(id, values.persona), verb);
+      // Every decision is signed with the operator's credential and checked against the trust
+      // list before it is recorded (kernel/review/ratify.ts); the loop checks it again when it applies.
+      const operator = loadOperatorKey(io.env, path.dirname(personaDir));
+      if (values.by !== undefined && values.by !== operator.name) {
+        throw kernelError('RTC_ERR_REVIEW_OPERATOR', `--by ${values.by}: this operator credential is "${operator.name}" (${operator.fingerprint.slice(0, 23)}…); a decision is recorded under the name of the key that signs it`);
+      }
+      const ratify = await ratifyContextFor(personaDir, io);
+      const decision = { by: operator.name, now, operator, ratify, ...(values.reason === undefined ? {} : { reason: values.reason }) };
+      const result = await withQueue(personaDir, {}, (queue) =>
         verb === 'accept' ? queue.accept(id, decision) : verb === 'reject' ? queue.reject(id, { ...decision, reason: values.reason! }) : queue.startReview(id, decision),
       );
       if (values.json) printJson(io, result);
       else {
         const p = result.proposal;
         const note = p.state === 'accepted' ? '; it takes effect at the persona\'s next cycle' : '';
-        io.stdout(`${p.id}: ${p.history.at(-1)?.from ?? 'pending'} → ${p.state} by ${values.by}${note}\n`);
+        io.stdout(`${p.id}: ${p.history.at(-1)?.from ?? 'pending'} → ${p.state} by ${operator.name} (signed, key ${operator.fingerprint.slice(0, 23)}…)${note}\n`);
       }
       return 0;
     },
@@ -246,7 +258,7 @@ export const proposalsStartReviewCommand = decisionCommand(
 Moves a pending proposal to under-review. It still expires at its expiry if undecided.
 
 Options:
-  --by NAME          who is reviewing (required)
+  --by NAME          who is reviewing (default and only allowed value: the name of your operator credential)
   --reason TEXT      a note kept in the history
 ${WHERE_USAGE}
 `,
@@ -261,7 +273,8 @@ Accepts a pending or under-review proposal. A proposal is decided once: acceptin
 was already accepted or rejected, or that expired, fails with one line and exit status 1.
 
 Options:
-  --by NAME          who accepts (required; recorded, and written into long-term.md headers)
+  --by NAME          who accepts (default and only allowed value: the name of your operator
+                     credential; recorded, and written into long-term.md headers)
   --reason TEXT      why
 ${WHERE_USAGE}
 `,
@@ -275,11 +288,40 @@ export const proposalsRejectCommand = decisionCommand(
 Rejects a pending or under-review proposal. A proposal is decided once.
 
 Options:
-  --by NAME          who rejects (required)
+  --by NAME          who rejects (default: the name of your operator credential)
   --reason TEXT      why (required)
 ${WHERE_USAGE}
 `,
 );
+
+/** What the ratification check needs for this persona: the trust list, and its evidence (files, and events through its backend). */
+async function ratifyContextFor(personaDir: string, io: CliIo): Promise<RatifyContext> {
+  const trust = loadOperatorTrust(io.env);
+  const backend = await openBackend(personaDir, undefined, { readonly: true, personaId: path.basename(personaDir) });
+  // The events are read now (the check runs synchronously under the queue's lock).
+  let events: EventEnvelope[] | undefined;
+  try {
+    events = [...backend.events.read()];
+  } catch {
+    events = undefined;
+  } finally {
+    await backend.close();
+  }
+  return { trust, evidenceDigest: (ref) => evidenceDigest(ref, { personaDir, ...(events ? { events: () => events! } : {}) }) };
+}
+
+/** Refuses a submission whose evidence cannot be checked or does not match (an all-zero digest matches nothing). */
+async function checkSubmittedEvidence(personaDir: string, input: ProposalInput, io: CliIo): Promise<void> {
+  const { evidenceDigest: digestOf } = await ratifyContextFor(personaDir, io);
+  const refs = [...input.evidence, ...(input.kind === 'skill-draft' ? [input.package] : [])];
+  for (const { ref, digest } of refs) {
+    const actual = digestOf(ref);
+    if (actual === undefined) {
+      throw kernelError('RTC_ERR_REVIEW_EVIDENCE', `--evidence ${ref}: cannot be found or read (a file, absolute or relative to the persona folder, or events#SEQ); a proposal rests on evidence that can be checked`, { details: { ref } });
+    }
+    if (actual !== digest) throw kernelError('RTC_ERR_REVIEW_EVIDENCE', `--evidence ${ref}: its digest is ${actual}, not ${digest}`, { details: { ref, digest, actual } });
+  }
+}
 
 // ---- proposals submit
 
@@ -366,7 +408,9 @@ ${WHERE_USAGE}
     const input = submitInput(values, io);
     const now = nowOf(values, 'submit');
     const { policy, source } = policyFor(values.persona, values.policy, io);
-    const outcome = await withQueue(knownPersonaDir(chooseStateDir(values['state-dir'], io.env, io.cwd), values.persona, 'proposals submit', listProfileIds()), { policy }, (queue) => queue.submit(input, { now }));
+    const personaDir = knownPersonaDir(chooseStateDir(values['state-dir'], io.env, io.cwd), values.persona, 'proposals submit', listProfileIds());
+    await checkSubmittedEvidence(personaDir, input, io);
+    const outcome = await withQueue(personaDir, { policy }, (queue) => queue.submit(input, { now }));
     if (values.json) {
       printJson(io, { ...outcome, policy, policy_source: source });
       return outcome.status === 'queued' ? 0 : 1;
