@@ -38,6 +38,7 @@ import { chooseStateDir, existingPersonaDir, existingStateDir, knownPersonaDir }
 import type { EventEnvelope } from '../../events/envelope.ts';
 import { openBackend } from '../../persistence/open.ts';
 import { evidenceDigest } from '../../review/evidence.ts';
+import { DIGEST_PATTERN } from '../../review/records.ts';
 import { loadOperatorKey, loadOperatorTrust } from '../../review/operators.ts';
 import type { RatifyContext } from '../../review/ratify.ts';
 import { parseFlags, printJson, type CliIo, type Command, type Options } from '../command.ts';
@@ -315,6 +316,8 @@ async function checkSubmittedEvidence(personaDir: string, input: ProposalInput, 
   const { evidenceDigest: digestOf } = await ratifyContextFor(personaDir, io);
   const refs = [...input.evidence, ...(input.kind === 'skill-draft' ? [input.package] : [])];
   for (const { ref, digest } of refs) {
+    // A digest that is not sha256:<hex> is the queue's to refuse, with its own message.
+    if (!DIGEST_PATTERN.test(digest)) continue;
     const actual = digestOf(ref);
     if (actual === undefined) {
       throw kernelError('RTC_ERR_REVIEW_EVIDENCE', `--evidence ${ref}: cannot be found or read (a file, absolute or relative to the persona folder, or events#SEQ); a proposal rests on evidence that can be checked`, { details: { ref } });
