@@ -53,7 +53,7 @@ import { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { pathCodec, type PathCodec } from '../replay/path-codec.ts';
 import { TraceStore } from '../replay/trace-store.ts';
 import { REPO_SKILLS_DIR, skillRootsForPersona } from '../skills/layout.ts';
-import { selectSkills, unmatchedPatterns } from '../skills/select.ts';
+import { selectSkills, unknownSkillNames, unmatchedPatterns } from '../skills/select.ts';
 import { checkSubstrateAtStart, type SubstrateAtStart } from '../verify/substrate-at-start.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
@@ -293,6 +293,13 @@ export class PersonaRuntime {
     }
     await backend.events.open();
     const catalog = await loadSkillCatalog(skillRootsForPersona(kernel.skillsDir, persona.profile.id), { displayRoot: kernel.skillsDir });
+    // A skill named exactly (no glob) that matches nothing is a typo: the persona would run without it, silently.
+    const unknown = unknownSkillNames(catalog, persona.profile.skills);
+    if (unknown.length > 0) {
+      throw kernelError('RTC_ERR_SKILL_UNKNOWN', `${path.basename(persona.file)}: skills: ${unknown.map((u) => `"${u.pattern}" ${u.why}`).join('; ')}`, {
+        details: { persona: persona.profile.id, unknown },
+      });
+    }
     // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy.
     const trace = new TraceStore(paths.dir);
     const profileDigest = trace.keep(persona.text);

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
+import { didYouMean } from '../suggest.ts';
 import { parseYaml, readManifestSource, validateManifest } from '../manifest/load.ts';
 import { PROJECT_ROOT } from '../version.ts';
 import { personaProfileSchema, type PersonaProfile } from './profile-schema.ts';
@@ -57,7 +58,7 @@ export function resolvePersona(ref: string, options: { cwd?: string; dir?: strin
   const file = path.join(dir, `${ref}.yaml`);
   if (!existsSync(file)) {
     const known = listPersonaIds(dir);
-    throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `--persona ${ref}: no profile ${ref}.yaml in ${path.relative(cwd, dir) || dir} (have: ${known.join(', ') || 'none'})`, {
+    throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `--persona ${ref}${didYouMean(ref, known)}: no profile ${ref}.yaml in ${path.relative(cwd, dir) || dir} (have: ${known.join(', ') || 'none'})`, {
       details: { persona: ref, known },
     });
   }
