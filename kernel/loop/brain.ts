@@ -14,6 +14,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { WorkItem } from '../executors/contract.ts';
 import type { MemoryStore } from '../persistence/backend.ts';
+import type { Scrubber } from '../redact/secret-values.ts';
 import { replaceFileDurably } from '../persistence/storage.ts';
 import type { PersonaPaths } from './layout.ts';
 
@@ -148,6 +149,20 @@ export async function saveBrainDurably(memory: Pick<MemoryStore, 'writeBrain' | 
 
 function brainText(brain: Brain): string {
   return `${JSON.stringify(brain, null, 2)}\n`;
+}
+
+/**
+ * The brain as it is saved: the parts that hold text from outside the kernel (the short-term
+ * reflection and last message, the last defer reason, pending work) with the persona's
+ * secrets scrubbed (by value and pattern). The rest is the kernel's own (digests, counters),
+ * and is not walked every cycle.
+ */
+export function scrubBrain(brain: Brain, scrub: Pick<Scrubber, 'deep'>): Brain {
+  const shortTerm = scrub.deep(brain.short_term);
+  const lastCycle = scrub.deep(brain.last_cycle);
+  const pending = scrub.deep(brain.probes.pending);
+  if (shortTerm === brain.short_term && lastCycle === brain.last_cycle && pending === brain.probes.pending) return brain;
+  return { ...brain, short_term: shortTerm, last_cycle: lastCycle, probes: { ...brain.probes, pending } };
 }
 
 /** Adds work to the pending list, oldest dropped beyond the cap; returns what was dropped. */

@@ -58,7 +58,7 @@ import { checkSubstrateAtStart, type SubstrateAtStart } from '../verify/substrat
 import { KERNEL_VERSION } from '../version.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
-import { loadBrain, RECENT_CYCLES, saveBrainDurably, type Brain } from './brain.ts';
+import { loadBrain, RECENT_CYCLES, saveBrainDurably, scrubBrain, type Brain } from './brain.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { act, errorLine, type ActResult } from './decide.ts';
 import { hostPathScrubber, type PathScrubber } from './host-paths.ts';
@@ -229,7 +229,8 @@ export class PersonaRuntime {
     this.#secrets = scrubber(personaSecrets(kernel.env, this.profile, ledgerEnv(this.paths.dir, this.profile.id)));
     this.#codec = pathCodec(kernel.stateDir, undefined, this.#secrets.json);
     const paths = hostPathScrubber(kernel.stateDir);
-    this.#scrub = <T>(value: T) => this.#secrets.deep(paths(value));
+    // Events: the values here; the event log itself redacts by pattern and key.
+    this.#scrub = <T>(value: T) => this.#secrets.values(paths(value));
     this.#ledger = new LedgerInspector(this.paths, this.#backend.ledger);
     this.#skills = { selected: selectSkills(this.#catalog, this.profile.skills), unmatched: unmatchedPatterns(this.#catalog, this.profile.skills) };
     this.#plugins = new PersonaPlugins(
@@ -468,7 +469,7 @@ export class PersonaRuntime {
     this.#cycles = cycle;
     this.#remember(brain, { cycle, phase, result, found: found.work, posture });
     // Awaited before the cycle returns: an acknowledged cycle's brain.json survives kill -9.
-    await saveBrainDurably(this.#backend.memory, this.#secrets.deep(brain), { offThread: (cyclesInFlight.get(k) ?? 0) > 1 });
+    await saveBrainDurably(this.#backend.memory, scrubBrain(brain, this.#secrets), { offThread: (cyclesInFlight.get(k) ?? 0) > 1 });
     return { persona_id: p.id, cycle, seq, phase, outcome: result.outcome, defer_reason: payload.defer_reason as string | null, executor: this.choice.plugin, steps, posture, act: result, probes, payload };
   }
 

@@ -128,6 +128,8 @@ export interface Scrubber {
   readonly secrets: SecretValues;
   text(text: string): string;
   deep<T>(value: T): T;
+  /** `deep` with the secret values only: for records the event log redacts by pattern itself. */
+  values<T>(value: T): T;
   json(jsonText: string): string;
   bytes(data: Buffer): Buffer;
 }
@@ -136,34 +138,42 @@ const MAX_DEPTH = 64;
 
 export function scrubber(secrets: SecretValues = new SecretValues()): Scrubber {
   const text = (s: string) => scrubString(secrets.scrubText(s));
-  const walk = (value: unknown, depth: number): unknown => {
-    if (typeof value === 'string') return text(value);
-    if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
-    if (Array.isArray(value)) {
+  const valuesOnly = (s: string) => secrets.scrubText(s);
+  const walker = (onString: (s: string) => string) => {
+    const walk = (value: unknown, depth: number): unknown => {
+      if (typeof value === 'string') return onString(value);
+      if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
+      if (Array.isArray(value)) {
+        let changed = false;
+        const out = value.map((v) => {
+          const w = walk(v, depth + 1);
+          if (w !== v) changed = true;
+          return w;
+        });
+        return changed ? out : value;
+      }
+      if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
       let changed = false;
-      const out = value.map((v) => {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) {
+        const key = onString(k);
         const w = walk(v, depth + 1);
-        if (w !== v) changed = true;
-        return w;
-      });
+        if (w !== v || key !== k) changed = true;
+        if (key === '__proto__') Object.defineProperty(out, key, { value: w, enumerable: true, writable: true, configurable: true });
+        else out[key] = w;
+      }
       return changed ? out : value;
-    }
-    if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
-    let changed = false;
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      const key = text(k);
-      const w = walk(v, depth + 1);
-      if (w !== v || key !== k) changed = true;
-      if (key === '__proto__') Object.defineProperty(out, key, { value: w, enumerable: true, writable: true, configurable: true });
-      else out[key] = w;
-    }
-    return changed ? out : value;
+    };
+    return walk;
   };
+  const walk = walker(text);
+  const walkValues = walker(valuesOnly);
   return {
     secrets,
     text,
     deep: <T>(value: T) => walk(value, 0) as T,
+    // Nothing to look for: the record comes back as it is, without a walk.
+    values: <T>(value: T) => (secrets.size === 0 ? value : (walkValues(value, 0) as T)),
     json(jsonText) {
       const valued = secrets.scrubJsonText(jsonText);
       // Pattern rules work on strings, not on JSON text (a header rule runs to the end of a
