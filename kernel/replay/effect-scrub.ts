@@ -19,13 +19,16 @@ const BASE64_FIELDS: Record<string, { args?: string[][]; answer?: string[][] }> 
   'net.fetch': { args: [['body']], answer: [['body']] },
 };
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 function scrubBase64(value: string, scrub: Scrubber): string {
+  if (value === '') return value;
   const bytes = Buffer.from(value, 'base64');
   // Not base64 of these bytes after all (a shape the op never makes): leave it.
   if (bytes.toString('base64') !== value) return value;
   let out = scrub.bytes(bytes);
   try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(out);
+    const text = UTF8.decode(out);
     const scrubbed = scrub.text(text);
     if (scrubbed !== text) out = Buffer.from(scrubbed, 'utf8');
   } catch {
@@ -34,39 +37,46 @@ function scrubBase64(value: string, scrub: Scrubber): string {
   return out === bytes ? value : out.toString('base64');
 }
 
-/** Applies scrubBase64 at `field` under `root`; true when it changed something. */
-function scrubAt(root: unknown, field: string[], scrub: Scrubber): { value: unknown; changed: boolean } {
-  if (field.length === 0) {
-    if (typeof root !== 'string') return { value: root, changed: false };
-    const next = scrubBase64(root, scrub);
-    return { value: next, changed: next !== root };
+/**
+ * Walks the parsed value: strings at a base64 field get scrubBase64, every other string (and
+ * key) the text scrub. Base64 text is never given to the pattern rules (they would find
+ * nothing real in it, slowly, and could match by chance and corrupt the bytes).
+ */
+function walk(value: unknown, at: string[], fields: readonly string[][], scrub: Scrubber): unknown {
+  const isField = fields.some((f) => f.length === at.length && f.every((k, i) => k === at[i]));
+  if (typeof value === 'string') return isField ? scrubBase64(value, scrub) : scrub.text(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((v, i) => {
+      const w = walk(v, [...at, String(i)], fields, scrub);
+      if (w !== v) changed = true;
+      return w;
+    });
+    return changed ? out : value;
   }
-  if (root === null || typeof root !== 'object' || Array.isArray(root)) return { value: root, changed: false };
-  const [head, ...rest] = field as [string, ...string[]];
-  const inner = scrubAt((root as Record<string, unknown>)[head], rest, scrub);
-  return inner.changed ? { value: { ...(root as Record<string, unknown>), [head]: inner.value }, changed: true } : { value: root, changed: false };
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const key = scrub.text(k);
+    const w = walk(v, [...at, k], fields, scrub);
+    if (w !== v || key !== k) changed = true;
+    out[key] = w;
+  }
+  return changed ? out : value;
 }
 
-/** The JSON text of an effect's args or answer with the bytes inside it scrubbed (then `scrub.json` for the rest). */
+/** The JSON text of an effect's args or answer, scrubbed: the bytes inside it too (see the top of this file). */
 export function scrubEffectText(op: string, part: 'args' | 'answer', json: string, scrub: Scrubber): string {
   const fields = BASE64_FIELDS[op]?.[part];
-  if (fields !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(json);
-    } catch {
-      return scrub.json(json);
-    }
-    let changed = false;
-    let value = part === 'answer' ? (parsed as { ok?: unknown })?.ok : parsed;
-    if (value !== undefined) {
-      for (const field of fields) {
-        const next = scrubAt(value, field, scrub);
-        value = next.value;
-        changed ||= next.changed;
-      }
-    }
-    if (changed) json = JSON.stringify(part === 'answer' ? { ...(parsed as object), ok: value } : value);
+  if (fields === undefined) return scrub.json(json);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return scrub.json(json);
   }
-  return scrub.json(json);
+  const paths = part === 'answer' ? fields.map((f) => ['ok', ...f]) : fields;
+  const scrubbed = walk(parsed, [], paths, scrub);
+  return scrubbed === parsed ? json : JSON.stringify(scrubbed);
 }
