@@ -38,6 +38,9 @@ export const ERROR_CODES = {
   RTC_ERR_SANDBOX_DISPOSED: 'the isolate was disposed',
   RTC_ERR_SANDBOX_NO_EXPORT: 'a plugin does not export the function that was called',
   RTC_ERR_SANDBOX_SCRIPT: 'a sandboxed script threw an error',
+  // the OS-level sandbox around subprocesses (sandboxes/subprocess/os-sandbox)
+  RTC_ERR_OSBOX_UNAVAILABLE: 'the OS sandbox (bubblewrap) is missing or cannot start here, and the profile does not opt out',
+  RTC_ERR_OSBOX_GRANT: 'a grant cannot be expressed by the OS sandbox (write without read, a link out of the grant, another persona\'s state)',
   // event log
   RTC_ERR_EVENTS_CORRUPT: 'an event log line is not valid JSON or does not match the event schema',
   RTC_ERR_EVENTS_CHAIN: 'an event log sequence number or hash chain does not match',
@@ -83,7 +86,7 @@ export const ERROR_CODES = {
   RTC_ERR_LEDGER_LEASE_NOT_OWNER: 'a lease was renewed or released by someone who does not hold it',
   RTC_ERR_LEDGER_LOCKED: 'another process held the ledger write lock for too long',
   RTC_ERR_LEDGER_IMPORT: 'a ledger export cannot be imported here',
-  // persistence backends (kernel/persistence, plugins/persistence-*)
+  // persistence backends (features/persistence, plugins/persistence-*)
   RTC_ERR_PERSISTENCE_CONFIG: "a persona's persistence.yaml is invalid or names an unknown backend",
   RTC_ERR_PERSISTENCE_PLUGIN: 'a persistence plugin is missing, of the wrong kind, or does not provide its factory',
   RTC_ERR_PERSISTENCE_BINDING: 'a persistence backend asked for storage its manifest does not declare',
@@ -109,6 +112,7 @@ export const ERROR_CODES = {
   RTC_ERR_STATE_DIR: 'the state directory cannot be created or used',
   RTC_ERR_PERSONA_LOCKED: 'another process is writing this persona (it holds the persona\'s writer lock)',
   RTC_ERR_EXECUTOR_RESULT: 'an executor or budget-policy plugin returned a value outside its contract',
+  RTC_ERR_EXECUTOR_PROVIDER_HOME: "an executor's provider home cannot be created or written",
   // workspaces
   RTC_ERR_WORKSPACE_ID_INVALID: 'an agent or workspace id is not a safe single path segment',
   RTC_ERR_WORKSPACE_RESOURCE_INVALID: 'a workspace resource reference is malformed',

@@ -4,12 +4,12 @@
  * trace is printed only for a fault in the kernel itself.
  */
 import { isKernelError } from '../errors.ts';
-import { fsReason } from '../persistence/state-dir.ts';
+import { fsReason } from '../storage/state-dir.ts';
 import { didYouMean } from '../suggest.ts';
 import { assertNodeFlags } from '../node-flags.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import type { CliIo, Command } from './command.ts';
-import { COMMANDS } from './commands/index.ts';
+import { COMMANDS } from '../../cli/commands.ts';
 
 function findCommand(argv: readonly string[]): { command: Command; rest: string[] } | undefined {
   let best: Command | undefined;

@@ -25,7 +25,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { usageOfEvent, type UsageEntry } from '../budget/usage.ts';
+import { usageOfEvent, type UsageEntry } from '../../features/science-loop/budget/usage.ts';
 import { kernelError } from '../errors.ts';
 import { computeEventHash, EVENT_SCHEMA_VERSION, EventEnvelopeSchema, GENESIS_HASH } from './envelope.ts';
 import { openEventLog } from './event-log.ts';

@@ -21,7 +21,7 @@
  * every REPLAY_EPOCH_CYCLES cycles, which bounds how far back a replay of one cycle starts.
  *
  * Events, brain memory (brain.json, long-term.md) and the ledger go through the persona's
- * persistence backend (kernel/persistence), opened once in open() and closed in close().
+ * persistence backend (features/persistence), opened once in open() and closed in close().
  *
  * A cycle never throws for bad input (an unknown plugin, a failing skill, a missing or
  * failing executor binary, an executor past its wall limit): it records the reason and the
@@ -32,45 +32,48 @@ import path from 'node:path';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import { HOST_SOURCES } from '../broker/ops/entropy.ts';
 import { defaultCacheDir } from '../build/bundle.ts';
-import { readAgentEnv, type AgentEnv } from '../budget/env.ts';
-import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from '../budget/posture.ts';
-import { CYCLE_EVENT, setAsideUsageOfEvent, UsageWindow, usageOfEvent } from '../budget/usage.ts';
+import { readAgentEnv, type AgentEnv } from '../../features/science-loop/budget/env.ts';
+import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from '../../features/science-loop/budget/posture.ts';
+import { CYCLE_EVENT, INTERRUPTED_EVENT, setAsideUsageOfEvent, UsageWindow, usageOfEvent } from '../../features/science-loop/budget/usage.ts';
 import { kernelError } from '../errors.ts';
-import { chooseExecutor, type ExecutorChoice } from '../executors/choice.ts';
-import { preparePersonaWorkspace } from '../executors/session-dir.ts';
-import type { PersistenceBackend } from '../persistence/backend.ts';
-import { openBackend } from '../persistence/open.ts';
-import { ensurePersonaDir, ensureStateDir } from '../persistence/state-dir.ts';
-import { lockPersonaWriter, type WriterLock } from '../persistence/writer-lock.ts';
+import { chooseExecutor, type ExecutorChoice } from '../../features/science-loop/executors/choice.ts';
+import { ChildRegistry, recoverLeftSessions, type PersonaChildren } from '../../features/science-loop/executors/children.ts';
+import type { McpServerSpec } from '../contracts/executor.ts';
+import { resolveExecutable } from '../../sandboxes/subprocess/run-command.ts';
+import { markSessionManifest, preparePersonaWorkspace } from '../../features/science-loop/executors/session-dir.ts';
+import type { PersistenceBackend } from '../contracts/persistence.ts';
+import { openBackend } from '../../features/persistence/open.ts';
 import type { LoadedPersona } from '../personas/load.ts';
 import { runtimeKindOf, type PersonaProfile } from '../personas/profile-schema.ts';
 import { ReviewQueue, type ReviewQueueOptions } from '../review/queue.ts';
-import { evidenceDigest } from '../review/evidence.ts';
-import { loadOperatorTrust, operatorHome, refuseInsideState, type OperatorTrust } from '../review/operators.ts';
-import type { RatifyContext } from '../review/ratify.ts';
-import { loadSkillCatalog, type SkillCatalog } from '../skills/catalog.ts';
+import { loadSkillCatalog, type SkillCatalog } from '../../features/skills/catalog.ts';
 import { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { pathCodec, type PathCodec } from '../replay/path-codec.ts';
 import { TraceStore } from '../replay/trace-store.ts';
-import { REPO_SKILLS_DIR, skillRootsForPersona } from '../skills/layout.ts';
-import { selectSkills, unknownSkillNames, unmatchedPatterns } from '../skills/select.ts';
-import { checkSubstrateAtStart, type SubstrateAtStart } from '../verify/substrate-at-start.ts';
+import { REPO_SKILLS_DIR, skillRootsForPersona } from '../../features/skills/layout.ts';
+import { selectSkills, unknownSkillNames, unmatchedPatterns } from '../../features/skills/select.ts';
+import { checkSubstrateAtStart, type SubstrateAtStart } from '../substrate/substrate-at-start.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
-import { loadBrain, RECENT_CYCLES, saveBrainDurably, scrubBrain, type Brain } from './brain.ts';
+import { loadBrain, RECENT_CYCLES, saveBrainDurably, scrubBrain, type Brain } from '../../features/science-loop/brain.ts';
+import { ensurePersonaDir, ensureStateDir } from '../storage/state-dir.ts';
+import { lockPersonaWriter, type WriterLock } from '../storage/writer-lock.ts';
+import { evidenceDigest } from '../review/evidence.ts';
+import { loadOperatorTrust, operatorHome, refuseInsideState, type OperatorTrust } from '../review/operators.ts';
+import type { RatifyContext } from '../review/ratify.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { act, errorLine, type ActResult } from './decide.ts';
+import { act, errorLine, estimateUsage, type ActResult } from '../../features/science-loop/decide.ts';
 import { hostPathScrubber, type PathScrubber } from './host-paths.ts';
 import { ensureBrainLayout, personaPaths, relToState, WORKSPACE_ID, type PersonaPaths } from './layout.ts';
-import { LedgerInspector } from './ledger-inspection.ts';
+import { LedgerInspector } from '../../features/science-loop/ledger-inspection.ts';
 import { personaBindings } from './persona-bindings.ts';
 import { PersonaPlugins, PluginDirectory } from './persona-plugins.ts';
 import { personaPluginOptions, personaSecrets } from './plugin-options.ts';
-import { ledgerEnv } from '../ledger/layout.ts';
+import { ledgerEnv } from '../../features/ledger/layout.ts';
 import { scrubber, type Scrubber, type SecretValues } from '../redact/secret-values.ts';
 import { DEFAULT_MAX_RESIDENT_ISOLATES, ResidentIsolates } from './resident-isolates.ts';
-import { findWork, type ProbeRecord } from './probes.ts';
+import { findWork, type ProbeRecord } from '../../features/science-loop/probes.ts';
 
 export const CYCLE_STEPS = ['brain', 'usage', 'budget', 'skills', 'ledger', 'phase', 'decide', 'record'] as const;
 
@@ -93,6 +96,11 @@ export interface LoopOptions {
   entropy?: (length: number) => Buffer;
   /** most plugin isolates kept alive across all personas (default 256); the rest are rebuilt on use */
   maxResidentIsolates?: number;
+  /**
+   * The MCP server an executor hands its harness for this persona (issue 19: `runtimectl mcp
+   * serve --persona ID`); none by default. Its install is visible read-only in the OS sandbox.
+   */
+  mcpServer?: (personaId: string) => McpServerSpec | null;
 }
 
 /** Plugins get fresh isolates every this many cycles: a replay of one cycle starts at most this far back. */
@@ -117,6 +125,9 @@ export interface LoopKernel {
   substrate: SubstrateAtStart;
   /** the operators whose signatures ratify review decisions (kernel/review/operators.ts) */
   trust: OperatorTrust;
+  /** every subprocess the personas' plugins have running: a stop reaches them all */
+  children: ChildRegistry;
+  mcpServer: (personaId: string) => McpServerSpec | null;
 }
 
 /** Checks the environment first (a bad override stops the start), then loads what is shared. */
@@ -152,7 +163,21 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
     skillsDir: options.skillsDir ?? REPO_SKILLS_DIR,
     cacheDir,
     spendTokens: options.spendTokens ?? true,
+    children: new ChildRegistry(),
+    mcpServer: options.mcpServer ?? (() => null),
   };
+}
+
+/** Values of the variables a persona hands its plugins by name (API keys): scrubbed from recorded error text. */
+function secretValues(env: Readonly<Record<string, string | undefined>>, names: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const pattern of names) {
+    for (const [name, value] of Object.entries(env)) {
+      if (typeof value !== 'string' || value === '') continue;
+      if (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern) out.push(value);
+    }
+  }
+  return out;
 }
 
 /** What the cycle boundary did with the review queue: proposal ids applied and expired. */
@@ -210,6 +235,8 @@ export class PersonaRuntime {
   #boundaryQueue: ReviewQueue | undefined;
   #cycles: number;
   #audit = { granted: 0, denied: [] as string[] };
+  readonly #children: PersonaChildren;
+  readonly #mcp: McpServerSpec | null;
 
   private constructor(kernel: LoopKernel, persona: LoadedPersona, parts: { backend: PersistenceBackend; lock: WriterLock; usage: UsageWindow; catalog: SkillCatalog; cycles: number; trace: TraceStore; profileDigest: string }) {
     this.#kernel = kernel;
@@ -233,10 +260,16 @@ export class PersonaRuntime {
     this.#scrub = <T>(value: T) => this.#secrets.values(paths(value));
     this.#ledger = new LedgerInspector(this.paths, this.#backend.ledger);
     this.#skills = { selected: selectSkills(this.#catalog, this.profile.skills), unmatched: unmatchedPatterns(this.#catalog, this.profile.skills) };
+    this.#children = kernel.children.forPersona(this.profile.id);
+    this.#mcp = kernel.mcpServer(this.profile.id);
+    const mcpProgram = this.#mcp ? resolveExecutable(this.#mcp.command, kernel.env.PATH ?? '', this.paths.dir) : undefined;
     this.#plugins = new PersonaPlugins(
       personaPluginOptions({
         stateDir: kernel.stateDir,
         scrub: this.#secrets,
+        tracker: this.#children,
+        ...(mcpProgram ? { programs: [mcpProgram] } : {}),
+        ...(this.#mcp?.reads ? { programReads: this.#mcp.reads } : {}),
         profile: this.profile,
         hostEnv: kernel.env,
         limits: this.limits,
@@ -305,6 +338,8 @@ export class PersonaRuntime {
     const trace = new TraceStore(paths.dir);
     const profileDigest = trace.keep(persona.text);
     const runtime = new PersonaRuntime(kernel, persona, { backend, lock, usage, catalog, cycles, trace, profileDigest });
+    // Before anything new: a session a crashed predecessor left running is ended and recorded.
+    await runtime.#recoverLeftSessions(now);
     const substrate = kernel.substrate;
     await backend.events.append('persona_start', runtime.#scrub({
       persona_id: persona.profile.id,
@@ -322,6 +357,28 @@ export class PersonaRuntime {
 
   get cycles(): number {
     return this.#cycles;
+  }
+
+  /** Sessions whose process marker a previous kernel left: ended, their manifest and the log say interrupted. */
+  async #recoverLeftSessions(now: number): Promise<void> {
+    for (const left of await recoverLeftSessions(this.paths.sessionsDir)) {
+      const usage = left.expected_tokens > 0 ? estimateUsage(left.expected_tokens) : null;
+      const reason = left.found === 'running'
+        ? `interrupted: the kernel that started it ended without stopping it; found running at start and ${left.ended === 'killed' ? 'killed' : 'terminated'}`
+        : `interrupted: the kernel that started it ended without stopping it; ${left.sandboxed ? 'the OS sandbox ended it with that kernel' : 'it had already ended'}`;
+      markSessionManifest(left.session_dir, { run_id: left.run_id, status: 'interrupted', reason, interrupted_by: 'kernel crash', usage });
+      await this.#backend.events.append(INTERRUPTED_EVENT, this.#scrub({
+        run_id: left.run_id,
+        session: relToState(this.paths, left.session_dir),
+        command: left.command,
+        found: left.found,
+        ended: left.ended,
+        sandboxed: left.sandboxed,
+        reason,
+        provider_usage: usage,
+      }));
+      this.#usage.add({ atMs: now, tokens: usage?.total_tokens ?? 0, session: true });
+    }
   }
 
   #onAudit(event: AuditEvent): void {
@@ -414,7 +471,12 @@ export class PersonaRuntime {
       history: brain.medium_term.recent,
       spendTokens: k.spendTokens,
       now,
+      children: this.#children,
+      mcp: this.#mcp,
+      secrets: secretValues(k.env, p.env),
     });
+    // An operator's opt-out of the OS sandbox is said every cycle, not only at start.
+    if (p.os_sandbox === 'off') problems.push('os_sandbox: off (the profile opts out): this persona\'s subprocesses run without the OS sandbox');
     if (result.usage && posture.max_tokens_per_session !== null && result.usage.total_tokens > posture.max_tokens_per_session) {
       problems.push(`the session used ${result.usage.total_tokens} tokens, over the per-session cap of ${posture.max_tokens_per_session}`);
     }
@@ -451,6 +513,7 @@ export class PersonaRuntime {
         spends_tokens: result.spends_tokens,
         ran: result.ran,
         status: result.status,
+        os_sandbox: p.os_sandbox,
       },
       budget_decision: result.decision,
       outcome: result.outcome,

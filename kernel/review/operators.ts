@@ -21,7 +21,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { kernelError } from '../errors.ts';
 import { parseYaml, readManifestText, validateManifest } from '../manifest/load.ts';
-import { replaceFileDurably } from '../persistence/storage.ts';
+import { replaceFileDurably } from '../storage/persona-storage.ts';
 import { actorSchema } from './records.ts';
 
 export const OPERATOR_HOME_ENV = 'RUNTIMECTL_OPERATOR_HOME';

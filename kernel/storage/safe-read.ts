@@ -17,12 +17,14 @@
  * Failures are KernelErrors with one line naming the file and what is wrong
  * (RTC_ERR_FS_ACCESS), or undefined for a missing file where the caller says missing is fine.
  *
- * (The broker's own file ops get the same rules from the sandbox work; this module is the
- * kernel's side and is meant to be the one helper both use.)
+ * The reads go through kernel/storage/safe-open.ts, the helper the broker's file ops use;
+ * this module adds what the kernel's own reads need on top (a missing file is undefined, a
+ * refusal is a KernelError line, `within`), and the same rules for appends and streams.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, readlinkSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, realpathSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
+import { fileKind as safeOpenKind, readRegularFile, UnsafeFileError } from './safe-open.ts';
 
 export interface SafeReadOptions {
   /** refuse a file larger than this many bytes */
@@ -35,28 +37,11 @@ export interface SafeReadOptions {
 
 /** What a non-regular file is, for the one-line refusal. */
 export function fileKind(stat: Stats): string {
-  if (stat.isDirectory()) return 'a folder';
-  if (stat.isFIFO()) return 'a FIFO (named pipe)';
-  if (stat.isSocket()) return 'a socket';
-  if (stat.isCharacterDevice()) return 'a character device';
-  if (stat.isBlockDevice()) return 'a block device';
-  if (stat.isSymbolicLink()) return 'a symbolic link';
-  return 'not a regular file';
+  return kindInProse(safeOpenKind(stat));
 }
-
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 function refuse(shown: string, what: string, cause?: unknown): never {
   throw kernelError('RTC_ERR_FS_ACCESS', `${shown}: ${what}`, { details: { file: shown }, ...(cause === undefined ? {} : { cause }) });
-}
-
-/** The real path of an open descriptor (Linux: /proc/self/fd), else of the name. */
-function realPathOf(fd: number, file: string): string {
-  try {
-    return readlinkSync(`/proc/self/fd/${fd}`);
-  } catch {
-    return realpathSync(file);
-  }
 }
 
 function isInside(file: string, dir: string): boolean {
@@ -70,53 +55,55 @@ function isInside(file: string, dir: string): boolean {
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
+/** How the one-line refusals name a kind of file (safe-open's fileKind words, in prose). */
+function kindInProse(kind: string): string {
+  switch (kind) {
+    case 'FIFO':
+      return 'a FIFO (named pipe)';
+    case 'directory':
+      return 'a folder';
+    case 'symbolic link':
+      return 'a symbolic link';
+    default:
+      return `a ${kind}`;
+  }
+}
+
 /**
  * The bytes of `file`, or undefined when it does not exist. Throws one line for anything
- * else: not a regular file, over the cap, outside `within`, or unreadable.
+ * else: not a regular file, over the cap, outside `within`, or unreadable. The read itself is
+ * safe-open's readRegularFile (the broker's file ops use the same): checked before the open
+ * and again on the descriptor, non-blocking, capped.
  */
 export function readFileCapped(file: string, options: SafeReadOptions): Buffer | undefined {
   const shown = options.shown ?? file;
-  let fd: number;
+  if (options.within !== undefined) {
+    let real: string | undefined;
+    try {
+      real = realpathSync(file);
+    } catch {
+      real = undefined;
+    }
+    if (real !== undefined && !isInside(real, options.within)) refuse(shown, `leads outside ${options.within} (through a symbolic link); it was not read`);
+  }
   try {
-    fd = openSync(file, OPEN_FLAGS);
+    return readRegularFile(file, options.maxBytes);
   } catch (error) {
+    if (error instanceof UnsafeFileError) {
+      if (error.reason === 'not-regular') refuse(shown, `is ${kindInProse(error.kind)}, not a regular file; it was not read`, error);
+      if (error.reason === 'changed') refuse(shown, 'was replaced while it was being opened; it was not read', error);
+      if (error.size !== undefined) refuse(shown, `${error.size} bytes is over the ${options.maxBytes}-byte cap; it was not read`, error);
+      refuse(shown, `grew past the ${options.maxBytes}-byte cap while it was read; it was not used`, error);
+    }
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
+    if (code === 'EISDIR') refuse(shown, 'is a folder, not a regular file; it was not read', error);
     if (code === 'ENOTDIR') refuse(shown, 'a folder on its path is a file', error);
     if (code === 'EACCES' || code === 'EPERM') refuse(shown, 'permission denied', error);
     if (code === 'ENXIO') refuse(shown, 'is a socket or a device without a reader, not a regular file', error);
     if (code === 'ELOOP') refuse(shown, 'too many levels of symbolic links', error);
-    refuse(shown, `cannot be opened (${code ?? (error as Error).message})`, error);
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) refuse(shown, `is ${fileKind(stat)}, not a regular file; it was not read`);
-    if (options.within !== undefined && !isInside(realPathOf(fd, file), options.within)) {
-      refuse(shown, `leads outside ${options.within} (through a symbolic link); it was not read`);
-    }
-    if (stat.size > options.maxBytes) refuse(shown, `${stat.size} bytes is over the ${options.maxBytes}-byte cap; it was not read`);
-    // Read to the end, but never more than one byte past the cap: a file that grows while it
-    // is read (or lies about its size) is refused, not taken in whole.
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const chunkSize = Math.max(1, Math.min(stat.size + 1, 1 << 20));
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(chunkSize, options.maxBytes + 1 - total));
-      let n: number;
-      try {
-        n = readSync(fd, chunk, 0, chunk.length, total);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') refuse(shown, 'would block; it was not read', error);
-        throw error;
-      }
-      if (n === 0) break;
-      chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
-      total += n;
-      if (total > options.maxBytes) refuse(shown, `grew past the ${options.maxBytes}-byte cap while it was read; it was not used`);
-    }
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
-  } finally {
-    closeSync(fd);
+    if (code === 'EAGAIN') refuse(shown, 'would block; it was not read', error);
+    refuse(shown, `cannot be read (${code ?? (error as Error).message})`, error);
   }
 }
 

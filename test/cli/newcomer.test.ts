@@ -9,10 +9,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { COMMANDS } from '../../kernel/cli/commands/index.ts';
+import { COMMANDS } from '../../cli/commands.ts';
 import { closestMatch } from '../../kernel/suggest.ts';
 import { runCli } from '../support/cli.ts';
-import { fakeEnv, profile, run, tempDir } from '../loop/helpers.ts';
+import { fakeEnv, profile, run, tempDir } from '../../features/science-loop/test/helpers.ts';
 
 /** Every command that takes --state-dir and reads an existing one, with the arguments it needs. */
 const READERS: string[][] = [

@@ -12,10 +12,10 @@ import path from 'node:path';
 import { openEventLog } from '../../kernel/events/event-log.ts';
 import { analyzeFork } from '../../kernel/events/fork-repair.ts';
 import { readEvents, verifyEventLog } from '../../kernel/events/verify.ts';
-import { UsageWindow } from '../../kernel/budget/usage.ts';
-import { readStatus } from '../../kernel/loop/status.ts';
+import { UsageWindow } from '../../features/science-loop/budget/usage.ts';
+import { readStatus } from '../../features/status/status.ts';
 import { runCli } from '../support/cli.ts';
-import { profile, run, tempDir } from '../loop/helpers.ts';
+import { profile, run, tempDir } from '../../features/science-loop/test/helpers.ts';
 
 const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/events/forked/jerome-two-kernels.jsonl');
 

@@ -16,10 +16,10 @@ import { PARSE_LIMITS, parseYaml, readManifestFile } from '../../kernel/manifest
 import { pluginManifestSchema } from '../../kernel/manifest/plugin-manifest.ts';
 import { resolvePersona } from '../../kernel/personas/load.ts';
 import { scanPlugins } from '../../kernel/plugins/registry.ts';
-import { loadSkillCatalog } from '../../kernel/skills/catalog.ts';
+import { loadSkillCatalog } from '../../features/skills/catalog.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { runCli } from '../support/cli.ts';
-import { profile, run, tempDir } from '../loop/helpers.ts';
+import { profile, run, tempDir } from '../../features/science-loop/test/helpers.ts';
 
 function aliasBomb(levels: number, width: number, flow = true): string {
   const lines = [`l0: &l0 [${Array(width).fill('"lol"').join(',')}]`];

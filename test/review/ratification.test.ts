@@ -14,7 +14,7 @@ import { RECORD_TYPES, REVIEW_SCHEMA_VERSION, openReviewQueue, reviewPaths, sign
 import { withReviewSession } from '../../kernel/review/session.ts';
 import { pluginEnv } from '../../kernel/loop/plugin-options.ts';
 import { makeOperators } from '../support/operator.ts';
-import { cycleEvents, fakeEnv, profile, run, tempDir } from '../loop/helpers.ts';
+import { cycleEvents, fakeEnv, profile, run, tempDir } from '../../features/science-loop/test/helpers.ts';
 import { cli, digestOf, OPERATORS, realEvidence, recordTypes } from './helpers.ts';
 
 /** alice and bob: the operators these kernels trust (the same pair the cli helper signs as). */

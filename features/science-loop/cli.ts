@@ -1,0 +1,241 @@
+/**
+ * `runtimectl run`: runs personas' continuous_science_loop cycles in this process, each on
+ * its own cadence (or every --every seconds), for --cycles N or until a signal. A first
+ * SIGINT ends the waits between cycles and lets the cycle in progress finish; SIGTERM (what
+ * systemd, Kubernetes and `timeout` send) or a second SIGINT stops now: running executor
+ * sessions get TERM, then KILL after half the --stop-grace, and are recorded `interrupted`
+ * with the usage they printed so far, their work left pending. Logs are flushed and the exit
+ * status is 0 after a clean stop; a kernel still not done at the grace exits 1.
+ *
+ * `runtimectl run --demo` is what `npm start` runs: the example (agent-*) personas on their
+ * embedded profiles, a work packet in each inbox, a fresh state directory, three cycles
+ * back to back with token-spending executors held back (--no-spend), then a summary of what
+ * each persona did and why.
+ */
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { readAgentEnv, STATE_DIR_ENV } from './budget/env.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import { openLedger } from '../ledger/open.ts';
+import { openLoopKernel, type CycleReport } from '../../kernel/loop/persona-runtime.ts';
+import { openPersonas, runPersonaLoop, type PersonaRun } from '../../kernel/loop/run-personas.ts';
+import { cycleLine, personaSummary } from './summary.ts';
+import { listPersonaIds, PERSONAS_DIR, resolvePersonas, type LoadedPersona } from '../../kernel/personas/load.ts';
+import { runtimeKindOf } from '../../kernel/personas/profile-schema.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { chooseStateDir, ensureStateDir, makeDirectories } from '../../kernel/storage/state-dir.ts';
+import { scrubber, SecretValues } from '../../kernel/redact/secret-values.ts';
+
+const USAGE = `Usage: runtimectl run --persona ID_OR_FILE... [--cycles N] [--state-dir DIR] [options]
+       runtimectl run --demo [--cycles N] [--state-dir DIR]
+
+Runs the continuous_science_loop for each persona, side by side in this process. Without
+--cycles it runs until a signal: a first SIGINT lets the cycle in progress finish; SIGTERM or
+a second SIGINT stops now (running sessions get TERM, then KILL after half the grace, and
+are recorded as interrupted with their work left pending). Logs are flushed, and the exit
+status is 0 after a clean stop.
+
+Options:
+  --persona ID_OR_FILE  a profile id (policies/personas/ID.yaml) or a YAML file; repeatable,
+                        and further ids may follow it
+  --cycles N            cycles per persona, then stop
+  --state-dir DIR       where personas keep their files (default: $${STATE_DIR_ENV}, else ./state)
+  --every SECONDS       seconds between cycles for every persona (default: each profile's cadence)
+  --no-spend            never launch token-spending executors (the budget policy still decides)
+  --max-isolates N      plugin isolates kept alive across all personas (default 256); the least
+                        recently used beyond it are released and rebuilt on their next call
+  --stop-grace SECONDS  how long a stop on SIGTERM or a second SIGINT may take (default 20,
+                        under Kubernetes' 30); sessions get KILL at half of it
+  --summary             after the run, print what each persona did and why
+  --json                print one JSON document with every cycle instead of lines
+  --demo                the example agent-* personas with a work packet each, a fresh state
+                        directory, 3 cycles back to back, --no-spend and --summary
+
+Environment: SCIDEX_AGENT_DAILY_TOKEN_BUDGET, _MAX_TOKENS_PER_SESSION,
+_MIN_TOKENS_REMAINING_FOR_EXECUTOR, _MAX_AUTONOMOUS_SESSIONS_PER_DAY, _CPU_SECONDS_PER_CYCLE,
+_WALL_SECONDS_PER_CYCLE override every profile's budget; SCIDEX_AGENT_CONTINUOUS_EXECUTOR
+(none|orchestra|codex|claude|command) and _ENABLED (0|1) override its executor. An invalid
+value stops the start with the variable named.
+`;
+
+/** Seconds a stop (SIGTERM, a second SIGINT) may take: under Kubernetes' default grace of 30. */
+export const DEFAULT_STOP_GRACE_SECONDS = 20;
+
+/** --state-dir, else SCIDEX_AGENT_STATE_DIR, else ./state; relative to the command's cwd. */
+export function resolveStateDir(flag: string | undefined, io: CliIo): string {
+  return chooseStateDir(flag, io.env, io.cwd).stateDir;
+}
+
+function positiveInt(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d*$/.test(value)) throw kernelError('RTC_ERR_CLI_USAGE', `--${name} ${value}: must be a whole number above zero`);
+  return Number(value);
+}
+
+function seconds(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(value)) throw kernelError('RTC_ERR_CLI_USAGE', `--${name} ${value}: must be a number of seconds, 0 or more`);
+  return Number(value);
+}
+
+const DEMO_PACKET = `# Which assay best separates hypothesis A from hypothesis B?
+
+A demo work packet. Two explanations fit the pilot data equally well; say which single
+measurement would most change our belief, what it costs, and when to stop.
+`;
+
+/** The canonical (agent-*) profiles, each with one work packet in its inbox under a fresh state dir. */
+function demoSetup(stateFlag: string | undefined, io: CliIo): { personas: LoadedPersona[]; stateDir: string } {
+  const all = resolvePersonas(listPersonaIds(PERSONAS_DIR), { cwd: io.cwd });
+  const personas = all.filter((p) => runtimeKindOf(p.profile.runtime) === 'canonical');
+  const stateDir = stateFlag ? path.resolve(io.cwd, stateFlag) : mkdtempSync(path.join(os.tmpdir(), 'runtimectl-demo-'));
+  if (stateFlag) ensureStateDir(stateFlag, stateDir);
+  for (const p of personas) {
+    const inbox = path.join(stateDir, p.profile.id, 'inbox');
+    makeDirectories(inbox);
+    if (!existsSync(inbox) || readdirSync(inbox).length === 0) writeFileSync(path.join(inbox, 'demo-question.md'), DEMO_PACKET);
+  }
+  return { personas, stateDir };
+}
+
+function ledgerCounts(stateDir: string, personaId: string): Record<string, number> {
+  try {
+    const { store } = openLedger(path.join(stateDir, personaId), { readonly: true, personaId });
+    try {
+      const out: Record<string, number> = {};
+      for (const t of store.listTasks()) out[t.state] = (out[t.state] ?? 0) + 1;
+      return out;
+    } finally {
+      store.close();
+    }
+  } catch {
+    return {};
+  }
+}
+
+function jsonCycle(r: CycleReport): Record<string, unknown> {
+  return {
+    cycle: r.cycle,
+    seq: r.seq,
+    phase: r.phase,
+    outcome: r.outcome,
+    defer_reason: r.defer_reason,
+    executor: r.executor,
+    budget: { source: r.posture.source, token_budget: r.posture.token_budget, tokens_used_24h: r.posture.tokens_used_24h, read_only: r.posture.read_only },
+    budget_decision: r.act.decision ? { action: r.act.decision.action, tier: r.act.decision.tier, expected_improvement: r.act.decision.expected_improvement } : null,
+    session_manifest: r.act.session?.manifest_path ?? null,
+    provider_usage: r.act.usage,
+    tasks_created: r.act.tasks,
+  };
+}
+
+async function run(argv: string[], given: CliIo): Promise<number> {
+  let io = given;
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      persona: { type: 'string', multiple: true },
+      cycles: { type: 'string' },
+      'state-dir': { type: 'string' },
+      every: { type: 'string' },
+      'no-spend': { type: 'boolean' },
+      'max-isolates': { type: 'string' },
+      'stop-grace': { type: 'string' },
+      summary: { type: 'boolean' },
+      json: { type: 'boolean' },
+      demo: { type: 'boolean' },
+    },
+    'run',
+  );
+  const demo = values.demo === true;
+  if (demo && (values.persona?.length || positionals.length)) throw kernelError('RTC_ERR_CLI_USAGE', '--demo picks its own personas; drop --persona');
+  if (!demo && !values.persona?.length) throw kernelError('RTC_ERR_CLI_USAGE', 'name at least one persona: --persona ID_OR_FILE (see "runtimectl run --help")');
+
+  const cycles = positiveInt('cycles', values.cycles) ?? (demo ? 3 : undefined);
+  const maxResidentIsolates = positiveInt('max-isolates', values['max-isolates']);
+  const every = seconds('every', values.every) ?? (demo ? 0 : undefined);
+  const graceSeconds = seconds('stop-grace', values['stop-grace']) ?? DEFAULT_STOP_GRACE_SECONDS;
+  if (graceSeconds <= 0) throw kernelError('RTC_ERR_CLI_USAGE', `--stop-grace ${values['stop-grace']}: must be above zero`);
+  const summary = demo || values.summary === true;
+  const spendTokens = !(demo || values['no-spend'] === true);
+
+  // The environment is checked before anything is created: a bad override stops the start.
+  readAgentEnv(io.env);
+  const setup = demo
+    ? demoSetup(values['state-dir'], io)
+    : { personas: resolvePersonas([...(values.persona ?? []), ...positionals], { cwd: io.cwd }), stateDir: resolveStateDir(values['state-dir'], io) };
+  const kernel = await openLoopKernel({ stateDir: setup.stateDir, stateDirShown: demo && !values['state-dir'] ? setup.stateDir : chooseStateDir(values['state-dir'], io.env, io.cwd).given, env: io.env, spendTokens, ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}) });
+  if (demo && !values.json) {
+    io.stdout(`runtimectl demo: ${setup.personas.map((p) => `${p.profile.id} (${p.profile.runtime})`).join(', ')}\n`);
+    io.stdout(`state directory: ${setup.stateDir}\none work packet in each inbox; ${cycles} cycles back to back; token-spending executors held back (--no-spend)\n\n`);
+  }
+  const runtimes = await openPersonas(kernel, setup.personas);
+  // What run prints about its personas has their secrets scrubbed too (by value and pattern).
+  const scrub = scrubber(SecretValues.union(runtimes.map((rt) => rt.secrets)));
+  io = { ...given, stdout: (text) => given.stdout(scrub.text(text)), stderr: (text) => given.stderr(scrub.text(text)) };
+
+  const controller = new AbortController();
+  let interrupts = 0;
+  let backstop: NodeJS.Timeout | undefined;
+  const stopNow = (why: string) => {
+    if (backstop) return;
+    controller.abort();
+    const killAfter = graceSeconds / 2;
+    io.stderr(`runtimectl: ${why}: stopping now: ${kernel.children.running} running subprocess(es) get TERM, KILL after ${killAfter} s\n`);
+    void kernel.children.stop(killAfter * 1000);
+    // A kernel that cannot finish its stop in the grace still exits: the event log is durable
+    // and the next start ends and records whatever was left.
+    backstop = setTimeout(() => {
+      io.stderr(`runtimectl: not stopped within the grace of ${graceSeconds} s; exiting (the next start recovers what was left)\n`);
+      process.exit(1);
+    }, graceSeconds * 1000);
+    backstop.unref();
+  };
+  const onInt = () => {
+    interrupts += 1;
+    if (interrupts > 1) return stopNow('second SIGINT');
+    io.stderr('runtimectl: SIGINT: finishing the current cycle, then stopping (SIGINT again: stop now)\n');
+    controller.abort();
+  };
+  const onTerm = () => stopNow('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  let runs: PersonaRun[];
+  try {
+    runs = await Promise.all(
+      runtimes.map((rt) =>
+        runPersonaLoop(rt, {
+          ...(cycles !== undefined ? { cycles } : {}),
+          ...(every !== undefined ? { everySeconds: every } : {}),
+          signal: controller.signal,
+          onCycle: (report) => {
+            if (!values.json) io.stdout(`${cycleLine(report)}\n`);
+          },
+        }),
+      ),
+    );
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+    await Promise.all(runtimes.map((rt) => rt.close()));
+    if (backstop) clearTimeout(backstop);
+  }
+
+  if (values.json) {
+    printJson(io, { state_dir: setup.stateDir, personas: runs.map((r) => ({ persona_id: r.persona_id, stopped: r.stopped ?? null, cycles: r.reports.map(jsonCycle) })) });
+  } else if (summary) {
+    io.stdout('\nSummary: what each persona did and why\n\n');
+    for (const r of runs) io.stdout(`${personaSummary(r, ledgerCounts(setup.stateDir, r.persona_id))}\n`);
+    io.stdout(`Inspect: runtimectl status --state-dir ${setup.stateDir}\nReplay the recorded cycles: runtimectl replay --state-dir ${setup.stateDir}\n`);
+  }
+  for (const r of runs) if (r.stopped) io.stderr(`runtimectl: persona ${r.persona_id} stopped: ${r.stopped}\n`);
+  return runs.some((r) => r.stopped) ? 1 : 0;
+}
+
+export const runCommand: Command = {
+  path: ['run'],
+  summary: 'run personas\' continuous_science_loop (--demo: the example personas, with a summary)',
+  usage: USAGE,
+  run,
+};
