@@ -26,9 +26,12 @@ const SECRET_NAME =
   '(?:[a-z0-9]+[_-]){0,4}(?:api[_-]?key|access[_-]?token|refresh[_-]?token|id[_-]?token|auth[_-]?token|client[_-]?secret|secret[_-]?key|private[_-]?key|password|passwd|secret|token|proxy-authorization|authorization|set-cookie|cookie)';
 
 const RULES: readonly StringRule[] = [
-  // Header lines: the whole value goes, whatever scheme it uses.
+  // Header lines: the whole value goes, whatever scheme it uses, up to the end of the line,
+  // also where the line is inside a JSON string (an escaped \n ends it too): otherwise a header
+  // quoted in JSON would take the rest of the string with it, and the same text scrubbed before
+  // and after it was JSON-encoded (a recording and its replay) would differ.
   {
-    pattern: /\b(proxy-authorization|authorization|set-cookie|cookie)(\s*:\s*)(?!\s*\[REDACTED\])[^\r\n]+/gi,
+    pattern: /\b(proxy-authorization|authorization|set-cookie|cookie)(\s*:\s*)(?!\s*\[REDACTED\])(?:(?!\\[nr])[^\r\n])+/gi,
     replace: (_m, name, sep) => `${name}${sep}${REDACTED}`,
     hints: ['authoriz', 'cookie'],
   },

@@ -1,6 +1,6 @@
 /**
  * Secrets out of an effect before it is recorded, also where JSON-level scrubbing cannot see
- * them: some ops carry bytes as base64 (a command's stdout and stderr, fs.readFile's answer,
+ * them: some ops carry bytes as base64 (a command's stdin, stdout and stderr, fs.readFile's answer,
  * fs.writeFile's data, a fetch body), and `Bearer sk-...` in base64 is still the key. For
  * those fields the bytes are decoded, scrubbed (the persona's secret values; the pattern
  * rules where the bytes are UTF-8 text) and encoded again, only when something changed.
@@ -13,7 +13,7 @@ import type { Scrubber } from '../redact/secret-values.ts';
 
 /** Where each op carries bytes: field paths into the args, and into the answer's `ok`. */
 const BASE64_FIELDS: Record<string, { args?: string[][]; answer?: string[][] }> = {
-  'run.output': { answer: [['stdout'], ['stderr']] },
+  'run.output': { args: [['input']], answer: [['stdout'], ['stderr']] },
   'fs.readFile': { answer: [[]] },
   'fs.writeFile': { args: [['base64']] },
   'net.fetch': { args: [['body']], answer: [['body']] },

@@ -158,6 +158,6 @@ test('a real kernel serving two personas, one with a FIFO message queue, keeps c
   assert.match(stdout, /calm #3 /);
   child.kill('SIGTERM');
   assert.equal(await exit, 0, stderr);
-  assert.match(stderr, /SIGTERM: finishing the current cycle, then stopping/);
+  assert.match(stderr, /SIGTERM: stopping now/);
   assert.deepEqual(readdirSync(path.join(state, 'piped', 'dm')), ['queue.jsonl'], 'the FIFO is left as it was');
 });

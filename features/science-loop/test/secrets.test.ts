@@ -33,7 +33,7 @@ const NUMBER_ENV = { SMALL_NUMBER: '4321' };
 const SCRIPT = `#!/bin/sh
 echo "Authorization: Bearer $OPENAI_API_KEY" >&2
 echo "using $MY_PLAIN_SECRET and $QUOTED_SECRET and $HF_TOKEN" >&2
-printf '{"type":"item.completed","item":{"type":"agent_message","text":"done with %s; plain %s; quoted %s; hf %s; stray ${STRAY_HF}"}}\\n' "$OPENAI_API_KEY" "$MY_PLAIN_SECRET" "$(printf '%s' "$QUOTED_SECRET" | sed 's/\\\\/\\\\\\\\/g; s/"/\\\\"/g')" "$HF_TOKEN"
+printf '{"type":"item.completed","item":{"type":"agent_message","text":"done with %s; plain %s; quoted %s; hf %s; stray %s"}}\\n' "$OPENAI_API_KEY" "$MY_PLAIN_SECRET" "$(printf '%s' "$QUOTED_SECRET" | sed 's/\\\\/\\\\\\\\/g; s/"/\\\\"/g')" "$HF_TOKEN" "$(printf 'hf_%s' '${STRAY_HF.slice(3)}')"
 echo '{"type":"turn.completed","usage":{"input_tokens":4000,"output_tokens":321,"total_tokens":4321}}'
 `;
 
@@ -61,15 +61,15 @@ function leaks(text: string, values: string[]): string[] {
 }
 
 function secretPersona(dir: string, id: string) {
-  const script = path.join(dir, 'leaky-executor.sh');
-  writeFileSync(script, SCRIPT, { mode: 0o755 });
+  // The script is given inline (the executor's OS sandbox shows it nothing outside its session),
+  // so the profile holds it: the stray token is assembled by the shell, never written in it.
   return profile(
     dir,
     id,
     `runtime: agent-${id}
 executor:
   plugin: executor.command
-  config: { command: sh, args: [${JSON.stringify(script)}], usage_format: codex-json, spends_tokens: true }
+  config: { command: sh, args: ["-c", ${JSON.stringify(SCRIPT)}], usage_format: codex-json, spends_tokens: true }
 budget:
   daily_tokens: 200000
   max_tokens_per_session: 50000
