@@ -8,10 +8,14 @@
  */
 import os from 'node:os';
 import { kernelError } from '../../../kernel/errors.ts';
-import type { CliIo } from '../../../kernel/cli/command.ts';
 import type { LoopKernel } from '../../../kernel/loop/persona-runtime.ts';
 import { DEFAULT_MAX_RESIDENT_ISOLATES } from '../../../kernel/loop/resident-isolates.ts';
 import type { LoadedPersona } from '../../../kernel/personas/load.ts';
+import { personaPaths } from '../../../kernel/loop/layout.ts';
+import { personaSecrets } from '../../../kernel/loop/plugin-options.ts';
+import { SecretValues } from '../../../kernel/redact/secret-values.ts';
+import { ledgerEnv } from '../../ledger/layout.ts';
+import type { WorkerSetup } from './protocol.ts';
 import { workerFleet, type FleetRun, type LoopFleet } from './fleet.ts';
 
 export const WORKERS_USAGE = `  --workers N|auto      worker threads to spread the personas over (default 1: all in this
@@ -30,29 +34,33 @@ export interface WorkerFleetStart extends FleetRun {
   personas: readonly LoadedPersona[];
   /** the kernel the CLI opened: its checks ran once here, its substrate finding goes to every worker */
   kernel: LoopKernel;
-  io: CliIo;
-  spendTokens: boolean;
-  /** the run's cap on live plugin isolates, shared out among the workers */
-  maxResidentIsolates?: number;
+  /** the options the CLI opened it with (plain data): every worker opens its own kernel with them */
+  loop: WorkerSetup['loop'];
+  /** a line for the operator's stderr (a worker died, restarts) */
+  onNotice: (line: string) => void;
 }
 
 export function startWorkerFleet(o: WorkerFleetStart): Promise<LoopFleet> {
   const workers = Math.min(o.workers, o.personas.length);
-  return workerFleet({
-    workers,
-    personas: o.personas,
-    substrate: o.kernel.substrate,
-    loop: {
-      stateDir: o.kernel.stateDir,
-      env: { ...o.io.env },
-      spendTokens: o.spendTokens,
-      maxResidentIsolates: Math.ceil((o.maxResidentIsolates ?? DEFAULT_MAX_RESIDENT_ISOLATES) / workers),
-      skillsDir: o.kernel.skillsDir,
-      cacheDir: o.kernel.cacheDir,
+  // The secrets each persona's runtime scrubs with, computed as PersonaRuntime computes them.
+  const secrets = () => SecretValues.union(o.personas.map((p) => personaSecrets(o.kernel.env, p.profile, ledgerEnv(personaPaths(o.kernel.stateDir, p.profile.id).dir, p.profile.id))));
+  return workerFleet(
+    {
+      workers,
+      personas: o.personas,
+      substrate: o.kernel.substrate,
+      loop: {
+        ...o.loop,
+        // the run's cap on live plugin isolates, shared out among the workers
+        maxResidentIsolates: Math.ceil((o.loop.maxResidentIsolates ?? DEFAULT_MAX_RESIDENT_ISOLATES) / workers),
+        skillsDir: o.kernel.skillsDir,
+        cacheDir: o.kernel.cacheDir,
+      },
+      ...(o.cycles !== undefined ? { cycles: o.cycles } : {}),
+      ...(o.everySeconds !== undefined ? { everySeconds: o.everySeconds } : {}),
+      onCycle: o.onCycle,
+      onNotice: o.onNotice,
     },
-    ...(o.cycles !== undefined ? { cycles: o.cycles } : {}),
-    ...(o.everySeconds !== undefined ? { everySeconds: o.everySeconds } : {}),
-    onCycle: o.onCycle,
-    onNotice: (line) => o.io.stderr(`${line}\n`),
-  });
+    secrets,
+  );
 }

@@ -5,6 +5,7 @@
  */
 import type { CycleReport, LoopKernel, PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
 import { runPersonaLoop, type PersonaRun } from '../../../kernel/loop/run-personas.ts';
+import { SecretValues } from '../../../kernel/redact/secret-values.ts';
 import { PersonaWorkers, type WorkerRunOptions } from './pool.ts';
 
 export interface LoopFleet {
@@ -14,6 +15,8 @@ export interface LoopFleet {
   finish(): void;
   /** SIGTERM: as finish, and running subprocesses get TERM, KILL after killAfterMs; resolves with how many were running */
   stop(killAfterMs: number): Promise<number>;
+  /** every persona's secret values: what the CLI prints about them is scrubbed of them */
+  readonly secrets: SecretValues;
 }
 
 export interface FleetRun {
@@ -26,6 +29,7 @@ export interface FleetRun {
 export function inProcessFleet(kernel: LoopKernel, runtimes: readonly PersonaRuntime[], options: FleetRun): LoopFleet {
   const controller = new AbortController();
   return {
+    secrets: SecretValues.union(runtimes.map((rt) => rt.secrets)),
     async run() {
       try {
         return await Promise.all(
@@ -53,9 +57,11 @@ export function inProcessFleet(kernel: LoopKernel, runtimes: readonly PersonaRun
 }
 
 /** `--workers N` (N > 1): the personas spread over N worker threads; resolves once every worker has opened its share. */
-export async function workerFleet(options: Omit<WorkerRunOptions, 'onCycle'> & FleetRun): Promise<LoopFleet> {
+export async function workerFleet(options: Omit<WorkerRunOptions, 'onCycle'> & FleetRun, secrets: () => SecretValues): Promise<LoopFleet> {
   const pool = await PersonaWorkers.open(options);
   return {
+    // once the workers have opened the personas (their folders exist then)
+    secrets: secrets(),
     run: () => pool.run(),
     finish: () => pool.finish(),
     stop: (killAfterMs) => pool.stop(killAfterMs),

@@ -19,6 +19,7 @@ export interface WorkerSetup {
   everySeconds?: number;
   loop: {
     stateDir: string;
+    stateDirShown?: string;
     env: Record<string, string | undefined>;
     spendTokens: boolean;
     maxResidentIsolates?: number;

@@ -8,6 +8,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../../../kernel/cli/main.ts';
+import { KernelError } from '../../../../kernel/errors.ts';
+import { acquireFileWriterLock } from '../../../../kernel/storage/writer-lock.ts';
 import { verifyEventLog } from '../../../../kernel/events/verify.ts';
 import { openLoopKernel } from '../../../../kernel/loop/persona-runtime.ts';
 import type { LoadedPersona } from '../../../../kernel/personas/load.ts';
@@ -43,8 +45,14 @@ test('personas are spread over the workers, each in exactly one; every persona r
   assert.deepEqual(shares.map((s) => s.personas), [['p0', 'p2', 'p4'], ['p1', 'p3']]);
   assert.equal(new Set(shares.map((s) => s.threadId)).size, 2, 'two distinct threads');
   assert.ok(shares.every((s) => s.threadId !== null && s.threadId > 0), 'worker threads, not the main thread (0)');
+  // Each persona's writer lock is held by its worker: another writer in this process is refused.
+  for (const p of personas) {
+    assert.throws(() => acquireFileWriterLock(path.join(stateDir, p.profile.id), p.profile.id, 'a test'), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_PERSONA_LOCKED');
+  }
   const runs = await pool.run();
   assert.deepEqual(runs.map((r) => r.persona_id), ['p0', 'p1', 'p2', 'p3', 'p4'], 'runs in the order given');
+  // ...and released when its worker closed it.
+  acquireFileWriterLock(path.join(stateDir, 'p0'), 'p0', 'a test').release();
   for (const r of runs) {
     assert.equal(r.stopped, undefined);
     assert.deepEqual(r.reports.map((c) => c.cycle), [1, 2, 3]);
