@@ -14,11 +14,12 @@ import path from 'node:path';
 import { readAgentEnv, STATE_DIR_ENV } from './budget/env.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { openLedger } from '../ledger/open.ts';
-import { openLoopKernel, type CycleReport } from '../../kernel/loop/persona-runtime.ts';
-import { openPersonas, runPersonaLoop, type PersonaRun } from '../../kernel/loop/run-personas.ts';
+import { HarnessCatalog } from '../../kernel/loop/harness.ts';
+import { openPersonas, runFailed, runPersonaLoop, type PersonaRun } from '../../kernel/loop/run-personas.ts';
 import { cycleLine, personaSummary } from './summary.ts';
 import { listPersonaIds, PERSONAS_DIR, resolvePersonas, type LoadedPersona } from '../../kernel/personas/load.ts';
-import { runtimeKindOf } from '../../kernel/personas/profile-schema.ts';
+import { openLoopKernel } from './preset.ts';
+import { scienceReport, type ScienceCycleReport as CycleReport, type ScienceRun } from './report.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 
 const USAGE = `Usage: runtimectl run --persona ID_OR_FILE... [--cycles N] [--state-dir DIR] [options]
@@ -37,6 +38,9 @@ Options:
   --no-spend            never launch token-spending executors (the budget policy still decides)
   --max-isolates N      plugin isolates kept alive across all personas (default 256); the least
                         recently used beyond it are released and rebuilt on their next call
+  --plugins-dir DIR     another folder of plugins (repeatable; after $RUNTIMECTL_PLUGIN_PATH,
+                        which is a :-separated list of such folders, and the built-in plugins/)
+  --skills-dir DIR      a folder of skills instead of the built-in skills/ (repeatable)
   --summary             after the run, print what each persona did and why
   --json                print one JSON document with every cycle instead of lines
   --demo                the example agent-* personas with a work packet each, a fresh state
@@ -47,6 +51,12 @@ _MIN_TOKENS_REMAINING_FOR_EXECUTOR, _MAX_AUTONOMOUS_SESSIONS_PER_DAY, _CPU_SECON
 _WALL_SECONDS_PER_CYCLE override every profile's budget; SCIDEX_AGENT_CONTINUOUS_EXECUTOR
 (none|orchestra|codex|claude|command) and _ENABLED (0|1) override its executor. An invalid
 value stops the start with the variable named.
+
+A persona whose profile names something that cannot work (a missing plugin, a plugin of the
+wrong kind, an export the bundle lacks, a harness step nobody provides, a token-spending
+executor whose program is not on PATH, a skill pattern that matches nothing) does not start:
+one line per problem names the persona, the file and the field; the other personas run. The
+exit status is 1 when a persona did not start, stopped, or failed every one of its cycles.
 `;
 
 /** --state-dir, else SCIDEX_AGENT_STATE_DIR, else ./state; relative to the command's cwd. */
@@ -76,7 +86,8 @@ measurement would most change our belief, what it costs, and when to stop.
 /** The canonical (agent-*) profiles, each with one work packet in its inbox under a fresh state dir. */
 function demoSetup(stateFlag: string | undefined, io: CliIo): { personas: LoadedPersona[]; stateDir: string } {
   const all = resolvePersonas(listPersonaIds(PERSONAS_DIR), { cwd: io.cwd });
-  const personas = all.filter((p) => runtimeKindOf(p.profile.runtime) === 'canonical');
+  const harnesses = new HarnessCatalog();
+  const personas = all.filter((p) => harnesses.forProfile(p.profile).manifest.runtime_kind === 'canonical');
   const stateDir = stateFlag ? path.resolve(io.cwd, stateFlag) : mkdtempSync(path.join(os.tmpdir(), 'runtimectl-demo-'));
   for (const p of personas) {
     const inbox = path.join(stateDir, p.profile.id, 'inbox');
@@ -130,6 +141,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       summary: { type: 'boolean' },
       json: { type: 'boolean' },
       demo: { type: 'boolean' },
+      'plugins-dir': { type: 'string', multiple: true },
+      'skills-dir': { type: 'string', multiple: true },
     },
     'run',
   );
@@ -148,12 +161,23 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const setup = demo
     ? demoSetup(values['state-dir'], io)
     : { personas: resolvePersonas([...(values.persona ?? []), ...positionals], { cwd: io.cwd }), stateDir: resolveStateDir(values['state-dir'], io) };
-  const kernel = await openLoopKernel({ stateDir: setup.stateDir, env: io.env, spendTokens, ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}) });
+  const skillsDirs = (values['skills-dir'] ?? []).map((d) => path.resolve(io.cwd, d));
+  for (const dir of skillsDirs) if (!existsSync(dir)) throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `--skills-dir ${dir}: no such folder`);
+  const kernel = await openLoopKernel({
+    stateDir: setup.stateDir,
+    env: io.env,
+    spendTokens,
+    ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}),
+    ...(values['plugins-dir'] ? { pluginPath: values['plugins-dir'].map((d) => path.resolve(io.cwd, d)) } : {}),
+    ...(skillsDirs.length > 0 ? { skillsDirs } : {}),
+  });
+  for (const r of kernel.registry.refused) io.stderr(`runtimectl: refused plugin ${r.error.toLine()}\n`);
   if (demo && !values.json) {
     io.stdout(`runtimectl demo: ${setup.personas.map((p) => `${p.profile.id} (${p.profile.runtime})`).join(', ')}\n`);
     io.stdout(`state directory: ${setup.stateDir}\none work packet in each inbox; ${cycles} cycles back to back; token-spending executors held back (--no-spend)\n\n`);
   }
-  const runtimes = await openPersonas(kernel, setup.personas);
+  const { runtimes, refused } = await openPersonas(kernel, setup.personas);
+  for (const r of refused) for (const line of r.problems) io.stderr(`runtimectl: RTC_ERR_PERSONA_START: ${line}\n`);
 
   const controller = new AbortController();
   const onSignal = (signal: string) => {
@@ -164,7 +188,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const onTerm = () => onSignal('SIGTERM');
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
-  let runs: PersonaRun[];
+  let runs: ScienceRun[];
   try {
     runs = await Promise.all(
       runtimes.map((rt) =>
@@ -173,11 +197,11 @@ async function run(argv: string[], io: CliIo): Promise<number> {
           ...(every !== undefined ? { everySeconds: every } : {}),
           signal: controller.signal,
           onCycle: (report) => {
-            if (!values.json) io.stdout(`${cycleLine(report)}\n`);
+            if (!values.json) io.stdout(`${cycleLine(scienceReport(report))}\n`);
           },
         }),
       ),
-    );
+    ) as ScienceRun[];
   } finally {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
@@ -185,14 +209,21 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   }
 
   if (values.json) {
-    printJson(io, { state_dir: setup.stateDir, personas: runs.map((r) => ({ persona_id: r.persona_id, stopped: r.stopped ?? null, cycles: r.reports.map(jsonCycle) })) });
+    printJson(io, {
+      state_dir: setup.stateDir,
+      personas: [
+        ...runs.map((r) => ({ persona_id: r.persona_id, stopped: r.stopped ?? null, refused: null, cycles: r.reports.map(jsonCycle) })),
+        ...refused.map((r) => ({ persona_id: r.persona_id, stopped: null, refused: r.problems, cycles: [] })),
+      ],
+    });
   } else if (summary) {
     io.stdout('\nSummary: what each persona did and why\n\n');
     for (const r of runs) io.stdout(`${personaSummary(r, ledgerCounts(setup.stateDir, r.persona_id))}\n`);
     io.stdout(`Inspect: runtimectl status --state-dir ${setup.stateDir}\nReplay the recorded cycles: runtimectl replay --state-dir ${setup.stateDir}\n`);
   }
   for (const r of runs) if (r.stopped) io.stderr(`runtimectl: persona ${r.persona_id} stopped: ${r.stopped}\n`);
-  return runs.some((r) => r.stopped) ? 1 : 0;
+  for (const r of runs) if (!r.stopped && runFailed(r)) io.stderr(`runtimectl: persona ${r.persona_id}: every cycle failed (last: ${r.reports.at(-1)?.defer_reason ?? 'see its events'})\n`);
+  return refused.length > 0 || runs.some((r) => runFailed(r)) ? 1 : 0;
 }
 
 export const runCommand: Command = {

@@ -19,22 +19,15 @@
  */
 import path from 'node:path';
 import { hardStop, type BudgetPosture } from './budget/posture.ts';
-import {
-  budgetDecisionSchema,
-  checkPluginAnswer,
-  executorDescriptionSchema,
-  executorResultSchema,
-  type BudgetDecision,
-  type ExecutorInput,
-  type ProviderUsage,
-  type WorkItem,
-} from '../../kernel/contracts/executor.ts';
+import { checkPluginAnswer } from '../../kernel/contracts/answer.ts';
+import { budgetDecisionSchema, type BudgetDecision } from '../../kernel/contracts/budget-policy.ts';
+import { executorDescriptionSchema, executorResultSchema, type ExecutorInput, type ProviderUsage, type WorkItem } from '../../kernel/contracts/executor.ts';
 import type { ExecutorChoice } from './executors/choice.ts';
 import { buildPrompt } from './executors/prompt.ts';
 import { allocateRunId, preparePersonaWorkspace, writeFallbackManifest } from './executors/session-dir.ts';
-import { isKernelError } from '../../kernel/errors.ts';
+import { errorLine } from '../../kernel/errors.ts';
 import type { TaskSummary } from '../../kernel/broker/ops/bindings.ts';
-import type { LedgerAccess } from '../../kernel/contracts/persistence.ts';
+import type { LedgerAccess } from '../persistence/backend.ts';
 import type { PersonaProfile } from '../../kernel/personas/profile-schema.ts';
 import type { SkillMeta } from '../skills/catalog.ts';
 import type { RecentCycle } from './brain.ts';
@@ -66,6 +59,8 @@ export interface ActContext {
   ledger: Pick<LedgerAccess, 'open'>;
   plugins: PersonaPlugins;
   choice: ExecutorChoice;
+  /** the chosen executor's own config (executor.config.<its id>, or {}) */
+  executorConfig: Record<string, unknown>;
   posture: BudgetPosture;
   cycle: number;
   phase: string;
@@ -76,11 +71,7 @@ export interface ActContext {
   now: number;
 }
 
-/** One line for an error: the kernel code and message, or the error's own text. */
-export function errorLine(error: unknown): string {
-  if (isKernelError(error)) return error.toLine();
-  return error instanceof Error ? error.message.split('\n')[0] ?? String(error) : String(error);
-}
+export { errorLine } from '../../kernel/errors.ts';
 
 function sourceText(source: ExecutorChoice['enabled_source']): string {
   return source === 'env' ? 'SCIDEX_AGENT_CONTINUOUS_EXECUTOR_ENABLED=0' : source === 'profile' ? 'the profile disables it' : 'the compatibility-harness default';
@@ -96,7 +87,7 @@ export async function act(c: ActContext): Promise<ActResult> {
   let executor;
   try {
     executor = c.plugins.get(c.choice.plugin, 'executor');
-    const description = checkPluginAnswer(executorDescriptionSchema, await executor.call('describe', c.profile.executor.config), c.choice.plugin, 'describe');
+    const description = checkPluginAnswer(executorDescriptionSchema, await executor.call('describe', c.executorConfig), c.choice.plugin, 'describe');
     r.spends_tokens = description.spends_tokens;
   } catch (error) {
     return stop('failed', `executor ${c.choice.plugin}: ${errorLine(error)}`);
@@ -167,7 +158,7 @@ async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlug
       work: c.work,
     }),
     work: c.work,
-    config: c.profile.executor.config,
+    config: c.executorConfig,
     paths: {
       session_dir: dir,
       workspace_dir: workspaceDir(c.paths),

@@ -29,7 +29,16 @@ export interface BuiltBundle {
   size: number;
   /** true when the bundle came from the disk cache */
   cached: boolean;
+  /**
+   * the esbuild source map of the module (sources relative to the entry's folder), for errors
+   * that point at the plugin's own file and line; lines are those of the module before
+   * wrapping (the wrapped script starts WRAP_LINES lines later)
+   */
+  map?: string;
 }
+
+/** Lines wrapModule puts before the module's first line. */
+export const WRAP_LINES = 2;
 
 interface IndexRecord {
   inputs: Record<string, string>;
@@ -119,7 +128,9 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
       const bundleFile = path.join(cacheDir, 'bundles', `${record.digest}.js`);
       if (hashInputs(record.inputs, base) && existsSync(bundleFile)) {
         const code = readFileSync(bundleFile, 'utf8');
-        if (sha256(code) === record.digest) return { code, digest: record.digest, inputs: record.inputs, size: record.size, cached: true };
+        const sourceMap = readSourceMap(record.digest, cacheDir);
+        // A module bundle cached before maps were kept is built once more (same bytes, now with its map).
+        if (sha256(code) === record.digest && (kind === 'shim' || sourceMap.map !== undefined)) return { code, digest: record.digest, inputs: record.inputs, size: record.size, cached: true, ...sourceMap };
       }
     } catch {
       // A damaged index entry is rebuilt below, never trusted.
@@ -138,6 +149,8 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
       logLevel: 'silent',
       mainFields: kind === 'shim' ? ['main'] : ['module', 'main'],
       absWorkingDir: base,
+      // An external map (the code is the same bytes as without one), kept beside the bundle.
+      ...(kind === 'module' ? { sourcemap: 'external' as const, outfile: path.join(base, '__runtimectl_bundle.js') } : {}),
       plugins: kind === 'module' ? [forceEsm] : [],
       define: {
         'import.meta.main': 'true',
@@ -150,7 +163,8 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
     const where = first?.location ? `${path.relative(process.cwd(), path.resolve(base, first.location.file))}:${first.location.line}:${first.location.column}` : path.relative(process.cwd(), absolute);
     throw kernelError('RTC_ERR_BUILD_FAILED', `${where}: ${first?.text ?? String(error)}`, { details: { file: absolute } });
   }
-  const moduleCode = result.outputFiles[0]?.text ?? '';
+  const moduleCode = result.outputFiles.find((f) => !f.path.endsWith('.map'))?.text ?? '';
+  const map = result.outputFiles.find((f) => f.path.endsWith('.map'))?.text;
   const code = kind === 'shim' ? wrapShim(moduleCode) : wrapModule(moduleCode);
   const digest = sha256(code);
   const inputs: Record<string, string> = {};
@@ -159,8 +173,23 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
     inputs[path.relative(base, file)] = sha256(readFileSync(file));
   }
   writeAtomic(path.join(cacheDir, 'bundles', `${digest}.js`), code);
+  if (map !== undefined) writeAtomic(path.join(cacheDir, 'bundles', `${digest}.map`), map);
   writeAtomic(indexFile, JSON.stringify({ inputs, digest, size: moduleCode.length } satisfies IndexRecord));
-  return { code, digest, inputs, size: moduleCode.length, cached: false };
+  return { code, digest, inputs, size: moduleCode.length, cached: false, ...(map !== undefined ? { map } : {}) };
+}
+
+/** The source map kept beside a bundle, when there is one (only for messages: never trusted for anything else). */
+export function readSourceMapOf(digest: string, cacheDir: string = defaultCacheDir()): string | undefined {
+  try {
+    return readFileSync(path.join(cacheDir, 'bundles', `${digest}.map`), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function readSourceMap(digest: string, cacheDir: string): { map?: string } {
+  const map = readSourceMapOf(digest, cacheDir);
+  return map === undefined ? {} : { map };
 }
 
 /** The V8 code cache kept beside a bundle, if present and intact. */

@@ -1,26 +1,26 @@
 /**
- * `runtimectl`: finds the subcommand, handles `--help` and `--version`, and turns every
- * KernelError caused by input into one line on stderr with a non-zero status. A stack
+ * The CLI skeleton: finds the subcommand among the ones a composition registers (cli/ at the
+ * repository root lists the features' verbs), handles `--help` and `--version`, and turns
+ * every KernelError caused by input into one line on stderr with a non-zero status. A stack
  * trace is printed only for a fault in the kernel itself.
  */
 import { isKernelError } from '../errors.ts';
 import { assertNodeFlags } from '../node-flags.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import type { CliIo, Command } from './command.ts';
-import { COMMANDS } from '../../cli/commands.ts';
 
-function findCommand(argv: readonly string[]): { command: Command; rest: string[] } | undefined {
+function findCommand(commands: readonly Command[], argv: readonly string[]): { command: Command; rest: string[] } | undefined {
   let best: Command | undefined;
-  for (const command of COMMANDS) {
+  for (const command of commands) {
     const matches = command.path.every((word, i) => argv[i] === word);
     if (matches && (!best || command.path.length > best.path.length)) best = command;
   }
   return best ? { command: best, rest: argv.slice(best.path.length) } : undefined;
 }
 
-export function topLevelHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));
-  const lines = COMMANDS.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
+export function topLevelHelp(commands: readonly Command[]): string {
+  const width = Math.max(...commands.map((c) => c.path.join(' ').length));
+  const lines = commands.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
   return [
     `runtimectl ${KERNEL_VERSION}: a plugin kernel for forever-running agents`,
     '',
@@ -43,16 +43,17 @@ function defaultIo(): CliIo {
   };
 }
 
-export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+/** Runs one command line against `commands`; returns the exit status. */
+export async function runCommandLine(commands: readonly Command[], argv: string[], io: CliIo = defaultIo()): Promise<number> {
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    io.stdout(topLevelHelp());
+    io.stdout(topLevelHelp(commands));
     return argv.length === 0 ? 2 : 0;
   }
   if (argv[0] === '--version' || argv[0] === '-V') {
     io.stdout(`runtimectl ${KERNEL_VERSION}\n`);
     return 0;
   }
-  const found = findCommand(argv);
+  const found = findCommand(commands, argv);
   if (!found) {
     io.stderr(`runtimectl: RTC_ERR_CLI_USAGE: unknown command "${argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}"; see "runtimectl --help"\n`);
     return 2;

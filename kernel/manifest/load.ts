@@ -58,7 +58,9 @@ export function parseYaml(text: string, where: string): unknown {
 }
 
 export function readManifestFile<S extends z.ZodType>(schema: S, file: string, displayRoot = process.cwd()): z.output<S> {
-  const where = path.relative(displayRoot, file) || file;
+  // Relative to the display root when inside it; a file elsewhere (an outside plugin folder) is named absolutely.
+  const relative = path.relative(displayRoot, file);
+  const where = relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? path.resolve(file) : relative;
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

@@ -1,6 +1,6 @@
 /**
  * `Runtimectl.bindings`: the kernel powers Deno has no word for (the persona's task ledger,
- * its event log, its brain memory), as async methods. Every method is present in every
+ * its event log, its brain memory, its tools), as async methods. Every method is present in every
  * isolate; the broker answers only when the plugin's manifest declares the binding and the
  * persona grants it, and otherwise the call rejects with `Deno.errors.NotCapable`.
  */
@@ -23,5 +23,9 @@ export function makeRuntimectl(): unknown {
   const memory = Object.freeze({
     read: () => callAsync<unknown>('binding.memory.read', {}),
   });
-  return Object.freeze({ bindings: Object.freeze({ ledger, events, memory }) });
+  const tools = Object.freeze({
+    list: () => callAsync<unknown[]>('binding.tools.list', {}),
+    call: (name: string, args: Record<string, unknown> = {}) => callAsync<unknown>('binding.tools.call', { name, args }),
+  });
+  return Object.freeze({ bindings: Object.freeze({ ledger, events, memory, tools }) });
 }

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { KernelError } from '../../kernel/errors.ts';
 import { renderJsonSchemas } from '../../kernel/manifest/json-schemas.ts';
+import { SCHEMAS } from '../../cli/schemas.ts';
+import { CONTRACT_DOC, renderContractDoc } from '../../cli/contract-docs.ts';
 import { listSandboxProfiles, loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { loadPlugin, scanPlugins } from '../../kernel/plugins/registry.ts';
 
@@ -45,10 +47,11 @@ test('a missing entry file is refused', () => {
   assert.throws(() => loadPlugin(dir), /entry: file "mod.ts" does not exist/);
 });
 
-test('the JSON Schemas in schemas/ are the ones the zod schemas generate (run npm run schemas)', () => {
-  for (const [file, text] of renderJsonSchemas()) {
+test('the JSON Schemas in schemas/ and docs/plugin-contracts.md are the ones the zod schemas generate (run npm run schemas)', () => {
+  for (const [file, text] of renderJsonSchemas(SCHEMAS)) {
     assert.equal(readFileSync(file, 'utf8'), text, `${path.basename(file)} is stale`);
   }
+  assert.equal(readFileSync(CONTRACT_DOC, 'utf8'), renderContractDoc(), 'docs/plugin-contracts.md is stale');
 });
 
 test('a profile name that is not a file is refused with the known ones', () => {

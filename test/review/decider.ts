@@ -7,7 +7,7 @@
  * Usage: decider.ts STATE_DIR VERB NAME COUNT GO_FILE ORDER
  */
 import { existsSync } from 'node:fs';
-import { main } from '../../kernel/cli/main.ts';
+import { main } from '../../cli/main.ts';
 
 const [stateDir, verb, name, count, go, order] = process.argv.slice(2);
 if (stateDir === undefined || verb === undefined || name === undefined || count === undefined || go === undefined || order === undefined) {
