@@ -19,6 +19,10 @@ import { openPersonas, runFailed, runPersonaLoop, type PersonaRun } from '../../
 import { cycleLine, personaSummary } from './summary.ts';
 import { listPersonaIds, PERSONAS_DIR, resolvePersonas, type LoadedPersona } from '../../kernel/personas/load.ts';
 import { openLoopKernel } from './preset.ts';
+import { REPO_SKILLS_DIR } from '../skills/layout.ts';
+
+/** Extra skill folders, separated by `:` (like PATH). */
+export const SKILLS_PATH_ENV = 'RUNTIMECTL_SKILLS_PATH';
 import { scienceReport, type ScienceCycleReport as CycleReport, type ScienceRun } from './report.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 
@@ -40,7 +44,8 @@ Options:
                         recently used beyond it are released and rebuilt on their next call
   --plugins-dir DIR     another folder of plugins (repeatable; after $RUNTIMECTL_PLUGIN_PATH,
                         which is a :-separated list of such folders, and the built-in plugins/)
-  --skills-dir DIR      a folder of skills instead of the built-in skills/ (repeatable)
+  --skills-dir DIR      another folder of skills (repeatable; after $RUNTIMECTL_SKILLS_PATH, a
+                        :-separated list of such folders, and the built-in skills/)
   --summary             after the run, print what each persona did and why
   --json                print one JSON document with every cycle instead of lines
   --demo                the example agent-* personas with a work packet each, a fresh state
@@ -161,8 +166,11 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const setup = demo
     ? demoSetup(values['state-dir'], io)
     : { personas: resolvePersonas([...(values.persona ?? []), ...positionals], { cwd: io.cwd }), stateDir: resolveStateDir(values['state-dir'], io) };
-  const skillsDirs = (values['skills-dir'] ?? []).map((d) => path.resolve(io.cwd, d));
-  for (const dir of skillsDirs) if (!existsSync(dir)) throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `--skills-dir ${dir}: no such folder`);
+  // The skill search path: the built-in skills/, then RUNTIMECTL_SKILLS_PATH, then --skills-dir.
+  const fromEnv = (io.env[SKILLS_PATH_ENV] ?? '').split(':').map((d) => d.trim()).filter((d) => d !== '').map((d) => path.resolve(io.cwd, d));
+  const extraSkills = [...fromEnv, ...(values['skills-dir'] ?? []).map((d) => path.resolve(io.cwd, d))];
+  for (const dir of extraSkills) if (!existsSync(dir)) throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `skills folder ${dir} does not exist (from ${fromEnv.includes(dir) ? SKILLS_PATH_ENV : '--skills-dir'})`);
+  const skillsDirs = extraSkills.length > 0 ? [REPO_SKILLS_DIR, ...extraSkills] : [];
   const kernel = await openLoopKernel({
     stateDir: setup.stateDir,
     env: io.env,

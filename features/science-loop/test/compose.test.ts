@@ -236,3 +236,21 @@ test('a persona whose profile names another backend than the one holding its sta
   assert.equal(again!.refused, undefined, String(again!.refused));
   assert.equal(again!.reports[0]!.cycle, 2, 'the moved chain continues');
 });
+
+test('skills from outside the checkout: RUNTIMECTL_SKILLS_PATH and --skills-dir add folders to the built-in skills', async () => {
+  const dir = tempDir();
+  const mine = path.join(dir, 'my-skills');
+  mkdirSync(path.join(mine, 'field-notes'), { recursive: true });
+  writeFileSync(path.join(mine, 'field-notes', 'SKILL.md'), '---\nname: field-notes\ndescription: How to keep field notes.\n---\n# Field notes\n');
+  writeFileSync(path.join(dir, 'ada.yaml'), 'id: ada\nruntime: agent-ada\nskills: [value-of-information-budgeting, field-notes]\n');
+  const args = ['run', '--persona', path.join(dir, 'ada.yaml'), '--cycles', '1', '--state-dir', path.join(dir, 'state'), '--json'];
+  const without = await runCli(args, { env: { PATH: process.env.PATH ?? '' } });
+  assert.equal(without.status, 1);
+  assert.match(without.stderr, /persona ada: .*ada\.yaml: skills\[1\]: "field-notes" matches no skill/);
+  for (const env of [{ RUNTIMECTL_SKILLS_PATH: mine }, {}]) {
+    const r = await runCli(env.RUNTIMECTL_SKILLS_PATH ? args : [...args, '--skills-dir', mine], { env: { PATH: process.env.PATH ?? '', ...env } });
+    assert.equal(r.status, 0, r.stderr);
+  }
+  const selected = cycleEvents(path.join(dir, 'state'), 'ada').map((e) => e.skills.selected);
+  assert.deepEqual(selected, [['shared/value-of-information-budgeting', 'shared/field-notes'], ['shared/value-of-information-budgeting', 'shared/field-notes']]);
+});
