@@ -1,13 +1,9 @@
 /** The spec's six budget tiers, how a cycle's work maps onto one, and what each costs. */
 
-export const TIERS = [
-  'read/search existing context',
-  'profile a bounded external source',
-  'draft or update a small artifact',
-  'request review from another role',
-  'run an analysis, benchmark or experiment-planning pass',
-  'escalate to challenge, Senate or resource allocation',
-] as const;
+import { TIER_NAMES } from '../../kernel/contracts/budget-tiers.ts';
+
+/** The tier names, from the published contract (a pure module: bundled as is). */
+export const TIERS = TIER_NAMES;
 
 export interface Cost {
   tokens: number;
