@@ -40,7 +40,7 @@ Options:
   --state-dir DIR       where personas keep their files (default: $${STATE_DIR_ENV}, else ./state)
   --every SECONDS       seconds between cycles for every persona (default: each profile's cadence)
   --no-spend            never launch token-spending executors (the budget policy still decides)
-  --max-isolates N      plugin isolates kept alive across all personas (default 256); the least
+  --max-isolates N      plugin isolates kept alive across all personas (default 384); the least
                         recently used beyond it are released and rebuilt on their next call
   --plugins-dir DIR     another folder of plugins (repeatable; after $RUNTIMECTL_PLUGIN_PATH,
                         which is a :-separated list of such folders, and the built-in plugins/)

@@ -47,7 +47,8 @@ interface PersonaScience {
   choice: ExecutorChoice;
   limits: BudgetLimits;
   usage: UsageWindow;
-  catalog: SkillCatalog;
+  /** loaded by the skills step's open (undefined on a harness without it) */
+  catalog: SkillCatalog | undefined;
   /** the catalog (loaded at open) and the profile's patterns never change, so this is computed once */
   skills: { selected: SkillMeta[]; unmatched: string[] };
   ledger: LedgerInspector;
@@ -184,7 +185,7 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
       c.payload.skills = {
         selected: science.skills.selected.map((sk) => sk.id),
         unmatched_patterns: [...science.skills.unmatched],
-        refused: science.catalog.refused.map((r) => ({ skill: r.folder, scope: r.scope, reason: `${r.field}: ${r.reason}` })),
+        refused: (science.catalog?.refused ?? []).map((r) => ({ skill: r.folder, scope: r.scope, reason: `${r.field}: ${r.reason}` })),
       };
     },
   };
@@ -331,7 +332,7 @@ function initScienceState(p: PersonaContext): void {
     choice: chooseExecutor(p.profile, agentEnv, p.harness.manifest),
     limits: budgetLimits(p.profile, agentEnv),
     usage: new UsageWindow(),
-    catalog: { skills: [], refused: [] } as unknown as SkillCatalog,
+    catalog: undefined,
     skills: { selected: [], unmatched: [] },
     ledger: new LedgerInspector(p.paths, ledgerOf(p)),
   };
