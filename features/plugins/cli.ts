@@ -43,7 +43,8 @@ export const pluginsListCommand: Command = {
     const refused = registry.refused.map((r) => ({ dir: displayPath(r.dir), code: r.error.code, reason: r.error.message }));
     if (values.json) printJson(io, { search_path: registry.roots.map(displayPath), plugins: registry.list().map(describe), refused });
     else {
-      for (const p of registry.list()) io.stdout(`${p.manifest.id.padEnd(26)} ${p.manifest.version.padEnd(8)} ${p.manifest.kind.padEnd(15)} ${p.profile.name.padEnd(16)} ${displayPath(p.dir)}\n`);
+      const idWidth = Math.max(26, ...registry.list().map((p) => p.manifest.id.length));
+      for (const p of registry.list()) io.stdout(`${p.manifest.id.padEnd(idWidth)} ${p.manifest.version.padEnd(8)} ${p.manifest.kind.padEnd(15)} ${p.profile.name.padEnd(16)} ${displayPath(p.dir)}\n`);
       for (const r of refused) io.stderr(`refused ${r.dir}: ${r.code}: ${r.reason}\n`);
     }
     return refused.length === 0 ? 0 : 1;
