@@ -83,9 +83,10 @@ export const PLUGIN_CONTRACTS: PluginContract[] = [
     kind: 'gate-check',
     module: 'kernel/contracts/gate-check.ts',
     summary: 'One check of a skill draft at the gate (snapshot, skill-manifest, prose-risk, permissions, build, tests, ...): it reads the draft\'s snapshot through its grant and reaches host services only through the `gate.*` bindings the gate profile grants it.',
-    selectedBy: 'checks (in order; the check name is the plugin id without `gate-check.`)',
+    selectedBy: 'checks',
     selectedIn: 'gate profile (policies/gates/*.yaml)',
     calls: [{ export: 'check', input: { name: 'contract-gate-check-input', schema: gateCheckInputSchema }, output: { name: 'contract-gate-check-result', schema: gateCheckResultSchema }, doc: 'The result becomes the check\'s entry in the evidence; `failed` rejects the draft, `not-applicable` and `unavailable` are listed among what was not evaluated.' }],
+    note: 'A gate profile lists its checks in order by name: the plugin id without `gate-check.` (`prose-risk` is the plugin `gate-check.prose-risk`). Adding a check is dropping its plugin folder on the plugin search path.',
     manifest: { field: 'gate_check', name: 'contract-gate-check-section', schema: gateCheckSectionSchema, doc: 'The earlier checks this one reads (a profile listing it must list them before it).' },
   },
 ];
