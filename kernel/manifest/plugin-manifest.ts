@@ -55,6 +55,8 @@ export const pluginManifestSchema = z.strictObject({
   }
   if (m.kind !== 'gate-check') {
     if (m.gate_check !== undefined) ctx.addIssue({ code: 'custom', path: ['gate_check'], message: `only gate-check plugins have a gate_check section, not ${m.kind} plugins` });
+    // The prefix is how a gate profile names a check: another kind under it would pass for a missing check.
+    if (m.id.startsWith(GATE_CHECK_ID_PREFIX)) ctx.addIssue({ code: 'custom', path: ['id'], message: `ids starting "${GATE_CHECK_ID_PREFIX}" are for gate-check plugins, not ${m.kind} plugins` });
     return;
   }
   if (!m.id.startsWith(GATE_CHECK_ID_PREFIX) || m.id.split('.').length !== 2) ctx.addIssue({ code: 'custom', path: ['id'], message: `a gate-check plugin's id is "${GATE_CHECK_ID_PREFIX}<check name>" (the name profiles list)` });
