@@ -40,6 +40,14 @@ export interface PluginContract {
 
 export const PLUGIN_CONTRACTS: PluginContract[] = [
   {
+    kind: 'skill',
+    module: 'features/skills/frontmatter-schema.ts',
+    summary: 'Instructions an agent reads (Agent Skills): a folder `<name>/SKILL.md` on the skill search path, offered to the persona\'s executor in its prompt when the profile selects it; its code, if any, is evaluated by the gate before it is published.',
+    selectedBy: 'skills (names such as shared/<name>, or globs; each must match a skill)',
+    calls: [],
+    note: 'A skill is text first: `SKILL.md` with front matter (`name` equal to the folder, `description`, optional `license`, `compatibility`, `metadata`, `allowed-tools`; schema `schemas/skill-frontmatter.schema.json`) and the files it refers to, read on demand. One with code adds a `plugin.yaml` of kind `skill` naming its `entry` and `exports`, like any plugin; the gate (`runtimectl gate`) builds and tests it. Skills are found in the built-in `skills/`, then `RUNTIMECTL_SKILLS_PATH` (`:`-separated), then each `--skills-dir`.',
+  },
+  {
     kind: 'executor',
     module: 'kernel/contracts/executor.ts',
     summary: 'Runs one session of work for the persona (a CLI like codex or claude, or the local Orchestra) and reports what it did and spent.',

@@ -9,6 +9,8 @@ import { SCHEMAS } from '../../cli/schemas.ts';
 import { CONTRACT_DOC, renderContractDoc } from '../../cli/contract-docs.ts';
 import { listSandboxProfiles, loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { loadPlugin, scanPlugins } from '../../kernel/plugins/registry.ts';
+import { PLUGIN_CONTRACTS } from '../../kernel/contracts/index.ts';
+import { PLUGIN_KINDS } from '../../kernel/manifest/plugin-manifest.ts';
 
 function pluginDir(yaml: string, files: Record<string, string> = { 'mod.ts': 'export function f() { return 1; }' }): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-plugin-'));
@@ -74,6 +76,12 @@ test('the JSON Schemas in schemas/ and docs/plugin-contracts.md are the ones the
     assert.equal(readFileSync(file, 'utf8'), text, `${path.basename(file)} is stale`);
   }
   assert.equal(readFileSync(CONTRACT_DOC, 'utf8'), renderContractDoc(), 'docs/plugin-contracts.md is stale');
+});
+
+test('every plugin kind has exactly one published contract, in the generated reference', () => {
+  assert.deepEqual(PLUGIN_CONTRACTS.map((c) => c.kind).sort(), [...PLUGIN_KINDS].sort());
+  const doc = readFileSync(CONTRACT_DOC, 'utf8');
+  for (const kind of PLUGIN_KINDS) assert.equal(doc.split('\n').filter((l) => l === `## \`${kind}\``).length, 1, kind);
 });
 
 test('a profile name that is not a file is refused with the known ones', () => {
