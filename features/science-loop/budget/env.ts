@@ -5,6 +5,7 @@
  */
 import { kernelError } from '../../../kernel/errors.ts';
 import { didYouMean } from '../../../kernel/suggest.ts';
+import { STATE_DIR_ENV } from '../../../kernel/storage/state-dir.ts';
 
 /** Budget fields the environment may override, by variable name. */
 export const BUDGET_ENV = {
@@ -20,7 +21,7 @@ export type BudgetField = keyof typeof BUDGET_ENV;
 
 export const EXECUTOR_ENV = 'SCIDEX_AGENT_CONTINUOUS_EXECUTOR';
 export const EXECUTOR_ENABLED_ENV = 'SCIDEX_AGENT_CONTINUOUS_EXECUTOR_ENABLED';
-export const STATE_DIR_ENV = 'SCIDEX_AGENT_STATE_DIR';
+export { STATE_DIR_ENV };
 
 /** The executors that ship with runtimectl (any installed executor plugin can be named). */
 export const EXECUTOR_NAMES = ['none', 'orchestra', 'codex', 'claude', 'command'] as const;
