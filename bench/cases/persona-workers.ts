@@ -18,7 +18,9 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openLoopKernel, type CycleReport } from '../../kernel/loop/persona-runtime.ts';
+import type { CycleReport } from '../../kernel/loop/persona-runtime.ts';
+import { openLoopKernel } from '../../features/science-loop/preset.ts';
+import { ChildRegistry } from '../../features/science-loop/executors/children.ts';
 import { openPersonas } from '../../kernel/loop/run-personas.ts';
 import type { LoadedPersona } from '../../kernel/personas/load.ts';
 import { inProcessFleet } from '../../features/science-loop/workers/fleet.ts';
@@ -72,9 +74,10 @@ async function measure(variant: Variant, personas: LoadedPersona[], stateDir: st
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.tmpdir() };
   const window = new Window(cycles);
   const started = performance.now();
-  const kernel = await openLoopKernel({ stateDir, env, cacheDir: ctx.cacheDir, spendTokens: false });
+  const children = new ChildRegistry();
+  const kernel = await openLoopKernel({ stateDir, env, cacheDir: ctx.cacheDir, spendTokens: false, children });
   if (variant === 'in-process') {
-    const fleet = inProcessFleet(kernel, await openPersonas(kernel, personas), { cycles, everySeconds: 0, onCycle: window.onCycle });
+    const fleet = inProcessFleet(children, await openPersonas(kernel, personas), { cycles, everySeconds: 0, onCycle: window.onCycle });
     const openMs = performance.now() - started;
     await fleet.run();
     return { ...window.result, openMs };
@@ -83,7 +86,7 @@ async function measure(variant: Variant, personas: LoadedPersona[], stateDir: st
     workers: variant === '1 worker' ? 1 : 2,
     personas,
     substrate: kernel.substrate,
-    loop: { stateDir, env, spendTokens: false, cacheDir: ctx.cacheDir, skillsDir: kernel.skillsDir },
+    loop: { stateDir, env, spendTokens: false, cacheDir: ctx.cacheDir },
     cycles,
     everySeconds: 0,
     onCycle: window.onCycle,

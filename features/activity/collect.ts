@@ -6,8 +6,8 @@
 import path from 'node:path';
 import { isKernelError } from '../../kernel/errors.ts';
 import { openBackend } from '../persistence/open.ts';
-import { readPersistenceConfig } from '../persistence/config.ts';
-import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
+import { readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
+import type { PersonaBackend as PersistenceBackend } from '../persistence/backend.ts';
 import { activityOf, type PersonaActivity } from './report.ts';
 
 export interface PersonaActivityError {

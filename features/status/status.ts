@@ -9,8 +9,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { CYCLE_EVENT, DAY_MS, setAsideUsageOfEvent, usageOfEvent } from '../science-loop/budget/usage.ts';
 import { EVENT_LOG_RELATIVE } from '../../kernel/events/paths.ts';
-import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
-import { PERSISTENCE_CONFIG_FILE } from '../persistence/config-schema.ts';
+import type { PersonaBackend as PersistenceBackend } from '../persistence/backend.ts';
+import { PERSISTENCE_CONFIG_FILE } from '../../kernel/storage/persistence-config-schema.ts';
 import { openBackend } from '../persistence/open.ts';
 import { errorLine } from '../science-loop/decide.ts';
 

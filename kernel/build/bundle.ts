@@ -33,18 +33,29 @@ export interface BuiltBundle {
   size: number;
   /** true when the bundle came from the disk cache */
   cached: boolean;
+  /**
+   * the esbuild source map of the module (sources relative to the entry's folder), for errors
+   * that point at the plugin's own file and line; lines are those of the module before
+   * wrapping (the wrapped script starts WRAP_LINES lines later)
+   */
+  map?: string;
 }
+
+/** Lines wrapModule puts before the module's first line. */
+export const WRAP_LINES = 2;
 
 interface IndexRecord {
   inputs: Record<string, string>;
   digest: string;
   size: number;
-  /** hex seal over the entry, kind and the three fields above */
+  /** sha256 of the source map kept beside the bundle (module bundles) */
+  map?: string;
+  /** hex seal over the entry, kind and the fields above */
   seal: string;
 }
 
 function recordSeal(cacheDir: string, key: string, r: Omit<IndexRecord, 'seal'>): Buffer {
-  return seal(cacheDir, 'bundle-index', key, JSON.stringify(r.inputs), r.digest, String(r.size));
+  return seal(cacheDir, 'bundle-index', key, JSON.stringify(r.inputs), r.digest, String(r.size), ...(r.map !== undefined ? [r.map] : []));
 }
 
 export function defaultCacheDir(): string {
@@ -130,7 +141,9 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
       const sealed = typeof record.seal === 'string' && sealMatches(recordSeal(cacheDir, `${kind}:${absolute}`, record), Buffer.from(record.seal, 'hex'));
       if (sealed && hashInputs(record.inputs, base) && existsSync(bundleFile)) {
         const code = readFileSync(bundleFile, 'utf8');
-        if (sha256(code) === record.digest) return { code, digest: record.digest, inputs: record.inputs, size: record.size, cached: true };
+        const sourceMap = readSourceMap(record.digest, cacheDir, record.map);
+        // A module bundle cached before maps were kept (or whose map changed) is built once more: same bytes, with its map.
+        if (sha256(code) === record.digest && (kind === 'shim' || sourceMap.map !== undefined)) return { code, digest: record.digest, inputs: record.inputs, size: record.size, cached: true, ...sourceMap };
       }
     } catch {
       // A damaged index entry is rebuilt below, never trusted.
@@ -149,6 +162,8 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
       logLevel: 'silent',
       mainFields: kind === 'shim' ? ['main'] : ['module', 'main'],
       absWorkingDir: base,
+      // An external map (the code is the same bytes as without one), kept beside the bundle.
+      ...(kind === 'module' ? { sourcemap: 'external' as const, outfile: path.join(base, '__runtimectl_bundle.js') } : {}),
       plugins: kind === 'module' ? [forceEsm] : [],
       define: {
         'import.meta.main': 'true',
@@ -161,7 +176,8 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
     const where = first?.location ? `${path.relative(process.cwd(), path.resolve(base, first.location.file))}:${first.location.line}:${first.location.column}` : path.relative(process.cwd(), absolute);
     throw kernelError('RTC_ERR_BUILD_FAILED', `${where}: ${first?.text ?? String(error)}`, { details: { file: absolute } });
   }
-  const moduleCode = result.outputFiles[0]?.text ?? '';
+  const moduleCode = result.outputFiles.find((f) => !f.path.endsWith('.map'))?.text ?? '';
+  const map = result.outputFiles.find((f) => f.path.endsWith('.map'))?.text;
   const code = kind === 'shim' ? wrapShim(moduleCode) : wrapModule(moduleCode);
   const digest = sha256(code);
   const inputs: Record<string, string> = {};
@@ -170,9 +186,30 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
     inputs[path.relative(base, file)] = sha256(readFileSync(file));
   }
   writeAtomic(path.join(cacheDir, 'bundles', `${digest}.js`), code);
-  const indexed = { inputs, digest, size: moduleCode.length };
+  if (map !== undefined) writeAtomic(path.join(cacheDir, 'bundles', `${digest}.map`), map);
+  const indexed = { inputs, digest, size: moduleCode.length, ...(map !== undefined ? { map: sha256(map) } : {}) };
   writeAtomic(indexFile, JSON.stringify({ ...indexed, seal: recordSeal(cacheDir, `${kind}:${absolute}`, indexed).toString('hex') } satisfies IndexRecord));
-  return { code, digest, inputs, size: moduleCode.length, cached: false };
+  return { code, digest, inputs, size: moduleCode.length, cached: false, ...(map !== undefined ? { map } : {}) };
+}
+
+/**
+ * The source map kept beside a bundle, when there is one and (given its sealed digest) it is
+ * the one this kernel wrote. Only error messages read it (where in a plugin's file an error was
+ * thrown); nothing else trusts it.
+ */
+function readSourceMapOf(digest: string, cacheDir: string, expected: string): string | undefined {
+  try {
+    const map = readFileSync(path.join(cacheDir, 'bundles', `${digest}.map`), 'utf8');
+    return sha256(map) === expected ? map : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readSourceMap(digest: string, cacheDir: string, expected: string | undefined): { map?: string } {
+  // Only a map the sealed index names is used (an index from before maps has none: the bundle is rebuilt).
+  const map = expected === undefined ? undefined : readSourceMapOf(digest, cacheDir, expected);
+  return map === undefined ? {} : { map };
 }
 
 /** Who compiled a code cache: the kernel's own isolates, or a sandbox host process (untrusted code ran there). */

@@ -102,15 +102,18 @@ test('a skill named exactly that matches nothing stops the start (with "did you 
   const dir = tempDir('rtc-newcomer-skill-');
   const state = path.join(dir, 'state');
   const typo = profile(dir, 'typo', 'runtime: harness-typo\nskills: [value-of-informaton-budgeting, shared/read-only-planing]');
-  await assert.rejects(run([typo], { stateDir: state }), (e: Error) => {
-    assert.match(e.message, /^typo\.yaml: skills: "value-of-informaton-budgeting" matches no skill \(did you mean "value-of-information-budgeting"\?\); "shared\/read-only-planing" matches no skill \(did you mean "shared\/read-only-planning"\?\)$/);
-    return true;
-  });
+  const [refused] = await run([typo], { stateDir: state });
+  assert.deepEqual(refused!.refused, [
+    `persona typo: ${typo.file}: skills[0]: "value-of-informaton-budgeting" matches no skill (did you mean "value-of-information-budgeting"?)`,
+    `persona typo: ${typo.file}: skills[1]: "shared/read-only-planing" matches no skill (did you mean "shared/read-only-planning"?)`,
+  ]);
   const nothing = profile(dir, 'nothing', 'runtime: harness-nothing\nskills: [quantum-gravity]');
-  await assert.rejects(run([nothing], { stateDir: state }), /"quantum-gravity" matches no skill$/);
+  const [none] = await run([nothing], { stateDir: state });
+  assert.match(none!.refused?.[0] ?? '', /skills\[0\]: "quantum-gravity" matches no skill$/);
   const glob = profile(dir, 'globby', 'runtime: harness-globby\nskills: [shared/*, persona/globby/*]');
   const [r] = await run([glob], { stateDir: state });
   assert.equal(r!.stopped, undefined);
+  assert.equal(r!.refused, undefined, String(r!.refused));
 });
 
 test('flag typos are the kernel\'s one line, with "did you mean"; Node\'s parser text never shows', async () => {

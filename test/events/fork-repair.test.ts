@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openEventLog } from '../../kernel/events/event-log.ts';
-import { analyzeFork } from '../../kernel/events/fork-repair.ts';
+import { analyzeFork } from '../../features/events/fork-repair.ts';
 import { readEvents, verifyEventLog } from '../../kernel/events/verify.ts';
 import { UsageWindow } from '../../features/science-loop/budget/usage.ts';
 import { readStatus } from '../../features/status/status.ts';

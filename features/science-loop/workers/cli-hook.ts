@@ -14,7 +14,6 @@ import type { LoadedPersona } from '../../../kernel/personas/load.ts';
 import { personaPaths } from '../../../kernel/loop/layout.ts';
 import { personaSecrets } from '../../../kernel/loop/plugin-options.ts';
 import { SecretValues } from '../../../kernel/redact/secret-values.ts';
-import { ledgerEnv } from '../../ledger/layout.ts';
 import type { WorkerSetup } from './protocol.ts';
 import { workerFleet, type FleetRun, type LoopFleet } from './fleet.ts';
 
@@ -43,7 +42,8 @@ export interface WorkerFleetStart extends FleetRun {
 export function startWorkerFleet(o: WorkerFleetStart): Promise<LoopFleet> {
   const workers = Math.min(o.workers, o.personas.length);
   // The secrets each persona's runtime scrubs with, computed as PersonaRuntime computes them.
-  const secrets = () => SecretValues.union(o.personas.map((p) => personaSecrets(o.kernel.env, p.profile, ledgerEnv(personaPaths(o.kernel.stateDir, p.profile.id).dir, p.profile.id))));
+  const secrets = () =>
+    SecretValues.union(o.personas.map((p) => personaSecrets(o.kernel.env, p.profile, o.kernel.composition.pluginEnv?.(personaPaths(o.kernel.stateDir, p.profile.id), p.profile) ?? {})));
   return workerFleet(
     {
       workers,
@@ -53,7 +53,6 @@ export function startWorkerFleet(o: WorkerFleetStart): Promise<LoopFleet> {
         ...o.loop,
         // the run's cap on live plugin isolates, shared out among the workers
         maxResidentIsolates: Math.ceil((o.loop.maxResidentIsolates ?? DEFAULT_MAX_RESIDENT_ISOLATES) / workers),
-        skillsDir: o.kernel.skillsDir,
         cacheDir: o.kernel.cacheDir,
       },
       ...(o.cycles !== undefined ? { cycles: o.cycles } : {}),

@@ -3,8 +3,9 @@
  * worker threads (pool.ts), behind one face, so the CLI's signals, lines, --json and exit
  * status are the same code either way.
  */
-import type { CycleReport, LoopKernel, PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
-import { runPersonaLoop, type PersonaRun } from '../../../kernel/loop/run-personas.ts';
+import type { CycleReport } from '../../../kernel/loop/persona-runtime.ts';
+import { runPersonaLoop, type OpenedPersonas, type PersonaRun } from '../../../kernel/loop/run-personas.ts';
+import type { ChildRegistry } from '../executors/children.ts';
 import { SecretValues } from '../../../kernel/redact/secret-values.ts';
 import { PersonaWorkers, type WorkerRunOptions } from './pool.ts';
 
@@ -17,6 +18,8 @@ export interface LoopFleet {
   stop(killAfterMs: number): Promise<number>;
   /** every persona's secret values: what the CLI prints about them is scrubbed of them */
   readonly secrets: SecretValues;
+  /** the personas that did not start (start-check.ts), in the order given, with their problem lines */
+  readonly refused: OpenedPersonas['refused'];
 }
 
 export interface FleetRun {
@@ -25,11 +28,12 @@ export interface FleetRun {
   onCycle: (report: CycleReport) => void;
 }
 
-/** `--workers 1`: every persona's loop on this thread, in the kernel the CLI opened. */
-export function inProcessFleet(kernel: LoopKernel, runtimes: readonly PersonaRuntime[], options: FleetRun): LoopFleet {
+/** `--workers 1`: every persona's loop on this thread, in the kernel the CLI opened (its subprocesses in `children`). */
+export function inProcessFleet(children: ChildRegistry, { runtimes, refused }: OpenedPersonas, options: FleetRun): LoopFleet {
   const controller = new AbortController();
   return {
     secrets: SecretValues.union(runtimes.map((rt) => rt.secrets)),
+    refused,
     async run() {
       try {
         return await Promise.all(
@@ -49,8 +53,8 @@ export function inProcessFleet(kernel: LoopKernel, runtimes: readonly PersonaRun
     finish: () => controller.abort(),
     stop(killAfterMs) {
       controller.abort();
-      const running = kernel.children.running;
-      void kernel.children.stop(killAfterMs);
+      const running = children.running;
+      void children.stop(killAfterMs);
       return Promise.resolve(running);
     },
   };
@@ -62,6 +66,7 @@ export async function workerFleet(options: Omit<WorkerRunOptions, 'onCycle'> & F
   return {
     // once the workers have opened the personas (their folders exist then)
     secrets: secrets(),
+    refused: pool.refused,
     run: () => pool.run(),
     finish: () => pool.finish(),
     stop: (killAfterMs) => pool.stop(killAfterMs),

@@ -22,7 +22,7 @@
 import { Worker } from 'node:worker_threads';
 import { errorLine, kernelError } from '../../../kernel/errors.ts';
 import type { CycleReport } from '../../../kernel/loop/persona-runtime.ts';
-import type { PersonaRun } from '../../../kernel/loop/run-personas.ts';
+import type { OpenedPersonas, PersonaRun } from '../../../kernel/loop/run-personas.ts';
 import type { LoadedPersona } from '../../../kernel/personas/load.ts';
 import type { SubstrateAtStart } from '../../../kernel/substrate/substrate-at-start.ts';
 import { assignShares } from './assign.ts';
@@ -80,6 +80,8 @@ export class PersonaWorkers {
   readonly #options: WorkerRunOptions;
   readonly #slots: Slot[];
   readonly #runs = new Map<string, PersonaRun>();
+  /** personas that did not start at the first open, with their problem lines */
+  readonly #refused = new Map<string, string[]>();
   readonly #table: WorkerTable;
   /** finish() or stop() was called: no restart, no new cycle waits */
   #ending = false;
@@ -104,8 +106,14 @@ export class PersonaWorkers {
       await Promise.all(pool.#slots.map((slot) => pool.#closeUnstarted(slot)));
       throw failed.reason;
     }
+    for (const r of opened) if (r.status === 'fulfilled') for (const refusal of r.value) pool.#refused.set(refusal.persona_id, refusal.problems);
     pool.#table.write(pool.#slots);
     return pool;
+  }
+
+  /** The personas that did not start (start-check.ts), in the order given. */
+  get refused(): OpenedPersonas['refused'] {
+    return this.#options.personas.filter((p) => this.#refused.has(p.profile.id)).map((p) => ({ persona_id: p.profile.id, problems: this.#refused.get(p.profile.id)! }));
   }
 
   /** Which worker hosts which personas (thread ids change when a worker restarts). */
@@ -117,7 +125,7 @@ export class PersonaWorkers {
   async run(): Promise<PersonaRun[]> {
     await Promise.all(this.#slots.map((slot) => this.#runSlot(slot)));
     this.#table.remove();
-    return [...this.#runs.values()];
+    return [...this.#runs.values()].filter((r) => !this.#refused.has(r.persona_id));
   }
 
   /** SIGINT: every worker ends its waits and lets its cycles in progress finish. */
@@ -181,12 +189,13 @@ export class PersonaWorkers {
   }
 
   /** A new worker for the slot; resolves once it has opened its personas, rejects with its open error. */
-  #spawn(slot: Slot): Promise<void> {
+  #spawn(slot: Slot): Promise<OpenedPersonas['refused']> {
     const o = this.#options;
     const cycles = this.#remaining(slot);
     const setup: WorkerSetup = {
       workerId: slot.id,
-      personas: slot.personas,
+      // A restart leaves out the personas that did not start at all or stopped on their own.
+      personas: slot.personas.filter((p) => !this.#refused.has(p.profile.id) && this.#runs.get(p.profile.id)!.stopped === undefined),
       ...(cycles ? { cycles } : {}),
       ...(o.everySeconds !== undefined ? { everySeconds: o.everySeconds } : {}),
       loop: o.loop,
@@ -200,9 +209,9 @@ export class PersonaWorkers {
     worker.on('error', (error) => {
       slot.lastError = error.message.split('\n')[0];
     });
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<OpenedPersonas['refused']>((resolve, reject) => {
       slot.onMessage = (message) => {
-        if (message.type === 'opened') resolve();
+        if (message.type === 'opened') resolve(message.refused);
         else if (message.type === 'open-failed') reject(fromWire(message.error));
         else if (message.type === 'cycle') {
           slot.consecutive = 0;
@@ -248,7 +257,11 @@ export class PersonaWorkers {
         await this.#pause(delay);
         if (this.#ending) return this.#giveUp(slot, why);
         try {
-          await this.#spawn(slot);
+          // A persona its restart refuses (its state now fails the start checks) stops; the others run on.
+          for (const r of await this.#spawn(slot)) {
+            const run = this.#runs.get(r.persona_id)!;
+            run.stopped ??= `RTC_ERR_WORKER_FAILED: its worker ${slot.id} was restarted and it could not start again: ${r.problems.join('; ')}`;
+          }
           this.#table.write(this.#slots);
           break;
         } catch (error) {

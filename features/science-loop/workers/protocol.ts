@@ -6,8 +6,15 @@
  */
 import type { LoadedPersona } from '../../../kernel/personas/load.ts';
 import type { CycleReport } from '../../../kernel/loop/persona-runtime.ts';
+import type { OpenedPersonas } from '../../../kernel/loop/run-personas.ts';
+import type { DefaultLoopOptions } from '../preset.ts';
 import type { SubstrateAtStart } from '../../../kernel/substrate/substrate-at-start.ts';
 import { isKernelError, kernelError, type ErrorCode } from '../../../kernel/errors.ts';
+
+/** The cloneable part of the default composition's loop options; each worker makes its own ChildRegistry. */
+export type WorkerLoopOptions = Pick<DefaultLoopOptions, 'stateDir' | 'stateDirShown' | 'spendTokens' | 'maxResidentIsolates' | 'pluginsDir' | 'pluginPath' | 'cacheDir' | 'skillsDirs' | 'harnessesDir'> & {
+  env: Record<string, string | undefined>;
+};
 
 /** What a worker needs to open its share of the personas: all of it cloneable. */
 export interface WorkerSetup {
@@ -17,16 +24,8 @@ export interface WorkerSetup {
   /** cycles still to run per persona id; absent: until stopped */
   cycles?: Record<string, number>;
   everySeconds?: number;
-  loop: {
-    stateDir: string;
-    stateDirShown?: string;
-    env: Record<string, string | undefined>;
-    spendTokens: boolean;
-    maxResidentIsolates?: number;
-    pluginsDir?: string;
-    skillsDir?: string;
-    cacheDir?: string;
-  };
+  /** the options the run CLI opened its kernel with: plain data (no registry, clock or callbacks) */
+  loop: WorkerLoopOptions;
   /** the start's substrate check, done once by the main thread for every worker */
   substrate: SubstrateAtStart;
 }
@@ -50,7 +49,8 @@ export type ToWorker =
 
 /** worker → main */
 export type FromWorker =
-  | { type: 'opened'; personas: string[] }
+  /** the kernel and every persona that can start are open; `refused` did not start (start-check.ts) */
+  | { type: 'opened'; personas: string[]; refused: OpenedPersonas['refused'] }
   | { type: 'open-failed'; error: WireError }
   | { type: 'cycle'; report: CycleReport }
   | { type: 'stopping'; running: number }

@@ -6,8 +6,10 @@
  * made; the persona's writer lock, event log and trace are held by this thread alone.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openLoopKernel, type PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import type { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
 import { openPersonas, runPersonaLoop } from '../../../kernel/loop/run-personas.ts';
+import { ChildRegistry } from '../executors/children.ts';
+import { openLoopKernel } from '../preset.ts';
 import { toWire, type FromWorker, type ToWorker, type WorkerSetup } from './protocol.ts';
 
 const port = parentPort!;
@@ -23,27 +25,29 @@ const go = new Promise<'start' | 'close'>((resolve) => {
 });
 
 async function main(): Promise<void> {
-  const kernel = await openLoopKernel({ ...setup.loop, substrate: setup.substrate });
+  const children = new ChildRegistry();
+  const kernel = await openLoopKernel({ ...setup.loop, children, substrate: setup.substrate });
   port.on('message', (message: ToWorker) => {
     if (message.type === 'start') started();
     else if (message.type === 'close') closeOnly();
     else if (message.type === 'finish') controller.abort();
     else if (message.type === 'stop') {
       controller.abort();
-      send({ type: 'stopping', running: kernel.children.running });
-      void kernel.children.stop(message.killAfterMs);
+      send({ type: 'stopping', running: children.running });
+      void children.stop(message.killAfterMs);
     }
   });
   // A persona with no cycles left (a restart after it finished its share) is not opened again.
   const personas = setup.personas.filter((p) => setup.cycles?.[p.profile.id] !== 0);
   let runtimes: PersonaRuntime[];
   try {
-    runtimes = await openPersonas(kernel, personas);
+    const opened = await openPersonas(kernel, personas);
+    runtimes = opened.runtimes;
+    send({ type: 'opened', personas: runtimes.map((rt) => rt.profile.id), refused: opened.refused });
   } catch (error) {
     send({ type: 'open-failed', error: toWire(error) });
     return;
   }
-  send({ type: 'opened', personas: runtimes.map((rt) => rt.profile.id) });
   const stopped: Record<string, string> = {};
   try {
     if ((await go) === 'close') return;

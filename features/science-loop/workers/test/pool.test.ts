@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { main } from '../../../../kernel/cli/main.ts';
+import { main } from '../../../../cli/main.ts';
 import { KernelError } from '../../../../kernel/errors.ts';
 import { acquireFileWriterLock } from '../../../../kernel/storage/writer-lock.ts';
 import { verifyEventLog } from '../../../../kernel/events/verify.ts';
-import { openLoopKernel } from '../../../../kernel/loop/persona-runtime.ts';
+import { openLoopKernel } from '../../preset.ts';
 import type { LoadedPersona } from '../../../../kernel/personas/load.ts';
 import { CACHE_DIR, cycleEvents, events, fakeEnv, profile, tempDir } from '../../test/helpers.ts';
 import { PersonaWorkers, type WorkerRunOptions } from '../pool.ts';
@@ -24,7 +24,7 @@ function fleet(dir: string, count: number): LoadedPersona[] {
 async function options(stateDir: string, personas: LoadedPersona[], extra: Partial<WorkerRunOptions> = {}): Promise<WorkerRunOptions> {
   const env = fakeEnv();
   const kernel = await openLoopKernel({ stateDir, env, cacheDir: CACHE_DIR });
-  return { workers: 2, personas, substrate: kernel.substrate, loop: { stateDir, env, spendTokens: false, cacheDir: CACHE_DIR, skillsDir: kernel.skillsDir }, everySeconds: 0, ...extra };
+  return { workers: 2, personas, substrate: kernel.substrate, loop: { stateDir, env, spendTokens: false, cacheDir: CACHE_DIR }, everySeconds: 0, ...extra };
 }
 
 const until = async (what: string, ok: () => boolean, ms = 120_000) => {
@@ -102,7 +102,7 @@ test('a worker that dies takes only its own personas down; they restart (logged,
   assert.equal(table.workers[1]!.last_death, null);
   // `runtimectl status` shows it to the operator.
   const out: string[] = [];
-  const code = await main(['status', '--state-dir', stateDir], { stdout: (t) => out.push(t), stderr: (t) => out.push(t), cwd: dir, env: fakeEnv() });
+  const code = await main(['status', '--state-dir', stateDir], { stdout: (t: string) => out.push(t), stderr: (t: string) => out.push(t), cwd: dir, env: fakeEnv() });
   assert.equal(code, 0, out.join(''));
   assert.match(out.join(''), new RegExp(`run pid ${process.pid} \\(since [^)]+\\) spreads its personas over 2 worker thread\\(s\\):\n  worker 1 \\(thread \\d+\\): p0, p2; restarts 1; last died \\S+: exit code 1\n  worker 2 \\(thread \\d+\\): p1, p3; restarts 0\n`));
   pool.finish();
