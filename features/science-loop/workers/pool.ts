@@ -287,7 +287,7 @@ export class PersonaWorkers {
   #giveUp(slot: Slot, why: string): void {
     const reason = this.#ending
       ? `its worker ${slot.id} died while the run was stopping (${why})`
-      : `its worker ${slot.id} died ${slot.consecutive} times in a row without completing a cycle (last: ${why})`;
+      : `its worker ${slot.id} died ${slot.consecutive} time(s) in a row without completing a cycle between (last: ${why})`;
     for (const p of slot.personas) {
       const run = this.#runs.get(p.profile.id)!;
       run.stopped ??= `RTC_ERR_WORKER_FAILED: ${reason}`;

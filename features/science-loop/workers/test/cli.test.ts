@@ -63,7 +63,7 @@ test('run --workers 2 prints the same lines and the same --json document as the 
   for (const id of ['ada', 'bo', 'cy', 'di']) assert.equal(verifyEventLog(path.join(dir, 'json-2', id, 'logs', 'events.jsonl')).ok, true);
 });
 
-test('run --workers: a bad value is a usage error; a persona that cannot open stops the start with the same line as in-process', async () => {
+test('run --workers: a bad value is a usage error; a persona that cannot start is refused with the same line as in-process, the others run', async () => {
   const dir = tempDir();
   const files = writeProfiles(dir);
   assert.deepEqual(await cli(['run', '--persona', files[1]!, '--workers', '0'], dir), { code: 2, out: '', err: 'runtimectl: RTC_ERR_CLI_USAGE: --workers 0: must be a whole number above zero, or auto\n' });
@@ -73,13 +73,20 @@ test('run --workers: a bad value is a usage error; a persona that cannot open st
     const stateDir = path.join(dir, `bad-${workers}`);
     mkdirSync(path.join(stateDir, 'cy'), { recursive: true });
     writeFileSync(path.join(stateDir, 'cy', 'persistence.yaml'), 'schema_version: 1\nbackend: mongo\n');
-    runs.push(await cli(['run', '--persona', ...files, '--cycles', '1', '--state-dir', stateDir, '--workers', workers], dir));
+    runs.push(await cli(['run', '--persona', ...files, '--cycles', '1', '--state-dir', stateDir, '--workers', workers, '--json'], dir));
   }
   assert.equal(runs[0]!.code, 1);
-  assert.match(runs[0]!.err, /^runtimectl: RTC_ERR_PERSISTENCE_PLUGIN: no persistence backend "mongo" .*\n$/);
-  assert.deepEqual(runs[1], runs[0]);
-  // Nothing ran: the other worker closed the personas it had opened without a cycle.
-  for (const id of ['ada', 'bo', 'di']) assert.equal(cycleEvents(path.join(dir, 'bad-2'), id).length, 0);
+  assert.match(runs[0]!.err, /^runtimectl: RTC_ERR_PERSONA_START: persona cy: .*persistence\.mongo is not installed.*\n$/);
+  assert.equal(runs[1]!.code, runs[0]!.code);
+  assert.equal(runs[1]!.err, runs[0]!.err.replace('bad-1', 'bad-2'));
+  const doc = (r: { out: string }) => {
+    const value = JSON.parse(r.out);
+    delete value.state_dir;
+    return value;
+  };
+  assert.deepEqual(doc(runs[1]!), doc(runs[0]!));
+  assert.deepEqual(doc(runs[1]!).personas.map((p: { persona_id: string; refused: string[] | null }) => [p.persona_id, p.refused === null]), [['ada', true], ['bo', true], ['di', true], ['cy', false]]);
+  for (const id of ['ada', 'bo', 'di']) assert.equal(cycleEvents(path.join(dir, 'bad-2'), id).length, 1, `${id} ran`);
 });
 
 /** Two personas whose fake codex sleeps, run by the real bin with --workers 2 until a signal. */

@@ -142,10 +142,10 @@ test('with --cycles, a restarted worker runs only the cycles its personas still 
   assert.ok(cycleEvents(stateDir, 'p0').length >= 3);
 });
 
-test('a worker that keeps dying (its restart cannot open its personas) stops only its own personas, with the reason; the others finish', async () => {
+test('a restart that cannot start one of its personas stops that persona alone, with the reason; its worker-mates and the other workers run on', async () => {
   const dir = tempDir();
   const stateDir = path.join(dir, 'state');
-  const personas = fleet(dir, 2);
+  const personas = fleet(dir, 3);
   const notices: string[] = [];
   let pool: PersonaWorkers | undefined;
   pool = await PersonaWorkers.open(
@@ -153,11 +153,10 @@ test('a worker that keeps dying (its restart cannot open its personas) stops onl
       cycles: 4,
       everySeconds: 0.05,
       restartDelay: () => 10,
-      maxConsecutiveDeaths: 1,
       onNotice: (line) => notices.push(line),
       onCycle: (r) => {
         if (r.persona_id === 'p0' && r.cycle === 1) {
-          // From now on p0 cannot be opened: its restart fails as a corrupt persona folder would.
+          // From now on p0 cannot start: its restart refuses it as a corrupt persona folder would.
           writeFileSync(path.join(stateDir, 'p0', 'persistence.yaml'), 'schema_version: 1\nbackend: mongo\n');
           void pool!.terminateWorker(1);
         }
@@ -166,8 +165,32 @@ test('a worker that keeps dying (its restart cannot open its personas) stops onl
   );
   const runs = await pool.run();
   assert.equal(notices.length, 1, notices.join('\n'));
-  assert.equal(runs[0]!.persona_id, 'p0');
-  assert.match(runs[0]!.stopped ?? '', /^RTC_ERR_WORKER_FAILED: its worker 1 died 2 times in a row without completing a cycle \(last: its restart could not open them: RTC_ERR_PERSISTENCE_PLUGIN: no persistence backend "mongo"/);
+  assert.deepEqual(runs.map((r) => r.persona_id), ['p0', 'p1', 'p2']);
+  assert.match(runs[0]!.stopped ?? '', /^RTC_ERR_WORKER_FAILED: its worker 1 was restarted and it could not start again: persona p0: .*persistence\.mongo is not installed/);
   assert.equal(runs[1]!.stopped, undefined);
   assert.equal(runs[1]!.reports.length, 4, 'the other worker finished its cycles');
+  assert.equal(runs[2]!.stopped, undefined);
+  assert.equal(runs[2]!.reports.length, 4, 'p0\'s worker-mate came back and finished its cycles');
+});
+
+test('a worker that dies more times in a row than allowed stops only its own personas, with the reason', async () => {
+  const dir = tempDir();
+  const stateDir = path.join(dir, 'state');
+  const personas = fleet(dir, 2);
+  let pool: PersonaWorkers | undefined;
+  pool = await PersonaWorkers.open(
+    await options(stateDir, personas, {
+      cycles: 4,
+      everySeconds: 0.05,
+      maxConsecutiveDeaths: 0,
+      onCycle: (r) => {
+        if (r.persona_id === 'p0' && r.cycle === 1) void pool!.terminateWorker(1);
+      },
+    }),
+  );
+  const runs = await pool.run();
+  assert.match(runs[0]!.stopped ?? '', /^RTC_ERR_WORKER_FAILED: its worker 1 died 1 time\(s\) in a row without completing a cycle between \(last: exit code 1\)$/);
+  assert.equal(runs[1]!.stopped, undefined);
+  assert.equal(runs[1]!.reports.length, 4);
+  assert.equal(verifyEventLog(path.join(stateDir, 'p0', 'logs', 'events.jsonl')).ok, true);
 });
