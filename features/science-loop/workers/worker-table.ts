@@ -8,11 +8,14 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { processStartTicks } from '../../../kernel/storage/writer-lock.ts';
 
 export const RUN_WORKERS_FILE = 'run-workers.json';
 
 export const RunWorkersSchema = z.object({
   pid: z.number().int(),
+  /** the process's start time in clock ticks after boot (/proc/<pid>/stat), so a reused pid is not taken for it */
+  start_ticks: z.number().int().nullable(),
   started_at: z.string(),
   updated_at: z.string(),
   workers: z.array(
@@ -50,6 +53,7 @@ export class WorkerTable {
   write(slots: readonly SlotView[]): void {
     const table: RunWorkers = {
       pid: process.pid,
+      start_ticks: processStartTicks(process.pid),
       started_at: this.#startedAt,
       updated_at: new Date().toISOString(),
       workers: slots.map((s) => ({ worker: s.id, thread_id: s.worker?.threadId ?? null, personas: s.personas.map((p) => p.profile.id), restarts: s.restarts, last_death: this.#deaths.get(s.id) ?? null })),
@@ -68,10 +72,12 @@ export class WorkerTable {
 }
 
 /** The table of the run now going on in `stateDir`, or undefined (none, or its process is gone, or unreadable). */
-export function readRunWorkers(stateDir: string, isRunning: (pid: number) => boolean = pidIsRunning): RunWorkers | undefined {
+export function readRunWorkers(stateDir: string): RunWorkers | undefined {
   try {
     const table = RunWorkersSchema.parse(JSON.parse(readFileSync(path.join(stateDir, RUN_WORKERS_FILE), 'utf8')));
-    return isRunning(table.pid) ? table : undefined;
+    // The pid and its start time name one process (a reused pid is another one).
+    const ticks = processStartTicks(table.pid);
+    return ticks !== null && ticks === table.start_ticks ? table : undefined;
   } catch {
     return undefined;
   }
@@ -86,13 +92,4 @@ export function workerLines(table: RunWorkers): string[] {
       return `  worker ${w.worker} (thread ${w.thread_id ?? '-'}): ${w.personas.join(', ')}; restarts ${w.restarts}${death}`;
     }),
   ];
-}
-
-function pidIsRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
