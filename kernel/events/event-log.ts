@@ -301,6 +301,7 @@ export class EventLog {
         prepared.entry = { ...prepared.entry, gz_bytes: gz.length, gz_sha256: sha256Hex(gz) };
       } else history.writeSealed(prepared.sealed.segment, prepared.gz);
       if (this.#sealed.length < prepared.sealed.segment && history.readIndex().length < prepared.sealed.segment) history.appendIndex(JSON.stringify(prepared.entry));
+      if (prepared.rollupLine && !history.readRollups(prepared.sealed.segment).length) history.appendRollup(prepared.rollupLine);
     } catch (error) {
       if (isKernelError(error) && error.code === 'RTC_ERR_HISTORY_SEGMENT') throw error;
       throw kernelError('RTC_ERR_EVENTS_WRITE', `${this.file}: sealing segment ${prepared.sealed.segment} failed (${(error as Error).message}); the open segment was left as it is`, { cause: error });

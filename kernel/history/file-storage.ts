@@ -68,9 +68,63 @@ function readSyncAt(fd: number, buffer: Buffer, position: number): void {
   readSync(fd, buffer, 0, buffer.length, position);
 }
 
+const SEGMENT_OF_LINE = /^\{"segment":(\d+)[,}]/;
+
+/**
+ * The complete lines of `file` whose leading `{"segment":N` is at least `from`, oldest first,
+ * read from the end of the file backwards: a recent window costs its own lines, not the file.
+ */
+export function tailLines(file: string, from: number): string[] {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const out: string[] = [];
+    let end = size;
+    let carry = Buffer.alloc(0);
+    let first = true;
+    const CHUNK = 1 << 16;
+    while (end > 0) {
+      const start = Math.max(0, end - CHUNK);
+      const chunk = Buffer.alloc(end - start);
+      readSync(fd, chunk, 0, chunk.length, start);
+      let data = Buffer.concat([chunk, carry]);
+      // The text after the last newline of the file is a torn line (never acknowledged).
+      if (first) {
+        const nl = data.lastIndexOf(0x0a);
+        data = nl === -1 ? Buffer.alloc(0) : data.subarray(0, nl + 1);
+        first = false;
+      }
+      let stop = data.length;
+      while (stop > 0) {
+        const nl = stop >= 2 ? data.lastIndexOf(0x0a, stop - 2) : -1;
+        // The line begins in the part of the file before this chunk: read that first.
+        if (nl === -1 && start > 0) break;
+        const line = data.subarray(nl + 1, stop - 1).toString('utf8');
+        stop = nl + 1;
+        if (line === '') continue;
+        const m = SEGMENT_OF_LINE.exec(line);
+        if (m && Number(m[1]) < from) return out.reverse();
+        out.push(line);
+      }
+      carry = Buffer.from(data.subarray(0, stop));
+      end = start;
+    }
+    return out.reverse();
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function fileHistoryStorage(options: FileHistoryOptions): HistoryStorage {
   const segmentsDir = path.join(options.dir, 'segments');
   const indexFile = path.join(options.dir, 'index.jsonl');
+  const rollupsFile = path.join(options.dir, 'rollups.jsonl');
   const docFile = (name: HistoryDocument) => path.join(options.dir, `${name}.json`);
   const label = options.label;
   const nameOf = (file: string) => `${label}/${path.relative(options.dir, file).split(path.sep).join('/')}`;
@@ -81,6 +135,7 @@ export function fileHistoryStorage(options: FileHistoryOptions): HistoryStorage 
     label,
     segmentsLabel: `${label}/segments`,
     indexLabel: nameOf(indexFile),
+    rollupsLabel: nameOf(rollupsFile),
     documentLabel: (name) => nameOf(docFile(name)),
     writable: !options.readonly,
     list(): SealedListing {
@@ -157,6 +212,11 @@ export function fileHistoryStorage(options: FileHistoryOptions): HistoryStorage 
     appendIndex(line) {
       refuseWrite('append to the segment index');
       appendLineDurably(indexFile, line);
+    },
+    readRollups: (fromSegment) => tailLines(rollupsFile, fromSegment),
+    appendRollup(line) {
+      refuseWrite('append a rollup');
+      appendLineDurably(rollupsFile, line);
     },
     readDocument(name) {
       try {

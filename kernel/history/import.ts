@@ -45,6 +45,7 @@ export async function importSegmented(events: Iterable<EventEnvelope>, target: I
       const prepared = await prepareSeal({ segment: header.sealed.segment, bytes, file: target.file, ...(header.attached ? { attached: header.attached } : {}), ...(target.rollup ? { rollup: target.rollup } : {}) });
       target.history.writeSealed(header.sealed.segment, prepared.gz);
       target.history.appendIndex(JSON.stringify(prepared.entry));
+      if (prepared.rollupLine) target.history.appendRollup(prepared.rollupLine);
       target.replaceOpen(event);
     } else {
       batch.push(event);

@@ -4,12 +4,14 @@
  * segment is sealed. It repeats what the next segment's header says (seq range, records,
  * bytes, sha256, last hash), adds what only the stored form knows (compressed size and
  * digest) and the wall-clock span of its records (outside every hash, used to pick the
- * segments a time window needs), and carries the segment's rollup: the figures `status`,
- * `activity` and the loop's usage step read instead of the raw records (features/history
- * defines them; the kernel keeps them opaque).
+ * segments a time window needs). Kept small: start-up reads all of it.
  *
- * The index is derived data: it is checked against the headers (start-up, `verify`) and
- * recomputed from the segments by `verify --full`, never trusted for the chain itself.
+ * Beside it, `rollups.jsonl` holds one rollup per sealed segment: the figures `status`,
+ * `activity` and the loop's usage step read instead of the raw records (features/history
+ * defines them; the kernel keeps them opaque), read from the end for recent windows.
+ *
+ * Both are derived data: checked against the headers (start-up, `verify`) and recomputed
+ * from the segments by `verify --full`, never trusted for the chain itself.
  */
 import { z } from 'zod';
 import { sealedSegmentSchema } from '../events/segment-header.ts';
@@ -28,8 +30,6 @@ export const segmentIndexEntrySchema = sealedSegmentSchema.extend({
   max_at: z.string(),
   /** what was sealed with it (the trace segment sealed with an event segment) */
   attached: z.record(z.string(), z.unknown()).optional(),
-  /** the segment's rollup (features/history), opaque to the kernel */
-  rollup: z.unknown().optional(),
 });
 export type SegmentIndexEntry = z.infer<typeof segmentIndexEntrySchema>;
 
@@ -65,6 +65,27 @@ export function parseIndexLines(lines: readonly string[], where: string): Segmen
     out.push(parsed.data);
   }
   return out;
+}
+
+/** One line of rollups.jsonl: a sealed segment's rollup (features/history), opaque to the kernel. */
+export interface RollupLine {
+  segment: number;
+  rollup: unknown;
+}
+
+/** Parses rollup lines; a line that does not parse is an IndexLineError naming it. */
+export function parseRollupLines(lines: readonly string[], where: string): RollupLine[] {
+  return lines.map((text, i) => {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new IndexLineError(`${where}: line ${i + 1} from the end is not valid JSON`);
+    }
+    const r = raw as Partial<RollupLine>;
+    if (typeof r?.segment !== 'number' || !Number.isInteger(r.segment) || r.segment < 1) throw new IndexLineError(`${where}: a line names no segment`);
+    return { segment: r.segment, rollup: r.rollup };
+  });
 }
 
 /** A malformed index line; callers turn it into RTC_ERR_HISTORY_INDEX with their context. */

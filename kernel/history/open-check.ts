@@ -20,7 +20,7 @@ import type { EventEnvelope } from '../events/envelope.ts';
 import { syncDirectory } from '../events/repair.ts';
 import type { SegmentHeader } from '../events/segment-header.ts';
 import { IndexLineError, INDEX_FORMAT, parseIndexLines, sealedPartOf, type SegmentIndexEntry } from './index-entry.ts';
-import { decompressSegment, sha256Hex } from './seal.ts';
+import { decompressSegment, rollupLine, sha256Hex } from './seal.ts';
 import { checkSegmentBytes } from './segment-check.ts';
 import type { HistoryStorage, StoredSegment } from './storage.ts';
 
@@ -63,7 +63,7 @@ function headerAfter(storage: HistoryStorage, index: number, open: OpenSegmentRe
 }
 
 /** Rebuilds the index entry of stored segment `index`, checked against the header after it. */
-function rebuildEntry(storage: HistoryStorage, segment: StoredSegment, open: OpenSegmentRef, stored: Map<number, StoredSegment>, rollup: SealedHistory['rollup']): SegmentIndexEntry {
+function rebuildEntry(storage: HistoryStorage, segment: StoredSegment, open: OpenSegmentRef, stored: Map<number, StoredSegment>): SegmentIndexEntry {
   if (segment.archived) {
     throw kernelError('RTC_ERR_HISTORY_INDEX', `${storage.indexLabel}: the entry of archived segment ${segment.index} is missing, and an archived segment cannot be read to rebuild it; restore it first (nothing was changed)`, {
       details: { file: storage.indexLabel, segment: segment.index },
@@ -71,8 +71,7 @@ function rebuildEntry(storage: HistoryStorage, segment: StoredSegment, open: Ope
   }
   const gz = storage.readSealed(segment.index);
   const bytes = decompressSegment(gz, segment.name);
-  const events: EventEnvelope[] = [];
-  const check = checkSegmentBytes(bytes, { file: segment.name, ...(rollup ? { onEvent: (e) => events.push(e) } : {}) });
+  const check = checkSegmentBytes(bytes, { file: segment.name });
   if (check.problems.length > 0) throw segmentError(segment.name, `line ${check.problems[0]!.line}: ${check.problems[0]!.what}`, segment.index);
   const sealed = { segment: segment.index, first_seq: check.first_seq, last_seq: check.last_seq, records: check.records, bytes: bytes.length, sha256: sha256Hex(bytes), last_hash: check.last_hash };
   const header = headerAfter(storage, segment.index, open, stored);
@@ -85,8 +84,30 @@ function rebuildEntry(storage: HistoryStorage, segment: StoredSegment, open: Ope
     min_at: check.min_at,
     max_at: check.max_at,
     ...(header?.attached ? { attached: header.attached } : {}),
-    ...(rollup ? { rollup: rollup(events) } : {}),
   };
+}
+
+/** Rollups of sealed segments that have none (a crash before appending it, or a file set aside), rebuilt from the segments. */
+function rebuildRollups(storage: HistoryStorage, sealedCount: number, stored: Map<number, StoredSegment>, rollup: NonNullable<SealedHistory['rollup']>): number[] {
+  const segmentOf = (line: string) => Number(/^\{"segment":(\d+)[,}]/.exec(line)?.[1] ?? 0);
+  // Rollups are appended in segment order: when the last sealed segment has one, all do (a
+  // start-up reads one line, not the file); otherwise the gaps are found and filled.
+  if (sealedCount === 0 || storage.readRollups(sealedCount).some((line) => segmentOf(line) === sealedCount)) return [];
+  const have = new Set<number>();
+  for (const line of storage.readRollups(1)) {
+    const m = /^\{"segment":(\d+)[,}]/.exec(line);
+    if (m) have.add(Number(m[1]));
+  }
+  const rebuilt: number[] = [];
+  for (let i = 1; i <= sealedCount; i++) {
+    const segment = stored.get(i);
+    if (have.has(i) || !segment || segment.archived) continue;
+    const events: EventEnvelope[] = [];
+    checkSegmentBytes(decompressSegment(storage.readSealed(i), segment.name), { file: segment.name, onEvent: (e) => events.push(e) });
+    storage.appendRollup(rollupLine(i, rollup(events)));
+    rebuilt.push(i);
+  }
+  return rebuilt;
 }
 
 export interface CheckAtOpenOptions {
@@ -129,7 +150,7 @@ export function checkSealedAtOpen(storage: HistoryStorage, open: OpenSegmentRef,
       throw kernelError('RTC_ERR_HISTORY_INDEX', `${storage.indexLabel}: describes ${entries.length} of the ${sealedCount} sealed segment(s); the next writable open rebuilds it from the segments`, { details: { file: storage.indexLabel } });
     }
     for (let i = entries.length + 1; i <= sealedCount; i++) {
-      const entry = rebuildEntry(storage, stored.get(i)!, open, stored, options.rollup);
+      const entry = rebuildEntry(storage, stored.get(i)!, open, stored);
       storage.appendIndex(JSON.stringify(entry));
       entries.push(entry);
       rebuilt.push(i);
@@ -155,6 +176,8 @@ export function checkSealedAtOpen(storage: HistoryStorage, open: OpenSegmentRef,
       throw segmentError(s.name, `its bytes do not hash to the digest recorded when segment ${sealedCount} was sealed: it was edited or replaced`, sealedCount);
     }
   }
+  // Rollups are rebuilt only where a fold is given and the open may write; readers do without.
+  if (options.rebuild && options.rollup && storage.writable) rebuilt.push(...rebuildRollups(storage, sealedCount, stored, options.rollup).filter((i) => !rebuilt.includes(i)));
   return { storage, entries: entries.slice(0, sealedCount), ...(options.rollup ? { rollup: options.rollup } : {}), rebuilt, resume };
 }
 

@@ -21,6 +21,10 @@ const gunzipAsync = promisify(gunzip);
 /** zlib level 6 (its default): level 9 saves about 1% on cycle events for twice the time. */
 const GZIP_OPTIONS = { level: 6, memLevel: 9, strategy: zlibConstants.Z_DEFAULT_STRATEGY };
 
+export function rollupLine(segment: number, rollup: unknown): string {
+  return JSON.stringify({ segment, rollup });
+}
+
 export function sha256Hex(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
@@ -65,6 +69,8 @@ export interface SealInput {
 
 export interface PreparedSeal {
   gz: Buffer;
+  /** the rollup line (rollups.jsonl), when a rollup was asked */
+  rollupLine?: string;
   sealed: SealedSegment;
   /** the payload of the `log_segment` record that opens the next segment */
   header: SegmentHeader;
@@ -99,8 +105,7 @@ export async function prepareSeal(input: SealInput): Promise<PreparedSeal> {
     min_at: check.min_at,
     max_at: check.max_at,
     ...(input.attached ? { attached: input.attached } : {}),
-    ...(input.rollup ? { rollup: input.rollup(events) } : {}),
   };
   const header: SegmentHeader = { segment: input.segment + 1, sealed, ...(input.attached ? { attached: input.attached } : {}) };
-  return { gz, sealed, header, entry };
+  return { gz, sealed, header, entry, ...(input.rollup ? { rollupLine: rollupLine(input.segment, input.rollup(events)) } : {}) };
 }

@@ -8,6 +8,7 @@
  *   readSealed(i)              a sealed segment's stored (gzip) bytes
  *   writeSealed(i, gz)         stores a new sealed segment durably; never over another one
  *   readIndex() / appendIndex  the segment index, one JSON line per sealed segment
+ *   readRollups(from) / appendRollup   one rollup line per sealed segment, read from segment `from` on
  *   readDocument / writeDocument   small documents replaced atomically: `checkpoint`, `verified`
  *   setAside(doc, why)         keeps a refused document as evidence under another name
  *   archive(i, stub) / restore(i, gz)   swaps a segment's bytes for a stub naming its archive, and back
@@ -68,6 +69,10 @@ export interface HistoryStorage {
   writeSealed(index: number, gz: Buffer): void;
   readIndex(): string[];
   appendIndex(line: string): void;
+  /** Rollup lines of segments `fromSegment` and later, oldest first (a file store reads from its end). */
+  readRollups(fromSegment: number): string[];
+  appendRollup(line: string): void;
+  readonly rollupsLabel: string;
   readDocument(name: HistoryDocument): string | undefined;
   writeDocument(name: HistoryDocument, text: string): void;
   /** Renames the document aside (evidence), returning the new name; nothing is deleted. */

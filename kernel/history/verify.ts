@@ -18,7 +18,7 @@ import { GENESIS_HASH, type EventEnvelope } from '../events/envelope.ts';
 import type { EventLogProblem, ScanStart } from '../events/scan.ts';
 import type { SegmentHeader } from '../events/segment-header.ts';
 import type { EventChainReport, StoreProblem } from '../contracts/persistence.ts';
-import { IndexLineError, parseIndexLines, sealedPartOf, type SegmentIndexEntry } from './index-entry.ts';
+import { IndexLineError, parseIndexLines, parseRollupLines, sealedPartOf, type SegmentIndexEntry } from './index-entry.ts';
 import { decompressSegment, sha256Hex } from './seal.ts';
 import { checkSegmentBytes } from './segment-check.ts';
 import type { HistoryStorage, StoredSegment } from './storage.ts';
@@ -121,6 +121,15 @@ export function verifyHistory(source: VerifySource, options: HistoryVerifyOption
     if (!(e instanceof IndexLineError)) throw e;
     error(storage.indexLabel, 'RTC_ERR_HISTORY_INDEX', e.message.replace(`${storage.indexLabel}:`, '').replace(/^\d+: /, ''));
   }
+  let rollups: Map<number, unknown> | undefined;
+  if (options.rollup && mode === 'full') {
+    try {
+      rollups = new Map(parseRollupLines(storage.readRollups(1), storage.rollupsLabel).map((r) => [r.segment, r.rollup]));
+    } catch (e) {
+      if (!(e instanceof IndexLineError)) throw e;
+      error(storage.rollupsLabel, 'RTC_ERR_HISTORY_INDEX', e.message);
+    }
+  }
   const since = new Map((mode === 'incremental' ? (options.since?.segments ?? []) : []).map((s) => [s.segment, s]));
   const recorded: VerifiedRecord['segments'] = [];
   /** where the next segment must start, and what the segment before it was */
@@ -213,8 +222,12 @@ export function verifyHistory(source: VerifySource, options: HistoryVerifyOption
     }
     const sealed = { segment: segment.index, first_seq: check.first_seq, last_seq: check.last_seq, records: check.records, bytes: bytes.length, sha256: sha256Hex(bytes), last_hash: check.last_hash };
     if (entry && !same(sealedPartOf(entry), sealed)) error(storage.indexLabel, 'RTC_ERR_HISTORY_INDEX', `the entry of segment ${segment.index} does not describe the segment as stored`);
-    if (entry && options.rollup && mode === 'full' && check.problems.length === 0 && !same(entry.rollup, options.rollup(events))) {
-      error(storage.indexLabel, 'RTC_ERR_HISTORY_INDEX', `the rollup of segment ${segment.index} does not match its events (status and activity would be wrong); the index is derived data: set it aside and the next open rebuilds it`);
+    if (rollups && check.problems.length === 0) {
+      const stored = rollups.get(segment.index);
+      if (stored === undefined) error(storage.rollupsLabel, 'RTC_ERR_HISTORY_INDEX', `segment ${segment.index} has no rollup (the next writable open rebuilds it)`);
+      else if (!same(stored, options.rollup!(events))) {
+        error(storage.rollupsLabel, 'RTC_ERR_HISTORY_INDEX', `the rollup of segment ${segment.index} does not match its events (status and activity would be wrong); rollups are derived data: set the file aside and the next writable open rebuilds it`);
+      }
     }
     previousSealed = sealed;
     start = { seq: check.last_seq + 1, prev: check.last_hash };

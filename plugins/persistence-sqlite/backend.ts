@@ -300,6 +300,7 @@ class SqliteEvents implements EventStore {
         if (stored !== prepared.sealed.last_seq) throw new Error(`the database's last seq is ${stored}, not ${prepared.sealed.last_seq}: another writer appended`);
         db.prepare('INSERT INTO event_segments (segment, data, stub) VALUES (?, ?, NULL)').run(prepared.sealed.segment, prepared.gz);
         db.prepare('INSERT INTO event_index (segment, line) VALUES (?, ?)').run(prepared.sealed.segment, JSON.stringify(prepared.entry));
+        if (prepared.rollupLine) db.prepare('INSERT INTO event_rollups (segment, line) VALUES (?, ?)').run(prepared.sealed.segment, prepared.rollupLine);
         db.prepare('DELETE FROM events WHERE seq <= ?').run(prepared.sealed.last_seq);
         db.prepare('INSERT INTO events (seq, v, type, payload, prev, hash, at) VALUES (?, 1, ?, ?, ?, ?, ?)').run(header.seq, header.type, header.payloadJson, header.prev, header.hash, header.at);
       }).immediate();

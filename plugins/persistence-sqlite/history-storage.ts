@@ -30,6 +30,7 @@ export function sqliteHistoryStorage(db: HistoryDb, personaId: string): HistoryS
     label,
     segmentsLabel: `${label}#event_segments`,
     indexLabel: `${label}#event_index`,
+    rollupsLabel: `${label}#event_rollups`,
     documentLabel: (name) => `${label}#history_documents/${name}`,
     writable: !db.readonly,
     list(): SealedListing {
@@ -77,6 +78,13 @@ export function sqliteHistoryStorage(db: HistoryDb, personaId: string): HistoryS
       write('append to the segment index', (h) => {
         const next = (h.prepare('SELECT COALESCE(MAX(segment), 0) + 1 AS n FROM event_index').get() as { n: number }).n;
         h.prepare('INSERT INTO event_index (segment, line) VALUES (?, ?)').run(next, line);
+      });
+    },
+    readRollups: (fromSegment) => read((h) => (h.prepare('SELECT line FROM event_rollups WHERE segment >= ? ORDER BY segment').all(fromSegment) as { line: string }[]).map((r) => r.line), [] as string[]),
+    appendRollup(line) {
+      write('append a rollup', (h) => {
+        const segment = (JSON.parse(line) as { segment: number }).segment;
+        h.prepare('INSERT OR REPLACE INTO event_rollups (segment, line) VALUES (?, ?)').run(segment, line);
       });
     },
     readDocument: (name: HistoryDocument) => read((h) => (h.prepare('SELECT content FROM history_documents WHERE name = ?').get(name) as { content: string } | undefined)?.content, undefined as string | undefined),

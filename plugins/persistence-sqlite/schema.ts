@@ -18,7 +18,8 @@
  * `data` NULL and the stub (its digests and where it went) in `stub`.
  *
  *   event_segments      segment, data (gzip, or NULL when archived), stub (JSON, when archived)
- *   event_index         segment, line: the index entry with its rollup
+ *   event_index         segment, line: the index entry
+ *   event_rollups       segment, line: the segment's rollup (status and activity read these)
  *   history_documents   name, content: the checkpoint (and documents set aside as evidence)
  *
  * A schema-1 database is upgraded by the first writable open (the tables are added); a
@@ -44,6 +45,7 @@ CREATE TABLE IF NOT EXISTS proposals (seq INTEGER PRIMARY KEY, line TEXT NOT NUL
 export const SCHEMA_V2 = `
 CREATE TABLE IF NOT EXISTS event_segments (segment INTEGER PRIMARY KEY, data BLOB, stub TEXT);
 CREATE TABLE IF NOT EXISTS event_index (segment INTEGER PRIMARY KEY, line TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS event_rollups (segment INTEGER PRIMARY KEY, line TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS history_documents (name TEXT PRIMARY KEY, content TEXT NOT NULL);
 `;
 
