@@ -20,6 +20,7 @@
 import type { AppendResult, EventLogStartup, OpenSegment, SealOptions, SealOutcome } from '../events/event-log.ts';
 import type { EventEnvelope } from '../events/envelope.ts';
 import type { HistoryStorage } from '../history/storage.ts';
+import type { HistoryVerifyOptions, HistoryVerifyReport } from '../history/verify.ts';
 import type { LedgerBackend } from '../../features/ledger/repo.ts';
 import type { OpenedLedger } from '../../features/ledger/open.ts';
 import type { LedgerExport } from '../../features/ledger/records.ts';
@@ -66,8 +67,11 @@ export interface EventStore {
   flush(): Promise<void>;
   /** The stored events in order, every segment; throws the first problem as a KernelError. */
   read(): Iterable<EventEnvelope>;
-  /** Every problem in the stored chain, every segment read (never writes): `verify --full` for this log. */
-  verify(): EventChainReport;
+  /**
+   * Every problem in the stored chain (never writes): by default every segment is read
+   * (`verify --full`); `incremental` re-reads only what changed since `since` (kernel/history/verify.ts).
+   */
+  verify(options?: HistoryVerifyOptions): HistoryVerifyReport;
   /** True when no event is stored. */
   isEmpty(): boolean;
   /**

@@ -134,6 +134,7 @@ export function fileHistoryStorage(options: FileHistoryOptions): HistoryStorage 
   return {
     label,
     segmentsLabel: `${label}/segments`,
+    segmentLabel: (index) => `${label}/segments/${segmentFileName(index)}`,
     indexLabel: nameOf(indexFile),
     rollupsLabel: nameOf(rollupsFile),
     documentLabel: (name) => nameOf(docFile(name)),

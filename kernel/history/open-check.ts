@@ -129,7 +129,7 @@ export function checkSealedAtOpen(storage: HistoryStorage, open: OpenSegmentRef,
   }
   for (let i = 1; i <= sealedCount; i++) {
     if (!stored.has(i)) {
-      throw segmentError(`${storage.segmentsLabel}/${String(i).padStart(6, '0')}.jsonl.gz`, `sealed segment ${i} is missing (the open segment ${open.label} is segment ${open.index}, so segments 1..${sealedCount} were sealed)`, i);
+      throw segmentError(storage.segmentLabel(i), `sealed segment ${i} is missing (the open segment ${open.label} is segment ${open.index}, so segments 1..${sealedCount} were sealed)`, i);
     }
   }
   let entries: SegmentIndexEntry[];

@@ -62,6 +62,8 @@ export interface HistoryStorage {
   readonly label: string;
   /** Names the segment store, the index and documents in messages. */
   readonly segmentsLabel: string;
+  /** Names sealed segment `index` in messages, whether or not it is stored. */
+  segmentLabel(index: number): string;
   readonly indexLabel: string;
   documentLabel(name: HistoryDocument): string;
   list(): SealedListing;

@@ -143,7 +143,7 @@ export function verifyHistory(source: VerifySource, options: HistoryVerifyOption
     const segment: StoredSegment = segments[i]!;
     const expectedIndex = i + 1;
     if (segment.index !== expectedIndex) {
-      error(`${storage.segmentsLabel}/${String(expectedIndex).padStart(6, '0')}.jsonl.gz`, 'RTC_ERR_HISTORY_SEGMENT', `sealed segment ${expectedIndex} is missing (segment ${segment.index} follows segment ${expectedIndex - 1})`);
+      error(storage.segmentLabel(expectedIndex), 'RTC_ERR_HISTORY_SEGMENT', `sealed segment ${expectedIndex} is missing (segment ${segment.index} follows segment ${expectedIndex - 1})`);
       break;
     }
     const entry = entries[i];

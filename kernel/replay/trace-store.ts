@@ -57,7 +57,7 @@ export class TraceStore {
    */
   async seal(): Promise<TraceSealed | undefined> {
     this.close();
-    return sealTrace(this.file, this.history, (text, where) => this.#parseLines(text, where));
+    return sealTrace(this.file, this.history, (text, where) => this.checkLines(text, where));
   }
 
   /**
@@ -153,7 +153,7 @@ export class TraceStore {
       if (segment.archived) {
         throw kernelError('RTC_ERR_HISTORY_ARCHIVED', `${segment.name}: trace segment ${segment.index} is archived in ${segment.archived.archive.path}; restore it with "runtimectl archive restore" to replay its cycles`, { details: { file: segment.name } });
       }
-      out.push(...this.#parseLines(decompressSegment(this.history.readSealed(segment.index), segment.name).toString('utf8'), segment.name));
+      out.push(...this.checkLines(decompressSegment(this.history.readSealed(segment.index), segment.name).toString('utf8'), segment.name));
     }
     let text: string;
     try {
@@ -162,12 +162,12 @@ export class TraceStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return out;
       throw kernelError('RTC_ERR_REPLAY_RECORDING', `${this.#where()}: ${(error as Error).message}`);
     }
-    out.push(...this.#parseLines(text, this.#where()));
+    out.push(...this.checkLines(text, this.#where()));
     return out;
   }
 
   /** Every complete record line of a segment's text, checked; header lines are checked and left out. */
-  #parseLines(text: string, whereFile: string): TraceLine[] {
+  checkLines(text: string, whereFile: string): TraceLine[] {
     const lines = text.split('\n');
     const out: TraceLine[] = [];
     // the last element is '' after a final newline, or a torn line: neither is a record

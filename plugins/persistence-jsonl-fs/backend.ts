@@ -68,7 +68,7 @@ function eventStore(files: PersonaFiles, context: BackendContext, state: { log?:
     readOpen: () => readEvents(file),
     readAfter: (afterSeq) => eventsAfter(store, afterSeq),
     read: () => eventsAfter(store, 0),
-    verify: () => verifyHistory({ history, location: file, checkOpen: (start) => checkOpenFile(file, start) }),
+    verify: (options) => verifyHistory({ history, location: file, checkOpen: (start) => checkOpenFile(file, start) }, options),
     isEmpty: () => files.size(EVENT_LOG_RELATIVE) === 0 && history.list().segments.length === 0,
     async importEvents(events: Iterable<EventEnvelope>, importOptions = {}) {
       if (context.readonly) throw readonlyError('import events');

@@ -30,7 +30,7 @@ import { eventsAfter } from '../../kernel/history/reader.ts';
 import { openSegmentOf } from '../../kernel/history/open-segment.ts';
 import { importSegmented } from '../../kernel/history/import.ts';
 import { prepareSeal } from '../../kernel/history/seal.ts';
-import { verifyHistory, type OpenCheck } from '../../kernel/history/verify.ts';
+import { verifyHistory, type HistoryVerifyOptions, type HistoryVerifyReport, type OpenCheck } from '../../kernel/history/verify.ts';
 import { sqliteHistoryStorage } from './history-storage.ts';
 import { requireStorage } from '../../features/persistence/open.ts';
 import { checkBrainText, checkProposalLine, parseProposalLines } from '../../features/persistence/records.ts';
@@ -377,8 +377,8 @@ class SqliteEvents implements EventStore {
     return check;
   }
 
-  verify(): EventChainReport {
-    return verifyHistory({ history: this.history, location: this.location, checkOpen: (start) => this.#checkOpen(start) });
+  verify(options?: HistoryVerifyOptions): HistoryVerifyReport {
+    return verifyHistory({ history: this.history, location: this.location, checkOpen: (start) => this.#checkOpen(start) }, options);
   }
 
   isEmpty(): boolean {

@@ -29,6 +29,7 @@ export function sqliteHistoryStorage(db: HistoryDb, personaId: string): HistoryS
   return {
     label,
     segmentsLabel: `${label}#event_segments`,
+    segmentLabel: segmentName,
     indexLabel: `${label}#event_index`,
     rollupsLabel: `${label}#event_rollups`,
     documentLabel: (name) => `${label}#history_documents/${name}`,
