@@ -16,7 +16,7 @@ import { eventChainCheck, traceCheck } from './history-checks.ts';
 import { readVerifiedRecord, writeVerifiedRecord } from './verified-record.ts';
 import { proposalsVerifyCheck } from '../review/verify-check.ts';
 
-const USAGE = `Usage: runtimectl verify [--full] [--state-dir DIR] [--json]
+const USAGE = `Usage: runtimectl verify [--full | --deep] [--state-dir DIR] [--json]
 
 Checks every persona folder under the state directory: the event log's hash chain, in the
 backend its persistence.yaml names (JSON per record, schema, version, seq with no gaps, each
@@ -32,8 +32,14 @@ the open segment are checked record by record, and the report says how far back 
 Each persona's last successful verification is kept in <persona>/logs/verified.json (the
 only file verify writes; a read-only state directory is verified all the same).
 
+A sealed segment is checked against the digest the chain records for it, every record's
+hash over its stored text and every link (each record was parsed and checked when the
+segment was sealed, and the digest pins those bytes); --deep parses every record again and
+recomputes every segment's rollup.
+
 Options:
   --full            read every segment and check every chain link; report the throughput
+  --deep            --full, and parse every sealed record and recompute every rollup
   --state-dir DIR   default: $SCIDEX_AGENT_STATE_DIR, else ./state
   --json            print one JSON document: {ok, stateDir, state: [checks], personas: [{id, ok, checks}]}
 
@@ -49,6 +55,8 @@ export interface VerifyTarget {
   mode?: 'full' | 'incremental';
   /** what the last verification of this persona kept (logs/verified.json), by check name */
   since?: Record<string, unknown>;
+  /** also parse every sealed record again and recompute every rollup (--deep) */
+  deep?: boolean;
 }
 
 export interface VerifyFinding {
@@ -125,7 +133,7 @@ export async function verifyStateDir(
   stateDir: string,
   checks: readonly VerifyCheck[] = VERIFY_CHECKS,
   stateChecks: readonly StateVerifyCheck[] = STATE_VERIFY_CHECKS,
-  options: { mode?: 'full' | 'incremental' } = {},
+  options: { mode?: 'full' | 'incremental'; deep?: boolean } = {},
 ): Promise<VerifyReport> {
   const state: VerifyReport['state'] = [];
   for (const check of stateChecks) {
@@ -140,7 +148,7 @@ export async function verifyStateDir(
   for (const id of listPersonaIds(stateDir)) {
     const personaDir = path.join(stateDir, id);
     const mode = options.mode ?? 'incremental';
-    const target: VerifyTarget = { stateDir, personaId: id, personaDir, mode, ...(mode === 'incremental' ? { since: readVerifiedRecord(personaDir) } : {}) };
+    const target: VerifyTarget = { stateDir, personaId: id, personaDir, mode, ...(options.deep ? { deep: true } : {}), ...(mode === 'incremental' ? { since: readVerifiedRecord(personaDir) } : {}) };
     const results: PersonaVerification['checks'] = [];
     for (const check of checks) {
       try {
@@ -169,7 +177,7 @@ export function formatFinding(finding: VerifyFinding, cwd: string): string {
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseFlags(argv, { 'state-dir': { type: 'string' }, full: { type: 'boolean' }, json: { type: 'boolean' } }, 'verify', false);
+  const { values } = parseFlags(argv, { 'state-dir': { type: 'string' }, full: { type: 'boolean' }, deep: { type: 'boolean' }, json: { type: 'boolean' } }, 'verify', false);
   const given = values['state-dir'] ?? io.env.SCIDEX_AGENT_STATE_DIR ?? 'state';
   const stateDir = path.resolve(io.cwd, given);
   if (!isDirectory(stateDir)) {
@@ -177,7 +185,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       details: { path: given },
     });
   }
-  const report = await verifyStateDir(stateDir, VERIFY_CHECKS, STATE_VERIFY_CHECKS, { mode: values.full ? 'full' : 'incremental' });
+  const report = await verifyStateDir(stateDir, VERIFY_CHECKS, STATE_VERIFY_CHECKS, { mode: values.full || values.deep ? 'full' : 'incremental', ...(values.deep ? { deep: true } : {}) });
 
   if (values.json) {
     printJson(io, report);

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import { EVENT_LOG_RELATIVE } from '../../kernel/events/paths.ts';
 import { readIndexEntries } from '../../kernel/history/reader.ts';
+import { checkSealedParallel, PARALLEL_FROM, workerCount } from '../../kernel/history/parallel-check.ts';
 import type { HistoryVerifyReport, VerifiedRecord } from '../../kernel/history/verify.ts';
 import { TRACE_DIR, TraceStore } from '../../kernel/replay/trace-store.ts';
 import { verifyTrace } from '../../kernel/replay/trace-verify.ts';
@@ -54,7 +55,13 @@ export const eventChainCheck: VerifyCheck = {
     try {
       if (backend.events.isEmpty() && !existsSync(path.join(target.personaDir, EVENT_LOG_RELATIVE))) return { status: 'absent', summary: 'no event log', findings: [] };
       const since = recordOf(target.since?.events);
-      const report = backend.events.verify({ mode: target.mode ?? 'incremental', ...(since ? { since } : {}), rollup: rollupOf });
+      const mode = target.mode ?? 'incremental';
+      // A full check of many sealed segments uses every core (kernel/history/parallel-check.ts).
+      const started = performance.now();
+      const live = backend.events.history.list().segments.filter((s) => !s.archived);
+      const precomputed = mode === 'full' && !target.deep && live.length >= PARALLEL_FROM ? await checkSealedParallel(backend.events.history, live.map((s) => ({ index: s.index, name: s.name })), 'links') : undefined;
+      const report = backend.events.verify({ mode, ...(since ? { since } : {}), rollup: rollupOf, ...(target.deep ? { deep: true } : {}), ...(precomputed ? { precomputed } : {}) });
+      report.seconds = (performance.now() - started) / 1000;
       const findings: VerifyFinding[] = report.problems.map((p) => ({ severity: p.severity, file: p.file, ...(p.line === undefined ? {} : { line: p.line }), ...(p.seq === undefined ? {} : { seq: p.seq }), code: p.code, what: p.what }));
       return {
         status: report.ok ? 'ok' : 'failed',
@@ -74,6 +81,7 @@ export const eventChainCheck: VerifyCheck = {
           checked_bytes: report.checked_bytes,
           seconds: report.seconds,
           records_per_second: report.seconds > 0 ? Math.round(report.checked_records / report.seconds) : null,
+          threads: precomputed ? Math.min(workerCount(), live.length) : 1,
         },
       };
     } finally {

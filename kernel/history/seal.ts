@@ -106,6 +106,7 @@ export async function prepareSeal(input: SealInput): Promise<PreparedSeal> {
     max_at: check.max_at,
     ...(input.attached ? { attached: input.attached } : {}),
   };
-  const header: SegmentHeader = { segment: input.segment + 1, sealed, ...(input.attached ? { attached: input.attached } : {}) };
-  return { gz, sealed, header, entry, ...(input.rollup ? { rollupLine: rollupLine(input.segment, input.rollup(events)) } : {}) };
+  const rolled = input.rollup ? rollupLine(input.segment, input.rollup(events)) : undefined;
+  const header: SegmentHeader = { segment: input.segment + 1, sealed, ...(rolled ? { rollup: sha256Hex(rolled) } : {}), ...(input.attached ? { attached: input.attached } : {}) };
+  return { gz, sealed, header, entry, ...(rolled ? { rollupLine: rolled } : {}) };
 }

@@ -12,6 +12,7 @@
  * another way, or damaged) sends the whole segment to the scanner, whose findings are the
  * ones reported, so both paths agree on what is an error.
  */
+import { createHash } from 'node:crypto';
 import { GENESIS_HASH, sha256, appendHashInput, EVENT_SCHEMA_VERSION, type EventEnvelope } from '../events/envelope.ts';
 import { bufferLines, scanEventLines, type EventLogProblem, type ScanStart } from '../events/scan.ts';
 import { headerProblem, SEGMENT_EVENT, segmentHeaderSchema, type SegmentHeader } from '../events/segment-header.ts';
@@ -37,8 +38,16 @@ export interface CheckOptions {
   file: string;
   /** the seq and prev the first record must have (default: seq 1, or what its header chains from) */
   start?: ScanStart;
-  /** called with every event, in order, when the segment is sound up to it */
+  /** called with every event, in order, when the segment is sound up to it (needs depth `records`) */
   onEvent?: (event: EventEnvelope) => void;
+  /**
+   * `records` (the default): every line's envelope, its payload's JSON and canonical form, its
+   * hash and its link. `links`: the envelope's layout, every hash over the payload's stored
+   * text and every link, without parsing payloads: for a sealed segment whose bytes hash to
+   * the digest in the chain, whose every record was checked at `records` depth when it was
+   * sealed. (A segment's first line, a header, is always parsed.)
+   */
+  depth?: 'records' | 'links';
 }
 
 const PREFIX = /^\{"v":1,"seq":([1-9][0-9]{0,15}),"type":"([a-z][a-z0-9_.:-]{0,127})","payload":/;
@@ -64,8 +73,67 @@ function keysInOrder(value: unknown): boolean {
 
 class Slow extends Error {}
 
+/**
+ * The `links` fast path, on the bytes themselves: only each line's ASCII prefix and tail are
+ * decoded, and each hash is fed the payload's stored bytes between the hash input's fixed
+ * parts (the same bytes the writer hashed: its text is that payload, UTF-8). The header line
+ * (a segment's first) is parsed and checked as at `records` depth.
+ */
+function fastLinks(bytes: Buffer, options: CheckOptions): SegmentCheck {
+  let expectedSeq = options.start?.seq ?? 1;
+  let prev = options.start?.prev ?? GENESIS_HASH;
+  const check: SegmentCheck = { records: 0, first_seq: 0, last_seq: 0, first_prev: prev, last_hash: prev, min_at: '', max_at: '', problems: [], torn: false };
+  let pos = 0;
+  let line = 0;
+  while (pos < bytes.length) {
+    const nl = bytes.indexOf(0x0a, pos);
+    if (nl === -1) throw new Slow();
+    line += 1;
+    const head = PREFIX.exec(bytes.toString('latin1', pos, Math.min(nl, pos + 200)));
+    const tailStart = nl - TAIL_LENGTH;
+    if (!head || tailStart < pos + head[0].length + 2) throw new Slow();
+    const tail = TAIL.exec(bytes.toString('latin1', tailStart, nl));
+    if (!tail) throw new Slow();
+    const payloadStart = pos + head[0].length;
+    if (bytes[payloadStart] !== 0x7b || bytes[tailStart - 1] !== 0x7d) throw new Slow();
+    const seq = Number(head[1]);
+    const type = head[2]!;
+    const [, recordPrev, hash, at] = tail as unknown as [string, string, string, string];
+    if (Number.isNaN(Date.parse(at))) throw new Slow();
+    if (type === SEGMENT_EVENT) {
+      let payload: unknown;
+      try {
+        payload = JSON.parse(bytes.toString('utf8', payloadStart, tailStart));
+      } catch {
+        throw new Slow();
+      }
+      if (line !== 1 || headerProblem(payload, seq, recordPrev) !== undefined) throw new Slow();
+      if (options.start === undefined) {
+        expectedSeq = seq;
+        prev = recordPrev;
+        check.first_prev = prev;
+      }
+      check.header = segmentHeaderSchema.parse(payload);
+    }
+    if (seq !== expectedSeq || recordPrev !== prev) throw new Slow();
+    const digest = createHash('sha256').update('{"payload":').update(bytes.subarray(payloadStart, tailStart)).update(`,"prev":"${recordPrev}","seq":${seq},"type":"${type}","v":${EVENT_SCHEMA_VERSION}}`).digest('hex');
+    if (digest !== hash) throw new Slow();
+    if (check.records === 0) check.first_seq = seq;
+    check.records += 1;
+    check.last_seq = seq;
+    check.last_hash = hash;
+    if (check.min_at === '' || at < check.min_at) check.min_at = at;
+    if (at > check.max_at) check.max_at = at;
+    expectedSeq = seq + 1;
+    prev = hash;
+    pos = nl + 1;
+  }
+  return check;
+}
+
 /** The fast path; throws Slow at the first line it cannot vouch for. */
 function fast(text: string, options: CheckOptions): SegmentCheck {
+  const links = options.depth === 'links';
   let expectedSeq = options.start?.seq ?? 1;
   let prev = options.start?.prev ?? GENESIS_HASH;
   const check: SegmentCheck = { records: 0, first_seq: 0, last_seq: 0, first_prev: prev, last_hash: prev, min_at: '', max_at: '', problems: [], torn: false };
@@ -82,16 +150,20 @@ function fast(text: string, options: CheckOptions): SegmentCheck {
     const tail = TAIL.exec(row.slice(row.length - TAIL_LENGTH));
     if (!tail) throw new Slow();
     const payloadText = row.slice(head[0].length, row.length - TAIL_LENGTH);
-    let payload: unknown;
-    try {
-      payload = JSON.parse(payloadText);
-    } catch {
-      throw new Slow();
-    }
-    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new Slow();
-    if (JSON.stringify(payload) !== payloadText || !keysInOrder(payload)) throw new Slow();
     const seq = Number(head[1]);
     const type = head[2]!;
+    let payload: unknown;
+    if (links && type !== SEGMENT_EVENT) {
+      if (payloadText.charCodeAt(0) !== 0x7b || payloadText.charCodeAt(payloadText.length - 1) !== 0x7d) throw new Slow();
+    } else {
+      try {
+        payload = JSON.parse(payloadText);
+      } catch {
+        throw new Slow();
+      }
+      if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new Slow();
+      if (JSON.stringify(payload) !== payloadText || !keysInOrder(payload)) throw new Slow();
+    }
     const [, recordPrev, hash, at] = tail as unknown as [string, string, string, string];
     if (Number.isNaN(Date.parse(at))) throw new Slow();
     if (type === SEGMENT_EVENT) {
@@ -111,7 +183,7 @@ function fast(text: string, options: CheckOptions): SegmentCheck {
     check.last_hash = hash;
     if (check.min_at === '' || at < check.min_at) check.min_at = at;
     if (at > check.max_at) check.max_at = at;
-    options.onEvent?.({ v: EVENT_SCHEMA_VERSION, seq, type, payload: payload as Record<string, unknown>, prev: recordPrev, hash, at });
+    if (options.onEvent && !links) options.onEvent({ v: EVENT_SCHEMA_VERSION, seq, type, payload: payload as Record<string, unknown>, prev: recordPrev, hash, at });
     expectedSeq = seq + 1;
     prev = hash;
   }
@@ -156,7 +228,7 @@ function slow(bytes: Buffer, options: CheckOptions): SegmentCheck {
 /** Checks a segment's bytes (decompressed). The problems are empty when it is sound. */
 export function checkSegmentBytes(bytes: Buffer, options: CheckOptions): SegmentCheck {
   try {
-    return fast(bytes.toString('utf8'), options);
+    return options.depth === 'links' ? fastLinks(bytes, options) : fast(bytes.toString('utf8'), options);
   } catch (error) {
     if (!(error instanceof Slow)) throw error;
   }

@@ -20,7 +20,8 @@ import type { SegmentHeader } from '../events/segment-header.ts';
 import type { EventChainReport, StoreProblem } from '../contracts/persistence.ts';
 import { IndexLineError, parseIndexLines, parseRollupLines, sealedPartOf, type SegmentIndexEntry } from './index-entry.ts';
 import { decompressSegment, sha256Hex } from './seal.ts';
-import { checkSegmentBytes } from './segment-check.ts';
+import { checkSegmentBytes, type SegmentCheck } from './segment-check.ts';
+import type { CheckResult } from './parallel-check.ts';
 import type { HistoryStorage, StoredSegment } from './storage.ts';
 
 /** What a store reports of its open segment, checked from `start`. */
@@ -52,9 +53,18 @@ export interface VerifiedRecord {
 export interface HistoryVerifyOptions {
   mode?: 'full' | 'incremental';
   since?: VerifiedRecord;
-  /** recomputes each segment's rollup to compare with its index entry (full mode) */
+  /**
+   * `deep`: every sealed record is parsed again (its payload's JSON and canonical form) and
+   * each segment's rollup recomputed with `rollup` and compared. Without it a sealed segment is
+   * checked at `links` depth (kernel/history/segment-check.ts): its digest against the chain,
+   * every record's hash over its stored text, every link, and its rollup against the digest
+   * the chain's header records; every record was parsed and checked when it was sealed.
+   */
+  deep?: boolean;
   rollup?: (events: EventEnvelope[]) => unknown;
   now?: () => Date;
+  /** sealed segments already checked in worker threads (parallel-check.ts), by index */
+  precomputed?: ReadonlyMap<number, CheckResult>;
 }
 
 export interface HistoryVerifyReport extends EventChainReport {
@@ -121,15 +131,32 @@ export function verifyHistory(source: VerifySource, options: HistoryVerifyOption
     if (!(e instanceof IndexLineError)) throw e;
     error(storage.indexLabel, 'RTC_ERR_HISTORY_INDEX', e.message.replace(`${storage.indexLabel}:`, '').replace(/^\d+: /, ''));
   }
+  const deep = options.deep === true && options.rollup !== undefined;
+  const depth = options.deep ? 'records' : 'links';
+  /** rollup lines by segment, as stored (the chain's headers carry their digests) */
+  const rollupLines = new Map<number, string>();
   let rollups: Map<number, unknown> | undefined;
-  if (options.rollup && mode === 'full') {
-    try {
-      rollups = new Map(parseRollupLines(storage.readRollups(1), storage.rollupsLabel).map((r) => [r.segment, r.rollup]));
-    } catch (e) {
-      if (!(e instanceof IndexLineError)) throw e;
-      error(storage.rollupsLabel, 'RTC_ERR_HISTORY_INDEX', e.message);
+  if (mode === 'full') {
+    for (const line of storage.readRollups(1)) {
+      const m = /^\{"segment":(\d+)[,}]/.exec(line);
+      if (m) rollupLines.set(Number(m[1]), line);
+    }
+    if (deep) {
+      try {
+        rollups = new Map(parseRollupLines([...rollupLines.values()], storage.rollupsLabel).map((r) => [r.segment, r.rollup]));
+      } catch (e) {
+        if (!(e instanceof IndexLineError)) throw e;
+        error(storage.rollupsLabel, 'RTC_ERR_HISTORY_INDEX', e.message);
+      }
     }
   }
+  /** a header's rollup digest against the stored rollup line of the segment it seals */
+  const checkRollupDigest = (header: SegmentHeader | undefined, where: string) => {
+    if (!header?.rollup || mode !== 'full') return;
+    const line = rollupLines.get(header.sealed.segment);
+    if (line === undefined) error(storage.rollupsLabel, 'RTC_ERR_HISTORY_INDEX', `segment ${header.sealed.segment} has no rollup, but the header at ${where} records one (the next writable open rebuilds it)`);
+    else if (sha256Hex(line) !== header.rollup) error(storage.rollupsLabel, 'RTC_ERR_HISTORY_INDEX', `the rollup of segment ${header.sealed.segment} is not the one its seal recorded (the header at ${where}): status and activity would be wrong; rollups are derived data: set the file aside and the next writable open rebuilds it`);
+  };
   const since = new Map((mode === 'incremental' ? (options.since?.segments ?? []) : []).map((s) => [s.segment, s]));
   const recorded: VerifiedRecord['segments'] = [];
   /** where the next segment must start, and what the segment before it was */
@@ -191,38 +218,59 @@ export function verifyHistory(source: VerifySource, options: HistoryVerifyOption
       continue;
     }
     trusting = false;
-    let gz: Buffer;
-    try {
-      gz = storage.readSealed(segment.index);
-    } catch (e) {
-      error(segment.name, 'RTC_ERR_HISTORY_SEGMENT', (e as Error).message.replace(`${segment.name}: `, ''));
-      break;
+    // Checked in a worker (parallel-check.ts) or here; a worker checks without `start`, so the
+    // first record's link to the segment before is checked below.
+    let gzSha: string;
+    let bytesLength: number;
+    let bytesSha: string;
+    let check: SegmentCheck;
+    const events: EventEnvelope[] = [];
+    const pre = options.precomputed?.get(segment.index);
+    if (pre && !deep) {
+      if ('error' in pre) {
+        error(segment.name, 'RTC_ERR_HISTORY_SEGMENT', pre.error.replace(`${segment.name}: `, ''));
+        break;
+      }
+      ({ gz_sha256: gzSha, bytes: bytesLength, sha256: bytesSha, check } = pre);
+      if (start && check.records > 0 && (check.first_seq !== start.seq || check.first_prev !== start.prev)) {
+        error(segment.name, 'RTC_ERR_EVENTS_CHAIN', `its first record (seq ${check.first_seq}) does not follow segment ${segment.index - 1}, which ends before seq ${start.seq}: a segment is missing, edited or out of order`, { line: 1, seq: check.first_seq });
+      }
+    } else {
+      let gz: Buffer;
+      try {
+        gz = storage.readSealed(segment.index);
+      } catch (e) {
+        error(segment.name, 'RTC_ERR_HISTORY_SEGMENT', (e as Error).message.replace(`${segment.name}: `, ''));
+        break;
+      }
+      gzSha = sha256Hex(gz);
+      let bytes: Buffer;
+      try {
+        bytes = decompressSegment(gz, segment.name);
+      } catch (e) {
+        error(segment.name, 'RTC_ERR_HISTORY_SEGMENT', (e as Error).message.replace(`${segment.name}: `, ''));
+        break;
+      }
+      bytesLength = bytes.length;
+      bytesSha = sha256Hex(bytes);
+      check = checkSegmentBytes(bytes, { file: segment.name, depth, ...(start ? { start } : {}), ...(deep ? { onEvent: (e) => events.push(e) } : {}) });
     }
-    const gzSha = sha256Hex(gz);
     if (entry && gzSha !== entry.gz_sha256) error(segment.name, 'RTC_ERR_HISTORY_SEGMENT', `its bytes do not hash to the digest recorded when segment ${segment.index} was sealed: edited or replaced`);
-    let bytes: Buffer;
-    try {
-      bytes = decompressSegment(gz, segment.name);
-    } catch (e) {
-      error(segment.name, 'RTC_ERR_HISTORY_SEGMENT', (e as Error).message.replace(`${segment.name}: `, ''));
-      break;
-    }
     report.read_segments += 1;
     report.looked_back_to_segment ??= segment.index;
-    const events: EventEnvelope[] = [];
-    const check = checkSegmentBytes(bytes, { file: segment.name, ...(start ? { start } : {}), ...(options.rollup && mode === 'full' ? { onEvent: (e) => events.push(e) } : {}) });
+    checkRollupDigest(check.header, segment.name);
     report.looked_back_to_seq ??= check.first_seq || null;
     report.checked_records += check.records;
-    report.checked_bytes += bytes.length;
+    report.checked_bytes += bytesLength;
     for (const p of check.problems) report.problems.push(problemOf(segment.name, p));
     if (segment.index > 1 && !check.header) error(segment.name, 'RTC_ERR_HISTORY_SEGMENT', `segment ${segment.index} does not start with a segment header`, { line: 1 });
     if (check.header && check.header.segment !== segment.index) error(segment.name, 'RTC_ERR_HISTORY_SEGMENT', `its header opens segment ${check.header.segment}, but it is stored as segment ${segment.index}: segments were reordered`, { line: 1 });
     if (check.header && previousSealed && !same(check.header.sealed, previousSealed)) {
       error(segment.name, 'RTC_ERR_HISTORY_SEGMENT', `its header does not describe segment ${segment.index - 1} as it is stored (digest, seq range or last hash): segment ${segment.index - 1} was edited, replaced or reordered`, { line: 1 });
     }
-    const sealed = { segment: segment.index, first_seq: check.first_seq, last_seq: check.last_seq, records: check.records, bytes: bytes.length, sha256: sha256Hex(bytes), last_hash: check.last_hash };
+    const sealed = { segment: segment.index, first_seq: check.first_seq, last_seq: check.last_seq, records: check.records, bytes: bytesLength, sha256: bytesSha, last_hash: check.last_hash };
     if (entry && !same(sealedPartOf(entry), sealed)) error(storage.indexLabel, 'RTC_ERR_HISTORY_INDEX', `the entry of segment ${segment.index} does not describe the segment as stored`);
-    if (rollups && check.problems.length === 0) {
+    if (deep && rollups && check.problems.length === 0) {
       const stored = rollups.get(segment.index);
       if (stored === undefined) error(storage.rollupsLabel, 'RTC_ERR_HISTORY_INDEX', `segment ${segment.index} has no rollup (the next writable open rebuilds it)`);
       else if (!same(stored, options.rollup!(events))) {
@@ -238,6 +286,7 @@ export function verifyHistory(source: VerifySource, options: HistoryVerifyOption
   }
   if (entries.length > segments.length) error(storage.indexLabel, 'RTC_ERR_HISTORY_INDEX', `describes ${entries.length} segments, but ${segments.length} are stored`);
   const open = source.checkOpen(start);
+  checkRollupDigest(open.header, source.location);
   report.exists ||= open.exists;
   for (const p of open.problems) report.problems.push(p);
   if (open.records > 0) {

@@ -70,6 +70,23 @@ export class TraceStore {
     return this.seal();
   }
 
+  /** Digests this store stored in this process (bundles, profiles): a blob collection keeps them. */
+  keptDigests(): ReadonlySet<string> {
+    return this.#stored;
+  }
+
+  /** The open segment's records only. */
+  readOpen(): TraceLine[] {
+    let text: string;
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw kernelError('RTC_ERR_REPLAY_RECORDING', `${this.#where()}: ${(error as Error).message}`);
+    }
+    return this.checkLines(text, this.#where());
+  }
+
   /** Size of the open trace segment in bytes. */
   openBytes(): number {
     try {
@@ -155,14 +172,7 @@ export class TraceStore {
       }
       out.push(...this.checkLines(decompressSegment(this.history.readSealed(segment.index), segment.name).toString('utf8'), segment.name));
     }
-    let text: string;
-    try {
-      text = readFileSync(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return out;
-      throw kernelError('RTC_ERR_REPLAY_RECORDING', `${this.#where()}: ${(error as Error).message}`);
-    }
-    out.push(...this.checkLines(text, this.#where()));
+    out.push(...this.readOpen());
     return out;
   }
 

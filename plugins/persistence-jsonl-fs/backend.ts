@@ -59,7 +59,8 @@ function eventStore(files: PersonaFiles, context: BackendContext, state: { log?:
       openOptions = options;
       return (await open()).startup;
     },
-    append: async (type, payload) => (await open()).append(type, payload),
+    // Straight to the open log (no extra turn): appends made together stay in call order and one batch.
+    append: (type, payload) => (state.log ? state.log.append(type, payload) : open().then((log) => log.append(type, payload))),
     flush: async () => {
       if (state.opening) await (await state.opening).flush();
     },
