@@ -19,6 +19,7 @@ import { PROPOSALS_CLI_COMMANDS } from '../features/review/cli.ts';
 import { PERSISTENCE_CLI_COMMANDS } from '../features/persistence/cli.ts';
 import { activityCommand } from '../features/activity/cli.ts';
 import { replayCommand } from '../features/replay/cli.ts';
+import { HISTORY_CLI_COMMANDS } from '../features/history/cli.ts';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -33,6 +34,7 @@ export const COMMANDS: readonly Command[] = [
   verifyCommand,
   activityCommand,
   replayCommand,
+  ...HISTORY_CLI_COMMANDS,
   gateCommand,
   evidenceVerifyCommand,
   evidenceSelectCommand,

@@ -38,6 +38,7 @@ import { CYCLE_EVENT, UsageWindow } from '../../features/science-loop/budget/usa
 import { LoopHistory } from '../../features/history/loop-history.ts';
 import { readHistoryConfig } from '../../features/history/policy.ts';
 import { checkpointSections } from '../../features/history/sections.ts';
+import { archiveSegments } from '../../features/history/archive.ts';
 import { kernelError } from '../errors.ts';
 import { chooseExecutor, type ExecutorChoice } from '../../features/science-loop/executors/choice.ts';
 import { preparePersonaWorkspace } from '../../features/science-loop/executors/session-dir.ts';
@@ -312,6 +313,33 @@ export class PersonaRuntime {
     if (!this.#history.sealDue(now) && this.#trace.openBytes() < this.#history.config.segments.max_bytes) return;
     const trace = await this.#trace.seal();
     await this.#history.seal(now, this.#sections(), trace ? { trace } : undefined);
+    await this.#applyRetention(now);
+  }
+
+  /**
+   * history.yaml's retention after a seal: sealed segments past `after_days` go to the archive.
+   * The outcome is an event either way; a failing archive never stops the loop (the segments
+   * simply stay live, and the next seal tries again).
+   */
+  async #applyRetention(now: number): Promise<void> {
+    const retention = this.#history.config.retention;
+    if (retention.mode !== 'archive') return;
+    try {
+      const report = await archiveSegments({
+        personaDir: this.paths.dir,
+        personaId: this.profile.id,
+        to: retention.to,
+        format: retention.format,
+        select: { olderThanMs: retention.after_days * 86_400_000 },
+        nowMs: now,
+        backend: this.#backend,
+        trace: this.#trace,
+      });
+      // The archive's own path is a host path: the event names it by kind and file name only.
+      if (report.events.length > 0) await this.#backend.events.append('history_archived', this.#scrub({ ...report, archive: { kind: report.archive.kind, name: path.basename(report.archive.path) } }));
+    } catch (error) {
+      await this.#backend.events.append('history_retention_failed', this.#scrub({ reason: errorLine(error) }));
+    }
   }
 
   get cycles(): number {
