@@ -313,6 +313,13 @@ export class PersonaRuntime {
     if (!this.#history.sealDue(now) && this.#trace.openBytes() < this.#history.config.segments.max_bytes) return;
     const trace = await this.#trace.seal();
     await this.#history.seal(now, this.#sections(), trace ? { trace } : undefined);
+    // The proposal log seals by the same policy, under its own lock (operators may be deciding now).
+    try {
+      this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review });
+      this.#boundaryQueue.sealLog(this.#history.config.segments, now);
+    } catch (error) {
+      await this.#backend.events.append('history_seal_failed', this.#scrub({ log: 'review/proposals.jsonl', reason: errorLine(error) }));
+    }
     await this.#applyRetention(now);
   }
 

@@ -104,7 +104,7 @@ test('a tarball with a member missing is refused by restore, naming the member, 
   const pack = tar.pack();
   const chunks: Buffer[] = [];
   pack.on('data', (c: unknown) => chunks.push(c as Buffer));
-  const ended = new Promise((r) => pack.on('end', r));
+  const ended = new Promise<void>((r) => pack.on('end', () => r()));
   for (const [name, bytes] of members) if (!name.endsWith('events/000002.jsonl.gz')) pack.entry({ name, size: bytes.length }, bytes);
   pack.finalize();
   await ended;
