@@ -135,3 +135,29 @@ test('the history.yaml policy archives sealed segments as the loop seals, and sa
   const v = await cli(['verify', '--full', '--state-dir', p.stateDir], p.dir);
   assert.equal(v.code, 0, v.out);
 });
+
+test('archiving collects trace blobs no live record refers to, but not young ones a running loop may be about to use', async () => {
+  const p = idlePersona('jsonl-fs');
+  await p.cycles(80);
+  const blobs = path.join(p.personaDir, 'trace', 'blobs');
+  fs.mkdirSync(blobs, { recursive: true });
+  const { createHash } = await import('node:crypto');
+  const put = (text: string, ageMs: number) => {
+    const name = createHash('sha256').update(text).digest('hex');
+    const file = path.join(blobs, name);
+    fs.writeFileSync(file, text);
+    const when = new Date(Date.now() - ageMs);
+    fs.utimesSync(file, when, when);
+    return file;
+  };
+  const old = put('an orphan from a crash long ago', 3 * 86_400_000);
+  const young = put('stored a moment ago for the next record', 1000);
+  const kept = fs.readdirSync(blobs).filter((n) => n !== path.basename(old) && n !== path.basename(young));
+  const to = path.join(p.dir, 'archive');
+  const r = await cli(['archive', '--persona', 'ada', '--through-segment', '1', '--to', to, '--state-dir', p.stateDir, '--json'], p.dir);
+  assert.equal(r.code, 0, r.err);
+  assert.ok(!fs.existsSync(old), 'an old blob no record refers to is collected');
+  assert.ok(fs.existsSync(young), 'a young one is kept');
+  for (const name of kept) assert.ok(fs.existsSync(path.join(blobs, name)), `${name}, referenced by the live trace, stays`);
+  assert.equal(JSON.parse(r.out).blobs_collected, 1);
+});
