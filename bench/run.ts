@@ -17,12 +17,14 @@ import { trustedCall, processCall } from './cases/call-round-trip.ts';
 import { brokerOp } from './cases/broker-op.ts';
 import { coldStart } from './cases/cold-start.ts';
 import { eventAppends } from './cases/event-appends.ts';
+import { fetchMemory } from './cases/fetch-memory.ts';
 import { memory } from './cases/memory.ts';
 import { replay } from './cases/replay.ts';
 import { history } from './cases/history.ts';
 import { personaCycles } from './cases/persona-cycles.ts';
 import { personaMemory } from './cases/persona-memory.ts';
 import { readTextFile } from './cases/read-text-file.ts';
+import { executorSandboxStart, executorStop } from './cases/executor-sandbox.ts';
 import type { ResultRow } from './lib/result-row.ts';
 import { createContext, denoVersion, packageVersion, type BenchContext } from './lib/setup.ts';
 import { renderMisses, renderNotes, renderTable } from './lib/table.ts';
@@ -39,6 +41,9 @@ const CASES: { name: string; run: (ctx: BenchContext) => Promise<ResultRow[]> | 
   { name: 'persona-memory', run: personaMemory },
   { name: 'event-appends', run: eventAppends },
   { name: 'replay', run: replay },
+  { name: 'fetch-memory', run: fetchMemory },
+  { name: 'executor-sandbox-start', run: executorSandboxStart },
+  { name: 'executor-stop', run: executorStop },
   { name: 'history', run: history },
 ];
 

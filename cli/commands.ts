@@ -20,6 +20,7 @@ import { PERSISTENCE_CLI_COMMANDS } from '../features/persistence/cli.ts';
 import { activityCommand } from '../features/activity/cli.ts';
 import { replayCommand } from '../features/replay/cli.ts';
 import { HISTORY_CLI_COMMANDS } from '../features/history/cli.ts';
+import { fleetRenderCommand } from '../features/fleet/cli.ts';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -41,4 +42,5 @@ export const COMMANDS: readonly Command[] = [
   ...LEDGER_CLI_COMMANDS,
   ...PROPOSALS_CLI_COMMANDS,
   ...PERSISTENCE_CLI_COMMANDS,
+  fleetRenderCommand,
 ];

@@ -24,7 +24,7 @@ export interface HourBucket {
   reasons: [CycleOutcome, string, number][];
   /** events by type */
   types: Record<string, number>;
-  /** the budget's own figures (provider_usage.total_tokens of cycle events; sessions that spend tokens) */
+  /** the budget's own figures (usageOfEvent: provider_usage.total_tokens of cycle and interrupted-session events; sessions that spend tokens) */
   budget_tokens: number;
   budget_sessions: number;
 }
@@ -35,7 +35,7 @@ export function emptyBucket(hour: number): HourBucket {
     events: 0,
     tokens: 0,
     sessions: 0,
-    cycles: { total: 0, executed: 0, deferred: 0, idle: 0, failed: 0, other: 0 },
+    cycles: { total: 0, executed: 0, deferred: 0, idle: 0, failed: 0, interrupted: 0, other: 0 },
     reasons: [],
     types: {},
     budget_tokens: 0,
@@ -63,12 +63,13 @@ export function addEvent(buckets: Map<number, HourBucket>, event: Pick<EventEnve
   bucket.types[event.type] = (bucket.types[event.type] ?? 0) + 1;
   if (!event.type.startsWith(PLUGIN_EVENT_PREFIX)) bucket.tokens += tokensIn(event.payload);
   if (isSession(event)) bucket.sessions += 1;
-  if (event.type !== CYCLE_EVENT) return;
+  // The budget's rule (usageOfEvent): cycle events, and sessions a crashed kernel left (interrupted at the next start).
   const usage = usageOfEvent(event);
   if (usage) {
     bucket.budget_tokens += usage.tokens;
     if (usage.session) bucket.budget_sessions += 1;
   }
+  if (event.type !== CYCLE_EVENT) return;
   const outcome = cycleOutcome(event.payload);
   bucket.cycles.total += 1;
   bucket.cycles[outcome] += 1;

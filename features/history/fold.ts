@@ -110,12 +110,13 @@ export class HistoryFold {
 
   add(event: Pick<EventEnvelope, 'seq' | 'type' | 'payload' | 'at'>): void {
     this.events += 1;
+    // The budget's window counts what usageOfEvent counts: cycles, and sessions found interrupted at a start.
+    const usage = usageOfEvent(event);
+    if (usage) this.addUsage(usage);
     if (event.type !== CYCLE_EVENT) return;
     this.cycles += 1;
     this.lastCycle = cycleSummaryOf(event);
     if (typeof event.payload.defer_reason === 'string') this.lastDefer = { cycle: Number(event.payload.cycle), reason: event.payload.defer_reason };
-    const usage = usageOfEvent(event)!;
-    this.addUsage(usage);
   }
 
   /** One cycle's usage, as the loop also learns it when the cycle ends. */
