@@ -71,7 +71,7 @@ export async function history(ctx: BenchContext): Promise<ResultRow[]> {
     ['activity --since 24h', (state) => ['activity', '--since', '24h', '--state-dir', state]],
     ['verify (incremental)', (state) => ['verify', '--state-dir', state]],
     // Cycle 3 is the last real cycle on both: on the long history it sits in the first sealed segment.
-    ['replay --cycle 3', (state) => ['replay', '--cycle', '3', '--state-dir', state]],
+    ['replay --persona jerome --cycle 3', (state) => ['replay', '--persona', PERSONA_ID, '--cycle', '3', '--state-dir', state]],
   ];
   const failures: string[] = [];
   const variants = commands.flatMap(([name, args]) =>
