@@ -21,6 +21,8 @@ import { activityCommand } from '../features/activity/cli.ts';
 import { replayCommand } from '../features/replay/cli.ts';
 import { HISTORY_CLI_COMMANDS } from '../features/history/cli.ts';
 import { fleetRenderCommand } from '../features/fleet/cli.ts';
+import { EVENTS_CLI_COMMANDS } from '../features/events/cli.ts';
+import { OPERATOR_CLI_COMMANDS } from '../features/review/operator-cli.ts';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -36,11 +38,13 @@ export const COMMANDS: readonly Command[] = [
   activityCommand,
   replayCommand,
   ...HISTORY_CLI_COMMANDS,
+  ...EVENTS_CLI_COMMANDS,
   gateCommand,
   evidenceVerifyCommand,
   evidenceSelectCommand,
   ...LEDGER_CLI_COMMANDS,
   ...PROPOSALS_CLI_COMMANDS,
+  ...OPERATOR_CLI_COMMANDS,
   ...PERSISTENCE_CLI_COMMANDS,
   fleetRenderCommand,
 ];

@@ -7,7 +7,7 @@
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
 import { CYCLE_OUTCOMES, cycleOutcome, isSession, PLUGIN_EVENT_PREFIX, reasonKey, type CycleOutcome } from '../activity/report.ts';
 import { tokensIn } from '../activity/tokens.ts';
-import { CYCLE_EVENT, usageOfEvent } from '../science-loop/budget/usage.ts';
+import { CYCLE_EVENT, setAsideUsageOfEvent, usageOfEvent } from '../science-loop/budget/usage.ts';
 
 export const HOUR_MS = 3_600_000;
 
@@ -104,10 +104,27 @@ export function mergeBuckets(lists: Iterable<Iterable<HourBucket>>): HourBucket[
   return [...byHour.values()].sort((a, b) => a.hour - b.hour);
 }
 
+/**
+ * The usage of cycles a fork repair set aside (setAsideUsageOfEvent): spent, so the budget's
+ * figures count it, in the hour it was spent (not the repair's), when `keep(atMs)` allows.
+ * It adds no event, token or session by activity's rules: those events left the log.
+ */
+export function addSetAsideUsage(buckets: Map<number, HourBucket>, event: Pick<EventEnvelope, 'type' | 'payload'>, keep?: (atMs: number) => boolean): void {
+  for (const aside of setAsideUsageOfEvent(event)) {
+    if (keep && !keep(aside.atMs)) continue;
+    const hour = hourOf(aside.atMs);
+    let bucket = buckets.get(hour);
+    if (!bucket) buckets.set(hour, (bucket = emptyBucket(hour)));
+    bucket.budget_tokens += aside.tokens;
+    if (aside.session) bucket.budget_sessions += 1;
+  }
+}
+
 /** The buckets of some events, those with `keep(atMs)` only when given. */
 export function bucketsOf(events: Iterable<Pick<EventEnvelope, 'type' | 'payload' | 'at'>>, keep?: (atMs: number) => boolean): HourBucket[] {
   const buckets = new Map<number, HourBucket>();
   for (const event of events) {
+    addSetAsideUsage(buckets, event, keep);
     if (keep && !keep(Date.parse(event.at))) continue;
     addEvent(buckets, event);
   }

@@ -30,7 +30,7 @@ import { readPersistenceConfig } from '../persistence/config.ts';
 import { PERSISTENCE_CONFIG_FILE } from '../persistence/config-schema.ts';
 import { activityFromBuckets, type PersonaActivity } from '../activity/report.ts';
 import { DAY_MS } from '../science-loop/budget/usage.ts';
-import { bucketsOf, mergeBuckets, type HourBucket } from './buckets.ts';
+import { bucketsOf, HOUR_MS, mergeBuckets, type HourBucket } from './buckets.ts';
 import { HistoryFold, type CycleSummary, type DeferSummary } from './fold.ts';
 import { loopCheckpointStateSchema } from './loop-history.ts';
 import { rollupIn } from './rollup.ts';
@@ -148,7 +148,8 @@ export class HistoryReader {
       }
     }
     lists.push(bucketsOf(this.openEvents(), (at) => at >= sinceMs && at <= untilMs));
-    return mergeBuckets(lists);
+    // A rollup may hold set-aside usage (buckets.ts) from hours before its segment's first event.
+    return mergeBuckets(lists).filter((b) => b.hour + HOUR_MS > sinceMs && b.hour <= untilMs);
   }
 
   activity(windowMs: number, nowMs: number): PersonaActivity {

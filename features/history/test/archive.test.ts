@@ -2,7 +2,7 @@
  * Retention: sealed segments archived to a folder or a tarball, only their digests left in
  * the live history; verify still proves it continuous, status and activity still answer,
  * the loop goes on; restore puts them back. Refusals: an archive reaching the open segment,
- * a tarball with a member missing: one line, nothing changed.
+ * a tarball with a member missing, a persona another process writes: one line, nothing changed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +11,7 @@ import path from 'node:path';
 import tar from 'tar-stream';
 import { main } from '../../../kernel/cli/main.ts';
 import { openBackend } from '../../persistence/open.ts';
+import { acquireFileWriterLock } from '../../../kernel/storage/writer-lock.ts';
 import { activityOf } from '../../activity/report.ts';
 import { personaActivity } from '../../activity/collect.ts';
 import { readTarball } from '../archive-store.ts';
@@ -80,6 +81,26 @@ test('an archive that would take the open segment is refused, naming it, and not
   assert.equal(refused.err.trim().split('\n').length, 1, 'one line');
   assert.deepEqual(snapshot(p.personaDir), before);
   assert.ok(!fs.existsSync(to), 'no archive was written');
+});
+
+test('archive and archive restore wait for no one: a persona with a writer (a running loop) is refused, naming the holder, and nothing changes', async () => {
+  const p = idlePersona('jsonl-fs');
+  await p.cycles(30);
+  const lock = acquireFileWriterLock(p.personaDir, 'ada', 'run');
+  try {
+    const before = snapshot(p.personaDir);
+    const to = path.join(p.dir, 'archive');
+    for (const args of [['archive', '--persona', 'ada', '--through-segment', '1', '--to', to], ['archive', 'restore', '--persona', 'ada']]) {
+      const refused = await cli([...args, '--state-dir', p.stateDir], p.dir);
+      assert.notEqual(refused.code, 0, args.join(' '));
+      assert.match(refused.err, /RTC_ERR_PERSONA_LOCKED: persona ada already has a writer: .*; archive( restore)? refused/);
+      assert.equal(refused.err.trim().split('\n').length, 1, 'one line');
+      assert.deepEqual(snapshot(p.personaDir), before);
+    }
+    assert.ok(!fs.existsSync(to), 'no archive was written');
+  } finally {
+    lock.release();
+  }
 });
 
 test('a tarball with a member missing is refused by restore, naming the member, and nothing changes', async () => {

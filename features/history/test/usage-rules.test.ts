@@ -29,7 +29,9 @@ const eventSpec = fc.record({
   outcome: fc.constantFrom(...CYCLE_OUTCOMES, 'something else'),
 });
 
-function envelopes(specs: fc.infer<typeof eventSpec>[]): EventEnvelope[] {
+type EventSpec = typeof eventSpec extends fc.Arbitrary<infer T> ? T : never;
+
+function envelopes(specs: EventSpec[]): EventEnvelope[] {
   const sorted = [...specs].sort((a, b) => a.atMs - b.atMs);
   return sorted.map((s, i) => {
     const usage = s.tokens > 0 ? { total_tokens: s.tokens } : null;
@@ -120,4 +122,28 @@ test('buckets of segments cut anywhere add up to those of all the events, with t
     }),
     { numRuns: 150 },
   );
+});
+
+test('usage a fork repair set aside counts toward the budget window and the budget buckets, in the hour it was spent', () => {
+  const spentAt = NOW - 5 * 3_600_000;
+  const repair = {
+    v: 1,
+    seq: 1,
+    at: new Date(NOW - 600_000).toISOString(),
+    type: 'log_repaired',
+    payload: { reason: 'forked chain', set_aside: [{ usage: [{ at: new Date(spentAt).toISOString(), tokens: 700, session: true }, { at: new Date(NOW - 2 * DAY_MS).toISOString(), tokens: 5, session: true }] }] },
+    prev: '0'.repeat(64),
+    hash: '0'.repeat(64),
+  } as unknown as EventEnvelope;
+  const fold = new HistoryFold();
+  fold.add(repair);
+  const totals = HistoryFold.from(fold.toState(NOW)).usageTotals(NOW);
+  assert.equal(totals.tokens_used_24h, 700, 'the one spent in the last 24 h');
+  assert.equal(totals.sessions_24h, 1);
+  const buckets = bucketsOf([repair], (at) => at > NOW - DAY_MS && at <= NOW);
+  const spentHour = buckets.find((b) => b.hour === Math.floor(spentAt / 3_600_000) * 3_600_000);
+  assert.equal(spentHour?.budget_tokens, 700);
+  assert.equal(spentHour?.budget_sessions, 1);
+  assert.equal(spentHour?.events, 0, 'the set-aside events left the log: no event is counted for them');
+  assert.equal(buckets.reduce((n, b) => n + b.events, 0), 1, 'the repair event itself');
 });
