@@ -13,10 +13,14 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-import { kernelError } from '../errors.ts';
+import { isKernelError, kernelError } from '../errors.ts';
 import { PROJECT_ROOT } from '../version.ts';
+import { denoModules, IMPORT_META } from './deno-modules.ts';
+import { shimPartLinks } from './shim-part-links.ts';
+
+/** `module`: a plugin or script; `shim`: the shim's core; `part`: a shim part loaded on first use. */
+export type BundleKind = 'module' | 'shim' | 'part';
 
 export interface BuiltBundle {
   /** the wrapped script text */
@@ -83,36 +87,33 @@ export function wrapModule(moduleCode: string): string {
   return `(async function () {\n"use strict";\n${body}\nreturn ${returned};\n})`;
 }
 
-/**
- * Deno treats every file as an ES module; esbuild would treat a file without import or
- * export that uses top-level `this` as CommonJS (where `this` is `exports`). Appending an
- * empty export keeps Deno's semantics: top-level `this` is undefined.
- */
-const forceEsm: esbuild.Plugin = {
-  name: 'force-esm',
-  setup(build) {
-    build.onLoad({ filter: /\.(m?[jt]s|[jt]sx)$/ }, (args) => {
-      if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
-      const ext = path.extname(args.path).replace(/^\.m?/, '');
-      const loader = (ext === 'mts' ? 'ts' : ext) as esbuild.Loader;
-      return { contents: `${readFileSync(args.path, 'utf8')}\nexport {};\n`, loader };
-    });
-  },
-};
-
 /** The shim is CommonJS (core-js is) and evaluates to its `install` function. */
 function wrapShim(cjsCode: string): string {
   return `(function () {\nvar module = { exports: {} }; var exports = module.exports;\n${cjsCode}\nreturn module.exports.install;\n})()`;
+}
+
+/** A shim part is CommonJS evaluated on first use by the shim's part loader (parts-loader.ts). */
+function wrapPart(cjsCode: string): string {
+  return `(function (require, module, exports) {\n${cjsCode}\n})`;
+}
+
+export interface BundleOptions {
+  /**
+   * `import.meta.main` of the entry module (true for `sandbox run` and plugins; false for a
+   * test file under `sandbox test`, as in `deno test`). Imported modules always see false.
+   */
+  main?: boolean;
 }
 
 /**
  * Bundles `entry` (absolute path) or returns the cached bundle when no input changed.
  * A build error becomes one KernelError line naming the file, line and reason.
  */
-export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), kind: 'module' | 'shim' = 'module'): Promise<BuiltBundle> {
+export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), kind: BundleKind = 'module', options: BundleOptions = {}): Promise<BuiltBundle> {
   const absolute = path.resolve(entry);
   const base = path.dirname(absolute);
-  const indexFile = path.join(cacheDir, 'index', `${sha256(`${kind}:${absolute}`)}.json`);
+  const main = options.main ?? true;
+  const indexFile = path.join(cacheDir, 'index', `${sha256(`${kind}:${main ? '' : 'not-main:'}${absolute}`)}.json`);
   if (existsSync(indexFile)) {
     try {
       const record = JSON.parse(readFileSync(indexFile, 'utf8')) as IndexRecord;
@@ -132,26 +133,25 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
       bundle: true,
       write: false,
       metafile: true,
-      format: kind === 'shim' ? 'cjs' : 'esm',
+      format: kind === 'module' ? 'esm' : 'cjs',
       platform: 'neutral',
       target: 'es2022',
       logLevel: 'silent',
-      mainFields: kind === 'shim' ? ['main'] : ['module', 'main'],
+      mainFields: kind === 'module' ? ['module', 'main'] : ['main'],
       absWorkingDir: base,
-      plugins: kind === 'module' ? [forceEsm] : [],
-      define: {
-        'import.meta.main': 'true',
-        'import.meta.url': JSON.stringify(pathToFileURL(absolute).href),
-      },
+      plugins: kind === 'module' ? [denoModules(absolute, main)] : kind === 'part' ? [shimPartLinks(absolute)] : [],
+      ...(kind === 'module' ? { define: { 'import.meta': IMPORT_META } } : {}),
     });
   } catch (error) {
     const failure = error as esbuild.BuildFailure;
     const first = failure.errors?.[0];
     const where = first?.location ? `${path.relative(process.cwd(), path.resolve(base, first.location.file))}:${first.location.line}:${first.location.column}` : path.relative(process.cwd(), absolute);
+    // A refusal from the module plugin (npm, jsr, Node built-ins) keeps its own code.
+    if (isKernelError(first?.detail)) throw kernelError(first.detail.code, `${where}: ${first.detail.message}`, { details: { file: absolute } });
     throw kernelError('RTC_ERR_BUILD_FAILED', `${where}: ${first?.text ?? String(error)}`, { details: { file: absolute } });
   }
   const moduleCode = result.outputFiles[0]?.text ?? '';
-  const code = kind === 'shim' ? wrapShim(moduleCode) : wrapModule(moduleCode);
+  const code = kind === 'shim' ? wrapShim(moduleCode) : kind === 'part' ? wrapPart(moduleCode) : wrapModule(moduleCode);
   const digest = sha256(code);
   const inputs: Record<string, string> = {};
   for (const input of Object.keys(result.metafile.inputs).sort()) {

@@ -18,7 +18,9 @@ function send(message: FromHost): void {
 }
 
 function compiled(source: WireSource): CompiledSource {
-  return withCodeCache(source.code, source.digest, source.filename, cacheDir);
+  const compiledSource = withCodeCache(source.code, source.digest, source.filename, cacheDir);
+  if (source.parts) compiledSource.parts = source.parts;
+  return compiledSource;
 }
 
 function forward(runId: number, op: string, json: string, mode: 'sync' | 'async'): Promise<string> {

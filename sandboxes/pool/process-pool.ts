@@ -34,7 +34,7 @@ export interface PoolOptions {
 }
 
 export function wire(source: CompiledSource): WireSource {
-  return { code: source.code, digest: source.digest, filename: source.filename };
+  return { code: source.code, digest: source.digest, filename: source.filename, ...(source.parts ? { parts: source.parts } : {}) };
 }
 
 interface ActiveRun {

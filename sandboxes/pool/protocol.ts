@@ -6,6 +6,7 @@ export interface WireSource {
   code: string;
   digest: string;
   filename: string;
+  parts?: Readonly<Record<string, string>>;
 }
 
 export type ToHost =

@@ -8,13 +8,15 @@ import { bindHost, callSync } from './host.ts';
 import { makeRuntimectl } from './bindings.ts';
 import { ExitSignal, makeDeno } from './deno/namespace.ts';
 import { installLazyGlobals } from './lazy-globals.ts';
+import { registerCoreModules } from './parts-loader.ts';
+import { CORE_MODULES } from './core-modules.ts';
+import { installUnsupportedGlobals } from './unsupported-globals.ts';
 import { installBrokerDate, installBrokerRandom, monotonicNow, reseedBrokerRandom } from './web/clock.ts';
 import { atob, btoa } from './web/base64.ts';
 import { makeConsole } from './web/console.ts';
 import { crypto } from './web/crypto.ts';
-import { Headers, Request, Response, fetch } from './web/fetch.ts';
 import { TextDecoder, TextEncoder } from './web/text-encoding.ts';
-import { clearInterval, clearTimeout, queueMicrotask, reportUncaught, setInterval, setTimeout } from './web/timers.ts';
+import { clearImmediate, clearInterval, clearTimeout, queueMicrotask, reportUncaught, setImmediate, setInterval, setTimeout } from './web/timers.ts';
 
 interface ShimConfig {
   args: string[];
@@ -73,12 +75,9 @@ export function install(
   const define = (name: string, value: unknown): void => {
     Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
   };
+  registerCoreModules(CORE_MODULES);
   define('Deno', makeDeno(config.args, config.build));
   define('console', makeConsole(now));
-  define('fetch', fetch);
-  define('Headers', Headers);
-  define('Request', Request);
-  define('Response', Response);
   define('TextEncoder', TextEncoder);
   define('TextDecoder', TextDecoder);
   define('crypto', crypto);
@@ -86,13 +85,15 @@ export function install(
   define('clearTimeout', clearTimeout);
   define('setInterval', setInterval);
   define('clearInterval', clearInterval);
+  define('setImmediate', setImmediate);
+  define('clearImmediate', clearImmediate);
   define('queueMicrotask', queueMicrotask);
   define('atob', atob);
   define('btoa', btoa);
-  define('performance', { now, timeOrigin: 0 });
   define('self', globalThis);
   define('Runtimectl', makeRuntimectl());
   installLazyGlobals();
+  installUnsupportedGlobals();
   installBrokerDate();
   installBrokerRandom();
 

@@ -1,7 +1,7 @@
 /** Every operation a sandboxed plugin or script can ask the broker for. */
 import type { OpDefinition } from '../op.ts';
 import { envDelete, envGet, envSet, envToObject } from './env.ts';
-import { clockMonotonic, clockNow, randomBytesOp, randomSeed } from './entropy.ts';
+import { clockMonotonic, clockNow, clockOrigin, randomBytesOp, randomSeed } from './entropy.ts';
 import { cwd, mkdir, readDir, readFile, readTextFile, realPath, remove, stat, writeFile } from './fs.ts';
 import { netFetch } from './net.ts';
 import { permissionsQuery, permissionsRequest, permissionsRevoke } from './permissions.ts';
@@ -12,7 +12,7 @@ export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
   [
     readTextFile, readFile, writeFile, readDir, stat, mkdir, remove, realPath, cwd,
     envGet, envSet, envDelete, envToObject,
-    randomBytesOp, randomSeed, clockNow, clockMonotonic,
+    randomBytesOp, randomSeed, clockNow, clockMonotonic, clockOrigin,
     permissionsQuery, permissionsRequest, permissionsRevoke,
     runOutput, netFetch,
     ...BINDING_OPS,

@@ -4,8 +4,9 @@
  * redirect hop; bodies travel as base64 and are capped by the transfer limit.
  */
 import { callAsync } from '../host.ts';
-import { base64ToBytes, bytesToBase64 } from './base64.ts';
-import { TextDecoder, TextEncoder } from './text-encoding.ts';
+import { base64ToBytes, bytesToBase64 } from '../web/base64.ts';
+import { TextDecoder, TextEncoder } from '../web/text-encoding.ts';
+import { defineGlobal } from '../parts-loader.ts';
 
 type HeadersInit = Headers | Record<string, string> | [string, string][];
 
@@ -175,3 +176,8 @@ export async function fetch(input: string | URL | Request, init?: { method?: str
   const nullBody = answer.status === 204 || answer.status === 304 || request.method === 'HEAD';
   return new Response(nullBody ? null : base64ToBytes(answer.body), { status: answer.status, statusText: answer.statusText, headers: answer.headers }, { url: answer.url, redirected: answer.redirected });
 }
+
+defineGlobal('fetch', fetch);
+defineGlobal('Headers', Headers);
+defineGlobal('Request', Request);
+defineGlobal('Response', Response);

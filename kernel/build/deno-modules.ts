@@ -1,0 +1,100 @@
+/**
+ * The esbuild plugin that gives a bundled script Deno's module semantics:
+ * - every file is an ES module (esbuild would treat a file without import or export that
+ *   uses top-level `this` as CommonJS, where `this` is `exports`; Deno's `this` is undefined);
+ * - each module has its own `import.meta` (`url`, `main`, `resolve`, `filename`, `dirname`,
+ *   in Deno's key order), `main` true only for the entry module;
+ * - `npm:` specifiers and bare specifiers declared in the package.json beside the entry
+ *   resolve from the packages `runtimectl plugins install` put there (npm-resolve.ts);
+ * - what the sandbox cannot load is refused with one line naming the import: `jsr:` (no
+ *   JSR registry here), remote `http(s):` imports, Node built-ins, native addons.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type * as esbuild from 'esbuild';
+import { kernelError } from '../errors.ts';
+import { NODE_BUILTINS, NpmResolver } from './npm-resolve.ts';
+
+/** What `import.meta` is replaced with; each module declares its own (see metaPrefix). */
+export const IMPORT_META = '__rtc_import_meta';
+
+function loaderFor(file: string): esbuild.Loader {
+  const ext = path.extname(file);
+  if (ext === '.ts' || ext === '.mts' || ext === '.cts') return 'ts';
+  if (ext === '.tsx') return 'tsx';
+  if (ext === '.jsx') return 'jsx';
+  if (ext === '.json') return 'json';
+  return 'js';
+}
+
+/**
+ * The module's `import.meta`, declared on the module's first line (after a hashbang) with
+ * no line break, so line numbers in stack traces stay the source's own.
+ */
+function metaPrefix(file: string, main: boolean): string {
+  const url = pathToFileURL(file).href;
+  // `resolve` is assigned, not written in the literal, so it stays anonymous as in Deno.
+  return `var ${IMPORT_META} = Object.assign(Object.create(null), { url: ${JSON.stringify(url)}, main: ${main} }); ${IMPORT_META}.resolve = function (specifier) { specifier = String(specifier); if (/^(\\.{0,2}\\/)/.test(specifier)) return new URL(specifier, ${JSON.stringify(url)}).href; if (/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(specifier)) return new URL(specifier).href; throw new TypeError('Import "' + specifier + '" not a dependency'); }; ${IMPORT_META}.filename = ${JSON.stringify(file)}; ${IMPORT_META}.dirname = ${JSON.stringify(path.dirname(file))};`;
+}
+
+function withMeta(source: string, file: string, main: boolean): string {
+  const prefix = metaPrefix(file, main);
+  if (source.startsWith('#!')) {
+    const end = source.indexOf('\n');
+    return end === -1 ? `${source}\n${prefix}` : `${source.slice(0, end + 1)}${prefix}${source.slice(end + 1)}`;
+  }
+  return `${prefix}${source}`;
+}
+
+function importer(args: esbuild.OnResolveArgs, base: string): string {
+  return args.importer ? path.relative(base, args.importer) || args.importer : '(entry)';
+}
+
+export function denoModules(entry: string, main: boolean): esbuild.Plugin {
+  const base = path.dirname(entry);
+  const npm = new NpmResolver(entry);
+  return {
+    name: 'deno-modules',
+    setup(build) {
+      // Marks a resolve this plugin asked esbuild for, so the plugin does not see it again.
+      const again = Symbol('deno-modules');
+      const fromRoot = async (specifier: string, args: esbuild.OnResolveArgs): Promise<esbuild.OnResolveResult> => {
+        const result = await build.resolve(specifier, { resolveDir: npm.root, kind: args.kind, pluginData: again });
+        if (result.errors.length > 0) throw kernelError('RTC_ERR_NPM_NOT_INSTALLED', `"${args.path}": ${result.errors[0]!.text}`);
+        return { path: result.path, namespace: result.namespace, sideEffects: result.sideEffects };
+      };
+      build.onResolve({ filter: /^jsr:/ }, (args) => {
+        throw kernelError('RTC_ERR_MODULE_UNSUPPORTED', `"${args.path}": jsr: imports are not supported (there is no JSR registry here); use an npm: package or a relative import (see README, "What the sandbox supports")`);
+      });
+      build.onResolve({ filter: /^https?:/ }, (args) => {
+        throw kernelError('RTC_ERR_MODULE_UNSUPPORTED', `"${args.path}": remote imports are not supported in the sandbox; vendor the module or use an npm: package installed with "runtimectl plugins install"`);
+      });
+      build.onResolve({ filter: /^npm:/ }, (args) => fromRoot(npm.resolveNpm(args.path.slice(4)), args));
+      build.onResolve({ filter: /^node:/ }, (args) => {
+        throw npm.builtinError(args.path, importer(args, base), args.importer);
+      });
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.pluginData === again || path.isAbsolute(args.path)) return undefined;
+        const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0]!;
+        if (NODE_BUILTINS.has(name)) throw npm.builtinError(args.path, importer(args, base), args.importer);
+        // Inside an installed package, its own dependencies resolve the usual way.
+        if (args.importer.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+        return fromRoot(npm.resolveBare(args.path), args);
+      });
+      build.onResolve({ filter: /\.node$/ }, (args) => {
+        throw npm.addonError(args.path);
+      });
+      build.onLoad({ filter: /\.(m?[jt]s|cts|cjs|[jt]sx)$/ }, (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        const loader = loaderFor(args.path);
+        if (args.path.includes(`${path.sep}node_modules${path.sep}`)) {
+          npm.checkPackageFile(args.path);
+          // Only files that use import.meta get one: CommonJS files stay as they are.
+          return { contents: source.includes('import.meta') ? withMeta(source, args.path, false) : source, loader };
+        }
+        return { contents: `${withMeta(source, args.path, main && args.path === entry)}\nexport {};\n`, loader };
+      });
+    },
+  };
+}
