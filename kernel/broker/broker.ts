@@ -9,6 +9,7 @@ import { kernelError } from '../errors.ts';
 import { DenoOpError } from './deno-error.ts';
 import type { BrokerContext, OpDefinition } from './op.ts';
 import { OPS } from './ops/index.ts';
+import { closeResources } from './resources.ts';
 
 function errorAnswer(error: unknown): string {
   if (error instanceof DenoOpError) return JSON.stringify({ err: { class: error.denoClass, message: error.message, ...(error.osCode ? { code: error.osCode } : {}) } });
@@ -82,6 +83,11 @@ export class CapabilityBroker {
       if (!(error instanceof DenoOpError)) throw error;
     }
     return this.context.tape!.answer(name, argsJson);
+  }
+
+  /** Closes what the sandboxed code still holds (open files, children, fetch bodies): the end of its run. */
+  close(): void {
+    closeResources(this.context);
   }
 
   /** Runs an op by its own mode; for callers that cannot tell (the process tier's pipe). */

@@ -13,6 +13,14 @@ import { PROJECT_ROOT } from '../version.ts';
 export const SHIM_DIR = path.join(PROJECT_ROOT, 'sandboxes', 'shim');
 export const PARTS_DIR = path.join(SHIM_DIR, 'parts');
 
+/** The part a file belongs to: `parts/<name>.ts` or anything under `parts/<name>/`. */
+export function partOwning(file: string): string | undefined {
+  const rel = path.relative(PARTS_DIR, file);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
+  const parts = rel.split(path.sep);
+  return parts.length === 1 ? rel.replace(/\.ts$/, '') : parts[0];
+}
+
 /** The part a file is the entry of, or undefined. */
 export function partNameOf(file: string): string | undefined {
   const rel = path.relative(PARTS_DIR, file);
@@ -38,10 +46,10 @@ export function shimPartLinks(entry: string): esbuild.Plugin {
         const file = resolveFile(args.resolveDir, args.path);
         const inShim = !path.relative(SHIM_DIR, file).startsWith('..');
         if (!inShim) return undefined;
-        const part = partNameOf(file);
-        if (part !== undefined) return file === entry ? undefined : { path: `rtc-part:${part}`, external: true };
-        const inParts = !path.relative(PARTS_DIR, file).startsWith('..');
-        if (inParts) return undefined;
+        // Another part's file is reached through that part's entry (which re-exports it),
+        // so both parts share one copy of its classes.
+        const owner = partOwning(file);
+        if (owner !== undefined) return owner === partOwning(entry) ? undefined : { path: `rtc-part:${owner}`, external: true };
         return { path: `rtc:${path.relative(SHIM_DIR, file).split(path.sep).join('/')}`, external: true };
       });
     },

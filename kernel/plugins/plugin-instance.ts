@@ -127,6 +127,7 @@ export class PluginInstance {
   }
 
   dispose(): void {
+    this.broker.close();
     this.#runtime?.dispose();
   }
 }

@@ -81,12 +81,17 @@ export class ScriptRunner {
     );
     const onOutput = (fd: 1 | 2, text: string): void => void (fd === 1 ? stdout : stderr).push(text);
 
-    if (profile.tier === 'in-process') {
-      return this.#runInProcess(source, profile, limits, request, broker, onOutput, finish);
+    try {
+      if (profile.tier === 'in-process') {
+        return await this.#runInProcess(source, profile, limits, request, broker, onOutput, finish);
+      }
+      const { outcome, usage } = await this.#poolFor().run({ source, limits, webAssembly: profile.webAssembly, args: request.args, rssCapMb: profile.rssCapMb ?? 512, ops: broker, onOutput });
+      if (outcome.limit && !stderr.join('').includes(outcome.limit.code)) stderr.push(`error: ${outcome.limit.code}: ${outcome.limit.message}\n`);
+      return finish(outcome, usage);
+    } finally {
+      // Files, children and fetch bodies the script left open end with its run.
+      broker.close();
     }
-    const { outcome, usage } = await this.#poolFor().run({ source, limits, webAssembly: profile.webAssembly, args: request.args, rssCapMb: profile.rssCapMb ?? 512, ops: broker, onOutput });
-    if (outcome.limit && !stderr.join('').includes(outcome.limit.code)) stderr.push(`error: ${outcome.limit.code}: ${outcome.limit.message}\n`);
-    return finish(outcome, usage);
   }
 
   async #runInProcess(

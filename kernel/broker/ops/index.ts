@@ -4,6 +4,7 @@ import { envDelete, envGet, envSet, envToObject } from './env.ts';
 import { clockMonotonic, clockNow, clockOrigin, randomBytesOp, randomSeed } from './entropy.ts';
 import { cwd, mkdir, readDir, readFile, readTextFile, realPath, remove, stat, writeFile } from './fs.ts';
 import { netFetch } from './net.ts';
+import { netClose, netRead } from './net-body.ts';
 import { permissionsQuery, permissionsRequest, permissionsRevoke } from './permissions.ts';
 import { runOutput } from './run.ts';
 import { BINDING_OPS } from './bindings.ts';
@@ -14,7 +15,7 @@ export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
     envGet, envSet, envDelete, envToObject,
     randomBytesOp, randomSeed, clockNow, clockMonotonic, clockOrigin,
     permissionsQuery, permissionsRequest, permissionsRevoke,
-    runOutput, netFetch,
+    runOutput, netFetch, netRead, netClose,
     ...BINDING_OPS,
   ].map((op) => [op.name, op as OpDefinition]),
 );

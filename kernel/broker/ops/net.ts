@@ -1,10 +1,12 @@
 /**
  * `fetch` through undici. The host of the URL and of every redirect hop is checked
  * against `net` (Deno refuses a redirect to an ungranted host); a bad port is a TypeError
- * before any permission check, as the Fetch standard and Deno have it. Bodies are
- * buffered and capped.
+ * before any permission check, as the Fetch standard and Deno have it. Request bodies
+ * arrive whole; response bodies stream (net-body.ts), capped in total.
  */
+import { STATUS_CODES } from 'node:http';
 import { request } from 'undici';
+import { registerBody } from './net-body.ts';
 import { DenoOpError } from '../deno-error.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
 import { optStr, record, str } from './args.ts';
@@ -25,16 +27,6 @@ function target(raw: string): { url: URL; hostPort: string } {
   return { url, hostPort: `${url.hostname}:${port}` };
 }
 
-async function readCapped(body: AsyncIterable<Buffer>, cap: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > cap) throw new DenoOpError('InvalidData', `response body is larger than the sandbox cap of ${cap} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
 
 export const netFetch = defineOp({
   name: 'net.fetch',
@@ -75,13 +67,14 @@ export const netFetch = defineOp({
         }
         continue;
       }
-      const data = await readCapped(response.body, ctx.maxResponseBytes);
       const headers: [string, string][] = [];
       for (const [k, v] of Object.entries(response.headers)) {
         if (v === undefined) continue;
         for (const value of Array.isArray(v) ? v : [v]) headers.push([k, value]);
       }
-      return { status: response.statusCode, statusText: '', headers, body: data.toString('base64'), url: current.url.href, redirected: hop > 0 };
+      // The body streams: the script reads it chunk by chunk (net-body.ts) through its rid.
+      const rid = registerBody(ctx, response.body);
+      return { status: response.statusCode, statusText: STATUS_CODES[response.statusCode] ?? '', headers, rid, url: current.url.href, redirected: hop > 0 };
     }
     throw new DenoOpError('TypeError', 'Fetch failed: too many redirects');
   },

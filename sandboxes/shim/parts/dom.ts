@@ -126,10 +126,33 @@ export class QuotaExceededError extends DOMException {
   }
 }
 
+declare const require: (id: string) => unknown;
+
+type Clone = (value: unknown, options?: { transfer?: unknown[] }) => unknown;
+let coreClone: Clone | undefined;
+
+/**
+ * core-js's structuredClone, loaded at the first call: while loading it looks at globals
+ * (Blob, File, DOMException...) whose parts may be loading themselves when this part is.
+ */
+function loadCoreClone(): Clone {
+  const g = globalThis as Record<string, unknown>;
+  const ours = g.structuredClone;
+  delete g.structuredClone;
+  try {
+    require('core-js/modules/web.structured-clone.js');
+    return g.structuredClone as Clone;
+  } finally {
+    Object.defineProperty(g, 'structuredClone', { value: ours, writable: true, configurable: true, enumerable: false });
+  }
+}
+
+function structuredClone(value: unknown, options?: { transfer?: unknown[] }): unknown {
+  if (arguments.length === 0) throw new TypeError("Failed to execute 'structuredClone' on 'Window': 1 argument required, but only 0 present");
+  coreClone ??= loadCoreClone();
+  return options === undefined ? coreClone(value) : coreClone(value, options);
+}
+
 defineGlobal('DOMException', DOMException);
 defineGlobal('QuotaExceededError', QuotaExceededError);
-
-// core-js reads globalThis.DOMException for its DataCloneError, so it loads after it.
-require('core-js/modules/web.structured-clone.js');
-
-declare const require: (id: string) => unknown;
+defineGlobal('structuredClone', structuredClone);

@@ -21,10 +21,20 @@ interface View {
   fields?: Record<string, unknown>;
   /** `Name { key => value, ... }`, as Map-like classes print */
   entries?: [unknown, unknown][];
+  prefixed?: boolean;
 }
 
 export function inspectAs(name: string, fields: Record<string, unknown>): View {
   return { [VIEW]: true, name, fields };
+}
+
+/**
+ * `Name { ... }` where the braces are a plain object's own inspect, the name put in front
+ * after line breaking was decided (Deno's Headers, FormData and URL print this way, so a
+ * line breaks a little later than for classes printed as a whole).
+ */
+export function inspectPrefixed(name: string, fields: Record<string, unknown>): View {
+  return { [VIEW]: true, name, fields, prefixed: true };
 }
 
 export function inspectEntriesAs(name: string, entries: [unknown, unknown][]): View {
@@ -280,6 +290,15 @@ function customized(ctx: Ctx, value: object, depth: number): string | undefined 
 
 function formatView(ctx: Ctx, owner: object, view: View, depth: number): string {
   if (depth > ctx.depth) return `[${view.name}]`;
+  if (view.prefixed) {
+    const plain = Object.assign(Object.create(Object.prototype) as Record<string, unknown>, view.fields);
+    ctx.seen.push(owner);
+    try {
+      return `${view.name} ${formatValue(ctx, plain, depth, true)}`;
+    } finally {
+      ctx.seen.pop();
+    }
+  }
   ctx.seen.push(owner);
   ctx.currentDepth = depth;
   let output: string[];
