@@ -46,6 +46,7 @@ export class CapabilityBroker {
         const viaAlternative = need.alternatives?.some((alt) => this.context.gate.query(need.kind, alt).state === 'granted') ?? false;
         if (!viaAlternative) this.context.gate.check(need.kind, need.value, need.display ?? need.value);
       } catch (error) {
+        if (need.message && error instanceof DenoOpError) error = new DenoOpError(error.denoClass, need.message);
         this.context.audit({ type: 'capability', subject: this.context.subject, op: op.name, permission: need.kind, value: need.value ?? null, decision: 'denied' });
         throw error;
       }

@@ -41,6 +41,10 @@ export interface BrokerContext {
    * a kernel that pins its clock (tests, a deterministic re-run) pins the plugins' clock too
    */
   sources?: WorldSources;
+  /** `Deno.mainModule`: the URL of the entry module (a script's file, a plugin's entry) */
+  mainModule?: string;
+  /** `Deno.execPath()`: a program that runs `eval` and `run` as deno does (kernel/run/exec-path.ts) */
+  execPath?: string;
   /** kernel bindings this plugin may reach (declared by its manifest ∩ granted by its persona); see ops/bindings.ts */
   bindings?: PluginBindings;
 }
@@ -61,6 +65,8 @@ export interface PermissionNeed {
   display?: string;
   /** other values that grant the same thing (a command's resolved path): any one suffices */
   alternatives?: string[];
+  /** Deno's own wording for this refusal, where it is not the usual `Requires ... access` */
+  message?: string;
 }
 
 export interface OpDefinition<A = any, R = unknown> {

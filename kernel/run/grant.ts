@@ -19,6 +19,8 @@ export function brokerContext(options: {
   audit?: (event: AuditEvent) => void;
   tape?: Tape;
   sources?: WorldSources;
+  mainModule?: string;
+  execPath?: string;
 }): BrokerContext {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(options.env)) if (typeof v === 'string') env[k] = v;
@@ -33,5 +35,7 @@ export function brokerContext(options: {
     audit: options.audit ?? (() => undefined),
     ...(options.tape ? { tape: options.tape } : {}),
     ...(options.sources ? { sources: options.sources } : {}),
+    ...(options.mainModule ? { mainModule: options.mainModule } : {}),
+    ...(options.execPath ? { execPath: options.execPath } : {}),
   };
 }

@@ -6,6 +6,8 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { denoExecPath } from './exec-path.ts';
 import { bundleEntry, defaultCacheDir } from '../build/bundle.ts';
 import { isKernelError, kernelError, type KernelError } from '../errors.ts';
 import type { AuditEvent } from '../broker/op.ts';
@@ -77,7 +79,7 @@ export class ScriptRunner {
     const source = withCodeCache(bundle.code, bundle.digest, `file://${file}`, this.cacheDir);
     const layers = [{ label: 'flags', set: parsePermissionFlags(request.permissionFlags, request.cwd, request.env.PATH ?? '') }, profileLayer(profile, request.cwd)];
     const broker = new CapabilityBroker(
-      brokerContext({ subject: `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: this.#options.audit }),
+      brokerContext({ subject: `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: this.#options.audit, mainModule: pathToFileURL(file).href, execPath: denoExecPath(this.cacheDir) }),
     );
     const onOutput = (fd: 1 | 2, text: string): void => void (fd === 1 ? stdout : stderr).push(text);
 

@@ -229,6 +229,11 @@ export class IsolateRuntime {
       case 'main.settled':
         this.#mainSettled = true;
         return okJson(null);
+      case 'process.memoryUsage': {
+        // The isolate's own heap: what Deno.memoryUsage() means for this script.
+        const heap = this.isolate.getHeapStatisticsSync();
+        return okJson({ rss: heap.total_physical_size, heapTotal: heap.total_heap_size, heapUsed: heap.used_heap_size, external: heap.externally_allocated_size });
+      }
       case 'shim.part': {
         // Code of the shim itself, not an effect: answered here, never recorded or metered.
         const { name } = JSON.parse(json) as { name: string };

@@ -8,6 +8,8 @@ import * as partsLoader from './parts-loader.ts';
 import * as lazyGlobals from './lazy-globals.ts';
 import * as denoErrors from './deno/errors.ts';
 import * as denoFs from './deno/fs.ts';
+import * as denoNamespaceRef from './deno/namespace-ref.ts';
+import * as denoCommand from './deno/command.ts';
 import * as base64 from './web/base64.ts';
 import * as clock from './web/clock.ts';
 import * as inspect from './web/inspect.ts';
@@ -22,6 +24,8 @@ export const CORE_MODULES: Readonly<Record<string, unknown>> = Object.freeze({
   'lazy-globals.ts': lazyGlobals,
   'deno/errors.ts': denoErrors,
   'deno/fs.ts': denoFs,
+  'deno/namespace-ref.ts': denoNamespaceRef,
+  'deno/command.ts': denoCommand,
   'web/base64.ts': base64,
   'web/clock.ts': clock,
   'web/inspect.ts': inspect,

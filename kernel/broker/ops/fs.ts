@@ -32,14 +32,14 @@ function realLocation(p: string): string {
  * place outside it is refused, with the real path named. Deno itself follows such links;
  * untrusted drafts must not.
  */
-function checkReal(ctx: BrokerContext, kind: 'read' | 'write', p: string): void {
+export function checkReal(ctx: BrokerContext, kind: 'read' | 'write', p: string): void {
   if (!ctx.strictSymlinks) return;
   const real = realLocation(p);
   if (real !== p) ctx.gate.check(kind, real);
 }
 
 /** Reads at most `cap` bytes; a longer file (or an endless device) is refused, not read. */
-function readBounded(p: string, cap: number): Buffer {
+export function readBounded(p: string, cap: number): Buffer {
   const fd = openSync(p, 'r');
   try {
     const size = fstatSync(fd).size;
@@ -142,11 +142,12 @@ export const readDir = defineOp({
   },
 });
 
-function fileInfo(s: Stats, isSymlink: boolean) {
+export function fileInfo(s: Stats, isSymlink: boolean) {
   const ms = (d: Date | undefined): number | null => (d ? d.getTime() : null);
   return {
     isFile: s.isFile(), isDirectory: s.isDirectory(), isSymlink, size: s.size,
-    mtime: ms(s.mtime), atime: ms(s.atime), birthtime: ms(s.birthtime), ctime: ms(s.ctime),
+    // Deno reports ctime in whole seconds.
+    mtime: ms(s.mtime), atime: ms(s.atime), birthtime: ms(s.birthtime), ctime: Math.floor(s.ctimeMs / 1000) * 1000,
     dev: s.dev, ino: s.ino, mode: s.mode, nlink: s.nlink, uid: s.uid, gid: s.gid, rdev: s.rdev,
     blksize: s.blksize, blocks: s.blocks, isBlockDevice: s.isBlockDevice(), isCharDevice: s.isCharacterDevice(),
     isFifo: s.isFIFO(), isSocket: s.isSocket(),

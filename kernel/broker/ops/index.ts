@@ -4,6 +4,9 @@ import { envDelete, envGet, envSet, envToObject } from './env.ts';
 import { clockMonotonic, clockNow, clockOrigin, randomBytesOp, randomSeed } from './entropy.ts';
 import { cwd, mkdir, readDir, readFile, readTextFile, realPath, remove, stat, writeFile } from './fs.ts';
 import { netFetch } from './net.ts';
+import { FILE_OPS } from './fs-file.ts';
+import { PROCESS_OPS } from './process.ts';
+import { chmod, chown, copyFile, link, makeTempDir, makeTempFile, readLink, rename, symlink, truncate, umask, utime, watchFs } from './fs-more.ts';
 import { netClose, netRead } from './net-body.ts';
 import { permissionsQuery, permissionsRequest, permissionsRevoke } from './permissions.ts';
 import { runOutput } from './run.ts';
@@ -12,10 +15,13 @@ import { BINDING_OPS } from './bindings.ts';
 export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
   [
     readTextFile, readFile, writeFile, readDir, stat, mkdir, remove, realPath, cwd,
+    copyFile, rename, link, symlink, readLink, chmod, chown, truncate, utime, makeTempDir, makeTempFile, umask, watchFs,
     envGet, envSet, envDelete, envToObject,
     randomBytesOp, randomSeed, clockNow, clockMonotonic, clockOrigin,
     permissionsQuery, permissionsRequest, permissionsRevoke,
     runOutput, netFetch, netRead, netClose,
+    ...FILE_OPS,
+    ...PROCESS_OPS,
     ...BINDING_OPS,
   ].map((op) => [op.name, op as OpDefinition]),
 );

@@ -1,6 +1,6 @@
 /** `Deno.permissions.query/request/revoke`, answered from the run's grant. */
 import { DenoOpError } from '../deno-error.ts';
-import { PERMISSION_NAMES, type PermissionName } from '../../permissions/descriptors.ts';
+import { GRANTABLE, PERMISSION_NAMES, type PermissionName } from '../../permissions/descriptors.ts';
 import { normalizeValue } from '../../permissions/parse-flags.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
 import { record } from './args.ts';
@@ -25,6 +25,12 @@ const revoked = new WeakMap<BrokerContext, Set<string>>();
 function answer(ctx: BrokerContext, kind: PermissionName, value: string | undefined) {
   const gone = revoked.get(ctx);
   if (gone && (gone.has(`${kind}:*`) || (value !== undefined && gone.has(`${kind}:${value}`)))) return { state: 'prompt', partial: false };
+  // Kinds the sandbox never grants (sys, ffi, import) answer as Deno does without the flag:
+  // `prompt`, or `denied` where a --deny flag names them.
+  if (!GRANTABLE.has(kind)) {
+    const denied = ctx.gate.layers.some((l) => l.set[kind].deny === true || (value !== undefined && (l.set[kind].deny as readonly string[]).includes(value)));
+    return { state: denied ? 'denied' : 'prompt', partial: false };
+  }
   const a = ctx.gate.query(kind, value);
   return { state: a.state, partial: a.partial };
 }

@@ -150,7 +150,11 @@ function loadCoreClone(): Clone {
 function structuredClone(value: unknown, options?: { transfer?: unknown[] }): unknown {
   if (arguments.length === 0) throw new TypeError("Failed to execute 'structuredClone' on 'Window': 1 argument required, but only 0 present");
   coreClone ??= loadCoreClone();
-  return options === undefined ? coreClone(value) : coreClone(value, options);
+  if (options === undefined || options === null) return coreClone(value);
+  // This engine cannot detach an ArrayBuffer: a transferred buffer is copied, and the
+  // original stays usable (Deno would leave it detached, with byteLength 0).
+  const transfer = Array.isArray(options.transfer) ? options.transfer.filter((t) => !(t instanceof ArrayBuffer)) : options.transfer;
+  return coreClone(value, { ...options, transfer });
 }
 
 defineGlobal('DOMException', DOMException);

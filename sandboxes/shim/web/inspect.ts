@@ -343,7 +343,15 @@ function formatRaw(ctx: Ctx, value: object, depth: number): string {
   let base = '';
   let isArrayLike = false;
   let formatter: () => string[] = () => [];
-  const prefix = name === null ? '[Object: null prototype] ' : name === 'Object' ? '' : `${name} `;
+  let tag = '';
+  try {
+    const t = (value as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag];
+    if (typeof t === 'string' && t !== '' && t !== name) tag = t;
+  } catch {
+    tag = '';
+  }
+  // Node's getPrefix: `Object [Array Iterator] {}` when the tag differs from the class name.
+  const prefix = name === null ? `[Object: null prototype] ${tag ? `[${tag}] ` : ''}` : name === 'Object' && !tag ? '' : `${name} ${tag ? `[${tag}] ` : ''}`;
 
   if (Array.isArray(value)) {
     isArrayLike = true;
