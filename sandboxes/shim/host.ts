@@ -18,10 +18,21 @@ export interface HostFunctions {
 
 let host: HostFunctions | undefined;
 let transferCap = 64 * 1024 * 1024;
+let syncWaits = false;
 
-export function bindHost(functions: HostFunctions, maxTransferBytes: number): void {
+/**
+ * `waits`: a sync op may wait for asynchronous host work (the process tier: the isolate's
+ * thread blocks, the kernel does not). In the trusted tier a sync op runs on the kernel's
+ * own thread, so ops that would wait (`outputSync`) are refused there.
+ */
+export function bindHost(functions: HostFunctions, maxTransferBytes: number, waits = false): void {
   host = functions;
   transferCap = maxTransferBytes;
+  syncWaits = waits;
+}
+
+export function syncMayWait(): boolean {
+  return syncWaits;
 }
 
 function encode(op: string, args: unknown): string {

@@ -68,7 +68,7 @@ export function install(
     config.syncMode === 'reference'
       ? (op: string, json: string) => (hostSync as SyncReference).applySyncPromise(undefined, [op, json])
       : (hostSync as (op: string, json: string) => string);
-  bindHost({ sync, async: (op, json) => hostAsync.apply(undefined, [op, json], { result: { promise: true } }) }, config.transferBytes);
+  bindHost({ sync, async: (op, json) => hostAsync.apply(undefined, [op, json], { result: { promise: true } }) }, config.transferBytes, config.syncMode === 'reference');
 
   const now = monotonicNow;
   const g = globalThis as Record<string, unknown>;

@@ -1,11 +1,26 @@
 /** `new Deno.Command(...).output()`: checked against `run`, executed by the subprocess runner. */
 import { resolveExecutable, runCommand } from '../../../sandboxes/subprocess/run-command.ts';
 import { DenoOpError } from '../deno-error.ts';
-import { defineOp } from '../op.ts';
+import { defineOp, type BrokerContext } from '../op.ts';
 import { bool, optStr, record, resolvePath, str } from './args.ts';
 
 // Variables that change what a binary loads: Deno asks for full --allow-run to pass them.
 const LOADER_VARIABLES = /^(LD_|DYLD_)/;
+
+/**
+ * The environment a child gets, after the loader rule: a loader variable with a value needs
+ * the whole `run` kind, with nothing denied. The child inherits the sandbox's own
+ * environment (only what the run was given, never the kernel's), plus what the script
+ * passes, unless it clears it: Deno's rule. Shared by output() and spawn() (run-spawn.ts).
+ */
+export function childEnvironment(a: { env: Record<string, string>; clearEnv: boolean }, ctx: BrokerContext): Record<string, string> {
+  const loader = Object.keys(a.env).find((k) => LOADER_VARIABLES.test(k) && a.env[k] !== '');
+  const whole = ctx.gate.query('run');
+  if (loader && (whole.state !== 'granted' || whole.partial)) {
+    throw new DenoOpError('NotCapable', `Requires --allow-run permissions to spawn subprocess with ${loader} environment variable. Alternatively, spawn with the environment variable unset.`);
+  }
+  return a.clearEnv ? { ...a.env } : { ...ctx.env, ...a.env };
+}
 
 export const runOutput = defineOp({
   name: 'run.output',
@@ -34,15 +49,7 @@ export const runOutput = defineOp({
     return [{ kind: 'run', value: a.command, ...(resolved ? { alternatives: [resolved] } : {}) }];
   },
   async run(a, ctx) {
-    // A loader variable with a value needs the whole `run` kind, with nothing denied.
-    const loader = Object.keys(a.env).find((k) => LOADER_VARIABLES.test(k) && a.env[k] !== '');
-    const whole = ctx.gate.query('run');
-    if (loader && (whole.state !== 'granted' || whole.partial)) {
-      throw new DenoOpError('NotCapable', `Requires --allow-run permissions to spawn subprocess with ${loader} environment variable. Alternatively, spawn with the environment variable unset.`);
-    }
-    // The child inherits the sandbox's own environment (only what the run was given, never
-    // the kernel's), plus what the script passes, unless it clears it: Deno's rule.
-    const env = a.clearEnv ? { ...a.env } : { ...ctx.env, ...a.env };
+    const env = childEnvironment(a, ctx);
     let result;
     try {
       result = await runCommand({
