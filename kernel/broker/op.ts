@@ -41,6 +41,8 @@ export interface BrokerContext {
    * a kernel that pins its clock (tests, a deterministic re-run) pins the plugins' clock too
    */
   sources?: WorldSources;
+  /** under `sandbox test`: the run's own grant, which each test's `permissions` narrow (ops/test-permissions.ts) */
+  testGrant?: { base: PermissionGate };
   /** `Deno.mainModule`: the URL of the entry module (a script's file, a plugin's entry) */
   mainModule?: string;
   /** `Deno.execPath()`: a program that runs `eval` and `run` as deno does (kernel/run/exec-path.ts) */

@@ -139,6 +139,8 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
       logLevel: 'silent',
       mainFields: kind === 'module' ? ['module', 'main'] : ['main'],
       absWorkingDir: base,
+      // Kept beside the bundle: stack traces are mapped back to the script's own lines.
+      ...(kind === 'module' ? { sourcemap: 'external' as const, outfile: path.join(base, '__bundle.js'), sourcesContent: true } : {}),
       plugins: kind === 'module' ? [denoModules(absolute, main)] : kind === 'part' ? [shimPartLinks(absolute)] : [],
       ...(kind === 'module' ? { define: { 'import.meta': IMPORT_META } } : {}),
     });
@@ -150,7 +152,9 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
     if (isKernelError(first?.detail)) throw kernelError(first.detail.code, `${where}: ${first.detail.message}`, { details: { file: absolute } });
     throw kernelError('RTC_ERR_BUILD_FAILED', `${where}: ${first?.text ?? String(error)}`, { details: { file: absolute } });
   }
-  const moduleCode = result.outputFiles[0]?.text ?? '';
+  const js = result.outputFiles.find((f) => f.path.endsWith('.js'));
+  const mapFile = result.outputFiles.find((f) => f.path.endsWith('.map'));
+  const moduleCode = (js ?? result.outputFiles[0])?.text.replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n') ?? '';
   const code = kind === 'shim' ? wrapShim(moduleCode) : kind === 'part' ? wrapPart(moduleCode) : wrapModule(moduleCode);
   const digest = sha256(code);
   const inputs: Record<string, string> = {};
@@ -159,9 +163,25 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
     inputs[path.relative(base, file)] = sha256(readFileSync(file));
   }
   writeAtomic(path.join(cacheDir, 'bundles', `${digest}.js`), code);
+  if (mapFile) writeAtomic(path.join(cacheDir, 'bundles', `${digest}.map`), mapFile.text);
   writeAtomic(indexFile, JSON.stringify({ inputs, digest, size: moduleCode.length } satisfies IndexRecord));
   return { code, digest, inputs, size: moduleCode.length, cached: false };
 }
+
+/**
+ * The source map of a module bundle (lines counted from the module code: the wrapper adds
+ * WRAPPER_LINES before it), or undefined when none was kept.
+ */
+export function readSourceMap(digest: string, cacheDir = defaultCacheDir()): string | undefined {
+  try {
+    return readFileSync(path.join(cacheDir, 'bundles', `${digest}.map`), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Lines `wrapModule` puts before the bundled module code. */
+export const WRAPPER_LINES = 2;
 
 /** The V8 code cache kept beside a bundle, if present and intact. */
 export function readCodeCache(digest: string, cacheDir = defaultCacheDir()): Buffer | undefined {

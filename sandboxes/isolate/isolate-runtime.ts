@@ -39,7 +39,10 @@ export interface RuntimeOptions {
   /** `reference` when sync ops must wait on a promise (the process tier's pipe) */
   syncMode: 'callback' | 'reference';
   ops: OpHandler;
-  onOutput(fd: 1 | 2, text: string): void;
+  /** fd 3 carries `sandbox test` reporter events (JSON), never the script's own output */
+  onOutput(fd: 1 | 2 | 3, text: string): void;
+  /** `test`: Deno.test registers tests for the test runner (kernel/run/test-runner.ts) */
+  mode?: 'run' | 'test';
 }
 
 export interface RunOutcome {
@@ -176,6 +179,7 @@ export class IsolateRuntime {
       args: this.#options.args,
       transferBytes: this.#options.limits.transferBytes,
       syncMode: this.#options.syncMode,
+      mode: this.#options.mode ?? 'run',
       build: { os: 'linux', arch: process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'aarch64' : process.arch },
     });
     const dispatcher = install.applySync(undefined, [sync, asyncFn, config], { result: { reference: true }, timeout: this.#options.limits.cpuMs }) as ivm.Reference;
@@ -208,8 +212,12 @@ export class IsolateRuntime {
   #local(op: string, json: string): string | undefined {
     switch (op) {
       case 'io.write': {
-        const { fd, text } = JSON.parse(json) as { fd: 1 | 2; text: string };
+        const { fd, text } = JSON.parse(json) as { fd: 1 | 2 | 3; text: string };
         if (this.#exitCode !== undefined || this.#limitHit) return okJson(null);
+        if (fd === 3) {
+          if (this.#options.mode === 'test') this.#options.onOutput(3, text);
+          return okJson(null);
+        }
         this.#outputBytes += Buffer.byteLength(text);
         if (this.#outputBytes > this.#options.limits.outputBytes) this.#hitLimit('output');
         this.#options.onOutput(fd === 2 ? 2 : 1, text);
@@ -223,6 +231,8 @@ export class IsolateRuntime {
       }
       case 'process.uncaught': {
         this.#uncaught ??= JSON.parse(json) as { name: string; message: string; stack: string; isError: boolean };
+        // The test runner hears of it at once: it fails the file, as deno test does.
+        if (this.#options.mode === 'test') this.#options.onOutput(3, JSON.stringify({ type: 'uncaught', error: this.#uncaught }));
         this.#wake?.();
         return okJson(null);
       }

@@ -6,7 +6,7 @@
  */
 import { IsolateRuntime, type CompiledSource } from '../isolate/isolate-runtime.ts';
 import { withCodeCache } from '../isolate/shim-source.ts';
-import type { FromHost, ToHost, WireSource } from './protocol.ts';
+import type { FromHost, ToHost, WireError, WireSource } from './protocol.ts';
 
 let shim: CompiledSource | undefined;
 let cacheDir = '';
@@ -33,11 +33,12 @@ function forward(runId: number, op: string, json: string, mode: 'sync' | 'async'
 
 const instances = new Map<number, IsolateRuntime>();
 
-function runtimeFor(runId: number, limits: Extract<ToHost, { t: 'load' }>['limits'], webAssembly: boolean, args: readonly string[]): IsolateRuntime {
+function runtimeFor(runId: number, limits: Extract<ToHost, { t: 'load' }>['limits'], webAssembly: boolean, args: readonly string[], mode: 'run' | 'test' = 'run'): IsolateRuntime {
   return IsolateRuntime.create(shim!, {
     limits,
     webAssembly,
     args,
+    mode,
     syncMode: 'reference',
     ops: {
       sync: () => {
@@ -50,14 +51,16 @@ function runtimeFor(runId: number, limits: Extract<ToHost, { t: 'load' }>['limit
   });
 }
 
-function wireError(error: unknown): { name: string; message: string; code?: string } {
-  const e = error as { code?: string; message?: string; name?: string };
-  return { name: e.name ?? 'Error', message: e.message ?? String(error), ...(e.code ? { code: e.code } : {}) };
+function wireError(error: unknown): WireError {
+  const e = error as { code?: string; message?: string; name?: string; details?: { name?: unknown; message?: unknown; stack?: unknown } };
+  const d = e.details;
+  const script = d && typeof d.stack === 'string' ? { script: { name: String(d.name ?? 'Error'), message: String(d.message ?? ''), stack: d.stack } } : {};
+  return { name: e.name ?? 'Error', message: e.message ?? String(error), ...(e.code ? { code: e.code } : {}), ...script };
 }
 
 async function load(message: Extract<ToHost, { t: 'load' }>): Promise<void> {
   try {
-    const runtime = runtimeFor(message.runId, message.limits, message.webAssembly, []);
+    const runtime = runtimeFor(message.runId, message.limits, message.webAssembly, message.args ?? [], message.mode ?? 'run');
     instances.set(message.runId, runtime);
     const exports = await runtime.load(compiled(message.source));
     send({ t: 'loaded', runId: message.runId, exports: [...exports] });

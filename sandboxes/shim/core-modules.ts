@@ -17,6 +17,7 @@ import * as textEncoding from './web/text-encoding.ts';
 import * as timers from './web/timers.ts';
 import * as crypto from './web/crypto.ts';
 import * as unsupported from './unsupported.ts';
+import * as shimConfigModule from './shim-config.ts';
 
 export const CORE_MODULES: Readonly<Record<string, unknown>> = Object.freeze({
   'host.ts': host,
@@ -33,4 +34,5 @@ export const CORE_MODULES: Readonly<Record<string, unknown>> = Object.freeze({
   'web/timers.ts': timers,
   'web/crypto.ts': crypto,
   'unsupported.ts': unsupported,
+  'shim-config.ts': shimConfigModule,
 });

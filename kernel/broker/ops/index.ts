@@ -7,6 +7,7 @@ import { netFetch } from './net.ts';
 import { FILE_OPS } from './fs-file.ts';
 import { PROCESS_OPS } from './process.ts';
 import { SPAWN_OPS } from './run-spawn.ts';
+import { testPermissions } from './test-permissions.ts';
 import { chmod, chown, copyFile, link, makeTempDir, makeTempFile, readLink, rename, symlink, truncate, umask, utime, watchFs } from './fs-more.ts';
 import { netClose, netRead } from './net-body.ts';
 import { permissionsQuery, permissionsRequest, permissionsRevoke } from './permissions.ts';
@@ -24,6 +25,7 @@ export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
     ...FILE_OPS,
     ...PROCESS_OPS,
     ...SPAWN_OPS,
+    testPermissions,
     ...BINDING_OPS,
   ].map((op) => [op.name, op as OpDefinition]),
 );

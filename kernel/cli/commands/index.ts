@@ -5,6 +5,8 @@
 import type { Command } from '../command.ts';
 import { LEDGER_CLI_COMMANDS } from './ledger.ts';
 import { sandboxRunCommand } from './sandbox-run.ts';
+import { sandboxTestCommand } from './sandbox-test.ts';
+import { denoCommand } from './deno.ts';
 import { pluginsCheckCommand, pluginsListCommand } from './plugins.ts';
 import { demoCommand } from './demo.ts';
 import { runtimeManifestCheckCommand } from './runtime-manifest.ts';
@@ -25,6 +27,7 @@ export const COMMANDS: readonly Command[] = [
   runCommand,
   statusCommand,
   sandboxRunCommand,
+  sandboxTestCommand,
   pluginsListCommand,
   pluginsCheckCommand,
   skillsListCommand,
@@ -39,4 +42,5 @@ export const COMMANDS: readonly Command[] = [
   ...LEDGER_CLI_COMMANDS,
   ...PROPOSALS_CLI_COMMANDS,
   ...PERSISTENCE_CLI_COMMANDS,
+  denoCommand,
 ];
