@@ -8,6 +8,7 @@ import { FILE_OPS } from './fs-file.ts';
 import { PROCESS_OPS } from './process.ts';
 import { SPAWN_OPS } from './run-spawn.ts';
 import { testPermissions } from './test-permissions.ts';
+import { subtleCall } from './subtle.ts';
 import { chmod, chown, copyFile, link, makeTempDir, makeTempFile, readLink, rename, symlink, truncate, umask, utime, watchFs } from './fs-more.ts';
 import { netClose, netRead } from './net-body.ts';
 import { permissionsQuery, permissionsRequest, permissionsRevoke } from './permissions.ts';
@@ -26,6 +27,7 @@ export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
     ...PROCESS_OPS,
     ...SPAWN_OPS,
     testPermissions,
+    subtleCall,
     ...BINDING_OPS,
   ].map((op) => [op.name, op as OpDefinition]),
 );

@@ -35,6 +35,11 @@ export function makeError(className: string, message: string, code?: string): Er
 }
 
 function makeBareError(className: string, message: string): Error {
+  // `DOMException:<name>`: a web API's error class (WebCrypto's OperationError, ...)
+  if (className.startsWith('DOMException:')) {
+    const DOMExceptionClass = (globalThis as unknown as { DOMException: new (m: string, n: string) => Error }).DOMException;
+    return new DOMExceptionClass(message, className.slice('DOMException:'.length));
+  }
   const DenoClass = errors[className];
   if (DenoClass) return new DenoClass(message);
   switch (className) {
