@@ -41,6 +41,27 @@ interface IndexRecord {
   size: number;
 }
 
+let recipe: string | undefined;
+
+/**
+ * What a bundle depends on besides its inputs: the build code itself and esbuild's version.
+ * Part of every cache key, so a kernel whose build changed never reuses an older bundle.
+ */
+export function buildRecipe(): string {
+  if (recipe === undefined) {
+    const dir = path.join(PROJECT_ROOT, 'kernel', 'build');
+    const parts = ['bundle.ts', 'deno-modules.ts', 'npm-resolve.ts', 'shim-part-links.ts'].map((f) => {
+      try {
+        return readFileSync(path.join(dir, f), 'utf8');
+      } catch {
+        return f;
+      }
+    });
+    recipe = sha256(`${esbuild.version}\n${parts.join('\n')}`).slice(0, 16);
+  }
+  return recipe;
+}
+
 export function defaultCacheDir(): string {
   return process.env.RUNTIMECTL_CACHE_DIR ?? path.join(PROJECT_ROOT, '.cache');
 }
@@ -113,7 +134,7 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
   const absolute = path.resolve(entry);
   const base = path.dirname(absolute);
   const main = options.main ?? true;
-  const indexFile = path.join(cacheDir, 'index', `${sha256(`${kind}:${main ? '' : 'not-main:'}${absolute}`)}.json`);
+  const indexFile = path.join(cacheDir, 'index', `${sha256(`${buildRecipe()}:${kind}:${main ? '' : 'not-main:'}${absolute}`)}.json`);
   if (existsSync(indexFile)) {
     try {
       const record = JSON.parse(readFileSync(indexFile, 'utf8')) as IndexRecord;
@@ -159,6 +180,8 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
   const digest = sha256(code);
   const inputs: Record<string, string> = {};
   for (const input of Object.keys(result.metafile.inputs).sort()) {
+    // virtual modules (import.meta's `rtc-meta:`) are made from the paths, not read
+    if (/^[a-z][a-z-]*:/.test(input)) continue;
     const file = path.resolve(base, input);
     inputs[path.relative(base, file)] = sha256(readFileSync(file));
   }

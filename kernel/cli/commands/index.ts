@@ -7,7 +7,7 @@ import { LEDGER_CLI_COMMANDS } from './ledger.ts';
 import { sandboxRunCommand } from './sandbox-run.ts';
 import { sandboxTestCommand } from './sandbox-test.ts';
 import { denoCommand } from './deno.ts';
-import { pluginsCheckCommand, pluginsListCommand } from './plugins.ts';
+import { pluginsCheckCommand, pluginsInstallCommand, pluginsListCommand } from './plugins.ts';
 import { demoCommand } from './demo.ts';
 import { runtimeManifestCheckCommand } from './runtime-manifest.ts';
 import { skillsListCommand } from './skills.ts';
@@ -30,6 +30,7 @@ export const COMMANDS: readonly Command[] = [
   sandboxTestCommand,
   pluginsListCommand,
   pluginsCheckCommand,
+  pluginsInstallCommand,
   skillsListCommand,
   workspacePrepareCommand,
   runtimeManifestCheckCommand,

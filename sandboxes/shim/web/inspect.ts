@@ -113,7 +113,7 @@ function functionBase(fn: Function): string {
   const source = Function.prototype.toString.call(fn);
   if (source.startsWith('class') && /^class\b/.test(source)) return `[class ${fn.name || '(anonymous)'}]`;
   const kind = source.startsWith('async') ? (source.includes('function*') ? 'AsyncGeneratorFunction' : 'AsyncFunction') : source.startsWith('function*') ? 'GeneratorFunction' : 'Function';
-  return `[${kind}: ${fn.name || '(anonymous)'}]`;
+  return fn.name ? `[${kind}: ${fn.name}]` : `[${kind} (anonymous)]`;
 }
 
 function formatKey(key: string | symbol): string {
