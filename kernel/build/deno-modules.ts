@@ -122,7 +122,9 @@ export function denoModules(entry: string, main: boolean): esbuild.Plugin {
           // Only files that use import.meta get one: CommonJS files stay as they are.
           return { contents: source.includes('import.meta') ? withMeta(source, args.path, false) : source, loader };
         }
-        return { contents: `${withMeta(source, args.path, main && args.path === entry)}export {};\n`, loader };
+        // Only a module that uses import.meta gets one: the bundle of any other stays free of its path.
+        const body = source.includes('import.meta') ? withMeta(source, args.path, main && args.path === entry) : `${source}\n`;
+        return { contents: `${body}export {};\n`, loader };
       });
     },
   };
