@@ -98,8 +98,8 @@ export const link = defineOp({
   },
 });
 
-const UNSCOPED_SYMLINK =
-  "Deno.symlink() requires unscoped --allow-read and --allow-write permissions; path-scoped grants (e.g. --allow-write=<path>) are not supported because a symlink's target is only resolved when the link is traversed";
+const unscopedSymlink = (api: string) =>
+  `${api}() requires unscoped --allow-read and --allow-write permissions; path-scoped grants (e.g. --allow-write=<path>) are not supported because a symlink's target is only resolved when the link is traversed`;
 
 export const symlink = defineOp({
   name: 'fs.symlink',
@@ -107,12 +107,12 @@ export const symlink = defineOp({
   parse: (raw, ctx) => {
     const o = record(raw);
     const type = optStr(o, 'type');
-    return { target: str(o, 'oldpath'), link: pathOf(o, 'newpath', ctx), type };
+    return { target: str(o, 'oldpath'), link: pathOf(o, 'newpath', ctx), type, api: o.sync === true ? 'Deno.symlinkSync' : 'Deno.symlink' };
   },
   // The target is only resolved when the link is used, so no path grant can cover it.
-  needs: () => [
-    { kind: 'read', message: UNSCOPED_SYMLINK },
-    { kind: 'write', message: UNSCOPED_SYMLINK },
+  needs: (a) => [
+    { kind: 'read', message: unscopedSymlink(a.api) },
+    { kind: 'write', message: unscopedSymlink(a.api) },
   ],
   run(a) {
     try {

@@ -20,6 +20,8 @@ interface BodyResource extends Resource {
 const CHUNK = 64 * 1024;
 
 export function registerBody(ctx: BrokerContext, body: Readable & AsyncIterable<Buffer>): number {
+  // Destroying a body that is still arriving emits an error: it must never reach the kernel's top level.
+  body.on('error', () => undefined);
   const iterator = body[Symbol.asyncIterator]();
   let delivered = 0;
   let rest: Buffer | null = null;

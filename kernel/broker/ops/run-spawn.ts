@@ -5,6 +5,7 @@
  * `run.write` and `run.closeStdin`, `run.wait`, `run.kill`. Closing the resource, or the end
  * of the run, kills the child's whole process group.
  */
+import { resolveExecutable } from '../../../sandboxes/subprocess/run-command.ts';
 import { SpawnedChild, type StdioMode } from '../../../sandboxes/subprocess/spawn-command.ts';
 import { DenoOpError } from '../deno-error.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
@@ -34,7 +35,11 @@ export const runSpawn = defineOp({
   mode: 'sync',
   parse(raw, ctx) {
     const o = record(raw);
-    return { ...runOutput.parse(raw, ctx), stdin: mode(o.stdin, 'inherit'), stdoutMode: mode(o.stdout, 'inherit'), stderrMode: mode(o.stderr, 'inherit') };
+    const a = { ...runOutput.parse(raw, ctx), stdin: mode(o.stdin, 'inherit'), stdoutMode: mode(o.stdout, 'inherit'), stderrMode: mode(o.stderr, 'inherit') };
+    // Deno's order: a command that is not found is NotFound before any permission check.
+    const env = a.clearEnv ? a.env : { ...ctx.env, ...a.env };
+    if (!resolveExecutable(a.command, env.PATH ?? ctx.env.PATH ?? '', a.cwd)) throw new DenoOpError('NotFound', `Failed to spawn '${a.command}': entity not found`);
+    return a;
   },
   needs: (a, ctx) => runOutput.needs(a, ctx),
   run(a, ctx) {

@@ -121,7 +121,7 @@ const sync = {
   renameSync: (oldpath: PathLike, newpath: PathLike) => void callSync('fs.rename', { oldpath: toPath(oldpath), newpath: toPath(newpath) }),
   linkSync: (oldpath: string, newpath: string) => void callSync('fs.link', { oldpath: toPath(oldpath), newpath: toPath(newpath) }),
   symlinkSync: (oldpath: PathLike, newpath: PathLike, options?: { type?: 'file' | 'dir' | 'junction' }) =>
-    void callSync('fs.symlink', { oldpath: toPath(oldpath), newpath: toPath(newpath), type: options?.type ?? null }),
+    void callSync('fs.symlink', { oldpath: toPath(oldpath), newpath: toPath(newpath), type: options?.type ?? null, sync: true }),
   readLinkSync: (path: PathLike) => callSync<string>('fs.readLink', { path: toPath(path) }),
   chmodSync: (path: PathLike, mode: number) => void callSync('fs.chmod', { path: toPath(path), mode }),
   chownSync: (path: PathLike, uid: number | null, gid: number | null) => void callSync('fs.chown', { path: toPath(path), uid, gid }),
@@ -179,7 +179,8 @@ export const fs = {
   copyFile: async (from: PathLike, to: PathLike) => sync.copyFileSync(from, to),
   rename: async (oldpath: PathLike, newpath: PathLike) => sync.renameSync(oldpath, newpath),
   link: async (oldpath: string, newpath: string) => sync.linkSync(oldpath, newpath),
-  symlink: async (oldpath: PathLike, newpath: PathLike, options?: { type?: 'file' | 'dir' | 'junction' }) => sync.symlinkSync(oldpath, newpath, options),
+  symlink: async (oldpath: PathLike, newpath: PathLike, options?: { type?: 'file' | 'dir' | 'junction' }) =>
+    void callSync('fs.symlink', { oldpath: toPath(oldpath), newpath: toPath(newpath), type: options?.type ?? null, sync: false }),
   readLink: async (path: PathLike) => sync.readLinkSync(path),
   chmod: async (path: PathLike, mode: number) => sync.chmodSync(path, mode),
   chown: async (path: PathLike, uid: number | null, gid: number | null) => sync.chownSync(path, uid, gid),

@@ -3,6 +3,7 @@
  * pure-JS port of zlib, as transform streams with Deno's argument errors.
  */
 import pako from 'pako';
+import { unsupportedError } from '../unsupported.ts';
 import { defineGlobal } from '../parts-loader.ts';
 import { PRIVATE_INSPECT, inspectAs } from '../web/inspect.ts';
 import { TransformStream, type ReadableStream, type WritableStream } from './streams.ts';
@@ -13,6 +14,8 @@ type Format = (typeof FORMATS)[number];
 function checkFormat(format: unknown, what: string): Format {
   if (format === undefined) throw new TypeError(`Failed to construct '${what}': 1 argument required, but only 0 present`);
   const f = String(format);
+  // Deno has brotli too; no pure-JS implementation here compresses it
+  if (f === 'brotli') throw unsupportedError(`${what}('brotli')`, 'gzip, deflate and deflate-raw are supported');
   if (!(FORMATS as readonly string[]).includes(f)) {
     throw new TypeError(`Failed to construct '${what}': The provided value '${f}' is not a valid enum value of type CompressionFormat`);
   }

@@ -55,6 +55,8 @@ require('core-js/modules/es.disposable-stack.constructor.js');
 require('core-js/modules/es.async-disposable-stack.constructor.js');
 require('core-js/modules/es.async-iterator.async-dispose.js');
 require('core-js/modules/es.json.raw-json.js');
+// JSON.stringify learns raw JSON (the shim's own host calls keep the native one: host.ts)
+require('core-js/modules/es.json.stringify.js');
 require('core-js/modules/es.json.is-raw-json.js');
 require('core-js/modules/es.map.get-or-insert.js');
 require('core-js/modules/es.map.get-or-insert-computed.js');

@@ -140,6 +140,8 @@ export class Permissions {
     try {
       return Promise.resolve(answer('permissions.request', desc));
     } catch (error) {
+      // Deno's async request ends this one message with a period (its other forms do not)
+      if (error instanceof TypeError && error.message.endsWith('is not a valid permission name')) return Promise.reject(new TypeError(`${error.message}.`));
       return Promise.reject(error);
     }
   }

@@ -209,16 +209,14 @@ export function clearImmediate(immediate?: unknown): void {
   if (id !== undefined) cancel(id);
 }
 
-/** `Deno.refTimer` / `Deno.unrefTimer`: by the number a timer converts to. */
-export function refTimer(id: unknown): void {
-  const n = idOf(id);
-  if (n !== undefined) setRef(n, true);
-}
+/**
+ * `Deno.refTimer` / `Deno.unrefTimer` name Deno's own timer ids, which setTimeout no longer
+ * hands out in Deno 2 (its timers are Node's `Timeout` objects): for a script's timers
+ * they change nothing there, and so here. `timeout.unref()` is the way that works.
+ */
+export function refTimer(_id: unknown): void {}
 
-export function unrefTimer(id: unknown): void {
-  const n = idOf(id);
-  if (n !== undefined) setRef(n, false);
-}
+export function unrefTimer(_id: unknown): void {}
 
 export function queueMicrotask(callback: () => void): void {
   if (typeof callback !== 'function') throw new TypeError("Failed to execute 'queueMicrotask' on 'Window': Argument 1 is not a function");

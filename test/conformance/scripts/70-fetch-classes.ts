@@ -57,5 +57,5 @@ await show('file', () => { const f = new File(['x'], 'a.txt', { lastModified: 5,
 await show('formData', () => { const fd = new FormData(); fd.append('k', 'v'); return [fd.has('k'), fd.getAll('k'), fd]; });
 await show('request copy', async () => { const a = new Request('http://x.test/', { method: 'POST', body: 'abc' }); const b = new Request(a); return [a.bodyUsed, await b.text(), b.signal instanceof AbortSignal]; });
 await show('request signal', () => { const c = new AbortController(); const q = new Request('http://x.test/', { signal: c.signal }); c.abort(); return q.signal.aborted; });
-await show('body stream', async () => { const res = new Response('streamed'); return [res.body instanceof ReadableStream, await new Response(res.body).text(), res.bodyUsed]; });
+await show('body stream', async () => { const res = new Response('streamed'); const reader = res.body!.getReader(); const first = await reader.read(); return [first.done, new TextDecoder().decode(first.value), res.bodyUsed]; });
 await show('no body', () => [new Response(null).body, new Request('http://x.test/').body]);

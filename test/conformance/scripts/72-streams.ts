@@ -32,7 +32,7 @@ for (const format of ['gzip', 'deflate', 'deflate-raw'] as const) {
   console.log(format, packed.byteLength < 100, unpacked.length);
 }
 try {
-  new CompressionStream('brotli' as CompressionFormat);
+  new CompressionStream('lzma' as CompressionFormat);
 } catch (e) {
   console.log((e as Error).name, (e as Error).message);
 }

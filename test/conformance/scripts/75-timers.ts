@@ -17,15 +17,19 @@ clearTimeout(+byNumber);
 const unref = setTimeout(() => console.log('unref never fires'), 10_000);
 unref.unref();
 console.log('hasRef', unref.hasRef(), t.hasRef());
-const deno = setTimeout(() => console.log('Deno.unrefTimer never fires'), 10_000);
+const deno = setTimeout(() => console.log('Deno.unrefTimer does not unref a Timeout'), 100);
 Deno.unrefTimer(+deno);
 setTimeout(() => order.push('huge delay runs at 1ms'), 2 ** 31);
 setTimeout(() => order.push('negative'), -5);
 setTimeout((a: string, b: string) => order.push(`args ${a} ${b}`), 1, 'x', 'y');
 let ticks = 0;
+const threeTicks = Promise.withResolvers<void>();
 const every = setInterval(() => {
   ticks++;
-  if (ticks === 3) clearInterval(every);
+  if (ticks === 3) {
+    clearInterval(every);
+    threeTicks.resolve();
+  }
 }, 1);
 console.log(clearTimeout(undefined), clearTimeout('abc' as unknown as number), clearTimeout(99999));
 try {
@@ -34,6 +38,7 @@ try {
   console.log((e as Error).name, (e as Error).message);
 }
 await new Promise((resolve) => setTimeout(resolve, 50));
+await threeTicks.promise;
 console.log(order, ticks, 'immediate ran', immediate);
 const refreshed: number[] = [];
 const r = setTimeout(() => refreshed.push(1), 20);

@@ -68,7 +68,7 @@ export class EventTarget {
     requireArgs(arguments.length, 2, 'addEventListener', 'EventTarget');
     const self = this ?? globalTarget;
     const map = mapOf(self);
-    if (callback === null) return;
+    if (callback === null || callback === undefined) return;
     if (typeof callback !== 'function' && (typeof callback !== 'object')) {
       throw new TypeError("Failed to execute 'addEventListener' on 'EventTarget': parameter 2 is not of type 'Object'.");
     }
@@ -97,7 +97,8 @@ export class EventTarget {
 
   dispatchEvent(event: Event): boolean {
     requireArgs(arguments.length, 1, 'dispatchEvent', 'EventTarget');
-    if (!(event instanceof Event)) throw new TypeError("Failed to execute 'dispatchEvent' on 'EventTarget': parameter 1 is not of type 'Event'.");
+    // Deno's own words for a non-Event (it fails setting the target on it)
+    if (!(event instanceof Event)) throw new TypeError("Cannot set properties of undefined (setting 'target')");
     const self = this ?? globalTarget;
     const state = eventState(event);
     if (state.dispatching || !state.initialized) throw new DOMException('Invalid event state', 'InvalidStateError');
