@@ -90,7 +90,7 @@ export const ERROR_CODES = {
   RTC_ERR_LEDGER_LEASE_NOT_OWNER: 'a lease was renewed or released by someone who does not hold it',
   RTC_ERR_LEDGER_LOCKED: 'another process held the ledger write lock for too long',
   RTC_ERR_LEDGER_IMPORT: 'a ledger export cannot be imported here',
-  // persistence backends (kernel/persistence, plugins/persistence-*)
+  // persistence backends (features/persistence, plugins/persistence-*)
   RTC_ERR_PERSISTENCE_CONFIG: "a persona's persistence.yaml is invalid or names an unknown backend",
   RTC_ERR_PERSISTENCE_PLUGIN: 'a persistence plugin is missing, of the wrong kind, or does not provide its factory',
   RTC_ERR_PERSISTENCE_BINDING: 'a persistence backend asked for storage its manifest does not declare',

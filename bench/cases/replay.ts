@@ -12,10 +12,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { defaultCacheDir } from '../../kernel/build/bundle.ts';
-import { CYCLE_EVENT } from '../../kernel/budget/usage.ts';
+import { CYCLE_EVENT } from '../../features/science-loop/budget/usage.ts';
 import { buildPersonaPlugin, personaPluginOptions } from '../../kernel/loop/plugin-options.ts';
 import { parseYaml, validateManifest } from '../../kernel/manifest/load.ts';
-import { openBackend } from '../../kernel/persistence/open.ts';
+import { openBackend } from '../../features/persistence/open.ts';
 import { personaProfileSchema } from '../../kernel/personas/profile-schema.ts';
 import { loadPlugin } from '../../kernel/plugins/registry.ts';
 import { CycleRecorder } from '../../kernel/replay/cycle-recorder.ts';

@@ -7,7 +7,7 @@ import { isKernelError } from '../errors.ts';
 import { assertNodeFlags } from '../node-flags.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import type { CliIo, Command } from './command.ts';
-import { COMMANDS } from './commands/index.ts';
+import { COMMANDS } from '../../cli/commands.ts';
 
 function findCommand(argv: readonly string[]): { command: Command; rest: string[] } | undefined {
   let best: Command | undefined;

@@ -9,7 +9,7 @@
  *   <state>/<persona>/brain/sessions/<run-id>/    one folder per executor session
  *   <state>/<persona>/brain/workspace/            the persistent per-persona workspace
  *   <state>/<persona>/brain/artifacts/
- *   <state>/<persona>/orchestra/                  the local task ledger (kernel/ledger)
+ *   <state>/<persona>/orchestra/                  the local task ledger (features/ledger)
  *   <state>/<persona>/logs/events.jsonl           the hash-chained event log
  *   <state>/<persona>/inbox/                      work packets: one file each
  *   <state>/<persona>/dm/queue.jsonl              the direct-message queue: one JSON object a line
@@ -21,7 +21,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
 import { eventLogPath } from '../events/paths.ts';
-import type { MemoryStore } from '../persistence/backend.ts';
+import type { MemoryStore } from '../contracts/persistence.ts';
 
 export interface PersonaPaths {
   stateDir: string;

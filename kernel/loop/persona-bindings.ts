@@ -11,9 +11,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { BindingImplementations, TaskSummary } from '../broker/ops/bindings.ts';
 import type { AppendResult } from '../events/event-log.ts';
-import { openLedger } from '../ledger/open.ts';
-import { parseTaskState } from '../ledger/lifecycle.ts';
-import type { LedgerAccess, MemoryStore } from '../persistence/backend.ts';
+import { openLedger } from '../../features/ledger/open.ts';
+import { parseTaskState } from '../../features/ledger/lifecycle.ts';
+import type { LedgerAccess, MemoryStore } from '../contracts/persistence.ts';
 import type { Clock } from './clock.ts';
 import type { PersonaPaths } from './layout.ts';
 

@@ -21,7 +21,7 @@
  * every REPLAY_EPOCH_CYCLES cycles, which bounds how far back a replay of one cycle starts.
  *
  * Events, brain memory (brain.json, long-term.md) and the ledger go through the persona's
- * persistence backend (kernel/persistence), opened once in open() and closed in close().
+ * persistence backend (features/persistence), opened once in open() and closed in close().
  *
  * A cycle never throws for bad input (an unknown plugin, a failing skill, a missing or
  * failing executor binary, an executor past its wall limit): it records the reason and the
@@ -32,38 +32,38 @@ import path from 'node:path';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import { HOST_SOURCES } from '../broker/ops/entropy.ts';
 import { defaultCacheDir } from '../build/bundle.ts';
-import { readAgentEnv, type AgentEnv } from '../budget/env.ts';
-import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from '../budget/posture.ts';
-import { CYCLE_EVENT, UsageWindow, usageOfEvent } from '../budget/usage.ts';
+import { readAgentEnv, type AgentEnv } from '../../features/science-loop/budget/env.ts';
+import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from '../../features/science-loop/budget/posture.ts';
+import { CYCLE_EVENT, UsageWindow, usageOfEvent } from '../../features/science-loop/budget/usage.ts';
 import { kernelError } from '../errors.ts';
-import { chooseExecutor, type ExecutorChoice } from '../executors/choice.ts';
-import { preparePersonaWorkspace } from '../executors/session-dir.ts';
-import type { PersistenceBackend } from '../persistence/backend.ts';
-import { openBackend } from '../persistence/open.ts';
+import { chooseExecutor, type ExecutorChoice } from '../../features/science-loop/executors/choice.ts';
+import { preparePersonaWorkspace } from '../../features/science-loop/executors/session-dir.ts';
+import type { PersistenceBackend } from '../contracts/persistence.ts';
+import { openBackend } from '../../features/persistence/open.ts';
 import type { LoadedPersona } from '../personas/load.ts';
 import { runtimeKindOf, type PersonaProfile } from '../personas/profile-schema.ts';
 import { ReviewQueue, type ReviewQueueOptions } from '../review/queue.ts';
-import { loadSkillCatalog, type SkillCatalog } from '../skills/catalog.ts';
+import { loadSkillCatalog, type SkillCatalog } from '../../features/skills/catalog.ts';
 import { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { pathCodec, type PathCodec } from '../replay/path-codec.ts';
 import { TraceStore } from '../replay/trace-store.ts';
-import { REPO_SKILLS_DIR, skillRootsForPersona } from '../skills/layout.ts';
-import { selectSkills, unmatchedPatterns } from '../skills/select.ts';
-import { checkSubstrateAtStart, type SubstrateAtStart } from '../verify/substrate-at-start.ts';
+import { REPO_SKILLS_DIR, skillRootsForPersona } from '../../features/skills/layout.ts';
+import { selectSkills, unmatchedPatterns } from '../../features/skills/select.ts';
+import { checkSubstrateAtStart, type SubstrateAtStart } from '../substrate/substrate-at-start.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
-import { loadBrain, RECENT_CYCLES, saveBrainDurably, type Brain } from './brain.ts';
+import { loadBrain, RECENT_CYCLES, saveBrainDurably, type Brain } from '../../features/science-loop/brain.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { act, errorLine, type ActResult } from './decide.ts';
+import { act, errorLine, type ActResult } from '../../features/science-loop/decide.ts';
 import { hostPathScrubber, type PathScrubber } from './host-paths.ts';
 import { ensureBrainLayout, personaPaths, relToState, WORKSPACE_ID, type PersonaPaths } from './layout.ts';
-import { LedgerInspector } from './ledger-inspection.ts';
+import { LedgerInspector } from '../../features/science-loop/ledger-inspection.ts';
 import { personaBindings } from './persona-bindings.ts';
 import { PersonaPlugins, PluginDirectory } from './persona-plugins.ts';
 import { personaPluginOptions } from './plugin-options.ts';
 import { DEFAULT_MAX_RESIDENT_ISOLATES, ResidentIsolates } from './resident-isolates.ts';
-import { findWork, type ProbeRecord } from './probes.ts';
+import { findWork, type ProbeRecord } from '../../features/science-loop/probes.ts';
 
 export const CYCLE_STEPS = ['brain', 'usage', 'budget', 'skills', 'ledger', 'phase', 'decide', 'record'] as const;
 

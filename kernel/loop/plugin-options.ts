@@ -10,8 +10,8 @@
 import path from 'node:path';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import type { BindingImplementations } from '../broker/ops/bindings.ts';
-import type { BudgetLimits } from '../budget/posture.ts';
-import { ledgerEnv } from '../ledger/layout.ts';
+import type { BudgetLimits } from '../../features/science-loop/budget/posture.ts';
+import { ledgerEnv } from '../../features/ledger/layout.ts';
 import { toPermissionSet, type PathVariables } from '../manifest/permissions-schema.ts';
 import type { PermissionSet } from '../permissions/descriptors.ts';
 import type { PersonaProfile } from '../personas/profile-schema.ts';

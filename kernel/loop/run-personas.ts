@@ -6,7 +6,7 @@
  */
 import type { LoadedPersona } from '../personas/load.ts';
 import { realSleep, type Sleep } from './clock.ts';
-import { errorLine } from './decide.ts';
+import { errorLine } from '../../features/science-loop/decide.ts';
 import { openLoopKernel, PersonaRuntime, type CycleReport, type LoopKernel, type LoopOptions } from './persona-runtime.ts';
 
 export interface RunOptions extends LoopOptions {

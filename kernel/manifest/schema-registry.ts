@@ -8,11 +8,11 @@ import type { z } from 'zod';
 import { pluginManifestSchema } from './plugin-manifest.ts';
 import { sandboxProfileSchema } from './sandbox-profile.ts';
 import { EventEnvelopeSchema } from '../events/envelope.ts';
-import { ScidexRuntimeManifestSchema } from '../runtime-manifest/schema.ts';
-import { SkillFrontmatterSchema } from '../skills/frontmatter-schema.ts';
+import { ScidexRuntimeManifestSchema } from '../../features/runtime-manifest/schema.ts';
+import { SkillFrontmatterSchema } from '../../features/skills/frontmatter-schema.ts';
 import { personaProfileSchema } from '../personas/profile-schema.ts';
-import { gateProfileSchema } from '../gate/profile-schema.ts';
-import { persistenceConfigSchema } from '../persistence/config-schema.ts';
+import { gateProfileSchema } from '../../features/gate/profile-schema.ts';
+import { persistenceConfigSchema } from '../../features/persistence/config-schema.ts';
 
 export interface RegisteredSchema {
   /** File stem under schemas/, e.g. `plugin-manifest`. */

@@ -17,5 +17,5 @@ export type { ReviewEvent, Refusal, SubmitOutcome, Decision } from './operations
 export type { ApplyOutcome } from './apply.ts';
 export { memoryBlock } from './apply.ts';
 export { reviewPaths, proposalId, parseProposalId, PROPOSAL_LOG_RELATIVE, LONG_TERM_MEMORY_RELATIVE, type ReviewPaths } from './paths.ts';
-export { checkReviewState, proposalsVerifyCheck } from './verify-check.ts';
+export { checkReviewState, proposalsVerifyCheck } from '../../features/review/verify-check.ts';
 export { reviewStorage, fileReviewStorage, configuredBackend, type ReviewStorage, type ReviewBackend } from './storage.ts';

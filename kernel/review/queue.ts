@@ -11,9 +11,9 @@
  * Times are logical epoch milliseconds supplied by the caller (`now`); the queue never
  * reads a clock, so the same inputs give the same log, byte for byte.
  */
-import { openBackend } from '../persistence/open.ts';
-import type { PersistenceBackend } from '../persistence/backend.ts';
-import { DEFAULT_BACKEND_NAME } from '../persistence/config-schema.ts';
+import { openBackend } from '../../features/persistence/open.ts';
+import type { PersistenceBackend } from '../contracts/persistence.ts';
+import { DEFAULT_BACKEND_NAME } from '../../features/persistence/config-schema.ts';
 import { applyAcceptedIn, type ApplyOutcome } from './apply.ts';
 import { decideIn, expireDueIn, findProposal, submitIn, toEvents, type Decision, type ReviewEvent, type SubmitOutcome } from './operations.ts';
 import { reviewPaths, type ReviewPaths } from './paths.ts';

@@ -1,6 +1,6 @@
 /**
  * Where a review queue keeps its records and the long-term memory its promotions grow: the
- * persona's persistence backend (kernel/persistence), in one of two ways.
+ * persona's persistence backend (features/persistence), in one of two ways.
  *
  *   file     the jsonl-fs layout, read and appended as files: `review/proposals.jsonl` and
  *            `brain/memory/long-term.md`. A torn last line (a write cut short by a crash)
@@ -22,10 +22,10 @@ import path from 'node:path';
 import { kernelError } from '../errors.ts';
 import { cutTornTail, type Repair } from '../events/repair.ts';
 import type { TornTail } from '../events/scan.ts';
-import type { MemoryStore, ProposalStore } from '../persistence/backend.ts';
-import { DEFAULT_BACKEND_NAME, PERSISTENCE_CONFIG_FILE } from '../persistence/config-schema.ts';
-import { readPersistenceConfig } from '../persistence/config.ts';
-import { guardPath } from '../persistence/storage.ts';
+import type { MemoryStore, ProposalStore } from '../contracts/persistence.ts';
+import { DEFAULT_BACKEND_NAME, PERSISTENCE_CONFIG_FILE } from '../../features/persistence/config-schema.ts';
+import { readPersistenceConfig } from '../../features/persistence/config.ts';
+import { guardPath } from '../storage/persona-storage.ts';
 import { backendReviewStorage, type LineCursor } from './backend-storage.ts';
 import { appendDurably, readProposalLog } from './log-file.ts';
 import { displayName, PROPOSAL_LOG_RELATIVE, type ReviewPaths } from './paths.ts';

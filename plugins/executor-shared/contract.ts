@@ -1,6 +1,6 @@
 /**
  * The executor contract as plugins see it (the kernel checks every answer against its own
- * zod schema in kernel/executors/contract.ts; these types mirror it).
+ * zod schema in kernel/contracts/executor.ts; these types mirror it).
  */
 
 export interface WorkItem {

@@ -6,10 +6,10 @@
  *   brain/memory/brain.json         rewritten whole: temp file, fsync, rename
  *   brain/memory/long-term.md       appended and fsynced
  *   review/proposals.jsonl          one JSON record a line, appended and fsynced
- *   orchestra/orchestra.db          the ledger, in the jsonl-fs ledger format (kernel/ledger)
+ *   orchestra/orchestra.db          the ledger, in the jsonl-fs ledger format (features/ledger)
  *
  * HOST MODULE: unlike other plugins this entry runs in the kernel's process, not in an
- * isolate (see kernel/persistence/backend.ts). It gets only the `storage.files` handle its
+ * isolate (see kernel/contracts/persistence.ts). It gets only the `storage.files` handle its
  * manifest declares, and reaches every file through it.
  */
 import { kernelError } from '../../kernel/errors.ts';
@@ -17,11 +17,11 @@ import { openEventLog, type EventLog } from '../../kernel/events/event-log.ts';
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
 import { readEvents, verifyEventLog } from '../../kernel/events/verify.ts';
 import { EVENT_LOG_RELATIVE } from '../../kernel/events/paths.ts';
-import type { BackendContext, EventStore, MemoryStore, PersistenceBackend, ProposalStore } from '../../kernel/persistence/backend.ts';
-import { eventLine } from '../../kernel/persistence/event-codec.ts';
-import { checkBrainText, checkProposalLine, parseProposalLines } from '../../kernel/persistence/records.ts';
-import { requireStorage } from '../../kernel/persistence/open.ts';
-import type { PersonaFiles } from '../../kernel/persistence/storage.ts';
+import type { BackendContext, EventStore, MemoryStore, PersistenceBackend, ProposalStore } from '../../kernel/contracts/persistence.ts';
+import { eventLine } from '../../features/persistence/event-codec.ts';
+import { checkBrainText, checkProposalLine, parseProposalLines } from '../../features/persistence/records.ts';
+import { requireStorage } from '../../features/persistence/open.ts';
+import type { PersonaFiles } from '../../kernel/storage/persona-storage.ts';
 
 export const BRAIN_FILE = 'brain/memory/brain.json';
 export const LONG_TERM_FILE = 'brain/memory/long-term.md';

@@ -1,17 +1,17 @@
 /**
  * The `sqlite` persistence backend: a persona's events, brain memory and proposal records in
  * one database, `<persona>/persistence.db` (schema.ts), WAL with synchronous=FULL; its ledger
- * through kernel/ledger's sqlite backend at the ledger's own path.
+ * through features/ledger's sqlite backend at the ledger's own path.
  *
  * Events are group-committed like the JSONL log: appends made together (the same tick, or
  * while a commit is running) go into one transaction, whose commit syncs the WAL, and only
  * then do their promises resolve. Each event is encoded by the same code as the JSONL log
- * (kernel/persistence/event-codec.ts), so the two backends give byte-identical event JSON
+ * (features/persistence/event-codec.ts), so the two backends give byte-identical event JSON
  * and hashes; at open the whole chain is checked, a damaged or newer database is refused
  * untouched, and a `reboot` event is appended when events were already there.
  *
  * HOST MODULE: this entry runs in the kernel's process, not in an isolate (native sqlite
- * cannot run in isolated-vm; see kernel/persistence/backend.ts). It is handed only the
+ * cannot run in isolated-vm; see kernel/contracts/persistence.ts). It is handed only the
  * `storage.sqlite` handle its manifest declares and opens databases only through it.
  */
 import type Database from 'better-sqlite3';
@@ -19,11 +19,11 @@ import { kernelError, type KernelError } from '../../kernel/errors.ts';
 import type { AppendResult, EventLogStartup } from '../../kernel/events/event-log.ts';
 import { canonicalJson } from '../../kernel/events/canonical.ts';
 import { GENESIS_HASH, type EventEnvelope } from '../../kernel/events/envelope.ts';
-import type { BackendContext, EventChainReport, EventStore, MemoryStore, PersistenceBackend, ProposalStore } from '../../kernel/persistence/backend.ts';
-import { checkEventRows, encodeEvent, type EncodedEvent, type StoredEventRow } from '../../kernel/persistence/event-codec.ts';
-import { requireStorage } from '../../kernel/persistence/open.ts';
-import { checkBrainText, checkProposalLine, parseProposalLines } from '../../kernel/persistence/records.ts';
-import type { PersonaSqlite } from '../../kernel/persistence/storage.ts';
+import type { BackendContext, EventChainReport, EventStore, MemoryStore, PersistenceBackend, ProposalStore } from '../../kernel/contracts/persistence.ts';
+import { checkEventRows, encodeEvent, type EncodedEvent, type StoredEventRow } from '../../features/persistence/event-codec.ts';
+import { requireStorage } from '../../features/persistence/open.ts';
+import { checkBrainText, checkProposalLine, parseProposalLines } from '../../features/persistence/records.ts';
+import type { PersonaSqlite } from '../../kernel/storage/persona-storage.ts';
 import { BRAIN_KEY, checkMeta, createSchema, DB_FILE, LONG_TERM_KEY } from './schema.ts';
 
 /** Databases whose events are open for appends in this process: two writers would fork the chain. */

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../kernel/cli/main.ts';
-import { COMMANDS } from '../../kernel/cli/commands/index.ts';
+import { COMMANDS } from '../../cli/commands.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 

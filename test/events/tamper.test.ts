@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { main } from '../../kernel/cli/main.ts';
 import type { CliIo } from '../../kernel/cli/command.ts';
-import { VERIFY_CHECKS, type VerifyReport } from '../../kernel/cli/commands/verify.ts';
+import { VERIFY_CHECKS, type VerifyReport } from '../../features/verify/cli.ts';
 import { computeEventHash, eventLogPath, openEventLog, type EventEnvelope } from '../../kernel/events/index.ts';
 
 interface Captured {

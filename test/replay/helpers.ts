@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LoadedPersona } from '../../kernel/personas/load.ts';
-import { budgeted, FAKE_BIN } from '../loop/helpers.ts';
+import { budgeted, FAKE_BIN } from '../../features/science-loop/test/helpers.ts';
 
 /**
  * A persona running the codex executor (the fake CLI in test/fixtures/bin) on an hourly

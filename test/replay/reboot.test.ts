@@ -12,10 +12,10 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { openBackend } from '../../kernel/persistence/open.ts';
+import { openBackend } from '../../features/persistence/open.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { runPinned } from '../fixtures/loop/pinned-loop.ts';
-import { CACHE_DIR, events, tempDir } from '../loop/helpers.ts';
+import { CACHE_DIR, events, tempDir } from '../../features/science-loop/test/helpers.ts';
 import { runCli } from '../support/cli.ts';
 import { patrolPersona, pinnedEnv, traceFile } from './helpers.ts';
 

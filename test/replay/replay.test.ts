@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { replayPersona } from '../../kernel/replay/replay-persona.ts';
 import { PLUGINS_DIR } from '../../kernel/plugins/registry.ts';
-import { CACHE_DIR, cycleEvents, fakeTime, packet, run, tempDir } from '../loop/helpers.ts';
+import { CACHE_DIR, cycleEvents, fakeTime, packet, run, tempDir } from '../../features/science-loop/test/helpers.ts';
 import { runCli } from '../support/cli.ts';
 import { editLine, patrolPersona, traceFile } from './helpers.ts';
 

@@ -1,0 +1,98 @@
+/**
+ * `runtimectl activity [--since 24h] [--persona ID] [--state-dir DIR] [--json]`: what each
+ * persona did over the window, from its own event log (features/activity).
+ */
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { kernelError } from '../../kernel/errors.ts';
+import { isActivityError, personaActivity, type ActivityEntry } from './collect.ts';
+import type { PersonaActivity } from './report.ts';
+import { parseSince } from './window.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { listPersonaIds } from '../verify/cli.ts';
+
+const USAGE = `Usage: runtimectl activity [--since 24h] [--persona ID] [--state-dir DIR] [--json]
+
+For each persona, over the window ending now (times are each event's "at"):
+events and events per hour; tokens and tokens per hour (usage records found in event
+payloads: total_tokens, else input + output + cache tokens; plugin.* events excluded);
+autonomous sessions and sessions per day (cycles whose executor ran and spends tokens);
+cycles executed, deferred, idle and failed; and the defer reasons with their counts.
+Each persona's events are read through the backend its persistence.yaml names.
+
+Options:
+  --since WINDOW    30m, 24h, 7d, ... (default 24h)
+  --persona ID      only this persona
+  --state-dir DIR   default: $SCIDEX_AGENT_STATE_DIR, else ./state
+  --json            print one JSON document: {since, until, personas: [...]}
+
+Exit status: 0, or 1 when some persona's log could not be read (it is reported; the others still are).
+`;
+
+function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function fixed(value: number): string {
+  return Number.isInteger(value) ? String(value) : value.toFixed(2);
+}
+
+function textReport(entry: ActivityEntry): string {
+  if (isActivityError(entry)) return `${entry.persona}  error: ${entry.error}\n`;
+  const a: PersonaActivity = entry;
+  const c = a.cycles;
+  const lines = [
+    `${a.persona} (${a.backend})`,
+    `  events     ${a.events} (${fixed(a.events_per_hour)}/h)`,
+    `  tokens     ${a.tokens} (${fixed(a.tokens_per_hour)}/h)`,
+    `  sessions   ${a.sessions} (${fixed(a.sessions_per_day)}/day)`,
+    `  cycles     ${c.total}: ${c.executed} executed, ${c.deferred} deferred, ${c.idle} idle, ${c.failed} failed${c.other > 0 ? `, ${c.other} other` : ''}`,
+  ];
+  if (a.defer_reasons.length > 0) {
+    lines.push('  defer reasons');
+    for (const r of a.defer_reasons) lines.push(`    ${String(r.count).padStart(5)}  ${r.outcome.padEnd(8)}  ${r.reason}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function run(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(argv, { since: { type: 'string' }, persona: { type: 'string' }, 'state-dir': { type: 'string' }, json: { type: 'boolean' } }, 'activity', false);
+  const windowMs = parseSince(values.since ?? '24h');
+  const given = values['state-dir'] ?? io.env.SCIDEX_AGENT_STATE_DIR ?? 'state';
+  const stateDir = path.resolve(io.cwd, given);
+  if (!isDirectory(stateDir)) {
+    throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `state directory ${given} does not exist; pass --state-dir DIR or set SCIDEX_AGENT_STATE_DIR`, { details: { path: given } });
+  }
+  let ids: string[];
+  if (values.persona !== undefined) {
+    if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(values.persona)) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ${values.persona}: lowercase letters, digits, "-" and "_"; see "runtimectl activity --help"`);
+    if (!isDirectory(path.join(stateDir, values.persona))) {
+      throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `persona ${values.persona} has no folder in state directory ${given}`, { details: { persona: values.persona } });
+    }
+    ids = [values.persona];
+  } else ids = listPersonaIds(stateDir);
+
+  const nowMs = Date.now();
+  const personas: ActivityEntry[] = [];
+  for (const id of ids) personas.push(await personaActivity(stateDir, id, { windowMs, nowMs }));
+  const since = new Date(nowMs - windowMs).toISOString();
+  const until = new Date(nowMs).toISOString();
+  if (values.json) printJson(io, { since, until, window: values.since ?? '24h', personas });
+  else {
+    io.stdout(`activity over the last ${values.since ?? '24h'} (${since} .. ${until})\n`);
+    for (const entry of personas) io.stdout(textReport(entry));
+    if (personas.length === 0) io.stdout(`no personas under ${given}\n`);
+  }
+  return personas.some(isActivityError) ? 1 : 0;
+}
+
+export const activityCommand: Command = {
+  path: ['activity'],
+  summary: 'per persona over a window: events, tokens, sessions, cycles executed vs deferred, defer reasons',
+  usage: USAGE,
+  run,
+};

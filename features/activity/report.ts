@@ -1,0 +1,143 @@
+/**
+ * One persona's activity over a window, from its event log (read through its persistence
+ * backend). Time is each event's `at` (wall clock, outside the hash); rates are over the
+ * whole window asked for, not over the span the events happen to cover. README.md in this
+ * folder is the contract with the loop's event fields.
+ */
+import type { EventEnvelope } from '../../kernel/events/envelope.ts';
+import { tokensIn } from './tokens.ts';
+
+export const CYCLE_EVENT = 'continuous_loop_cycle';
+export const SESSION_EVENT = 'executor_session';
+/** Events plugins append (`plugin.<type>`): counted as events, never as spending or sessions. */
+export const PLUGIN_EVENT_PREFIX = 'plugin.';
+
+export const CYCLE_OUTCOMES = ['executed', 'deferred', 'idle', 'failed'] as const;
+export type CycleOutcome = (typeof CYCLE_OUTCOMES)[number] | 'other';
+
+export interface DeferReasonCount {
+  /** `defer_code` when the cycle gives one, else the reason's head (the text before its first ":" or " ("). */
+  reason: string;
+  outcome: CycleOutcome;
+  count: number;
+}
+
+export interface ActivityWindow {
+  /** ISO times; events with since <= at <= until count. */
+  since: string;
+  until: string;
+  hours: number;
+}
+
+export interface PersonaActivity {
+  persona: string;
+  backend: string;
+  window: ActivityWindow;
+  events: number;
+  events_per_hour: number;
+  tokens: number;
+  tokens_per_hour: number;
+  sessions: number;
+  sessions_per_day: number;
+  cycles: Record<CycleOutcome, number> & { total: number };
+  defer_reasons: DeferReasonCount[];
+  /** Events in the window by type, most frequent first. */
+  event_types: { type: string; count: number }[];
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/** A cycle's outcome: `outcome` as the loop writes it, else `executed: boolean`, else a defer reason. */
+export function cycleOutcome(payload: Record<string, unknown>): CycleOutcome {
+  const outcome = payload.outcome;
+  if (typeof outcome === 'string') return (CYCLE_OUTCOMES as readonly string[]).includes(outcome) ? (outcome as CycleOutcome) : 'other';
+  if (typeof payload.executed === 'boolean') return payload.executed ? 'executed' : 'deferred';
+  if (typeof payload.defer_reason === 'string') return 'deferred';
+  return 'other';
+}
+
+/** The reason's stable head: `session cap reached: 12 of 12 ...` → `session cap reached`. */
+export function reasonKey(payload: Record<string, unknown>): string | undefined {
+  if (typeof payload.defer_code === 'string' && payload.defer_code !== '') return payload.defer_code;
+  const reason = payload.defer_reason;
+  if (typeof reason !== 'string' || reason.trim() === '') return undefined;
+  const head = reason.split(/:|\s\(/, 1)[0]!.trim();
+  const key = head === '' ? reason.trim() : head;
+  return key.length > 80 ? `${key.slice(0, 79)}…` : key;
+}
+
+/**
+ * One autonomous session: a cycle whose executor ran and spends tokens (the same rule the
+ * budget counts against max_autonomous_sessions_per_day), an `executor_session` event, or any
+ * other non-plugin event whose payload holds both `session` and `usage` objects.
+ */
+export function isSession(event: Pick<EventEnvelope, 'type' | 'payload'>): boolean {
+  if (event.type.startsWith(PLUGIN_EVENT_PREFIX)) return false;
+  if (event.type === CYCLE_EVENT) {
+    const executor = record(event.payload.executor);
+    return executor?.ran === true && executor.spends_tokens === true;
+  }
+  if (event.type === SESSION_EVENT) return true;
+  return record(event.payload.session) !== undefined && record(event.payload.usage) !== undefined;
+}
+
+function round(value: number, digits = 2): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+export interface ActivityOptions {
+  persona: string;
+  backend: string;
+  /** Window length and end, in epoch milliseconds. */
+  windowMs: number;
+  nowMs: number;
+}
+
+export function activityOf(events: Iterable<Pick<EventEnvelope, 'type' | 'payload' | 'at'>>, options: ActivityOptions): PersonaActivity {
+  const start = options.nowMs - options.windowMs;
+  const hours = options.windowMs / 3_600_000;
+  const cycles: PersonaActivity['cycles'] = { total: 0, executed: 0, deferred: 0, idle: 0, failed: 0, other: 0 };
+  const reasons = new Map<string, DeferReasonCount>();
+  const types = new Map<string, number>();
+  let count = 0;
+  let tokens = 0;
+  let sessions = 0;
+  for (const event of events) {
+    const at = Date.parse(event.at);
+    if (!(at >= start && at <= options.nowMs)) continue;
+    count += 1;
+    types.set(event.type, (types.get(event.type) ?? 0) + 1);
+    const fromPlugin = event.type.startsWith(PLUGIN_EVENT_PREFIX);
+    if (!fromPlugin) tokens += tokensIn(event.payload);
+    if (isSession(event)) sessions += 1;
+    if (event.type !== CYCLE_EVENT) continue;
+    const outcome = cycleOutcome(event.payload);
+    cycles.total += 1;
+    cycles[outcome] += 1;
+    if (outcome === 'executed') continue;
+    const key = reasonKey(event.payload);
+    if (key === undefined) continue;
+    const id = `${outcome}\0${key}`;
+    const entry = reasons.get(id) ?? { reason: key, outcome, count: 0 };
+    entry.count += 1;
+    reasons.set(id, entry);
+  }
+  const byCount = <T extends { count: number }>(a: T, b: T, name: (x: T) => string) => b.count - a.count || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
+  return {
+    persona: options.persona,
+    backend: options.backend,
+    window: { since: new Date(start).toISOString(), until: new Date(options.nowMs).toISOString(), hours: round(hours, 3) },
+    events: count,
+    events_per_hour: round(count / hours),
+    tokens,
+    tokens_per_hour: round(tokens / hours),
+    sessions,
+    sessions_per_day: round(sessions / (hours / 24)),
+    cycles,
+    defer_reasons: [...reasons.values()].sort((a, b) => byCount(a, b, (x) => `${x.outcome} ${x.reason}`)),
+    event_types: [...types].map(([type, n]) => ({ type, count: n })).sort((a, b) => byCount(a, b, (x) => x.type)),
+  };
+}

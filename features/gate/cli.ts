@@ -1,0 +1,132 @@
+/**
+ * `runtimectl gate --profile NAME --target PATH --out DIR [--persona ID [--state-dir DIR]] [--json]`:
+ * evaluates a skill draft under a gate profile and writes its evidence package. The exit
+ * status is the verdict, so a script can branch on it without parsing output.
+ */
+import path from 'node:path';
+import { isKernelError, kernelError } from '../../kernel/errors.ts';
+import { findDeno } from './reference-deno.ts';
+import { listGateProfiles } from './profiles.ts';
+import { runGate, type GateReport } from './run-gate.ts';
+import { resolvePersona } from '../../kernel/personas/load.ts';
+import { parseReviewPolicy, type ReviewPolicy } from '../../kernel/review/index.ts';
+import { assertReviewPersonaId } from '../../kernel/review/paths.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+
+const USAGE = `Usage: runtimectl gate --profile NAME --target PATH --out DIR [--persona ID [--state-dir DIR]] [--json]
+
+Evaluates a skill draft (a folder with SKILL.md, optionally plugin.yaml, mod.ts and
+tests/*_test.ts) under a gate profile (policies/gates/NAME.yaml: ${listGateProfiles().join(', ')}).
+Snapshots the draft into DIR/source with a sha256 per file, builds fresh into DIR/build,
+runs the profile's checks in order (snapshot, skill-manifest, permissions, build, tests,
+determinism, resource-limits, denials, reference-runtime), writes each check's raw output
+to DIR/checks/ and DIR/manifest.json with the digests, limitations and verdict.
+
+A test is a Deno-style script that exits 0 on pass. It runs in the profile's sandbox with
+the profile's ceiling as permission flags, Deno.cwd() the snapshot of the draft, no
+environment, and Deno.args[0] a fresh scratch folder, the only place it may write.
+
+Options:
+  --profile NAME           gate profile
+  --target PATH            the draft folder (its name must equal the SKILL.md name)
+  --out DIR                a new or empty folder for the evidence package
+  --persona ID             an accepted draft becomes a skill-draft proposal in this
+                           persona's review queue (<state>/<persona>/review/), resting on
+                           the package's manifest.json and its digest. Without it the
+                           manifest records "review queue not available". The gate never
+                           enables a skill itself: an operator decides the proposal.
+  --state-dir DIR          state directory holding <persona>/ (default:
+                           $SCIDEX_AGENT_STATE_DIR, else ./state)
+  --json                   print {verdict, exit_status, manifest, manifest_digest, checks,
+                           limitations, proposal}
+
+The reference-runtime check uses the real Deno: RUNTIMECTL_DENO=PATH (or "none"), else
+node_modules/.bin/deno, else deno on PATH; none found leaves it unavailable.
+
+Exit status: 0 accepted, 1 rejected (a check failed), 3 incomplete (a required check was
+unavailable), 2 the gate did not run (bad usage, unknown profile, missing target,
+non-empty --out): nothing was evaluated and no package was written.
+`;
+
+/**
+ * The persona's queue folder and backpressure: the review section of its profile in
+ * policies/personas/ when it has one (as \`runtimectl proposals submit\` reads it), else the
+ * queue's defaults.
+ */
+function reviewQueueOf(persona: string, stateDir: string | undefined, io: CliIo): { reviewPersonaDir: string; reviewPolicy?: ReviewPolicy } {
+  assertReviewPersonaId(persona);
+  const reviewPersonaDir = path.join(path.resolve(io.cwd, stateDir ?? io.env['SCIDEX_AGENT_STATE_DIR'] ?? 'state'), persona);
+  try {
+    const loaded = resolvePersona(persona, { cwd: io.cwd });
+    const review = (loaded.profile as { review?: unknown }).review;
+    if (review !== undefined) return { reviewPersonaDir, reviewPolicy: parseReviewPolicy(review, `${path.basename(loaded.file)}: review`) };
+  } catch (error) {
+    if (!isKernelError(error) || error.code !== 'RTC_ERR_PERSONA_NOT_FOUND') throw error;
+  }
+  return { reviewPersonaDir };
+}
+
+function printReport(io: CliIo, report: GateReport): void {
+  const width = Math.max(...report.manifest.checks.map((c) => c.name.length));
+  for (const [i, check] of report.manifest.checks.entries()) {
+    const mark = check.status === 'unavailable' && !check.required ? 'unavailable (allowed)' : check.status;
+    io.stdout(`  ${String(i + 1).padStart(2, '0')} ${check.name.padEnd(width)}  ${mark.padEnd(11)}  ${check.reason}\n`);
+  }
+  for (const limitation of report.manifest.limitations) io.stdout(`limitation: ${limitation.check}: ${limitation.reason}\n`);
+  io.stdout(`verdict: ${report.verdict} (exit ${report.exitStatus})\n`);
+  io.stdout(`evidence: ${report.manifestFile} ${report.manifestDigest}\n`);
+  if (report.proposal.status === 'queued') io.stdout(`proposal: ${report.proposal.id} queued for review (${report.proposal.queue})\n`);
+  else if (report.proposal.status === 'refused') io.stdout(`proposal: refused by the review queue: ${report.proposal.reason}\n`);
+  else if (report.verdict === 'accepted') io.stdout(`proposal: ${report.proposal.reason}\n`);
+}
+
+async function run(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags(
+    argv,
+    { profile: { type: 'string' }, target: { type: 'string' }, out: { type: 'string' }, persona: { type: 'string' }, 'state-dir': { type: 'string' }, json: { type: 'boolean' } },
+    'gate',
+  );
+  const missing = (['profile', 'target', 'out'] as const).filter((k) => values[k] === undefined);
+  if (missing.length > 0) throw kernelError('RTC_ERR_CLI_USAGE', `missing --${missing.join(', --')}; see "runtimectl gate --help"`);
+  if (positionals.length > 0) throw kernelError('RTC_ERR_CLI_USAGE', `unexpected argument "${positionals[0]}"; see "runtimectl gate --help"`);
+  if (values['state-dir'] !== undefined && values.persona === undefined) throw kernelError('RTC_ERR_CLI_USAGE', '--state-dir names where a persona\'s review queue is; give --persona too');
+
+  let report: GateReport;
+  try {
+    report = await runGate({
+      profile: values.profile!,
+      target: path.resolve(io.cwd, values.target!),
+      out: path.resolve(io.cwd, values.out!),
+      deno: findDeno(io.env, io.cwd),
+      ...(values.persona === undefined ? {} : reviewQueueOf(values.persona, values['state-dir'], io)),
+    });
+  } catch (error) {
+    // Exit 1 means "rejected": a gate that could not start says so with 2 instead.
+    if (isKernelError(error) && !error.internal) {
+      io.stderr(`runtimectl: ${error.toLine()}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  if (values.json) {
+    printJson(io, {
+      verdict: report.verdict,
+      exit_status: report.exitStatus,
+      out: report.out,
+      manifest: report.manifestFile,
+      manifest_digest: report.manifestDigest,
+      input: { path: report.manifest.input.path, digest: report.manifest.input.digest },
+      checks: report.manifest.checks,
+      limitations: report.manifest.limitations,
+      proposal: report.proposal,
+    });
+  } else printReport(io, report);
+  return report.exitStatus;
+}
+
+export const gateCommand: Command = {
+  path: ['gate'],
+  summary: 'evaluate a skill draft under a gate profile and write its evidence package',
+  usage: USAGE,
+  run,
+};

@@ -1,0 +1,95 @@
+/** Shared by the gate tests: run the CLI in process, and check an evidence package on disk. */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { CliIo } from '../../../kernel/cli/command.ts';
+import { main } from '../../../kernel/cli/main.ts';
+
+export const REPO = path.resolve(import.meta.dirname, '../../..');
+export const DRAFTS = path.join(REPO, 'test', 'fixtures', 'drafts');
+
+export function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'rtc-'));
+}
+
+export async function cli(argv: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ status: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd, env };
+  const status = await main(argv, io);
+  return { status, stdout, stderr };
+}
+
+export interface GateJson {
+  verdict: string;
+  exit_status: number;
+  out: string;
+  manifest: string;
+  manifest_digest: string;
+  checks: { name: string; status: string; reason: string; required: boolean; output: string; sha256: string }[];
+  limitations: { check: string; reason: string }[];
+  proposal: { status: string; id?: string; reason?: string; queue?: string };
+}
+
+/** `runtimectl gate --json` in process; the exit status must be the one the verdict says. */
+export async function gate(profile: string, target: string, extra: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ status: number; report: GateJson; out: string }> {
+  const out = path.join(tempDir(), 'evidence');
+  const result = await cli(['gate', '--profile', profile, '--target', target, '--out', out, '--json', ...extra], REPO, env);
+  assert.equal(result.stderr, '', 'a gate run that evaluated the draft prints nothing on stderr');
+  const report = JSON.parse(result.stdout) as GateJson;
+  assert.equal(result.status, report.exit_status);
+  assert.equal(result.status, { accepted: 0, rejected: 1, incomplete: 3 }[report.verdict]);
+  return { status: result.status, report, out };
+}
+
+export function check(report: GateJson, name: string): GateJson['checks'][number] {
+  const found = report.checks.find((c) => c.name === name);
+  assert.ok(found, `the report has a "${name}" check`);
+  return found;
+}
+
+function sha(data: string | Buffer): string {
+  return `sha256:${createHash('sha256').update(data).digest('hex')}`;
+}
+
+/**
+ * The package is complete and consistent: manifest.json hashes to the reported digest,
+ * every file it lists exists with its digest (links by target text), every check's output
+ * file is there, and the source copies match the input's per-file digests.
+ */
+export function assertCompletePackage(out: string, report: GateJson): Record<string, any> {
+  const manifestText = fs.readFileSync(path.join(out, 'manifest.json'));
+  assert.equal(sha(manifestText), report.manifest_digest);
+  const manifest = JSON.parse(manifestText.toString('utf8'));
+  assert.equal(manifest.verdict, report.verdict);
+  assert.ok(manifest.files.length > 0);
+  for (const file of manifest.files) {
+    const full = path.join(out, file.path);
+    const actual = file.type === 'symlink' ? sha(fs.readlinkSync(full)) : sha(fs.readFileSync(full));
+    assert.equal(actual, file.sha256, `${file.path} matches its digest`);
+  }
+  const listed = new Set(manifest.files.map((f: { path: string }) => f.path));
+  assert.equal(manifest.checks.length, manifest.gate.checks.length, 'every check of the profile has a result');
+  for (const c of manifest.checks) {
+    assert.ok(listed.has(c.output), `${c.output} is in the inventory`);
+    assert.equal(sha(fs.readFileSync(path.join(out, c.output))), c.sha256);
+    assert.ok(['passed', 'failed', 'unavailable'].includes(c.status));
+  }
+  for (const file of manifest.input.files) {
+    const copy = path.join(out, manifest.input.copy, file.path);
+    const actual = file.type === 'symlink' ? sha(fs.readlinkSync(copy)) : sha(fs.readFileSync(copy));
+    assert.equal(actual, file.sha256, `the copy of ${file.path} matches`);
+  }
+  assert.match(manifest.kernel.version, /^\d+\.\d+\.\d+/);
+  assert.match(manifest.gate.digest, /^sha256:[0-9a-f]{64}$/);
+  return manifest;
+}
+
+/** Copies a fixture draft into a temp folder (same folder name) so a test can add to it. */
+export function copyDraft(name: string): string {
+  const dir = path.join(tempDir(), name);
+  fs.cpSync(path.join(DRAFTS, name), dir, { recursive: true });
+  return dir;
+}

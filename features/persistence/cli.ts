@@ -1,0 +1,224 @@
+/**
+ * `runtimectl persistence export|status`: copying a persona's state from one persistence
+ * backend into another (then switching is one line of its persistence.yaml, or --switch),
+ * and seeing which backend holds what.
+ */
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { kernelError } from '../../kernel/errors.ts';
+import { copyPersistence, type CopyReport } from './copy.ts';
+import { KNOWN_BACKENDS, parseBackendName, readPersistenceConfig, writePersistenceConfig } from './config.ts';
+import { openBackend } from './open.ts';
+import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { listPersonaIds } from '../verify/cli.ts';
+
+const PERSONA_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+function usageError(message: string, command: string): never {
+  throw kernelError('RTC_ERR_CLI_USAGE', `${message}; see "runtimectl persistence ${command} --help"`);
+}
+
+function stateDirOf(values: { 'state-dir'?: string }, io: CliIo): { given: string; stateDir: string } {
+  const given = values['state-dir'] ?? io.env['SCIDEX_AGENT_STATE_DIR'] ?? 'state';
+  const stateDir = path.resolve(io.cwd, given);
+  if (!isDirectory(stateDir)) {
+    throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `state directory ${given} does not exist; pass --state-dir DIR or set SCIDEX_AGENT_STATE_DIR`, { details: { path: given } });
+  }
+  return { given, stateDir };
+}
+
+function personaDirOf(stateDir: string, persona: string | undefined, command: string): string {
+  if (persona === undefined) usageError('--persona ID is required', command);
+  if (!PERSONA_ID.test(persona)) usageError(`--persona ${persona}: lowercase letters, digits, "-" and "_"`, command);
+  const dir = path.join(stateDir, persona);
+  if (!isDirectory(dir)) throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `persona ${persona} has no folder in the state directory (${dir})`, { details: { persona } });
+  return dir;
+}
+
+function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function backendName(value: string, flag: string, command: string): string {
+  try {
+    return parseBackendName(value);
+  } catch {
+    return usageError(`${flag} ${value}: a backend name (${KNOWN_BACKENDS.join(', ')})`, command);
+  }
+}
+
+// ---- persistence (no subcommand)
+
+const PERSISTENCE_USAGE = `Usage: runtimectl persistence <command> [options]
+
+Where a persona's durable state lives: events, ledger, brain memory, proposal records.
+Each persona's <state>/<persona>/persistence.yaml names its backend (default jsonl-fs).
+
+Commands:
+  export   copy one backend's contents into another (empty) backend, verified after copying
+  status   which backend each persona uses and what each backend holds
+
+Every command takes --help.
+`;
+
+export const persistenceCommand: Command = {
+  path: ['persistence'],
+  summary: 'persistence backends: export one into another, status',
+  usage: PERSISTENCE_USAGE,
+  async run(argv, io) {
+    if (argv[0] === undefined) {
+      io.stdout(PERSISTENCE_USAGE);
+      return 2;
+    }
+    throw kernelError('RTC_ERR_CLI_USAGE', `unknown persistence command "${argv[0]}"; one of export, status`);
+  },
+};
+
+// ---- persistence export
+
+const EXPORT_USAGE = `Usage: runtimectl persistence export --persona ID --to BACKEND [--from BACKEND]
+                                  [--state-dir DIR] [--switch] [--json]
+
+Copies the persona's events (same seq, hashes and times; the copy's chain is verified and
+compared event by event), brain memory (brain.json, long-term.md), proposal records and
+ledger from one backend into the other. The target must be empty; nothing is merged or
+overwritten. The ledger has one home (orchestra/orchestra.db): it is rebuilt in the target's
+format, checked, and swapped in, with the old file kept beside it as orchestra.db.<old>.
+Stop the persona first.
+
+Options:
+  --persona ID       the persona (required)
+  --to BACKEND       jsonl-fs or sqlite (required)
+  --from BACKEND     default: the backend the persona's persistence.yaml names (else jsonl-fs)
+  --state-dir DIR    default: $SCIDEX_AGENT_STATE_DIR, else ./state
+  --switch           after a verified copy, set persistence.yaml to the target backend
+  --json             print one JSON document (the copy report)
+
+Switching without --switch is one line: "backend: <name>" in <state>/<persona>/persistence.yaml.
+`;
+
+export const persistenceExportCommand: Command = {
+  path: ['persistence', 'export'],
+  summary: "copy a persona's state from one persistence backend into another",
+  usage: EXPORT_USAGE,
+  async run(argv, io) {
+    const { values } = parseFlags(
+      argv,
+      { persona: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, 'state-dir': { type: 'string' }, switch: { type: 'boolean' }, json: { type: 'boolean' } },
+      'persistence export',
+      false,
+    );
+    const { stateDir } = stateDirOf(values, io);
+    const personaDir = personaDirOf(stateDir, values.persona, 'export');
+    if (values.to === undefined) usageError('--to BACKEND is required', 'export');
+    const to = backendName(values.to, '--to', 'export');
+    const from = values.from === undefined ? readPersistenceConfig(personaDir).backend : backendName(values.from, '--from', 'export');
+    if (from === to) usageError(`--from and --to are both ${to}`, 'export');
+
+    let source: PersistenceBackend | undefined;
+    let target: PersistenceBackend | undefined;
+    let report: CopyReport;
+    try {
+      source = await openBackend(personaDir, from, { readonly: true });
+      target = await openBackend(personaDir, to);
+      report = await copyPersistence(source, target);
+    } finally {
+      await target?.close();
+      await source?.close();
+    }
+    if (values.switch) writePersistenceConfig(personaDir, to);
+    const switched = values.switch === true;
+    if (values.json) {
+      printJson(io, { ok: true, ...report, switched });
+      return 0;
+    }
+    const l = report.ledger;
+    const ledgerText =
+      l.status === 'none' ? 'no ledger' : l.status === 'kept' ? `ledger kept (${l.reason})` : l.status === 'copied' ? `ledger copied (${l.tasks} task(s))` : `ledger converted in place (${l.tasks} task(s); old file kept as ${l.savedAs})`;
+    io.stdout(`exported persona ${report.persona} from ${report.from} to ${report.to}\n`);
+    io.stdout(`  events     ${report.events.copied} copied and verified, last seq ${report.events.lastSeq}, hash ${report.events.lastHash.slice(0, 12)}…\n`);
+    io.stdout(`  memory     brain.json ${report.memory.brain ? 'copied' : 'none'}, long-term.md ${report.memory.longTermBytes} bytes\n`);
+    io.stdout(`  proposals  ${report.proposals.copied} record(s)\n`);
+    io.stdout(`  ${ledgerText}\n`);
+    io.stdout(switched ? `persistence.yaml now names ${to}\n` : `to switch: set "backend: ${to}" in ${path.relative(io.cwd, path.join(personaDir, 'persistence.yaml')) || 'persistence.yaml'} (or rerun with --switch on an empty target)\n`);
+    return 0;
+  },
+};
+
+// ---- persistence status
+
+const STATUS_USAGE = `Usage: runtimectl persistence status [--persona ID] [--state-dir DIR] [--json]
+
+For each persona (or the one named): the configured backend, and what each backend holds
+(events and last seq, memory, proposal records). Read-only.
+`;
+
+interface BackendHolding {
+  backend: string;
+  events: number;
+  lastSeq: number;
+  ok: boolean;
+  memory: boolean;
+  proposals: number;
+  error?: string;
+}
+
+async function holdings(personaDir: string, name: string): Promise<BackendHolding> {
+  let backend: PersistenceBackend | undefined;
+  try {
+    backend = await openBackend(personaDir, name, { readonly: true });
+    const report = backend.events.verify();
+    return { backend: name, events: report.events, lastSeq: report.lastSeq, ok: report.ok, memory: !backend.memory.isEmpty(), proposals: backend.proposals.lines().length };
+  } catch (error) {
+    return { backend: name, events: 0, lastSeq: 0, ok: false, memory: false, proposals: 0, error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    await backend?.close();
+  }
+}
+
+export const persistenceStatusCommand: Command = {
+  path: ['persistence', 'status'],
+  summary: 'which persistence backend each persona uses and what each holds',
+  usage: STATUS_USAGE,
+  async run(argv, io) {
+    const { values } = parseFlags(argv, { persona: { type: 'string' }, 'state-dir': { type: 'string' }, json: { type: 'boolean' } }, 'persistence status', false);
+    const { stateDir } = stateDirOf(values, io);
+    const ids = values.persona === undefined ? listPersonaIds(stateDir) : [path.basename(personaDirOf(stateDir, values.persona, 'status'))];
+    const personas = [];
+    for (const id of ids) {
+      const dir = path.join(stateDir, id);
+      let configured: string;
+      let source: string;
+      try {
+        const config = readPersistenceConfig(dir);
+        configured = config.backend;
+        source = config.source;
+      } catch (error) {
+        configured = '?';
+        source = error instanceof Error ? error.message : String(error);
+      }
+      const backends: BackendHolding[] = [];
+      for (const name of KNOWN_BACKENDS) backends.push(await holdings(dir, name));
+      personas.push({ id, configured, config: source, backends });
+    }
+    if (values.json) printJson(io, { stateDir, personas });
+    else {
+      for (const p of personas) {
+        io.stdout(`${p.id}  backend ${p.configured} (${p.config === 'file' ? 'persistence.yaml' : p.config === 'default' ? 'default' : p.config})\n`);
+        for (const b of p.backends) {
+          const mark = b.backend === p.configured ? '*' : ' ';
+          io.stdout(b.error ? `  ${mark} ${b.backend.padEnd(9)} error: ${b.error}\n` : `  ${mark} ${b.backend.padEnd(9)} ${b.events} event(s), last seq ${b.lastSeq}${b.ok ? '' : ' (DAMAGED)'}, memory ${b.memory ? 'yes' : 'no'}, ${b.proposals} proposal record(s)\n`);
+        }
+      }
+      if (personas.length === 0) io.stdout('no personas\n');
+    }
+    return 0;
+  },
+};
+
+export const PERSISTENCE_CLI_COMMANDS: readonly Command[] = [persistenceCommand, persistenceExportCommand, persistenceStatusCommand];

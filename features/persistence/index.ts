@@ -1,0 +1,31 @@
+/**
+ * Persistence backends: one interface (backend.ts) over a persona's events, ledger, brain
+ * memory and proposal records; implementations are `persistence` plugins (host modules) in
+ * plugins/persistence-*; README.md in this folder has the decisions.
+ */
+export type {
+  PersistenceBackend,
+  EventStore,
+  LedgerAccess,
+  MemoryStore,
+  ProposalStore,
+  EventChainReport,
+  StoreProblem,
+  BackendContext,
+  CreateBackend,
+} from '../../kernel/contracts/persistence.ts';
+export { openBackend, findPersistencePlugin, requireStorage, STORAGE_BINDINGS, type OpenBackendOptions } from './open.ts';
+export {
+  readPersistenceConfig,
+  writePersistenceConfig,
+  parseBackendName,
+  pluginIdOf,
+  persistenceConfigSchema,
+  PERSISTENCE_CONFIG_FILE,
+  PERSISTENCE_SCHEMA_VERSION,
+  DEFAULT_BACKEND_NAME,
+  KNOWN_BACKENDS,
+} from './config.ts';
+export { copyPersistence, type CopyReport } from './copy.ts';
+export { eventLine, encodeEvent, checkEventRows } from './event-codec.ts';
+export type { PersonaFiles, PersonaSqlite } from '../../kernel/storage/persona-storage.ts';

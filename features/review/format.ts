@@ -1,0 +1,64 @@
+/** How `runtimectl proposals` prints proposals for people (the --json forms print them as they are). */
+import { iso } from '../../kernel/review/operations.ts';
+import { isOverdue } from '../../kernel/review/queue.ts';
+import type { FileChangeContent, MemoryPromotionContent, SkillDraftContent } from '../../kernel/review/records.ts';
+import type { Proposal } from '../../kernel/review/state.ts';
+
+export function proposalSummary(proposal: Proposal): string {
+  switch (proposal.kind) {
+    case 'memory-promotion': {
+      const first = (proposal.content as MemoryPromotionContent).text.trim().split('\n')[0] ?? '';
+      return first.length > 60 ? `${first.slice(0, 59)}…` : first;
+    }
+    case 'skill-draft':
+      return `skill ${(proposal.content as SkillDraftContent).skill}`;
+    default:
+      return (proposal.content as FileChangeContent).path;
+  }
+}
+
+/** The state as an operator wants to read it: overdue and applied are visible. */
+export function displayState(proposal: Proposal, now: number): string {
+  if (isOverdue(proposal, now)) return `${proposal.state} (overdue)`;
+  if (proposal.state !== 'accepted') return proposal.state;
+  if (!proposal.applied) return 'accepted (takes effect next cycle)';
+  return proposal.applied.effect.status === 'applied' ? 'accepted (applied)' : 'accepted (awaiting operator)';
+}
+
+export function proposalLine(proposal: Proposal, now: number): string {
+  return `${proposal.id}  ${displayState(proposal, now).padEnd(20)}  ${proposal.kind.padEnd(16)}  ${proposal.proposer}  ${proposalSummary(proposal)}\n`;
+}
+
+export function proposalDetails(proposal: Proposal, now: number): string {
+  const lines = [
+    `${proposal.id}  ${proposal.kind}  ${displayState(proposal, now)}`,
+    `  persona:   ${proposal.persona}`,
+    `  proposer:  ${proposal.proposer}`,
+    `  created:   ${iso(proposal.created_at)}`,
+    `  expires:   ${iso(proposal.expires_at)}`,
+    '  evidence:',
+    ...proposal.evidence.map((e) => `    ${e.ref}  ${e.digest}`),
+  ];
+  switch (proposal.kind) {
+    case 'memory-promotion':
+      lines.push('  text:', ...(proposal.content as MemoryPromotionContent).text.replace(/\n$/, '').split('\n').map((l) => `    ${l}`));
+      break;
+    case 'skill-draft': {
+      const c = proposal.content as SkillDraftContent;
+      lines.push(`  skill:     ${c.skill}`, `  package:   ${c.package.ref}  ${c.package.digest}`);
+      break;
+    }
+    default: {
+      const c = proposal.content as FileChangeContent;
+      lines.push(`  path:      ${c.path}`, `  content:   ${c.content_digest} (${c.bytes} bytes, review/blobs/${c.content_digest.slice(7)})`);
+    }
+  }
+  lines.push('  history:', `    ${iso(proposal.created_at)}  submitted by ${proposal.proposer}`);
+  for (const t of proposal.history) lines.push(`    ${iso(t.at)}  ${t.from} → ${t.to} by ${t.by}${t.reason === undefined ? '' : `: ${t.reason}`}`);
+  if (proposal.applied) {
+    const effect = proposal.applied.effect;
+    const what = effect.status === 'applied' ? `appended ${effect.bytes} bytes to ${effect.file}` : effect.action;
+    lines.push(`    ${iso(proposal.applied.at)}  applied: ${what}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

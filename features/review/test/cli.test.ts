@@ -1,0 +1,126 @@
+/**
+ * `runtimectl proposals list|show|start-review|accept|reject|submit`, run in-process:
+ * the operator's entrypoint, with one-line errors and non-zero exits for an unknown id, an
+ * expired proposal and a second decision, and a refused submission that is recorded.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { cli, digestOf, logFile, recordTypes } from '../../../test/review/helpers.ts';
+
+const EVIDENCE_ARG = `logs/events.jsonl#3@${digestOf('cycle 3')}`;
+
+function stateDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'rtc-'));
+}
+
+async function submit(state: string, text: string, now: number, extra: string[] = []) {
+  return cli(['proposals', 'submit', '--persona', 'alpha', '--kind', 'memory-promotion', '--text', text, '--evidence', EVIDENCE_ARG, '--now', String(now), '--state-dir', state, ...extra]);
+}
+
+function oneLineError(result: { status: number; stdout: string; stderr: string }, status: number, code: string): void {
+  assert.equal(result.status, status, result.stderr);
+  assert.equal(result.stdout, '');
+  assert.match(result.stderr, new RegExp(`^runtimectl: ${code}: [^\\n]+\\n$`));
+}
+
+test('submit, list, show, accept, reject: the operator round trip, text and --json', async () => {
+  const state = stateDir();
+  const first = await submit(state, 'Small diffs review faster.', 1_000);
+  assert.equal(first.status, 0, first.stderr);
+  assert.match(first.stdout, /^P-alpha-1: pending \(expires 1970-01-08T00:00:01\.000Z; policy: default\)\n$/);
+  await submit(state, 'A second thought.', 1_001);
+
+  const list = await cli(['proposals', 'list', '--state-dir', state, '--now', '2000']);
+  assert.equal(list.status, 0);
+  assert.match(list.stdout, /^P-alpha-1  pending +memory-promotion  operator  Small diffs review faster\.\nP-alpha-2 .*\n2 proposal\(s\) for persona alpha\n$/);
+
+  const accepted = await cli(['proposals', 'accept', 'P-alpha-1', '--by', 'alice', '--reason', 'seen twice', '--now', '3000', '--state-dir', state]);
+  assert.equal(accepted.status, 0, accepted.stderr);
+  assert.equal(accepted.stdout, "P-alpha-1: pending → accepted by alice; it takes effect at the persona's next cycle\n");
+
+  const rejected = await cli(['proposals', 'reject', 'P-alpha-2', '--by', 'bob', '--reason', 'vague', '--now', '3001', '--state-dir', state, '--json']);
+  assert.equal(rejected.status, 0, rejected.stderr);
+  const doc = JSON.parse(rejected.stdout) as { proposal: { state: string; decision: { by: string; reason: string } }; events: { type: string }[] };
+  assert.equal(doc.proposal.state, 'rejected');
+  assert.deepEqual(doc.proposal.decision.by, 'bob');
+  assert.deepEqual(doc.events.map((e) => e.type), ['proposal_state']);
+
+  const show = await cli(['proposals', 'show', 'P-alpha-1', '--state-dir', state, '--now', '4000']);
+  assert.equal(show.status, 0);
+  assert.match(show.stdout, /^P-alpha-1  memory-promotion  accepted \(takes effect next cycle\)\n/);
+  assert.match(show.stdout, /pending → accepted by alice: seen twice/);
+  assert.match(show.stdout, /logs\/events\.jsonl#3  sha256:/);
+
+  const json = await cli(['proposals', 'list', '--persona', 'alpha', '--state', 'rejected', '--json'], { env: { SCIDEX_AGENT_STATE_DIR: state } });
+  assert.equal(json.status, 0, json.stderr);
+  assert.deepEqual((JSON.parse(json.stdout) as { proposals: { id: string }[] }).proposals.map((p) => p.id), ['P-alpha-2']);
+});
+
+test('unknown id, expired proposal, already decided: one line on stderr and exit status 1, nothing rewritten', async () => {
+  const state = stateDir();
+  await submit(state, 'one', 0);
+  await submit(state, 'two', 1);
+  await cli(['proposals', 'accept', 'P-alpha-2', '--by', 'alice', '--now', '10', '--state-dir', state]);
+  const dir = path.join(state, 'alpha');
+  const start = fs.readFileSync(logFile(dir));
+
+  oneLineError(await cli(['proposals', 'accept', 'P-alpha-9', '--by', 'alice', '--now', '20', '--state-dir', state]), 1, 'RTC_ERR_REVIEW_NOT_FOUND');
+  oneLineError(await cli(['proposals', 'show', 'nonsense', '--state-dir', state]), 1, 'RTC_ERR_REVIEW_NOT_FOUND');
+  oneLineError(await cli(['proposals', 'show', 'P-alpha-1', '--persona', 'beta', '--state-dir', state]), 1, 'RTC_ERR_REVIEW_NOT_FOUND');
+  oneLineError(await cli(['proposals', 'reject', 'P-alpha-2', '--by', 'bob', '--reason', 'late', '--now', '20', '--state-dir', state]), 1, 'RTC_ERR_REVIEW_DECIDED');
+  const before = fs.readFileSync(logFile(dir));
+  assert.deepEqual(before, start, 'refused decisions write nothing');
+  // A week and a bit later P-alpha-1 is past its expiry: the accept records the expiry and fails.
+  const late = String(8 * 86_400_000);
+  oneLineError(await cli(['proposals', 'accept', 'P-alpha-1', '--by', 'alice', '--now', late, '--state-dir', state]), 1, 'RTC_ERR_REVIEW_EXPIRED');
+  assert.deepEqual(recordTypes(dir).slice(-1), ['proposal_state']);
+  assert.deepEqual(fs.readFileSync(logFile(dir)).subarray(0, before.length), before);
+  oneLineError(await cli(['proposals', 'accept', 'P-alpha-1', '--by', 'alice', '--now', late, '--state-dir', state]), 1, 'RTC_ERR_REVIEW_EXPIRED');
+
+  oneLineError(await cli(['proposals', 'reject', 'P-alpha-1', '--by', 'bob', '--state-dir', state]), 2, 'RTC_ERR_CLI_USAGE');
+  oneLineError(await cli(['proposals', 'accept', 'P-alpha-1', '--state-dir', state]), 2, 'RTC_ERR_CLI_USAGE');
+  oneLineError(await cli(['proposals', 'accept', '--state-dir', state, '--by', 'x']), 2, 'RTC_ERR_CLI_USAGE');
+  oneLineError(await cli(['proposals', 'frobnicate']), 2, 'RTC_ERR_CLI_USAGE');
+  oneLineError(await cli(['proposals', 'list', '--state-dir', path.join(state, 'missing')]), 1, 'RTC_ERR_CLI_FILE_NOT_FOUND');
+});
+
+test('a submission past the backpressure policy exits 1 with one line, and the refusal and alert are recorded', async () => {
+  const state = stateDir();
+  const policy = path.join(state, 'policy.yaml');
+  fs.writeFileSync(policy, 'max_pending: 1\nrate_limit: { count: 5, per_seconds: 60 }\nexpire_after_seconds: 600\n');
+  assert.equal((await submit(state, 'one', 1, ['--policy', policy])).status, 0);
+  const refused = await submit(state, 'two', 2, ['--policy', policy]);
+  oneLineError(refused, 1, 'RTC_ERR_REVIEW_BACKPRESSURE');
+  assert.match(refused.stderr, /refused \(max_pending\)/);
+  const json = await submit(state, 'three', 3, ['--policy', policy, '--json']);
+  assert.equal(json.status, 1);
+  assert.equal((JSON.parse(json.stdout) as { status: string }).status, 'refused');
+  assert.deepEqual(recordTypes(path.join(state, 'alpha')), ['proposal_submitted', 'proposal_refused', 'operator_alert', 'proposal_refused', 'operator_alert']);
+
+  fs.writeFileSync(policy, 'max_pending: 0\n');
+  const bad = await submit(state, 'four', 4, ['--policy', policy]);
+  oneLineError(bad, 1, 'RTC_ERR_MANIFEST_INVALID');
+  assert.match(bad.stderr, /policy\.yaml: max_pending: /);
+});
+
+test('submit covers every kind: a plugin change stores its content by digest, a skill draft names its gate package', async () => {
+  const state = stateDir();
+  const content = path.join(state, 'manifest.yaml');
+  fs.writeFileSync(content, 'id: executor.codex\n');
+  const plugin = await cli(['proposals', 'submit', '--persona', 'alpha', '--kind', 'plugin-change', '--path', 'plugins/executor-codex/manifest.yaml', '--content-file', content, '--evidence', EVIDENCE_ARG, '--now', '1', '--state-dir', state, '--json']);
+  assert.equal(plugin.status, 0, plugin.stderr);
+  const proposal = (JSON.parse(plugin.stdout) as { proposal: { content: { content_digest: string } } }).proposal;
+  assert.equal(proposal.content.content_digest, digestOf('id: executor.codex\n'));
+  assert.equal(fs.readFileSync(path.join(state, 'alpha', 'review', 'blobs', proposal.content.content_digest.slice(7)), 'utf8'), 'id: executor.codex\n');
+
+  const skill = await cli(['proposals', 'submit', '--persona', 'alpha', '--kind', 'skill-draft', '--skill', 'persona/alpha/triage', '--package', `gates/triage@${digestOf('pkg')}`, '--evidence', EVIDENCE_ARG, '--now', '2', '--state-dir', state]);
+  assert.equal(skill.status, 0, skill.stderr);
+  assert.match(skill.stdout, /^P-alpha-2: pending/);
+
+  oneLineError(await cli(['proposals', 'submit', '--persona', 'alpha', '--kind', 'memory-promotion', '--text', 'x', '--evidence', 'no-digest', '--state-dir', state]), 2, 'RTC_ERR_CLI_USAGE');
+  oneLineError(await cli(['proposals', 'submit', '--persona', 'alpha', '--kind', 'memory-promotion', '--text', 'x', '--evidence', 'ref@md5:1', '--state-dir', state]), 1, 'RTC_ERR_REVIEW_INVALID');
+  oneLineError(await cli(['proposals', 'submit', '--persona', 'alpha', '--kind', 'wish', '--evidence', EVIDENCE_ARG, '--state-dir', state]), 2, 'RTC_ERR_CLI_USAGE');
+});

@@ -1,0 +1,78 @@
+/**
+ * The operator's environment overrides, read and checked once when the kernel starts.
+ * A bad value stops the start with one line naming the variable: a typo in a budget must
+ * never turn into "unlimited" or "zero" silently. An empty value counts as unset.
+ */
+import { kernelError } from '../../../kernel/errors.ts';
+
+/** Budget fields the environment may override, by variable name. */
+export const BUDGET_ENV = {
+  daily_tokens: 'SCIDEX_AGENT_DAILY_TOKEN_BUDGET',
+  max_tokens_per_session: 'SCIDEX_AGENT_MAX_TOKENS_PER_SESSION',
+  min_tokens_remaining_for_executor: 'SCIDEX_AGENT_MIN_TOKENS_REMAINING_FOR_EXECUTOR',
+  max_autonomous_sessions_per_day: 'SCIDEX_AGENT_MAX_AUTONOMOUS_SESSIONS_PER_DAY',
+  cpu_seconds_per_cycle: 'SCIDEX_AGENT_CPU_SECONDS_PER_CYCLE',
+  wall_seconds_per_cycle: 'SCIDEX_AGENT_WALL_SECONDS_PER_CYCLE',
+} as const;
+
+export type BudgetField = keyof typeof BUDGET_ENV;
+
+export const EXECUTOR_ENV = 'SCIDEX_AGENT_CONTINUOUS_EXECUTOR';
+export const EXECUTOR_ENABLED_ENV = 'SCIDEX_AGENT_CONTINUOUS_EXECUTOR_ENABLED';
+export const STATE_DIR_ENV = 'SCIDEX_AGENT_STATE_DIR';
+
+/** The executor names the environment speaks; each is the plugin `executor.<name>`. */
+export const EXECUTOR_NAMES = ['none', 'orchestra', 'codex', 'claude', 'command'] as const;
+
+/** Token and session counts are whole numbers; seconds may be fractional but must be above zero. */
+const INTEGER_FIELDS: ReadonlySet<BudgetField> = new Set(['daily_tokens', 'max_tokens_per_session', 'min_tokens_remaining_for_executor', 'max_autonomous_sessions_per_day']);
+
+export interface AgentEnv {
+  budget: Partial<Record<BudgetField, number>>;
+  /** `executor.<name>` when SCIDEX_AGENT_CONTINUOUS_EXECUTOR is set. */
+  executorPlugin?: string;
+  executorEnabled?: boolean;
+}
+
+function invalid(name: string, value: string, expected: string): never {
+  throw kernelError('RTC_ERR_ENV_INVALID', `${name}=${JSON.stringify(value)} is not ${expected}; fix or unset it`, { details: { variable: name, value } });
+}
+
+function parseNumber(name: string, raw: string, integer: boolean): number {
+  const text = raw.trim();
+  const pattern = integer ? /^\d+$/ : /^(\d+(\.\d+)?|\.\d+)$/;
+  if (!pattern.test(text)) invalid(name, raw, integer ? 'a whole number of zero or more' : 'a number of seconds above zero');
+  const value = Number(text);
+  if (!Number.isSafeInteger(Math.floor(value))) invalid(name, raw, 'a number in range');
+  if (!integer && value <= 0) invalid(name, raw, 'a number of seconds above zero');
+  return value;
+}
+
+/** Reads every override; throws RTC_ERR_ENV_INVALID naming the first bad variable. */
+export function readAgentEnv(env: Readonly<Record<string, string | undefined>>): AgentEnv {
+  const out: AgentEnv = { budget: {} };
+  for (const [field, name] of Object.entries(BUDGET_ENV) as [BudgetField, string][]) {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') continue;
+    out.budget[field] = parseNumber(name, raw, INTEGER_FIELDS.has(field));
+  }
+  const executor = env[EXECUTOR_ENV]?.trim();
+  if (executor) {
+    if (!(EXECUTOR_NAMES as readonly string[]).includes(executor)) invalid(EXECUTOR_ENV, executor, `one of ${EXECUTOR_NAMES.join(', ')}`);
+    out.executorPlugin = `executor.${executor}`;
+  }
+  const enabled = env[EXECUTOR_ENABLED_ENV]?.trim();
+  if (enabled) {
+    if (enabled !== '0' && enabled !== '1') invalid(EXECUTOR_ENABLED_ENV, enabled, '0 or 1');
+    out.executorEnabled = enabled === '1';
+  }
+  return out;
+}
+
+/** The variable names that were set, for the event (values of budgets are logged by the posture itself). */
+export function overriddenFields(agentEnv: AgentEnv): string[] {
+  const names: string[] = (Object.keys(agentEnv.budget) as BudgetField[]).map((f) => BUDGET_ENV[f]);
+  if (agentEnv.executorPlugin !== undefined) names.push(EXECUTOR_ENV);
+  if (agentEnv.executorEnabled !== undefined) names.push(EXECUTOR_ENABLED_ENV);
+  return names;
+}

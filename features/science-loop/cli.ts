@@ -1,0 +1,203 @@
+/**
+ * `runtimectl run`: runs personas' continuous_science_loop cycles in this process, each on
+ * its own cadence (or every --every seconds), for --cycles N or until SIGINT/SIGTERM, which
+ * end the wait between cycles, never a cycle in progress: logs are flushed, exit status 0.
+ *
+ * `runtimectl run --demo` is what `npm start` runs: the example (agent-*) personas on their
+ * embedded profiles, a work packet in each inbox, a fresh state directory, three cycles
+ * back to back with token-spending executors held back (--no-spend), then a summary of what
+ * each persona did and why.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { readAgentEnv, STATE_DIR_ENV } from './budget/env.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import { openLedger } from '../ledger/open.ts';
+import { openLoopKernel, type CycleReport } from '../../kernel/loop/persona-runtime.ts';
+import { openPersonas, runPersonaLoop, type PersonaRun } from '../../kernel/loop/run-personas.ts';
+import { cycleLine, personaSummary } from './summary.ts';
+import { listPersonaIds, PERSONAS_DIR, resolvePersonas, type LoadedPersona } from '../../kernel/personas/load.ts';
+import { runtimeKindOf } from '../../kernel/personas/profile-schema.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+
+const USAGE = `Usage: runtimectl run --persona ID_OR_FILE... [--cycles N] [--state-dir DIR] [options]
+       runtimectl run --demo [--cycles N] [--state-dir DIR]
+
+Runs the continuous_science_loop for each persona, side by side in this process. Without
+--cycles it runs until SIGINT or SIGTERM; the cycle in progress finishes, logs are flushed,
+and the exit status is 0.
+
+Options:
+  --persona ID_OR_FILE  a profile id (policies/personas/ID.yaml) or a YAML file; repeatable,
+                        and further ids may follow it
+  --cycles N            cycles per persona, then stop
+  --state-dir DIR       where personas keep their files (default: $${STATE_DIR_ENV}, else ./state)
+  --every SECONDS       seconds between cycles for every persona (default: each profile's cadence)
+  --no-spend            never launch token-spending executors (the budget policy still decides)
+  --max-isolates N      plugin isolates kept alive across all personas (default 256); the least
+                        recently used beyond it are released and rebuilt on their next call
+  --summary             after the run, print what each persona did and why
+  --json                print one JSON document with every cycle instead of lines
+  --demo                the example agent-* personas with a work packet each, a fresh state
+                        directory, 3 cycles back to back, --no-spend and --summary
+
+Environment: SCIDEX_AGENT_DAILY_TOKEN_BUDGET, _MAX_TOKENS_PER_SESSION,
+_MIN_TOKENS_REMAINING_FOR_EXECUTOR, _MAX_AUTONOMOUS_SESSIONS_PER_DAY, _CPU_SECONDS_PER_CYCLE,
+_WALL_SECONDS_PER_CYCLE override every profile's budget; SCIDEX_AGENT_CONTINUOUS_EXECUTOR
+(none|orchestra|codex|claude|command) and _ENABLED (0|1) override its executor. An invalid
+value stops the start with the variable named.
+`;
+
+/** --state-dir, else SCIDEX_AGENT_STATE_DIR, else ./state; relative to the command's cwd. */
+export function resolveStateDir(flag: string | undefined, io: CliIo): string {
+  const chosen = flag ?? (io.env[STATE_DIR_ENV]?.trim() || undefined) ?? 'state';
+  return path.resolve(io.cwd, chosen);
+}
+
+function positiveInt(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d*$/.test(value)) throw kernelError('RTC_ERR_CLI_USAGE', `--${name} ${value}: must be a whole number above zero`);
+  return Number(value);
+}
+
+function seconds(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+(\.\d+)?$/.test(value)) throw kernelError('RTC_ERR_CLI_USAGE', `--${name} ${value}: must be a number of seconds, 0 or more`);
+  return Number(value);
+}
+
+const DEMO_PACKET = `# Which assay best separates hypothesis A from hypothesis B?
+
+A demo work packet. Two explanations fit the pilot data equally well; say which single
+measurement would most change our belief, what it costs, and when to stop.
+`;
+
+/** The canonical (agent-*) profiles, each with one work packet in its inbox under a fresh state dir. */
+function demoSetup(stateFlag: string | undefined, io: CliIo): { personas: LoadedPersona[]; stateDir: string } {
+  const all = resolvePersonas(listPersonaIds(PERSONAS_DIR), { cwd: io.cwd });
+  const personas = all.filter((p) => runtimeKindOf(p.profile.runtime) === 'canonical');
+  const stateDir = stateFlag ? path.resolve(io.cwd, stateFlag) : mkdtempSync(path.join(os.tmpdir(), 'runtimectl-demo-'));
+  for (const p of personas) {
+    const inbox = path.join(stateDir, p.profile.id, 'inbox');
+    mkdirSync(inbox, { recursive: true });
+    if (!existsSync(inbox) || readdirSync(inbox).length === 0) writeFileSync(path.join(inbox, 'demo-question.md'), DEMO_PACKET);
+  }
+  return { personas, stateDir };
+}
+
+function ledgerCounts(stateDir: string, personaId: string): Record<string, number> {
+  try {
+    const { store } = openLedger(path.join(stateDir, personaId), { readonly: true, personaId });
+    try {
+      const out: Record<string, number> = {};
+      for (const t of store.listTasks()) out[t.state] = (out[t.state] ?? 0) + 1;
+      return out;
+    } finally {
+      store.close();
+    }
+  } catch {
+    return {};
+  }
+}
+
+function jsonCycle(r: CycleReport): Record<string, unknown> {
+  return {
+    cycle: r.cycle,
+    seq: r.seq,
+    phase: r.phase,
+    outcome: r.outcome,
+    defer_reason: r.defer_reason,
+    executor: r.executor,
+    budget: { source: r.posture.source, token_budget: r.posture.token_budget, tokens_used_24h: r.posture.tokens_used_24h, read_only: r.posture.read_only },
+    budget_decision: r.act.decision ? { action: r.act.decision.action, tier: r.act.decision.tier, expected_improvement: r.act.decision.expected_improvement } : null,
+    session_manifest: r.act.session?.manifest_path ?? null,
+    provider_usage: r.act.usage,
+    tasks_created: r.act.tasks,
+  };
+}
+
+async function run(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      persona: { type: 'string', multiple: true },
+      cycles: { type: 'string' },
+      'state-dir': { type: 'string' },
+      every: { type: 'string' },
+      'no-spend': { type: 'boolean' },
+      'max-isolates': { type: 'string' },
+      summary: { type: 'boolean' },
+      json: { type: 'boolean' },
+      demo: { type: 'boolean' },
+    },
+    'run',
+  );
+  const demo = values.demo === true;
+  if (demo && (values.persona?.length || positionals.length)) throw kernelError('RTC_ERR_CLI_USAGE', '--demo picks its own personas; drop --persona');
+  if (!demo && !values.persona?.length) throw kernelError('RTC_ERR_CLI_USAGE', 'name at least one persona: --persona ID_OR_FILE (see "runtimectl run --help")');
+
+  const cycles = positiveInt('cycles', values.cycles) ?? (demo ? 3 : undefined);
+  const maxResidentIsolates = positiveInt('max-isolates', values['max-isolates']);
+  const every = seconds('every', values.every) ?? (demo ? 0 : undefined);
+  const summary = demo || values.summary === true;
+  const spendTokens = !(demo || values['no-spend'] === true);
+
+  // The environment is checked before anything is created: a bad override stops the start.
+  readAgentEnv(io.env);
+  const setup = demo
+    ? demoSetup(values['state-dir'], io)
+    : { personas: resolvePersonas([...(values.persona ?? []), ...positionals], { cwd: io.cwd }), stateDir: resolveStateDir(values['state-dir'], io) };
+  const kernel = await openLoopKernel({ stateDir: setup.stateDir, env: io.env, spendTokens, ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}) });
+  if (demo && !values.json) {
+    io.stdout(`runtimectl demo: ${setup.personas.map((p) => `${p.profile.id} (${p.profile.runtime})`).join(', ')}\n`);
+    io.stdout(`state directory: ${setup.stateDir}\none work packet in each inbox; ${cycles} cycles back to back; token-spending executors held back (--no-spend)\n\n`);
+  }
+  const runtimes = await openPersonas(kernel, setup.personas);
+
+  const controller = new AbortController();
+  const onSignal = (signal: string) => {
+    if (!controller.signal.aborted) io.stderr(`runtimectl: ${signal}: finishing the current cycle, then stopping\n`);
+    controller.abort();
+  };
+  const onInt = () => onSignal('SIGINT');
+  const onTerm = () => onSignal('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  let runs: PersonaRun[];
+  try {
+    runs = await Promise.all(
+      runtimes.map((rt) =>
+        runPersonaLoop(rt, {
+          ...(cycles !== undefined ? { cycles } : {}),
+          ...(every !== undefined ? { everySeconds: every } : {}),
+          signal: controller.signal,
+          onCycle: (report) => {
+            if (!values.json) io.stdout(`${cycleLine(report)}\n`);
+          },
+        }),
+      ),
+    );
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+    await Promise.all(runtimes.map((rt) => rt.close()));
+  }
+
+  if (values.json) {
+    printJson(io, { state_dir: setup.stateDir, personas: runs.map((r) => ({ persona_id: r.persona_id, stopped: r.stopped ?? null, cycles: r.reports.map(jsonCycle) })) });
+  } else if (summary) {
+    io.stdout('\nSummary: what each persona did and why\n\n');
+    for (const r of runs) io.stdout(`${personaSummary(r, ledgerCounts(setup.stateDir, r.persona_id))}\n`);
+    io.stdout(`Inspect: runtimectl status --state-dir ${setup.stateDir}\nReplay the recorded cycles: runtimectl replay --state-dir ${setup.stateDir}\n`);
+  }
+  for (const r of runs) if (r.stopped) io.stderr(`runtimectl: persona ${r.persona_id} stopped: ${r.stopped}\n`);
+  return runs.some((r) => r.stopped) ? 1 : 0;
+}
+
+export const runCommand: Command = {
+  path: ['run'],
+  summary: 'run personas\' continuous_science_loop (--demo: the example personas, with a summary)',
+  usage: USAGE,
+  run,
+};

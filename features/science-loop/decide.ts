@@ -1,0 +1,251 @@
+/**
+ * Step 7 of the cycle: defer or execute. In order, each check naming why it stops:
+ *
+ *   no work found                      → idle (a healthy quiet cycle)
+ *   executor disabled                  → deferred
+ *   executor plugin missing or broken  → failed
+ *   token-spending executor, and the runtime's hard stops (no daily budget, session cap,
+ *     too little headroom)             → deferred: read-only planning (below)
+ *   the budget policy (a sandboxed plugin) picks a tier and records its decision:
+ *     reviewer_handoff                 → deferred; the work becomes review tasks in the ledger
+ *     read_only_planning               → deferred: read-only planning (below)
+ *   token-spending and --no-spend      → deferred, the approved decision kept
+ *   otherwise the executor runs one session in the persona workspace.
+ *
+ * Read-only planning: the work stays queued for a funded cycle, and each queued item gets
+ * one `Planned: <title>` task in the persona's own ledger (task creation is what a
+ * read-only posture still allows). Nothing here throws for bad input: a failure is an
+ * outcome with its reason.
+ */
+import path from 'node:path';
+import { hardStop, type BudgetPosture } from './budget/posture.ts';
+import {
+  budgetDecisionSchema,
+  checkPluginAnswer,
+  executorDescriptionSchema,
+  executorResultSchema,
+  type BudgetDecision,
+  type ExecutorInput,
+  type ProviderUsage,
+  type WorkItem,
+} from '../../kernel/contracts/executor.ts';
+import type { ExecutorChoice } from './executors/choice.ts';
+import { buildPrompt } from './executors/prompt.ts';
+import { allocateRunId, preparePersonaWorkspace, writeFallbackManifest } from './executors/session-dir.ts';
+import { isKernelError } from '../../kernel/errors.ts';
+import type { TaskSummary } from '../../kernel/broker/ops/bindings.ts';
+import type { LedgerAccess } from '../../kernel/contracts/persistence.ts';
+import type { PersonaProfile } from '../../kernel/personas/profile-schema.ts';
+import type { SkillMeta } from '../skills/catalog.ts';
+import type { RecentCycle } from './brain.ts';
+import { relToState, WORKSPACE_ID, workspaceDir, type PersonaPaths } from '../../kernel/loop/layout.ts';
+import type { PersonaPlugins } from '../../kernel/loop/persona-plugins.ts';
+
+export type Outcome = 'executed' | 'deferred' | 'idle' | 'failed';
+
+export interface ActResult {
+  outcome: Outcome;
+  reason: string | null;
+  spends_tokens: boolean | null;
+  /** the executor process started (a session exists and may have spent tokens) */
+  ran: boolean;
+  status: string | null;
+  decision: BudgetDecision | null;
+  session: { run_id: string; manifest_path: string; status: string; exit_code: number | null; files: string[] } | null;
+  usage: ProviderUsage | null;
+  last_message: string | null;
+  tasks: TaskSummary[];
+  /** work keys finished this cycle (they leave the pending list) */
+  done: string[];
+}
+
+export interface ActContext {
+  profile: PersonaProfile;
+  paths: PersonaPaths;
+  /** The persona's local task ledger, in its persistence backend's format. */
+  ledger: Pick<LedgerAccess, 'open'>;
+  plugins: PersonaPlugins;
+  choice: ExecutorChoice;
+  posture: BudgetPosture;
+  cycle: number;
+  phase: string;
+  work: WorkItem[];
+  skills: readonly SkillMeta[];
+  history: readonly RecentCycle[];
+  spendTokens: boolean;
+  now: number;
+}
+
+/** One line for an error: the kernel code and message, or the error's own text. */
+export function errorLine(error: unknown): string {
+  if (isKernelError(error)) return error.toLine();
+  return error instanceof Error ? error.message.split('\n')[0] ?? String(error) : String(error);
+}
+
+function sourceText(source: ExecutorChoice['enabled_source']): string {
+  return source === 'env' ? 'SCIDEX_AGENT_CONTINUOUS_EXECUTOR_ENABLED=0' : source === 'profile' ? 'the profile disables it' : 'the compatibility-harness default';
+}
+
+export async function act(c: ActContext): Promise<ActResult> {
+  const r: ActResult = { outcome: 'deferred', reason: null, spends_tokens: null, ran: false, status: null, decision: null, session: null, usage: null, last_message: null, tasks: [], done: [] };
+  const stop = (outcome: Outcome, reason: string): ActResult => ({ ...r, outcome, reason });
+
+  if (c.work.length === 0) return stop('idle', 'nothing to do: no new work packet, direct message or cadence slot');
+  if (!c.choice.enabled) return stop('deferred', `executor ${c.choice.plugin} is disabled (${sourceText(c.choice.enabled_source)})`);
+
+  let executor;
+  try {
+    executor = c.plugins.get(c.choice.plugin, 'executor');
+    const description = checkPluginAnswer(executorDescriptionSchema, await executor.call('describe', c.profile.executor.config), c.choice.plugin, 'describe');
+    r.spends_tokens = description.spends_tokens;
+  } catch (error) {
+    return stop('failed', `executor ${c.choice.plugin}: ${errorLine(error)}`);
+  }
+  if (r.spends_tokens) {
+    const hard = hardStop(c.posture);
+    if (hard !== undefined) return planned(c, stop('deferred', hard));
+  }
+
+  const policyId = c.profile.budget.policy;
+  try {
+    const policy = c.plugins.get(policyId, 'budget-policy');
+    const answer = await policy.call('assess', {
+      persona_id: c.profile.id,
+      phase: c.phase,
+      work: c.work.map(({ body: _body, ...w }) => w),
+      executor: { plugin: c.choice.plugin, spends_tokens: r.spends_tokens },
+      posture: c.posture,
+      history: c.history.slice(-10).map((h) => ({ keys: h.keys, outcome: h.outcome, ...(h.status ? { status: h.status } : {}) })),
+      config: c.profile.budget.config,
+    });
+    r.decision = checkPluginAnswer(budgetDecisionSchema, answer, policyId, 'assess');
+  } catch (error) {
+    return stop('failed', `budget policy ${policyId}: ${errorLine(error)}`);
+  }
+  const d = r.decision;
+  if (d.action === 'reviewer_handoff') {
+    try {
+      r.tasks = ledgerTasks(c, 'Reviewer handoff', `${d.reason}\nDecision: ${d.decision}`);
+    } catch (error) {
+      return stop('failed', `reviewer handoff: ${errorLine(error)}`);
+    }
+    r.done = c.work.filter((w) => w.kind !== 'periodic').map((w) => w.key);
+    return stop('deferred', `reviewer handoff (tier ${d.tier}): ${d.reason}`);
+  }
+  if (d.action === 'read_only_planning') return planned(c, stop('deferred', `read-only planning (tier ${d.tier} considered): ${d.reason}`));
+  if (r.spends_tokens && !c.spendTokens) {
+    return stop('deferred', `not launched: token-spending executors are off for this run (--no-spend); the policy approved tier ${d.tier} (${d.tier_name}) at ~${d.expected_cost.tokens} tokens`);
+  }
+  return run(c, r, executor);
+}
+
+async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlugins['get']>): Promise<ActResult> {
+  const { runId, dir } = allocateRunId(c.paths.sessionsDir, c.cycle, c.choice.plugin);
+  const manifestPath = relToState(c.paths, path.join(dir, 'manifest.json'));
+  const session = (status: string, exit: number | null, files: string[]) => ({ run_id: runId, manifest_path: manifestPath, status, exit_code: exit, files });
+  try {
+    preparePersonaWorkspace(c.paths.workspaceRoot, c.profile.id, WORKSPACE_ID, c.skills);
+  } catch (error) {
+    writeFallbackManifest(dir, { run_id: runId, executor: c.choice.plugin, status: 'failed', reason: `workspace: ${errorLine(error)}` });
+    return { ...r, outcome: 'failed', reason: `workspace: ${errorLine(error)}`, session: session('failed', null, ['manifest.json']) };
+  }
+  const publicWrites = c.profile.public_writes && !c.posture.read_only;
+  const input: ExecutorInput = {
+    run_id: runId,
+    persona_id: c.profile.id,
+    runtime: c.profile.runtime,
+    phase: c.phase,
+    prompt: buildPrompt({
+      personaId: c.profile.id,
+      runtime: c.profile.runtime,
+      cycle: c.cycle,
+      phase: c.phase,
+      decision: r.decision,
+      maxTokensPerSession: c.posture.max_tokens_per_session,
+      publicWrites,
+      skills: c.skills,
+      work: c.work,
+    }),
+    work: c.work,
+    config: c.profile.executor.config,
+    paths: {
+      session_dir: dir,
+      workspace_dir: workspaceDir(c.paths),
+      session_rel: relToState(c.paths, dir),
+      ledger_db_rel: relToState(c.paths, path.join(c.paths.orchestraDir, 'orchestra.db')),
+    },
+    limits: { wall_seconds: c.posture.wall_seconds_per_cycle, max_tokens_per_session: c.posture.max_tokens_per_session },
+    decision: r.decision,
+  };
+  let result;
+  try {
+    result = checkPluginAnswer(executorResultSchema, await executor.call('run', input), c.choice.plugin, 'run');
+  } catch (error) {
+    const reason = `executor ${c.choice.plugin}: ${errorLine(error)}`;
+    writeFallbackManifest(dir, { run_id: runId, executor: c.choice.plugin, status: 'failed', reason });
+    // The plugin may have died with its command still counted against the budget: charge the estimate.
+    return { ...r, outcome: 'failed', reason, ran: true, status: 'failed', session: session('failed', null, ['manifest.json']), usage: estimated(r.decision) };
+  }
+  const ran = result.status === 'ok' || result.status === 'failed' || result.status === 'timed_out';
+  // A session killed at its wall limit printed no usage but may have spent tokens: charge the estimate.
+  const usage = result.usage ?? (result.status === 'timed_out' ? estimated(r.decision) : null);
+  return {
+    ...r,
+    outcome: result.status === 'ok' ? 'executed' : result.status === 'skipped' ? 'deferred' : 'failed',
+    reason: result.reason ?? null,
+    ran,
+    status: result.status,
+    session: session(result.status, result.exit_code ?? null, result.files),
+    usage,
+    last_message: result.last_message ?? null,
+    tasks: result.tasks,
+    done: result.work_done.filter((k) => c.work.some((w) => w.key === k)),
+  };
+}
+
+function estimated(decision: BudgetDecision | null): ProviderUsage | null {
+  if (!decision || decision.expected_cost.tokens === 0) return null;
+  return {
+    input_tokens: 0,
+    cached_input_tokens: 0,
+    output_tokens: 0,
+    reasoning_tokens: 0,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+    total_tokens: decision.expected_cost.tokens,
+    source: 'estimate (no usage printed)',
+  };
+}
+
+/**
+ * Read-only planning: each queued item gets one `Planned:` task in the persona's own ledger
+ * (once: an open task with the same title is left alone) and stays queued for a funded
+ * cycle. Task creation is what a read-only posture still allows.
+ */
+function planned(c: ActContext, r: ActResult): ActResult {
+  try {
+    return { ...r, tasks: ledgerTasks(c, 'Planned', `Deferred: ${r.reason ?? ''}`) };
+  } catch (error) {
+    return { ...r, reason: `${r.reason}; planning tasks could not be written (${errorLine(error)})` };
+  }
+}
+
+/** One task per queued (non-periodic) item in the persona's own ledger, unless one with that title is open. */
+function ledgerTasks(c: ActContext, prefix: string, why: string): TaskSummary[] {
+  const items = c.work.filter((w) => w.kind !== 'periodic');
+  if (items.length === 0) return [];
+  const { store } = c.ledger.open();
+  try {
+    const open = new Set(store.listTasks().filter((t) => t.state !== 'accepted').map((t) => t.title));
+    const created: TaskSummary[] = [];
+    for (const w of items) {
+      const title = `${prefix}: ${w.title}`.slice(0, 200);
+      if (open.has(title)) continue;
+      const task = store.addTask({ title, description: `${why}\nWork key: ${w.key}`.slice(0, 2000), by: `loop:${c.profile.id}`, now: c.now });
+      created.push({ id: task.id, title: task.title, state: task.state });
+    }
+    return created;
+  } finally {
+    store.close();
+  }
+}

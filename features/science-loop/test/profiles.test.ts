@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { chooseExecutor } from '../executors/choice.ts';
+import { KernelError } from '../../../kernel/errors.ts';
+import { listPersonaIds, PERSONAS_DIR, resolvePersona, resolvePersonas } from '../../../kernel/personas/load.ts';
+import { personaProfileSchema, runtimeKindOf } from '../../../kernel/personas/profile-schema.ts';
+import { PluginDirectory } from '../../../kernel/loop/persona-plugins.ts';
+import { tempDir } from './helpers.ts';
+
+test('every shipped profile loads: three or more canonical personas and the minimax, operon and rosalind harnesses', () => {
+  const personas = resolvePersonas(listPersonaIds());
+  const canonical = personas.filter((p) => runtimeKindOf(p.profile.runtime) === 'canonical');
+  const harness = personas.filter((p) => runtimeKindOf(p.profile.runtime) === 'compatibility_harness');
+  assert.ok(canonical.length >= 3, `canonical: ${canonical.map((p) => p.profile.id)}`);
+  for (const p of canonical) assert.equal(p.profile.runtime, `agent-${p.profile.id}`);
+  assert.deepEqual(harness.map((p) => p.profile.runtime).sort(), ['minimax', 'operon', 'rosalind']);
+  for (const p of personas) {
+    assert.match(readFileSync(p.file, 'utf8'), /^# yaml-language-server: \$schema=\.\.\/\.\.\/schemas\/persona-profile\.schema\.json/);
+  }
+});
+
+test('every plugin a shipped profile names is installed, with the right kind', () => {
+  const directory = new PluginDirectory();
+  for (const { profile } of resolvePersonas(listPersonaIds())) {
+    const choice = chooseExecutor(profile, { budget: {} });
+    assert.equal(directory.find(choice.plugin, 'executor').manifest.kind, 'executor');
+    assert.equal(directory.find(profile.budget.policy, 'budget-policy').manifest.kind, 'budget-policy');
+  }
+});
+
+test('executor defaults follow the runtime kind, never the persona id; the profile and then the env override them', () => {
+  const canonical = personaProfileSchema.parse({ id: 'minimax', runtime: 'agent-minimax' });
+  const harness = personaProfileSchema.parse({ id: 'jerome', runtime: 'rosalind' });
+  assert.deepEqual(chooseExecutor(canonical, { budget: {} }), { plugin: 'executor.orchestra', enabled: true, plugin_source: 'runtime_default', enabled_source: 'runtime_default' });
+  assert.deepEqual(chooseExecutor(harness, { budget: {} }), { plugin: 'executor.none', enabled: false, plugin_source: 'runtime_default', enabled_source: 'runtime_default' });
+  const configured = personaProfileSchema.parse({ id: 'x', runtime: 'operon', executor: { plugin: 'executor.claude', enabled: true } });
+  assert.deepEqual(chooseExecutor(configured, { budget: {} }), { plugin: 'executor.claude', enabled: true, plugin_source: 'profile', enabled_source: 'profile' });
+  assert.deepEqual(chooseExecutor(configured, { budget: {}, executorPlugin: 'executor.codex', executorEnabled: false }), {
+    plugin: 'executor.codex',
+    enabled: false,
+    plugin_source: 'env',
+    enabled_source: 'env',
+  });
+});
+
+test('a bad profile is refused with its file, field path and reason', () => {
+  const dir = tempDir();
+  const cases: [string, RegExp][] = [
+    ['id: Bad Id\nruntime: agent-x\n', /bad\.yaml: id: lowercase letters/],
+    ['id: bad\nruntime: agent-x\nphases: [lunch]\n', /bad\.yaml: phases\[0\]: /],
+    ['id: bad\nruntime: agent-x\nbudget: { daily_tokens: -1 }\n', /bad\.yaml: budget\.daily_tokens: /],
+    ['id: bad\nruntime: agent-x\nbindings: [root]\n', /bad\.yaml: bindings\[0\]: /],
+    ['id: bad\nruntime: agent-x\nallow: { run: yes }\n', /bad\.yaml: allow\.run: /],
+    ['id: bad\nruntime: agent-x\nbudgets: {}\n', /bad\.yaml: budgets: unknown key/],
+  ];
+  for (const [text, message] of cases) {
+    writeFileSync(path.join(dir, 'bad.yaml'), text);
+    assert.throws(() => resolvePersona(path.join(dir, 'bad.yaml'), { cwd: dir }), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_MANIFEST_INVALID' && message.test(e.message), text);
+  }
+});
+
+test('personas are found by id or by file; an unknown id lists the known ones; one id twice is refused', () => {
+  assert.equal(resolvePersona('jerome').profile.id, 'jerome');
+  assert.equal(resolvePersona(path.join(PERSONAS_DIR, 'operon.yaml')).profile.runtime, 'operon');
+  assert.throws(() => resolvePersona('nobody'), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_PERSONA_NOT_FOUND' && /have: .*jerome/.test(e.message));
+  assert.throws(() => resolvePersonas(['jerome', path.join(PERSONAS_DIR, 'jerome.yaml')]), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_PERSONA_DUPLICATE');
+});
+
+test('the kernel never compares a persona id: only profile fields decide', () => {
+  // A guard against special cases creeping in: no shipped persona id appears in kernel code.
+  const root = path.resolve(import.meta.dirname, '..', '..', '..', 'kernel');
+  const files = (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => path.join(root, f));
+  const ids = listPersonaIds();
+  for (const file of files) {
+    // code only: comments may use a persona as an example
+    const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+    for (const id of ids) assert.ok(!new RegExp(`['"\`]${id}['"\`]`).test(text), `${path.relative(root, file)} names persona "${id}"`);
+  }
+});

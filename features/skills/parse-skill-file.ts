@@ -1,0 +1,102 @@
+/**
+ * Reads one `SKILL.md`: splits the YAML front matter from the body, validates the front
+ * matter, and checks that `name` equals the folder's name. A malformed file is not thrown
+ * but returned as a refusal naming the field and the reason, so one bad skill never stops
+ * the others from loading.
+ */
+import { createHash } from 'node:crypto';
+import { parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { formatFieldPath } from '../../kernel/manifest/load.ts';
+import { SKILL_BODY_ADVISED_LINES, SkillFrontmatterSchema, type SkillFrontmatter } from './frontmatter-schema.ts';
+
+/** Pseudo-field names used when the fault is not in one front matter key. */
+export const FIELD_FILE = '(file)';
+export const FIELD_FRONT_MATTER = '(front matter)';
+
+const ALLOWED_KEYS = Object.keys(SkillFrontmatterSchema.shape).join(', ');
+
+export type ParsedSkillFile =
+  | { ok: true; frontmatter: SkillFrontmatter; body: string; bodyLines: number; digest: string; warnings: string[] }
+  | { ok: false; field: string; reason: string };
+
+export function skillDigest(bytes: Uint8Array): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+}
+
+interface SplitFile {
+  yamlText: string;
+  /** 1-based line of the first front matter line, to report YAML errors at file lines. */
+  yamlFirstLine: number;
+  body: string;
+}
+
+/** Front matter is the text between a first line `---` and the next line `---`. */
+function splitFrontmatter(text: string): SplitFile | { field: string; reason: string } {
+  const unBom = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  const lines = unBom.split('\n');
+  if ((lines[0] ?? '').trimEnd() !== '---') {
+    return { field: FIELD_FRONT_MATTER, reason: 'missing: the file must start with a "---" line opening the YAML front matter' };
+  }
+  const close = lines.findIndex((line, i) => i > 0 && line.trimEnd() === '---');
+  if (close === -1) return { field: FIELD_FRONT_MATTER, reason: 'not closed: no "---" line ends the YAML front matter' };
+  return {
+    yamlText: lines.slice(1, close).join('\n'),
+    yamlFirstLine: 2,
+    body: lines.slice(close + 1).join('\n'),
+  };
+}
+
+function describeIssue(issue: z.core.$ZodIssue): { field: string; reason: string } {
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0] ?? '?';
+    return { field: formatFieldPath([...issue.path, key]), reason: `is not an Agent Skills front matter field (allowed: ${ALLOWED_KEYS})` };
+  }
+  return { field: formatFieldPath(issue.path), reason: issue.message };
+}
+
+/** Counts lines the way an editor does: a trailing newline does not start a new line. */
+function countLines(text: string): number {
+  const trimmed = text.replace(/^\n+/, '').replace(/\n+$/, '');
+  return trimmed === '' ? 0 : trimmed.split('\n').length;
+}
+
+/**
+ * Parses the bytes of `<folder>/SKILL.md`. `folderName` is the name of the skill's folder,
+ * which the front matter `name` must equal.
+ */
+export function parseSkillFile(bytes: Uint8Array, folderName: string): ParsedSkillFile {
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes).replace(/\r\n/g, '\n');
+  const split = splitFrontmatter(text);
+  if ('field' in split) return { ok: false, ...split };
+
+  const doc = parseDocument(split.yamlText, { prettyErrors: false, uniqueKeys: true });
+  const yamlError = doc.errors[0];
+  if (yamlError) {
+    // Offsets into the front matter text, reported as lines of the whole file.
+    const before = split.yamlText.slice(0, yamlError.pos[0]).split('\n');
+    const at = ` at line ${before.length + split.yamlFirstLine - 1}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+    return { ok: false, field: FIELD_FRONT_MATTER, reason: `invalid YAML${at}: ${yamlError.message.split('\n')[0]}` };
+  }
+  const value: unknown = doc.toJS();
+  if (value === null || value === undefined) return { ok: false, field: FIELD_FRONT_MATTER, reason: 'is empty; name and description are required' };
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, field: FIELD_FRONT_MATTER, reason: 'must be a YAML mapping of fields' };
+  }
+
+  const result = SkillFrontmatterSchema.safeParse(value);
+  if (!result.success) {
+    const first = result.error.issues[0];
+    return { ok: false, ...(first ? describeIssue(first) : { field: FIELD_FRONT_MATTER, reason: 'invalid' }) };
+  }
+  if (result.data.name !== folderName) {
+    return { ok: false, field: 'name', reason: `must equal the folder name "${folderName}" (got "${result.data.name}")` };
+  }
+
+  const bodyLines = countLines(split.body);
+  const warnings: string[] = [];
+  if (bodyLines >= SKILL_BODY_ADVISED_LINES) {
+    warnings.push(`body is ${bodyLines} lines; under ${SKILL_BODY_ADVISED_LINES} is advised (move detail into referenced files)`);
+  }
+  return { ok: true, frontmatter: result.data, body: split.body, bodyLines, digest: skillDigest(bytes), warnings };
+}

@@ -1,0 +1,102 @@
+/**
+ * `runtimectl status [--state-dir DIR] [--json]`: one row per persona under the state
+ * directory, from its event log: last cycle, phase, budget posture, executor, last defer
+ * reason, and the spending rate over the last 24 hours.
+ */
+import { readStatus, type PersonaStatus } from './status.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { resolveStateDir } from '../science-loop/cli.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import { PERSONA_ID_PATTERN } from '../../kernel/personas/profile-schema.ts';
+
+function staleAfterSeconds(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d*$/.test(value)) throw kernelError('RTC_ERR_CLI_USAGE', `--stale-after ${value}: must be a whole number of seconds above zero`);
+  return Number(value);
+}
+
+/** One line per listed persona whose last cycle is older than the limit, or missing. */
+function staleRows(rows: PersonaStatus[], persona: string | undefined, limitSeconds: number, nowMs: number): string[] {
+  if (persona !== undefined && rows.length === 0) return [`persona ${persona}: no cycle yet`];
+  return rows.flatMap((r) => {
+    if (!r.last_cycle) return [`persona ${r.persona_id}: no cycle yet`];
+    const ageSeconds = Math.floor((nowMs - Date.parse(r.last_cycle.at)) / 1000);
+    return ageSeconds > limitSeconds ? [`persona ${r.persona_id}: last cycle #${r.last_cycle.cycle} was ${ageSeconds} s ago (limit ${limitSeconds} s)`] : [];
+  });
+}
+
+const USAGE = `Usage: runtimectl status [--state-dir DIR] [--persona ID] [--stale-after SECONDS] [--json]
+
+One row per persona found under the state directory (default: $SCIDEX_AGENT_STATE_DIR, else
+./state): its last cycle and phase, budget posture, executor, the last defer reason, and
+tokens per hour and sessions over the last 24 hours. Read from each persona's event log only.
+
+Options:
+  --persona ID            only this persona
+  --stale-after SECONDS   exit 1 when a listed persona's last cycle is older than this (or it has
+                          none yet): a health check, since a quiet persona still logs every cycle
+  --json                  one JSON document
+
+Exit status: 0, or 1 when a persona's log cannot be read or (with --stale-after) is stale.
+`;
+
+function budgetText(row: PersonaStatus): string {
+  const b = row.budget;
+  if (!b) return '-';
+  if (b.read_only) return `read-only (${b.source})`;
+  return `${b.tokens_used_24h}/${b.token_budget} (${b.source}), ${b.sessions_24h}/${b.max_autonomous_sessions_per_day ?? '?'} sessions`;
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+}
+
+async function run(argv: string[], io: CliIo): Promise<number> {
+  const { values } = parseFlags(
+    argv,
+    { 'state-dir': { type: 'string' }, persona: { type: 'string' }, 'stale-after': { type: 'string' }, json: { type: 'boolean' } },
+    'status',
+    false,
+  );
+  const stateDir = resolveStateDir(values['state-dir'], io);
+  const persona = values.persona;
+  if (persona !== undefined && !PERSONA_ID_PATTERN.test(persona)) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ${JSON.stringify(persona)}: not a persona id`);
+  const staleAfter = staleAfterSeconds(values['stale-after']);
+  const nowMs = Date.now();
+  const rows = (await readStatus(stateDir, nowMs)).filter((r) => persona === undefined || r.persona_id === persona);
+  const stale = staleAfter === undefined ? [] : staleRows(rows, persona, staleAfter, nowMs);
+  const failed = rows.some((r) => r.error) || stale.length > 0;
+  for (const line of stale) io.stderr(`runtimectl status: ${line}\n`);
+  if (values.json) {
+    printJson(io, { state_dir: stateDir, personas: rows, ...(staleAfter === undefined ? {} : { stale }) });
+    return failed ? 1 : 0;
+  }
+  if (rows.length === 0) {
+    io.stdout(persona === undefined ? `no persona has run under ${stateDir}\n` : `persona ${persona} has not run under ${stateDir}\n`);
+    return failed ? 1 : 0;
+  }
+  const lines = [['PERSONA', 'LAST CYCLE', 'PHASE', 'OUTCOME', 'BUDGET (24 h)', 'TOKENS/H', 'EXECUTOR', 'LAST DEFER REASON']];
+  for (const r of rows) {
+    const executor = r.executor ? `${r.executor.plugin}${r.executor.enabled ? '' : ' (off)'}` : '-';
+    lines.push([
+      r.persona_id,
+      r.last_cycle ? `#${r.last_cycle.cycle} ${r.last_cycle.at.replace(/\.\d+Z$/, 'Z')}` : '-',
+      r.last_cycle?.phase ?? '-',
+      r.last_cycle?.outcome ?? '-',
+      budgetText(r),
+      String(r.tokens_per_hour_24h),
+      executor,
+      r.error ? `log error: ${r.error}` : r.last_defer_reason ? `#${r.last_defer_reason.cycle} ${r.last_defer_reason.reason}` : '-',
+    ]);
+  }
+  io.stdout(`${table(lines)}\n`);
+  return failed ? 1 : 0;
+}
+
+export const statusCommand: Command = {
+  path: ['status'],
+  summary: 'one row per persona: last cycle, phase, budget posture, executor, last defer reason',
+  usage: USAGE,
+  run,
+};

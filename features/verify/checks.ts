@@ -1,0 +1,108 @@
+/**
+ * The checks this folder adds to `runtimectl verify` (registered in
+ * features/verify/cli.ts):
+ *
+ *   persistence  per persona: persistence.yaml parses and names an installed backend; a
+ *                sqlite persistence.db, when there is one, has an intact event chain
+ *   ledger       per persona: checkLedgerConsistency (features/ledger), read-only
+ *   substrate    once per state directory: every plugin manifest loads, and no manifest or
+ *                bundle changed since `recordSubstrate` wrote substrate.json
+ *
+ * All read-only. (sqlite's read-only handles may leave the -wal/-shm sidecars a WAL database
+ * uses; the database file itself is never written.)
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { StateVerifyCheck, VerifyCheck, VerifyCheckResult, VerifyFinding } from './cli.ts';
+import { errorLine, isKernelError } from '../../kernel/errors.ts';
+import { checkLedgerConsistency } from '../ledger/consistency.ts';
+import { LEDGER_DIR } from '../ledger/config.ts';
+import { PERSISTENCE_CONFIG_FILE, readPersistenceConfig } from '../persistence/config.ts';
+import { findPersistencePlugin, openBackend } from '../persistence/open.ts';
+import { PLUGINS_DIR } from '../../kernel/plugins/registry.ts';
+import { compareSubstrate, currentSubstrate, readSubstrate, SUBSTRATE_FILE, type SubstrateOptions } from '../../kernel/substrate/substrate.ts';
+
+export const ledgerCheck: VerifyCheck = {
+  name: 'ledger',
+  run(target): VerifyCheckResult {
+    if (!existsSync(path.join(target.personaDir, LEDGER_DIR))) return { status: 'absent', summary: 'no ledger', findings: [] };
+    const problems = checkLedgerConsistency(target.personaDir, undefined, target.personaId);
+    const findings: VerifyFinding[] = problems.map((p) => {
+      const line = /^line (\d+)$/.exec(p.position);
+      return {
+        severity: 'error',
+        file: path.join(target.personaDir, p.file),
+        ...(line ? { line: Number(line[1]) } : {}),
+        code: 'RTC_ERR_LEDGER_CORRUPT',
+        what: line ? p.problem : `${p.position}: ${p.problem}`,
+      };
+    });
+    return { status: findings.length > 0 ? 'failed' : 'ok', summary: findings.length > 0 ? `${findings.length} problem(s)` : 'consistent', findings };
+  },
+};
+
+export const persistenceCheck: VerifyCheck = {
+  name: 'persistence',
+  async run(target): Promise<VerifyCheckResult> {
+    const configFile = path.join(target.personaDir, PERSISTENCE_CONFIG_FILE);
+    const dbFile = path.join(target.personaDir, 'persistence.db');
+    if (!existsSync(configFile) && !existsSync(dbFile)) return { status: 'absent', summary: 'jsonl-fs (default)', findings: [] };
+    const findings: VerifyFinding[] = [];
+    let configured = '?';
+    try {
+      configured = readPersistenceConfig(target.personaDir).backend;
+      findPersistencePlugin(configured);
+    } catch (error) {
+      findings.push({ severity: 'error', file: configFile, ...(isKernelError(error) ? { code: error.code } : {}), what: errorLine(error) });
+    }
+    let summary = `${configured}`;
+    if (existsSync(dbFile)) {
+      try {
+        const backend = await openBackend(target.personaDir, 'sqlite', { readonly: true, personaId: target.personaId });
+        try {
+          const report = backend.events.verify();
+          summary += `; persistence.db: ${report.events} event(s), last seq ${report.lastSeq}`;
+          for (const p of report.problems) findings.push({ severity: p.severity, file: p.file, ...(p.seq === undefined ? {} : { seq: p.seq }), code: p.code, what: p.what });
+        } finally {
+          await backend.close();
+        }
+      } catch (error) {
+        findings.push({ severity: 'error', file: dbFile, ...(isKernelError(error) ? { code: error.code } : {}), what: errorLine(error) });
+      }
+    }
+    return { status: findings.some((f) => f.severity === 'error') ? 'failed' : 'ok', summary, findings };
+  },
+};
+
+/** The substrate check for one plugins folder (tests pass their own). */
+export function substrateCheck(options: SubstrateOptions = {}): StateVerifyCheck {
+  const pluginsDir = options.pluginsDir ?? PLUGINS_DIR;
+  return {
+    name: 'substrate',
+    async run(stateDir): Promise<VerifyCheckResult> {
+      const file = path.join(stateDir, SUBSTRATE_FILE);
+      let recorded;
+      try {
+        recorded = readSubstrate(stateDir);
+      } catch (error) {
+        return { status: 'failed', summary: `${SUBSTRATE_FILE} is unreadable`, findings: [{ severity: 'error', file, code: 'RTC_ERR_SUBSTRATE_RECORD', what: errorLine(error) }] };
+      }
+      if (recorded === undefined) return { status: 'absent', summary: `no ${SUBSTRATE_FILE} (recorded when the loop starts)`, findings: [] };
+      const current = await currentSubstrate(options);
+      const findings: VerifyFinding[] = compareSubstrate(recorded, current).map((c) => ({
+        severity: c.severity,
+        file: path.join(pluginsDir, c.file),
+        ...(c.line === undefined ? {} : { line: c.line }),
+        code: 'RTC_ERR_SUBSTRATE_CHANGED',
+        what: c.what,
+      }));
+      const errors = findings.filter((f) => f.severity === 'error').length;
+      const count = Object.keys(current.plugins).length;
+      return {
+        status: errors > 0 ? 'failed' : 'ok',
+        summary: errors > 0 ? `${errors} change(s) since ${recorded.recorded_at}` : `${count} plugin(s) match the record of ${recorded.recorded_at}`,
+        findings,
+      };
+    },
+  };
+}

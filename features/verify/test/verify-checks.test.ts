@@ -1,0 +1,183 @@
+/**
+ * The checks features/verify adds to `runtimectl verify`: a changed manifest and a changed
+ * bundle input are caught against the recorded substrate (file, line or input, what
+ * changed), a manifest that no longer loads is an error and a new plugin a warning; a ledger
+ * inconsistency and a damaged sqlite event store fail their persona with file and position.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { main } from '../../../kernel/cli/main.ts';
+import type { CliIo } from '../../../kernel/cli/command.ts';
+import { VERIFY_CHECKS, verifyStateDir, type VerifyReport } from '../cli.ts';
+import { openLedger } from '../../ledger/index.ts';
+import { openBackend } from '../../persistence/index.ts';
+import { substrateCheck } from '../checks.ts';
+import { currentSubstrate, recordSubstrate, readSubstrate } from '../../../kernel/substrate/substrate.ts';
+import { populate } from '../../ledger/test/helpers.ts';
+
+function tmp(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'rtc-'));
+}
+
+const MANIFEST = (id: string, version = '1.0.0') =>
+  `# a test plugin\nversion: ${version}\nid: ${id}\nkind: tool\nentry: mod.ts\ndescription: test plugin ${id}\nexports: [f]\n`;
+
+/** A plugins folder with two isolate plugins; tool-a's entry imports a helper. */
+function pluginsFolder(): string {
+  const root = path.join(tmp(), 'plugins');
+  for (const [folder, id] of [['tool-a', 'tool.a'], ['tool-b', 'tool.b']] as const) {
+    fs.mkdirSync(path.join(root, folder), { recursive: true });
+    fs.writeFileSync(path.join(root, folder, 'plugin.yaml'), MANIFEST(id));
+  }
+  fs.writeFileSync(path.join(root, 'tool-a', 'mod.ts'), "import { twice } from './helper.ts';\nexport function f(x: number) { return twice(x); }\n");
+  fs.writeFileSync(path.join(root, 'tool-a', 'helper.ts'), 'export function twice(x: number) { return 2 * x; }\n');
+  fs.writeFileSync(path.join(root, 'tool-b', 'mod.ts'), 'export function f() { return 1; }\n');
+  return root;
+}
+
+async function substrateReport(state: string, pluginsDir: string, cacheDir: string) {
+  const report = await verifyStateDir(state, VERIFY_CHECKS, [substrateCheck({ pluginsDir, cacheDir })]);
+  const check = report.state.find((c) => c.name === 'substrate')!;
+  return { report, check };
+}
+
+test('verify compares every plugin manifest and bundle with the recorded substrate', async () => {
+  const state = tmp();
+  const pluginsDir = pluginsFolder();
+  const cacheDir = tmp();
+  const absent = await substrateReport(state, pluginsDir, cacheDir);
+  assert.equal(absent.check.status, 'absent', 'nothing recorded yet is not a failure');
+
+  const recorded = await recordSubstrate(state, { pluginsDir, cacheDir });
+  assert.deepEqual(Object.keys(recorded.plugins), ['tool-a', 'tool-b']);
+  assert.deepEqual(Object.keys((recorded.plugins['tool-a']!.bundle as { inputs: object }).inputs).sort(), ['helper.ts', 'mod.ts']);
+  assert.deepEqual(readSubstrate(state), recorded);
+  assert.ok(!fs.readFileSync(path.join(state, 'substrate.json'), 'utf8').includes(pluginsDir), 'no host path is recorded');
+  const intact = await substrateReport(state, pluginsDir, cacheDir);
+  assert.equal(intact.check.status, 'ok', JSON.stringify(intact.check.findings));
+  assert.equal(intact.report.ok, true);
+
+  // A changed manifest: the file, the line, the field.
+  const manifest = path.join(pluginsDir, 'tool-a', 'plugin.yaml');
+  fs.writeFileSync(manifest, MANIFEST('tool.a', '1.0.1'));
+  let { report, check } = await substrateReport(state, pluginsDir, cacheDir);
+  assert.equal(check.status, 'failed');
+  assert.equal(report.ok, false);
+  assert.equal(check.findings.length, 1);
+  assert.deepEqual([check.findings[0]!.file, check.findings[0]!.line], [manifest, 2]);
+  assert.match(check.findings[0]!.what, /^tool\.a: manifest changed since recorded \(sha256 [0-9a-f]{12}… → [0-9a-f]{12}…\); fields changed: version "1\.0\.0" → "1\.0\.1"$/);
+  fs.writeFileSync(manifest, `${MANIFEST('tool.a')}# a comment\n`);
+  ({ check } = await substrateReport(state, pluginsDir, cacheDir));
+  assert.match(check.findings[0]!.what, /no declared field changed \(comments or formatting\)/);
+  assert.equal(check.findings[0]!.line, 8);
+  fs.writeFileSync(manifest, MANIFEST('tool.a'));
+
+  // A changed bundle input (not the entry): named as the file at fault.
+  const helper = path.join(pluginsDir, 'tool-a', 'helper.ts');
+  fs.writeFileSync(helper, 'export function twice(x: number) { return x + x + 1; }\n');
+  ({ check } = await substrateReport(state, pluginsDir, cacheDir));
+  assert.equal(check.status, 'failed');
+  assert.equal(check.findings[0]!.file, helper);
+  assert.match(check.findings[0]!.what, /^tool\.a: isolate bundle digest changed since recorded \([0-9a-f]{12}… → [0-9a-f]{12}…\): input helper\.ts changed \(sha256/);
+  fs.writeFileSync(helper, 'export function twice(x: number) { return 2 * x; }\n');
+  ({ check } = await substrateReport(state, pluginsDir, cacheDir));
+  assert.equal(check.status, 'ok', 'back as recorded: intact again');
+
+  // A new plugin is a warning; a manifest that does not load is an error with its field.
+  fs.mkdirSync(path.join(pluginsDir, 'tool-c'));
+  fs.writeFileSync(path.join(pluginsDir, 'tool-c', 'plugin.yaml'), MANIFEST('tool.c'));
+  fs.writeFileSync(path.join(pluginsDir, 'tool-c', 'mod.ts'), 'export function f() { return 3; }\n');
+  ({ check } = await substrateReport(state, pluginsDir, cacheDir));
+  assert.equal(check.status, 'ok');
+  assert.deepEqual(check.findings.map((f) => [f.severity, f.what]), [['warning', 'tool.c: plugin added since the substrate was recorded']]);
+  fs.writeFileSync(path.join(pluginsDir, 'tool-b', 'plugin.yaml'), MANIFEST('tool.b').replace('kind: tool', 'kind: gadget'));
+  ({ check } = await substrateReport(state, pluginsDir, cacheDir));
+  assert.equal(check.status, 'failed');
+  const broken = check.findings.find((f) => f.severity === 'error')!;
+  assert.equal(broken.file, path.join(pluginsDir, 'tool-b', 'plugin.yaml'));
+  assert.match(broken.what, /^tool\.b: the manifest no longer loads: RTC_ERR_MANIFEST_INVALID: .*plugin\.yaml: kind: /);
+});
+
+test('persistence plugins are digested as host modules, over the kernel files they import', async () => {
+  const substrate = await currentSubstrate();
+  for (const folder of ['persistence-jsonl-fs', 'persistence-sqlite']) {
+    const bundle = substrate.plugins[folder]?.bundle;
+    assert.ok(bundle && 'kind' in bundle, `${folder}: ${JSON.stringify(bundle)}`);
+    assert.equal(bundle.kind, 'host');
+    assert.ok(Object.keys(bundle.inputs).includes('backend.ts'));
+    assert.ok(Object.keys(bundle.inputs).some((f) => f.endsWith(path.join('kernel', 'events', 'envelope.ts'))), 'kernel code the backend runs is part of its digest');
+    assert.ok(!Object.keys(bundle.inputs).some((f) => f.includes('node_modules')), 'npm packages are not');
+  }
+  assert.deepEqual(substrate.refused, {}, 'every shipped manifest loads');
+});
+
+async function cli(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd: os.tmpdir(), env: {} };
+  const status = await main(args, io);
+  return { status, stdout, stderr };
+}
+
+test('a ledger inconsistency fails its persona with the file and the position', async () => {
+  const state = tmp();
+  for (const persona of ['alpha', 'beta']) {
+    const dir = path.join(state, persona);
+    fs.mkdirSync(dir);
+    const { store } = openLedger(dir, { backend: 'sqlite' });
+    populate(store);
+    store.close();
+  }
+  const ok = await cli(['verify', '--state-dir', state]);
+  assert.equal(ok.status, 0, ok.stdout);
+  assert.match(ok.stdout, /^alpha {2}ledger {2}ok {2}consistent$/m);
+
+  const db = new Database(path.join(state, 'beta', 'orchestra', 'orchestra.db'));
+  db.prepare("UPDATE tasks SET state = 'accepted', blocked_from = NULL, blocked_by_surprise = 0 WHERE id = 'T-0003'").run();
+  db.close();
+  const text = await cli(['verify', '--state-dir', state]);
+  assert.equal(text.status, 1);
+  assert.match(text.stdout, /^alpha {2}ledger {2}ok/m);
+  assert.match(text.stdout, /^beta {2}ledger {2}FAILED/m);
+  assert.match(text.stdout, /^ {2}error: .*beta\/orchestra\/orchestra\.db: task T-0003: state is accepted but its history ends at blocked$/m);
+  const json = JSON.parse((await cli(['verify', '--state-dir', state, '--json'])).stdout) as VerifyReport;
+  const ledger = json.personas.find((p) => p.id === 'beta')!.checks.find((c) => c.name === 'ledger')!;
+  assert.equal(ledger.findings[0]!.file, path.join(state, 'beta', 'orchestra', 'orchestra.db'));
+  assert.equal(ledger.findings[0]!.code, 'RTC_ERR_LEDGER_CORRUPT');
+});
+
+test('a sqlite persona is verified through persistence.db, and a bad persistence.yaml fails', async () => {
+  const state = tmp();
+  const dir = path.join(state, 'gamma');
+  fs.mkdirSync(dir);
+  const backend = await openBackend(dir, 'sqlite');
+  for (let i = 0; i < 4; i++) await backend.events.append('test.tick', { i });
+  await backend.close();
+  fs.writeFileSync(path.join(dir, 'persistence.yaml'), 'schema_version: 1\nbackend: sqlite\n');
+  const ok = await cli(['verify', '--state-dir', state]);
+  assert.equal(ok.status, 0, ok.stdout);
+  assert.match(ok.stdout, /^gamma {2}persistence {2}ok {2}sqlite; persistence\.db: 4 event\(s\), last seq 4$/m);
+
+  const db = new Database(path.join(dir, 'persistence.db'));
+  db.prepare("UPDATE events SET type = 'test.tock' WHERE seq = 2").run();
+  db.close();
+  const bad = await cli(['verify', '--state-dir', state]);
+  assert.equal(bad.status, 1);
+  assert.match(bad.stdout, /^ {2}error: .*gamma\/persistence\.db \(seq 2\): hash .* does not match the event's content/m);
+
+  fs.writeFileSync(path.join(dir, 'persistence.yaml'), 'schema_version: 1\nbackend: cassandra\n');
+  const unknown = await cli(['verify', '--state-dir', state]);
+  assert.match(unknown.stdout, /gamma\/persistence\.yaml: RTC_ERR_PERSISTENCE_PLUGIN: no persistence backend "cassandra" is installed/);
+});
+
+test('runtimectl verify reports the recorded substrate of the shipped plugins as intact', async () => {
+  const state = tmp();
+  await recordSubstrate(state);
+  const text = await cli(['verify', '--state-dir', state]);
+  assert.equal(text.status, 0, text.stdout);
+  assert.match(text.stdout, /^\(state\) {2}substrate {2}ok {2}\d+ plugin\(s\) match the record of /m);
+});

@@ -1,0 +1,160 @@
+/**
+ * One interface for where a persona's durable state lives: its event log, its local task
+ * ledger, its brain memory and its proposal records. Two implementations ship as plugins
+ * (`plugins/persistence-jsonl-fs`, the embedded default, and `plugins/persistence-sqlite`);
+ * a persona's `persistence.yaml` says which one holds its state (config.ts).
+ *
+ * HONESTY NOTE: persistence backends run on the host, in the kernel's own process, not in
+ * an isolated-vm isolate. Native sqlite (better-sqlite3) and the durable write path
+ * (O_DSYNC writes, fsync, rename) cannot run inside an isolate, and a round trip through the
+ * broker per event would undo group commit. So, unlike every other plugin kind:
+ *   - the manifest is how a backend is selected, declared and audited (its `bindings` say
+ *     which storage it may be handed, `verify` records its digests), not a sandbox grant;
+ *   - the storage handles the kernel passes (storage.ts) are a contract and a path guard,
+ *     not containment: host code could import node:fs itself. Only first-party code in this
+ *     repository is ever loaded as a persistence backend.
+ *
+ * Every backend gives byte-identical event JSON and hashes for the same appends (both use
+ * kernel/events' canonical JSON, envelope and hash helpers, and the same redaction).
+ */
+import type { AppendResult, EventLogStartup } from '../events/event-log.ts';
+import type { EventEnvelope } from '../events/envelope.ts';
+import type { LedgerBackend } from '../../features/ledger/repo.ts';
+import type { OpenedLedger } from '../../features/ledger/open.ts';
+import type { LedgerExport } from '../../features/ledger/records.ts';
+import type { LedgerConsistencyProblem } from '../../features/ledger/consistency.ts';
+import type { PersonaFiles, PersonaSqlite } from '../storage/persona-storage.ts';
+
+/** Where in a store a problem is: a line of a file, or a row (by seq) of a table. */
+export interface StoreProblem {
+  /** Absolute path of the file or database at fault. */
+  file: string;
+  /** 1-based line, for line-based files. */
+  line?: number;
+  /** Event sequence number, when known. */
+  seq?: number;
+  code: string;
+  what: string;
+  severity: 'error' | 'warning';
+}
+
+export interface EventChainReport {
+  /** The file or database that holds the events. */
+  file: string;
+  /** False when nothing was ever stored (a persona that never ran on this backend). */
+  exists: boolean;
+  events: number;
+  lastSeq: number;
+  lastHash: string;
+  problems: StoreProblem[];
+  ok: boolean;
+}
+
+export interface EventStore {
+  /** The file or database that holds the events (absolute). */
+  readonly location: string;
+  /**
+   * Checks the stored chain and refuses a damaged or newer log (left untouched), repairs a
+   * torn tail where the format can have one, and appends `reboot` when events were already
+   * there. append() calls it on first use; call it first to learn what it found.
+   */
+  open(): Promise<EventLogStartup>;
+  /** Group-committed: resolves once the event is durable (its batch synced). */
+  append(type: string, payload: Record<string, unknown>): Promise<AppendResult>;
+  /** Resolves when everything appended so far is durable. */
+  flush(): Promise<void>;
+  /** The stored events in order; throws the first problem as a KernelError. */
+  read(): Iterable<EventEnvelope>;
+  /** Every problem in the stored chain (never writes). */
+  verify(): EventChainReport;
+  /** True when no event is stored. */
+  isEmpty(): boolean;
+  /**
+   * Copies events verbatim (same seq, prev, hash, at; no redaction, no re-hashing) into an
+   * empty store, durably. Refused when the store holds events or was opened for appends.
+   */
+  importEvents(events: Iterable<EventEnvelope>): Promise<number>;
+}
+
+/** The persona's local task ledger, through the features/ledger backend of this format. */
+export interface LedgerAccess {
+  readonly format: LedgerBackend;
+  /** Absolute path of the ledger file (from the ledger's config.yaml), or undefined with no ledger. */
+  file(): string | undefined;
+  /** Opens (bootstrapping when writing) the ledger in this backend's format. */
+  open(options?: { readonly?: boolean }): OpenedLedger;
+  /** The whole ledger as a backend-neutral document; undefined when the persona has none. */
+  exportDoc(): LedgerExport | undefined;
+  /** Imports into an empty ledger of this format (created if need be). */
+  importDoc(doc: LedgerExport): void;
+  check(): LedgerConsistencyProblem[];
+}
+
+/** Brain memory: `brain.json` (rewritten whole) and `long-term.md` (append-only). */
+export interface MemoryStore {
+  /** brain.json's text exactly as stored, or undefined when there is none. */
+  readBrain(): string | undefined;
+  /** Replaces brain.json atomically and durably; the text must be one JSON object. */
+  writeBrain(text: string): void;
+  /**
+   * Optional: writeBrain's durable replace without holding the main thread (done when the
+   * promise resolves). The loop uses it while other personas' cycles can use the time.
+   */
+  writeBrainAsync?(text: string): Promise<void>;
+  /** long-term.md's text, '' when there is none. */
+  readLongTerm(): string;
+  /** Appends to long-term.md durably. */
+  appendLongTerm(text: string): void;
+  isEmpty(): boolean;
+}
+
+/** Proposal records: raw JSON lines, kept in order and byte for byte. */
+export interface ProposalStore {
+  /** Absolute path of the file or database that holds them. */
+  readonly location: string;
+  /** Appends one or more lines (each one JSON object, no newline) in one durable write. */
+  append(lines: string | readonly string[]): void;
+  /** The stored lines, without their newlines; a torn last line is not included. */
+  lines(): string[];
+  /** The stored records, parsed. */
+  read(): unknown[];
+  isEmpty(): boolean;
+}
+
+export interface PersistenceBackend {
+  /** Short name: `jsonl-fs`, `sqlite`. */
+  readonly name: string;
+  /** The plugin id the backend was loaded from: `persistence.jsonl-fs`. */
+  readonly pluginId: string;
+  readonly personaId: string;
+  readonly personaDir: string;
+  readonly readonly: boolean;
+  readonly events: EventStore;
+  readonly ledger: LedgerAccess;
+  readonly memory: MemoryStore;
+  readonly proposals: ProposalStore;
+  /** Waits for pending appends, then releases files and databases. */
+  close(): Promise<void>;
+}
+
+/** What the kernel hands a backend's factory: only the storage its manifest declares. */
+export interface BackendContext {
+  personaId: string;
+  /** The persona directory (absolute). Paths must still go through a storage handle. */
+  personaDir: string;
+  readonly: boolean;
+  /** Wall clock for event `at` (tests pin it). */
+  now: () => Date;
+  pluginId: string;
+  storage: {
+    /** Present only when the manifest declares `storage.files`. */
+    files?: PersonaFiles;
+    /** Present only when the manifest declares `storage.sqlite`. */
+    sqlite?: PersonaSqlite;
+  };
+}
+
+/** The export a persistence plugin's entry module provides (named in its manifest's `exports`). */
+export type CreateBackend = (context: BackendContext) => PersistenceBackend | Promise<PersistenceBackend>;
+
+export const BACKEND_FACTORY_EXPORT = 'createBackend';
