@@ -28,9 +28,9 @@ function needOf(kind: Kind, p: { path: string; given: string }): PermissionNeed 
 /** Deno's message for an OS error on two paths: `No such file or directory (os error 2): copy 'a' -> 'b'`. */
 function twoPathError(error: unknown, syscall: string, from: string, to: string): DenoOpError {
   const e = fromNodeError(error, syscall, from);
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'ENOTDIR') return e;
-  return new DenoOpError(e.denoClass, `${e.message} -> '${to}'`, e.osCode);
+  // (single-path errors drop the path for ENOTDIR; two-path ones name both, as Deno does)
+  const message = e.message.endsWith(`'${from}'`) ? `${e.message} -> '${to}'` : `${e.message}: ${syscall} '${from}' -> '${to}'`;
+  return new DenoOpError(e.denoClass, message, e.osCode);
 }
 
 export const copyFile = defineOp({
@@ -143,7 +143,8 @@ export const chmod = defineOp({
   mode: 'sync',
   parse: (raw, ctx) => {
     const o = record(raw);
-    return { ...pathOf(o, 'path', ctx), mode: int(o, 'mode', 0, 0o7777) };
+    // Deno takes a whole st_mode (0o100755) and keeps the permission bits.
+    return { ...pathOf(o, 'path', ctx), mode: int(o, 'mode', 0, 0o177777) & 0o7777 };
   },
   needs: (p) => [needOf('write', p)],
   run(p, ctx) {
@@ -234,7 +235,7 @@ function tempArgs(raw: unknown, ctx: BrokerContext) {
   const prefix = optStr(o, 'prefix') ?? '';
   const suffix = optStr(o, 'suffix') ?? '';
   for (const part of [prefix, suffix]) {
-    const bad = /[/\\]/.exec(part);
+    const bad = /[/\\*?"<>|:\x00-\x1f\x7f-\x9f]/.exec(part);
     if (bad) throw new DenoOpError('Error', `Invalid character in prefix or suffix: ${JSON.stringify(bad[0])}`);
   }
   // Without a dir, Deno uses the temp folder and names it <TMP> when refusing.

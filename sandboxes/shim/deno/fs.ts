@@ -62,6 +62,17 @@ function checkSignal(options: { signal?: { aborted: boolean; reason: unknown } }
   if (options?.signal?.aborted) throw options.signal.reason;
 }
 
+/**
+ * Deno's file ops finish in a later turn, so an abort queued before the result arrives
+ * wins: the host answers at once here, and the signal is looked at again one turn later.
+ */
+async function afterTurn<T>(options: { signal?: { aborted: boolean; reason: unknown } } | undefined, result: T): Promise<T> {
+  if (!options?.signal) return result;
+  await undefined;
+  checkSignal(options);
+  return result;
+}
+
 function pickWrite(options: WriteFileOptions): { append: boolean; create: boolean; createNew: boolean; mode: number | null } {
   return { append: Boolean(options.append), create: options.create !== false, createNew: Boolean(options.createNew), mode: options.mode ?? null };
 }
@@ -137,11 +148,11 @@ export const fs = {
   ...sync,
   readTextFile: async (path: PathLike, options?: { signal?: { aborted: boolean; reason: unknown } }) => {
     checkSignal(options);
-    return sync.readTextFileSync(path);
+    return afterTurn(options, sync.readTextFileSync(path));
   },
   readFile: async (path: PathLike, options?: { signal?: { aborted: boolean; reason: unknown } }) => {
     checkSignal(options);
-    return sync.readFileSync(path);
+    return afterTurn(options, sync.readFileSync(path));
   },
   writeTextFile: async (path: PathLike, data: string | unknown, options: WriteFileOptions = {}) => {
     checkSignal(options);

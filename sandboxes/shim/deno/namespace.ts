@@ -7,7 +7,7 @@
  */
 import { callSync } from '../host.ts';
 import { defineLazy, requirePart } from '../parts-loader.ts';
-import { inspect, type InspectOptions } from '../web/inspect.ts';
+import { formatArgs, inspect, type InspectOptions } from '../web/inspect.ts';
 import { refTimer, unrefTimer } from '../web/timers.ts';
 import { defineUnsupported } from '../unsupported.ts';
 import { Command } from './command.ts';
@@ -84,6 +84,10 @@ export function makeDeno(args: readonly string[], build: { os: string; arch: str
   defineLazy(deno, ['test'], () => void requirePart('testing'));
   defineLazy(deno, ['ChildProcess'], () => void requirePart('child-process'));
   defineLazy(deno, ['permissions', 'Permissions', 'PermissionStatus'], () => void requirePart('permissions'));
+  // Deno[Deno.internal]: what scripts (and Deno's own tests) reach for there: inspectArgs.
+  const internal = Symbol('Deno.internal');
+  Object.defineProperty(deno, 'internal', { value: internal, enumerable: true, configurable: true });
+  Object.defineProperty(deno, internal, { value: Object.freeze({ inspectArgs: (args: unknown[]) => `${formatArgs(args)}\n` }), configurable: true });
   defineUnsupported(deno, 'Deno', UNSUPPORTED);
   setDenoNamespace(deno);
   return deno;

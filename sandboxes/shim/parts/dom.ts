@@ -108,9 +108,6 @@ export class QuotaExceededError extends DOMException {
     const requested = options?.requested === undefined ? null : Number(options.requested);
     if (quota !== null && quota < 0) throw new RangeError("Failed to construct 'QuotaExceededError': quota must not be negative");
     if (requested !== null && requested < 0) throw new RangeError("Failed to construct 'QuotaExceededError': requested must not be negative");
-    if (quota !== null && requested !== null && requested > quota) {
-      throw new RangeError("Failed to construct 'QuotaExceededError': requested must not be greater than quota");
-    }
     this.#quota = quota;
     this.#requested = requested;
     // its legacy code, although the name is not in DOMException's table

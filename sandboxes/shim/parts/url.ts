@@ -44,6 +44,20 @@ for (const key of Reflect.ownKeys(CoreURL)) {
   if (key === 'prototype' || key === 'length' || key === 'name') continue;
   Object.defineProperty(URL, key, Object.getOwnPropertyDescriptor(CoreURL, key)!);
 }
+// Deno's argument check for the static helpers
+for (const name of ['canParse', 'parse'] as const) {
+  const core = (CoreURL as unknown as Record<string, (...a: unknown[]) => unknown>)[name];
+  if (typeof core !== 'function') continue;
+  Object.defineProperty(URL, name, {
+    value: { [name](...args: unknown[]) {
+      if (args.length === 0) throw new TypeError(`Failed to execute '${name}' on 'URL': 1 argument required, but only 0 present`);
+      return core.apply(CoreURL, args);
+    } }[name],
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
+}
 
 function URLSearchParams(this: unknown, init?: unknown): object {
   if (new.target === undefined) throw new TypeError("Class constructor URLSearchParams cannot be invoked without 'new'");

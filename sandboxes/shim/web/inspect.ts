@@ -21,6 +21,8 @@ interface View {
   fields?: Record<string, unknown>;
   /** `Name { key => value, ... }`, as Map-like classes print */
   entries?: [unknown, unknown][];
+  /** key: value pairs where a key may repeat (Headers' set-cookie) */
+  pairs?: [string, unknown][];
   prefixed?: boolean;
 }
 
@@ -33,8 +35,8 @@ export function inspectAs(name: string, fields: Record<string, unknown>): View {
  * after line breaking was decided (Deno's Headers, FormData and URL print this way, so a
  * line breaks a little later than for classes printed as a whole).
  */
-export function inspectPrefixed(name: string, fields: Record<string, unknown>): View {
-  return { [VIEW]: true, name, fields, prefixed: true };
+export function inspectPrefixed(name: string, fields: Record<string, unknown> | [string, unknown][]): View {
+  return Array.isArray(fields) ? { [VIEW]: true, name, pairs: fields, prefixed: true } : { [VIEW]: true, name, fields, prefixed: true };
 }
 
 export function inspectEntriesAs(name: string, entries: [unknown, unknown][]): View {
@@ -290,6 +292,16 @@ function customized(ctx: Ctx, value: object, depth: number): string | undefined 
 
 function formatView(ctx: Ctx, owner: object, view: View, depth: number): string {
   if (depth > ctx.depth) return `[${view.name}]`;
+  if (view.prefixed && view.pairs) {
+    if (view.pairs.length === 0) return `${view.name} {}`;
+    ctx.seen.push(owner);
+    try {
+      const output = view.pairs.map(([k, v]) => `${formatKey(k)}: ${nestedValue(ctx, v, depth)}`);
+      return `${view.name} ${reduceToSingleString(ctx, output, '', ['{', '}'], false, depth, owner)}`;
+    } finally {
+      ctx.seen.pop();
+    }
+  }
   if (view.prefixed) {
     const plain = Object.assign(Object.create(Object.prototype) as Record<string, unknown>, view.fields);
     ctx.seen.push(owner);

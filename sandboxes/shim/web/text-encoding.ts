@@ -7,6 +7,10 @@ export class TextEncoder {
     return 'utf-8';
   }
 
+  get [Symbol.toStringTag](): string {
+    return 'TextEncoder';
+  }
+
   encode(input = ''): Uint8Array {
     const s = String(input);
     const out: number[] = [];

@@ -145,7 +145,7 @@ export class Headers {
 
   [PRIVATE_INSPECT](): unknown {
     if (!(#list in this)) return 'Headers';
-    return inspectPrefixed('Headers', Object.fromEntries(this.#sorted()));
+    return inspectPrefixed('Headers', this.#sorted());
   }
 
   static {

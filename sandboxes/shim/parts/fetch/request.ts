@@ -21,6 +21,7 @@ export interface RequestInit {
   mode?: string;
   referrer?: string;
   referrerPolicy?: string;
+  priority?: string;
   /** Deno's own (a Deno.HttpClient): not supported in the sandbox, ignored */
   client?: unknown;
 }
@@ -47,7 +48,7 @@ export class Request {
   readonly #redirect: string;
   readonly #signal: AbortSignal;
   readonly #body: Body;
-  readonly #extra: { cache: string; credentials: string; integrity: string; keepalive: boolean; mode: string; referrer: string; referrerPolicy: string };
+  readonly #extra: { cache: string; credentials: string; integrity: string; keepalive: boolean; mode: string; referrer: string; referrerPolicy: string; priority: string };
 
   constructor(input: string | { href: string } | Request, init: RequestInit = {}) {
     if (arguments.length < 1) throw new TypeError("Failed to construct 'Request': 1 argument required, but only 0 present");
@@ -67,7 +68,15 @@ export class Request {
       mode: o.mode ?? (base && base.#extra.mode) ?? 'cors',
       referrer: o.referrer ?? (base && base.#extra.referrer) ?? 'about:client',
       referrerPolicy: o.referrerPolicy ?? (base && base.#extra.referrerPolicy) ?? '',
+      priority: o.priority ?? (base && base.#extra.priority) ?? 'auto',
     };
+    if (!['high', 'low', 'auto'].includes(this.#extra.priority)) {
+      throw new TypeError(`Failed to construct 'Request': The provided value '${this.#extra.priority}' is not a valid enum value of type RequestPriority`);
+    }
+    if (this.#extra.mode === 'navigate') throw new TypeError("Failed to construct 'Request': Request mode 'navigate' is not allowed");
+    if (this.#extra.cache === 'only-if-cached' && this.#extra.mode !== 'same-origin') {
+      throw new TypeError("Failed to construct 'Request': 'only-if-cached' can be set only with 'same-origin' mode");
+    }
     this.#headers = new Headers(o.headers ?? (base && base.#headers));
     // A request's signal follows the one it was given (or the request it copies).
     this.#signal = newAbortSignal();
@@ -128,6 +137,9 @@ export class Request {
   }
   get referrerPolicy(): string {
     return this.#extra.referrerPolicy;
+  }
+  get priority(): string {
+    return this.#extra.priority;
   }
   get signal(): AbortSignal {
     return this.#signal;

@@ -31,7 +31,7 @@ export class Response {
   constructor(body: BodyInit = null, init: ResponseInit = {}, ...internal: unknown[]) {
     const o = init ?? {};
     if (typeof o !== 'object') throw new TypeError("Failed to construct 'Response': Argument 2 can not be converted to a dictionary.");
-    const status = o.status === undefined ? 200 : Number(o.status);
+    const status = o.status === undefined ? 200 : o.status === null ? 0 : Number(o.status);
     const meta = internal[0] === INTERNAL ? (internal[1] as ResponseMeta & { source?: BodySource | null }) : undefined;
     if (!meta && (status < 200 || status > 599) && status !== 101) {
       throw new RangeError(`The status provided (${status}) is not equal to 101 and outside the range [200, 599]`);
