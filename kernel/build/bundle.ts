@@ -2,8 +2,11 @@
  * Plugin and script build: esbuild bundles a TypeScript/JavaScript entry and its relative
  * imports into one script for the isolate. Bundles are cached on disk, keyed by the
  * sha256 of every input file; the V8 code cache produced on first compile is kept beside
- * the bundle and reused only after its own digest checks out (cached data is machine code:
- * CVE-2022-39266; only data this kernel wrote, in its own folder, is ever loaded).
+ * the bundle. Nothing in the cache is trusted for being there (cached data is machine code:
+ * CVE-2022-39266): every index record and every code cache carries a seal only this
+ * kernel can make (cache-integrity.ts), checked before use; a bundle is loaded only when
+ * its sha256 is the digest a sealed record names. Code caches are kept apart by who made
+ * them: the kernel's own isolates never load one a sandbox host process produced.
  *
  * The ES module is turned into `(async function () { ...; return {exports} })`, compiled
  * as a classic script. That keeps top-level await working, lets the shim run the body and
@@ -15,6 +18,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from '
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { isKernelError, kernelError } from '../errors.ts';
+import { seal, sealMatches, SEAL_BYTES } from './cache-integrity.ts';
 import { PROJECT_ROOT } from '../version.ts';
 import { denoModules, IMPORT_META } from './deno-modules.ts';
 import { shimPartLinks } from './shim-part-links.ts';
@@ -39,6 +43,12 @@ interface IndexRecord {
   inputs: Record<string, string>;
   digest: string;
   size: number;
+  /** hex seal over the entry, kind and the three fields above */
+  seal: string;
+}
+
+function recordSeal(cacheDir: string, key: string, r: Omit<IndexRecord, 'seal'>): Buffer {
+  return seal(cacheDir, 'bundle-index', key, JSON.stringify(r.inputs), r.digest, String(r.size));
 }
 
 let recipe: string | undefined;
@@ -118,6 +128,15 @@ function wrapPart(cjsCode: string): string {
   return `(function (require, module, exports) {\n${cjsCode}\n})`;
 }
 
+function indexFileOf(sealKey: string, cacheDir: string): string {
+  return path.join(cacheDir, 'index', `${sha256(`${buildRecipe()}:${sealKey}`)}.json`);
+}
+
+/** Where the index record of `entry`'s bundle is kept (tests plant forged records there). */
+export function bundleIndexFile(entry: string, cacheDir = defaultCacheDir(), kind: BundleKind = 'module', options: BundleOptions = {}): string {
+  return indexFileOf(`${kind}:${options.main ?? true ? '' : 'not-main:'}${path.resolve(entry)}`, cacheDir);
+}
+
 export interface BundleOptions {
   /**
    * `import.meta.main` of the entry module (true for `sandbox run` and plugins; false for a
@@ -134,12 +153,14 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
   const absolute = path.resolve(entry);
   const base = path.dirname(absolute);
   const main = options.main ?? true;
-  const indexFile = path.join(cacheDir, 'index', `${sha256(`${buildRecipe()}:${kind}:${main ? '' : 'not-main:'}${absolute}`)}.json`);
+  const sealKey = `${kind}:${main ? '' : 'not-main:'}${absolute}`;
+  const indexFile = indexFileOf(sealKey, cacheDir);
   if (existsSync(indexFile)) {
     try {
       const record = JSON.parse(readFileSync(indexFile, 'utf8')) as IndexRecord;
       const bundleFile = path.join(cacheDir, 'bundles', `${record.digest}.js`);
-      if (hashInputs(record.inputs, base) && existsSync(bundleFile)) {
+      const sealed = typeof record.seal === 'string' && sealMatches(recordSeal(cacheDir, sealKey, record), Buffer.from(record.seal, 'hex'));
+      if (sealed && hashInputs(record.inputs, base) && existsSync(bundleFile)) {
         const code = readFileSync(bundleFile, 'utf8');
         if (sha256(code) === record.digest) return { code, digest: record.digest, inputs: record.inputs, size: record.size, cached: true };
       }
@@ -186,18 +207,31 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
     inputs[path.relative(base, file)] = sha256(readFileSync(file));
   }
   writeAtomic(path.join(cacheDir, 'bundles', `${digest}.js`), code);
-  if (mapFile) writeAtomic(path.join(cacheDir, 'bundles', `${digest}.map`), mapFile.text);
-  writeAtomic(indexFile, JSON.stringify({ inputs, digest, size: moduleCode.length } satisfies IndexRecord));
+  if (mapFile) writeSourceMap(cacheDir, digest, mapFile.text);
+  const indexed = { inputs, digest, size: moduleCode.length };
+  writeAtomic(indexFile, JSON.stringify({ ...indexed, seal: recordSeal(cacheDir, sealKey, indexed).toString('hex') } satisfies IndexRecord));
   return { code, digest, inputs, size: moduleCode.length, cached: false };
+}
+
+function sourceMapSeal(cacheDir: string, digest: string, text: string): Buffer {
+  return seal(cacheDir, 'source-map', digest, text);
+}
+
+/** Keeps a bundle's source map beside it, sealed like its code cache (a planted map would misname lines). */
+function writeSourceMap(cacheDir: string, digest: string, text: string): void {
+  writeAtomic(path.join(cacheDir, 'bundles', `${digest}.map`), Buffer.concat([sourceMapSeal(cacheDir, digest, text), Buffer.from(text, 'utf8')]));
 }
 
 /**
  * The source map of a module bundle (lines counted from the module code: the wrapper adds
- * WRAPPER_LINES before it), or undefined when none was kept.
+ * WRAPPER_LINES before it), or undefined when none was kept or its seal does not match.
  */
 export function readSourceMap(digest: string, cacheDir = defaultCacheDir()): string | undefined {
   try {
-    return readFileSync(path.join(cacheDir, 'bundles', `${digest}.map`), 'utf8');
+    const file = readFileSync(path.join(cacheDir, 'bundles', `${digest}.map`));
+    if (file.length <= SEAL_BYTES) return undefined;
+    const text = file.subarray(SEAL_BYTES).toString('utf8');
+    return sealMatches(sourceMapSeal(cacheDir, digest, text), file.subarray(0, SEAL_BYTES)) ? text : undefined;
   } catch {
     return undefined;
   }
@@ -206,21 +240,32 @@ export function readSourceMap(digest: string, cacheDir = defaultCacheDir()): str
 /** Lines `wrapModule` puts before the bundled module code. */
 export const WRAPPER_LINES = 2;
 
-/** The V8 code cache kept beside a bundle, if present and intact. */
-export function readCodeCache(digest: string, cacheDir = defaultCacheDir()): Buffer | undefined {
-  const file = path.join(cacheDir, 'bundles', `${digest}.v8`);
-  const sumFile = `${file}.sha256`;
+/** Who compiled a code cache: the kernel's own isolates, or a sandbox host process (untrusted code ran there). */
+export type CodeCacheProducer = 'kernel' | 'host';
+
+function codeCacheFile(digest: string, producer: CodeCacheProducer, cacheDir: string): string {
+  return path.join(cacheDir, 'bundles', `${digest}.${producer}.v8`);
+}
+
+function codeCacheSeal(cacheDir: string, digest: string, producer: CodeCacheProducer, data: Uint8Array): Buffer {
+  return seal(cacheDir, 'v8-code-cache', producer, digest, data);
+}
+
+/**
+ * The V8 code cache of a bundle, as `producer` compiled it, if this kernel sealed it: the
+ * file is the seal followed by the data, so no digest sits beside it for a planter to fix up.
+ */
+export function readCodeCache(digest: string, cacheDir = defaultCacheDir(), producer: CodeCacheProducer = 'kernel'): Buffer | undefined {
   try {
-    const data = readFileSync(file);
-    if (sha256(data) !== readFileSync(sumFile, 'utf8').trim()) return undefined;
-    return data;
+    const file = readFileSync(codeCacheFile(digest, producer, cacheDir));
+    if (file.length <= SEAL_BYTES) return undefined;
+    const data = file.subarray(SEAL_BYTES);
+    return sealMatches(codeCacheSeal(cacheDir, digest, producer, data), file.subarray(0, SEAL_BYTES)) ? data : undefined;
   } catch {
     return undefined;
   }
 }
 
-export function writeCodeCache(digest: string, data: Uint8Array, cacheDir = defaultCacheDir()): void {
-  const file = path.join(cacheDir, 'bundles', `${digest}.v8`);
-  writeAtomic(file, data);
-  writeAtomic(`${file}.sha256`, sha256(data));
+export function writeCodeCache(digest: string, data: Uint8Array, cacheDir = defaultCacheDir(), producer: CodeCacheProducer = 'kernel'): void {
+  writeAtomic(codeCacheFile(digest, producer, cacheDir), Buffer.concat([codeCacheSeal(cacheDir, digest, producer, data), data]));
 }

@@ -13,7 +13,7 @@ import { kernelError } from '../errors.ts';
 import type { AuditEvent } from '../broker/op.ts';
 import { CapabilityBroker } from '../broker/broker.ts';
 import { loadSandboxProfile, type Limits, type SandboxProfile } from '../manifest/sandbox-profile.ts';
-import { parsePermissionFlags } from '../permissions/parse-flags.ts';
+import { flagsLayer } from '../permissions/parse-flags.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
 import { denoExecPath } from './exec-path.ts';
@@ -31,6 +31,8 @@ export interface PrepareRequest {
   audit?: (event: AuditEvent) => void;
   /** import.meta.main of the entry (false for a test file) */
   main?: boolean;
+  /** told of Deno's start-up warnings (a `--allow-run` name that resolves to nothing) */
+  warn?: (line: string) => void;
 }
 
 export interface PreparedModule {
@@ -56,11 +58,12 @@ export async function prepareModule(request: PrepareRequest): Promise<PreparedMo
   if (!existsSync(file) || !statSync(file).isFile()) throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `module not found: ${request.file}`);
   const bundle = await bundleEntry(file, request.cacheDir, 'module', { main: request.main ?? true });
   const source = withCodeCache(bundle.code, bundle.digest, `file://${file}`, request.cacheDir);
-  const layers = [{ label: 'flags', set: parsePermissionFlags(request.permissionFlags, request.cwd, request.env.PATH ?? '') }, profileLayer(profile, request.cwd)];
+  const layers = [flagsLayer(request.permissionFlags, request.cwd), profileLayer(profile, request.cwd)];
   const broker = new CapabilityBroker(
     brokerContext({
       subject: `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: request.audit,
-      mainModule: pathToFileURL(file).href, execPath: denoExecPath(request.cacheDir),
+      mainModule: pathToFileURL(file).href, execPath: denoExecPath(request.cacheDir), cacheDir: request.cacheDir,
+      ...(request.warn ? { warn: request.warn } : {}),
     }),
   );
   const mapper = stackMapper(source.filename, readSourceMap(bundle.digest, request.cacheDir), path.dirname(file));

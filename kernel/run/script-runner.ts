@@ -60,7 +60,7 @@ export class ScriptRunner {
     };
     let prepared;
     try {
-      prepared = await prepareModule({ ...request, cacheDir: this.cacheDir, audit: this.#options.audit });
+      prepared = await prepareModule({ ...request, cacheDir: this.cacheDir, audit: this.#options.audit, warn: (line) => stderr.push(line) });
     } catch (error) {
       if (isKernelError(error)) return failed(error);
       throw error;
@@ -79,7 +79,9 @@ export class ScriptRunner {
       if (outcome.limit && !stderr.join('').includes(outcome.limit.code)) stderr.push(`error: ${outcome.limit.code}: ${outcome.limit.message}\n`);
       return finish(outcome, usage);
     } finally {
-      // Files, children and fetch bodies the script left open end with its run.
+      // Nothing the run started outlives it: fetches in flight are aborted, subprocess groups
+      // killed, and the files, children and fetch bodies the script left open are closed.
+      broker.endScope();
       broker.close();
     }
   }

@@ -26,9 +26,9 @@ try {
     const flags = fill(spec.flags, values);
     const args = fill(spec.args, values);
     const env = baseEnv(path.join(work, 'deno-dir'), spec.env);
-    if (spec.cwdMode === 'tmp') freshDir(cwd);
+    if (spec.cwdMode === 'tmp') freshDir(cwd, spec.links);
     const deno = spec.mode === 'test' ? await runDenoTest(spec.file, flags, cwd, env) : await runDeno(spec.file, flags, args, cwd, env);
-    if (spec.cwdMode === 'tmp') freshDir(cwd);
+    if (spec.cwdMode === 'tmp') freshDir(cwd, spec.links);
     const sandbox = spec.mode === 'test' ? await testRunner.run({ files: [spec.file], permissionFlags: flags, cwd, env }) : await runner.run({ file: spec.file, args, permissionFlags: flags, cwd, env });
     if (spec.mode === 'test') {
       deno.stdout = normalizeTestReport(deno.stdout);

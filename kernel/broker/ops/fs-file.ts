@@ -1,19 +1,24 @@
 /**
  * `Deno.open` / `Deno.create` and the `FsFile` methods. The open file is a host resource
  * (resources.ts): the isolate holds its rid. Opens check the permissions Deno checks for
- * the options given (read, and write for write/append/create/truncate) and pass the same
- * path checks as fs.ts; only regular files (and /dev/null) are opened, non-blocking, so a
- * FIFO or a device can never stall the kernel. The position is kept here and every read and
+ * the options given (read, and write for write/append/create/truncate), then the path guard
+ * (fs-guard.ts) for what the open does; the file is opened by safe-open (regular files,
+ * folders to stat, and /dev/null only, non-blocking, the same inode the path named), so a
+ * FIFO or a device can never stall the kernel; a truncating open truncates once the
+ * descriptor is checked. The position is kept here and every read and
  * write is positioned (pread/pwrite), which is also how `seek` works without an lseek.
  */
-import { closeSync, constants, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, futimesSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, futimesSync, readSync, writeSync, type Stats } from 'node:fs';
 import { DenoOpError, fromNodeError } from '../deno-error.ts';
+import { guardPath } from '../fs-guard.ts';
 import { defineOp, type BrokerContext, type PermissionNeed } from '../op.ts';
+import { isDiscardingDevice, isNullDevice } from '../special-files.ts';
+import { openRegularFile } from '../../storage/safe-open.ts';
 import { resourcesOf, type Resource } from '../resources.ts';
 import { bool, int, record, resolvePath, str } from './args.ts';
-import { checkReal, fileInfo } from './fs.ts';
+import { fileInfo, fsError } from './fs.ts';
 
-const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_NONBLOCK, O_NOCTTY } = constants;
+const { O_RDONLY, O_WRONLY, O_RDWR, O_APPEND } = constants;
 
 interface FileResource extends Resource {
   kind: 'file';
@@ -64,38 +69,39 @@ function openNeeds(a: OpenArgs): PermissionNeed[] {
   return needs;
 }
 
-function isNullDevice(p: string): boolean {
-  return p === '/dev/null';
-}
-
 export const open = defineOp({
   name: 'fs.open',
   mode: 'sync',
   parse: openArgs,
   needs: openNeeds,
-  run(a, ctx) {
-    if (a.read) checkReal(ctx, 'read', a.path);
-    if (a.write || a.append) checkReal(ctx, 'write', a.path);
-    const access = a.read && (a.write || a.append) ? O_RDWR : a.write || a.append ? O_WRONLY : O_RDONLY;
-    const flags = access | O_NONBLOCK | O_NOCTTY | (a.append ? O_APPEND : 0) | (a.truncate ? O_TRUNC : 0) | (a.createNew ? O_CREAT | O_EXCL : a.create ? O_CREAT : 0);
+  run(a, ctx, call) {
+    const writing = a.write || a.append;
+    const access = a.read && writing ? O_RDWR : writing ? O_WRONLY : O_RDONLY;
     let fd: number | undefined;
     try {
-      // Refused before opening: opening a FIFO or a device can block or have effects.
-      const before = statSync(a.path, { throwIfNoEntry: false });
-      if (before && !before.isFile() && !before.isDirectory() && !isNullDevice(a.path)) {
-        throw new DenoOpError('NotSupported', `not a regular file; the sandbox opens only regular files: open '${a.given}'`);
+      let target: string;
+      let stats: Stats | null | undefined;
+      let resolved: boolean;
+      if (writing) {
+        const g = guardPath(ctx, call, 'write', a.path, 'write-file', { create: a.create || a.createNew, createNew: a.createNew });
+        // an existing file opened to read as well passes the read side of the guard too
+        if (a.read && g.stats) guardPath(ctx, call, 'read', a.path, 'read-file');
+        ({ target, stats, resolved } = g);
+      } else {
+        ({ target, stats, resolved } = guardPath(ctx, call, 'read', a.path, 'read-file'));
       }
-      if (before?.isDirectory() && (a.write || a.append)) throw Object.assign(new Error('EISDIR'), { code: 'EISDIR' });
-      fd = openSync(a.path, flags, a.mode ?? 0o666);
-      const after = fstatSync(fd);
-      if (before && (after.ino !== before.ino || after.dev !== before.dev)) throw new DenoOpError('Busy', `the file changed while it was being opened: open '${a.given}'`);
+      if (stats?.isDirectory() && writing) throw Object.assign(new Error('EISDIR'), { code: 'EISDIR' });
+      // A folder may be opened to read (Deno allows it; its reads fail EISDIR), and /dev/null.
+      const accept = (s: Stats): boolean => (writing ? isDiscardingDevice(s) : isNullDevice(s) || s.isDirectory());
+      const opened = openRegularFile(target, access | (a.append ? O_APPEND : 0), { create: stats === null, ...(a.mode === null ? {} : { mode: a.mode }), ...(stats ? { stats } : {}), noFollow: resolved, acceptDevice: accept });
+      fd = opened.fd;
+      if (a.truncate && stats && opened.stats.isFile()) ftruncateSync(fd, 0);
       const fileFd = fd;
       const resource: FileResource = { kind: 'file', fd: fileFd, position: 0, append: a.append, path: a.path, close: () => closeSync(fileFd) };
       return resourcesOf(ctx).add(resource);
     } catch (error) {
       if (fd !== undefined) closeSync(fd);
-      if (error instanceof DenoOpError) throw error;
-      throw fromNodeError(error, 'open', a.given);
+      throw fsError(error, 'open', a.given);
     }
   },
 });

@@ -2,17 +2,22 @@
  * The rest of Deno's path-based file system ops: `copyFile`, `rename`, `makeTempDir`,
  * `makeTempFile`, `chmod`, `chown`, `truncate`, `symlink`, `readLink`, `link`, `utime`,
  * `umask`. Each needs exactly the permissions Deno checks, in Deno's order (so the first
- * refusal names the same path), and runs through the same path checks as fs.ts (strict
- * symlinks); OS errors carry Deno's messages, two-path ones as `copy 'a' -> 'b'`. The
- * `*Sync` variants in the shim call these same ops: one check, one behaviour.
+ * refusal names the same path), then passes every path it touches through the one path
+ * guard (fs-guard.ts: special files, the kernel's own files, strict symlinks, dangling
+ * links) with the intent of what it does to it, and acts on the guarded target; files are
+ * opened only through kernel/storage/safe-open.ts (fs-copy.ts). OS errors carry Deno's
+ * messages, two-path ones as `rename 'a' -> 'b'`. The `*Sync` variants in the shim call
+ * these same ops: one check, one behaviour.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, closeSync, constants, copyFileSync, linkSync, mkdirSync, openSync, readlinkSync, renameSync, statSync, symlinkSync, truncateSync, utimesSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, constants, ftruncateSync, linkSync, mkdirSync, readlinkSync, renameSync, symlinkSync, utimesSync } from 'node:fs';
 import path from 'node:path';
-import { DenoOpError, fromNodeError } from '../deno-error.ts';
-import { defineOp, type BrokerContext, type PermissionNeed } from '../op.ts';
+import { DenoOpError } from '../deno-error.ts';
+import { guardPath } from '../fs-guard.ts';
+import { defineOp, type BrokerContext, type OpCall, type PermissionNeed } from '../op.ts';
+import { openRegularFile } from '../../storage/safe-open.ts';
 import { int, optStr, record, resolvePath, str } from './args.ts';
-import { checkReal } from './fs.ts';
+import { fsError } from './fs.ts';
 
 type Kind = 'read' | 'write';
 
@@ -26,37 +31,14 @@ function needOf(kind: Kind, p: { path: string; given: string }): PermissionNeed 
 }
 
 /** Deno's message for an OS error on two paths: `No such file or directory (os error 2): copy 'a' -> 'b'`. */
-function twoPathError(error: unknown, syscall: string, from: string, to: string): DenoOpError {
-  const e = fromNodeError(error, syscall, from);
+export function twoPathError(error: unknown, syscall: string, from: string, to: string): DenoOpError {
+  // Refusals (and errors already in Deno's words) go back as they are.
+  if (error instanceof DenoOpError) return error;
+  const e = fsError(error, syscall, from);
   // (single-path errors drop the path for ENOTDIR; two-path ones name both, as Deno does)
   const message = e.message.endsWith(`'${from}'`) ? `${e.message} -> '${to}'` : `${e.message}: ${syscall} '${from}' -> '${to}'`;
   return new DenoOpError(e.denoClass, message, e.osCode);
 }
-
-export const copyFile = defineOp({
-  name: 'fs.copyFile',
-  mode: 'sync',
-  parse: (raw, ctx) => {
-    const o = record(raw);
-    return { from: pathOf(o, 'from', ctx), to: pathOf(o, 'to', ctx) };
-  },
-  needs: (a) => [needOf('read', a.from), needOf('write', a.to)],
-  run({ from, to }, ctx) {
-    checkReal(ctx, 'read', from.path);
-    checkReal(ctx, 'write', to.path);
-    try {
-      const source = statSync(from.path);
-      if (!source.isFile()) {
-        throw new DenoOpError('TypeError', `the source path is neither a regular file nor a symlink to a regular file: copy '${from.given}' -> '${to.given}'`, 'EINVAL');
-      }
-      copyFileSync(from.path, to.path);
-      return null;
-    } catch (error) {
-      if (error instanceof DenoOpError) throw error;
-      throw twoPathError(error, 'copy', from.given, to.given);
-    }
-  },
-});
 
 export const rename = defineOp({
   name: 'fs.rename',
@@ -66,11 +48,12 @@ export const rename = defineOp({
     return { from: pathOf(o, 'oldpath', ctx), to: pathOf(o, 'newpath', ctx) };
   },
   needs: (a) => [needOf('read', a.from), needOf('write', a.from), needOf('write', a.to)],
-  run({ from, to }, ctx) {
-    checkReal(ctx, 'write', path.dirname(from.path));
-    checkReal(ctx, 'write', to.path);
+  run({ from, to }, ctx, call) {
     try {
-      renameSync(from.path, to.path);
+      // Both entries themselves (a link is renamed, not followed).
+      const source = guardPath(ctx, call, 'write', from.path, 'remove');
+      const target = guardPath(ctx, call, 'write', to.path, 'remove');
+      renameSync(source.target, target.target);
       return null;
     } catch (error) {
       throw twoPathError(error, 'rename', from.given, to.given);
@@ -86,11 +69,12 @@ export const link = defineOp({
     return { from: pathOf(o, 'oldpath', ctx), to: pathOf(o, 'newpath', ctx) };
   },
   needs: (a) => [needOf('read', a.from), needOf('write', a.from), needOf('read', a.to), needOf('write', a.to)],
-  run({ from, to }, ctx) {
-    checkReal(ctx, 'read', from.path);
-    checkReal(ctx, 'write', to.path);
+  run({ from, to }, ctx, call) {
     try {
-      linkSync(from.path, to.path);
+      // link(2) links the entry itself (a symlink is not followed); the new name is a new entry.
+      const source = guardPath(ctx, call, 'read', from.path, 'lstat');
+      const target = guardPath(ctx, call, 'write', to.path, 'remove');
+      linkSync(source.target, target.target);
       return null;
     } catch (error) {
       throw twoPathError(error, 'link', from.given, to.given);
@@ -114,9 +98,10 @@ export const symlink = defineOp({
     { kind: 'read', message: unscopedSymlink(a.api) },
     { kind: 'write', message: unscopedSymlink(a.api) },
   ],
-  run(a) {
+  run(a, ctx, call) {
     try {
-      symlinkSync(a.target, a.link.path);
+      const entry = guardPath(ctx, call, 'write', a.link.path, 'remove');
+      symlinkSync(a.target, entry.target);
       return null;
     } catch (error) {
       throw twoPathError(error, 'symlink', a.target, a.link.given);
@@ -129,11 +114,11 @@ export const readLink = defineOp({
   mode: 'sync',
   parse: (raw, ctx) => pathOf(record(raw), 'path', ctx),
   needs: (p) => [needOf('read', p)],
-  run(p) {
+  run(p, ctx, call) {
     try {
-      return readlinkSync(p.path);
+      return readlinkSync(guardPath(ctx, call, 'read', p.path, 'lstat').target);
     } catch (error) {
-      throw fromNodeError(error, 'readlink', p.given);
+      throw fsError(error, 'readlink', p.given);
     }
   },
 });
@@ -147,13 +132,14 @@ export const chmod = defineOp({
     return { ...pathOf(o, 'path', ctx), mode: int(o, 'mode', 0, 0o177777) & 0o7777 };
   },
   needs: (p) => [needOf('write', p)],
-  run(p, ctx) {
-    checkReal(ctx, 'write', p.path);
+  run(p, ctx, call) {
     try {
-      chmodSync(p.path, p.mode);
+      // What the path reaches (links followed, as chmod(2) does).
+      const g = guardPath(ctx, call, 'write', p.path, 'stat');
+      chmodSync(g.target, p.mode);
       return null;
     } catch (error) {
-      throw fromNodeError(error, 'chmod', p.given);
+      throw fsError(error, 'chmod', p.given);
     }
   },
 });
@@ -167,13 +153,14 @@ export const chown = defineOp({
     return { ...pathOf(o, 'path', ctx), uid: id('uid'), gid: id('gid') };
   },
   needs: (p) => [needOf('write', p)],
-  run(p, ctx) {
-    checkReal(ctx, 'write', p.path);
+  run(p, ctx, call) {
     try {
-      chownSync(p.path, p.uid ?? -1, p.gid ?? -1);
+      // What the path reaches (links followed, as chown(2) does).
+      const g = guardPath(ctx, call, 'write', p.path, 'stat');
+      chownSync(g.target, p.uid ?? -1, p.gid ?? -1);
       return null;
     } catch (error) {
-      throw fromNodeError(error, 'chown', p.given);
+      throw fsError(error, 'chown', p.given);
     }
   },
 });
@@ -186,16 +173,19 @@ export const truncate = defineOp({
     return { ...pathOf(o, 'path', ctx), len: o.len === undefined || o.len === null ? 0 : int(o, 'len', 0, Number.MAX_SAFE_INTEGER) };
   },
   needs: (p) => [needOf('write', p)],
-  run(p, ctx) {
-    checkReal(ctx, 'write', p.path);
+  run(p, ctx, call) {
     try {
-      // Only regular files: truncating a FIFO or a device could block or mean something else.
-      const s = statSync(p.path);
-      if (!s.isFile()) throw Object.assign(new Error('EINVAL'), { code: s.isDirectory() ? 'EISDIR' : 'EINVAL' });
-      truncateSync(p.path, p.len);
+      // Deno opens the file for writing, without creating it: only a regular file, non-blocking.
+      const g = guardPath(ctx, call, 'write', p.path, 'write-file', { create: false });
+      const { fd } = openRegularFile(g.target, constants.O_WRONLY, { ...(g.stats ? { stats: g.stats } : {}), noFollow: g.resolved });
+      try {
+        ftruncateSync(fd, p.len);
+      } finally {
+        closeSync(fd);
+      }
       return null;
     } catch (error) {
-      throw fromNodeError(error, 'truncate', p.given);
+      throw fsError(error, 'truncate', p.given);
     }
   },
 });
@@ -213,13 +203,14 @@ export const utime = defineOp({
     return { ...pathOf(o, 'path', ctx), atime: time('atime'), mtime: time('mtime') };
   },
   needs: (p) => [needOf('write', p)],
-  run(p, ctx) {
-    checkReal(ctx, 'write', p.path);
+  run(p, ctx, call) {
     try {
-      utimesSync(p.path, p.atime, p.mtime);
+      // What the path reaches (links followed, as utime(2) does).
+      const g = guardPath(ctx, call, 'write', p.path, 'stat');
+      utimesSync(g.target, p.atime, p.mtime);
       return null;
     } catch (error) {
-      throw fromNodeError(error, 'utime', p.given);
+      throw fsError(error, 'utime', p.given);
     }
   },
 });
@@ -245,24 +236,24 @@ function tempArgs(raw: unknown, ctx: BrokerContext) {
     : { dir: { path: resolvePath(ctx.cwd, dir), given: dir }, shown: dir, explicit: true, prefix, suffix };
 }
 
-function tempOp(name: string, syscall: 'tmpdir' | 'tmpfile', make: (p: string) => void) {
+function tempOp(name: string, syscall: 'tmpdir' | 'tmpfile', make: (ctx: BrokerContext, call: OpCall, p: string) => void) {
   return defineOp({
     name,
     mode: 'sync',
     parse: tempArgs,
     // Deno names the default folder <TMP>, unquoted.
     needs: (a) => [{ kind: 'write', value: a.dir.path, display: a.shown, ...(a.explicit ? {} : { message: 'Requires write access to <TMP>, run again with the --allow-write flag' }) }],
-    run(a, ctx) {
-      checkReal(ctx, 'write', a.dir.path);
+    run(a, ctx, call) {
       for (let attempt = 0; ; attempt++) {
         const leaf = tempName(a.prefix, a.suffix);
         try {
-          make(path.join(a.dir.path, leaf));
+          make(ctx, call, path.join(a.dir.path, leaf));
           // Deno answers with the folder as given (relative stays relative).
           return a.explicit ? `${a.dir.given === '/' ? '' : a.dir.given.replace(/\/+$/, '')}/${leaf}` : path.join(a.dir.path, leaf);
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 10) continue;
-          const e = fromNodeError(error, syscall, '');
+          if (error instanceof DenoOpError) throw error;
+          const e = fsError(error, syscall, '');
           throw new DenoOpError(e.denoClass, e.message.replace(/: \w+ ''$/, `: ${syscall}`), e.osCode);
         }
       }
@@ -270,8 +261,14 @@ function tempOp(name: string, syscall: 'tmpdir' | 'tmpfile', make: (p: string) =
   });
 }
 
-export const makeTempDir = tempOp('fs.makeTempDir', 'tmpdir', (p) => mkdirSync(p, { mode: 0o700 }));
-export const makeTempFile = tempOp('fs.makeTempFile', 'tmpfile', (p) => closeSync(openSync(p, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600)));
+export const makeTempDir = tempOp('fs.makeTempDir', 'tmpdir', (ctx, call, p) => {
+  const g = guardPath(ctx, call, 'write', p, 'create-dir');
+  mkdirSync(g.target, { mode: 0o700 });
+});
+export const makeTempFile = tempOp('fs.makeTempFile', 'tmpfile', (ctx, call, p) => {
+  const g = guardPath(ctx, call, 'write', p, 'write-file', { createNew: true });
+  closeSync(openRegularFile(g.target, constants.O_WRONLY, { create: true, mode: 0o600 }).fd);
+});
 
 let umaskValue: number | undefined;
 

@@ -9,7 +9,8 @@ import { PROCESS_OPS } from './process.ts';
 import { SPAWN_OPS } from './run-spawn.ts';
 import { testPermissions } from './test-permissions.ts';
 import { subtleCall } from './subtle.ts';
-import { chmod, chown, copyFile, link, makeTempDir, makeTempFile, readLink, rename, symlink, truncate, umask, utime, watchFs } from './fs-more.ts';
+import { copyFile, copyFileSync } from './fs-copy.ts';
+import { chmod, chown, link, makeTempDir, makeTempFile, readLink, rename, symlink, truncate, umask, utime, watchFs } from './fs-more.ts';
 import { netClose, netRead } from './net-body.ts';
 import { permissionsQuery, permissionsRequest, permissionsRevoke } from './permissions.ts';
 import { runOutput } from './run.ts';
@@ -18,7 +19,7 @@ import { BINDING_OPS } from './bindings.ts';
 export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
   [
     readTextFile, readFile, writeFile, readDir, stat, mkdir, remove, realPath, cwd,
-    copyFile, rename, link, symlink, readLink, chmod, chown, truncate, utime, makeTempDir, makeTempFile, umask, watchFs,
+    copyFile, copyFileSync, rename, link, symlink, readLink, chmod, chown, truncate, utime, makeTempDir, makeTempFile, umask, watchFs,
     envGet, envSet, envDelete, envToObject,
     randomBytesOp, randomSeed, clockNow, clockMonotonic, clockOrigin,
     permissionsQuery, permissionsRequest, permissionsRevoke,

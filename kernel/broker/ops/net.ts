@@ -1,13 +1,19 @@
 /**
  * `fetch` through undici. The host of the URL and of every redirect hop is checked
- * against `net` (Deno refuses a redirect to an ungranted host); a bad port is a TypeError
- * before any permission check, as the Fetch standard and Deno have it. Request bodies
- * arrive whole; response bodies stream (net-body.ts), capped in total.
+ * against `net` (Deno refuses a redirect to an ungranted host; the hop's check is audited
+ * like the first); a bad port is a TypeError before any permission check, as the Fetch
+ * standard and Deno have it. Request bodies arrive whole; a response body streams: it stays
+ * on the host as a resource the script reads chunk by chunk (net-body.ts), each body capped
+ * by the transfer limit and each chunk in flight counted by the run's scope (run-scope.ts),
+ * which also limits how many fetches run at once, gives them the run's own connection pool
+ * (destroyed, with every body still open, when the run ends) and aborts them then.
+ * Waiting for headers, and for each next chunk of a body, is bounded by `netTimeoutMs`.
  */
 import { STATUS_CODES } from 'node:http';
 import { request } from 'undici';
 import { registerBody } from './net-body.ts';
 import { DenoOpError } from '../deno-error.ts';
+import type { OpTicket } from '../run-scope.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
 import { optStr, record, str } from './args.ts';
 
@@ -27,6 +33,14 @@ function target(raw: string): { url: URL; hostPort: string } {
   return { url, hostPort: `${url.hostname}:${port}` };
 }
 
+export function sendError(error: unknown, url: URL, ticket: OpTicket): DenoOpError {
+  if (error instanceof DenoOpError) return error;
+  if (ticket.signal.aborted) return ticket.signal.reason instanceof DenoOpError ? ticket.signal.reason : new DenoOpError('Interrupted', 'the run ended while this fetch was in flight');
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ECONNREFUSED') return new DenoOpError('TypeError', `error sending request for url (${url.href}): client error (Connect): tcp connect error: Connection refused (os error 111)`);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new DenoOpError('TypeError', `error sending request for url (${url.href}): the server sent nothing for too long (${(error as Error).message})`);
+  return new DenoOpError('TypeError', `error sending request for url (${url.href}): ${(error as Error).message}`);
+}
 
 export const netFetch = defineOp({
   name: 'net.fetch',
@@ -42,23 +56,31 @@ export const netFetch = defineOp({
     return { first, method: str(o, 'method'), headers: headers as [string, string][], body: body === null ? null : Buffer.from(body, 'base64'), redirect: optStr(o, 'redirect') ?? 'follow' };
   },
   needs: (a) => [{ kind: 'net', value: a.first.hostPort }],
-  async run(a, ctx: BrokerContext) {
+  scoped: true,
+  async run(a, ctx: BrokerContext, call) {
+    const ticket = call.ticket!;
     let current = a.first;
     let method = a.method;
     let body = a.body;
     for (let hop = 0; hop <= 20; hop++) {
-      if (hop > 0) ctx.gate.check('net', current.hostPort);
+      if (hop > 0) call.require('net', current.hostPort, current.hostPort, 'redirect');
       let response;
       try {
-        response = await request(current.url, { method: method as 'GET', headers: Object.fromEntries(a.headers), body: body ?? undefined });
+        response = await request(current.url, {
+          method: method as 'GET',
+          headers: Object.fromEntries(a.headers),
+          body: body ?? undefined,
+          signal: ticket.signal,
+          dispatcher: ticket.dispatcher,
+          headersTimeout: ctx.netTimeoutMs,
+          bodyTimeout: ctx.netTimeoutMs,
+        });
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ECONNREFUSED') throw new DenoOpError('TypeError', `error sending request for url (${current.url.href}): client error (Connect): tcp connect error: Connection refused (os error 111)`);
-        throw new DenoOpError('TypeError', `error sending request for url (${current.url.href}): ${(error as Error).message}`);
+        throw sendError(error, current.url, ticket);
       }
       const location = response.headers.location;
       if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string' && a.redirect !== 'manual') {
-        await response.body.dump();
+        await response.body.dump().catch(() => undefined);
         if (a.redirect === 'error') throw new DenoOpError('TypeError', 'Fetch failed: redirect mode is set to error');
         current = target(new URL(location, current.url).href);
         if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
@@ -72,8 +94,23 @@ export const netFetch = defineOp({
         if (v === undefined) continue;
         for (const value of Array.isArray(v) ? v : [v]) headers.push([k, value]);
       }
-      // The body streams: the script reads it chunk by chunk (net-body.ts) through its rid.
-      const rid = registerBody(ctx, response.body);
+      // The body streams: the script reads it chunk by chunk (net-body.ts) through its rid,
+      // and keeps this fetch's slot until it has all arrived.
+      const kept = ticket.keep();
+      const length = Number(response.headers['content-length'] ?? NaN);
+      try {
+        // A body that says it cannot fit fails now, as a buffered one would.
+        if (length > ctx.maxResponseBytes) throw new DenoOpError('InvalidData', `response body is larger than the sandbox cap of ${ctx.maxResponseBytes} bytes`);
+        if (length > 0) {
+          kept.hold(length);
+          kept.release(length);
+        }
+      } catch (error) {
+        kept.done();
+        response.body.destroy();
+        throw error;
+      }
+      const rid = registerBody(ctx, response.body, current.url, kept);
       return { status: response.statusCode, statusText: STATUS_CODES[response.statusCode] ?? '', headers, rid, url: current.url.href, redirected: hop > 0 };
     }
     throw new DenoOpError('TypeError', 'Fetch failed: too many redirects');

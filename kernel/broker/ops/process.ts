@@ -5,6 +5,7 @@
  * own NotCapable and nothing about the host leaves the broker.
  */
 import { DenoOpError } from '../deno-error.ts';
+import { Refusal } from '../refusal.ts';
 import { defineOp } from '../op.ts';
 import { record, str } from './args.ts';
 
@@ -48,7 +49,7 @@ export const sysInfo = defineOp({
   needs: (a) => [{ kind: 'sys', value: a.kind }],
   // Unreachable: `sys` is not grantable (kernel/permissions/descriptors.ts).
   run: (a) => {
-    throw new DenoOpError('NotCapable', `Requires sys access to "${a.kind}", run again with the --allow-sys flag`);
+    throw new Refusal('sys', a.kind, `Requires sys access to "${a.kind}", run again with the --allow-sys flag`);
   },
 });
 

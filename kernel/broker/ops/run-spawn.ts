@@ -1,17 +1,17 @@
 /**
  * `new Deno.Command(...).spawn()`: the same checks as `output()` (run.ts: the same parse and
- * `run` needs, the same loader rule), then a child held as a resource (resources.ts) that
+ * the same `admit`: NotFound before any permission, the loader rule, the resolved path
+ * granted with its canonical path not denied), then a child held as a resource (resources.ts) that
  * the script talks to through its rid: `run.read` (stdout or stderr, chunk by chunk),
  * `run.write` and `run.closeStdin`, `run.wait`, `run.kill`. Closing the resource, or the end
  * of the run, kills the child's whole process group.
  */
-import { resolveExecutable } from '../../../sandboxes/subprocess/run-command.ts';
 import { SpawnedChild, type StdioMode } from '../../../sandboxes/subprocess/spawn-command.ts';
 import { DenoOpError } from '../deno-error.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
 import { resourcesOf, type Resource } from '../resources.ts';
 import { int, record, str } from './args.ts';
-import { childEnvironment, runOutput } from './run.ts';
+import { runOutput } from './run.ts';
 
 interface ChildResource extends Resource {
   kind: 'child';
@@ -35,23 +35,20 @@ export const runSpawn = defineOp({
   mode: 'sync',
   parse(raw, ctx) {
     const o = record(raw);
-    const a = { ...runOutput.parse(raw, ctx), stdin: mode(o.stdin, 'inherit'), stdoutMode: mode(o.stdout, 'inherit'), stderrMode: mode(o.stderr, 'inherit') };
-    // Deno's order: a command that is not found is NotFound before any permission check.
-    const env = a.clearEnv ? a.env : { ...ctx.env, ...a.env };
-    if (!resolveExecutable(a.command, env.PATH ?? ctx.env.PATH ?? '', a.cwd)) throw new DenoOpError('NotFound', `Failed to spawn '${a.command}': entity not found`);
-    return a;
+    return { ...runOutput.parse(raw, ctx), stdin: mode(o.stdin, 'inherit'), stdoutMode: mode(o.stdout, 'inherit'), stderrMode: mode(o.stderr, 'inherit') };
   },
-  needs: (a, ctx) => runOutput.needs(a, ctx),
+  needs: () => [],
+  admit: (a, ctx, call) => runOutput.admit!(a, ctx, call),
   run(a, ctx) {
-    const env = childEnvironment(a, ctx);
     let child: SpawnedChild;
     try {
       child = new SpawnedChild({
-        command: a.command,
+        // The path that was checked, absolute: no PATH is searched again.
+        command: a.resolved!,
         args: a.args,
         cwd: a.cwd,
-        env,
-        searchPath: env.PATH ?? ctx.env.PATH ?? '',
+        env: a.childEnv!,
+        searchPath: '',
         stdin: a.stdin,
         stdout: a.stdoutMode,
         stderr: a.stderrMode,

@@ -9,12 +9,14 @@ import { PERMISSION_NAMES, emptyPermissionSet, type PermissionName, type Permiss
 import { PermissionGate } from '../../permissions/gate.ts';
 import { normalizeValue } from '../../permissions/parse-flags.ts';
 import { DenoOpError } from '../deno-error.ts';
+import { Refusal } from '../refusal.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
 
 type Spec = null | 'inherit' | 'none' | Record<string, unknown>;
 
-function escalation(): DenoOpError {
-  return new DenoOpError('NotCapable', "Can't escalate parent thread permissions");
+/** A test asking for more than its run has: a refusal of that kind (audited by the broker). */
+function escalation(kind: PermissionName, value: string | null = null): Refusal {
+  return new Refusal(kind, value, "Can't escalate parent thread permissions");
 }
 
 function narrowed(base: PermissionGate, spec: Exclude<Spec, null | 'inherit'>, ctx: BrokerContext): PermissionGate {
@@ -26,12 +28,12 @@ function narrowed(base: PermissionGate, spec: Exclude<Spec, null | 'inherit'>, c
       if (value === false || value === undefined || value === null) continue;
       if (value === true || value === 'inherit') {
         const whole = base.query(kind);
-        if (value === true && (whole.state !== 'granted' || whole.partial)) throw escalation();
+        if (value === true && (whole.state !== 'granted' || whole.partial)) throw escalation(kind);
         set[kind] = { allow: true, deny: [] };
         continue;
       }
       const values = (Array.isArray(value) ? value : [value]).map((v) => normalizeValue(kind, String(v), ctx.cwd));
-      for (const v of values) if (base.query(kind, v).state !== 'granted') throw escalation();
+      for (const v of values) if (base.query(kind, v).state !== 'granted') throw escalation(kind, v);
       set[kind] = { allow: values, deny: [] };
     }
   }

@@ -1,12 +1,13 @@
 /**
  * `Deno.readTextFile` and the rest of Deno's path-based file system API, each async
  * function with its `*Sync` twin. Both call the same broker op (kernel/broker/ops/fs.ts,
- * fs-more.ts), so a sync variant is checked exactly as its async twin is. The host does
+ * fs-more.ts; copyFile's two ops share one check in fs-copy.ts), so a sync variant is
+ * checked exactly as its async twin is. The host does
  * local file work synchronously and never blocks on a special file (the ops open only
  * regular files, non-blocking); the async functions still hand the script a promise, as
  * Deno does. `Deno.open`/`FsFile` live in the fs-file part (loaded on first use).
  */
-import { callSync } from '../host.ts';
+import { callAsync, callSync } from '../host.ts';
 import { base64ToBytes, bytesToBase64 } from '../web/base64.ts';
 
 export type PathLike = string | URL;
@@ -128,7 +129,7 @@ const sync = {
     callSync('fs.remove', { path: toPath(path), recursive: Boolean(options?.recursive) });
   },
   realPathSync: (path: PathLike) => callSync<string>('fs.realPath', { path: toPath(path) }),
-  copyFileSync: (from: PathLike, to: PathLike) => void callSync('fs.copyFile', { from: toPath(from), to: toPath(to) }),
+  copyFileSync: (from: PathLike, to: PathLike) => void callSync('fs.copyFileSync', { from: toPath(from), to: toPath(to) }),
   renameSync: (oldpath: PathLike, newpath: PathLike) => void callSync('fs.rename', { oldpath: toPath(oldpath), newpath: toPath(newpath) }),
   linkSync: (oldpath: string, newpath: string) => void callSync('fs.link', { oldpath: toPath(oldpath), newpath: toPath(newpath) }),
   symlinkSync: (oldpath: PathLike, newpath: PathLike, options?: { type?: 'file' | 'dir' | 'junction' }) =>
@@ -187,7 +188,8 @@ export const fs = {
   mkdir: async (path: PathLike, options?: { recursive?: boolean; mode?: number }) => sync.mkdirSync(path, options),
   remove: async (path: PathLike, options?: { recursive?: boolean }) => sync.removeSync(path, options),
   realPath: async (path: PathLike) => sync.realPathSync(path),
-  copyFile: async (from: PathLike, to: PathLike) => sync.copyFileSync(from, to),
+  // asynchronous on the host too: a large copy never holds the kernel's thread (fs-copy.ts)
+  copyFile: async (from: PathLike, to: PathLike) => void (await callAsync('fs.copyFile', { from: toPath(from), to: toPath(to) })),
   rename: async (oldpath: PathLike, newpath: PathLike) => sync.renameSync(oldpath, newpath),
   link: async (oldpath: string, newpath: string) => sync.linkSync(oldpath, newpath),
   symlink: async (oldpath: PathLike, newpath: PathLike, options?: { type?: 'file' | 'dir' | 'junction' }) =>

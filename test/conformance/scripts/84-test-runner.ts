@@ -30,7 +30,7 @@ Deno.test('denied read fails', async () => {
   await Deno.readTextFile('scripts/01-console-streams.ts');
 });
 Deno.test('context', (t) => {
-  console.log(t.name, t.origin.endsWith('78-test-runner.ts'), typeof t.step);
+  console.log(t.name, t.origin.endsWith('84-test-runner.ts'), typeof t.step);
 });
 for (const bad of [() => Deno.test(''), () => (Deno.test as unknown as (s: string) => void)('x'), () => Deno.test(() => {}), () => Deno.test({ name: 'n' } as Deno.TestDefinition), () => Deno.test('n', { name: 'x' } as unknown as Deno.TestDefinition, () => {})]) {
   try {
