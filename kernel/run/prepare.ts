@@ -13,6 +13,7 @@ import { kernelError } from '../errors.ts';
 import type { AuditEvent } from '../broker/op.ts';
 import { CapabilityBroker } from '../broker/broker.ts';
 import { loadSandboxProfile, type Limits, type SandboxProfile } from '../manifest/sandbox-profile.ts';
+import type { WriteQuota, WriteQuotaLimits } from '../broker/write-quota.ts';
 import { flagsLayer } from '../permissions/parse-flags.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
@@ -31,6 +32,8 @@ export interface PrepareRequest {
   audit?: (event: AuditEvent) => void;
   /** import.meta.main of the entry (false for a test file) */
   main?: boolean;
+  /** bytes and files/folders the run may add to the disk (kernel/broker/write-quota.ts), or the account of a run of several modules; none: no quota */
+  writeQuota?: WriteQuotaLimits | WriteQuota;
   /** told of Deno's start-up warnings (a `--allow-run` name that resolves to nothing) */
   warn?: (line: string) => void;
 }
@@ -64,8 +67,12 @@ export async function prepareModule(request: PrepareRequest): Promise<PreparedMo
       subject: `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: request.audit,
       mainModule: pathToFileURL(file).href, execPath: denoExecPath(request.cacheDir), cacheDir: request.cacheDir,
       ...(request.warn ? { warn: request.warn } : {}),
+      ...(request.writeQuota ? { writeQuota: request.writeQuota } : {}),
     }),
   );
+  // The module's subprocesses (run.output and spawn) run in the OS sandbox from its grant; the
+  // kernel's cache stays hidden even under -A.
+  broker.context.os = { mode: 'required', hide: [request.cacheDir] };
   const mapper = stackMapper(source.filename, readSourceMap(bundle.digest, request.cacheDir), path.dirname(file));
   return { file, profile, limits, source, broker, mapper };
 }

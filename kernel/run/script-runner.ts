@@ -46,14 +46,19 @@ export class ScriptRunner {
     const started = performance.now();
     const stdout: string[] = [];
     const stderr: string[] = [];
-    const finish = (outcome: RunOutcome, usage: Usage): ScriptRunResult => ({
-      ok: outcome.exitCode === 0,
-      exitCode: outcome.exitCode,
-      stdout: stdout.join(''),
-      stderr: stderr.join(''),
-      error: outcome.error,
-      usage: { cpuMs: round(usage.cpuMs), wallMs: round(usage.wallMs || performance.now() - started), heapBytes: usage.heapBytes },
-    });
+    let broker: CapabilityBroker | undefined;
+    const finish = (outcome: RunOutcome, usage: Usage): ScriptRunResult => {
+      const writes = broker?.context.scope.writes?.usage;
+      return {
+        ok: outcome.exitCode === 0,
+        exitCode: outcome.exitCode,
+        stdout: stdout.join(''),
+        stderr: stderr.join(''),
+        error: outcome.error,
+        usage: { cpuMs: round(usage.cpuMs), wallMs: round(usage.wallMs || performance.now() - started), heapBytes: usage.heapBytes },
+        ...(request.writeQuota ? { writes: writes ?? { bytes: 0, entries: 0, refused: 0 } } : {}),
+      };
+    };
     const failed = (error: KernelError): ScriptRunResult => {
       stderr.push(`error: ${error.code}: ${error.message}\n`);
       return finish({ exitCode: 1, error: { name: error.name, message: error.message, code: error.code } }, { cpuMs: 0, wallMs: performance.now() - started, heapBytes: 0 });
@@ -65,7 +70,8 @@ export class ScriptRunner {
       if (isKernelError(error)) return failed(error);
       throw error;
     }
-    const { profile, limits, source, broker, mapper } = prepared;
+    const { profile, limits, source, mapper } = prepared;
+    broker = prepared.broker;
     // The uncaught-error report is one write: its frames are mapped to the script's own lines.
     const onOutput = (fd: 1 | 2 | 3, text: string): void => {
       if (fd !== 3) (fd === 1 ? stdout : stderr).push(fd === 2 && text.startsWith('error: Uncaught') ? mapUncaughtReport(mapper, text) : text);
@@ -73,7 +79,7 @@ export class ScriptRunner {
 
     try {
       if (profile.tier === 'in-process') {
-        return await this.#runInProcess(source, profile, limits, request, broker, onOutput, finish);
+        return await this.#runInProcess(source, profile, limits, request, prepared.broker, onOutput, finish);
       }
       const { outcome, usage } = await this.#poolFor().run({ source, limits, webAssembly: profile.webAssembly, args: request.args, rssCapMb: profile.rssCapMb ?? 512, ops: broker, onOutput });
       if (outcome.limit && !stderr.join('').includes(outcome.limit.code)) stderr.push(`error: ${outcome.limit.code}: ${outcome.limit.message}\n`);

@@ -4,7 +4,7 @@
  * by the gate (one runner, not two). API:
  *
  *   const runner = await createTestRunner({ cacheDir?, audit? });
- *   const result = await runner.run({ files, permissionFlags, filter?, cwd, env, profile?, limits? });
+ *   const result = await runner.run({ files, permissionFlags, filter?, cwd, env, profile?, limits?, args?, writeQuota? });
  *   // result: { ok, exitCode (0 / 1), stdout, stderr, files: TestFileResult[], summary: TestSummary }
  *   await runner.close();
  *
@@ -18,6 +18,7 @@
 import type { AuditEvent } from '../broker/op.ts';
 import { defaultCacheDir } from '../build/bundle.ts';
 import type { StackMapper } from '../build/stack-remap.ts';
+import { WriteQuota, type WriteQuotaLimits, type WriteQuotaUsage } from '../broker/write-quota.ts';
 import { isKernelError, kernelError } from '../errors.ts';
 import { assertNodeFlags } from '../node-flags.ts';
 import { IsolateRuntime, type CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
@@ -42,6 +43,10 @@ export interface TestRunRequest {
   /** sandbox profile (default: `default`, the process tier) */
   profile?: string;
   limits?: Partial<ScriptLimits>;
+  /** `Deno.args` of every test file (the gate hands each run its scratch folder) */
+  args?: readonly string[];
+  /** bytes and files/folders the whole run may add to the disk, one account for all its files (kernel/broker/write-quota.ts) */
+  writeQuota?: WriteQuotaLimits;
 }
 
 export interface TestRunResult {
@@ -51,6 +56,8 @@ export interface TestRunResult {
   stderr: string;
   files: TestFileResult[];
   summary: TestSummary;
+  /** what the run added to the disk, when it ran under a write quota */
+  writes?: WriteQuotaUsage;
 }
 
 export interface TestRunnerOptions {
@@ -112,10 +119,10 @@ export class TestRunner {
     this.cacheDir = options.cacheDir ?? defaultCacheDir();
   }
 
-  async #load(file: string, request: TestRunRequest, stderr: string[]): Promise<LoadedFile> {
+  async #load(file: string, request: TestRunRequest, quota: WriteQuota | undefined, stderr: string[]): Promise<LoadedFile> {
     const display = displayPath(request.cwd, file);
     const result: TestFileResult = { file, display, preOutput: '', tests: [], uncaught: null };
-    const prepared = await prepareModule({ file, cwd: request.cwd, env: request.env, permissionFlags: request.permissionFlags, profile: request.profile, limits: request.limits, cacheDir: this.cacheDir, audit: this.#options.audit, main: false });
+    const prepared = await prepareModule({ file, cwd: request.cwd, env: request.env, permissionFlags: request.permissionFlags, profile: request.profile, limits: request.limits, cacheDir: this.cacheDir, audit: this.#options.audit, main: false, ...(quota ? { writeQuota: quota } : {}) });
     prepared.broker.context.testGrant = { base: prepared.broker.context.gate };
     const loaded: LoadedFile = { prepared, display, runtime: undefined, result, registered: [], sink: null };
     const onOutput = (fd: 1 | 2 | 3, text: string): void => {
@@ -138,11 +145,11 @@ export class TestRunner {
     const { profile, limits, source, broker } = prepared;
     try {
       if (profile.tier === 'in-process') {
-        const runtime = IsolateRuntime.create(this.#shim, { limits, webAssembly: profile.webAssembly, args: [], syncMode: 'callback', ops: broker, onOutput, mode: 'test' });
+        const runtime = IsolateRuntime.create(this.#shim, { limits, webAssembly: profile.webAssembly, args: [...(request.args ?? [])], syncMode: 'callback', ops: broker, onOutput, mode: 'test' });
         loaded.runtime = runtime;
         await runtime.load(source);
       } else {
-        loaded.runtime = await RemoteRuntime.start({ cacheDir: this.cacheDir, shim: this.#shim, source, limits, webAssembly: profile.webAssembly, rssCapMb: profile.rssCapMb ?? 512, ops: broker, onOutput, mode: 'test' });
+        loaded.runtime = await RemoteRuntime.start({ cacheDir: this.cacheDir, shim: this.#shim, source, limits, args: [...(request.args ?? [])], webAssembly: profile.webAssembly, rssCapMb: profile.rssCapMb ?? 512, ops: broker, onOutput, mode: 'test' });
       }
       loaded.registered = (await loaded.runtime.call('\u0000rtc.tests', [])) as Registered[];
     } catch (error) {
@@ -182,15 +189,17 @@ export class TestRunner {
       return { ok: false, exitCode: 1, stdout: '', stderr: `error: ${error.code}: ${error.message}\n`, files: [], summary };
     }
     const loaded: LoadedFile[] = [];
+    const quota = request.writeQuota ? new WriteQuota(request.writeQuota) : undefined;
+    const writes = (): { writes?: WriteQuotaUsage } => (quota ? { writes: quota.usage } : {});
     try {
       // Every file is loaded first: `only` anywhere narrows the whole run, as in Deno.
       for (const file of files) {
         try {
-          loaded.push(await this.#load(file, request, stderr));
+          loaded.push(await this.#load(file, request, quota, stderr));
         } catch (error) {
           if (!isKernelError(error)) throw error;
           stderr.push(`error: ${error.code}: ${error.message}\n`);
-          return { ok: false, exitCode: 1, stdout: stdout.join(''), stderr: stderr.join(''), files: loaded.map((l) => l.result), summary };
+          return { ok: false, exitCode: 1, stdout: stdout.join(''), stderr: stderr.join(''), files: loaded.map((l) => l.result), summary, ...writes() };
         }
       }
       const wanted = matcher(request.filter);
@@ -227,7 +236,7 @@ export class TestRunner {
       stdout.push(end.stdout);
       stderr.push(end.stderr);
       const ok = summary.failed === 0 && !summary.onlyUsed;
-      return { ok, exitCode: ok ? 0 : 1, stdout: stdout.join(''), stderr: stderr.join(''), files: loaded.map((l) => l.result), summary };
+      return { ok, exitCode: ok ? 0 : 1, stdout: stdout.join(''), stderr: stderr.join(''), files: loaded.map((l) => l.result), summary, ...writes() };
     } finally {
       for (const file of loaded) {
         file.runtime?.dispose();

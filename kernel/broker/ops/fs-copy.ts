@@ -9,6 +9,10 @@
  * kernel's thread, and it is a scoped op (run-scope.ts): the run's end aborts it. The sync
  * op runs on the kernel's thread like every sync op, so it copies at most SYNC_COPY_CAP
  * bytes; a larger file is refused with a message naming the async form.
+ *
+ * Both charge the run's write quota (fs-charge.ts) for what the target gains before a byte
+ * is copied, and for any growth of the source while it is copied before that chunk is
+ * written; a copy that fails gives the charge back.
  */
 import { closeSync, constants, fchmodSync, ftruncateSync, read, readSync, write, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
@@ -18,6 +22,7 @@ import { defineOp, type BrokerContext, type OpCall } from '../op.ts';
 import { isDiscardingDevice } from '../special-files.ts';
 import { openRegularFile, UnsafeFileError } from '../../storage/safe-open.ts';
 import { record, resolvePath, str } from './args.ts';
+import { charged, WriteCharge } from './fs-charge.ts';
 import { twoPathError } from './fs-more.ts';
 
 /** The most a copyFileSync copies on the kernel's thread (a few tens of milliseconds from the page cache). */
@@ -51,10 +56,12 @@ interface OpenPair {
   mode: number;
   /** the target is a regular file (not /dev/null): truncate and chmod it */
   regular: boolean;
+  /** bytes of the copy charged to the write quota so far */
+  charged: number;
 }
 
-/** Guards both paths and opens both files; the caller closes them (closePair). */
-function openPair(a: CopyArgs, ctx: BrokerContext, call: OpCall): OpenPair {
+/** Guards both paths, charges what the target gains, and opens both files; the caller closes them (closePair). */
+function openPair(a: CopyArgs, ctx: BrokerContext, call: OpCall, charge: WriteCharge): OpenPair {
   const from = guardPath(ctx, call, 'read', a.from.path, 'read-file');
   if (from.stats?.isDirectory()) {
     throw new DenoOpError('TypeError', `the source path is neither a regular file nor a symlink to a regular file: copy '${a.from.given}' -> '${a.to.given}'`, 'EINVAL');
@@ -63,8 +70,9 @@ function openPair(a: CopyArgs, ctx: BrokerContext, call: OpCall): OpenPair {
   try {
     const to = guardPath(ctx, call, 'write', a.to.path, 'write-file');
     const mode = source.stats.mode & 0o7777;
+    if (charged(to.stats)) charge.add(source.stats.size - (to.stats?.isFile() ? to.stats.size : 0), to.stats === null ? 1 : 0);
     const target = openRegularFile(to.target, constants.O_WRONLY, { create: to.stats === null, mode, ...(to.stats ? { stats: to.stats } : {}), noFollow: to.resolved, acceptDevice: isDiscardingDevice });
-    return { source: source.fd, target: target.fd, size: source.stats.size, mode, regular: target.stats.isFile() };
+    return { source: source.fd, target: target.fd, size: source.stats.size, mode, regular: target.stats.isFile(), charged: source.stats.size };
   } catch (error) {
     closeSync(source.fd);
     throw error;
@@ -82,6 +90,14 @@ function closePair(pair: OpenPair): void {
   closeSync(pair.target);
 }
 
+/** A source that grew while it was copied: the bytes past what was charged are charged before they are written. */
+function chargeGrowth(pair: OpenPair, charge: WriteCharge, copied: number): void {
+  if (pair.regular && copied > pair.charged) {
+    charge.add(copied - pair.charged, 0);
+    pair.charged = copied;
+  }
+}
+
 function copyError(error: unknown, a: CopyArgs): DenoOpError {
   if (error instanceof UnsafeFileError && error.reason === 'not-regular') {
     return new DenoOpError('NotSupported', `not a regular file (a ${error.kind}); the sandbox copies only regular files: copy '${a.from.given}' -> '${a.to.given}'`);
@@ -94,9 +110,11 @@ export const copyFileSync = defineOp({
   mode: 'sync',
   parse,
   needs,
+  quota: true,
   run(a, ctx, call) {
+    const charge = new WriteCharge(ctx, 'copy', a.to.path, a.to.given);
     try {
-      const pair = openPair(a, ctx, call);
+      const pair = openPair(a, ctx, call, charge);
       try {
         if (pair.size > SYNC_COPY_CAP) {
           throw new DenoOpError('NotSupported', `RTC_ERR_UNSUPPORTED: Deno.copyFileSync copies at most ${SYNC_COPY_CAP} bytes in the sandbox (it runs on the kernel's thread); '${a.from.given}' has ${pair.size}: use Deno.copyFile; see README.md, "What the sandbox supports"`);
@@ -107,6 +125,7 @@ export const copyFileSync = defineOp({
         for (let total = 0; total <= SYNC_COPY_CAP; ) {
           const n = readSync(pair.source, buffer, 0, buffer.length, null);
           if (n === 0) break;
+          chargeGrowth(pair, charge, total + n);
           for (let offset = 0; offset < n; ) offset += writeSync(pair.target, buffer, offset, n - offset);
           total += n;
         }
@@ -115,6 +134,7 @@ export const copyFileSync = defineOp({
       }
       return null;
     } catch (error) {
+      charge.refund();
       throw copyError(error, a);
     }
   },
@@ -126,17 +146,21 @@ export const copyFile = defineOp({
   parse,
   needs,
   scoped: true,
+  quota: true,
   async run(a, ctx, call) {
     const signal = call.ticket!.signal;
+    const charge = new WriteCharge(ctx, 'copy', a.to.path, a.to.given);
     try {
-      const pair = openPair(a, ctx, call);
+      const pair = openPair(a, ctx, call, charge);
       try {
         prepareTarget(pair);
         const buffer = Buffer.allocUnsafe(CHUNK);
-        for (;;) {
+        for (let total = 0; ; ) {
           if (signal.aborted) throw signal.reason;
           const { bytesRead } = await readAsync(pair.source, buffer, 0, CHUNK, null);
           if (bytesRead === 0) break;
+          total += bytesRead;
+          chargeGrowth(pair, charge, total);
           for (let offset = 0; offset < bytesRead; ) offset += (await writeAsync(pair.target, buffer, offset, bytesRead - offset)).bytesWritten;
         }
       } finally {
@@ -144,6 +168,7 @@ export const copyFile = defineOp({
       }
       return null;
     } catch (error) {
+      charge.refund();
       throw copyError(error, a);
     }
   },

@@ -7,6 +7,10 @@
  * FIFO or a device can never stall the kernel; a truncating open truncates once the
  * descriptor is checked. The position is kept here and every read and
  * write is positioned (pread/pwrite), which is also how `seek` works without an lseek.
+ *
+ * Under a write quota (write-quota.ts) an open that creates a file charges its entry, a
+ * truncating open gives back the bytes it frees, and each write through the file (and each
+ * `truncate` of it) charges what the file grows by before the bytes land (fs-charge.ts).
  */
 import { closeSync, constants, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, futimesSync, readSync, writeSync, type Stats } from 'node:fs';
 import { DenoOpError, fromNodeError } from '../deno-error.ts';
@@ -17,6 +21,7 @@ import { openRegularFile } from '../../storage/safe-open.ts';
 import { resourcesOf, type Resource } from '../resources.ts';
 import { bool, int, record, resolvePath, str } from './args.ts';
 import { fileInfo, fsError } from './fs.ts';
+import { charged, releaseWrites, WriteCharge } from './fs-charge.ts';
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_APPEND } = constants;
 
@@ -26,6 +31,10 @@ interface FileResource extends Resource {
   position: number;
   append: boolean;
   path: string;
+  /** as the script named it, for a refusal's message */
+  given: string;
+  /** writes through it count against the run's write quota (not /dev/null) */
+  charged: boolean;
 }
 
 interface OpenArgs {
@@ -74,10 +83,12 @@ export const open = defineOp({
   mode: 'sync',
   parse: openArgs,
   needs: openNeeds,
+  quota: true,
   run(a, ctx, call) {
     const writing = a.write || a.append;
     const access = a.read && writing ? O_RDWR : writing ? O_WRONLY : O_RDONLY;
     let fd: number | undefined;
+    const charge = new WriteCharge(ctx, 'open', a.path, a.given);
     try {
       let target: string;
       let stats: Stats | null | undefined;
@@ -93,13 +104,18 @@ export const open = defineOp({
       if (stats?.isDirectory() && writing) throw Object.assign(new Error('EISDIR'), { code: 'EISDIR' });
       // A folder may be opened to read (Deno allows it; its reads fail EISDIR), and /dev/null.
       const accept = (s: Stats): boolean => (writing ? isDiscardingDevice(s) : isNullDevice(s) || s.isDirectory());
+      if (writing && stats === null) charge.add(0, 1);
       const opened = openRegularFile(target, access | (a.append ? O_APPEND : 0), { create: stats === null, ...(a.mode === null ? {} : { mode: a.mode }), ...(stats ? { stats } : {}), noFollow: resolved, acceptDevice: accept });
       fd = opened.fd;
-      if (a.truncate && stats && opened.stats.isFile()) ftruncateSync(fd, 0);
+      if (a.truncate && stats && opened.stats.isFile()) {
+        ftruncateSync(fd, 0);
+        releaseWrites(ctx, opened.stats.size, 0);
+      }
       const fileFd = fd;
-      const resource: FileResource = { kind: 'file', fd: fileFd, position: 0, append: a.append, path: a.path, close: () => closeSync(fileFd) };
+      const resource: FileResource = { kind: 'file', fd: fileFd, position: 0, append: a.append, path: a.path, given: a.given, charged: writing && charged(opened.stats), close: () => closeSync(fileFd) };
       return resourcesOf(ctx).add(resource);
     } catch (error) {
+      charge.refund();
       if (fd !== undefined) closeSync(fd);
       throw fsError(error, 'open', a.given);
     }
@@ -143,12 +159,20 @@ export const fileWrite = defineOp({
   needs: () => [],
   run(a, ctx) {
     const f = file(ctx, a.rid);
+    const charge = new WriteCharge(ctx, 'write', f.path, f.given);
     try {
+      if (f.charged && ctx.scope.writes) {
+        // What the file grows by, charged before the bytes land.
+        const size = fstatSync(f.fd).size;
+        const end = (f.append ? size : f.position) + a.data.length;
+        charge.add(Math.max(0, end - size), 0);
+      }
       // O_APPEND writes at the end whatever position is given.
       const n = writeSync(f.fd, a.data, 0, a.data.length, f.append ? null : f.position);
       f.position = f.append ? fstatSync(f.fd).size : f.position + n;
       return n;
     } catch (error) {
+      charge.refund();
       throw fromNodeError(error, 'write', f.path);
     }
   },
@@ -195,10 +219,13 @@ export const fileTruncate = defineOp({
   needs: () => [],
   run(a, ctx) {
     const f = file(ctx, a.rid);
+    const charge = new WriteCharge(ctx, 'ftruncate', f.path, f.given);
     try {
+      if (f.charged && ctx.scope.writes) charge.add(a.len - fstatSync(f.fd).size, 0);
       ftruncateSync(f.fd, a.len);
       return null;
     } catch (error) {
+      charge.refund();
       throw fromNodeError(error, 'ftruncate', f.path);
     }
   },

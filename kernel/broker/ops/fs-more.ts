@@ -8,6 +8,11 @@
  * opened only through kernel/storage/safe-open.ts (fs-copy.ts). OS errors carry Deno's
  * messages, two-path ones as `rename 'a' -> 'b'`. The `*Sync` variants in the shim call
  * these same ops: one check, one behaviour.
+ *
+ * Every op that needs `write` declares `quota: true` and charges the run's write quota
+ * (fs-charge.ts) for what it adds before it acts: an entry for a new name (link, symlink,
+ * a temporary file or folder), the growth of a truncated file; a rename over an existing
+ * entry gives back what that entry held; chmod, chown and utime add nothing.
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, closeSync, constants, ftruncateSync, linkSync, mkdirSync, readlinkSync, renameSync, symlinkSync, utimesSync } from 'node:fs';
@@ -18,6 +23,7 @@ import { defineOp, type BrokerContext, type OpCall, type PermissionNeed } from '
 import { openRegularFile } from '../../storage/safe-open.ts';
 import { int, optStr, record, resolvePath, str } from './args.ts';
 import { fsError } from './fs.ts';
+import { charged, measureFreed, releaseWrites, WriteCharge } from './fs-charge.ts';
 
 type Kind = 'read' | 'write';
 
@@ -48,12 +54,17 @@ export const rename = defineOp({
     return { from: pathOf(o, 'oldpath', ctx), to: pathOf(o, 'newpath', ctx) };
   },
   needs: (a) => [needOf('read', a.from), needOf('write', a.from), needOf('write', a.to)],
+  quota: true,
   run({ from, to }, ctx, call) {
     try {
       // Both entries themselves (a link is renamed, not followed).
       const source = guardPath(ctx, call, 'write', from.path, 'remove');
       const target = guardPath(ctx, call, 'write', to.path, 'remove');
+      // The entry replaced (a file, an empty folder) is freed once the rename is done; a name onto itself frees nothing.
+      const same = source.stats && target.stats && source.stats.dev === target.stats.dev && source.stats.ino === target.stats.ino;
+      const freed = same ? null : measureFreed(ctx, target.target, target.stats);
       renameSync(source.target, target.target);
+      if (freed) releaseWrites(ctx, freed.bytes, freed.entries);
       return null;
     } catch (error) {
       throw twoPathError(error, 'rename', from.given, to.given);
@@ -69,14 +80,18 @@ export const link = defineOp({
     return { from: pathOf(o, 'oldpath', ctx), to: pathOf(o, 'newpath', ctx) };
   },
   needs: (a) => [needOf('read', a.from), needOf('write', a.from), needOf('read', a.to), needOf('write', a.to)],
+  quota: true,
   run({ from, to }, ctx, call) {
+    const charge = new WriteCharge(ctx, 'link', to.path, to.given);
     try {
       // link(2) links the entry itself (a symlink is not followed); the new name is a new entry.
       const source = guardPath(ctx, call, 'read', from.path, 'lstat');
       const target = guardPath(ctx, call, 'write', to.path, 'remove');
+      charge.add(0, 1);
       linkSync(source.target, target.target);
       return null;
     } catch (error) {
+      charge.refund();
       throw twoPathError(error, 'link', from.given, to.given);
     }
   },
@@ -98,12 +113,17 @@ export const symlink = defineOp({
     { kind: 'read', message: unscopedSymlink(a.api) },
     { kind: 'write', message: unscopedSymlink(a.api) },
   ],
+  quota: true,
   run(a, ctx, call) {
+    const charge = new WriteCharge(ctx, 'symlink', a.link.path, a.link.given);
     try {
       const entry = guardPath(ctx, call, 'write', a.link.path, 'remove');
+      // A new entry holding the target's path.
+      charge.add(Buffer.byteLength(a.target), 1);
       symlinkSync(a.target, entry.target);
       return null;
     } catch (error) {
+      charge.refund();
       throw twoPathError(error, 'symlink', a.target, a.link.given);
     }
   },
@@ -132,6 +152,8 @@ export const chmod = defineOp({
     return { ...pathOf(o, 'path', ctx), mode: int(o, 'mode', 0, 0o177777) & 0o7777 };
   },
   needs: (p) => [needOf('write', p)],
+  // adds nothing to the disk: nothing to charge
+  quota: true,
   run(p, ctx, call) {
     try {
       // What the path reaches (links followed, as chmod(2) does).
@@ -153,6 +175,8 @@ export const chown = defineOp({
     return { ...pathOf(o, 'path', ctx), uid: id('uid'), gid: id('gid') };
   },
   needs: (p) => [needOf('write', p)],
+  // adds nothing to the disk: nothing to charge
+  quota: true,
   run(p, ctx, call) {
     try {
       // What the path reaches (links followed, as chown(2) does).
@@ -173,18 +197,23 @@ export const truncate = defineOp({
     return { ...pathOf(o, 'path', ctx), len: o.len === undefined || o.len === null ? 0 : int(o, 'len', 0, Number.MAX_SAFE_INTEGER) };
   },
   needs: (p) => [needOf('write', p)],
+  quota: true,
   run(p, ctx, call) {
+    const charge = new WriteCharge(ctx, 'truncate', p.path, p.given);
     try {
       // Deno opens the file for writing, without creating it: only a regular file, non-blocking.
       const g = guardPath(ctx, call, 'write', p.path, 'write-file', { create: false });
-      const { fd } = openRegularFile(g.target, constants.O_WRONLY, { ...(g.stats ? { stats: g.stats } : {}), noFollow: g.resolved });
+      const { fd, stats } = openRegularFile(g.target, constants.O_WRONLY, { ...(g.stats ? { stats: g.stats } : {}), noFollow: g.resolved });
       try {
+        // Growing charges the new length first; shrinking gives back what it frees.
+        if (charged(stats)) charge.add(p.len - stats.size, 0);
         ftruncateSync(fd, p.len);
       } finally {
         closeSync(fd);
       }
       return null;
     } catch (error) {
+      charge.refund();
       throw fsError(error, 'truncate', p.given);
     }
   },
@@ -203,6 +232,8 @@ export const utime = defineOp({
     return { ...pathOf(o, 'path', ctx), atime: time('atime'), mtime: time('mtime') };
   },
   needs: (p) => [needOf('write', p)],
+  // adds nothing to the disk: nothing to charge
+  quota: true,
   run(p, ctx, call) {
     try {
       // What the path reaches (links followed, as utime(2) does).
@@ -243,14 +274,19 @@ function tempOp(name: string, syscall: 'tmpdir' | 'tmpfile', make: (ctx: BrokerC
     parse: tempArgs,
     // Deno names the default folder <TMP>, unquoted.
     needs: (a) => [{ kind: 'write', value: a.dir.path, display: a.shown, ...(a.explicit ? {} : { message: 'Requires write access to <TMP>, run again with the --allow-write flag' }) }],
+    quota: true,
     run(a, ctx, call) {
       for (let attempt = 0; ; attempt++) {
         const leaf = tempName(a.prefix, a.suffix);
+        // One new entry, charged before it is made and given back if it is not.
+        const charge = new WriteCharge(ctx, syscall === 'tmpdir' ? 'mkdtemp' : 'mkstemp', path.join(a.dir.path, leaf), a.explicit ? path.join(a.dir.given, leaf) : path.join(a.dir.path, leaf));
         try {
+          charge.add(0, 1);
           make(ctx, call, path.join(a.dir.path, leaf));
           // Deno answers with the folder as given (relative stays relative).
           return a.explicit ? `${a.dir.given === '/' ? '' : a.dir.given.replace(/\/+$/, '')}/${leaf}` : path.join(a.dir.path, leaf);
         } catch (error) {
+          charge.refund();
           if ((error as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 10) continue;
           if (error instanceof DenoOpError) throw error;
           const e = fsError(error, syscall, '');

@@ -15,6 +15,7 @@ import { netClose, netRead } from './net-body.ts';
 import { permissionsQuery, permissionsRequest, permissionsRevoke } from './permissions.ts';
 import { runOutput } from './run.ts';
 import { BINDING_OPS } from './bindings.ts';
+import { GATE_BINDING_OPS } from './gate-bindings.ts';
 
 export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
   [
@@ -30,5 +31,6 @@ export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
     testPermissions,
     subtleCall,
     ...BINDING_OPS,
+    ...GATE_BINDING_OPS,
   ].map((op) => [op.name, op as OpDefinition]),
 );

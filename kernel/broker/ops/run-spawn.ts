@@ -1,7 +1,9 @@
 /**
  * `new Deno.Command(...).spawn()`: the same checks as `output()` (run.ts: the same parse and
  * the same `admit`: NotFound before any permission, the loader rule, the resolved path
- * granted with its canonical path not denied), then a child held as a resource (resources.ts) that
+ * granted with its canonical path not denied), the same OS sandbox (`osSandboxFor`: bubblewrap
+ * planned from the grant, its network through the kernel's proxy) and the same tracker,
+ * then a child held as a resource (resources.ts) that
  * the script talks to through its rid: `run.read` (stdout or stderr, chunk by chunk),
  * `run.write` and `run.closeStdin`, `run.wait`, `run.kill`. Closing the resource, or the end
  * of the run, kills the child's whole process group.
@@ -11,10 +13,12 @@ import { DenoOpError } from '../deno-error.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
 import { resourcesOf, type Resource } from '../resources.ts';
 import { int, record, str } from './args.ts';
-import { runOutput } from './run.ts';
+import { osSandboxFor, runOutput, sandboxUnavailable, spawnFailure } from './run.ts';
 
 interface ChildResource extends Resource {
   kind: 'child';
+  /** as the script named it, for messages */
+  command: string;
   child: SpawnedChild;
 }
 
@@ -54,14 +58,13 @@ export const runSpawn = defineOp({
         stderr: a.stderrMode,
         wallMs: ctx.subprocess.wallMs,
         outputBytes: ctx.subprocess.outputBytes,
+        sandbox: osSandboxFor(ctx),
+        ...(ctx.os?.tracker ? { tracker: ctx.os.tracker } : {}),
       });
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') throw new DenoOpError('NotFound', `Failed to spawn '${a.command}': entity not found`);
-      if (code === 'EACCES') throw new DenoOpError('PermissionDenied', `Failed to spawn '${a.command}': Permission denied (os error 13)`);
-      throw new DenoOpError('Error', `Failed to spawn '${a.command}': ${(error as Error).message}`);
+      throw spawnFailure(error, a.command, ctx, 'run.spawn');
     }
-    const resource: ChildResource = { kind: 'child', child, close: () => child.close() };
+    const resource: ChildResource = { kind: 'child', command: a.command, child, close: () => child.close() };
     const rid = resourcesOf(ctx).add(resource);
     return { rid, pid: child.pid };
   },
@@ -116,9 +119,12 @@ export const runWait = defineOp({
   parse: (raw) => ({ rid: record(raw).rid }),
   needs: () => [],
   async run(a, ctx) {
-    const status = await childOf(ctx, a.rid).status;
+    const resource = resourcesOf(ctx).get<ChildResource>(a.rid, 'child');
+    const status = await resource.child.status;
+    if (status.sandboxFailure) throw sandboxUnavailable(status.sandboxFailure, resource.command, ctx, 'run.wait');
     if (status.killed === 'timeout') throw new DenoOpError('TimedOut', `the child passed its wall time limit of ${ctx.subprocess.wallMs} ms; its process group was killed`);
     if (status.killed === 'output') throw new DenoOpError('Interrupted', `the child passed its output cap of ${ctx.subprocess.outputBytes} bytes; its process group was killed`);
+    // killed === 'stop' (the kernel is stopping) is answered like an exit, as output() answers it.
     return { code: status.code, signal: status.signal, success: status.code === 0 && status.signal === null };
   },
 });

@@ -10,9 +10,15 @@
  *  3. without the whole `run` kind, a loader variable (LD_*, DYLD_*, any case) with a value
  *     in that environment is refused, inherited or passed;
  *  4. the resolved path must be granted (run-grants.ts), and no deny may match it or its
- *     canonical path (links followed).
+ *     canonical path (links followed);
+ *  5. the child runs inside the OS sandbox planned from this same grant (its file system,
+ *     its network through the kernel's proxy, each connection checked and audited here like
+ *     `fetch`); a sandbox that cannot be built is a refusal, never an unsandboxed run.
  */
-import { runCommand } from '../../../sandboxes/subprocess/run-command.ts';
+import { grantView } from '../../../sandboxes/subprocess/os-sandbox/grant-view.ts';
+import { runCommand, type OsSandboxRequest } from '../../../sandboxes/subprocess/run-command.ts';
+import { isKernelError } from '../../errors.ts';
+import { Refusal } from '../refusal.ts';
 import { canonicalCommand, resolveCommand } from '../../permissions/run-grants.ts';
 import { DenoOpError } from '../deno-error.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
@@ -46,6 +52,43 @@ interface RunArgs {
 
 function notFound(command: string): DenoOpError {
   return new DenoOpError('NotFound', `Failed to spawn '${command}': entity not found`);
+}
+
+/** The OS sandbox request for a child of this context: its grant, the context's settings, the proxy's policy. */
+export function osSandboxFor(ctx: BrokerContext): OsSandboxRequest {
+  const settings = ctx.os ?? { mode: 'required' as const, hide: [] };
+  const { mode, tracker: _tracker, hostEnv, ...context } = settings;
+  return {
+    mode: mode === 'off' ? 'off' : 'bubblewrap',
+    ...(hostEnv ? { hostEnv } : {}),
+    grant: grantView(ctx.gate),
+    context,
+    net: {
+      allows: (hostPort) => ctx.gate.query('net', hostPort).state === 'granted',
+      audit: (hostPort, granted) => ctx.audit({ type: 'capability', subject: ctx.subject, op: 'run.net', permission: 'net', value: hostPort, decision: granted ? 'granted' : 'denied' }),
+    },
+  };
+}
+
+/**
+ * What the script is told when its child could not start (output() and spawn() alike): the
+ * OS sandbox could not express the grant (a refusal, audited by the broker), could not be
+ * built (NotSupported, audited here), the kernel is stopping, or the OS said no.
+ */
+export function spawnFailure(error: unknown, command: string, ctx: BrokerContext, op: string): DenoOpError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (isKernelError(error) && error.code === 'RTC_ERR_OSBOX_GRANT') return new Refusal('run', command, `Failed to spawn '${command}': ${error.toLine()}`, 'os-sandbox');
+  if (isKernelError(error) || code === 'EOSBOX') return sandboxUnavailable(isKernelError(error) ? error.toLine() : (error as Error).message, command, ctx, op);
+  if (code === 'ESTOPPING') return new DenoOpError('Interrupted', `Failed to spawn '${command}': ${(error as Error).message}`);
+  if (code === 'ENOENT') return notFound(command);
+  if (code === 'EACCES') return new DenoOpError('PermissionDenied', `Failed to spawn '${command}': Permission denied (os error 13)`);
+  return new DenoOpError('Error', `Failed to spawn '${command}': ${(error as Error).message}`);
+}
+
+/** bwrap missing or unable to build the sandbox: audited as a denied `run`, answered NotSupported; never an unsandboxed run. */
+export function sandboxUnavailable(why: string, command: string, ctx: BrokerContext, op: string): DenoOpError {
+  ctx.audit({ type: 'capability', subject: ctx.subject, op, permission: 'run', value: command, decision: 'denied', reason: 'os-sandbox' });
+  return new DenoOpError('NotSupported', `Failed to spawn '${command}': ${why}`);
 }
 
 export const runOutput = defineOp({
@@ -101,15 +144,15 @@ export const runOutput = defineOp({
         wallMs: ctx.subprocess.wallMs,
         outputBytes: ctx.subprocess.outputBytes,
         signal: ticket.signal,
+        sandbox: osSandboxFor(ctx),
+        ...(ctx.os?.tracker ? { tracker: ctx.os.tracker } : {}),
       });
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') throw notFound(a.command);
-      if (code === 'EACCES') throw new DenoOpError('PermissionDenied', `Failed to spawn '${a.command}': Permission denied (os error 13)`);
-      throw new DenoOpError('Error', `Failed to spawn '${a.command}': ${(error as Error).message}`);
+      throw spawnFailure(error, a.command, ctx, 'run.output');
     }
     if (result.killed === 'timeout') throw new DenoOpError('TimedOut', `command "${a.command}" passed its wall time limit of ${ctx.subprocess.wallMs} ms; its process group was killed`);
     if (result.killed === 'output') throw new DenoOpError('Interrupted', `command "${a.command}" passed its output cap of ${ctx.subprocess.outputBytes} bytes; its process group was killed`);
+    // killed === 'stop' (the kernel is stopping) is answered like an exit: the executor records the session as interrupted with what it printed.
     if (result.killed === 'aborted') throw new DenoOpError('Interrupted', `command "${a.command}" was still running when the run ended; its process group was killed`);
     const keep = (mode: unknown, data: Buffer) => (mode === 'null' || mode === 'inherit' ? '' : data.toString('base64'));
     return { code: result.code, signal: result.signal, stdout: keep(a.stdout, result.stdout), stderr: keep(a.stderr, result.stderr) };

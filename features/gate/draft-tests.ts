@@ -1,0 +1,72 @@
+/**
+ * How the gate runs one test file of a draft: with the kernel's one `deno test` runner
+ * (`kernel/run/test-runner.ts`, the engine of `runtimectl sandbox test`; one runner, not
+ * two). The gate never runs tests its own way: it hands the runner the file, the draft's
+ * flags, its scratch folder as `Deno.args[0]` and the profile's write quota, and reads
+ * each test's result back. The file is bundled with `import.meta.main` false, as `deno test`
+ * loads it.
+ */
+import type { AuditEvent } from '../../kernel/broker/op.ts';
+import type { TestCaseResult } from '../../kernel/contracts/gate-check.ts';
+import { LIMIT_CODES, type ErrorCode } from '../../kernel/errors.ts';
+import type { ScriptRunRequest } from '../../kernel/run/script-run-types.ts';
+import { createTestRunner } from '../../kernel/run/test-runner.ts';
+
+/** What the gate needs of one run of one test file. */
+export interface DraftTestOutcome {
+  exitCode: number;
+  ok: boolean;
+  stdout: string;
+  stderr: string;
+  error: { name: string; message: string; code?: string } | null;
+  usage: Record<string, number>;
+  tests: TestCaseResult[];
+}
+
+export interface DraftTestRunner {
+  run(request: ScriptRunRequest): Promise<DraftTestOutcome>;
+  close(): Promise<void>;
+}
+
+/** A limit code named in an error's message (`RTC_ERR_SANDBOX_CPU: ...`), as the runner reports it. */
+function limitIn(message: string): ErrorCode | undefined {
+  const code = /\b(RTC_ERR_[A-Z_]+)\b/.exec(message)?.[1] as ErrorCode | undefined;
+  return code !== undefined && LIMIT_CODES.has(code) ? code : undefined;
+}
+
+export async function createDraftTestRunner(cacheDir: string, audit: (event: AuditEvent) => void): Promise<DraftTestRunner> {
+  const runner = await createTestRunner({ cacheDir, audit });
+  return {
+    async run(request) {
+      const result = await runner.run({
+        files: [request.file],
+        permissionFlags: request.permissionFlags,
+        cwd: request.cwd,
+        env: request.env,
+        ...(request.profile ? { profile: request.profile } : {}),
+        ...(request.limits ? { limits: request.limits } : {}),
+        args: request.args,
+        ...(request.writeQuota ? { writeQuota: request.writeQuota } : {}),
+      });
+      const file = result.files[0];
+      const tests: TestCaseResult[] = (file?.tests ?? []).map((t) => ({
+        name: t.name,
+        result: t.status,
+        ...(t.error ? { error: `${t.error.name}: ${t.error.message}`.split('\n')[0]! } : {}),
+        duration_ms: Math.round(t.durationMs),
+      }));
+      const failure = file?.uncaught ?? file?.tests.find((t) => t.error && limitIn(t.error.message))?.error ?? null;
+      const code = failure ? limitIn(failure.message) : undefined;
+      return {
+        exitCode: result.exitCode,
+        ok: result.ok,
+        stdout: result.stdout,
+        stderr: result.stderr,
+        error: failure ? { name: failure.name, message: failure.message.replace(/^RTC_ERR_[A-Z_]+: /, ''), ...(code ? { code } : {}) } : null,
+        usage: {},
+        tests,
+      };
+    },
+    close: () => runner.close(),
+  };
+}
