@@ -34,6 +34,19 @@ function limitIn(message: string): ErrorCode | undefined {
   return code !== undefined && LIMIT_CODES.has(code) ? code : undefined;
 }
 
+const CLIPPED = '\n[... the rest passed the output cap: not kept]\n';
+
+/**
+ * The test's output as the evidence keeps it: at most the sandbox's output cap. The module's
+ * own output is already cut at the cap; the runner's report lines around it (the pre-test
+ * output frame, the summary) could carry the whole past it.
+ */
+function clip(text: string, cap: number | undefined): string {
+  if (cap === undefined || Buffer.byteLength(text) <= cap) return text;
+  const head = Buffer.from(text).subarray(0, Math.max(0, cap - CLIPPED.length)).toString('utf8').replace(/\uFFFD$/, '');
+  return `${head}${CLIPPED}`;
+}
+
 export async function createDraftTestRunner(cacheDir: string, audit: (event: AuditEvent) => void): Promise<DraftTestRunner> {
   const runner = await createTestRunner({ cacheDir, audit });
   return {
@@ -60,8 +73,8 @@ export async function createDraftTestRunner(cacheDir: string, audit: (event: Aud
       return {
         exitCode: result.exitCode,
         ok: result.ok,
-        stdout: result.stdout,
-        stderr: result.stderr,
+        stdout: clip(result.stdout, request.limits?.outputBytes),
+        stderr: clip(result.stderr, request.limits?.outputBytes),
         error: failure ? { name: failure.name, message: failure.message.replace(/^RTC_ERR_[A-Z_]+: /, ''), ...(code ? { code } : {}) } : null,
         usage: {},
         tests,

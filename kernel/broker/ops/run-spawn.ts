@@ -58,7 +58,7 @@ export const runSpawn = defineOp({
         stderr: a.stderrMode,
         wallMs: ctx.subprocess.wallMs,
         outputBytes: ctx.subprocess.outputBytes,
-        sandbox: osSandboxFor(ctx),
+        sandbox: osSandboxFor(ctx, a.resolved),
         ...(ctx.os?.tracker ? { tracker: ctx.os.tracker } : {}),
       });
     } catch (error) {

@@ -15,9 +15,13 @@
  *     its network through the kernel's proxy, each connection checked and audited here like
  *     `fetch`); a sandbox that cannot be built is a refusal, never an unsandboxed run.
  */
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import { grantView } from '../../../sandboxes/subprocess/os-sandbox/grant-view.ts';
+import type { SandboxContext } from '../../../sandboxes/subprocess/os-sandbox/plan.ts';
 import { runCommand, type OsSandboxRequest } from '../../../sandboxes/subprocess/run-command.ts';
 import { isKernelError } from '../../errors.ts';
+import { PROJECT_ROOT } from '../../version.ts';
 import { Refusal } from '../refusal.ts';
 import { canonicalCommand, resolveCommand } from '../../permissions/run-grants.ts';
 import { DenoOpError } from '../deno-error.ts';
@@ -54,15 +58,40 @@ function notFound(command: string): DenoOpError {
   return new DenoOpError('NotFound', `Failed to spawn '${command}': entity not found`);
 }
 
+/**
+ * A child that is `Deno.execPath()` is this kernel again (`runtimectl deno run|eval|test`, a
+ * sandboxed run of its own): inside the same OS sandbox as any child, but with the kernel's
+ * build cache bound read-write instead of hidden and the kernel's code visible read-only.
+ * That kernel keeps its cache from the code it runs (its broker's kernel files) and hides it
+ * from its own children, as this one does.
+ */
+function kernelChild(ctx: BrokerContext, resolved: string | undefined, context: SandboxContext): SandboxContext {
+  if (resolved === undefined || ctx.execPath === undefined || path.resolve(resolved) !== path.resolve(ctx.execPath)) return context;
+  const cache = path.dirname(path.dirname(path.resolve(ctx.execPath)));
+  const isCache = (p: string) => {
+    const abs = path.resolve(p);
+    return abs === cache || realOf(abs) === realOf(cache);
+  };
+  return { ...context, hide: context.hide.filter((h) => !isCache(h)), kernelWrite: [cache], readOnly: [...(context.readOnly ?? []), PROJECT_ROOT] };
+}
+
+function realOf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
 /** The OS sandbox request for a child of this context: its grant, the context's settings, the proxy's policy. */
-export function osSandboxFor(ctx: BrokerContext): OsSandboxRequest {
+export function osSandboxFor(ctx: BrokerContext, resolved?: string): OsSandboxRequest {
   const settings = ctx.os ?? { mode: 'required' as const, hide: [] };
   const { mode, tracker: _tracker, hostEnv, ...context } = settings;
   return {
     mode: mode === 'off' ? 'off' : 'bubblewrap',
     ...(hostEnv ? { hostEnv } : {}),
     grant: grantView(ctx.gate),
-    context,
+    context: kernelChild(ctx, resolved, context),
     net: {
       allows: (hostPort) => ctx.gate.query('net', hostPort).state === 'granted',
       audit: (hostPort, granted) => ctx.audit({ type: 'capability', subject: ctx.subject, op: 'run.net', permission: 'net', value: hostPort, decision: granted ? 'granted' : 'denied' }),
@@ -144,7 +173,7 @@ export const runOutput = defineOp({
         wallMs: ctx.subprocess.wallMs,
         outputBytes: ctx.subprocess.outputBytes,
         signal: ticket.signal,
-        sandbox: osSandboxFor(ctx),
+        sandbox: osSandboxFor(ctx, a.resolved),
         ...(ctx.os?.tracker ? { tracker: ctx.os.tracker } : {}),
       });
     } catch (error) {

@@ -22,7 +22,11 @@ interface Entry {
 }
 const active = new Map<number, Entry>();
 
+/** An uncaught error ends the run: no timer fires after it, even one already due (a loaded host may wake both at once). */
+let uncaughtReported = false;
+
 export function reportUncaught(error: unknown): void {
+  uncaughtReported = true;
   const name = error instanceof Error ? error.name : typeof error;
   const message = error instanceof Error ? error.message : String(error);
   const stack = error instanceof Error ? (error.stack ?? `${name}: ${message}`) : String(error);
@@ -39,7 +43,7 @@ function arm(id: number, delay: number, immediate = false): void {
   generations.set(id, generation);
   callAsync<{ cancelled: boolean }>('timer.sleep', { id, ms: delay, unref: !entry.ref, immediate }).then(
     (result) => {
-      if (result.cancelled || generations.get(id) !== generation) return;
+      if (result.cancelled || generations.get(id) !== generation || uncaughtReported) return;
       const live = active.get(id);
       if (!live) return;
       if (!live.repeat) {

@@ -44,6 +44,12 @@ export interface SandboxContext {
   programs?: readonly string[];
   /** more trees visible read-only that such a program needs (the MCP server's own code) */
   readOnly?: readonly string[];
+  /**
+   * kernel trees bound read-write for a child that is the kernel itself (`Deno.execPath()`'s
+   * `runtimectl deno`: its build cache), which keeps them from the code it runs as this
+   * kernel does; never under `hide`
+   */
+  kernelWrite?: readonly string[];
 }
 
 export interface PlanInput {
@@ -182,6 +188,10 @@ export function planSandbox(input: PlanInput): SandboxPlan {
       if (mode === 'ro' && grantEntries.some((e) => e.mode === 'rw' && pathCovers(e.path, p))) continue;
       grantEntries.push({ path: p, mode });
     }
+  }
+  for (const tree of context.kernelWrite ?? []) {
+    if (underHidden(tree)) refuse(`${tree} is hidden from this child; it cannot also be bound for the kernel`);
+    if (kindOf(tree) === 'dir') grantEntries.push({ path: path.resolve(tree), mode: 'rw' });
   }
   const covered = (p: string) => grantEntries.some((e) => pathCovers(e.path, p));
 
