@@ -9,7 +9,7 @@
  *     imports a Node built-in (found by bundling each entry once, as a run would).
  * The registry is npm's own configuration (`npm_config_registry`, .npmrc).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
@@ -81,6 +81,29 @@ function npmCommand(): string {
   return existsSync(beside) ? beside : 'npm';
 }
 
+/** npm, run without holding this process's event loop (a registry it talks to may be served from here). */
+function runNpm(args: readonly string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string; error?: Error }> {
+  return new Promise((resolve) => {
+    const child = spawn(npmCommand(), [...args], { cwd, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), NPM_TIMEOUT_MS);
+    const text = (parts: Buffer[]) => Buffer.concat(parts).toString('utf8');
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ status: null, stdout: text(out), stderr: text(err), error });
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ status: code, stdout: text(out), stderr: text(err), ...(signal ? { error: new Error(`npm ended by ${signal}${signal === 'SIGKILL' ? ` after ${NPM_TIMEOUT_MS / 60_000} minutes` : ''}`) } : {}) });
+    });
+  });
+}
+
+const NPM_TIMEOUT_MS = 10 * 60_000;
+
 interface Lock {
   packages?: Record<string, { version?: string; integrity?: string; link?: boolean }>;
 }
@@ -103,12 +126,7 @@ export async function installPackages(target: string): Promise<InstallResult> {
   manifest.dependencies = dependencies;
   writeFileSync(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
 
-  const npm = spawnSync(npmCommand(), ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-progress', '--omit=dev', '--install-strategy=hoisted'], {
-    cwd: root,
-    env: process.env,
-    encoding: 'utf8',
-    timeout: 10 * 60_000,
-  });
+  const npm = await runNpm(['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-progress', '--omit=dev', '--install-strategy=hoisted'], root);
   if (npm.error || npm.status !== 0) {
     const lines = `${npm.stderr ?? ''}${npm.stdout ?? ''}`.split('\n').filter((l) => /ERR!|error/i.test(l)).slice(0, 3).join(' ');
     throw kernelError('RTC_ERR_NPM_INSTALL', `npm install in ${root} failed${npm.error ? `: ${npm.error.message}` : ` (exit ${npm.status})`}${lines ? `: ${lines}` : ''}`);
