@@ -273,12 +273,19 @@ export function planSandbox(input: PlanInput): SandboxPlan {
   const mounts: Mount[] = [...symlinks, ...all.map((m) => m.mount)];
 
   // The cwd exists (the runner checked); when no tree shows it, an empty folder stands in.
+  // One under the host's /tmp that only a broader grant covers (`-A`, read `/`) would be
+  // hidden by the private /tmp: the grant lets the child see it, so it is bound there.
   const cwd = path.resolve(input.cwd);
-  if (!visible(cwd) || masks.some((m) => pathCovers(m.dest, cwd) && !grantEntries.some((e) => pathCovers(m.dest, e.path) && pathCovers(e.path, cwd)))) {
+  const deeperThanTmp = grantEntries.some((e) => e.path !== '/tmp' && pathCovers('/tmp', e.path) && pathCovers(e.path, cwd));
+  if (cwd !== '/tmp' && pathCovers('/tmp', cwd) && !deeperThanTmp && pathAllowed(grant.read, cwd) && reachable(cwd) && !readDenies.some((d) => pathCovers(d, cwd))) {
+    const rw = pathAllowed(grant.write, cwd) && !writeDenies.some((d) => pathCovers(d, cwd));
+    mounts.push({ kind: rw ? 'rw' : 'ro', src: real(cwd), dest: cwd });
+    (rw ? view.writable : view.readOnly).push(cwd);
+  } else if (!visible(cwd) || masks.some((m) => pathCovers(m.dest, cwd) && !grantEntries.some((e) => pathCovers(m.dest, e.path) && pathCovers(e.path, cwd)))) {
     mounts.push({ kind: 'dir', dest: cwd });
   }
 
-  view.writable = grantEntries.filter((e) => e.mode === 'rw').map((e) => e.path);
-  view.readOnly = [...grantEntries.filter((e) => e.mode === 'ro').map((e) => e.path), ...readOnlyOverlays.map((e) => e.path)];
+  view.writable = [...grantEntries.filter((e) => e.mode === 'rw').map((e) => e.path), ...view.writable];
+  view.readOnly = [...grantEntries.filter((e) => e.mode === 'ro').map((e) => e.path), ...readOnlyOverlays.map((e) => e.path), ...view.readOnly];
   return { mounts, remountReadOnly: masks.filter((m) => m.kind === 'mask-dir').map((m) => m.dest), view };
 }
