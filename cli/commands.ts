@@ -20,6 +20,7 @@ import { PERSISTENCE_CLI_COMMANDS } from '../features/persistence/cli.ts';
 import { activityCommand } from '../features/activity/cli.ts';
 import { replayCommand } from '../features/replay/cli.ts';
 import { fleetRenderCommand } from '../features/fleet/cli.ts';
+import { HISTORY_CLI_COMMANDS } from '../features/history/cli.ts';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -34,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   verifyCommand,
   activityCommand,
   replayCommand,
+  ...HISTORY_CLI_COMMANDS,
   gateCommand,
   evidenceVerifyCommand,
   evidenceSelectCommand,

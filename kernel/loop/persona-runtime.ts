@@ -34,7 +34,11 @@ import { HOST_SOURCES } from '../broker/ops/entropy.ts';
 import { defaultCacheDir } from '../build/bundle.ts';
 import { readAgentEnv, type AgentEnv } from '../../features/science-loop/budget/env.ts';
 import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from '../../features/science-loop/budget/posture.ts';
-import { CYCLE_EVENT, INTERRUPTED_EVENT, UsageWindow, usageOfEvent } from '../../features/science-loop/budget/usage.ts';
+import { CYCLE_EVENT, INTERRUPTED_EVENT, UsageWindow } from '../../features/science-loop/budget/usage.ts';
+import { LoopHistory } from '../../features/history/loop-history.ts';
+import { readHistoryConfig } from '../../features/history/policy.ts';
+import { checkpointSections } from '../../features/history/sections.ts';
+import { archiveSegments } from '../../features/history/archive.ts';
 import { kernelError } from '../errors.ts';
 import { chooseExecutor, type ExecutorChoice } from '../../features/science-loop/executors/choice.ts';
 import { ChildRegistry, recoverLeftSessions, type PersonaChildren } from '../../features/science-loop/executors/children.ts';
@@ -204,6 +208,8 @@ export class PersonaRuntime {
   /** The persona's persistence backend (events, brain memory, ledger, proposals), open from open() to close(). */
   readonly #backend: PersistenceBackend;
   readonly #usage: UsageWindow;
+  /** the persona's history: start-up state, seals and checkpoints (features/history) */
+  readonly #history: LoopHistory;
   readonly #catalog: SkillCatalog;
   readonly #plugins: PersonaPlugins;
   readonly #scrub: PathScrubber;
@@ -222,7 +228,7 @@ export class PersonaRuntime {
   readonly #children: PersonaChildren;
   readonly #mcp: McpServerSpec | null;
 
-  private constructor(kernel: LoopKernel, persona: LoadedPersona, parts: { backend: PersistenceBackend; usage: UsageWindow; catalog: SkillCatalog; cycles: number; trace: TraceStore; profileDigest: string }) {
+  private constructor(kernel: LoopKernel, persona: LoadedPersona, parts: { backend: PersistenceBackend; usage: UsageWindow; history: LoopHistory; catalog: SkillCatalog; cycles: number; trace: TraceStore; profileDigest: string }) {
     this.#kernel = kernel;
     this.persona = persona;
     this.profile = persona.profile;
@@ -231,6 +237,7 @@ export class PersonaRuntime {
     this.limits = budgetLimits(this.profile, kernel.agentEnv);
     this.#backend = parts.backend;
     this.#usage = parts.usage;
+    this.#history = parts.history;
     this.#catalog = parts.catalog;
     this.#cycles = parts.cycles;
     this.#trace = parts.trace;
@@ -264,8 +271,9 @@ export class PersonaRuntime {
 
   /**
    * Opens the persona's persistence backend (the one its persistence.yaml names, jsonl-fs by
-   * default), reads its usage history from the events there, opens the events for appends
-   * (writing `persona_start`), and loads its skills.
+   * default), opens its events for appends from the last checkpoint and the open segment
+   * (features/history: the usage window and cycle count come from there, not from the whole
+   * log), writes `persona_start`, and loads its skills.
    */
   static async open(kernel: LoopKernel, persona: LoadedPersona): Promise<PersonaRuntime> {
     const paths = personaPaths(kernel.stateDir, persona.profile.id);
@@ -274,25 +282,27 @@ export class PersonaRuntime {
     const now = kernel.clock();
     const backend = await openBackend(paths.dir, undefined, { personaId: persona.profile.id, now: () => new Date(kernel.clock()) });
     const usage = new UsageWindow();
-    let cycles = 0;
+    let history: LoopHistory;
     let catalog: SkillCatalog;
     try {
-      for (const event of backend.events.read()) {
-        const entry = usageOfEvent(event);
-        if (!entry) continue;
-        cycles += 1;
-        if (now - entry.atMs < 24 * 3600 * 1000) usage.add(entry);
-      }
-      await backend.events.open();
+      history = await LoopHistory.open(backend, { persona: persona.profile.id, config: readHistoryConfig(paths.dir), nowMs: now });
+      for (const entry of history.fold.usageEntries(now)) usage.add(entry);
       catalog = await loadSkillCatalog(skillRootsForPersona(kernel.skillsDir, persona.profile.id), { displayRoot: kernel.skillsDir });
     } catch (error) {
       await backend.close();
       throw error;
     }
+    const cycles = history.fold.cycles;
     // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy.
     const trace = new TraceStore(paths.dir);
+    try {
+      await trace.recover();
+    } catch (error) {
+      await backend.close();
+      throw error;
+    }
     const profileDigest = trace.keep(readFileSync(persona.file, 'utf8'));
-    const runtime = new PersonaRuntime(kernel, persona, { backend, usage, catalog, cycles, trace, profileDigest });
+    const runtime = new PersonaRuntime(kernel, persona, { backend, usage, history, catalog, cycles, trace, profileDigest });
     // Before anything new: a session a crashed predecessor left running is ended and recorded.
     await runtime.#recoverLeftSessions(now);
     const substrate = kernel.substrate;
@@ -306,8 +316,72 @@ export class PersonaRuntime {
       budget: runtime.limits,
       skills: { loaded: catalog.skills.length, refused: catalog.refused.map((r) => r.message) },
       substrate: { status: substrate.status, changes: substrate.changes.map((c) => `${c.file}${c.line ? `:${c.line}` : ''}: ${c.what}`) },
+      history: history.startup,
     }));
+    // A refused checkpoint is replaced at once by one the full scan proved, so the next start is cheap again.
+    if (history.startup.checkpoint === 'refused') history.writeCheckpoint('rebuilt', now, runtime.#sections());
     return runtime;
+  }
+
+  /** What start-up found of the persona's history (checkpoint used, refused or absent; what it read). */
+  get historyStartup() {
+    return this.#history.startup;
+  }
+
+  /** The loop's sections of a checkpoint: brain, probes, ledger, proposals, substrate digests. */
+  #sections(): Record<string, unknown> {
+    return checkpointSections({
+      memory: this.#backend.memory,
+      ledger: this.#backend.ledger,
+      review: () => (this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review })),
+      substrate: this.#kernel.substrate,
+    });
+  }
+
+  /**
+   * At the cycle boundary: when the open segment is due (size, or a UTC day over), the trace's
+   * open segment and the event log's are sealed together (the event header records the trace
+   * segment) and a checkpoint is written.
+   */
+  async #sealIfDue(now: number): Promise<void> {
+    // The trace seals with the event log; a trace grown past the segment size is a reason too.
+    if (!this.#history.sealDue(now) && this.#trace.openBytes() < this.#history.config.segments.max_bytes) return;
+    const trace = await this.#trace.seal();
+    await this.#history.seal(now, this.#sections(), trace ? { trace } : undefined);
+    // The proposal log seals by the same policy, under its own lock (operators may be deciding now).
+    try {
+      this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review });
+      this.#boundaryQueue.sealLog(this.#history.config.segments, now);
+    } catch (error) {
+      await this.#backend.events.append('history_seal_failed', this.#scrub({ log: 'review/proposals.jsonl', reason: errorLine(error) }));
+    }
+    await this.#applyRetention(now);
+  }
+
+  /**
+   * history.yaml's retention after a seal: sealed segments past `after_days` go to the archive.
+   * The outcome is an event either way; a failing archive never stops the loop (the segments
+   * simply stay live, and the next seal tries again).
+   */
+  async #applyRetention(now: number): Promise<void> {
+    const retention = this.#history.config.retention;
+    if (retention.mode !== 'archive') return;
+    try {
+      const report = await archiveSegments({
+        personaDir: this.paths.dir,
+        personaId: this.profile.id,
+        to: retention.to,
+        format: retention.format,
+        select: { olderThanMs: retention.after_days * 86_400_000 },
+        nowMs: now,
+        backend: this.#backend,
+        trace: this.#trace,
+      });
+      // The archive's own path is a host path: the event names it by kind and file name only.
+      if (report.events.length > 0) await this.#backend.events.append('history_archived', this.#scrub({ ...report, archive: { kind: report.archive.kind, name: path.basename(report.archive.path) } }));
+    } catch (error) {
+      await this.#backend.events.append('history_retention_failed', this.#scrub({ reason: errorLine(error) }));
+    }
   }
 
   get cycles(): number {
@@ -486,6 +560,7 @@ export class PersonaRuntime {
     this.#remember(brain, { cycle, phase, result, found: found.work, posture });
     // Awaited before the cycle returns: an acknowledged cycle's brain.json survives kill -9.
     await saveBrainDurably(this.#backend.memory, brain, { offThread: (cyclesInFlight.get(k) ?? 0) > 1 });
+    await this.#sealIfDue(now);
     return { persona_id: p.id, cycle, seq, phase, outcome: result.outcome, defer_reason: payload.defer_reason as string | null, executor: this.choice.plugin, steps, posture, act: result, probes, payload };
   }
 
@@ -568,9 +643,15 @@ export class PersonaRuntime {
     return new ReviewQueue(this.paths.dir, { ...options, backend: this.#backend });
   }
 
-  /** Flushes and closes the persistence backend and disposes the plugins' isolates. */
+  /** Writes the shutdown checkpoint, flushes and closes the persistence backend and disposes the plugins' isolates. */
   async close(): Promise<void> {
     this.#plugins.dispose();
-    await this.#backend.close();
+    try {
+      await this.#backend.events.flush();
+      this.#history.writeCheckpoint('shutdown', this.#kernel.clock(), this.#sections());
+    } finally {
+      this.#trace.close();
+      await this.#backend.close();
+    }
   }
 }
