@@ -21,6 +21,8 @@ import { activityCommand } from '../features/activity/cli.ts';
 import { replayCommand } from '../features/replay/cli.ts';
 import { fleetRenderCommand } from '../features/fleet/cli.ts';
 import { HISTORY_CLI_COMMANDS } from '../features/history/cli.ts';
+import { serveCommand } from '../features/console/cli.ts';
+import { logsCommand } from '../features/logs/cli.ts';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -34,6 +36,8 @@ export const COMMANDS: readonly Command[] = [
   runtimeManifestCheckCommand,
   verifyCommand,
   activityCommand,
+  logsCommand,
+  serveCommand,
   replayCommand,
   ...HISTORY_CLI_COMMANDS,
   gateCommand,

@@ -1,0 +1,46 @@
+/**
+ * The fleet overview's data: for every persona folder under the state directory, its status
+ * row and hourly buckets for 7 days, both from the history's read path (checkpoint, rollups,
+ * the open segment; never the whole log). A persona whose history cannot be read becomes a
+ * row with its error, and the others are read as usual.
+ */
+import { errorLine } from '../../kernel/errors.ts';
+import { DAY_MS } from '../science-loop/budget/usage.ts';
+import type { HourBucket } from '../history/buckets.ts';
+import { openHistoryReader, personasWithHistory, type HistoryReader, type PersonaSummary } from '../history/read-path.ts';
+import { healthOf, type Health } from './health.ts';
+
+export interface FleetRow {
+  persona_id: string;
+  summary?: PersonaSummary;
+  health: Health;
+  /** hourly buckets of the last 7 days (the 24-hour chart is their tail) */
+  buckets: HourBucket[];
+  error?: string;
+}
+
+export interface ReadOptions {
+  nowMs: number;
+  staleAfterMs: number;
+}
+
+/** Reads one persona's row; never throws for the persona's own faults. */
+export async function personaRow(stateDir: string, personaId: string, options: ReadOptions): Promise<FleetRow> {
+  let reader: HistoryReader | undefined;
+  try {
+    reader = await openHistoryReader(stateDir, personaId);
+    const summary = reader.summary(options.nowMs);
+    const buckets = reader.buckets(options.nowMs - 7 * DAY_MS + 1, options.nowMs);
+    return { persona_id: personaId, summary, health: healthOf(summary, options.nowMs, options.staleAfterMs), buckets };
+  } catch (error) {
+    return { persona_id: personaId, health: 'failing', buckets: [], error: errorLine(error) };
+  } finally {
+    await reader?.close().catch(() => undefined);
+  }
+}
+
+export async function fleetRows(stateDir: string, options: ReadOptions): Promise<FleetRow[]> {
+  const out: FleetRow[] = [];
+  for (const id of personasWithHistory(stateDir)) out.push(await personaRow(stateDir, id, options));
+  return out;
+}
