@@ -24,7 +24,7 @@ export function hourSeries(buckets: readonly HourBucket[], sinceMs: number, unti
   return { hours, values };
 }
 
-const WIDTH = 560;
+const WIDTH = 400;
 const HEIGHT = 120;
 const PAD = 24;
 

@@ -1,9 +1,10 @@
 /** The review queue across the fleet, and one proposal with its evidence and the decision form. */
+import path from 'node:path';
 import { html } from '../html.ts';
 import { displayState, proposalSummary } from '../../review/format.ts';
 import { isOverdue, type Proposal } from '../../../kernel/review/index.ts';
 import type { PersonaQueue } from '../review.ts';
-import { evidenceRefs } from '../evidence.ts';
+import { evidenceRefs, evidenceView } from '../evidence.ts';
 import type { ConsoleScrub } from '../scrub.ts';
 
 export interface DecideForm {
@@ -30,14 +31,28 @@ export function decideForm(p: Proposal, form: DecideForm) {
 </form>`;
 }
 
-export function queueBody(queues: PersonaQueue[], nowMs: number, form: DecideForm, scrub: ConsoleScrub) {
+/** A gate package's verdict and checks, one line, where a piece of evidence is one (evidence verify runs for it). */
+function gateLine(personaDir: string, p: Proposal, index: number, scrub: ConsoleScrub) {
+  let v;
+  try {
+    v = evidenceView(personaDir, p, index);
+  } catch {
+    return html``;
+  }
+  if (v.kind !== 'gate-package') return html`<span class="muted">${v.kind}</span>`;
+  const ver = v.verification!;
+  const checks = (ver.checks ?? []).map((c) => `${c.name} ${c.status}`).join(', ');
+  return html`<span class="${ver.ok ? 'muted' : 'error'}">gate ${ver.verdict ?? '?'}${ver.ok ? '' : ', evidence verify does not hold'}: ${scrub.text(checks)}</span>`;
+}
+
+export function queueBody(stateDir: string, queues: PersonaQueue[], nowMs: number, form: DecideForm, scrub: ConsoleScrub) {
   const rows = queues.flatMap((q) => {
     if (q.error) return [html`<tr><td>${q.persona_id}</td><td colspan="5" class="error">${scrub.text(q.error)}</td></tr>`];
     return q.proposals
       .filter((p) => p.state === 'pending' || p.state === 'under-review')
       .map(
         (p) => html`<tr id="proposal-${p.id}"><td>${q.persona_id}</td><td><a href="/proposal/${encodeURIComponent(p.id)}">${p.id}</a></td><td>${displayState(p, nowMs)}<br><span class="muted">${expiry(p, nowMs)}</span></td><td>${p.kind} by ${scrub.text(p.proposer)}<br>${scrub.text(proposalSummary(p))}</td>
-<td>${evidenceRefs(p).map((e, i) => html`<a href="/proposal/${encodeURIComponent(p.id)}/evidence/${i}">${scrub.text(e.ref)}</a><br>`)}</td><td>${decideForm(p, form)}</td></tr>`,
+<td>${evidenceRefs(p).map((e, i) => html`<a href="/proposal/${encodeURIComponent(p.id)}/evidence/${i}">${scrub.text(e.ref)}</a><br>${gateLine(path.join(stateDir, q.persona_id), p, i, scrub)}<br>`)}</td><td>${decideForm(p, form)}</td></tr>`,
       );
   });
   const pressure = queues

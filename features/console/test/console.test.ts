@@ -82,6 +82,7 @@ test('the review queue and evidence browser: checks, raw outputs, digests and wh
   const queue = await request(`${ro.url}/review`);
   assert.match(queue.text, new RegExp(`id="proposal-${id}"`));
   assert.match(queue.text, /expires \d{4}-/);
+  assert.match(queue.text, /gate rejected: [^<]*skill-manifest failed/, 'the queue shows the gate package\'s checks');
   assert.match(queue.text, /read-only: this console was started without an operator credential/);
   assert.equal(csrfOf(queue.text), undefined, 'no decision form without a credential');
   const evidence = await request(`${ro.url}/proposal/${id}/evidence/0`);
