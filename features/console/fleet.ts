@@ -6,7 +6,7 @@
  */
 import { errorLine } from '../../kernel/errors.ts';
 import { DAY_MS } from '../science-loop/budget/usage.ts';
-import type { HourBucket } from '../history/buckets.ts';
+import { hourOf, type HourBucket } from '../history/buckets.ts';
 import { openHistoryReader, personasWithHistory, type HistoryReader, type PersonaSummary } from '../history/read-path.ts';
 import { healthOf, type Health } from './health.ts';
 
@@ -14,7 +14,7 @@ export interface FleetRow {
   persona_id: string;
   summary?: PersonaSummary;
   health: Health;
-  /** hourly buckets of the last 7 days (the 24-hour chart is their tail) */
+  /** hourly buckets of the 168 clock hours before the current one and of the current one (the 24-hour chart is their tail) */
   buckets: HourBucket[];
   error?: string;
 }
@@ -30,7 +30,8 @@ export async function personaRow(stateDir: string, personaId: string, options: R
   try {
     reader = await openHistoryReader(stateDir, personaId);
     const summary = reader.summary(options.nowMs);
-    const buckets = reader.buckets(options.nowMs - 7 * DAY_MS + 1, options.nowMs);
+    // Whole clock hours (the charts' bars): the read path answers them from rollups alone.
+    const buckets = reader.buckets(hourOf(options.nowMs) - 7 * DAY_MS, options.nowMs);
     return { persona_id: personaId, summary, health: healthOf(summary, options.nowMs, options.staleAfterMs), buckets };
   } catch (error) {
     return { persona_id: personaId, health: 'failing', buckets: [], error: errorLine(error) };

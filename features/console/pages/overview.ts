@@ -3,6 +3,7 @@ import { html, raw, ago } from '../html.ts';
 import { barChart, hourSeries } from '../chart.ts';
 import type { FleetRow } from '../fleet.ts';
 import { DAY_MS } from '../../science-loop/budget/usage.ts';
+import { hourOf } from '../../history/buckets.ts';
 import type { ConsoleScrub } from '../scrub.ts';
 
 function budgetCell(row: FleetRow) {
@@ -22,8 +23,8 @@ export function overviewBody(rows: FleetRow[], nowMs: number, scrub: ConsoleScru
     const s = row.summary!;
     const last = s.last_cycle;
     const reason = s.last_defer_reason && last && s.last_defer_reason.cycle === last.cycle ? s.last_defer_reason.reason : last?.outcome === 'executed' ? `${s.executor?.plugin ?? ''} ran` : '';
-    const day = hourSeries(row.buckets, nowMs - DAY_MS + 1, nowMs, (b) => b.tokens);
-    const week = hourSeries(row.buckets, nowMs - 7 * DAY_MS + 1, nowMs, (b) => b.tokens);
+    const day = hourSeries(row.buckets, hourOf(nowMs) - DAY_MS, nowMs, (b) => b.tokens);
+    const week = hourSeries(row.buckets, hourOf(nowMs) - 7 * DAY_MS, nowMs, (b) => b.tokens);
     return html`<tr id="fleet-${id}">
 <td><a href="/persona/${encodeURIComponent(id)}">${id}</a><div class="muted">${s.runtime ?? ''} · ${s.backend}</div></td>
 <td><span class="badge b-${row.health}">${row.health}</span></td>
