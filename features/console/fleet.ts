@@ -9,6 +9,8 @@ import { DAY_MS } from '../science-loop/budget/usage.ts';
 import { hourOf, type HourBucket } from '../history/buckets.ts';
 import { openHistoryReader, personasWithHistory, type HistoryReader, type PersonaSummary } from '../history/read-path.ts';
 import { healthOf, type Health } from './health.ts';
+import { historySignature } from '../logs/follow.ts';
+import path from 'node:path';
 
 export interface FleetRow {
   persona_id: string;
@@ -40,8 +42,36 @@ export async function personaRow(stateDir: string, personaId: string, options: R
   }
 }
 
-export async function fleetRows(stateDir: string, options: ReadOptions): Promise<FleetRow[]> {
+/**
+ * Rows kept by the running console: a persona whose history files have not changed (same
+ * identities: inode, size, mtime) within the same minute gets its row again without a read.
+ * A stopped or quiet persona then costs a few stats; one that appended is read again.
+ */
+export class FleetCache {
+  readonly #rows = new Map<string, { key: string; row: FleetRow }>();
+
+  get(personaDir: string, personaId: string, nowMs: number): { key: string; row?: FleetRow } {
+    const key = `${historySignature(personaDir)}@${Math.floor(nowMs / 60_000)}`;
+    const hit = this.#rows.get(personaId);
+    return hit && hit.key === key ? { key, row: hit.row } : { key };
+  }
+
+  set(personaId: string, key: string, row: FleetRow): void {
+    this.#rows.set(personaId, { key, row });
+  }
+}
+
+export async function fleetRows(stateDir: string, options: ReadOptions, cache?: FleetCache): Promise<FleetRow[]> {
   const out: FleetRow[] = [];
-  for (const id of personasWithHistory(stateDir)) out.push(await personaRow(stateDir, id, options));
+  for (const id of personasWithHistory(stateDir)) {
+    const cached = cache?.get(path.join(stateDir, id), id, options.nowMs);
+    if (cached?.row) {
+      out.push(cached.row);
+      continue;
+    }
+    const row = await personaRow(stateDir, id, options);
+    if (cached) cache!.set(id, cached.key, row);
+    out.push(row);
+  }
   return out;
 }

@@ -26,7 +26,7 @@ import { errorLine, isKernelError, kernelError, type ErrorCode } from '../../ker
 import { PERSONA_ID_PATTERN } from '../../kernel/personas/profile-schema.ts';
 
 import { LIVE_SCRIPT, page, type NavState } from './html.ts';
-import { fleetRows } from './fleet.ts';
+import { FleetCache, fleetRows } from './fleet.ts';
 import { readPersonaPage, readSession } from './persona.ts';
 import { fleetQueues, personaQueue } from './review.ts';
 import { evidenceView } from './evidence.ts';
@@ -50,6 +50,8 @@ export interface ConsoleOptions {
   liveIntervalMs?: number;
   clock?: () => number;
   scrub?: ConsoleScrub;
+  /** keep the rows of personas whose files did not change (default true; the bench measures both) */
+  cacheRows?: boolean;
 }
 
 export interface ConsoleApp {
@@ -88,6 +90,7 @@ export function createConsole(options: ConsoleOptions): ConsoleApp {
   const hub = new LiveHub(stateDir, scrub, options.liveIntervalMs ?? 250);
   const bind = { host: '127.0.0.1', port: 0 };
   const app = new Hono();
+  const rowsCache = options.cacheRows === false ? undefined : new FleetCache();
 
   const sessionOf = (c: Context) => {
     const id = getCookie(c, SESSION_COOKIE);
@@ -128,13 +131,13 @@ export function createConsole(options: ConsoleOptions): ConsoleApp {
   });
 
   app.get('/', async (c) => {
-    const rows = await fleetRows(stateDir, { nowMs: clock(), staleAfterMs });
+    const rows = await fleetRows(stateDir, { nowMs: clock(), staleAfterMs }, rowsCache);
     const after = rows.map((r) => `${r.persona_id}:${r.summary?.history.head?.seq ?? 0}`).join(',');
     return render(c, 'Fleet', overviewBody(rows, clock(), scrub), `/events?after=${encodeURIComponent(after)}`);
   });
 
   app.get('/api/fleet', async (c) => {
-    const rows = await fleetRows(stateDir, { nowMs: clock(), staleAfterMs });
+    const rows = await fleetRows(stateDir, { nowMs: clock(), staleAfterMs }, rowsCache);
     return c.json(scrub.deep(rows.map((r) => ({ persona_id: r.persona_id, health: r.health, ...(r.error ? { error: r.error } : { summary: r.summary }) }))));
   });
 

@@ -17,7 +17,8 @@ import { openHistoryReader } from '../history/read-path.ts';
 /** The files whose change means there may be new events (jsonl-fs and sqlite layouts). */
 const WATCHED = [EVENT_LOG_RELATIVE, path.join('logs', 'index.jsonl'), 'persistence.db', 'persistence.db-wal', 'persistence.yaml'];
 
-function signature(personaDir: string): string {
+/** The identities of a persona's history files: a change means there may be new events. */
+export function historySignature(personaDir: string): string {
   return WATCHED.map((rel) => {
     try {
       const s = statSync(path.join(personaDir, rel));
@@ -47,7 +48,7 @@ export class PersonaFollower {
 
   /** The events appended since the last poll (at most `limit`); [] when nothing changed. Throws when the history cannot be read. */
   async poll(limit = 10_000): Promise<EventEnvelope[]> {
-    const now = signature(path.join(this.#stateDir, this.persona));
+    const now = historySignature(path.join(this.#stateDir, this.persona));
     if (now === this.#seen) return [];
     const reader = await openHistoryReader(this.#stateDir, this.persona);
     try {
