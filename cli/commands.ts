@@ -19,8 +19,10 @@ import { PROPOSALS_CLI_COMMANDS } from '../features/review/cli.ts';
 import { PERSISTENCE_CLI_COMMANDS } from '../features/persistence/cli.ts';
 import { activityCommand } from '../features/activity/cli.ts';
 import { replayCommand } from '../features/replay/cli.ts';
-import { fleetRenderCommand } from '../features/fleet/cli.ts';
 import { HISTORY_CLI_COMMANDS } from '../features/history/cli.ts';
+import { fleetRenderCommand } from '../features/fleet/cli.ts';
+import { EVENTS_CLI_COMMANDS } from '../features/events/cli.ts';
+import { OPERATOR_CLI_COMMANDS } from '../features/review/operator-cli.ts';
 import { serveCommand } from '../features/console/cli.ts';
 import { logsCommand } from '../features/logs/cli.ts';
 
@@ -40,11 +42,13 @@ export const COMMANDS: readonly Command[] = [
   serveCommand,
   replayCommand,
   ...HISTORY_CLI_COMMANDS,
+  ...EVENTS_CLI_COMMANDS,
   gateCommand,
   evidenceVerifyCommand,
   evidenceSelectCommand,
   ...LEDGER_CLI_COMMANDS,
   ...PROPOSALS_CLI_COMMANDS,
+  ...OPERATOR_CLI_COMMANDS,
   ...PERSISTENCE_CLI_COMMANDS,
   fleetRenderCommand,
 ];

@@ -1,25 +1,16 @@
 /**
- * Everything the console renders passes through one scrub: the kernel's pattern rules
- * (kernel/redact) on every string, at any depth. Records in the logs were scrubbed when they
- * were written; files such as a session's stdout or a gate check's raw output are scrubbed
- * here, on the way to the page, and so is any text the console itself composes from them.
+ * Everything the console renders passes through one scrub: the kernel's (kernel/redact
+ * `scrubber`) pattern rules on every string, at any depth. Records, traces and session files
+ * were already scrubbed by value when the loop wrote them (the persona's own secret values,
+ * which only the loop knows); the console applies the pattern rules again on the way to the
+ * page, so a key that reached a file some other way (a check's raw output, a hand-edited
+ * file) is not shown either, and so is any text the console composes from them.
  */
-import { scrubString } from '../../kernel/redact/index.ts';
+import { scrubber, type Scrubber } from '../../kernel/redact/index.ts';
 
-export interface ConsoleScrub {
-  text(text: string): string;
-  deep<T>(value: T): T;
-}
+export type ConsoleScrub = Pick<Scrubber, 'text' | 'deep'>;
 
 export function consoleScrub(): ConsoleScrub {
-  const text = (s: string) => scrubString(s);
-  const walk = (value: unknown, depth: number): unknown => {
-    if (typeof value === 'string') return text(value);
-    if (value === null || typeof value !== 'object' || depth > 64) return value;
-    if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1));
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[text(k)] = walk(v, depth + 1);
-    return out;
-  };
-  return { text, deep: <T>(value: T) => walk(value, 0) as T };
+  const s = scrubber();
+  return { text: (t) => s.text(t), deep: (v) => s.deep(v) };
 }

@@ -29,6 +29,7 @@ import type { TraceRecord, TracedText } from '../../kernel/replay/trace-record.t
 import { TraceStore } from '../../kernel/replay/trace-store.ts';
 import { syncDirectory } from '../../kernel/events/repair.ts';
 import { openBackend } from '../persistence/open.ts';
+import { lockPersonaWriter, type WriterLock } from '../../kernel/storage/writer-lock.ts';
 import { blobMember, memberName, readArchiveMembers, readFolderManifest, writeFolderArchive, writeTarball, type ArchiveKind, type ArchiveManifest, type ArchivedMember } from './archive-store.ts';
 
 const DAY_MS = 86_400_000;
@@ -110,6 +111,14 @@ function selectEventSegments(storage: HistoryStorage, entries: SegmentIndexEntry
 export async function archiveSegments(options: ArchiveOptions): Promise<ArchiveReport> {
   const owned = options.backend === undefined;
   const backend = options.backend ?? (await openBackend(options.personaDir, undefined, { personaId: options.personaId }));
+  // From the CLI, the persona's one writer lock (a running loop applies retention itself, holding it already).
+  let lock: WriterLock | undefined;
+  try {
+    if (owned) lock = await lockPersonaWriter(backend, 'archive');
+  } catch (error) {
+    await backend.close();
+    throw error;
+  }
   try {
     const storage = backend.events.history;
     if (!storage.writable) refuse(`${storage.label}: the persistence backend was opened read-only`);
@@ -203,7 +212,11 @@ export async function archiveSegments(options: ArchiveOptions): Promise<ArchiveR
       bytes,
     };
   } finally {
-    if (owned) await backend.close();
+    try {
+      if (owned) await backend.close();
+    } finally {
+      lock?.release();
+    }
   }
 }
 
@@ -257,6 +270,13 @@ export interface RestoreReport {
 
 export async function restoreSegments(options: RestoreOptions): Promise<RestoreReport> {
   const backend = await openBackend(options.personaDir, undefined, { personaId: options.personaId });
+  let lock: WriterLock;
+  try {
+    lock = await lockPersonaWriter(backend, 'archive restore');
+  } catch (error) {
+    await backend.close();
+    throw error;
+  }
   try {
     const trace = new TraceStore(options.personaDir);
     const wanted = (s: StoredSegment) => s.archived && (options.from === undefined || path.resolve(s.archived.archive.path) === path.resolve(options.from));
@@ -301,6 +321,10 @@ export async function restoreSegments(options: RestoreOptions): Promise<RestoreR
     }
     return { persona: options.personaId, events: plan.filter((p) => p.log === 'events').map((p) => p.s.index), trace: plan.filter((p) => p.log === 'trace').map((p) => p.s.index), blobs: blobs.size };
   } finally {
-    await backend.close();
+    try {
+      await backend.close();
+    } finally {
+      lock.release();
+    }
   }
 }

@@ -7,7 +7,7 @@
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
 import { CYCLE_OUTCOMES, cycleOutcome, isSession, PLUGIN_EVENT_PREFIX, reasonKey, type CycleOutcome } from '../activity/report.ts';
 import { tokensIn } from '../activity/tokens.ts';
-import { CYCLE_EVENT, usageOfEvent } from '../science-loop/budget/usage.ts';
+import { CYCLE_EVENT, setAsideUsageOfEvent, usageOfEvent } from '../science-loop/budget/usage.ts';
 
 export const HOUR_MS = 3_600_000;
 
@@ -24,7 +24,7 @@ export interface HourBucket {
   reasons: [CycleOutcome, string, number][];
   /** events by type */
   types: Record<string, number>;
-  /** the budget's own figures (provider_usage.total_tokens of cycle events; sessions that spend tokens) */
+  /** the budget's own figures (usageOfEvent: provider_usage.total_tokens of cycle and interrupted-session events; sessions that spend tokens) */
   budget_tokens: number;
   budget_sessions: number;
 }
@@ -63,12 +63,13 @@ export function addEvent(buckets: Map<number, HourBucket>, event: Pick<EventEnve
   bucket.types[event.type] = (bucket.types[event.type] ?? 0) + 1;
   if (!event.type.startsWith(PLUGIN_EVENT_PREFIX)) bucket.tokens += tokensIn(event.payload);
   if (isSession(event)) bucket.sessions += 1;
-  if (event.type !== CYCLE_EVENT) return;
+  // The budget's rule (usageOfEvent): cycle events, and sessions a crashed kernel left (interrupted at the next start).
   const usage = usageOfEvent(event);
   if (usage) {
     bucket.budget_tokens += usage.tokens;
     if (usage.session) bucket.budget_sessions += 1;
   }
+  if (event.type !== CYCLE_EVENT) return;
   const outcome = cycleOutcome(event.payload);
   bucket.cycles.total += 1;
   bucket.cycles[outcome] += 1;
@@ -103,10 +104,27 @@ export function mergeBuckets(lists: Iterable<Iterable<HourBucket>>): HourBucket[
   return [...byHour.values()].sort((a, b) => a.hour - b.hour);
 }
 
+/**
+ * The usage of cycles a fork repair set aside (setAsideUsageOfEvent): spent, so the budget's
+ * figures count it, in the hour it was spent (not the repair's), when `keep(atMs)` allows.
+ * It adds no event, token or session by activity's rules: those events left the log.
+ */
+export function addSetAsideUsage(buckets: Map<number, HourBucket>, event: Pick<EventEnvelope, 'type' | 'payload'>, keep?: (atMs: number) => boolean): void {
+  for (const aside of setAsideUsageOfEvent(event)) {
+    if (keep && !keep(aside.atMs)) continue;
+    const hour = hourOf(aside.atMs);
+    let bucket = buckets.get(hour);
+    if (!bucket) buckets.set(hour, (bucket = emptyBucket(hour)));
+    bucket.budget_tokens += aside.tokens;
+    if (aside.session) bucket.budget_sessions += 1;
+  }
+}
+
 /** The buckets of some events, those with `keep(atMs)` only when given. */
 export function bucketsOf(events: Iterable<Pick<EventEnvelope, 'type' | 'payload' | 'at'>>, keep?: (atMs: number) => boolean): HourBucket[] {
   const buckets = new Map<number, HourBucket>();
   for (const event of events) {
+    addSetAsideUsage(buckets, event, keep);
     if (keep && !keep(Date.parse(event.at))) continue;
     addEvent(buckets, event);
   }

@@ -141,7 +141,7 @@ async function list(argv: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-export const archiveCommand: Command = { path: ['archive'], summary: "move a persona's old sealed segments to an archive (folder or tarball); the chain keeps their digests", usage: ARCHIVE_USAGE, run: archive };
+export const archiveCommand: Command = { path: ['archive'], summary: "move a persona's old sealed segments to an archive (folder or tarball); the chain keeps their digests", usage: ARCHIVE_USAGE, run: archive, takesFlags: true };
 export const archiveRestoreCommand: Command = { path: ['archive', 'restore'], summary: 'put archived segments back into the live history, checked against their digests', usage: ARCHIVE_USAGE, run: restore };
 export const archiveListCommand: Command = { path: ['archive', 'list'], summary: "a persona's sealed segments: live or archived, and where", usage: ARCHIVE_USAGE, run: list };
 export const HISTORY_CLI_COMMANDS: readonly Command[] = [archiveCommand, archiveRestoreCommand, archiveListCommand];

@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
-import { CYCLE_EVENT, DAY_MS, usageOfEvent, type UsageEntry } from '../science-loop/budget/usage.ts';
+import { CYCLE_EVENT, DAY_MS, setAsideUsageOfEvent, usageOfEvent, type UsageEntry } from '../science-loop/budget/usage.ts';
 
 const MINUTE_MS = 60_000;
 /** Daily counts kept: a month. */
@@ -110,12 +110,15 @@ export class HistoryFold {
 
   add(event: Pick<EventEnvelope, 'seq' | 'type' | 'payload' | 'at'>): void {
     this.events += 1;
+    // The budget's window counts what usageOfEvent counts: cycles, and sessions found interrupted at a start.
+    const usage = usageOfEvent(event);
+    if (usage) this.addUsage(usage);
+    // Cycles a fork repair set aside were spent: they still count against the budget.
+    for (const aside of setAsideUsageOfEvent(event)) this.addUsage(aside);
     if (event.type !== CYCLE_EVENT) return;
     this.cycles += 1;
     this.lastCycle = cycleSummaryOf(event);
     if (typeof event.payload.defer_reason === 'string') this.lastDefer = { cycle: Number(event.payload.cycle), reason: event.payload.defer_reason };
-    const usage = usageOfEvent(event)!;
-    this.addUsage(usage);
   }
 
   /** One cycle's usage, as the loop also learns it when the cycle ends. */

@@ -153,7 +153,8 @@ export class HistoryReader {
       }
     }
     lists.push(bucketsOf(this.openEvents(), (at) => at >= sinceMs && at <= untilMs));
-    return mergeBuckets(lists);
+    // A rollup may hold set-aside usage (buckets.ts) from hours before its segment's first event.
+    return mergeBuckets(lists).filter((b) => b.hour + HOUR_MS > sinceMs && b.hour <= untilMs);
   }
 
   activity(windowMs: number, nowMs: number): PersonaActivity {

@@ -6,19 +6,20 @@
  */
 import { z } from 'zod';
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
+import { CYCLE_OUTCOMES } from '../activity/report.ts';
 import { bucketsOf, type HourBucket } from './buckets.ts';
 import { cycleSummarySchema, deferSummarySchema, HistoryFold } from './fold.ts';
 
 export const ROLLUP_FORMAT = 1;
 
-const outcomes = z.object({ total: z.number(), executed: z.number(), deferred: z.number(), idle: z.number(), failed: z.number(), interrupted: z.number().default(0), other: z.number() });
+const outcomes = z.object({ total: z.number(), executed: z.number(), deferred: z.number(), idle: z.number(), failed: z.number(), interrupted: z.number(), other: z.number() });
 export const hourBucketSchema = z.object({
   hour: z.number(),
   events: z.number(),
   tokens: z.number(),
   sessions: z.number(),
   cycles: outcomes,
-  reasons: z.array(z.tuple([z.enum(['executed', 'deferred', 'idle', 'failed', 'interrupted', 'other']), z.string(), z.number()])),
+  reasons: z.array(z.tuple([z.enum([...CYCLE_OUTCOMES, 'other']), z.string(), z.number()])),
   types: z.record(z.string(), z.number()),
   budget_tokens: z.number(),
   budget_sessions: z.number(),

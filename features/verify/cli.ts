@@ -7,14 +7,14 @@
  * the persistence backend and the ledger's consistency (features/verify). STATE_VERIFY_CHECKS
  * run once per state directory: the digests of manifests and bundles (substrate.json).
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { kernelError } from '../../kernel/errors.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { ledgerCheck, persistenceCheck, substrateCheck } from './checks.ts';
 import { eventChainCheck, traceCheck } from './history-checks.ts';
 import { readVerifiedRecord, writeVerifiedRecord } from './verified-record.ts';
 import { proposalsVerifyCheck } from '../review/verify-check.ts';
+import { existingStateDir } from '../../kernel/storage/state-dir.ts';
 
 const USAGE = `Usage: runtimectl verify [--full | --deep] [--state-dir DIR] [--json]
 
@@ -178,13 +178,7 @@ export function formatFinding(finding: VerifyFinding, cwd: string): string {
 
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { 'state-dir': { type: 'string' }, full: { type: 'boolean' }, deep: { type: 'boolean' }, json: { type: 'boolean' } }, 'verify', false);
-  const given = values['state-dir'] ?? io.env.SCIDEX_AGENT_STATE_DIR ?? 'state';
-  const stateDir = path.resolve(io.cwd, given);
-  if (!isDirectory(stateDir)) {
-    throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `state directory ${given} does not exist; pass --state-dir DIR or set SCIDEX_AGENT_STATE_DIR`, {
-      details: { path: given },
-    });
-  }
+  const { given, stateDir } = existingStateDir(values['state-dir'], io.env, io.cwd);
   const report = await verifyStateDir(stateDir, VERIFY_CHECKS, STATE_VERIFY_CHECKS, { mode: values.full || values.deep ? 'full' : 'incremental', ...(values.deep ? { deep: true } : {}) });
 
   if (values.json) {
@@ -211,13 +205,6 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   return report.ok ? 0 : 1;
 }
 
-function isDirectory(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 export const verifyCommand: Command = {
   path: ['verify'],

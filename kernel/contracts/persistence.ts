@@ -26,6 +26,7 @@ import type { OpenedLedger } from '../../features/ledger/open.ts';
 import type { LedgerExport } from '../../features/ledger/records.ts';
 import type { LedgerConsistencyProblem } from '../../features/ledger/consistency.ts';
 import type { PersonaFiles, PersonaSqlite } from '../storage/persona-storage.ts';
+import type { AcquireWriterLock } from '../storage/writer-lock.ts';
 
 /** Where in a store a problem is: a line of a file, or a row (by seq) of a table. */
 export interface StoreProblem {
@@ -164,6 +165,12 @@ export interface PersistenceBackend {
   readonly ledger: LedgerAccess;
   readonly memory: MemoryStore;
   readonly proposals: ProposalStore;
+  /**
+   * Optional: the backend's own one-writer lock for this persona (a lease in a shared
+   * store). Without it the kernel takes the file lock in the persona folder
+   * (writer-lock.ts); either way a second writer is refused, naming the holder.
+   */
+  readonly acquireWriterLock?: AcquireWriterLock;
   /** Waits for pending appends, then releases files and databases. */
   close(): Promise<void>;
 }

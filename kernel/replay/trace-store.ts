@@ -15,7 +15,7 @@
  * event chain covers the trace's segments too. Reading a cycle range reads only the segments
  * that hold it.
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, ftruncateSync, statSync, writeSync, fdatasyncSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, ftruncateSync, statSync, writeSync, fdatasyncSync, constants } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
 import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
@@ -25,6 +25,7 @@ import { fileHistoryStorage } from '../history/file-storage.ts';
 import type { HistoryStorage } from '../history/storage.ts';
 import { isTraceHeader, openTraceIndex, sealTrace, traceSegmentsFor, type TraceSealed } from './trace-segments.ts';
 import { decompressSegment } from '../history/seal.ts';
+import { openRegular } from '../storage/safe-read.ts';
 
 export const TRACE_DIR = 'trace';
 export const TRACE_FILE = path.join(TRACE_DIR, 'cycles.jsonl');
@@ -135,7 +136,7 @@ export class TraceStore {
     if (this.#fd !== undefined) return this.#fd;
     mkdirSync(path.dirname(this.file), { recursive: true });
     const created = !existsSync(this.file);
-    const fd = openSync(this.file, 'a+');
+    const fd = openRegular(this.file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o644)!;
     if (created) syncDirectory(path.dirname(this.file));
     this.#cutTornTail(fd);
     this.#fd = fd;

@@ -19,6 +19,10 @@ import { startConsole, type RunningConsole } from '../server.ts';
 import { operatorDecider } from '../decide.ts';
 import { openPersonaReviewQueue } from '../../../kernel/review/index.ts';
 import { fleet, propose, run, type Fleet } from './helpers.ts';
+import { fakeEnv } from '../../science-loop/test/helpers.ts';
+import { makeOperators } from '../../../test/support/operator.ts';
+
+const { alice } = makeOperators(['alice']);
 
 const CHROMIUM = '/usr/bin/chromium';
 const present = fs.existsSync(CHROMIUM);
@@ -38,10 +42,11 @@ before(async () => {
   if (skip) return;
   assert.ok(present, `${CHROMIUM} is required here (RUNTIMECTL_REQUIRE_BROWSER=1) but missing`);
   f = await fleet();
-  op = await startConsole({ stateDir: f.stateDir, port: 0, decider: operatorDecider({ RUNTIMECTL_OPERATOR_NAME: 'alice' }, f.stateDir) });
+  op = await startConsole({ stateDir: f.stateDir, port: 0, decider: operatorDecider(alice!.env, f.stateDir) });
   ro = await startConsole({ stateDir: f.stateDir, port: 0 });
-  // Both personas keep cycling, a cycle every second, for the whole test.
-  loop = run(f.personas, { stateDir: f.stateDir, cycles: undefined, everySeconds: 1, signal: stopLoop.signal });
+  // Both personas keep cycling, a cycle every second, for the whole test; the kernel trusts
+  // alice's key (her operator folder's trust list), so her decisions take effect.
+  loop = run(f.personas, { stateDir: f.stateDir, cycles: undefined, everySeconds: 1, signal: stopLoop.signal, env: { ...fakeEnv(), ...alice!.env } });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-background-networking'] });
 });
 

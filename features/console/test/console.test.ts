@@ -13,6 +13,10 @@ import { startConsole, type RunningConsole } from '../server.ts';
 import { operatorDecider } from '../decide.ts';
 import { openPersonaReviewQueue } from '../../../kernel/review/index.ts';
 import { csrfOf, decide, fleet, login, propose, request, run, type Fleet } from './helpers.ts';
+import { makeOperators } from '../../../test/support/operator.ts';
+import { runCli } from '../../../test/support/cli.ts';
+
+const { alice } = makeOperators(['alice']);
 
 let f: Fleet;
 let ro: RunningConsole;
@@ -21,7 +25,7 @@ let op: RunningConsole;
 before(async () => {
   f = await fleet();
   ro = await startConsole({ stateDir: f.stateDir, port: 0, liveIntervalMs: 50 });
-  op = await startConsole({ stateDir: f.stateDir, port: 0, liveIntervalMs: 50, decider: operatorDecider({ RUNTIMECTL_OPERATOR_NAME: 'alice' }, f.stateDir) });
+  op = await startConsole({ stateDir: f.stateDir, port: 0, liveIntervalMs: 50, decider: operatorDecider(alice!.env, f.stateDir) });
 });
 
 after(async () => {
@@ -133,6 +137,15 @@ test('deciding: refused without a credential, without a session, cross-site and 
   assert.equal(accepted.status, 303);
   assert.equal(accepted.headers.get('location'), `/proposal/${id}?done=accept`);
   assert.equal(await proposalState(id), 'accepted');
+  // signed with alice's credential, exactly as the CLI signs: the ratification check holds
+  const queue = await openPersonaReviewQueue(path.join(f.stateDir, 'ada'), { readonly: true });
+  try {
+    const decision = queue.get(id).decision as { by: string; ratification?: { key_fingerprint: string } };
+    assert.equal(decision.by, 'alice');
+    assert.equal(decision.ratification?.key_fingerprint, alice!.key.fingerprint);
+  } finally {
+    await queue.close();
+  }
   const shown = await request(`${op.url}/proposal/${id}?done=accept`, { headers: { cookie } });
   assert.match(shown.text, /accepted by alice: it takes effect at the persona&#39;s next cycle boundary/);
 
@@ -215,4 +228,12 @@ test('a persona whose log is corrupt shows its error; the others and the server 
   } finally {
     await c.close();
   }
+});
+
+test('serve --operator without an operator credential stops with one line; with one it prints the login URL', async () => {
+  const home = fs.mkdtempSync(path.join(f.dir, 'no-operator-'));
+  const r = await runCli(['serve', '--state-dir', f.stateDir, '--port', '0', '--operator'], { env: { RUNTIMECTL_OPERATOR_HOME: home } });
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /^runtimectl: RTC_ERR_REVIEW_OPERATOR: no operator credential at .+operator-key\.json/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /);
 });

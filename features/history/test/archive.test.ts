@@ -2,7 +2,7 @@
  * Retention: sealed segments archived to a folder or a tarball, only their digests left in
  * the live history; verify still proves it continuous, status and activity still answer,
  * the loop goes on; restore puts them back. Refusals: an archive reaching the open segment,
- * a tarball with a member missing: one line, nothing changed.
+ * a tarball with a member missing, a persona another process writes: one line, nothing changed.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,11 +11,11 @@ import path from 'node:path';
 import tar from 'tar-stream';
 import { main } from '../../../kernel/cli/main.ts';
 import { openBackend } from '../../persistence/open.ts';
+import { acquireFileWriterLock } from '../../../kernel/storage/writer-lock.ts';
 import { activityOf } from '../../activity/report.ts';
 import { personaActivity } from '../../activity/collect.ts';
 import { readTarball } from '../archive-store.ts';
-import { BACKENDS, idlePersona, snapshot } from './helpers.ts';
-import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
+import { BACKENDS, idlePersona, readAllEvents, snapshot } from './helpers.ts';
 
 async function cli(args: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -24,21 +24,13 @@ async function cli(args: string[], cwd: string): Promise<{ code: number; out: st
   return { code, out, err };
 }
 
-async function readAll(personaDir: string): Promise<EventEnvelope[]> {
-  const b = await openBackend(personaDir, undefined, { readonly: true });
-  try {
-    return [...b.events.read()];
-  } finally {
-    await b.close();
-  }
-}
 
 for (const backend of BACKENDS) {
   for (const format of ['folder', 'tarball'] as const) {
     test(`${backend}, ${format}: archived segments leave their digests; verify, status, activity and the loop carry on; restore brings them back`, async () => {
       const p = idlePersona(backend);
       await p.cycles(80);
-      const before = await readAll(p.personaDir);
+      const before = await readAllEvents(p.personaDir);
       const nowMs = p.time.clock();
       const week = activityOf(before, { persona: 'ada', backend, windowMs: 7 * 86_400_000, nowMs });
       const to = path.join(p.dir, 'archive');
@@ -53,7 +45,7 @@ for (const backend of BACKENDS) {
       const listing = b.events.history.list().segments;
       await b.close();
       assert.ok(listing[0]!.archived && listing[1]!.archived && !listing[2]!.archived, 'segments 1 and 2 are stubs, 3 is live');
-      await assert.rejects(readAll(p.personaDir), /segment 1 \(seq 1\.\.\d+\) is archived in .*restore it with "runtimectl archive restore"/);
+      await assert.rejects(readAllEvents(p.personaDir), /segment 1 \(seq 1\.\.\d+\) is archived in .*restore it with "runtimectl archive restore"/);
 
       for (const args of [['verify'], ['verify', '--full']]) {
         const v = await cli([...args, '--state-dir', p.stateDir], p.dir);
@@ -67,7 +59,7 @@ for (const backend of BACKENDS) {
       const restored = await cli(['archive', 'restore', '--persona', 'ada', '--state-dir', p.stateDir, '--json'], p.dir);
       assert.equal(restored.code, 0, restored.err);
       assert.deepEqual(JSON.parse(restored.out).events, [1, 2]);
-      const after = await readAll(p.personaDir);
+      const after = await readAllEvents(p.personaDir);
       assert.deepEqual(after.slice(0, before.length), before, 'the restored history is the original, event for event');
       const full = await cli(['verify', '--full', '--state-dir', p.stateDir], p.dir);
       assert.equal(full.code, 0, full.out);
@@ -89,6 +81,26 @@ test('an archive that would take the open segment is refused, naming it, and not
   assert.equal(refused.err.trim().split('\n').length, 1, 'one line');
   assert.deepEqual(snapshot(p.personaDir), before);
   assert.ok(!fs.existsSync(to), 'no archive was written');
+});
+
+test('archive and archive restore wait for no one: a persona with a writer (a running loop) is refused, naming the holder, and nothing changes', async () => {
+  const p = idlePersona('jsonl-fs');
+  await p.cycles(30);
+  const lock = acquireFileWriterLock(p.personaDir, 'ada', 'run');
+  try {
+    const before = snapshot(p.personaDir);
+    const to = path.join(p.dir, 'archive');
+    for (const args of [['archive', '--persona', 'ada', '--through-segment', '1', '--to', to], ['archive', 'restore', '--persona', 'ada']]) {
+      const refused = await cli([...args, '--state-dir', p.stateDir], p.dir);
+      assert.notEqual(refused.code, 0, args.join(' '));
+      assert.match(refused.err, /RTC_ERR_PERSONA_LOCKED: persona ada already has a writer: .*; archive( restore)? refused/);
+      assert.equal(refused.err.trim().split('\n').length, 1, 'one line');
+      assert.deepEqual(snapshot(p.personaDir), before);
+    }
+    assert.ok(!fs.existsSync(to), 'no archive was written');
+  } finally {
+    lock.release();
+  }
 });
 
 test('a tarball with a member missing is refused by restore, naming the member, and nothing changes', async () => {

@@ -6,6 +6,8 @@ import { fakeTime, profile, run, tempDir } from '../../science-loop/test/helpers
 import { writePersistenceConfig } from '../../persistence/config.ts';
 import type { LoadedPersona } from '../../../kernel/personas/load.ts';
 import type { PersonaRun } from '../../../kernel/loop/run-personas.ts';
+import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
+import { openBackend } from '../../persistence/open.ts';
 
 export const BACKENDS = ['jsonl-fs', 'sqlite'] as const;
 export type BackendName = (typeof BACKENDS)[number];
@@ -53,7 +55,19 @@ export function snapshot(dir: string): Map<string, string> {
     if (!fs.statSync(file).isFile()) continue;
     // sqlite may create its -wal/-shm sidecars for a handle that only reads
     if (/persistence\.db-(wal|shm)$/.test(rel)) continue;
+    // the writer lock (kernel/storage/writer-lock.ts) is taken by every writer, refused or not: it is no state
+    if (/(^|\/)writer\.lock(\.json)?(-\w+)?$/.test(rel)) continue;
     out.set(rel, createHash('sha256').update(fs.readFileSync(file)).digest('hex'));
   }
   return out;
+}
+
+/** Every event of the persona, every segment, read-only through its configured backend. */
+export async function readAllEvents(personaDir: string): Promise<EventEnvelope[]> {
+  const backend = await openBackend(personaDir, undefined, { readonly: true });
+  try {
+    return [...backend.events.read()];
+  } finally {
+    await backend.close();
+  }
 }

@@ -17,17 +17,9 @@ import { activityOf } from '../../activity/report.ts';
 import { personaActivity } from '../../activity/collect.ts';
 import { readStatus } from '../../status/status.ts';
 import { run } from '../../science-loop/test/helpers.ts';
-import { BACKENDS, idlePersona, snapshot } from './helpers.ts';
+import { BACKENDS, idlePersona, readAllEvents, snapshot } from './helpers.ts';
 import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
 
-async function allEvents(personaDir: string): Promise<EventEnvelope[]> {
-  const backend = await openBackend(personaDir, undefined, { readonly: true });
-  try {
-    return [...backend.events.read()];
-  } finally {
-    await backend.close();
-  }
-}
 
 function startOf(events: EventEnvelope[]): Record<string, any> {
   return events.filter((e) => e.type === 'persona_start').at(-1)!.payload.history as Record<string, any>;
@@ -38,7 +30,7 @@ for (const backend of BACKENDS) {
     const p = idlePersona(backend);
     const first = await p.cycles(60);
     assert.equal(first.reports.length, 60, first.stopped);
-    const events = await allEvents(p.personaDir);
+    const events = await readAllEvents(p.personaDir);
     assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1), 'one chain, seq 1.. with no gap, across segments');
     const headers = events.filter((e) => e.type === 'log_segment');
     assert.ok(headers.length >= 2, `60 hourly cycles cross two UTC days: ${headers.length} seals`);
@@ -50,7 +42,7 @@ for (const backend of BACKENDS) {
 
     const second = await p.cycles(1);
     assert.equal(second.reports[0]!.cycle, 61, 'the cycle count comes from the checkpoint');
-    const start = startOf(await allEvents(p.personaDir));
+    const start = startOf(await readAllEvents(p.personaDir));
     assert.equal(start.checkpoint, 'used');
     assert.equal(start.sealed_segments_read, 0, 'no sealed segment is read at start');
     assert.equal(start.sealed_segments, headers.length);
@@ -62,7 +54,7 @@ for (const backend of BACKENDS) {
     await p.cycles(30, 1800);
     await p.cycles(50, 3600);
     const nowMs = p.time.clock();
-    const events = await allEvents(p.personaDir);
+    const events = await readAllEvents(p.personaDir);
     for (const windowMs of [30 * 60_000, 3 * 3_600_000, 24 * 3_600_000, 3 * 86_400_000, 7 * 86_400_000]) {
       const fromRollups = await personaActivity(p.stateDir, 'ada', { windowMs, nowMs });
       const fromEvents = activityOf(events, { persona: 'ada', backend, windowMs, nowMs });
@@ -87,7 +79,7 @@ for (const backend of BACKENDS) {
     await b.close();
     const again = await p.cycles(1);
     assert.equal(again.reports[0]!.cycle, 41, 'the full scan gives the right count');
-    const start = startOf(await allEvents(p.personaDir));
+    const start = startOf(await readAllEvents(p.personaDir));
     assert.equal(start.checkpoint, 'refused');
     assert.match(start.reason, /checkpoint.*the record at seq \d+ does not carry the hash it records/);
     assert.ok(start.set_aside, 'the refused checkpoint is kept as evidence');
@@ -98,7 +90,7 @@ for (const backend of BACKENDS) {
     assert.equal(rebuilt.kind, 'shutdown');
     const third = await p.cycles(1);
     assert.equal(third.reports[0]!.cycle, 42);
-    assert.equal(startOf(await allEvents(p.personaDir)).checkpoint, 'used', 'the next start uses the rebuilt checkpoint');
+    assert.equal(startOf(await readAllEvents(p.personaDir)).checkpoint, 'used', 'the next start uses the rebuilt checkpoint');
   });
 
   test(`${backend}: a checkpoint naming a sealed segment that is not the one stored is refused`, async () => {
@@ -111,7 +103,7 @@ for (const backend of BACKENDS) {
     b.events.history.writeDocument('checkpoint', JSON.stringify(cp));
     await b.close();
     await p.cycles(1);
-    const start = startOf(await allEvents(p.personaDir));
+    const start = startOf(await readAllEvents(p.personaDir));
     assert.equal(start.checkpoint, 'refused');
     assert.match(start.reason, /does not match segment \d+ as it was sealed/);
   });
@@ -234,7 +226,7 @@ test('a seal cut short after its segment was stored is completed at the next ope
   fs.writeFileSync(segment(p, 1), gzipSync(fs.readFileSync(log)));
   const again = await p.cycles(1);
   assert.equal(again.reports[0]!.cycle, 6);
-  const events = await allEvents(p.personaDir);
+  const events = await readAllEvents(p.personaDir);
   const header = events.find((e) => e.type === 'log_segment')!;
   assert.equal((header.payload as any).sealed.segment, 1);
   assert.equal(startOf(events).resumed_seal, 1);

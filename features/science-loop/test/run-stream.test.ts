@@ -9,9 +9,12 @@ import path from 'node:path';
 import type { CliIo } from '../../../kernel/cli/command.ts';
 import { main } from '../../../kernel/cli/main.ts';
 import { ReviewQueue } from '../../../kernel/review/index.ts';
-import { digestOf } from '../../../test/review/helpers.ts';
+import { makeOperators } from '../../../test/support/operator.ts';
+import { runCli } from '../../../test/support/cli.ts';
 import { fakeEnv, tempDir } from './helpers.ts';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+
+const { alice } = makeOperators(['alice']);
 
 function profileFile(dir: string): string {
   const file = path.join(dir, 'ada.yaml');
@@ -48,7 +51,7 @@ test('run prints when an accepted proposal is applied at a cycle boundary', asyn
   const stateDir = path.join(dir, 'state');
   const run = async () => {
     let out = '';
-    const io: CliIo = { stdout: (t) => void (out += t), stderr: () => undefined, cwd: dir, env: fakeEnv() };
+    const io: CliIo = { stdout: (t) => void (out += t), stderr: () => undefined, cwd: dir, env: { ...fakeEnv(), ...alice!.env } };
     assert.equal(await main(['run', '--persona', profileFile(dir), '--cycles', '1', '--every', '0', '--state-dir', stateDir], io), 0);
     return out;
   };
@@ -56,13 +59,16 @@ test('run prints when an accepted proposal is applied at a cycle boundary', asyn
   const queue = await ReviewQueue.open(path.join(stateDir, 'ada'), {});
   let id: string;
   try {
-    const submitted = queue.submit({ kind: 'memory-promotion', proposer: 'loop', evidence: [{ ref: 'logs/events.jsonl#1', digest: digestOf('x') }], text: 'Remember this.' }, { now: Date.now() });
+    const first = JSON.parse(readFileSync(path.join(stateDir, 'ada', 'logs', 'events.jsonl'), 'utf8').split('\n')[0]!) as { hash: string };
+    const submitted = queue.submit({ kind: 'memory-promotion', proposer: 'loop', evidence: [{ ref: 'logs/events.jsonl#1', digest: `sha256:${first.hash}` }], text: 'Remember this.' }, { now: Date.now() });
     assert.equal(submitted.status, 'queued');
     id = submitted.proposal.id;
-    queue.accept(id, { by: 'alice', now: Date.now() });
   } finally {
     await queue.close();
   }
+  // accepted with alice's credential, as an operator does; the kernel trusts her key
+  const accepted = await runCli(['proposals', 'accept', id, '--state-dir', stateDir], { env: alice!.env });
+  assert.equal(accepted.status, 0, accepted.stderr);
   const out = await run();
   assert.match(out, new RegExp(`^ada #2: applied accepted proposal ${id} at this cycle's boundary \\(runtimectl proposals show ${id}\\)$`, 'm'));
   assert.match(out, /^ada #2 /m);
