@@ -88,6 +88,23 @@ export class LiveHub {
     }
   }
 
+  /**
+   * Makes sure every persona of `persona` ('*': all) is followed from its head now, so that a
+   * stream that says it is ready misses nothing appended after that (a persona nobody followed
+   * yet would otherwise be picked up at the next poll, at whatever its head is by then).
+   */
+  async prime(persona: string): Promise<void> {
+    const ids = persona === '*' ? personasWithHistory(this.#stateDir) : [persona];
+    for (const id of ids) {
+      if (this.#followers.has(id)) continue;
+      try {
+        this.#followers.set(id, new PersonaFollower(this.#stateDir, id, await headSeq(this.#stateDir, id)));
+      } catch {
+        // its history cannot be read: the poll reports that to the stream
+      }
+    }
+  }
+
   get subscribers(): number {
     let n = 0;
     for (const s of this.#listeners.values()) n += s.size;

@@ -238,6 +238,8 @@ export function createConsole(options: ConsoleOptions): ConsoleApp {
       });
       try {
         for (const [id, seq] of after) await hub.catchUp(id, seq, push).catch(() => undefined);
+        // Every other watched persona is followed from its head before the stream says ready.
+        await hub.prime(persona ?? '*');
         await stream.writeSSE({ event: 'ready', data: '{}' });
         while (!closed) {
           while (queue.length > 0 && !closed) await stream.writeSSE(queue.shift()!);

@@ -8,7 +8,7 @@ import { isKernelError } from '../../../kernel/errors.ts';
 
 test('serve: unknown flags, a bad port, host or --stale-after are usage errors', async () => {
   for (const [argv, message] of [
-    [['serve', '--bogus'], /Unknown option '--bogus'/],
+    [['serve', '--bogus'], /unknown option --bogus/],
     [['serve', '--port', '70000'], /--port 70000: a port number from 0 to 65535/],
     [['serve', '--port', 'http'], /--port http: a port number/],
     [['serve', '--host', 'a b'], /--host "a b": an address or host name/],

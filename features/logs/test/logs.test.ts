@@ -66,7 +66,7 @@ test('a persona whose log is corrupt is one line on stderr and exit 1; the other
 test('logs: unknown flags, a malformed --tail or --interval, a bad persona id and a persona with no events', async () => {
   const p = idlePersona('jsonl-fs');
   for (const [argv, message] of [
-    [['logs', '--bogus'], /Unknown option '--bogus'/],
+    [['logs', '--bogus'], /unknown option --bogus/],
     [['logs', '--tail', '3x'], /--tail 3x: a whole number of events, or all/],
     [['logs', '--interval', '1'], /--interval 1: milliseconds, at least 10/],
     [['logs', '--persona', '../x'], /--persona "\.\.\/x": not a persona id/],
