@@ -89,9 +89,10 @@ test('overview live, a persona page, accept with the operator session and see it
 
   await page.click('#fleet-jerome a[href="/persona/jerome"]');
   await page.locator('#cycles').waitFor();
-  const before = await page.locator('#cycles tbody tr').count();
+  const rendered = await page.locator('#cycles tbody tr:not(.live-new)').evaluateAll((rows) => rows.map((r) => r.id));
   await page.locator('#cycles tbody tr.live-new').first().waitFor({ timeout: 60_000 });
-  assert.ok((await page.locator('#cycles tbody tr').count()) > before, 'a new cycle row arrived live');
+  const arrived = await page.locator('#cycles tbody tr.live-new').first().getAttribute('id');
+  assert.ok(arrived && !rendered.includes(arrived), `a new cycle row arrived live (${arrived}; rendered ${rendered.join(', ')})`);
   await shot(page, '2-persona');
 
   await page.goto(`${op.url}/review`);
