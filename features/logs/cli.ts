@@ -54,11 +54,19 @@ function parseInterval(value: string | undefined): number {
   return Number(value);
 }
 
+/** Waits `ms` or until the signal; the abort listener goes with the wait (a follow sleeps forever). */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve();
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    const onAbort = () => {
+      clearTimeout(t);
+      resolve();
+    };
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 
 /** The tail, then (with follow) every new event until the signal; returns whether any persona failed. */
