@@ -284,7 +284,8 @@ export async function fleetSummary(stateDir: string, nowMs: number, onError: (er
     let reader: HistoryReader | undefined;
     try {
       reader = await openHistoryReader(stateDir, id);
-      if (reader.isEmpty()) continue;
+      // Nothing stored and no file at the log's path: never ran. A file there that holds nothing readable (a FIFO) is read and refused.
+      if (reader.isEmpty() && !existsSync(path.join(stateDir, id, EVENT_LOG_RELATIVE))) continue;
       out.push(reader.summary(nowMs));
     } catch (error) {
       out.push({ persona_id: id, error: onError(error) });

@@ -27,6 +27,7 @@ import { canonicalJson } from './canonical.ts';
 import { appendEnvelopeLine, appendHashInput, EVENT_TYPE_PATTERN, GENESIS_HASH, sha256 } from './envelope.ts';
 import { Batch } from './batch.ts';
 import { openRegular } from '../storage/safe-read.ts';
+import { noteOpenSegmentEvent } from '../history/open-segment.ts';
 import { cutTornTail, syncDirectory, type Repair } from './repair.ts';
 import { chainRepairHint, describeProblem, scanEventLog, type TornTail } from './scan.ts';
 import { SEGMENT_EVENT, segmentHeaderSchema, type SegmentHeader } from './segment-header.ts';
@@ -413,15 +414,7 @@ export async function openEventLog(file: string, options: OpenEventLogOptions = 
     }
     if (item.kind === 'event') {
       const event = item.event;
-      if (item.line === 1) {
-        segment.firstSeq = event.seq;
-        if (event.type === SEGMENT_EVENT) {
-          segment.header = segmentHeaderSchema.parse(event.payload);
-          segment.index = segment.header.segment;
-        }
-      }
-      if (segment.firstAt === undefined && event.type !== SEGMENT_EVENT) segment.firstAt = event.at;
-      segment.records += 1;
+      noteOpenSegmentEvent(segment, event);
       options.onEvent?.(event);
       lastSeq = event.seq;
       lastHash = event.hash;
