@@ -5,7 +5,9 @@
 import type { Command } from '../kernel/cli/command.ts';
 import { LEDGER_CLI_COMMANDS } from '../features/ledger/cli.ts';
 import { sandboxRunCommand } from '../features/sandbox-run/cli.ts';
-import { pluginsCheckCommand, pluginsListCommand } from '../features/plugins/cli.ts';
+import { sandboxTestCommand } from '../features/sandbox-run/test-cli.ts';
+import { denoCommand } from '../features/sandbox-run/deno-cli.ts';
+import { pluginsCheckCommand, pluginsInstallCommand, pluginsListCommand } from '../features/plugins/cli.ts';
 import { demoCommand } from '../features/sandbox-run/demo-cli.ts';
 import { runtimeManifestCheckCommand } from '../features/runtime-manifest/cli.ts';
 import { skillsListCommand } from '../features/skills/cli.ts';
@@ -31,8 +33,10 @@ export const COMMANDS: readonly Command[] = [
   runCommand,
   statusCommand,
   sandboxRunCommand,
+  sandboxTestCommand,
   pluginsListCommand,
   pluginsCheckCommand,
+  pluginsInstallCommand,
   skillsListCommand,
   workspacePrepareCommand,
   runtimeManifestCheckCommand,
@@ -51,4 +55,5 @@ export const COMMANDS: readonly Command[] = [
   ...OPERATOR_CLI_COMMANDS,
   ...PERSISTENCE_CLI_COMMANDS,
   fleetRenderCommand,
+  denoCommand,
 ];

@@ -28,6 +28,16 @@ export const ERROR_CODES = {
   // build
   RTC_ERR_BUILD_FAILED: 'a plugin or script could not be bundled',
   RTC_ERR_CACHE_CORRUPT: 'a cached bundle or code cache failed its digest check',
+  // modules and npm packages (kernel/build)
+  RTC_ERR_MODULE_UNSUPPORTED: 'a script imports a kind of module the sandbox does not load (jsr:, remote URLs)',
+  RTC_ERR_MODULE_NOT_FOUND: 'a bare or npm: import names no declared dependency or is malformed',
+  RTC_ERR_NPM_NOT_INSTALLED: 'an npm package a script imports is not installed at its locked version',
+  RTC_ERR_NPM_LOCKFILE: 'the package-lock.json beside a script or plugin is missing an entry or its integrity hash',
+  RTC_ERR_NPM_NODE_BUILTIN: 'a script or an npm package it imports needs a Node built-in the sandbox does not provide',
+  RTC_ERR_NPM_NATIVE_ADDON: 'an npm package a script imports is a native addon',
+  RTC_ERR_NPM_INSTALL: 'installing the npm packages of a plugin or script failed',
+  // the Deno-compatible surface
+  RTC_ERR_UNSUPPORTED: 'a script used a Deno or web API outside the sandbox\'s supported subset',
   // sandbox
   RTC_ERR_SANDBOX_MEMORY: 'a sandboxed script exceeded its memory limit',
   RTC_ERR_SANDBOX_CPU: 'a sandboxed script exceeded its CPU time limit',

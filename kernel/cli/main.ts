@@ -124,7 +124,9 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   // `--help` belongs to runtimectl only before a script's own arguments (sandbox run FILE --help).
   const helpIndex = rest.findIndex((a) => a === '--help' || a === '-h');
   const firstPositional = rest.findIndex((a) => !a.startsWith('-'));
-  if (helpIndex !== -1 && (firstPositional === -1 || helpIndex < firstPositional || !command.path.includes('sandbox'))) {
+  // `runtimectl deno ...` is a deno command line: only `runtimectl deno --help` is ours.
+  const ours = command.path[0] === 'deno' ? helpIndex === 0 : helpIndex !== -1 && (firstPositional === -1 || helpIndex < firstPositional || !command.path.includes('sandbox'));
+  if (ours) {
     io.stdout(`${command.usage.trimEnd()}\n`);
     return 0;
   }

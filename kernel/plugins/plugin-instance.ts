@@ -135,6 +135,7 @@ export class PluginInstance {
   }
 
   dispose(): void {
+    this.broker.close();
     this.#runtime?.dispose();
     this.broker.endScope();
   }
