@@ -21,6 +21,7 @@ import { PROPOSALS_CLI_COMMANDS } from '../features/review/cli.ts';
 import { PERSISTENCE_CLI_COMMANDS } from '../features/persistence/cli.ts';
 import { activityCommand } from '../features/activity/cli.ts';
 import { replayCommand } from '../features/replay/cli.ts';
+import { HISTORY_CLI_COMMANDS } from '../features/history/cli.ts';
 import { fleetRenderCommand } from '../features/fleet/cli.ts';
 import { EVENTS_CLI_COMMANDS } from '../features/events/cli.ts';
 import { OPERATOR_CLI_COMMANDS } from '../features/review/operator-cli.ts';
@@ -40,6 +41,7 @@ export const COMMANDS: readonly Command[] = [
   verifyCommand,
   activityCommand,
   replayCommand,
+  ...HISTORY_CLI_COMMANDS,
   ...EVENTS_CLI_COMMANDS,
   gateCommand,
   evidenceVerifyCommand,

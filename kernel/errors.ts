@@ -67,6 +67,14 @@ export const ERROR_CODES = {
   RTC_ERR_REPLAY_OUTPUT: 'a replayed plugin call returned something other than the recorded result',
   RTC_ERR_REPLAY_RECORDING: 'a cycle recording (trace line, effect blob, profile or bundle) is missing, damaged or does not match its event',
   RTC_ERR_TRACE_WRITE: 'a cycle trace could not be written durably',
+  // history: sealed segments, checkpoints, rollups, retention (kernel/history, features/history)
+  RTC_ERR_HISTORY_SEGMENT: 'a sealed log segment is missing, truncated, out of order, edited or does not match the header that follows it',
+  RTC_ERR_HISTORY_CHECKPOINT: 'a history checkpoint does not match the segment it seals or cannot be read',
+  RTC_ERR_HISTORY_INDEX: 'the segment index (rollups) does not match the sealed segments',
+  RTC_ERR_HISTORY_CONFIG: "a persona's history.yaml (segments, retention) is invalid",
+  RTC_ERR_HISTORY_RETENTION: 'a retention or archive request would drop unsealed data or cannot be carried out',
+  RTC_ERR_HISTORY_ARCHIVE: 'an archive is missing, incomplete or does not match the digests kept in the chain',
+  RTC_ERR_HISTORY_ARCHIVED: 'the events asked for are in an archived segment, not in the live history',
   // review queue (proposals awaiting an operator)
   RTC_ERR_REVIEW_NOT_FOUND: 'no proposal with that id is in the review queue',
   RTC_ERR_REVIEW_EXPIRED: 'a proposal expired before it was decided',

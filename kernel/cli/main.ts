@@ -46,6 +46,8 @@ function groupAnswer(argv: readonly string[], io: CliIo): number | undefined {
   if (verb !== undefined && verbs.some((c) => c.path[1] === verb)) return undefined;
   if (verb === undefined || verb.startsWith('-')) {
     const help = verb === '--help' || verb === '-h';
+    // A group that is also a command taking flags (`archive --persona ID`, beside `archive restore`) runs it.
+    if (!help && verb !== undefined && COMMANDS.some((c) => c.path.length === 1 && c.path[0] === group && c.takesFlags)) return undefined;
     io.stdout(groupHelp(group));
     return help ? 0 : 2;
   }

@@ -34,7 +34,11 @@ import { HOST_SOURCES } from '../broker/ops/entropy.ts';
 import { defaultCacheDir } from '../build/bundle.ts';
 import { readAgentEnv, type AgentEnv } from '../../features/science-loop/budget/env.ts';
 import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from '../../features/science-loop/budget/posture.ts';
-import { CYCLE_EVENT, INTERRUPTED_EVENT, setAsideUsageOfEvent, UsageWindow, usageOfEvent } from '../../features/science-loop/budget/usage.ts';
+import { CYCLE_EVENT, INTERRUPTED_EVENT, UsageWindow } from '../../features/science-loop/budget/usage.ts';
+import { LoopHistory } from '../../features/history/loop-history.ts';
+import { readHistoryConfig } from '../../features/history/policy.ts';
+import { checkpointSections } from '../../features/history/sections.ts';
+import { archiveSegments } from '../../features/history/archive.ts';
 import { kernelError } from '../errors.ts';
 import { chooseExecutor, type ExecutorChoice } from '../../features/science-loop/executors/choice.ts';
 import { ChildRegistry, recoverLeftSessions, type PersonaChildren } from '../../features/science-loop/executors/children.ts';
@@ -218,6 +222,8 @@ export class PersonaRuntime {
   /** The persona's one-writer lock, held from open() to close() (writer-lock.ts). */
   readonly #lock: WriterLock;
   readonly #usage: UsageWindow;
+  /** the persona's history: start-up state, seals and checkpoints (features/history) */
+  readonly #history: LoopHistory;
   readonly #catalog: SkillCatalog;
   readonly #plugins: PersonaPlugins;
   readonly #scrub: PathScrubber;
@@ -238,7 +244,7 @@ export class PersonaRuntime {
   readonly #children: PersonaChildren;
   readonly #mcp: McpServerSpec | null;
 
-  private constructor(kernel: LoopKernel, persona: LoadedPersona, parts: { backend: PersistenceBackend; lock: WriterLock; usage: UsageWindow; catalog: SkillCatalog; cycles: number; trace: TraceStore; profileDigest: string }) {
+  private constructor(kernel: LoopKernel, persona: LoadedPersona, parts: { backend: PersistenceBackend; lock: WriterLock; usage: UsageWindow; history: LoopHistory; catalog: SkillCatalog; cycles: number; trace: TraceStore; profileDigest: string }) {
     this.#kernel = kernel;
     this.persona = persona;
     this.profile = persona.profile;
@@ -248,6 +254,7 @@ export class PersonaRuntime {
     this.#backend = parts.backend;
     this.#lock = parts.lock;
     this.#usage = parts.usage;
+    this.#history = parts.history;
     this.#catalog = parts.catalog;
     this.#cycles = parts.cycles;
     this.#trace = parts.trace;
@@ -286,8 +293,9 @@ export class PersonaRuntime {
 
   /**
    * Opens the persona's persistence backend (the one its persistence.yaml names, jsonl-fs by
-   * default), reads its usage history from the events there, opens the events for appends
-   * (writing `persona_start`), and loads its skills.
+   * default), opens its events for appends from the last checkpoint and the open segment
+   * (features/history: the usage window and cycle count come from there, not from the whole
+   * log), writes `persona_start`, and loads its skills.
    */
   static async open(kernel: LoopKernel, persona: LoadedPersona): Promise<PersonaRuntime> {
     const paths = personaPaths(kernel.stateDir, persona.profile.id);
@@ -316,16 +324,11 @@ export class PersonaRuntime {
   /** open()'s steps once the writer lock is held: usage from the events, the append side, skills, trace, persona_start. */
   static async #openLocked(kernel: LoopKernel, persona: LoadedPersona, o: { paths: PersonaPaths; now: number; backend: PersistenceBackend; lock: WriterLock }): Promise<PersonaRuntime> {
     const { paths, now, backend, lock } = o;
+    // The checkpoint and the open segment (features/history): the usage window, cycle count and chain head without reading the sealed history.
+    const history = await LoopHistory.open(backend, { persona: persona.profile.id, config: readHistoryConfig(paths.dir), nowMs: now });
     const usage = new UsageWindow();
-    let cycles = 0;
-    for (const event of backend.events.read()) {
-      for (const aside of setAsideUsageOfEvent(event)) if (now - aside.atMs < 24 * 3600 * 1000) usage.add(aside);
-      const entry = usageOfEvent(event);
-      if (!entry) continue;
-      cycles += 1;
-      if (now - entry.atMs < 24 * 3600 * 1000) usage.add(entry);
-    }
-    await backend.events.open();
+    for (const entry of history.fold.usageEntries(now)) usage.add(entry);
+    const cycles = history.fold.cycles;
     const catalog = await loadSkillCatalog(skillRootsForPersona(kernel.skillsDir, persona.profile.id), { displayRoot: kernel.skillsDir });
     // A skill named exactly (no glob) that matches nothing is a typo: the persona would run without it, silently.
     const unknown = unknownSkillNames(catalog, persona.profile.skills);
@@ -336,8 +339,9 @@ export class PersonaRuntime {
     }
     // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy.
     const trace = new TraceStore(paths.dir);
+    await trace.recover();
     const profileDigest = trace.keep(persona.text);
-    const runtime = new PersonaRuntime(kernel, persona, { backend, lock, usage, catalog, cycles, trace, profileDigest });
+    const runtime = new PersonaRuntime(kernel, persona, { backend, lock, usage, history, catalog, cycles, trace, profileDigest });
     // Before anything new: a session a crashed predecessor left running is ended and recorded.
     await runtime.#recoverLeftSessions(now);
     const substrate = kernel.substrate;
@@ -351,8 +355,72 @@ export class PersonaRuntime {
       budget: runtime.limits,
       skills: { loaded: catalog.skills.length, refused: catalog.refused.map((r) => r.message) },
       substrate: { status: substrate.status, changes: substrate.changes.map((c) => `${c.file}${c.line ? `:${c.line}` : ''}: ${c.what}`) },
+      history: history.startup,
     }));
+    // A refused checkpoint is replaced at once by one the full scan proved, so the next start is cheap again.
+    if (history.startup.checkpoint === 'refused') history.writeCheckpoint('rebuilt', now, runtime.#sections());
     return runtime;
+  }
+
+  /** What start-up found of the persona's history (checkpoint used, refused or absent; what it read). */
+  get historyStartup() {
+    return this.#history.startup;
+  }
+
+  /** The loop's sections of a checkpoint: brain, probes, ledger, proposals, substrate digests. */
+  #sections(): Record<string, unknown> {
+    return checkpointSections({
+      memory: this.#backend.memory,
+      ledger: this.#backend.ledger,
+      review: () => (this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review })),
+      substrate: this.#kernel.substrate,
+    });
+  }
+
+  /**
+   * At the cycle boundary: when the open segment is due (size, or a UTC day over), the trace's
+   * open segment and the event log's are sealed together (the event header records the trace
+   * segment) and a checkpoint is written.
+   */
+  async #sealIfDue(now: number): Promise<void> {
+    // The trace seals with the event log; a trace grown past the segment size is a reason too.
+    if (!this.#history.sealDue(now) && this.#trace.openBytes() < this.#history.config.segments.max_bytes) return;
+    const trace = await this.#trace.seal();
+    await this.#history.seal(now, this.#sections(), trace ? { trace } : undefined);
+    // The proposal log seals by the same policy, under its own lock (operators may be deciding now).
+    try {
+      this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review });
+      this.#boundaryQueue.sealLog(this.#history.config.segments, now);
+    } catch (error) {
+      await this.#backend.events.append('history_seal_failed', this.#scrub({ log: 'review/proposals.jsonl', reason: errorLine(error) }));
+    }
+    await this.#applyRetention(now);
+  }
+
+  /**
+   * history.yaml's retention after a seal: sealed segments past `after_days` go to the archive.
+   * The outcome is an event either way; a failing archive never stops the loop (the segments
+   * simply stay live, and the next seal tries again).
+   */
+  async #applyRetention(now: number): Promise<void> {
+    const retention = this.#history.config.retention;
+    if (retention.mode !== 'archive') return;
+    try {
+      const report = await archiveSegments({
+        personaDir: this.paths.dir,
+        personaId: this.profile.id,
+        to: retention.to,
+        format: retention.format,
+        select: { olderThanMs: retention.after_days * 86_400_000 },
+        nowMs: now,
+        backend: this.#backend,
+        trace: this.#trace,
+      });
+      // The archive's own path is a host path: the event names it by kind and file name only.
+      if (report.events.length > 0) await this.#backend.events.append('history_archived', this.#scrub({ ...report, archive: { kind: report.archive.kind, name: path.basename(report.archive.path) } }));
+    } catch (error) {
+      await this.#backend.events.append('history_retention_failed', this.#scrub({ reason: errorLine(error) }));
+    }
   }
 
   get cycles(): number {
@@ -533,6 +601,7 @@ export class PersonaRuntime {
     this.#remember(brain, { cycle, phase, result, found: found.work, posture });
     // Awaited before the cycle returns: an acknowledged cycle's brain.json survives kill -9.
     await saveBrainDurably(this.#backend.memory, scrubBrain(brain, this.#secrets), { offThread: (cyclesInFlight.get(k) ?? 0) > 1 });
+    await this.#sealIfDue(now);
     return { persona_id: p.id, cycle, seq, phase, outcome: result.outcome, defer_reason: payload.defer_reason as string | null, executor: this.choice.plugin, steps, posture, act: result, probes, payload };
   }
 
@@ -633,13 +702,20 @@ export class PersonaRuntime {
     return new ReviewQueue(this.paths.dir, { ...options, backend: this.#backend });
   }
 
-  /** Flushes and closes the persistence backend and disposes the plugins' isolates. */
+  /** Writes the shutdown checkpoint, flushes and closes the persistence backend and disposes the plugins' isolates. */
   async close(): Promise<void> {
     this.#plugins.dispose();
     try {
-      await this.#backend.close();
+      await this.#backend.events.flush();
+      this.#history.writeCheckpoint('shutdown', this.#kernel.clock(), this.#sections());
     } finally {
-      this.#lock.release();
+      this.#trace.close();
+      try {
+        await this.#backend.close();
+      } finally {
+        // Released only once the checkpoint is written and the backend closed: the next writer reads both.
+        this.#lock.release();
+      }
     }
   }
 }

@@ -13,6 +13,7 @@ import { SkillFrontmatterSchema } from '../../features/skills/frontmatter-schema
 import { personaProfileSchema } from '../personas/profile-schema.ts';
 import { gateProfileSchema } from '../../features/gate/profile-schema.ts';
 import { persistenceConfigSchema } from '../../features/persistence/config-schema.ts';
+import { historyConfigSchema } from '../../features/history/policy-schema.ts';
 
 export interface RegisteredSchema {
   /** File stem under schemas/, e.g. `plugin-manifest`. */
@@ -30,4 +31,5 @@ export const SCHEMAS: RegisteredSchema[] = [
   { name: 'persona-profile', title: 'runtimectl persona profile (policies/personas/*.yaml)', schema: personaProfileSchema },
   { name: 'gate-profile', title: 'runtimectl gate profile (policies/gates/*.yaml)', schema: gateProfileSchema },
   { name: 'persistence-config', title: "runtimectl persona persistence choice (<state>/<persona>/persistence.yaml)", schema: persistenceConfigSchema },
+  { name: 'history-config', title: "runtimectl persona history policy: segments and retention (<state>/<persona>/history.yaml)", schema: historyConfigSchema },
 ];
