@@ -25,6 +25,8 @@ import { HISTORY_CLI_COMMANDS } from '../features/history/cli.ts';
 import { fleetRenderCommand } from '../features/fleet/cli.ts';
 import { EVENTS_CLI_COMMANDS } from '../features/events/cli.ts';
 import { OPERATOR_CLI_COMMANDS } from '../features/review/operator-cli.ts';
+import { serveCommand } from '../features/console/cli.ts';
+import { logsCommand } from '../features/logs/cli.ts';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -40,6 +42,8 @@ export const COMMANDS: readonly Command[] = [
   runtimeManifestCheckCommand,
   verifyCommand,
   activityCommand,
+  logsCommand,
+  serveCommand,
   replayCommand,
   ...HISTORY_CLI_COMMANDS,
   ...EVENTS_CLI_COMMANDS,

@@ -146,6 +146,12 @@ export const ERROR_CODES = {
   RTC_ERR_EVIDENCE_NOT_FOUND: 'an evidence package or selection file does not exist',
   RTC_ERR_EVIDENCE_INVALID: 'an evidence manifest or selection file does not match its schema',
   RTC_ERR_EVIDENCE_MISMATCH: 'an evidence package no longer matches the digests recorded for it',
+  // the operator console (features/console) and the live tail (features/logs)
+  RTC_ERR_CONSOLE_AUTH: 'a console request that changes state came without the operator credential, or with a wrong one',
+  RTC_ERR_CONSOLE_CSRF: 'a state-changing console request came from another site, or without its form token',
+  RTC_ERR_CONSOLE_NOT_FOUND: 'no console page, persona, session or evidence package by that name',
+  RTC_ERR_CONSOLE_REQUEST: 'a console request is malformed (a missing or invalid field, a host the console does not serve)',
+  RTC_ERR_CONSOLE_LISTEN: 'the console could not listen on the address asked for',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

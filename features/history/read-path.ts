@@ -129,7 +129,9 @@ export class HistoryReader {
   /**
    * Hourly buckets of the events with since <= at <= until. A sealed segment wholly inside the
    * window gives its rollup's buckets; one that straddles an edge is read and its events
-   * filtered; the open segment is always read.
+   * filtered, unless the edges fall on clock hours (since at an hour's start, until at an
+   * hour's end or past the segment), where the rollup's own buckets are cut exactly (the
+   * console's hourly charts ask such windows); the open segment is always read.
    */
   buckets(sinceMs: number, untilMs: number): HourBucket[] {
     const entries = this.entries();
@@ -142,7 +144,10 @@ export class HistoryReader {
         const inside = Date.parse(entry.min_at) >= sinceMs && Date.parse(entry.max_at) <= untilMs;
         const rollup = rollups.get(entry.segment);
         const stored = listing.get(entry.segment);
+        // Edges on clock hours cut the rollup's buckets exactly: no raw read of an edge segment.
+        const hourEdges = sinceMs % HOUR_MS === 0 && (Date.parse(entry.max_at) <= untilMs || (untilMs + 1) % HOUR_MS === 0);
         if (inside && rollup) lists.push(rollup.hours);
+        else if (hourEdges && rollup) lists.push(rollup.hours.filter((h) => h.hour >= sinceMs && h.hour <= untilMs));
         else if (stored && !stored.archived) lists.push(bucketsOf(readSealedSegment(this.#backend.events.history, stored), (at) => at >= sinceMs && at <= untilMs));
         else if (rollup) lists.push(rollup.hours.filter((h) => h.hour >= sinceMs && h.hour <= untilMs));
       }
