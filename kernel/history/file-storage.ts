@@ -9,10 +9,18 @@
  * Every write is synced before it returns, and a new directory entry is synced too, so a
  * sealed segment survives power loss as the appended events do.
  */
-import { closeSync, constants, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync, fsyncSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync, fsyncSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
 import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
+import { openRegular, openRegularFile, readFileCapped, readTextCapped } from '../storage/safe-read.ts';
+
+/**
+ * Caps for the history's own files, read through safe-read (a FIFO or a device at their path is
+ * refused in one line, never waited on): a sealed segment is at most history.yaml's 1 GiB
+ * max_bytes before compression; the index, a stub and a document are small.
+ */
+const CAPS = { segment: 1100 * 1024 * 1024, index: 256 * 1024 * 1024, small: 16 * 1024 * 1024 } as const;
 import { parseSegmentName, segmentFileName, stubFileName, type ArchivedStub, type HistoryDocument, type HistoryStorage, type SealedListing, type StoredSegment } from './storage.ts';
 
 export interface FileHistoryOptions {
@@ -37,7 +45,7 @@ function appendLineDurably(file: string, line: string): void {
   const dir = path.dirname(file);
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
   const created = !existsSync(file);
-  const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);
+  const fd = openRegular(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644)!;
   try {
     // A torn last line (a crash mid-append) is completed by a newline first, so it stays one
     // bad line that the index check names, never glued to the next.
@@ -54,7 +62,7 @@ function appendLineDurably(file: string, line: string): void {
 }
 
 function endsWithNewline(file: string, size: number): boolean {
-  const fd = openSync(file, 'r');
+  const fd = openRegularFile(file)!;
   try {
     const last = Buffer.alloc(1);
     readSyncAt(fd, last, size - 1);
@@ -75,13 +83,8 @@ const SEGMENT_OF_LINE = /^\{"segment":(\d+)[,}]/;
  * read from the end of the file backwards: a recent window costs its own lines, not the file.
  */
 export function tailLines(file: string, from: number): string[] {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
+  const fd = openRegularFile(file);
+  if (fd === undefined) return [];
   try {
     const size = fstatSync(fd).size;
     const out: string[] = [];
@@ -161,7 +164,7 @@ export function fileHistoryStorage(options: FileHistoryOptions): HistoryStorage 
           if (byIndex.has(parsed.index)) continue;
           let stub: ArchivedStub;
           try {
-            stub = JSON.parse(readFileSync(file, 'utf8')) as ArchivedStub;
+            stub = JSON.parse(readTextCapped(file, { maxBytes: CAPS.small, shown: nameOf(file) }) ?? '') as ArchivedStub;
           } catch {
             throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${nameOf(file)}: an archived segment's stub that is not valid JSON; nothing was changed`, { details: { file: nameOf(file) } });
           }
@@ -175,22 +178,20 @@ export function fileHistoryStorage(options: FileHistoryOptions): HistoryStorage 
     },
     readSealed(index) {
       const file = path.join(segmentsDir, segmentFileName(index));
-      try {
-        return readFileSync(file);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        const archived = existsSync(path.join(segmentsDir, stubFileName(index)));
-        throw kernelError(archived ? 'RTC_ERR_HISTORY_ARCHIVED' : 'RTC_ERR_HISTORY_SEGMENT', `${nameOf(file)}: ${archived ? 'the segment is archived (restore it with "runtimectl archive restore")' : `sealed segment ${index} is missing (${code ?? 'unreadable'})`}`, {
-          details: { file: nameOf(file), segment: index },
-        });
-      }
+      // Not a regular file, or over the cap: safe-read's one line naming it.
+      const bytes = readFileCapped(file, { maxBytes: CAPS.segment, shown: nameOf(file) });
+      if (bytes !== undefined) return bytes;
+      const archived = existsSync(path.join(segmentsDir, stubFileName(index)));
+      throw kernelError(archived ? 'RTC_ERR_HISTORY_ARCHIVED' : 'RTC_ERR_HISTORY_SEGMENT', `${nameOf(file)}: ${archived ? 'the segment is archived (restore it with "runtimectl archive restore")' : `sealed segment ${index} is missing (ENOENT)`}`, {
+        details: { file: nameOf(file), segment: index },
+      });
     },
     writeSealed(index, gz) {
       refuseWrite('seal a segment');
       const file = path.join(segmentsDir, segmentFileName(index));
       if (existsSync(file)) {
         // A seal cut short by a crash, redone: the same bytes are fine, anything else is not ours to replace.
-        if (readFileSync(file).equals(gz)) return;
+        if (readFileCapped(file, { maxBytes: CAPS.segment, shown: nameOf(file) })?.equals(gz)) return;
         throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${nameOf(file)}: a different sealed segment ${index} is already stored; a sealed segment is never replaced (nothing was changed)`, {
           details: { file: nameOf(file), segment: index },
         });
@@ -198,13 +199,8 @@ export function fileHistoryStorage(options: FileHistoryOptions): HistoryStorage 
       writeFileDurably(file, gz);
     },
     readIndex() {
-      let text: string;
-      try {
-        text = readFileSync(indexFile, 'utf8');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-        throw error;
-      }
+      const text = readTextCapped(indexFile, { maxBytes: CAPS.index, shown: nameOf(indexFile) });
+      if (text === undefined) return [];
       const lines = text.split('\n');
       // After the last newline: '' (a complete file) or a line torn by a crash, never acknowledged.
       lines.pop();
@@ -220,12 +216,7 @@ export function fileHistoryStorage(options: FileHistoryOptions): HistoryStorage 
       appendLineDurably(rollupsFile, line);
     },
     readDocument(name) {
-      try {
-        return readFileSync(docFile(name), 'utf8');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw error;
-      }
+      return readTextCapped(docFile(name), { maxBytes: CAPS.small, shown: nameOf(docFile(name)) });
     },
     writeDocument(name, text) {
       refuseWrite(`write ${name}.json`);

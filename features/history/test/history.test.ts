@@ -10,7 +10,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { execFileSync } from 'node:child_process';
 import Database from 'better-sqlite3';
+import { main } from '../../../kernel/cli/main.ts';
 import { isKernelError } from '../../../kernel/errors.ts';
 import { openBackend } from '../../persistence/open.ts';
 import { activityOf } from '../../activity/report.ts';
@@ -131,6 +133,32 @@ test('a missing sealed segment is refused at start, naming it', async () => {
   await p.cycles(60);
   fs.rmSync(segment(p, 1));
   await assertOpenRefused(p, 'RTC_ERR_HISTORY_SEGMENT', /segments\/000001\.jsonl\.gz: sealed segment 1 is missing/);
+});
+
+test('a FIFO in place of the segment index, a document or a sealed segment: status and verify refuse in one line, naming it, and never wait on it', { timeout: 300_000 }, async () => {
+  const p = idlePersona('jsonl-fs');
+  await p.cycles(60);
+  const logs = path.join(p.personaDir, 'logs');
+  for (const rel of ['index.jsonl', 'checkpoint.json', 'segments/000001.jsonl.gz']) {
+    const file = path.join(logs, rel);
+    const kept = fs.readFileSync(file);
+    fs.rmSync(file);
+    execFileSync('mkfifo', [file]);
+    try {
+      // Each command meets the files it reads: status the index and checkpoint (not an old segment), verify --full the index and every segment.
+      const commands = { 'index.jsonl': [['status'], ['verify', '--full']], 'checkpoint.json': [['status']], 'segments/000001.jsonl.gz': [['verify', '--full']] }[rel]!;
+      for (const args of commands) {
+        let out = '';
+        let err = '';
+        const code = await main([...args, '--state-dir', p.stateDir], { stdout: (t) => void (out += t), stderr: (t) => void (err += t), cwd: p.dir, env: {} });
+        assert.equal(code, 1, `${args.join(' ')} with ${rel} a FIFO: ${out}${err}`);
+        assert.match(out + err, new RegExp(`logs/${rel.replace(/\./g, '\\.')}: is a FIFO \\(named pipe\\), not a regular file`), `${args.join(' ')} with ${rel} a FIFO`);
+      }
+    } finally {
+      fs.rmSync(file);
+      fs.writeFileSync(file, kept);
+    }
+  }
 });
 
 test('a truncated sealed segment is refused at start, naming it', async () => {
