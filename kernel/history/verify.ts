@@ -196,18 +196,10 @@ export function verifyHistory(source: VerifySource, options: HistoryVerifyOption
     }
     const isLast = i === segments.length - 1;
     const seen = since.get(segment.index);
-    if (trusting && seen && entry && segment.identity !== '' && seen.identity === segment.identity && seen.gz_sha256 === entry.gz_sha256 && !isLast) {
-      // Unchanged since it was verified: its links were checked then.
-      report.unchanged_segments += 1;
-      previousSealed = sealedPartOf(entry);
-      start = { seq: entry.last_seq + 1, prev: entry.last_hash };
-      report.events += entry.records;
-      report.lastSeq = entry.last_seq;
-      report.lastHash = entry.last_hash;
-      recorded.push(seen);
-      continue;
-    }
-    if (trusting && mode === 'incremental' && seen && entry && segment.identity === '' && seen.gz_sha256 === entry.gz_sha256 && !isLast) {
+    // Unchanged since it was verified (same file identity, or, incrementally, a store without
+    // identities whose digest still matches): its links were checked then.
+    const sameFile = segment.identity !== '' ? seen?.identity === segment.identity : mode === 'incremental';
+    if (trusting && seen && entry && sameFile && seen.gz_sha256 === entry.gz_sha256 && !isLast) {
       report.unchanged_segments += 1;
       previousSealed = sealedPartOf(entry);
       start = { seq: entry.last_seq + 1, prev: entry.last_hash };
