@@ -31,7 +31,7 @@ import { REPO_SKILLS_DIR } from '../skills/layout.ts';
 /** Extra skill folders, separated by `:` (like PATH). */
 export const SKILLS_PATH_ENV = 'RUNTIMECTL_SKILLS_PATH';
 import { scienceReport, type ScienceCycleReport as CycleReport, type ScienceRun } from './report.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { chooseStateDir, ensureStateDir, makeDirectories } from '../../kernel/storage/state-dir.ts';
 import { scrubber } from '../../kernel/redact/secret-values.ts';
 
@@ -61,7 +61,8 @@ Options:
                         under Kubernetes' 30); sessions get KILL at half of it
 ${WORKERS_USAGE}
   --summary             after the run, print what each persona did and why
-  --json                print one JSON document with every cycle instead of lines
+  --json                NDJSON instead of lines: one object per cycle as it ends
+                        ({"type":"cycle",...}), then one {"type":"run_end",...}
   --demo                the example agent-* personas with a work packet each, a fresh state
                         directory, 3 cycles back to back, --no-spend and --summary
 
@@ -147,7 +148,24 @@ function jsonCycle(r: CycleReport): Record<string, unknown> {
     session_manifest: r.act.session?.manifest_path ?? null,
     provider_usage: r.act.usage,
     tasks_created: r.act.tasks,
+    review: reviewAtBoundary(r),
   };
+}
+
+/** Proposals the cycle's boundary applied and expired (the loop writes them into the cycle event). */
+function reviewAtBoundary(r: CycleReport): { applied: string[]; expired: string[] } {
+  const review = r.payload.review as { applied?: unknown; expired?: unknown } | undefined;
+  const ids = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
+  return { applied: ids(review?.applied), expired: ids(review?.expired) };
+}
+
+/** What `run` prints about the review queue at a cycle's boundary, one line each. */
+export function reviewLines(r: CycleReport): string[] {
+  const { applied, expired } = reviewAtBoundary(r);
+  return [
+    ...applied.map((id) => `${r.persona_id} #${r.cycle}: applied accepted proposal ${id} at this cycle's boundary (runtimectl proposals show ${id})`),
+    ...expired.map((id) => `${r.persona_id} #${r.cycle}: proposal ${id} expired undecided`),
+  ];
 }
 
 async function run(argv: string[], given: CliIo): Promise<number> {
@@ -211,8 +229,12 @@ async function run(argv: string[], given: CliIo): Promise<number> {
     io.stdout(`runtimectl demo: ${setup.personas.map((p) => `${p.profile.id} (${p.profile.runtime})`).join(', ')}\n`);
     io.stdout(`state directory: ${setup.stateDir}\none work packet in each inbox; ${cycles} cycles back to back; token-spending executors held back (--no-spend)\n\n`);
   }
+  // The same in both fleets (a worker's reports arrive here by message): --json streams one
+  // object per cycle as it ends, so an endless run is watchable; lines otherwise.
   const onCycle = (report: Parameters<typeof scienceReport>[0]) => {
-    if (!values.json) io.stdout(`${cycleLine(scienceReport(report))}\n`);
+    const science = scienceReport(report);
+    if (values.json) io.stdout(`${JSON.stringify({ type: 'cycle', persona_id: report.persona_id, ...jsonCycle(science) })}\n`);
+    else for (const line of [...reviewLines(science), cycleLine(science)]) io.stdout(`${line}\n`);
   };
   const loopRun = { ...(cycles !== undefined ? { cycles } : {}), ...(every !== undefined ? { everySeconds: every } : {}), onCycle };
   const fleet: LoopFleet =
@@ -258,13 +280,12 @@ async function run(argv: string[], given: CliIo): Promise<number> {
   }
 
   if (values.json) {
-    printJson(io, {
-      state_dir: setup.stateDir,
-      personas: [
-        ...runs.map((r) => ({ persona_id: r.persona_id, stopped: r.stopped ?? null, refused: null, cycles: r.reports.map(jsonCycle) })),
-        ...refused.map((r) => ({ persona_id: r.persona_id, stopped: null, refused: r.problems, cycles: [] })),
-      ],
-    });
+    // The stream's last object: how each persona ended (a refused one names its problems).
+    const personas = [
+      ...runs.map((r) => ({ persona_id: r.persona_id, stopped: r.stopped ?? null, refused: null, cycles: r.reports.length })),
+      ...refused.map((r) => ({ persona_id: r.persona_id, stopped: null, refused: r.problems, cycles: 0 })),
+    ];
+    io.stdout(`${JSON.stringify({ type: 'run_end', state_dir: setup.stateDir, personas })}\n`);
   } else if (summary) {
     io.stdout('\nSummary: what each persona did and why\n\n');
     for (const r of runs) io.stdout(`${personaSummary(r, ledgerCounts(setup.stateDir, r.persona_id))}\n`);

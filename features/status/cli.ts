@@ -31,9 +31,11 @@ const USAGE = `Usage: runtimectl status [--state-dir DIR] [--persona ID] [--stal
 
 One row per persona found under the state directory (default: $SCIDEX_AGENT_STATE_DIR, else
 ./state): its last cycle and phase, budget posture, executor, the last defer reason, and
-tokens per hour and sessions over the last 24 hours. Read from each persona's event log; while
-a \`run --workers N\` runs on the state directory, also which worker thread hosts which persona
-and how often each worker died and was restarted (from <state>/run-workers.json).
+tokens per hour and sessions over the last 24 hours. Read from each persona's history only:
+its last checkpoint, the rollups of its sealed segments and its open segment, never the
+whole log (features/history/README.md). While a \`run --workers N\` runs on the state
+directory, also which worker thread hosts which persona and how often each worker died and
+was restarted (from <state>/run-workers.json).
 
 Options:
   --persona ID            only this persona

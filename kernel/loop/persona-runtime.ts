@@ -59,6 +59,7 @@ import { personaPluginOptions, personaSecrets, type PluginLimits } from './plugi
 import { DEFAULT_MAX_RESIDENT_ISOLATES, ResidentIsolates } from './resident-isolates.ts';
 import { checkPersonaStart, probePlugin } from './start-check.ts';
 import type { CycleContext, LoopStep, PersonaContext, StepRegistry } from './steps.ts';
+import { fullScanHistory, type HistoryPart, type PersonaHistory } from './persona-history.ts';
 
 /** What the persona's plugins are given besides the kernel's own (the composition's part). */
 export interface PersonaWiring {
@@ -89,6 +90,8 @@ export interface LoopComposition {
   bindings?(wiring: PersonaWiring): BindingImplementations;
   /** the registry of the persona's running subprocesses (stops, crash markers), when the composition keeps one */
   tracker?(personaId: string): ChildTracker;
+  /** the persona's history: start from a checkpoint, seal segments, checkpoint at close (persona-history.ts) */
+  history?: HistoryPart;
 }
 
 export interface LoopOptions {
@@ -243,6 +246,8 @@ export class PersonaRuntime {
   readonly #profileDigest: string;
   /** the queue the cycle boundary applies through: its policy and storage are fixed at open, so it is built once */
   #boundaryQueue: ReviewQueue | undefined;
+  /** set in open(), once the writer lock is held */
+  #history!: PersonaHistory;
   #cycles = 0;
   #audit = { granted: 0, denied: [] as string[] };
 
@@ -345,12 +350,11 @@ export class PersonaRuntime {
     try {
       if (backendName !== persistence.configured(paths.dir)) persistence.record(paths.dir, backendName);
       runtime = new PersonaRuntime(kernel, persona, harness, backend, lock);
+      // A trace line a crash left without its seal is completed before anything new is recorded.
+      await runtime.#trace.recover();
       for (const step of runtime.#steps) step.prepare?.(runtime.#context);
-      for (const event of backend.events.read()) {
-        if (event.type === CYCLE_EVENT) runtime.#cycles += 1;
-        for (const step of runtime.#steps) step.history?.(runtime.#context, event);
-      }
-      await backend.events.open();
+      runtime.#history = await runtime.#openHistory();
+      runtime.#cycles = runtime.#history.cycles;
       for (const step of runtime.#steps) await step.open?.(runtime.#context, start);
     } catch (error) {
       await backend.close();
@@ -369,8 +373,30 @@ export class PersonaRuntime {
       tools: persona.profile.tools,
       ...start,
       substrate: { status: substrate.status, changes: substrate.changes.map((c) => `${c.file}${c.line ? `:${c.line}` : ''}: ${c.what}`) },
+      history: runtime.#history.startup,
     }));
     return runtime;
+  }
+
+  /** The composition's history part, or one full read of the log when it has none (persona-history.ts). */
+  #openHistory(): Promise<PersonaHistory> {
+    const host = {
+      persona: this.#context,
+      trace: this.#trace,
+      reviewQueue: () => this.#queue(),
+      substrate: this.#kernel.substrate,
+      append: (type: string, payload: Record<string, unknown>) => this.#backend.events.append(type, this.#scrub(payload)),
+    };
+    const part = this.#kernel.composition.history;
+    if (part) return part(host);
+    return fullScanHistory(host, (event) => {
+      for (const step of this.#steps) step.history?.(this.#context, event);
+    });
+  }
+
+  /** What start-up found of the persona's history (checkpoint used, refused or absent; what it read). */
+  get historyStartup(): Record<string, unknown> {
+    return this.#history.startup;
   }
 
   get cycles(): number {
@@ -454,6 +480,8 @@ export class PersonaRuntime {
     this.#cycles = c.cycle;
     // Awaited before the cycle returns: an acknowledged cycle's brain.json survives kill -9.
     for (const work of after) await work(seq);
+    // At the boundary, with the cycle's state durable: the history seals its open segment when due.
+    await this.#history.afterCycle(c.now);
     return { ...ctx.report, persona_id: p.id, cycle: c.cycle, seq, steps, payload };
   }
 
@@ -461,8 +489,7 @@ export class PersonaRuntime {
   async #applyAccepted(now: number, problems: string[]): Promise<ReviewAtBoundary> {
     try {
       // Accepted proposals take effect only when ratified by a trusted operator, their evidence unchanged (kernel/review/ratify.ts).
-      this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review, ratify: this.#ratifyContext() });
-      const outcome = this.#boundaryQueue.applyAccepted({ now });
+      const outcome = this.#queue().applyAccepted({ now });
       for (const event of outcome.events) await this.#backend.events.append(event.type, this.#scrub(event.payload));
       for (const held of outcome.held) problems.push(`review queue: ${held.id} is accepted but not applied: ${held.reason}`);
       return { applied: outcome.applied.map((p) => p.id), expired: outcome.expired.map((p) => p.id) };
@@ -470,6 +497,11 @@ export class PersonaRuntime {
       problems.push(`review queue: ${errorLine(error)}`);
       return { applied: [], expired: [] };
     }
+  }
+
+  /** The queue the boundary applies through (built once: its policy and storage are fixed at open). */
+  #queue(): ReviewQueue {
+    return (this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review, ratify: this.#ratifyContext() }));
   }
 
   /** What the ratification check needs: the trusted operators, and the persona's evidence (its files and events). */
@@ -514,13 +546,20 @@ export class PersonaRuntime {
     return new ReviewQueue(this.paths.dir, { ...options, backend: this.#backend });
   }
 
-  /** Flushes and closes the persistence backend and disposes the plugins' isolates. */
+  /** Flushes the events, closes the history (a shutdown checkpoint), closes the backend and disposes the plugins' isolates. */
   async close(): Promise<void> {
     this.#plugins.dispose();
     try {
-      await this.#backend.close();
+      await this.#backend.events.flush();
+      await this.#history.close(this.#kernel.clock());
     } finally {
-      this.#lock.release();
+      this.#trace.close();
+      try {
+        await this.#backend.close();
+      } finally {
+        // Released only once the checkpoint is written and the backend closed: the next writer reads both.
+        this.#lock.release();
+      }
     }
   }
 }

@@ -1,6 +1,6 @@
 /**
  * `runtimectl run --workers N` against `--workers 1` (the in-process run): the same lines,
- * the same --json document, the same errors and exit status; signals reach every worker.
+ * the same --json stream, the same errors and exit status; signals reach every worker.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -35,7 +35,21 @@ function writeProfiles(dir: string): string[] {
   return files;
 }
 
-test('run --workers 2 prints the same lines and the same --json document as the in-process run, with the same exit status', async () => {
+/**
+ * `run --json`'s stream: one {"type":"cycle"} object per cycle as it ends (threads interleave
+ * them: sorted by persona and cycle here), then {"type":"run_end"} last (its state_dir dropped).
+ */
+function stream(out: string): { cycles: Record<string, any>[]; end: Record<string, any> } {
+  const objects = out.trim().split('\n').map((line) => JSON.parse(line) as Record<string, any>);
+  const end = objects.pop()!;
+  assert.equal(end.type, 'run_end', 'the stream ends with run_end');
+  delete end.state_dir;
+  assert.ok(objects.every((o) => o.type === 'cycle'), 'every other object is a cycle');
+  const key = (o: Record<string, any>) => `${o.persona_id}#${String(o.cycle).padStart(6, '0')}`;
+  return { cycles: objects.sort((a, b) => key(a).localeCompare(key(b))), end };
+}
+
+test('run --workers 2 prints the same lines and the same --json stream as the in-process run, with the same exit status', async () => {
   const dir = tempDir();
   const files = writeProfiles(dir);
   const results: Record<string, { code: number; out: string; err: string }> = {};
@@ -52,14 +66,12 @@ test('run --workers 2 prints the same lines and the same --json document as the 
   const sorted = (out: string) => out.trim().split('\n').sort();
   assert.equal(sorted(results['lines-1']!.out).length, 8);
   assert.deepEqual(sorted(results['lines-2']!.out), sorted(results['lines-1']!.out));
-  const doc = (r: { out: string }) => {
-    const value = JSON.parse(r.out);
-    delete value.state_dir;
-    return value;
-  };
-  assert.deepEqual(doc(results['json-2']!), doc(results['json-1']!));
-  assert.deepEqual(doc(results['json-2']!).personas.map((p: { persona_id: string }) => p.persona_id), ['ada', 'bo', 'cy', 'di']);
-  assert.match(doc(results['json-2']!).personas[0].cycles[0].outcome, /^executed$/);
+  const one = stream(results['json-1']!.out);
+  const two = stream(results['json-2']!.out);
+  assert.deepEqual(two, one);
+  assert.equal(two.cycles.length, 8);
+  assert.deepEqual(two.end.personas.map((p: { persona_id: string; cycles: number }) => [p.persona_id, p.cycles]), [['ada', 2], ['bo', 2], ['cy', 2], ['di', 2]]);
+  assert.match(two.cycles[0]!.outcome, /^executed$/);
   for (const id of ['ada', 'bo', 'cy', 'di']) assert.equal(verifyEventLog(path.join(dir, 'json-2', id, 'logs', 'events.jsonl')).ok, true);
 });
 
@@ -79,13 +91,8 @@ test('run --workers: a bad value is a usage error; a persona that cannot start i
   assert.match(runs[0]!.err, /^runtimectl: RTC_ERR_PERSONA_START: persona cy: .*persistence\.mongo is not installed.*\n$/);
   assert.equal(runs[1]!.code, runs[0]!.code);
   assert.equal(runs[1]!.err, runs[0]!.err.replace('bad-1', 'bad-2'));
-  const doc = (r: { out: string }) => {
-    const value = JSON.parse(r.out);
-    delete value.state_dir;
-    return value;
-  };
-  assert.deepEqual(doc(runs[1]!), doc(runs[0]!));
-  assert.deepEqual(doc(runs[1]!).personas.map((p: { persona_id: string; refused: string[] | null }) => [p.persona_id, p.refused === null]), [['ada', true], ['bo', true], ['di', true], ['cy', false]]);
+  assert.deepEqual(stream(runs[1]!.out), stream(runs[0]!.out));
+  assert.deepEqual(stream(runs[1]!.out).end.personas.map((p: { persona_id: string; refused: string[] | null }) => [p.persona_id, p.refused === null]), [['ada', true], ['bo', true], ['di', true], ['cy', false]]);
   for (const id of ['ada', 'bo', 'di']) assert.equal(cycleEvents(path.join(dir, 'bad-2'), id).length, 1, `${id} ran`);
 });
 

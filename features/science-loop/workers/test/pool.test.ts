@@ -4,7 +4,7 @@
  * the way a crash ends it takes only its own personas down, and they come back.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../../../cli/main.ts';
@@ -193,4 +193,66 @@ test('a worker that dies more times in a row than allowed stops only its own per
   assert.equal(runs[1]!.stopped, undefined);
   assert.equal(runs[1]!.reports.length, 4);
   assert.equal(verifyEventLog(path.join(stateDir, 'p0', 'logs', 'events.jsonl')).ok, true);
+});
+
+test('each worker\'s persona writes its shutdown checkpoint at close; a restarted worker\'s persona starts from the checkpoint and says what it read; chains whole, verify passes', async () => {
+  const dir = tempDir();
+  const stateDir = path.join(dir, 'state');
+  const personas = fleet(dir, 2);
+  const checkpoint = (id: string) => JSON.parse(readFileSync(path.join(stateDir, id, 'logs', 'checkpoint.json'), 'utf8')) as { kind: string; chain: { seq: number } };
+  const lastSeq = (id: string) => events(stateDir, id).at(-1)!.seq;
+  const starts = (id: string) => events(stateDir, id).filter((e) => e.type === 'persona_start').map((e) => e.payload.history as Record<string, any>);
+
+  // A clean run: each worker closes its persona, which writes a shutdown checkpoint at its last record.
+  await (await PersonaWorkers.open(await options(stateDir, personas, { cycles: 2 }))).run();
+  const closed: Record<string, number> = {};
+  for (const p of personas) {
+    const id = p.profile.id;
+    closed[id] = lastSeq(id);
+    assert.equal(checkpoint(id).kind, 'shutdown', `${id}: its worker wrote the shutdown checkpoint at close`);
+    assert.equal(checkpoint(id).chain.seq, closed[id], `${id}: the checkpoint covers the log through its last record`);
+  }
+
+  // Again, and worker 1 (p0) dies mid-run: no close, so no new checkpoint; its restart reads the old one.
+  const cycles = new Map<string, number>();
+  const pool = await PersonaWorkers.open(
+    await options(stateDir, personas, { everySeconds: 0.05, restartDelay: () => 50, onCycle: (r) => cycles.set(r.persona_id, (cycles.get(r.persona_id) ?? 0) + 1) }),
+  );
+  const running = pool.run();
+  await until('two cycles of p0', () => (cycles.get('p0') ?? 0) >= 2);
+  await pool.terminateWorker(1);
+  const before = cycles.get('p0')!;
+  await until('p0 cycling again after its restart', () => (cycles.get('p0') ?? 0) > before);
+  pool.finish();
+  const runs = await running;
+  assert.ok(runs.every((r) => r.stopped === undefined), JSON.stringify(runs.map((r) => r.stopped)));
+
+  const p0 = events(stateDir, 'p0');
+  const [, second, third] = starts('p0');
+  assert.equal(starts('p0').length, 3, 'p0: the clean run, this run, its restart');
+  assert.equal(starts('p1').length, 2, 'p1 was never restarted');
+  for (const start of [second!, third!]) {
+    assert.equal(start.checkpoint, 'used', JSON.stringify(start));
+    assert.equal(start.checkpoint_seq, closed.p0, 'the shutdown checkpoint of the clean run (the dead worker wrote none)');
+    assert.equal(start.sealed_segments_read, 0);
+  }
+  // What the restart read: every record after that checkpoint up to where the dead worker left the log.
+  const restartedAt = p0.filter((e) => e.type === 'persona_start')[2]!;
+  const reboot = p0.findLast((e) => e.type === 'reboot' && e.seq < restartedAt.seq);
+  const leftAt = (reboot ?? restartedAt).seq - 1;
+  assert.equal(third!.folded_events, leftAt - closed.p0!, `folded the ${leftAt - closed.p0!} records after the checkpoint`);
+  // ...and its cycle count went on from there.
+  const cyclesBefore = p0.filter((e) => e.type === 'continuous_loop_cycle' && e.seq < restartedAt.seq).length;
+  const firstAfter = p0.find((e) => e.type === 'continuous_loop_cycle' && e.seq > restartedAt.seq)!;
+  assert.equal((firstAfter.payload as { cycle: number }).cycle, cyclesBefore + 1);
+  // Both closed cleanly at the end: a shutdown checkpoint each, at its last record.
+  for (const p of personas) {
+    const id = p.profile.id;
+    assert.equal(checkpoint(id).kind, 'shutdown');
+    assert.equal(checkpoint(id).chain.seq, lastSeq(id));
+    assert.equal(verifyEventLog(path.join(stateDir, id, 'logs', 'events.jsonl')).ok, true, `${id}'s chain is whole`);
+  }
+  const out: string[] = [];
+  const code = await main(['verify', '--state-dir', stateDir], { stdout: (t: string) => out.push(t), stderr: (t: string) => out.push(t), cwd: dir, env: fakeEnv() });
+  assert.equal(code, 0, out.join(''));
 });
