@@ -1,13 +1,14 @@
 /**
- * Every subcommand, in the order `runtimectl --help` lists them. A new command is one file
- * in this folder and one line here.
+ * The composition root's list of verbs: every subcommand, in the order `runtimectl --help`
+ * lists them, each defined beside its feature (features/<name>/cli.ts). A new command is one file
+ * in its feature and one line here.
  */
 import type { Command } from '../kernel/cli/command.ts';
 import { LEDGER_CLI_COMMANDS } from '../features/ledger/cli.ts';
 import { sandboxRunCommand } from '../features/sandbox-run/cli.ts';
 import { sandboxTestCommand } from '../features/sandbox-run/test-cli.ts';
 import { denoCommand } from '../features/sandbox-run/deno-cli.ts';
-import { pluginsCheckCommand, pluginsInstallCommand, pluginsListCommand } from '../features/plugins/cli.ts';
+import { pluginsCheckCommand, pluginsInstallCommand, pluginsListCommand, pluginsNewCommand } from '../features/plugins/cli.ts';
 import { demoCommand } from '../features/sandbox-run/demo-cli.ts';
 import { runtimeManifestCheckCommand } from '../features/runtime-manifest/cli.ts';
 import { skillsListCommand } from '../features/skills/cli.ts';
@@ -36,6 +37,7 @@ export const COMMANDS: readonly Command[] = [
   sandboxTestCommand,
   pluginsListCommand,
   pluginsCheckCommand,
+  pluginsNewCommand,
   pluginsInstallCommand,
   skillsListCommand,
   workspacePrepareCommand,

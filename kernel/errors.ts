@@ -131,6 +131,15 @@ export const ERROR_CODES = {
   RTC_ERR_PERSONA_LOCKED: 'another process is writing this persona (it holds the persona\'s writer lock)',
   RTC_ERR_EXECUTOR_RESULT: 'an executor or budget-policy plugin returned a value outside its contract',
   RTC_ERR_EXECUTOR_PROVIDER_HOME: "an executor's provider home cannot be created or written",
+  RTC_ERR_PERSONA_START: 'a persona names a plugin, harness, skill or program that cannot work, so it does not start',
+  // composition: harnesses, loop steps, tools, plugin authoring
+  RTC_ERR_HARNESS_STEP: 'a harness names a loop step no feature provides, or leaves out the final record step',
+  RTC_ERR_PLUGIN_KIND: 'a plugin of one kind was named where another kind is needed',
+  RTC_ERR_PLUGIN_EXPORT_MISSING: "a plugin manifest lists an export its bundle does not provide",
+  RTC_ERR_PLUGIN_REFUSED: 'a plugin that was named exists but its manifest was refused',
+  RTC_ERR_TOOL_UNKNOWN: 'no tool with that name is offered to the persona',
+  RTC_ERR_TOOL_ARGS: "a tool's arguments do not match its input schema",
+  RTC_ERR_PLUGIN_SCAFFOLD: 'plugins new cannot write the plugin where it was asked',
   // workspaces
   RTC_ERR_WORKSPACE_ID_INVALID: 'an agent or workspace id is not a safe single path segment',
   RTC_ERR_WORKSPACE_RESOURCE_INVALID: 'a workspace resource reference is malformed',
@@ -192,8 +201,14 @@ export class KernelError extends Error {
     return LIMIT_CODES.has(this.code);
   }
 
-  /** The one line a user sees: `runtimectl: RTC_ERR_X: message`. */
+  /** The one line a user sees: `runtimectl: RTC_ERR_X: message`, and where in a plugin's code it was thrown. */
   toLine(): string {
+    const at = typeof this.details.at === 'string' ? ` (at ${this.details.at})` : '';
+    return `${this.code}: ${this.message}${at}`;
+  }
+
+  /** The line without the plugin-code location (what a recorded call's outcome is compared by). */
+  toBareLine(): string {
     return `${this.code}: ${this.message}`;
   }
 

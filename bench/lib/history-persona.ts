@@ -18,7 +18,7 @@ import { openBackend } from '../../features/persistence/open.ts';
 import { LoopHistory } from '../../features/history/loop-history.ts';
 import { readHistoryConfig } from '../../features/history/policy.ts';
 import { readPersonaFile } from '../../kernel/personas/load.ts';
-import { runPersonas } from '../../kernel/loop/run-personas.ts';
+import { runPersonas } from '../../features/science-loop/preset.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 
 /** Bump when the stored format changes: a cached persona of another format is rebuilt. */

@@ -11,6 +11,7 @@ import { kernelError } from '../../kernel/errors.ts';
 import { openPersonaReviewQueue, parseProposalId, type Proposal } from '../../kernel/review/index.ts';
 import { loadOperatorKey } from '../../kernel/review/operators.ts';
 import { ratifyContextFor } from '../review/ratify-context.ts';
+import { persistenceProvider } from '../persistence/provider.ts';
 
 export type Verdict = 'accept' | 'reject';
 
@@ -37,7 +38,7 @@ export function operatorDecider(env: Readonly<Record<string, string | undefined>
     async decide(root, id, verdict, reason, nowMs) {
       const personaDir = path.join(root, personaOfProposal(id));
       const ratify = await ratifyContextFor(personaDir, env);
-      const queue = await openPersonaReviewQueue(personaDir, {});
+      const queue = await openPersonaReviewQueue(personaDir, persistenceProvider, {});
       try {
         const decision = { by: key.name, now: nowMs, operator: key, ratify, ...(reason ? { reason } : {}) };
         const result = verdict === 'accept' ? queue.accept(id, decision) : queue.reject(id, { ...decision, reason: reason! });

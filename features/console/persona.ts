@@ -14,6 +14,7 @@ import { openLedger } from '../ledger/open.ts';
 import type { Lease, Task } from '../ledger/records.ts';
 import { openHistoryReader, type PersonaSummary } from '../history/read-path.ts';
 import { CYCLE_EVENT } from '../science-loop/budget/usage.ts';
+import { persistenceProvider } from '../persistence/provider.ts';
 
 /** How many recent events a persona page looks through for its cycles. */
 const RECENT_EVENTS = 600;
@@ -96,7 +97,7 @@ export async function readPersonaPage(stateDir: string, personaId: string, nowMs
 
 export async function readProposals(personaDir: string): Promise<Proposal[] | { error: string }> {
   try {
-    const queue = await openPersonaReviewQueue(personaDir, { readonly: true });
+    const queue = await openPersonaReviewQueue(personaDir, persistenceProvider, { readonly: true });
     try {
       return queue.list();
     } finally {

@@ -7,7 +7,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { errorLine } from '../../kernel/errors.ts';
 import { openPersonaReviewQueue, PROPOSAL_LOG_RELATIVE, type Proposal } from '../../kernel/review/index.ts';
-import { PERSISTENCE_CONFIG_FILE } from '../persistence/config-schema.ts';
+import { PERSISTENCE_CONFIG_FILE } from '../../kernel/storage/persistence-config-schema.ts';
+import { persistenceProvider } from '../persistence/provider.ts';
 
 export interface PersonaQueue {
   persona_id: string;
@@ -29,7 +30,7 @@ export function personasWithQueues(stateDir: string): string[] {
 
 export async function personaQueue(stateDir: string, personaId: string): Promise<PersonaQueue> {
   try {
-    const queue = await openPersonaReviewQueue(path.join(stateDir, personaId), { readonly: true });
+    const queue = await openPersonaReviewQueue(path.join(stateDir, personaId), persistenceProvider, { readonly: true });
     try {
       const state = queue.read();
       const proposals = [...state.proposals.values()];

@@ -13,7 +13,8 @@
  * A part that cannot be read is recorded as `{error}`: a checkpoint is never skipped for it.
  */
 import { canonicalJson } from '../../kernel/events/canonical.ts';
-import type { LedgerAccess, MemoryStore } from '../../kernel/contracts/persistence.ts';
+import type { MemoryStore } from '../../kernel/contracts/persistence.ts';
+import type { LedgerAccess } from '../persistence/backend.ts';
 import { errorLine } from '../../kernel/errors.ts';
 import { sha256Hex } from '../../kernel/history/seal.ts';
 import type { ReviewQueue } from '../../kernel/review/queue.ts';

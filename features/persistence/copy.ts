@@ -21,7 +21,7 @@ import { kernelError } from '../../kernel/errors.ts';
 import { detectLedgerFormat } from '../ledger/format.ts';
 import { openLedger } from '../ledger/open.ts';
 import type { LedgerExport } from '../ledger/records.ts';
-import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
+import type { PersonaBackend as PersistenceBackend } from './backend.ts';
 import { eventLine } from './event-codec.ts';
 import { convertLedgerInPlace } from './ledger-convert.ts';
 

@@ -3,17 +3,8 @@
  * memory and proposal records; implementations are `persistence` plugins (host modules) in
  * plugins/persistence-*; README.md in this folder has the decisions.
  */
-export type {
-  PersistenceBackend,
-  EventStore,
-  LedgerAccess,
-  MemoryStore,
-  ProposalStore,
-  EventChainReport,
-  StoreProblem,
-  BackendContext,
-  CreateBackend,
-} from '../../kernel/contracts/persistence.ts';
+export type { PersistenceBackend, EventStore, MemoryStore, ProposalStore, EventChainReport, StoreProblem, PersistenceProvider } from '../../kernel/contracts/persistence.ts';
+export type { PersonaBackend, LedgerAccess, BackendContext, CreateBackend, BackendFiles, BackendSqlite } from './backend.ts';
 export { openBackend, findPersistencePlugin, requireStorage, STORAGE_BINDINGS, type OpenBackendOptions } from './open.ts';
 export {
   readPersistenceConfig,
@@ -25,7 +16,7 @@ export {
   PERSISTENCE_SCHEMA_VERSION,
   DEFAULT_BACKEND_NAME,
   KNOWN_BACKENDS,
-} from './config.ts';
+} from '../../kernel/storage/persistence-config.ts';
 export { copyPersistence, type CopyReport } from './copy.ts';
 export { eventLine, encodeEvent, checkEventRows } from './event-codec.ts';
 export type { PersonaFiles, PersonaSqlite } from '../../kernel/storage/persona-storage.ts';

@@ -12,7 +12,7 @@ import { locateLedger } from '../ledger/layout.ts';
 import { openLedger } from '../ledger/open.ts';
 import type { LedgerExport } from '../ledger/records.ts';
 import type { LedgerBackend } from '../ledger/repo.ts';
-import type { LedgerAccess } from '../../kernel/contracts/persistence.ts';
+import type { LedgerAccess } from './backend.ts';
 
 export function ledgerAccess(personaDir: string, personaId: string, format: LedgerBackend, readonly: boolean): LedgerAccess {
   const file = () => locateLedger(personaDir, personaId)?.dbFile;

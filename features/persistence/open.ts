@@ -10,9 +10,10 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
-import { PLUGINS_DIR, scanPlugins, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
-import { BACKEND_FACTORY_EXPORT, type BackendContext, type CreateBackend, type PersistenceBackend } from '../../kernel/contracts/persistence.ts';
-import { parseBackendName, pluginIdOf, readPersistenceConfig } from './config.ts';
+import { PLUGINS_DIR, PluginRegistry, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
+import { BACKEND_FACTORY_EXPORT, type BackendContext, type CreateBackend, type PersonaBackend } from './backend.ts';
+import { parseBackendName, pluginIdOf, readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
+import { ledgerAccess } from './ledger-access.ts';
 import { personaFiles, personaSqlite } from '../../kernel/storage/persona-storage.ts';
 
 /** The bindings a persistence plugin may declare, and nothing else. */
@@ -27,14 +28,17 @@ export interface OpenBackendOptions {
   personaId?: string;
   /** Where to look for persistence plugins (tests); defaults to the repository's plugins/. */
   pluginsDir?: string;
+  /** The plugins of this start (wins over pluginsDir): a backend from an outside plugin folder is found there. */
+  registry?: PluginRegistry;
 }
 
 const PERSONA_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 /** The persistence plugin `persistence.<name>` under `pluginsDir`, checked for kind and bindings. */
-export function findPersistencePlugin(name: string, pluginsDir = PLUGINS_DIR): LoadedPlugin {
+export function findPersistencePlugin(name: string, pluginsDir: string | PluginRegistry = PLUGINS_DIR): LoadedPlugin {
   const id = pluginIdOf(parseBackendName(name));
-  const scan = scanPlugins(pluginsDir);
+  const registry = typeof pluginsDir === 'string' ? PluginRegistry.scan(pluginsDir) : pluginsDir;
+  const scan = { plugins: registry.list(), refused: registry.refused };
   const plugin = scan.plugins.find((p) => p.manifest.id === id);
   if (plugin === undefined) {
     const refused = scan.refused.find((r) => path.basename(r.dir) === `persistence-${name}`);
@@ -44,7 +48,7 @@ export function findPersistencePlugin(name: string, pluginsDir = PLUGINS_DIR): L
       details: { plugin: id },
     });
   }
-  const where = `${path.relative(path.dirname(pluginsDir), plugin.dir)}/plugin.yaml`;
+  const where = `${path.relative(path.dirname(plugin.source), plugin.dir)}/plugin.yaml`;
   if (plugin.manifest.kind !== 'persistence') {
     throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `${where}: kind: plugin ${id} is a ${plugin.manifest.kind} plugin, not a persistence backend`, { details: { plugin: id } });
   }
@@ -64,14 +68,14 @@ export function findPersistencePlugin(name: string, pluginsDir = PLUGINS_DIR): L
  * Opens persona `personaDir`'s state in backend `name` (default: what its persistence.yaml
  * says, else jsonl-fs). A store written by a newer schema version is refused and left as it is.
  */
-export async function openBackend(personaDir: string, name?: string, options: OpenBackendOptions = {}): Promise<PersistenceBackend> {
+export async function openBackend(personaDir: string, name?: string, options: OpenBackendOptions = {}): Promise<PersonaBackend> {
   const dir = path.resolve(personaDir);
   const personaId = options.personaId ?? path.basename(dir);
   if (!PERSONA_ID.test(personaId)) {
     throw kernelError('RTC_ERR_PERSISTENCE_CONFIG', `persona id "${personaId}" must be lowercase letters, digits, "-" and "_" (it names the state directory)`, { details: { personaId } });
   }
   const backendName = name === undefined ? readPersistenceConfig(dir).backend : parseBackendName(name);
-  const plugin = findPersistencePlugin(backendName, options.pluginsDir);
+  const plugin = findPersistencePlugin(backendName, options.registry ?? options.pluginsDir ?? PLUGINS_DIR);
   const readonly = options.readonly ?? false;
   const declared = new Set(plugin.manifest.bindings);
   const context: BackendContext = {
@@ -81,8 +85,8 @@ export async function openBackend(personaDir: string, name?: string, options: Op
     now: options.now ?? (() => new Date()),
     pluginId: plugin.manifest.id,
     storage: {
-      ...(declared.has('storage.files') ? { files: personaFiles(dir, personaId, readonly) } : {}),
-      ...(declared.has('storage.sqlite') ? { sqlite: personaSqlite(dir, personaId, readonly) } : {}),
+      ...(declared.has('storage.files') ? { files: { ...personaFiles(dir, readonly), ledger: ledgerAccess(dir, personaId, 'jsonl-fs', readonly) } } : {}),
+      ...(declared.has('storage.sqlite') ? { sqlite: { ...personaSqlite(dir, readonly), ledger: ledgerAccess(dir, personaId, 'sqlite', readonly) } } : {}),
     },
   };
   const factory = await loadFactory(plugin);

@@ -5,12 +5,14 @@
  * first divergence named (persona, cycle, call, effect index, expected, asked).
  */
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
-import { replayPersona, type ReplayReport } from '../../kernel/replay/replay-persona.ts';
+import type { ReplayReport } from '../../kernel/replay/replay-persona.ts';
+import { pluginSearchPath, PluginRegistry } from '../../kernel/plugins/registry.ts';
+import { replayPersona } from '../science-loop/preset.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { listPersonaIds } from '../verify/cli.ts';
 import { existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
 
-const USAGE = `Usage: runtimectl replay [--state-dir DIR] [--persona ID] [--cycle N | --from-cycle N | --all] [--installed] [--json]
+const USAGE = `Usage: runtimectl replay [--state-dir DIR] [--persona ID] [--cycle N | --from-cycle N | --all] [--installed] [--plugins-dir DIR]... [--json]
 
 Re-runs recorded cycles: every plugin call of a cycle runs again on the bundle it ran
 (kept in <state>/<persona>/trace/blobs), under the profile it ran under, while the broker
@@ -31,6 +33,8 @@ Options:
                     log and of the trace) that can hold the cycles they need
   --installed       replay the installed plugins' current code instead of the recorded
                     bundles: does an upgrade still make the recorded cycles' decisions?
+  --plugins-dir DIR another plugin folder, as given to run (repeatable; after
+                    $RUNTIMECTL_PLUGIN_PATH and the built-in plugins/)
   --json            print one JSON document: {ok, personas: [...]}
 
 Exit status: 0 when every replayed cycle matched; 1 when one diverged (the first is named:
@@ -60,7 +64,7 @@ function textReport(entry: Entry): string {
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(
     argv,
-    { 'state-dir': { type: 'string' }, persona: { type: 'string' }, cycle: { type: 'string' }, 'from-cycle': { type: 'string' }, all: { type: 'boolean' }, installed: { type: 'boolean' }, json: { type: 'boolean' } },
+    { 'state-dir': { type: 'string' }, persona: { type: 'string' }, cycle: { type: 'string' }, 'from-cycle': { type: 'string' }, all: { type: 'boolean' }, installed: { type: 'boolean' }, json: { type: 'boolean' }, 'plugins-dir': { type: 'string', multiple: true } },
     'replay',
     false,
   );
@@ -80,12 +84,15 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     ids = [values.persona];
   } else ids = listPersonaIds(stateDir);
 
+  // The plugins the run had: the built-in folder, RUNTIMECTL_PLUGIN_PATH and --plugins-dir (one scan).
+  const registry = PluginRegistry.scan(pluginSearchPath({ env: io.env, dirs: values['plugins-dir'] ?? [], cwd: io.cwd }));
   const entries: Entry[] = [];
   for (const persona of ids) {
     try {
       const report = await replayPersona({
         stateDir,
         personaId: persona,
+        registry,
         ...(values.cycle !== undefined ? { cycle: Number(values.cycle) } : {}),
         ...(values['from-cycle'] !== undefined ? { fromCycle: Number(values['from-cycle']) } : {}),
         installed: values.installed ?? false,

@@ -10,11 +10,12 @@
  * gets RTC_ERR_REVIEW_DECIDED. The command line is the caller that supplies the clock
  * (--now MS, default the current time); the queue never reads one.
  */
+import { persistenceProvider } from '../persistence/provider.ts';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { readManifestFile } from '../../kernel/manifest/load.ts';
-import { PERSISTENCE_CONFIG_FILE } from '../persistence/config-schema.ts';
+import { PERSISTENCE_CONFIG_FILE } from '../../kernel/storage/persistence-config-schema.ts';
 import { listPersonaIds as listProfileIds, resolvePersona } from '../../kernel/personas/load.ts';
 import { proposalDetails, proposalLine } from './format.ts';
 import {
@@ -102,7 +103,7 @@ function personasWithQueues(stateDir: string): string[] {
 
 /** Runs `fn` on the persona's queue, over the persistence backend its persistence.yaml names. */
 async function withQueue<T>(personaDir: string, options: { readonly?: boolean; policy?: ReviewPolicy }, fn: (queue: ReviewQueue) => T): Promise<T> {
-  const queue = await openPersonaReviewQueue(personaDir, options);
+  const queue = await openPersonaReviewQueue(personaDir, persistenceProvider, options);
   try {
     return fn(queue);
   } finally {

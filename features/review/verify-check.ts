@@ -3,6 +3,7 @@
  * chain and records, the stored blobs, and long-term.md against the last promotion applied.
  * Read-only. Register `proposalsVerifyCheck` in VERIFY_CHECKS (features/verify/cli.ts).
  */
+import { persistenceProvider } from '../persistence/provider.ts';
 import path from 'node:path';
 import type { VerifyCheck, VerifyCheckResult, VerifyFinding } from '../verify/cli.ts';
 import { isKernelError } from '../../kernel/errors.ts';
@@ -93,7 +94,7 @@ export function checkReviewState(personaDir: string, backend?: ReviewBackend): V
 export const proposalsVerifyCheck: VerifyCheck = {
   name: 'proposals',
   async run(target) {
-    const queue = await ReviewQueue.open(target.personaDir, { readonly: true });
+    const queue = await ReviewQueue.open(target.personaDir, persistenceProvider, { readonly: true });
     try {
       return checkReviewState(target.personaDir, queue.backend);
     } finally {

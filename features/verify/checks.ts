@@ -18,7 +18,7 @@ import type { StateVerifyCheck, VerifyCheck, VerifyCheckResult, VerifyFinding } 
 import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import { checkLedgerConsistency } from '../ledger/consistency.ts';
 import { LEDGER_DIR } from '../ledger/config.ts';
-import { PERSISTENCE_CONFIG_FILE, readPersistenceConfig } from '../persistence/config.ts';
+import { PERSISTENCE_CONFIG_FILE, readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
 import { findPersistencePlugin, openBackend } from '../persistence/open.ts';
 import { PLUGINS_DIR } from '../../kernel/plugins/registry.ts';
 import { compareSubstrate, currentSubstrate, readSubstrate, SUBSTRATE_FILE, type SubstrateOptions } from '../../kernel/substrate/substrate.ts';

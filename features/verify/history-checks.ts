@@ -16,7 +16,7 @@ import { checkSealedParallel, PARALLEL_FROM, workerCount } from '../../kernel/hi
 import type { HistoryVerifyReport, VerifiedRecord } from '../../kernel/history/verify.ts';
 import { TRACE_DIR, TraceStore } from '../../kernel/replay/trace-store.ts';
 import { verifyTrace } from '../../kernel/replay/trace-verify.ts';
-import { readPersistenceConfig } from '../persistence/config.ts';
+import { readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
 import { openBackend } from '../persistence/open.ts';
 import { rollupOf } from '../history/rollup.ts';
 import type { VerifyCheck, VerifyCheckResult, VerifyFinding, VerifyTarget } from './cli.ts';

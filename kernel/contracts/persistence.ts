@@ -18,14 +18,10 @@
  * kernel/events' canonical JSON, envelope and hash helpers, and the same redaction).
  */
 import type { AppendResult, EventLogStartup, OpenSegment, SealOptions, SealOutcome } from '../events/event-log.ts';
+import type { PluginRegistry } from '../plugins/registry.ts';
 import type { EventEnvelope } from '../events/envelope.ts';
 import type { HistoryStorage } from '../history/storage.ts';
 import type { HistoryVerifyOptions, HistoryVerifyReport } from '../history/verify.ts';
-import type { LedgerBackend } from '../../features/ledger/repo.ts';
-import type { OpenedLedger } from '../../features/ledger/open.ts';
-import type { LedgerExport } from '../../features/ledger/records.ts';
-import type { LedgerConsistencyProblem } from '../../features/ledger/consistency.ts';
-import type { PersonaFiles, PersonaSqlite } from '../storage/persona-storage.ts';
 import type { AcquireWriterLock } from '../storage/writer-lock.ts';
 
 /** Where in a store a problem is: a line of a file, or a row (by seq) of a table. */
@@ -108,20 +104,6 @@ export interface EventOpenOptions {
   rollup?: (events: EventEnvelope[]) => unknown;
 }
 
-/** The persona's local task ledger, through the features/ledger backend of this format. */
-export interface LedgerAccess {
-  readonly format: LedgerBackend;
-  /** Absolute path of the ledger file (from the ledger's config.yaml), or undefined with no ledger. */
-  file(): string | undefined;
-  /** Opens (bootstrapping when writing) the ledger in this backend's format. */
-  open(options?: { readonly?: boolean }): OpenedLedger;
-  /** The whole ledger as a backend-neutral document; undefined when the persona has none. */
-  exportDoc(): LedgerExport | undefined;
-  /** Imports into an empty ledger of this format (created if need be). */
-  importDoc(doc: LedgerExport): void;
-  check(): LedgerConsistencyProblem[];
-}
-
 /** Brain memory: `brain.json` (rewritten whole) and `long-term.md` (append-only). */
 export interface MemoryStore {
   /** brain.json's text exactly as stored, or undefined when there is none. */
@@ -162,7 +144,6 @@ export interface PersistenceBackend {
   readonly personaDir: string;
   readonly readonly: boolean;
   readonly events: EventStore;
-  readonly ledger: LedgerAccess;
   readonly memory: MemoryStore;
   readonly proposals: ProposalStore;
   /**
@@ -175,24 +156,31 @@ export interface PersistenceBackend {
   close(): Promise<void>;
 }
 
-/** What the kernel hands a backend's factory: only the storage its manifest declares. */
-export interface BackendContext {
-  personaId: string;
-  /** The persona directory (absolute). Paths must still go through a storage handle. */
-  personaDir: string;
-  readonly: boolean;
-  /** Wall clock for event `at` (tests pin it). */
-  now: () => Date;
-  pluginId: string;
-  storage: {
-    /** Present only when the manifest declares `storage.files`. */
-    files?: PersonaFiles;
-    /** Present only when the manifest declares `storage.sqlite`. */
-    sqlite?: PersonaSqlite;
-  };
+/** How a backend is asked for by name: `jsonl-fs`, `sqlite` (the part of its plugin id after `persistence.`). */
+export interface OpenBackendOptions {
+  /** Never write: no file or database is created, repaired or appended to. */
+  readonly?: boolean;
+  /** Clock for event `at` (tests pin it). */
+  now?: () => Date;
+  /** Defaults to the persona directory's name. */
+  personaId?: string;
+  /** The plugins of this start (the backend is looked up there); default: a scan of the built-in folder. */
+  registry?: PluginRegistry;
 }
 
-/** The export a persistence plugin's entry module provides (named in its manifest's `exports`). */
-export type CreateBackend = (context: BackendContext) => PersistenceBackend | Promise<PersistenceBackend>;
-
-export const BACKEND_FACTORY_EXPORT = 'createBackend';
+/**
+ * What the kernel needs of the persistence feature, handed in by the composition (the kernel
+ * imports no backend): open a persona's state in a named backend (undefined: the one its state
+ * directory records), and say which backend that is.
+ */
+export interface PersistenceProvider {
+  open(personaDir: string, name: string | undefined, options?: OpenBackendOptions): Promise<PersistenceBackend>;
+  /** The backend `<persona>/persistence.yaml` records, or the default when there is none. */
+  configured(personaDir: string): string;
+  /** The backend the state directory records for the persona, undefined when it records none. */
+  recorded(personaDir: string): string | undefined;
+  /** Records the persona's backend in its state directory (so tools that read state without the profile find it). */
+  record(personaDir: string, name: string): void;
+  /** The backend a persona gets when nothing names one. */
+  readonly defaultName: string;
+}

@@ -16,14 +16,16 @@ import { existsSync } from 'node:fs';
 import { ReplayTape, type Effect } from '../broker/tape.ts';
 import type { BindingImplementations } from '../broker/ops/bindings.ts';
 import { bundleEntry, defaultCacheDir } from '../build/bundle.ts';
-import { CYCLE_EVENT } from '../../features/science-loop/budget/usage.ts';
+import { CYCLE_EVENT } from '../loop/cycle-event.ts';
 import { kernelError, isKernelError } from '../errors.ts';
 import { buildPersonaPlugin, personaPluginOptions, type PersonaPluginKind, type PersonaPluginOptions } from '../loop/plugin-options.ts';
 import { parseYaml, validateManifest } from '../manifest/load.ts';
-import { openBackend } from '../../features/persistence/open.ts';
+import type { PersistenceProvider } from '../contracts/persistence.ts';
+import type { PersonaPaths } from '../loop/layout.ts';
+import { personaPaths } from '../loop/layout.ts';
 import { personaProfileSchema, type PersonaProfile } from '../personas/profile-schema.ts';
 import type { PluginInstance } from '../plugins/plugin-instance.ts';
-import { PLUGINS_DIR, scanPlugins, type LoadedPlugin } from '../plugins/registry.ts';
+import { PLUGINS_DIR, PluginRegistry, type LoadedPlugin } from '../plugins/registry.ts';
 import { sha256Digest } from '../storage/content-store.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
@@ -42,8 +44,14 @@ import { REPLAY_EPOCH_CYCLES } from '../loop/persona-runtime.ts';
 export interface ReplayOptions {
   stateDir: string;
   personaId: string;
+  /** the persistence feature (the persona's events are read through it) */
+  persistence: PersistenceProvider;
+  /** variables the composition gives the persona's plugins (as the loop does: the local ledger's path) */
+  pluginEnv?: (paths: PersonaPaths, profile: PersonaProfile) => Record<string, string>;
   /** one cycle; undefined replays every recorded cycle */
   cycle?: number;
+  /** the plugins to replay with (default: a scan of pluginsDir, else the built-in folder) */
+  registry?: PluginRegistry;
   /** every recorded cycle from this one on (exclusive with `cycle`) */
   fromCycle?: number;
   pluginsDir?: string;
@@ -145,8 +153,8 @@ function firstSeqFor(backend: PersistenceBackend, fromCycle: number): number {
  * With `range`, only the segments (of the event log and of the trace) that can hold those
  * cycles are read.
  */
-async function recordedCycles(personaDir: string, personaId: string, store: TraceStore, range?: { fromCycle: number; toCycle: number }): Promise<{ cycles: RecordedCycle[]; unrecorded: number[]; segmentsRead: { events: number; trace: number } }> {
-  const backend = await openBackend(personaDir, undefined, { readonly: true, personaId });
+async function recordedCycles(persistence: PersistenceProvider, registry: PluginRegistry, personaDir: string, personaId: string, store: TraceStore, range?: { fromCycle: number; toCycle: number }): Promise<{ cycles: RecordedCycle[]; unrecorded: number[]; segmentsRead: { events: number; trace: number } }> {
+  const backend = await persistence.open(personaDir, undefined, { readonly: true, personaId, registry });
   const events = [];
   let eventSegments = 0;
   try {
@@ -257,8 +265,11 @@ class Replayer {
 
   readonly #installed: boolean;
 
-  constructor(o: { store: TraceStore; stateDir: string; plugins: Map<string, LoadedPlugin>; shim: CompiledSource; cacheDir: string; installed: boolean }) {
+  readonly #pluginEnv: ReplayOptions['pluginEnv'];
+
+  constructor(o: { store: TraceStore; stateDir: string; plugins: Map<string, LoadedPlugin>; shim: CompiledSource; cacheDir: string; installed: boolean; pluginEnv: ReplayOptions['pluginEnv'] }) {
     this.#installed = o.installed;
+    this.#pluginEnv = o.pluginEnv;
     this.#store = o.store;
     this.#codec = pathCodec(o.stateDir);
     this.#stateDir = o.stateDir;
@@ -278,10 +289,12 @@ class Replayer {
   }
 
   #options(trace: TraceRecord): PersonaPluginOptions {
+    const profile = this.#profile(trace.profile, trace.persona);
     return personaPluginOptions({
       stateDir: this.#stateDir,
-      profile: this.#profile(trace.profile, trace.persona),
+      profile,
       hostEnv: {},
+      extraEnv: this.#pluginEnv?.(personaPaths(this.#stateDir, profile.id), profile) ?? {},
       limits: { cpu_seconds_per_cycle: trace.limits.cpu_seconds, wall_seconds_per_cycle: trace.limits.wall_seconds },
       shim: this.#shim,
       bindings: NO_BINDINGS,
@@ -413,12 +426,13 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
     recordingError(`${options.personaId}: no such persona in ${options.stateDir}`, { persona: options.personaId });
   }
   const store = new TraceStore(personaDir, { readonly: true });
+  const registry = options.registry ?? PluginRegistry.scan(options.pluginsDir ?? PLUGINS_DIR);
   const target = options.cycle ?? options.fromCycle;
   const range = target === undefined ? undefined : { fromCycle: Math.max(1, target - WARMUP_REACH), toCycle: options.cycle ?? Number.MAX_SAFE_INTEGER };
-  let { cycles, unrecorded, segmentsRead } = await recordedCycles(personaDir, options.personaId, store, range);
+  let { cycles, unrecorded, segmentsRead } = await recordedCycles(options.persistence, registry, personaDir, options.personaId, store, range);
   // A plugin that was never rebuilt within the reach (the epoch rule makes that rare): read from the start.
   if (range && target !== undefined && cycles.length > 0 && !canStart(cycles, cycles.findIndex((c) => c.cycle >= target))) {
-    ({ cycles, unrecorded, segmentsRead } = await recordedCycles(personaDir, options.personaId, store, { fromCycle: 1, toCycle: range.toCycle }));
+    ({ cycles, unrecorded, segmentsRead } = await recordedCycles(options.persistence, registry, personaDir, options.personaId, store, { fromCycle: 1, toCycle: range.toCycle }));
   }
   let first = 0;
   let last = cycles.length - 1;
@@ -444,7 +458,7 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
   }
   const selected = cycles.slice(first, last + 1);
   const cacheDir = options.cacheDir ?? defaultCacheDir();
-  const plugins = new Map(scanPlugins(options.pluginsDir ?? PLUGINS_DIR).plugins.map((p) => [p.manifest.id, p]));
+  const plugins = new Map(registry.list().map((p) => [p.manifest.id, p]));
   const used = new Map<string, Set<string>>();
   for (const c of selected) for (const call of callsOf(c)) (used.get(call.plugin) ?? used.set(call.plugin, new Set()).get(call.plugin)!).add(call.bundle);
   const changed = await bundleChanges(used, plugins, cacheDir);
@@ -466,7 +480,7 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
     divergence: null,
     ok: true,
   };
-  const replayer = new Replayer({ store, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false });
+  const replayer = new Replayer({ store, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false, pluginEnv: options.pluginEnv });
   try {
     for (const [i, c] of selected.entries()) {
       report.divergence = c.trace ? await replayer.cycle(c.trace, c.trace.hash) : null;

@@ -11,9 +11,8 @@
  * Times are logical epoch milliseconds supplied by the caller (`now`); the queue never
  * reads a clock, so the same inputs give the same log, byte for byte.
  */
-import { openBackend } from '../../features/persistence/open.ts';
-import type { PersistenceBackend } from '../contracts/persistence.ts';
-import { DEFAULT_BACKEND_NAME } from '../../features/persistence/config-schema.ts';
+import type { PersistenceBackend, PersistenceProvider } from '../contracts/persistence.ts';
+import { DEFAULT_BACKEND_NAME } from '../storage/persistence-config-schema.ts';
 import { applyAcceptedIn, type ApplyOutcome } from './apply.ts';
 import type { RatifyContext } from './ratify.ts';
 import { decideIn, expireDueIn, findProposal, submitIn, toEvents, type Decision, type ReviewEvent, type SubmitOutcome } from './operations.ts';
@@ -77,12 +76,12 @@ export class ReviewQueue {
    * keeps the queue's own files, so nothing is opened; any other backend is opened here
    * (read-only when `readonly`) and released by close().
    */
-  static async open(personaDir: string, options: Omit<ReviewQueueOptions, 'backend'> & { readonly?: boolean } = {}): Promise<ReviewQueue> {
+  static async open(personaDir: string, persistence: PersistenceProvider, options: Omit<ReviewQueueOptions, 'backend'> & { readonly?: boolean } = {}): Promise<ReviewQueue> {
     const { readonly, ...rest } = options;
     const paths = reviewPaths(personaDir);
     const name = configuredBackend(paths.personaDir);
     if (name === DEFAULT_BACKEND_NAME) return new ReviewQueue(personaDir, rest);
-    const backend = await openBackend(paths.personaDir, name, { readonly: readonly ?? false, personaId: paths.persona });
+    const backend = await persistence.open(paths.personaDir, name, { readonly: readonly ?? false, personaId: paths.persona });
     try {
       const queue = new ReviewQueue(personaDir, { ...rest, backend });
       queue.#owned = backend;
@@ -233,9 +232,9 @@ export function openReviewQueue(personaDir: string, options: ReviewQueueOptions 
   return new ReviewQueue(personaDir, options);
 }
 
-/** The persona's queue over its configured persistence backend; call close() when done. */
-export function openPersonaReviewQueue(personaDir: string, options: Omit<ReviewQueueOptions, 'backend'> & { readonly?: boolean } = {}): Promise<ReviewQueue> {
-  return ReviewQueue.open(personaDir, options);
+/** The persona's queue over its configured persistence backend (opened through `persistence`); call close() when done. */
+export function openPersonaReviewQueue(personaDir: string, persistence: PersistenceProvider, options: Omit<ReviewQueueOptions, 'backend'> & { readonly?: boolean } = {}): Promise<ReviewQueue> {
+  return ReviewQueue.open(personaDir, persistence, options);
 }
 
 /** The loop's call at the start of each cycle (with the persona's opened backend). */

@@ -6,8 +6,8 @@
  * another persona's or the host's files), and anything else is refused with
  * RTC_ERR_PERSISTENCE_PATH_ESCAPE.
  *
- * Each handle also carries the ledger in its own format (files → the jsonl-fs ledger,
- * sqlite → the sqlite ledger), so a backend can only open a ledger its binding covers.
+ * (features/persistence adds to each handle the ledger in its own format: files → the jsonl-fs
+ * ledger, sqlite → the sqlite ledger, so a backend can only open a ledger its binding covers.)
  *
  * These are host objects handed to host code (see backend.ts): they make the declared
  * storage the easy and audited path, they do not contain a backend that chose to bypass them.
@@ -15,12 +15,10 @@
 import { close, existsSync, fsync, mkdirSync, open, openSync, rename, renameSync, statSync, write, constants } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { isKernelError, kernelError } from '../errors.ts';
+import { kernelError } from '../errors.ts';
 import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
-import { resolveInsidePersona } from '../../features/ledger/paths.ts';
-import type { LedgerAccess } from '../contracts/persistence.ts';
-import { ledgerAccess } from '../../features/persistence/ledger-access.ts';
-import { openRegular, READ_CAPS, readTextCapped } from '../storage/safe-read.ts';
+import { resolveInside } from './path-guard.ts';
+import { openRegular, READ_CAPS, readTextCapped } from './safe-read.ts';
 
 /** `storage.files`: durable file operations inside one persona directory. */
 export interface PersonaFiles {
@@ -44,8 +42,6 @@ export interface PersonaFiles {
   replaceDurably(relative: string, data: string | Buffer, options?: ReplaceOptions): void;
   /** replaceDurably done in Node's thread pool: the file is replaced when the promise resolves. */
   replaceDurablyAsync(relative: string, data: string | Buffer, options?: ReplaceOptions): Promise<void>;
-  /** The persona's ledger in the jsonl-fs format. */
-  readonly ledger: LedgerAccess;
 }
 
 export interface OpenDatabaseOptions {
@@ -62,18 +58,13 @@ export interface PersonaSqlite {
    * committed transaction survives kill -9 and power loss, and a 5 s busy timeout.
    */
   open(relative: string, options?: OpenDatabaseOptions): Database.Database | undefined;
-  /** The persona's ledger in the sqlite format. */
-  readonly ledger: LedgerAccess;
 }
 
-/** resolveInsidePersona with this module's error code. */
+const PERSISTENCE_VOICE = { code: 'RTC_ERR_PERSISTENCE_PATH_ESCAPE', what: 'persistence path' } as const;
+
+/** The path guard with the persistence error code. */
 export function guardPath(personaDir: string, relative: string): string {
-  try {
-    return resolveInsidePersona(personaDir, relative);
-  } catch (error) {
-    if (!isKernelError(error) || error.code !== 'RTC_ERR_LEDGER_PATH_ESCAPE') throw error;
-    throw kernelError('RTC_ERR_PERSISTENCE_PATH_ESCAPE', error.message.replace(/^ledger path/, 'persistence path'), { details: { ...error.details } });
-  }
+  return resolveInside(PERSISTENCE_VOICE, personaDir, relative);
 }
 
 function isFile(file: string): boolean {
@@ -160,7 +151,7 @@ export async function replaceFileDurablyAsync(file: string, data: string | Buffe
   if (syncDir) syncDirectory(dir);
 }
 
-export function personaFiles(personaDir: string, personaId: string, readonly: boolean): PersonaFiles {
+export function personaFiles(personaDir: string, readonly: boolean): PersonaFiles {
   const resolve = (relative: string) => guardPath(personaDir, relative);
   const refuseWrite = (relative: string) => {
     if (readonly) throw kernelError('RTC_ERR_PERSISTENCE_READONLY', `${relative}: the persistence backend was opened read-only`, { details: { file: relative } });
@@ -193,11 +184,10 @@ export function personaFiles(personaDir: string, personaId: string, readonly: bo
       refuseWrite(relative);
       await replaceFileDurablyAsync(resolve(relative), data, options);
     },
-    ledger: ledgerAccess(personaDir, personaId, 'jsonl-fs', readonly),
   };
 }
 
-export function personaSqlite(personaDir: string, personaId: string, readonly: boolean): PersonaSqlite {
+export function personaSqlite(personaDir: string, readonly: boolean): PersonaSqlite {
   const resolve = (relative: string) => guardPath(personaDir, relative);
   return {
     personaDir,
@@ -231,6 +221,5 @@ export function personaSqlite(personaDir: string, personaId: string, readonly: b
       }
       return db;
     },
-    ledger: ledgerAccess(personaDir, personaId, 'sqlite', readonly),
   };
 }

@@ -5,7 +5,7 @@
  * esbuild resolves them, npm packages left out), each by sha256. A changed kernel file the
  * backend relies on changes its digest as surely as a changed backend.ts does.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import { kernelError } from '../errors.ts';
@@ -28,7 +28,8 @@ export function digestOfInputs(inputs: Record<string, string>): string {
 }
 
 export async function hostModuleDigest(entry: string): Promise<HostModuleDigest> {
-  const absolute = path.resolve(entry);
+  // Through links (a plugin folder linked into a search path): esbuild reports inputs from the real path.
+  const absolute = realpathSync(path.resolve(entry));
   const base = path.dirname(absolute);
   let result: esbuild.BuildResult<{ write: false; metafile: true }>;
   try {

@@ -18,6 +18,8 @@ import { openEventLog, type EventLog, type OpenSegment } from '../../kernel/even
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
 import { readEvents } from '../../kernel/events/verify.ts';
 import { EVENT_LOG_RELATIVE } from '../../kernel/events/paths.ts';
+import type { EventOpenOptions, EventStore, MemoryStore, ProposalStore } from '../../kernel/contracts/persistence.ts';
+import type { BackendContext, PersonaBackend as PersistenceBackend } from '../../features/persistence/backend.ts';
 import { fileHistoryStorage } from '../../kernel/history/file-storage.ts';
 import { eventsAfter } from '../../kernel/history/reader.ts';
 import { openSegmentOf } from '../../kernel/history/open-segment.ts';
@@ -25,7 +27,6 @@ import { verifyHistory } from '../../kernel/history/verify.ts';
 import { checkOpenFile } from '../../kernel/history/open-file-check.ts';
 import { importSegmented } from '../../kernel/history/import.ts';
 import { eventLineOf } from '../../kernel/history/lines.ts';
-import type { BackendContext, EventOpenOptions, EventStore, MemoryStore, PersistenceBackend, ProposalStore } from '../../kernel/contracts/persistence.ts';
 import { checkBrainText, checkProposalLine, parseProposalLines } from '../../features/persistence/records.ts';
 import { requireStorage } from '../../features/persistence/open.ts';
 import type { PersonaFiles } from '../../kernel/storage/persona-storage.ts';

@@ -72,6 +72,9 @@ interface Answer {
 const okJson = (value: unknown): string => JSON.stringify({ ok: value === undefined ? null : value });
 const errJson = (cls: string, message: string): string => JSON.stringify({ err: { class: cls, message } });
 
+
+/** Wall-time bound of installing the shim in a fresh isolate (kernel code only). */
+const SHIM_INSTALL_WALL_MS = 30_000;
 export class IsolateRuntime {
   readonly isolate: ivm.Isolate;
   readonly #context: ivm.Context;
@@ -173,7 +176,11 @@ export class IsolateRuntime {
     const global = this.#context.global;
     global.setSync('globalThis', global.derefInto());
     if (!this.#options.webAssembly) this.#context.evalSync('delete globalThis.WebAssembly');
-    const install = this.#compile(shim).runSync(this.#context, { reference: true, timeout: this.#options.limits.cpuMs }) as ivm.Reference;
+    // The shim is the kernel's own code: its install is bounded in wall time by a kernel bound, not
+    // by the plugin's CPU limit (isolated-vm's timeout is wall time: on a loaded host a 500 ms
+    // plugin failed before any of its code ran). The plugin's own code runs under its limits.
+    const shimWallMs = Math.max(this.#options.limits.cpuMs, SHIM_INSTALL_WALL_MS);
+    const install = this.#compile(shim).runSync(this.#context, { reference: true, timeout: shimWallMs }) as ivm.Reference;
     const sync = this.#options.syncMode === 'reference'
       ? new ivm.Reference((op: string, json: string) => this.#onAsyncOp(op, json, true))
       : new ivm.Callback((op: string, json: string) => this.#onSyncOp(op, json));
@@ -186,7 +193,7 @@ export class IsolateRuntime {
       mode: this.#options.mode ?? 'run',
       build: { os: 'linux', arch: process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'aarch64' : process.arch },
     });
-    const dispatcher = install.applySync(undefined, [sync, asyncFn, config], { result: { reference: true }, timeout: this.#options.limits.cpuMs }) as ivm.Reference;
+    const dispatcher = install.applySync(undefined, [sync, asyncFn, config], { result: { reference: true }, timeout: shimWallMs }) as ivm.Reference;
     this.#dispatch = {
       call: dispatcher.getSync('call', { reference: true }) as ivm.Reference,
       settle: dispatcher.getSync('settle', { reference: true }) as ivm.Reference,

@@ -132,7 +132,8 @@ export function install(
           (ns) => {
             exportsObject = ns;
             callSync('main.settled', {});
-            return ok(Object.keys(ns).sort());
+            // The callable exports: what a manifest's `exports` is checked against.
+            return ok(Object.keys(ns).filter((k) => typeof ns[k] === 'function').sort());
           },
           (error: unknown) => {
             callSync('main.settled', {});

@@ -21,6 +21,7 @@ import { openPersonaReviewQueue } from '../../../kernel/review/index.ts';
 import { fleet, propose, run, type Fleet } from './helpers.ts';
 import { fakeEnv } from '../../science-loop/test/helpers.ts';
 import { makeOperators } from '../../../test/support/operator.ts';
+import { persistenceProvider } from '../../persistence/provider.ts';
 
 const { alice } = makeOperators(['alice']);
 
@@ -64,7 +65,7 @@ async function shot(page: Page, name: string): Promise<void> {
 }
 
 async function stateOf(id: string): Promise<string> {
-  const queue = await openPersonaReviewQueue(path.join(f.stateDir, 'jerome'), { readonly: true });
+  const queue = await openPersonaReviewQueue(path.join(f.stateDir, 'jerome'), persistenceProvider, { readonly: true });
   try {
     const p = queue.get(id);
     return p.applied ? `${p.state}+applied` : p.state;

@@ -15,6 +15,7 @@ import { openPersonaReviewQueue } from '../../../kernel/review/index.ts';
 import { csrfOf, decide, fleet, login, propose, request, run, type Fleet } from './helpers.ts';
 import { makeOperators } from '../../../test/support/operator.ts';
 import { runCli } from '../../../test/support/cli.ts';
+import { persistenceProvider } from '../../persistence/provider.ts';
 
 const { alice } = makeOperators(['alice']);
 
@@ -34,7 +35,7 @@ after(async () => {
 });
 
 async function proposalState(id: string): Promise<string> {
-  const queue = await openPersonaReviewQueue(path.join(f.stateDir, 'ada'), { readonly: true });
+  const queue = await openPersonaReviewQueue(path.join(f.stateDir, 'ada'), persistenceProvider, { readonly: true });
   try {
     return queue.get(id).state;
   } finally {
@@ -138,7 +139,7 @@ test('deciding: refused without a credential, without a session, cross-site and 
   assert.equal(accepted.headers.get('location'), `/proposal/${id}?done=accept`);
   assert.equal(await proposalState(id), 'accepted');
   // signed with alice's credential, exactly as the CLI signs: the ratification check holds
-  const queue = await openPersonaReviewQueue(path.join(f.stateDir, 'ada'), { readonly: true });
+  const queue = await openPersonaReviewQueue(path.join(f.stateDir, 'ada'), persistenceProvider, { readonly: true });
   try {
     const decision = queue.get(id).decision as { by: string; ratification?: { key_fingerprint: string } };
     assert.equal(decision.by, 'alice');

@@ -10,6 +10,7 @@ import { resolvePersonas } from '../../../kernel/personas/load.ts';
 import { ReviewQueue } from '../../../kernel/review/index.ts';
 import { budgeted, packet, run, tempDir } from '../../science-loop/test/helpers.ts';
 import { DRAFTS, gate } from '../../gate/test/helpers.ts';
+import { persistenceProvider } from '../../persistence/provider.ts';
 
 export { run, tempDir, packet, budgeted };
 
@@ -46,7 +47,7 @@ export async function evidencePackage(into: string): Promise<{ manifest: string;
 export async function propose(stateDir: string, persona: string, text: string, nowMs = Date.now()): Promise<string> {
   const dir = path.join(stateDir, persona);
   const evidence = await evidencePackage(dir);
-  const queue = await ReviewQueue.open(dir, {});
+  const queue = await ReviewQueue.open(dir, persistenceProvider, {});
   try {
     const out = queue.submit({ kind: 'memory-promotion', proposer: 'loop', evidence: [{ ref: 'evidence-pkg/manifest.json', digest: evidence.digest }], text }, { now: nowMs });
     if (out.status !== 'queued') throw new Error(`not queued: ${JSON.stringify(out)}`);

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import tar from 'tar-stream';
-import { main } from '../../../kernel/cli/main.ts';
+import { main } from '../../../cli/main.ts';
 import { openBackend } from '../../persistence/open.ts';
 import { acquireFileWriterLock } from '../../../kernel/storage/writer-lock.ts';
 import { activityOf } from '../../activity/report.ts';

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fakeTime, profile, run, tempDir } from '../../science-loop/test/helpers.ts';
-import { writePersistenceConfig } from '../../persistence/config.ts';
+import { writePersistenceConfig } from '../../../kernel/storage/persistence-config.ts';
 import type { LoadedPersona } from '../../../kernel/personas/load.ts';
 import type { PersonaRun } from '../../../kernel/loop/run-personas.ts';
 import type { EventEnvelope } from '../../../kernel/events/envelope.ts';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { replayPersona } from '../../../kernel/replay/replay-persona.ts';
+import { replayPersona } from '../../science-loop/preset.ts';
 import { fakeTime, run, tempDir, CACHE_DIR } from '../../science-loop/test/helpers.ts';
 import { patrolPersona, pinnedEnv } from '../../../test/replay/helpers.ts';
 

@@ -131,12 +131,12 @@ test('storage handles refuse any path outside the persona directory, links inclu
   const outside = path.join(path.dirname(dir), 'bob');
   fs.mkdirSync(outside);
   fs.symlinkSync(outside, path.join(dir, 'link'));
-  for (const handle of [personaFiles(dir, 'alice', false), personaSqlite(dir, 'alice', false)]) {
+  for (const handle of [personaFiles(dir, false), personaSqlite(dir, false)]) {
     for (const bad of ['../bob/persistence.db', '/etc/passwd', 'link/persistence.db', '.']) {
       assert.throws(() => handle.resolve(bad), (e: Error & { code?: string }) => e.code === 'RTC_ERR_PERSISTENCE_PATH_ESCAPE' && e.message.includes('outside the persona directory'), bad);
     }
     assert.equal(handle.resolve('brain/memory/brain.json'), path.join(fs.realpathSync(dir), 'brain/memory/brain.json'));
   }
-  assert.throws(() => personaSqlite(dir, 'alice', false).open('../bob/x.db'), /PATH_ESCAPE|outside the persona directory/);
+  assert.throws(() => personaSqlite(dir, false).open('../bob/x.db'), /PATH_ESCAPE|outside the persona directory/);
   assert.deepEqual(fs.readdirSync(outside), [], 'nothing was created outside');
 });

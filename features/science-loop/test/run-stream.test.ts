@@ -7,12 +7,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { CliIo } from '../../../kernel/cli/command.ts';
-import { main } from '../../../kernel/cli/main.ts';
+import { main } from '../../../cli/main.ts';
 import { ReviewQueue } from '../../../kernel/review/index.ts';
 import { makeOperators } from '../../../test/support/operator.ts';
 import { runCli } from '../../../test/support/cli.ts';
 import { fakeEnv, tempDir } from './helpers.ts';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { persistenceProvider } from '../../persistence/provider.ts';
 
 const { alice } = makeOperators(['alice']);
 
@@ -42,7 +43,7 @@ test('run --json prints each cycle as it ends, one object a line, then run_end',
   assert.deepEqual(objects.map((o) => o.type), ['cycle', 'cycle', 'cycle', 'run_end']);
   assert.deepEqual(objects.slice(0, 3).map((o) => o.cycle), [1, 2, 3]);
   assert.ok(objects.slice(0, 3).every((o) => o.persona_id === 'ada' && typeof o.review === 'object'));
-  assert.deepEqual(objects[3]!.personas, [{ persona_id: 'ada', stopped: null, cycles: 3 }]);
+  assert.deepEqual(objects[3]!.personas, [{ persona_id: 'ada', stopped: null, refused: null, cycles: 3 }]);
   assert.deepEqual(lines.slice(0, 3).map((l) => l.logged), [1, 2, 3], 'each cycle is printed as it ends, before the next one runs');
 });
 
@@ -56,7 +57,7 @@ test('run prints when an accepted proposal is applied at a cycle boundary', asyn
     return out;
   };
   await run();
-  const queue = await ReviewQueue.open(path.join(stateDir, 'ada'), {});
+  const queue = await ReviewQueue.open(path.join(stateDir, 'ada'), persistenceProvider, {});
   let id: string;
   try {
     const first = JSON.parse(readFileSync(path.join(stateDir, 'ada', 'logs', 'events.jsonl'), 'utf8').split('\n')[0]!) as { hash: string };

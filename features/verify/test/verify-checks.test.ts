@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { main } from '../../../kernel/cli/main.ts';
+import { main } from '../../../cli/main.ts';
 import type { CliIo } from '../../../kernel/cli/command.ts';
 import { VERIFY_CHECKS, verifyStateDir, type VerifyReport } from '../cli.ts';
 import { openLedger } from '../../ledger/index.ts';

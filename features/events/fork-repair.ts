@@ -25,12 +25,12 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { usageOfEvent, type UsageEntry } from '../../features/science-loop/budget/usage.ts';
-import { kernelError } from '../errors.ts';
-import { computeEventHash, EVENT_SCHEMA_VERSION, EventEnvelopeSchema, GENESIS_HASH } from './envelope.ts';
-import { openEventLog } from './event-log.ts';
-import { syncDirectory } from './repair.ts';
-import { readLines } from './scan.ts';
+import { usageOfEvent, type UsageEntry } from '../science-loop/budget/usage.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import { computeEventHash, EVENT_SCHEMA_VERSION, EventEnvelopeSchema, GENESIS_HASH } from '../../kernel/events/envelope.ts';
+import { openEventLog } from '../../kernel/events/event-log.ts';
+import { syncDirectory } from '../../kernel/events/repair.ts';
+import { readLines } from '../../kernel/events/scan.ts';
 
 /** One sound event line of the file: where it is and how it links. */
 interface Node {

@@ -9,13 +9,14 @@
  * hands its own); without one, through the files of the jsonl-fs layout.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import type { BindingImplementations, TaskSummary } from '../broker/ops/bindings.ts';
-import type { AppendResult } from '../events/event-log.ts';
-import { openLedger } from '../../features/ledger/open.ts';
-import { parseTaskState } from '../../features/ledger/lifecycle.ts';
-import type { LedgerAccess, MemoryStore } from '../contracts/persistence.ts';
-import type { Clock } from './clock.ts';
-import type { PersonaPaths } from './layout.ts';
+import type { BindingImplementations, TaskSummary } from '../../kernel/broker/ops/bindings.ts';
+import type { AppendResult } from '../../kernel/events/event-log.ts';
+import { openLedger } from '../ledger/open.ts';
+import { parseTaskState } from '../ledger/lifecycle.ts';
+import type { MemoryStore } from '../../kernel/contracts/persistence.ts';
+import type { LedgerAccess } from '../persistence/backend.ts';
+import type { Clock } from '../../kernel/loop/clock.ts';
+import type { PersonaPaths } from '../../kernel/loop/layout.ts';
 
 const MAX_LONG_TERM = 64 * 1024;
 

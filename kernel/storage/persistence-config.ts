@@ -10,9 +10,9 @@
  * `runtimectl persistence export` has copied the state into the other backend.
  */
 import { existsSync } from 'node:fs';
-import { kernelError } from '../../kernel/errors.ts';
-import { readManifestFile } from '../../kernel/manifest/load.ts';
-import { guardPath, replaceFileDurably } from '../../kernel/storage/persona-storage.ts';
+import { kernelError } from '../errors.ts';
+import { readManifestFile } from '../manifest/load.ts';
+import { guardPath, replaceFileDurably } from './persona-storage.ts';
 import {
   BACKEND_NAME_PATTERN,
   DEFAULT_BACKEND_NAME,
@@ -21,7 +21,7 @@ import {
   PERSISTENCE_SCHEMA_VERSION,
   persistenceConfigSchema,
   type PersistenceConfig,
-} from './config-schema.ts';
+} from './persistence-config-schema.ts';
 
 export {
   PERSISTENCE_CONFIG_FILE,
@@ -31,7 +31,7 @@ export {
   BACKEND_NAME_PATTERN,
   persistenceConfigSchema,
   type PersistenceConfig,
-} from './config-schema.ts';
+} from './persistence-config-schema.ts';
 
 export function pluginIdOf(backend: string): string {
   return `persistence.${backend}`;

@@ -1,0 +1,13 @@
+/**
+ * A copy of the repository's plugins/ a test may change. Persistence backends are host
+ * modules importing the kernel by relative path, so they are linked, not copied.
+ */
+import { cpSync, readdirSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { PLUGINS_DIR } from '../../kernel/plugins/registry.ts';
+
+export function copyPlugins(dest: string): string {
+  cpSync(PLUGINS_DIR, dest, { recursive: true, filter: (src) => !path.basename(src).startsWith('persistence-') });
+  for (const name of readdirSync(PLUGINS_DIR).filter((n) => n.startsWith('persistence-'))) symlinkSync(path.join(PLUGINS_DIR, name), path.join(dest, name));
+  return dest;
+}
