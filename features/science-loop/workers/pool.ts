@@ -19,7 +19,7 @@
  * MAX_CONSECUTIVE_DEATHS deaths without a completed cycle between them its personas are
  * stopped, as a persona whose state cannot be written is stopped in-process.
  */
-import { Worker } from 'node:worker_threads';
+import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { errorLine, kernelError } from '../../../kernel/errors.ts';
 import type { CycleReport } from '../../../kernel/loop/persona-runtime.ts';
 import type { OpenedPersonas, PersonaRun } from '../../../kernel/loop/run-personas.ts';
@@ -57,6 +57,12 @@ export interface WorkerRunOptions {
   restartDelay?: (attempt: number) => number;
   /** deaths in a row after which a worker's personas stop (default MAX_CONSECUTIVE_DEATHS) */
   maxConsecutiveDeaths?: number;
+  /**
+   * Each worker thread's V8 heap limits (default: Node's, sized from the machine's memory).
+   * A worker that exhausts its heap dies like any other (ERR_WORKER_OUT_OF_MEMORY) and only
+   * its personas restart; the tests set a small limit to make that happen.
+   */
+  resourceLimits?: ResourceLimits;
 }
 
 interface Slot {
@@ -201,7 +207,7 @@ export class PersonaWorkers {
       loop: o.loop,
       substrate: o.substrate,
     };
-    const worker = new Worker(ENTRY, { workerData: setup, name: `runtimectl-worker-${slot.id}` });
+    const worker = new Worker(ENTRY, { workerData: setup, name: `runtimectl-worker-${slot.id}`, ...(o.resourceLimits ? { resourceLimits: o.resourceLimits } : {}) });
     slot.worker = worker;
     slot.done = false;
     slot.lastError = undefined;

@@ -4,7 +4,7 @@
  * the way a crash ends it takes only its own personas down, and they come back.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../../../cli/main.ts';
@@ -16,6 +16,9 @@ import type { LoadedPersona } from '../../../../kernel/personas/load.ts';
 import { CACHE_DIR, cycleEvents, events, fakeEnv, profile, tempDir } from '../../test/helpers.ts';
 import { PersonaWorkers, type WorkerRunOptions } from '../pool.ts';
 import { readRunWorkers } from '../worker-table.ts';
+
+/** A worker's old-generation heap in the out-of-memory test: the kernel and its personas fit (it passed from 40 to 128 MB here; at 256 the queue fits too). */
+const WORKER_HEAP_MB = 64;
 
 function fleet(dir: string, count: number): LoadedPersona[] {
   return Array.from({ length: count }, (_, i) => profile(dir, `p${i}`, 'runtime: operon\n'));
@@ -255,4 +258,58 @@ test('each worker\'s persona writes its shutdown checkpoint at close; a restarte
   const out: string[] = [];
   const code = await main(['verify', '--state-dir', stateDir], { stdout: (t: string) => out.push(t), stderr: (t: string) => out.push(t), cwd: dir, env: fakeEnv() });
   assert.equal(code, 0, out.join(''));
+});
+
+test('a worker that runs out of memory takes only its own personas down; they restart on a new heap while the others keep cycling', async () => {
+  const dir = tempDir();
+  const stateDir = path.join(dir, 'state');
+  const personas = fleet(dir, 4);
+  const notices: string[] = [];
+  const cycles = new Map<string, number>();
+  const queue = path.join(stateDir, 'p0', 'dm', 'queue.jsonl');
+  const pool = await PersonaWorkers.open(
+    await options(stateDir, personas, {
+      everySeconds: 0.05,
+      restartDelay: () => 50,
+      // Room for the kernel and its personas, not for what the queue below makes of itself.
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      onNotice: (line) => {
+        notices.push(line);
+        // The operator's fix: the queue that filled the heap is moved out of the way.
+        if (existsSync(queue)) renameSync(queue, `${queue}.aside`);
+      },
+      onCycle: (r) => cycles.set(r.persona_id, (cycles.get(r.persona_id) ?? 0) + 1),
+    }),
+  );
+  const running = pool.run();
+  const [first, second] = pool.shares;
+  assert.deepEqual(first!.personas, ['p0', 'p2']);
+  await until('a cycle of every persona', () => personas.every((p) => (cycles.get(p.profile.id) ?? 0) >= 1));
+  // A direct-message queue under its 16 MiB read cap, of half a million short messages: p0's
+  // next cycle makes a work item of each (key, title, text) before keeping the newest, more
+  // than its worker's heap holds. (Many small objects made by JS: the shape Node's heap limit
+  // ends a worker on. One huge array or string built inside a builtin can abort the whole
+  // process instead: nodejs/node#47224; see the workers README.)
+  mkdirSync(path.dirname(queue), { recursive: true });
+  writeFileSync(`${queue}.tmp`, Array.from({ length: 550_000 }, (_, i) => `{"text":"message ${String(i).padStart(7, '0')}"}\n`).join(''));
+  renameSync(`${queue}.tmp`, queue);
+  await until('the death notice', () => notices.length >= 1);
+  assert.match(notices[0]!, /^runtimectl: worker 1 \(personas p0, p2\) died \(exit code 1: .*out of memory.*\); restarting them in 0\.05 s \(restart 1\)$/);
+  const before = { p0: cycles.get('p0')!, p1: cycles.get('p1')!, p2: cycles.get('p2')! };
+  await until('worker 1 back, its personas cycling again', () => cycles.get('p0')! > before.p0 && cycles.get('p2')! > before.p2);
+  await until('worker 2 went on', () => cycles.get('p1')! > before.p1 + 1);
+  const after = pool.shares;
+  assert.deepEqual(after.map((s) => s.restarts), [1, 0]);
+  assert.notEqual(after[0]!.threadId, first!.threadId, 'worker 1 is a new thread');
+  assert.equal(after[1]!.threadId, second!.threadId, 'worker 2 was never touched');
+  assert.match(readRunWorkers(stateDir)!.workers[0]!.last_death!.reason, /out of memory/);
+  pool.finish();
+  const runs = await running;
+  assert.ok(runs.every((r) => r.stopped === undefined), JSON.stringify(runs.map((r) => r.stopped)));
+  assert.equal(notices.length, 1, notices.join('\n'));
+  for (const p of personas) {
+    const id = p.profile.id;
+    assert.equal(verifyEventLog(path.join(stateDir, id, 'logs', 'events.jsonl')).ok, true, `${id}'s chain is whole`);
+    assert.equal(events(stateDir, id).filter((e) => e.type === 'persona_start').length, id === 'p0' || id === 'p2' ? 2 : 1, `${id}: opened again only if its worker died`);
+  }
 });
