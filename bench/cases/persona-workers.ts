@@ -28,6 +28,7 @@ import { PersonaWorkers } from '../../features/science-loop/workers/pool.ts';
 import { writeProfiles } from '../lib/bench-personas.ts';
 import { verdict, type ResultRow } from '../lib/result-row.ts';
 import type { BenchContext } from '../lib/setup.ts';
+import { autogroupEnabled, busyThreads, threadTimes, type ThreadTimes } from '../lib/thread-cpu.ts';
 
 const CASE = 'persona cycles per second on worker threads';
 const PERSONAS = 100;
@@ -47,6 +48,8 @@ class Window {
   #start: number | undefined;
   #end: number | undefined;
   #counted = 0;
+  #threadsAtStart: ThreadTimes | undefined;
+  #threads: ReturnType<typeof busyThreads> | undefined;
 
   constructor(cycles: number) {
     this.#cycles = cycles;
@@ -57,20 +60,30 @@ class Window {
     const n = (this.#seen.get(report.persona_id) ?? 0) + 1;
     this.#seen.set(report.persona_id, n);
     if (n === 1) {
-      if (this.#seen.size === PERSONAS) this.#start = now;
+      if (this.#seen.size === PERSONAS) {
+        this.#start = now;
+        this.#threadsAtStart = threadTimes();
+      }
       return;
     }
     if (this.#start === undefined || this.#end !== undefined) return;
     this.#counted += 1;
-    if (n === this.#cycles) this.#end = now;
+    if (n === this.#cycles) {
+      this.#end = now;
+      const after = threadTimes();
+      if (this.#threadsAtStart && after) this.#threads = busyThreads(this.#threadsAtStart, after, now - this.#start);
+    }
   };
 
-  get result(): { cycles: number; ms: number } {
-    return { cycles: this.#counted, ms: this.#start === undefined || this.#end === undefined ? 0 : this.#end - this.#start };
+  /** cycles and ms of the window; `threads`: what the process's threads did in it (Linux) */
+  get result(): { cycles: number; ms: number; threads?: ReturnType<typeof busyThreads> } {
+    return { cycles: this.#counted, ms: this.#start === undefined || this.#end === undefined ? 0 : this.#end - this.#start, ...(this.#threads ? { threads: this.#threads } : {}) };
   }
 }
 
-async function measure(variant: Variant, personas: LoadedPersona[], stateDir: string, ctx: BenchContext, cycles: number): Promise<{ cycles: number; ms: number; openMs: number }> {
+type Measured = Window['result'] & { openMs: number };
+
+async function measure(variant: Variant, personas: LoadedPersona[], stateDir: string, ctx: BenchContext, cycles: number): Promise<Measured> {
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: os.tmpdir() };
   const window = new Window(cycles);
   const started = performance.now();
@@ -103,7 +116,10 @@ export async function personaWorkers(ctx: BenchContext): Promise<ResultRow[]> {
   // cycles per persona per run: the first is untimed
   const cycles = ctx.quick ? 8 : 16;
   const personas = writeProfiles(path.join(root, 'profiles'), PERSONAS, 'none');
-  const totals = new Map<Variant, { cycles: number; ms: number; openMs: number[] }>(VARIANTS.map((v) => [v, { cycles: 0, ms: 0, openMs: [] }]));
+  // onCpuMs / waitingMs: the process's threads' CPU time and wait for a CPU in the windows (ms of CPU)
+  const totals = new Map<Variant, { cycles: number; ms: number; openMs: number[]; onCpuMs: number; waitingMs: number; threadMs: number }>(
+    VARIANTS.map((v) => [v, { cycles: 0, ms: 0, openMs: [], onCpuMs: 0, waitingMs: 0, threadMs: 0 }]),
+  );
   const loads: number[] = [];
   try {
     for (let r = 0; r < rounds; r++) {
@@ -117,7 +133,13 @@ export async function personaWorkers(ctx: BenchContext): Promise<ResultRow[]> {
         t.cycles += m.cycles;
         t.ms += m.ms;
         t.openMs.push(m.openMs);
-        ctx.log(`  persona workers: round ${r + 1}, ${variant}: ${m.cycles} idle cycles in ${(m.ms / 1000).toFixed(2)} s (${Math.round((m.cycles * 1000) / m.ms)}/s), opened in ${(m.openMs / 1000).toFixed(1)} s`);
+        if (m.threads) {
+          t.onCpuMs += m.threads.onCpu * m.ms;
+          t.waitingMs += m.threads.waiting * m.ms;
+          t.threadMs += m.ms;
+        }
+        const sched = m.threads ? `; threads on a CPU ${m.threads.onCpu.toFixed(2)}, waiting for one ${m.threads.waiting.toFixed(2)} (CPUs)` : '';
+        ctx.log(`  persona workers: round ${r + 1}, ${variant}: ${m.cycles} idle cycles in ${(m.ms / 1000).toFixed(2)} s (${Math.round((m.cycles * 1000) / m.ms)}/s), opened in ${(m.openMs / 1000).toFixed(1)} s${sched}`);
       }
     }
   } finally {
@@ -131,6 +153,21 @@ export async function personaWorkers(ctx: BenchContext): Promise<ResultRow[]> {
   const common = `${PERSONAS} idle personas (executor \`none\`), ${cycles - 1} timed cycles each per run after an untimed first one, ${rounds} round(s) with the variants' order rotating; rate = cycle reports reaching the main thread while every persona is warm and still cycling (from the moment all 100 have reported their untimed first cycle to the first persona's last report) / that time; ${load}`;
   const opened = (v: Variant) => `opening (kernel, workers, 100 personas) took ${(totals.get(v)!.openMs.reduce((a, b) => a + b, 0) / rounds / 1000).toFixed(1)} s a run`;
   const ratio = two / one;
+  // What the threads did: CPUs used on average in the windows, and CPUs' worth of waiting for one.
+  const sched = (v: Variant) => {
+    const t = totals.get(v)!;
+    return t.threadMs > 0 ? { onCpu: t.onCpuMs / t.threadMs, waiting: t.waitingMs / t.threadMs } : undefined;
+  };
+  const schedNote = (v: Variant) => {
+    const s = sched(v);
+    return s ? `; in its windows the process's threads were on a CPU for ${s.onCpu.toFixed(2)} CPUs and runnable but waiting for one for ${s.waiting.toFixed(2)} CPUs (schedstat)` : '';
+  };
+  const autogroup = autogroupEnabled();
+  const held = sched('2 workers');
+  const heldBack =
+    held && held.waiting >= 0.5 * held.onCpu
+      ? `the threads were held back by the host, not by their own work: in the 2-worker windows they were on a CPU for ${held.onCpu.toFixed(2)} CPUs (1 worker: ${sched('1 worker')!.onCpu.toFixed(2)}) and runnable but waiting for one for ${held.waiting.toFixed(2)} CPUs more${autogroup ? '; this kernel shares CPU time between sessions, not threads (sched_autogroup_enabled = 1), so while other sessions are busy a second thread adds waiting, not CPU' : ''}`
+      : `this machine's two cores were shared with other work (${load}), so a second thread gets well under a second core; an idle cycle also makes fsyncs (the event append, brain.json, the trace line) that the disk serialises across both threads`;
   return [
     {
       case: CASE,
@@ -142,8 +179,8 @@ export async function personaWorkers(ctx: BenchContext): Promise<ResultRow[]> {
       ratio: ratio,
       target: `≥ ${TARGET_RATIO}x one worker`,
       verdict: verdict(ratio >= TARGET_RATIO),
-      note: `${ratio.toFixed(2)}x the 1-worker rate and ${(two / inProcess).toFixed(2)}x the in-process rate in the same run; ${common}; ${opened('2 workers')}.`,
-      whyMissed: `two workers ran ${ratio.toFixed(2)}x the cycles of one, under ${TARGET_RATIO}x: this machine's two cores were shared with other work (${load}), so a second thread gets well under a second core; an idle cycle also makes fsyncs (the event append, brain.json) that the disk serialises across both threads. On an idle machine the figure is the ratio to re-measure.`,
+      note: `${ratio.toFixed(2)}x the 1-worker rate and ${(two / inProcess).toFixed(2)}x the in-process rate in the same run; ${common}; ${opened('2 workers')}${schedNote('2 workers')}.`,
+      whyMissed: `two workers ran ${ratio.toFixed(2)}x the cycles of one, under ${TARGET_RATIO}x: ${heldBack}. On an idle machine the figure is the ratio to re-measure.`,
     },
     {
       case: CASE,
@@ -152,7 +189,7 @@ export async function personaWorkers(ctx: BenchContext): Promise<ResultRow[]> {
       unit: 'cycles/s',
       median: one,
       samples: totals.get('1 worker')!.cycles,
-      note: `the pool with one worker: the same per-thread work as 2 workers without the second core; ${common}; ${opened('1 worker')}.`,
+      note: `the pool with one worker: the same per-thread work as 2 workers without the second core; ${common}; ${opened('1 worker')}${schedNote('1 worker')}.`,
     },
     {
       case: CASE,
@@ -162,7 +199,7 @@ export async function personaWorkers(ctx: BenchContext): Promise<ResultRow[]> {
       median: inProcess,
       samples: totals.get('in-process')!.cycles,
       ratio: inProcess / one,
-      note: `every persona on the bench's main thread, as \`run\` without --workers; ${common}; ${opened('in-process')}.`,
+      note: `every persona on the bench's main thread, as \`run\` without --workers; ${common}; ${opened('in-process')}${schedNote('in-process')}.`,
     },
   ];
 }
