@@ -14,7 +14,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import * as esbuild from 'esbuild';
+import type * as esbuild from 'esbuild';
+import { loadEsbuild } from './esbuild.ts';
 import { kernelError } from '../errors.ts';
 import { PROJECT_ROOT } from '../version.ts';
 
@@ -138,7 +139,7 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
   }
   let result: esbuild.BuildResult<{ write: false; metafile: true }>;
   try {
-    result = await esbuild.build({
+    result = await (await loadEsbuild()).build({
       entryPoints: [absolute],
       bundle: true,
       write: false,

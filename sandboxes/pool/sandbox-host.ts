@@ -7,7 +7,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import * as esbuild from 'esbuild';
+import type * as esbuild from 'esbuild';
+import { loadEsbuild } from '../../kernel/build/esbuild.ts';
 import { sha256 } from '../../kernel/build/bundle.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import type { FromHost, ToHost } from './protocol.ts';
@@ -21,7 +22,7 @@ let hostScript: Promise<string> | undefined;
 /** The host process's code, bundled once to plain JS so a child starts without a TS loader. */
 export function buildHostScript(cacheDir: string): Promise<string> {
   hostScript ??= (async () => {
-    const result = await esbuild.build({
+    const result = await (await loadEsbuild()).build({
       entryPoints: [HOST_ENTRY],
       bundle: true,
       write: false,

@@ -4,7 +4,7 @@
  * before any permission check, as the Fetch standard and Deno have it. Bodies are
  * buffered and capped.
  */
-import { request } from 'undici';
+
 import { DenoOpError } from '../deno-error.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
 import { optStr, record, str } from './args.ts';
@@ -36,6 +36,10 @@ async function readCapped(body: AsyncIterable<Buffer>, cap: number): Promise<Buf
   return Buffer.concat(chunks);
 }
 
+// undici loads on the first fetch: most commands never make one, and it is slow to load.
+let undiciModule: Promise<typeof import('undici')> | undefined;
+const undici = () => (undiciModule ??= import('undici'));
+
 export const netFetch = defineOp({
   name: 'net.fetch',
   mode: 'async',
@@ -58,7 +62,7 @@ export const netFetch = defineOp({
       if (hop > 0) ctx.gate.check('net', current.hostPort);
       let response;
       try {
-        response = await request(current.url, { method: method as 'GET', headers: Object.fromEntries(a.headers), body: body ?? undefined });
+        response = await (await undici()).request(current.url, { method: method as 'GET', headers: Object.fromEntries(a.headers), body: body ?? undefined });
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ECONNREFUSED') throw new DenoOpError('TypeError', `error sending request for url (${current.url.href}): client error (Connect): tcp connect error: Connection refused (os error 111)`);
