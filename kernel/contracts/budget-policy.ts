@@ -13,7 +13,14 @@ import { workItemSchema } from './work.ts';
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const short = (max: number) => z.string().transform((s) => (s.length > max ? `${s.slice(0, max - 1)}…` : s));
 
-export { TIER_NAMES } from './budget-tiers.ts';
+export const TIER_NAMES = [
+  'read/search existing context',
+  'profile a bounded external source',
+  'draft or update a small artifact',
+  'request review from another role',
+  'run an analysis, benchmark or experiment-planning pass',
+  'escalate to challenge, Senate or resource allocation',
+] as const;
 
 export const BUDGET_ACTIONS = ['execute', 'read_only_planning', 'reviewer_handoff'] as const;
 

@@ -5,7 +5,7 @@
  * the isolate is disposed and a fresh one is built on the next call, so one bad call
  * never poisons later ones and never touches other plugins.
  */
-import { bundleEntry, defaultCacheDir, readSourceMapOf } from '../build/bundle.ts';
+import { bundleEntry, defaultCacheDir } from '../build/bundle.ts';
 import { locateError, parseSourceMap } from './error-location.ts';
 import { CapabilityBroker } from '../broker/broker.ts';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
@@ -50,6 +50,8 @@ export class PluginInstance {
   #sourceMap: ReturnType<typeof parseSourceMap>;
   /** isolates built so far (a rebuild after a limit adds one) */
   builds = 0;
+  /** calls in flight on this instance */
+  #calls = 0;
 
   constructor(plugin: LoadedPlugin, options: InstanceOptions) {
     this.plugin = plugin;
@@ -61,7 +63,9 @@ export class PluginInstance {
       { label: 'caller', set: options.allow },
       profileLayer(plugin.profile, plugin.dir),
     ];
-    this.broker = new CapabilityBroker(brokerContext({ subject: plugin.manifest.id, layers, cwd: options.cwd, env: options.env ?? {}, profile: plugin.profile, limits: this.limits, audit: options.audit, tape: options.tape, sources: options.sources }));
+    this.broker = new CapabilityBroker(
+      brokerContext({ subject: plugin.manifest.id, layers, cwd: options.cwd, env: options.env ?? {}, profile: plugin.profile, limits: this.limits, audit: options.audit, tape: options.tape, sources: options.sources, cacheDir: options.cacheDir ?? defaultCacheDir() }),
+    );
   }
 
   async #ensure(): Promise<IsolateRuntime | RemoteRuntime> {
@@ -70,7 +74,8 @@ export class PluginInstance {
     if (!this.#source) {
       const bundle = this.#options.bundle ?? (await bundleEntry(this.plugin.entry, cacheDir));
       this.#bundle = { code: bundle.code, digest: bundle.digest };
-      this.#sourceMap = parseSourceMap((bundle as { map?: string }).map ?? readSourceMapOf(bundle.digest, cacheDir));
+      // A recorded bundle (replay) has no map: its errors keep their bundle positions.
+      this.#sourceMap = parseSourceMap((bundle as { map?: string }).map);
       this.#source = withCodeCache(bundle.code, bundle.digest, `plugin:${this.plugin.manifest.id}`, cacheDir);
     }
     if (this.plugin.profile.tier === 'process') {
@@ -113,11 +118,15 @@ export class PluginInstance {
       throw kernelError('RTC_ERR_SANDBOX_NO_EXPORT', `plugin ${this.plugin.manifest.id} does not list "${name}" in its exports (${this.plugin.manifest.exports.join(', ')})`);
     }
     const runtime = await this.#ensure();
+    this.#calls++;
     try {
       return runtime instanceof RemoteRuntime ? await runtime.call(name, args) : await runtime.call(name, args, true);
     } catch (error) {
       if (isKernelError(error) && (error.isLimit || error.code === 'RTC_ERR_SANDBOX_DISPOSED')) runtime.dispose();
       throw locateError(error, `plugin:${this.plugin.manifest.id}`, this.#sourceMap, this.plugin.dir);
+    } finally {
+      // A call is a run: what it left in flight (a fetch, a subprocess) ends with the last call out.
+      if (--this.#calls === 0) this.broker.endScope();
     }
   }
 
@@ -142,5 +151,6 @@ export class PluginInstance {
 
   dispose(): void {
     this.#runtime?.dispose();
+    this.broker.endScope();
   }
 }

@@ -11,7 +11,7 @@ import { isKernelError, kernelError, type KernelError } from '../errors.ts';
 import type { AuditEvent } from '../broker/op.ts';
 import { CapabilityBroker } from '../broker/broker.ts';
 import { loadSandboxProfile, type Limits, type SandboxProfile } from '../manifest/sandbox-profile.ts';
-import { parsePermissionFlags } from '../permissions/parse-flags.ts';
+import { flagsLayer } from '../permissions/parse-flags.ts';
 import { assertNodeFlags } from '../node-flags.ts';
 import { IsolateRuntime, type CompiledSource, type RunOutcome, type Usage } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { loadShim, withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
@@ -75,18 +75,23 @@ export class ScriptRunner {
       throw error;
     }
     const source = withCodeCache(bundle.code, bundle.digest, `file://${file}`, this.cacheDir);
-    const layers = [{ label: 'flags', set: parsePermissionFlags(request.permissionFlags, request.cwd, request.env.PATH ?? '') }, profileLayer(profile, request.cwd)];
+    const layers = [flagsLayer(request.permissionFlags, request.cwd), profileLayer(profile, request.cwd)];
     const broker = new CapabilityBroker(
-      brokerContext({ subject: `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: this.#options.audit }),
+      brokerContext({ subject: `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: this.#options.audit, cacheDir: this.cacheDir, warn: (line) => stderr.push(line) }),
     );
     const onOutput = (fd: 1 | 2, text: string): void => void (fd === 1 ? stdout : stderr).push(text);
 
-    if (profile.tier === 'in-process') {
-      return this.#runInProcess(source, profile, limits, request, broker, onOutput, finish);
+    try {
+      if (profile.tier === 'in-process') {
+        return await this.#runInProcess(source, profile, limits, request, broker, onOutput, finish);
+      }
+      const { outcome, usage } = await this.#poolFor().run({ source, limits, webAssembly: profile.webAssembly, args: request.args, rssCapMb: profile.rssCapMb ?? 512, ops: broker, onOutput });
+      if (outcome.limit && !stderr.join('').includes(outcome.limit.code)) stderr.push(`error: ${outcome.limit.code}: ${outcome.limit.message}\n`);
+      return finish(outcome, usage);
+    } finally {
+      // Nothing the run started outlives it: fetches in flight are aborted, subprocess groups killed.
+      broker.endScope();
     }
-    const { outcome, usage } = await this.#poolFor().run({ source, limits, webAssembly: profile.webAssembly, args: request.args, rssCapMb: profile.rssCapMb ?? 512, ops: broker, onOutput });
-    if (outcome.limit && !stderr.join('').includes(outcome.limit.code)) stderr.push(`error: ${outcome.limit.code}: ${outcome.limit.message}\n`);
-    return finish(outcome, usage);
   }
 
   async #runInProcess(

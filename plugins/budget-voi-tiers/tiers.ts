@@ -1,9 +1,18 @@
-/** The spec's six budget tiers, how a cycle's work maps onto one, and what each costs. */
+/**
+ * The spec's six budget tiers, how a cycle's work maps onto one, and what each costs. The tier
+ * names are also kernel/contracts/budget-policy.ts's TIER_NAMES: a plugin bundles only what it
+ * imports by value, and importing the kernel by relative path would tie a copy of this folder
+ * to the checkout, so the six names are written here too (the kernel checks `tier` by number).
+ */
 
-import { TIER_NAMES } from '../../kernel/contracts/budget-tiers.ts';
-
-/** The tier names, from the published contract (a pure module: bundled as is). */
-export const TIERS = TIER_NAMES;
+export const TIERS = [
+  'read/search existing context',
+  'profile a bounded external source',
+  'draft or update a small artifact',
+  'request review from another role',
+  'run an analysis, benchmark or experiment-planning pass',
+  'escalate to challenge, Senate or resource allocation',
+] as const;
 
 export interface Cost {
   tokens: number;

@@ -17,6 +17,8 @@ export interface CommandRequest {
   input: Buffer | null;
   wallMs: number;
   outputBytes: number;
+  /** aborted when the run that asked for the command ends: the group is killed */
+  signal?: AbortSignal;
 }
 
 export interface CommandResult {
@@ -25,7 +27,7 @@ export interface CommandResult {
   stdout: Buffer;
   stderr: Buffer;
   /** why the runner killed the group, if it did */
-  killed: 'timeout' | 'output' | null;
+  killed: 'timeout' | 'output' | 'aborted' | null;
 }
 
 /** Finds a bare command on `searchPath`; paths with a slash are used as given. */
@@ -64,7 +66,7 @@ export function runCommand(req: CommandRequest): Promise<CommandResult> {
     const err: Buffer[] = [];
     let total = 0;
     let killed: CommandResult['killed'] = null;
-    const killGroup = (why: 'timeout' | 'output'): void => {
+    const killGroup = (why: 'timeout' | 'output' | 'aborted'): void => {
       killed ??= why;
       try {
         if (child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -73,6 +75,9 @@ export function runCommand(req: CommandRequest): Promise<CommandResult> {
       }
     };
     const timer = setTimeout(() => killGroup('timeout'), req.wallMs);
+    const onAbort = () => killGroup('aborted');
+    if (req.signal?.aborted) onAbort();
+    req.signal?.addEventListener('abort', onAbort, { once: true });
     const collect = (sink: Buffer[]) => (chunk: Buffer) => {
       total += chunk.length;
       if (total > req.outputBytes) {
@@ -85,10 +90,12 @@ export function runCommand(req: CommandRequest): Promise<CommandResult> {
     child.stderr?.on('data', collect(err));
     child.on('error', (error) => {
       clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
       reject(error);
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
       // Children that outlived the leader are still in the group: end them too.
       if (child.pid) {
         try {

@@ -254,3 +254,15 @@ test('skills from outside the checkout: RUNTIMECTL_SKILLS_PATH and --skills-dir 
   const selected = cycleEvents(path.join(dir, 'state'), 'ada').map((e) => e.skills.selected);
   assert.deepEqual(selected, [['shared/value-of-information-budgeting', 'shared/field-notes'], ['shared/value-of-information-budgeting', 'shared/field-notes']]);
 });
+
+test('run exits 1 when every cycle of a persona failed, and names the persona', async () => {
+  const dir = tempDir();
+  const plugins = path.join(dir, 'plugins');
+  plugin(plugins, 'executor-broken', 'id: executor.broken\nversion: 1.0.0\nkind: executor\nentry: mod.ts\ndescription: always fails\nexports: [describe, run]\n', 'export function describe() { return { spends_tokens: false }; }\nexport function run() { return { status: "failed", reason: "nothing works" }; }\n');
+  writeFileSync(path.join(dir, 'ada.yaml'), 'id: ada\nruntime: agent-ada\nexecutor: { plugin: executor.broken }\ncadence: { periodic_seconds: 1 }\nbudget: { daily_tokens: 1000, config: { min_expected_improvement: 0 } }\nbindings: [ledger]\n');
+  const args = ['run', '--persona', path.join(dir, 'ada.yaml'), '--cycles', '2', '--every', '2', '--state-dir', path.join(dir, 'state'), '--plugins-dir', plugins];
+  const r = await runCli(args, { env: { PATH: process.env.PATH ?? '' } });
+  assert.equal(r.status, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /^ada #1 \S+ failed: nothing works$/m);
+  assert.match(r.stderr, /^runtimectl: persona ada: every cycle failed \(last: nothing works\)$/m);
+});

@@ -10,7 +10,7 @@
  */
 import { isKernelError } from '../../errors.ts';
 import { DenoOpError } from '../deno-error.ts';
-import type { BrokerContext } from '../op.ts';
+import type { BrokerContext, OpCall } from '../op.ts';
 import { defineOp } from '../op.ts';
 import { record } from './args.ts';
 
@@ -55,22 +55,15 @@ const MAX_TITLE = 200;
 const MAX_TEXT = 2000;
 const MAX_PAYLOAD_BYTES = 16 * 1024;
 
-function audit(ctx: BrokerContext, op: string, binding: string, decision: 'granted' | 'denied'): void {
-  ctx.audit({ type: 'capability', subject: ctx.subject, op, permission: 'binding', value: binding, decision });
-}
-
-/** Throws NotCapable (audited) unless the binding is both declared and granted. */
-function admit(ctx: BrokerContext, op: string, binding: string): PluginBindings {
+/** Throws a NotCapable Refusal (the broker audits it) unless the binding is both declared and granted. */
+function admit(ctx: BrokerContext, call: OpCall, binding: string): PluginBindings {
   const b = ctx.bindings;
   let why: string | undefined;
   if (!b) why = 'bindings exist only for plugins a persona runs';
   else if (!b.declared.includes(binding)) why = `plugin ${ctx.subject} does not declare it (plugin.yaml bindings: [${b.declared.join(', ')}])`;
   else if (!b.granted.includes(binding)) why = `persona "${b.grantor}" does not grant it (profile bindings: [${b.granted.join(', ')}])`;
-  if (why !== undefined || !b) {
-    audit(ctx, op, binding, 'denied');
-    throw new DenoOpError('NotCapable', `Requires the "${binding}" binding: ${why ?? 'not available'}`);
-  }
-  audit(ctx, op, binding, 'granted');
+  if (why !== undefined || !b) call.refuse('binding', binding, `Requires the "${binding}" binding: ${why ?? 'not available'}`, 'binding');
+  call.granted('binding', binding);
   return b;
 }
 
@@ -107,8 +100,8 @@ export const bindingLedgerCreateTask = defineOp({
     return { title: text(o, 'title', MAX_TITLE, true), description: text(o, 'description', MAX_TEXT, false) };
   },
   needs: () => [],
-  async run(a, ctx) {
-    const b = admit(ctx, 'binding.ledger.createTask', 'ledger');
+  async run(a, ctx, call) {
+    const b = admit(ctx, call, 'ledger');
     const ledger = b.impl.ledger ?? unavailable('ledger');
     return forward(() => ledger.createTask(a, ctx.subject));
   },
@@ -123,8 +116,8 @@ export const bindingLedgerList = defineOp({
     return state === '' ? {} : { state };
   },
   needs: () => [],
-  async run(a, ctx) {
-    const b = admit(ctx, 'binding.ledger.list', 'ledger');
+  async run(a, ctx, call) {
+    const b = admit(ctx, call, 'ledger');
     const ledger = b.impl.ledger ?? unavailable('ledger');
     return forward(() => ledger.list(a));
   },
@@ -142,8 +135,8 @@ export const bindingEventsAppend = defineOp({
     return { type, payload };
   },
   needs: () => [],
-  async run(a, ctx) {
-    const b = admit(ctx, 'binding.events.append', 'events');
+  async run(a, ctx, call) {
+    const b = admit(ctx, call, 'events');
     const events = b.impl.events ?? unavailable('events');
     return forward(() => events.append(a.type, a.payload, ctx.subject));
   },
@@ -154,8 +147,8 @@ export const bindingMemoryRead = defineOp({
   mode: 'async',
   parse: () => ({}),
   needs: () => [],
-  async run(_a, ctx) {
-    const b = admit(ctx, 'binding.memory.read', 'memory');
+  async run(_a, ctx, call) {
+    const b = admit(ctx, call, 'memory');
     const memory = b.impl.memory ?? unavailable('memory');
     return forward(() => memory.read());
   },
@@ -166,8 +159,8 @@ export const bindingToolsList = defineOp({
   mode: 'async',
   parse: () => ({}),
   needs: () => [],
-  async run(_a, ctx) {
-    const b = admit(ctx, 'binding.tools.list', 'tools');
+  async run(_a, ctx, call) {
+    const b = admit(ctx, call, 'tools');
     const tools = b.impl.tools ?? unavailable('tools');
     return forward(() => tools.list());
   },
@@ -184,8 +177,8 @@ export const bindingToolsCall = defineOp({
     return { name, args };
   },
   needs: () => [],
-  async run(a, ctx) {
-    const b = admit(ctx, 'binding.tools.call', 'tools');
+  async run(a, ctx, call) {
+    const b = admit(ctx, call, 'tools');
     const tools = b.impl.tools ?? unavailable('tools');
     return forward(() => tools.call(a.name, a.args, ctx.subject));
   },
