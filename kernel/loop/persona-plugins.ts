@@ -47,6 +47,21 @@ export class PersonaPlugins {
     };
   }
 
+  /**
+   * Calls `method` of plugin `id` recorded on `recorder` instead of the cycle's (a tool call
+   * outside any cycle is recorded on its own), within the bound on live isolates.
+   */
+  callRecorded(id: string, kind: PersonaPluginKind, recorder: CycleRecorder | undefined, method: string, args: unknown[]): Promise<unknown> {
+    const instance = this.#instance(id, kind);
+    const run = () => (recorder ? recorder.call(instance, method, args) : instance.call(method, ...args));
+    return this.#resident ? this.#resident.use(instance, run) : run();
+  }
+
+  /** The running instance of plugin `id` (built on first use): its grant, its last call's usage. */
+  instance(id: string, kind: PersonaPluginKind): PluginInstance {
+    return this.#instance(id, kind);
+  }
+
   #instance(id: string, kind: PersonaPluginKind): PluginInstance {
     const existing = this.#instances.get(id);
     if (existing) return existing;

@@ -33,7 +33,8 @@ const KINDS = ['read', 'write', 'net', 'env', 'run'] as const satisfies readonly
 
 export type PathVariables = Partial<Record<'plugin' | 'state' | 'workspace' | 'session' | 'scratch', string>>;
 
-function expand(value: string, vars: PathVariables): string {
+/** Fills `${plugin}`, `${state}`, ... in a value; an unknown placeholder is left as written. */
+export function expand(value: string, vars: PathVariables): string {
   return value.replace(/\$\{(\w+)\}/g, (whole, name: string) => vars[name as keyof PathVariables] ?? whole);
 }
 

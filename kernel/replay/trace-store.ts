@@ -8,14 +8,23 @@
  * by a kill is saved aside (`cycles.jsonl.torn-<offset>`) and cut before the next append.
  */
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, ftruncateSync, writeSync, fdatasyncSync } from 'node:fs';
+import { fdatasync, write } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { kernelError } from '../errors.ts';
 import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
 import { contentStore, sha256Digest, type ContentStore } from '../storage/content-store.ts';
 import { INLINE_LIMIT, checkedTraceHash, traceRecordSchema, type TraceRecord, type TracedText } from './trace-record.ts';
 
+const fdatasyncAsync = promisify(fdatasync);
+function writeAsync(fd: number, bytes: Buffer, offset: number, length: number): Promise<number> {
+  return new Promise((resolve, reject) => write(fd, bytes, offset, length, null, (error, n) => (error ? reject(error) : resolve(n))));
+}
+
 export const TRACE_DIR = 'trace';
 export const TRACE_FILE = path.join(TRACE_DIR, 'cycles.jsonl');
+/** Tool calls made outside any cycle (`runtimectl mcp serve`, `tools call`): one line each, named by a `tool_call` event. */
+export const TOOL_TRACE_FILE = path.join(TRACE_DIR, 'tools.jsonl');
 
 export interface TraceLine {
   /** 1-based line in cycles.jsonl */
@@ -30,9 +39,10 @@ export class TraceStore {
   #fd: number | undefined;
   readonly #stored = new Set<string>();
 
-  constructor(personaDir: string) {
+  /** `file`: the trace file under the persona folder (default: the cycles' trace); blobs are shared. */
+  constructor(personaDir: string, file: string = TRACE_FILE) {
     this.personaDir = personaDir;
-    this.file = path.join(personaDir, TRACE_FILE);
+    this.file = path.join(personaDir, file);
     this.blobs = contentStore(path.join(personaDir, TRACE_DIR, 'blobs'), { base: personaDir, code: 'RTC_ERR_REPLAY_RECORDING', what: 'a recorded blob' });
   }
 
@@ -69,6 +79,39 @@ export class TraceStore {
     } catch (error) {
       throw kernelError('RTC_ERR_TRACE_WRITE', `${path.relative(this.personaDir, this.file)}: ${(error as Error).message}`, { cause: error });
     }
+  }
+
+  /**
+   * Appends lines durably without blocking the event loop: lines queued while a write is on
+   * disk go out together in the next write (group commit). Resolves when this line is synced.
+   */
+  appendAsync(record: TraceRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ text: `${JSON.stringify(record)}\n`, resolve, reject });
+      if (!this.#writing) void this.#drain();
+    });
+  }
+
+  readonly #queue: { text: string; resolve: () => void; reject: (error: Error) => void }[] = [];
+  #writing = false;
+
+  async #drain(): Promise<void> {
+    this.#writing = true;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, this.#queue.length);
+      try {
+        const fd = this.#open();
+        const bytes = Buffer.from(batch.map((b) => b.text).join(''));
+        let written = 0;
+        while (written < bytes.length) written += await writeAsync(fd, bytes, written, bytes.length - written);
+        await fdatasyncAsync(fd);
+        for (const b of batch) b.resolve();
+      } catch (error) {
+        const failure = kernelError('RTC_ERR_TRACE_WRITE', `${path.relative(this.personaDir, this.file)}: ${(error as Error).message}`, { cause: error });
+        for (const b of batch) b.reject(failure);
+      }
+    }
+    this.#writing = false;
   }
 
   #open(): number {

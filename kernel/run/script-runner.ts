@@ -64,19 +64,22 @@ export class ScriptRunner {
       return finish({ exitCode: 1, error: { name: error.name, message: error.message, code: error.code } }, { cpuMs: 0, wallMs: performance.now() - started, heapBytes: 0 });
     };
 
-    if (!existsSync(file) || !statSync(file).isFile()) {
-      return failed(kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `module not found: ${request.file}`));
+    let bundle: { code: string; digest: string } | undefined = request.bundle;
+    if (!bundle) {
+      if (!existsSync(file) || !statSync(file).isFile()) {
+        return failed(kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `module not found: ${request.file}`));
+      }
+      try {
+        bundle = await bundleEntry(file, this.cacheDir);
+      } catch (error) {
+        if (isKernelError(error)) return failed(error);
+        throw error;
+      }
     }
-    let bundle;
-    try {
-      bundle = await bundleEntry(file, this.cacheDir);
-    } catch (error) {
-      if (isKernelError(error)) return failed(error);
-      throw error;
-    }
+    request.onBundle?.({ code: bundle.code, digest: bundle.digest });
     const source = withCodeCache(bundle.code, bundle.digest, `file://${file}`, this.cacheDir);
     const layers = [flagsLayer(request.permissionFlags, request.cwd), profileLayer(profile, request.cwd)];
-    const broker = new CapabilityBroker(
+    const broker = request.broker ?? new CapabilityBroker(
       brokerContext({ subject: `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: this.#options.audit, cacheDir: this.cacheDir, warn: (line) => stderr.push(line) }),
     );
     const onOutput = (fd: 1 | 2, text: string): void => void (fd === 1 ? stdout : stderr).push(text);

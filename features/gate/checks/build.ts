@@ -13,7 +13,7 @@ import type { BuiltEntry, CheckOutcome, GateContext } from '../context.ts';
 export const TEST_FILE = /^tests\/[^/]+[._]test\.(ts|js|mts|mjs)$/;
 
 function moduleEntry(ctx: GateContext): string | undefined {
-  if (ctx.plugin) return path.posix.normalize(ctx.plugin.entry);
+  if (ctx.plugin) return path.posix.normalize(ctx.plugin.entry ?? '');
   return ctx.snapshot?.entries.some((e) => e.path === 'mod.ts' && e.type === 'file') ? 'mod.ts' : undefined;
 }
 

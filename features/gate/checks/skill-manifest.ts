@@ -34,7 +34,7 @@ function checkPluginFile(ctx: GateContext): { ok: boolean; detail: Record<string
       return { ok: false, detail: { file: where, present: true, manifest, problem }, problem };
     };
     if (manifest.kind !== 'skill') return fail(`${where}: kind: a skill draft's plugin must be of kind "skill" (got "${manifest.kind}")`);
-    const entry = ctx.snapshot.entries.find((e) => e.path === path.posix.normalize(manifest.entry));
+    const entry = ctx.snapshot.entries.find((e) => e.path === path.posix.normalize(manifest.entry ?? ''));
     if (!entry) return fail(`${where}: entry: file "${manifest.entry}" is not in the draft`);
     ctx.plugin = manifest;
     return { ok: true, detail: { file: where, present: true, manifest } };
