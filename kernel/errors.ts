@@ -37,6 +37,9 @@ export const ERROR_CODES = {
   RTC_ERR_SANDBOX_DISPOSED: 'the isolate was disposed',
   RTC_ERR_SANDBOX_NO_EXPORT: 'a plugin does not export the function that was called',
   RTC_ERR_SANDBOX_SCRIPT: 'a sandboxed script threw an error',
+  // the OS-level sandbox around subprocesses (sandboxes/subprocess/os-sandbox)
+  RTC_ERR_OSBOX_UNAVAILABLE: 'the OS sandbox (bubblewrap) is missing or cannot start here, and the profile does not opt out',
+  RTC_ERR_OSBOX_GRANT: 'a grant cannot be expressed by the OS sandbox (write without read, a link out of the grant, another persona\'s state)',
   // event log
   RTC_ERR_EVENTS_CORRUPT: 'an event log line is not valid JSON or does not match the event schema',
   RTC_ERR_EVENTS_CHAIN: 'an event log sequence number or hash chain does not match',
@@ -105,6 +108,7 @@ export const ERROR_CODES = {
   RTC_ERR_PERSONA_DUPLICATE: 'two personas in one run share an id',
   RTC_ERR_STATE_DIR: 'the state directory cannot be created or used',
   RTC_ERR_EXECUTOR_RESULT: 'an executor or budget-policy plugin returned a value outside its contract',
+  RTC_ERR_EXECUTOR_PROVIDER_HOME: "an executor's provider home cannot be created or written",
   RTC_ERR_PERSONA_START: 'a persona names a plugin, harness, skill or program that cannot work, so it does not start',
   // composition: harnesses, loop steps, tools, plugin authoring
   RTC_ERR_HARNESS_STEP: 'a harness names a loop step no feature provides, or leaves out the final record step',

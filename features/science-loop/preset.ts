@@ -13,6 +13,7 @@ import { StepRegistry } from '../../kernel/loop/steps.ts';
 import { replayPersona as replayKernelPersona, type ReplayOptions, type ReplayReport } from '../../kernel/replay/replay-persona.ts';
 import type { LoadedPersona } from '../../kernel/personas/load.ts';
 import { ledgerEnv } from '../ledger/layout.ts';
+import { ChildRegistry, type PersonaChildren } from './executors/children.ts';
 import type { PersonaBackend } from '../persistence/backend.ts';
 import { persistenceProvider } from '../persistence/provider.ts';
 import { personaBindings } from './bindings.ts';
@@ -20,15 +21,26 @@ import { readAgentEnv } from './budget/env.ts';
 import { budgetLimits } from './budget/posture.ts';
 import { scienceLoopSteps, type ScienceLoopSettings } from './steps.ts';
 
-export interface CompositionSettings extends ScienceLoopSettings {
+export interface CompositionSettings extends Omit<ScienceLoopSettings, 'children'> {
   /** harness manifests (tests); default: policies/harnesses/ */
   harnessesDir?: string;
+  /** the registry of the run's subprocesses (the run command keeps it to stop them on a signal); default: a new one */
+  children?: ChildRegistry;
 }
 
 /** The default composition for a run with these settings. */
 export function defaultComposition(settings: CompositionSettings = {}): LoopComposition {
+  const registry = settings.children ?? new ChildRegistry();
+  // One tracker a persona, shared by its plugins' subprocesses and its decide step.
+  const trackers = new Map<string, PersonaChildren>();
+  const children = (personaId: string): PersonaChildren => {
+    let tracker = trackers.get(personaId);
+    if (!tracker) trackers.set(personaId, (tracker = registry.forPersona(personaId)));
+    return tracker;
+  };
   return {
-    steps: new StepRegistry().register(...scienceLoopSteps(settings)),
+    steps: new StepRegistry().register(...scienceLoopSteps({ ...settings, children })),
+    tracker: children,
     persistence: persistenceProvider,
     harnesses: new HarnessCatalog(settings.harnessesDir),
     limits: (profile, env) => budgetLimits(profile, readAgentEnv(env)),
@@ -42,7 +54,9 @@ export type DefaultLoopOptions = Omit<LoopOptions, 'composition'> & { compositio
 
 function withComposition<T extends DefaultLoopOptions>(options: T): T & { composition: LoopComposition } {
   const skillsDirs = options.skillsDirs ?? (options.skillsDir ? [options.skillsDir] : undefined);
-  const composition = options.composition ?? defaultComposition({ ...(skillsDirs ? { skillsDirs } : {}), ...(options.harnessesDir ? { harnessesDir: options.harnessesDir } : {}) });
+  const composition =
+    options.composition ??
+    defaultComposition({ ...(skillsDirs ? { skillsDirs } : {}), ...(options.harnessesDir ? { harnessesDir: options.harnessesDir } : {}), ...(options.children ? { children: options.children } : {}) });
   return { ...options, composition };
 }
 

@@ -31,8 +31,10 @@ import { selectSkills, unmatchedPatterns } from '../skills/select.ts';
 import { loadBrain, RECENT_CYCLES, saveBrainDurably, type Brain } from './brain.ts';
 import { readAgentEnv, EXECUTOR_ENV, type AgentEnv } from './budget/env.ts';
 import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from './budget/posture.ts';
-import { UsageWindow, usageOfEvent, type UsageTotals } from './budget/usage.ts';
-import { act, type ActResult } from './decide.ts';
+import { INTERRUPTED_EVENT, UsageWindow, usageOfEvent, type UsageTotals } from './budget/usage.ts';
+import { act, estimateUsage, type ActResult } from './decide.ts';
+import { recoverLeftSessions, type PersonaChildren } from './executors/children.ts';
+import { markSessionManifest } from './executors/session-dir.ts';
 import { chooseExecutor, executorConfig, type ExecutorChoice } from './executors/choice.ts';
 import { preparePersonaWorkspace } from './executors/session-dir.ts';
 import { LedgerInspector, type LedgerInspection } from './ledger-inspection.ts';
@@ -70,6 +72,37 @@ interface CycleScience {
 export interface ScienceLoopSettings {
   /** skill folders; default: the repository's skills/ */
   skillsDirs?: readonly string[];
+  /** each persona's subprocess tracker (the composition's; the same one its plugins' subprocesses use) */
+  children?: (personaId: string) => PersonaChildren;
+}
+
+/** Values of the variables a persona hands its plugins by name (API keys): scrubbed from recorded error text. */
+function secretValues(env: Readonly<Record<string, string | undefined>>, names: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const pattern of names) {
+    for (const [name, value] of Object.entries(env)) {
+      if (typeof value !== 'string' || value === '') continue;
+      if (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern) out.push(value);
+    }
+  }
+  return out;
+}
+
+/** Sessions whose process marker a previous kernel left: ended, their manifest and the log say interrupted. */
+async function recoverLeft(p: PersonaContext, science: PersonaScience): Promise<void> {
+  for (const left of await recoverLeftSessions(p.paths.sessionsDir)) {
+    const usage = left.expected_tokens > 0 ? estimateUsage(left.expected_tokens) : null;
+    const reason =
+      left.found === 'running'
+        ? `interrupted: the kernel that started it ended without stopping it; found running at start and ${left.ended === 'killed' ? 'killed' : 'terminated'}`
+        : `interrupted: the kernel that started it ended without stopping it; ${left.sandboxed ? 'the OS sandbox ended it with that kernel' : 'it had already ended'}`;
+    markSessionManifest(left.session_dir, { run_id: left.run_id, status: 'interrupted', reason, interrupted_by: 'kernel crash', usage });
+    await p.backend.events.append(
+      INTERRUPTED_EVENT,
+      p.scrub({ run_id: left.run_id, session: relToState(p.paths, left.session_dir), command: left.command, found: left.found, ended: left.ended, sandboxed: left.sandboxed, reason, provider_usage: usage }),
+    );
+    science.usage.add({ atMs: p.clock(), tokens: usage?.total_tokens ?? 0, session: true });
+  }
 }
 
 function personaScience(p: PersonaContext): PersonaScience {
@@ -250,8 +283,10 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
       if (program === '' || findProgram(program, start.env.PATH ?? '', path.join(start.stateDir, start.profile.id)) !== undefined) return [];
       return [{ ...executorField(start, choice), reason: `executor ${choice.plugin} spends tokens and runs "${program}", which is not on PATH; install it, or disable the executor (executor.enabled: false)` }];
     },
-    open(p, start) {
+    async open(p, start) {
       const science = personaScience(p);
+      // Before anything new: a session a crashed predecessor left running is ended and recorded.
+      await recoverLeft(p, science);
       start.executor = science.choice;
       start.budget = science.limits;
     },
@@ -283,7 +318,12 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
               history: brainNow.medium_term.recent,
               spendTokens: p.spendTokens,
               now: c.now,
+              ...(settings.children ? { children: settings.children(p.profile.id) } : {}),
+              mcp: p.mcp,
+              secrets: secretValues(p.env, p.profile.env),
             });
+      // An operator's opt-out of the OS sandbox is said every cycle, not only at start.
+      if (p.profile.os_sandbox === 'off') c.problems.push('os_sandbox: off (the profile opts out): this persona\'s subprocesses run without the OS sandbox');
       if (result.usage && posture.max_tokens_per_session !== null && result.usage.total_tokens > posture.max_tokens_per_session) {
         c.problems.push(`the session used ${result.usage.total_tokens} tokens, over the per-session cap of ${posture.max_tokens_per_session}`);
       }
@@ -300,6 +340,7 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
           spends_tokens: result.spends_tokens,
           ran: result.ran,
           status: result.status,
+          os_sandbox: p.profile.os_sandbox,
         },
         budget_decision: result.decision,
         outcome: result.outcome,

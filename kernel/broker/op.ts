@@ -10,6 +10,21 @@ import type { AuditPermission, RefusalReason } from './refusal.ts';
 import type { OpTicket, RunScope } from './run-scope.ts';
 import type { Tape } from './tape.ts';
 import type { PluginBindings } from './ops/bindings.ts';
+import type { ChildTracker } from '../../sandboxes/subprocess/run-command.ts';
+import type { SandboxContext } from '../../sandboxes/subprocess/os-sandbox/plan.ts';
+
+/**
+ * The OS sandbox every `run` child gets (sandboxes/subprocess/os-sandbox): its view is
+ * planned from this context's grant; these are the parts the grant does not say.
+ */
+export interface OsSandboxSettings extends SandboxContext {
+  /** 'required' (the default): bubblewrap, or a refusal; 'off': the profile opted out, logged every cycle */
+  mode: 'required' | 'off';
+  /** hears of every child's start and end; may refuse a start or stop a child (the kernel's registry) */
+  tracker?: ChildTracker;
+  /** the kernel's environment, where bubblewrap is looked for (RUNTIMECTL_BWRAP, PATH); default: this process's */
+  hostEnv?: Readonly<Record<string, string | undefined>>;
+}
 
 export interface AuditEvent {
   type: 'capability';
@@ -43,6 +58,8 @@ export interface BrokerContext {
   strictSymlinks: boolean;
   /** subprocess limits for `run` ops */
   subprocess: { wallMs: number; outputBytes: number };
+  /** the OS sandbox of `run` children (absent: required, hiding nothing beyond what the grant leaves out) */
+  os?: OsSandboxSettings;
   /** bytes a fetch response body may have */
   maxResponseBytes: number;
   /** how long a fetch may wait for headers, or between two chunks of its body */

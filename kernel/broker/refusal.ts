@@ -19,7 +19,8 @@ export type RefusalReason =
   | 'strict-symlink'
   | 'loader-variable'
   | 'redirect'
-  | 'binding';
+  | 'binding'
+  | 'os-sandbox';
 
 export class Refusal extends DenoOpError {
   readonly permission: AuditPermission;

@@ -10,6 +10,7 @@
 import type { PluginInstance } from '../plugins/plugin-instance.ts';
 import type { PluginRegistry } from '../plugins/registry.ts';
 import type { CycleRecorder } from '../replay/cycle-recorder.ts';
+import { grantView } from '../../sandboxes/subprocess/os-sandbox/grant-view.ts';
 import { buildPersonaPlugin, type PersonaPluginKind, type PersonaPluginOptions } from './plugin-options.ts';
 import type { ResidentIsolates } from './resident-isolates.ts';
 
@@ -60,6 +61,12 @@ export class PersonaPlugins {
   /** The running instance of plugin `id` (built on first use): its grant, its last call's usage. */
   instance(id: string, kind: PersonaPluginKind): PluginInstance {
     return this.#instance(id, kind);
+  }
+
+  /** The hosts a plugin's subprocesses may reach (its grant's `net`): all, or these. */
+  netGrant(id: string, kind: PersonaPluginKind): true | string[] {
+    const view = grantView(this.#instance(id, kind).broker.context.gate);
+    return view.netAll || (view.netAny && view.netHosts.length === 0) ? true : view.netHosts;
   }
 
   #instance(id: string, kind: PersonaPluginKind): PluginInstance {

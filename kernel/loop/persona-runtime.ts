@@ -26,6 +26,7 @@ import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import type { BindingImplementations } from '../broker/ops/bindings.ts';
 import { HOST_SOURCES } from '../broker/ops/entropy.ts';
 import { defaultCacheDir } from '../build/bundle.ts';
+import type { McpServerSpec } from '../contracts/executor.ts';
 import type { PersistenceBackend, PersistenceProvider } from '../contracts/persistence.ts';
 import { errorLine, kernelError } from '../errors.ts';
 import type { AppendResult } from '../events/event-log.ts';
@@ -41,6 +42,7 @@ import { listTools, callTool, type ToolInfo } from '../tools/call-tool.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
+import { resolveExecutable, type ChildTracker } from '../../sandboxes/subprocess/run-command.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { CYCLE_EVENT } from './cycle-event.ts';
 import { HarnessCatalog, RECORD_STEP, type LoadedHarness } from './harness.ts';
@@ -77,6 +79,8 @@ export interface LoopComposition {
   pluginEnv?(paths: PersonaPaths, profile: PersonaProfile): Record<string, string>;
   /** what the persona's bindings do (ledger, events, memory); the kernel adds `tools` */
   bindings?(wiring: PersonaWiring): BindingImplementations;
+  /** the registry of the persona's running subprocesses (stops, crash markers), when the composition keeps one */
+  tracker?(personaId: string): ChildTracker;
 }
 
 export interface LoopOptions {
@@ -99,8 +103,13 @@ export interface LoopOptions {
    * the world plugins see, so the same inputs give the same bytes (tests, a re-run)
    */
   entropy?: (length: number) => Buffer;
-  /** most plugin isolates kept alive across all personas (default 256); the rest are rebuilt on use */
+  /** most plugin isolates kept alive across all personas (default 384); the rest are rebuilt on use */
   maxResidentIsolates?: number;
+  /**
+   * The MCP server an executor hands its harness for this persona (issue 19: `runtimectl mcp
+   * serve --persona ID`); none by default. Its install is visible read-only in the OS sandbox.
+   */
+  mcpServer?: (personaId: string) => McpServerSpec | null;
 }
 
 /** Plugins get fresh isolates every this many cycles: a replay of one cycle starts at most this far back. */
@@ -125,6 +134,7 @@ export interface LoopKernel {
   substrate: SubstrateAtStart;
   /** bundle exports found by loading each plugin once (start checks), by plugin folder */
   exportsSeen: Map<string, Promise<readonly string[]>>;
+  mcpServer: (personaId: string) => McpServerSpec | null;
 }
 
 /** Checks the environment first (a bad override stops the start), then loads what is shared. */
@@ -163,6 +173,7 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
     cacheDir,
     spendTokens: options.spendTokens ?? true,
     exportsSeen: new Map(),
+    mcpServer: options.mcpServer ?? (() => null),
   };
 }
 
@@ -228,6 +239,9 @@ export class PersonaRuntime {
     this.#profileDigest = this.#trace.keep(readFileSync(persona.file, 'utf8'));
     this.#steps = harness.manifest.steps.filter((name) => name !== RECORD_STEP).map((name) => kernel.composition.steps.get(name)!);
     const wiring: PersonaWiring = { paths: this.paths, profile: this.profile, backend, clock: kernel.clock, log: backend.events };
+    const mcp = kernel.mcpServer(this.profile.id);
+    const mcpProgram = mcp ? resolveExecutable(mcp.command, kernel.env.PATH ?? '', this.paths.dir) : undefined;
+    const tracker = kernel.composition.tracker?.(this.profile.id);
     const bindings: BindingImplementations = {
       ...(kernel.composition.bindings?.(wiring) ?? {}),
       tools: {
@@ -238,6 +252,9 @@ export class PersonaRuntime {
     this.#plugins = new PersonaPlugins(
       personaPluginOptions({
         stateDir: kernel.stateDir,
+        ...(tracker ? { tracker } : {}),
+        ...(mcpProgram ? { programs: [mcpProgram] } : {}),
+        ...(mcp?.reads ? { programReads: mcp.reads } : {}),
         profile: this.profile,
         hostEnv: kernel.env,
         limits: this.limits,
@@ -266,6 +283,7 @@ export class PersonaRuntime {
       clock: kernel.clock,
       spendTokens: kernel.spendTokens,
       concurrentCycles: () => cyclesRunning(kernel),
+      mcp,
       probe: (pluginId, kind, method, ...args) => probePlugin(kernel, this.profile, pluginId, kind, method, args),
     };
   }
@@ -290,8 +308,7 @@ export class PersonaRuntime {
       runtime = new PersonaRuntime(kernel, persona, harness, backend);
       for (const step of runtime.#steps) step.prepare?.(runtime.#context);
       for (const event of backend.events.read()) {
-        if (event.type !== CYCLE_EVENT) continue;
-        runtime.#cycles += 1;
+        if (event.type === CYCLE_EVENT) runtime.#cycles += 1;
         for (const step of runtime.#steps) step.history?.(runtime.#context, event);
       }
       await backend.events.open();

@@ -9,6 +9,7 @@
  * report other start problems, set up per-persona state, and contribute to `persona_start`.
  */
 import type { PluginKind } from '../manifest/plugin-manifest.ts';
+import type { McpServerSpec } from '../contracts/executor.ts';
 import type { EventEnvelope } from '../events/envelope.ts';
 import type { PersistenceBackend } from '../contracts/persistence.ts';
 import type { LoadedPersona } from '../personas/load.ts';
@@ -66,6 +67,8 @@ export interface PersonaContext extends PersonaStart {
   clock: () => number;
   /** cycles of this kernel in flight now, this one included: durable work may leave the main thread when others can use it */
   concurrentCycles(): number;
+  /** the MCP server the kernel hands this persona's executors (LoopOptions.mcpServer), or null */
+  mcp: McpServerSpec | null;
 }
 
 /** One cycle, as its steps see it. */
@@ -95,7 +98,7 @@ export interface LoopStep {
   check?(start: PersonaStart): StartProblem[] | Promise<StartProblem[]>;
   /** once per persona when it opens, before the history pass: set up the step's state */
   prepare?(persona: PersonaContext): void;
-  /** the persona's own cycle events (oldest first) as found at open, e.g. to rebuild a usage window */
+  /** each of the persona's events (oldest first) as found at open, e.g. to rebuild a usage window */
   history?(persona: PersonaContext, event: EventEnvelope): void;
   /** after the persona's state is open and its history read; may add fields to `persona_start` */
   open?(persona: PersonaContext, start: Record<string, unknown>): void | Promise<void>;

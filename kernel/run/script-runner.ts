@@ -82,6 +82,8 @@ export class ScriptRunner {
     const broker = request.broker ?? new CapabilityBroker(
       brokerContext({ subject: `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: this.#options.audit, cacheDir: this.cacheDir, warn: (line) => stderr.push(line) }),
     );
+    // A script's subprocesses run in the OS sandbox from its flags; the kernel's cache stays hidden even under -A.
+    broker.context.os = { mode: 'required', hide: [this.cacheDir] };
     const onOutput = (fd: 1 | 2, text: string): void => void (fd === 1 ? stdout : stderr).push(text);
 
     try {

@@ -3,9 +3,9 @@
  * contract (kernel/contracts/executor.ts), the one copy the kernel checks every answer with.
  * `import type` is erased by esbuild, so nothing of zod reaches the isolate.
  */
-import type { ExecutorAnswer, ExecutorInput, ExecutorStatus, ProviderUsage, WorkItem } from '../../kernel/contracts/executor.ts';
+import type { ExecutorAnswer, ExecutorInput, ExecutorStatus, McpServerSpec, ProviderUsage, WorkItem } from '../../kernel/contracts/executor.ts';
 
-export type { ExecutorInput, ExecutorStatus, WorkItem };
+export type { ExecutorInput, ExecutorStatus, McpServerSpec, WorkItem };
 /** What `run` returns (fields with defaults may be left out). */
 export type ExecutorResult = ExecutorAnswer;
 /** Token figures, as the kernel reads them. */

@@ -5,7 +5,7 @@
  * tier. A local HTTP server plays the hostile network.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -124,21 +124,25 @@ for (const profile of ['trusted', 'default']) {
   });
 
   test(`${profile}: a subprocess still running when the run ends is killed with its group`, async () => {
-    const pidFile = path.join(dir, `${profile}-child.pid`);
-    const file = script('child.js', `new Deno.Command('sh', { args: ['-c', 'echo $$ > ' + Deno.args[0] + '; exec sleep 30'] }).output().catch(() => {});\nsetTimeout(() => Deno.exit(0), 1000);\n`);
-    const r = await runner.run({ file, args: [pidFile], permissionFlags: ['--allow-run=sh'], cwd: dir, env: { PATH: '/usr/bin:/bin' }, profile, limits: { wallMs: 20_000 } });
+    // The child runs in the OS sandbox (its own pid namespace), so it is found on the host by a
+    // marker in its command line rather than by the pid it sees; it proves it started by
+    // writing into the one folder the run grants.
+    const started = path.join(dir, `${profile}-child.started`);
+    const marker = `30.${process.pid}${profile.length}${Date.now() % 100000}`;
+    const file = script('child.js', `new Deno.Command('sh', { args: ['-c', 'echo up > ' + Deno.args[0] + '; exec sleep ' + Deno.args[1]] }).output().catch(() => {});\nsetTimeout(() => Deno.exit(0), 1000);\n`);
+    const r = await runner.run({ file, args: [started, marker], permissionFlags: ['--allow-run=sh', `--allow-read=${dir}`, `--allow-write=${dir}`], cwd: dir, env: { PATH: '/usr/bin:/bin' }, profile, limits: { wallMs: 20_000 } });
     assert.equal(r.exitCode, 0, r.stderr);
-    assert.ok(existsSync(pidFile), 'the child never started');
-    const pid = Number(readFileSync(pidFile, 'utf8'));
-    const alive = () => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    assert.ok(await eventually(() => !alive()), `the child ${pid} outlived the run`);
+    assert.ok(existsSync(started), 'the child never started');
+    const running = () =>
+      readdirSync('/proc').some((entry) => {
+        if (!/^\d+$/.test(entry)) return false;
+        try {
+          return readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker);
+        } catch {
+          return false;
+        }
+      });
+    assert.ok(await eventually(() => !running()), `a process with ${marker} outlived the run`);
   });
 }
 

@@ -55,6 +55,9 @@ async function setup(declared: string[], granted: string[]) {
   const plugins = new PersonaPlugins(
     {
       personaId: 'ada',
+      personaDir: paths.dir,
+      osSandbox: 'required',
+      hidden: [stateDir],
       shim,
       allow: emptyPermissionSet(),
       vars: {},

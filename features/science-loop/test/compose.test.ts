@@ -137,12 +137,19 @@ test('an environment override of the executor runs it with its own config, never
   const dir = tempDir();
   const stateDir = path.join(dir, 'state');
   const env = { PATH: `${FAKE_BIN}:/usr/bin:/bin`, HOME: dir, SCIDEX_AGENT_CONTINUOUS_EXECUTOR: 'codex' };
+  const body = (config: string) => `runtime: agent-x
+executor:
+  plugin: executor.command
+${config}
+budget: { daily_tokens: 200000, max_tokens_per_session: 50000, wall_seconds_per_cycle: 20 }
+allow: { read: ["\${state}"], write: ["\${state}"], run: [codex, sh], net: [api.openai.com], env: [ORCHESTRA_DB, ORCHESTRA_DB_PATH] }
+bindings: [ledger, events, memory]`;
   // keyed: codex has its own entry, which makes the fake codex exit 3
-  const keyed = budgeted(dir, 'ada', 'executor.command', `  config:
+  const keyed = profile(dir, 'ada', body(`  config:
     executor.command: { command: ./worker.sh }
-    executor.codex: { args: ["--fake-exit=3"] }`);
+    executor.codex: { args: ["--fake-exit=3"] }`));
   // the older flat form belongs to executor.command alone: codex runs with its defaults
-  const flat = budgeted(dir, 'bo', 'executor.command', '  config: { command: ./worker.sh }');
+  const flat = profile(dir, 'bo', body('  config: { command: ./worker.sh }'));
   packet(stateDir, 'ada', 'q.md', '# Q\n');
   packet(stateDir, 'bo', 'q.md', '# Q\n');
   const runs = await run([keyed, flat], { stateDir, env, ...fakeTime() });

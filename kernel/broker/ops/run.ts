@@ -10,9 +10,15 @@
  *  3. without the whole `run` kind, a loader variable (LD_*, DYLD_*, any case) with a value
  *     in that environment is refused, inherited or passed;
  *  4. the resolved path must be granted (run-grants.ts), and no deny may match it or its
- *     canonical path (links followed).
+ *     canonical path (links followed);
+ *  5. the child runs inside the OS sandbox planned from this same grant (its file system,
+ *     its network through the kernel's proxy, each connection checked and audited here like
+ *     `fetch`); a sandbox that cannot be built is a refusal, never an unsandboxed run.
  */
-import { runCommand } from '../../../sandboxes/subprocess/run-command.ts';
+import { grantView } from '../../../sandboxes/subprocess/os-sandbox/grant-view.ts';
+import { runCommand, type OsSandboxRequest } from '../../../sandboxes/subprocess/run-command.ts';
+import { isKernelError } from '../../errors.ts';
+import { Refusal } from '../refusal.ts';
 import { canonicalCommand, resolveCommand } from '../../permissions/run-grants.ts';
 import { DenoOpError } from '../deno-error.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
@@ -46,6 +52,22 @@ interface RunArgs {
 
 function notFound(command: string): DenoOpError {
   return new DenoOpError('NotFound', `Failed to spawn '${command}': entity not found`);
+}
+
+/** The OS sandbox request for a child of this context: its grant, the context's settings, the proxy's policy. */
+export function osSandboxFor(ctx: BrokerContext): OsSandboxRequest {
+  const settings = ctx.os ?? { mode: 'required' as const, hide: [] };
+  const { mode, tracker: _tracker, hostEnv, ...context } = settings;
+  return {
+    mode: mode === 'off' ? 'off' : 'bubblewrap',
+    ...(hostEnv ? { hostEnv } : {}),
+    grant: grantView(ctx.gate),
+    context,
+    net: {
+      allows: (hostPort) => ctx.gate.query('net', hostPort).state === 'granted',
+      audit: (hostPort, granted) => ctx.audit({ type: 'capability', subject: ctx.subject, op: 'run.net', permission: 'net', value: hostPort, decision: granted ? 'granted' : 'denied' }),
+    },
+  };
 }
 
 export const runOutput = defineOp({
@@ -101,15 +123,25 @@ export const runOutput = defineOp({
         wallMs: ctx.subprocess.wallMs,
         outputBytes: ctx.subprocess.outputBytes,
         signal: ticket.signal,
+        sandbox: osSandboxFor(ctx),
+        ...(ctx.os?.tracker ? { tracker: ctx.os.tracker } : {}),
       });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      // The OS sandbox could not be built: a refusal (audited by the broker), never an unsandboxed run.
+      if (isKernelError(error) && error.code === 'RTC_ERR_OSBOX_GRANT') throw new Refusal('run', a.command, `Failed to spawn '${a.command}': ${error.toLine()}`, 'os-sandbox');
+      if (isKernelError(error) || code === 'EOSBOX') {
+        ctx.audit({ type: 'capability', subject: ctx.subject, op: 'run.output', permission: 'run', value: a.command, decision: 'denied', reason: 'os-sandbox' });
+        throw new DenoOpError('NotSupported', `Failed to spawn '${a.command}': ${isKernelError(error) ? error.toLine() : (error as Error).message}`);
+      }
+      if (code === 'ESTOPPING') throw new DenoOpError('Interrupted', `Failed to spawn '${a.command}': ${(error as Error).message}`);
       if (code === 'ENOENT') throw notFound(a.command);
       if (code === 'EACCES') throw new DenoOpError('PermissionDenied', `Failed to spawn '${a.command}': Permission denied (os error 13)`);
       throw new DenoOpError('Error', `Failed to spawn '${a.command}': ${(error as Error).message}`);
     }
     if (result.killed === 'timeout') throw new DenoOpError('TimedOut', `command "${a.command}" passed its wall time limit of ${ctx.subprocess.wallMs} ms; its process group was killed`);
     if (result.killed === 'output') throw new DenoOpError('Interrupted', `command "${a.command}" passed its output cap of ${ctx.subprocess.outputBytes} bytes; its process group was killed`);
+    // killed === 'stop' (the kernel is stopping) is answered like an exit: the executor records the session as interrupted with what it printed.
     if (result.killed === 'aborted') throw new DenoOpError('Interrupted', `command "${a.command}" was still running when the run ended; its process group was killed`);
     const keep = (mode: unknown, data: Buffer) => (mode === 'null' || mode === 'inherit' ? '' : data.toString('base64'));
     return { code: result.code, signal: result.signal, stdout: keep(a.stdout, result.stdout), stderr: keep(a.stderr, result.stderr) };
