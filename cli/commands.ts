@@ -21,6 +21,7 @@ import { PERSISTENCE_CLI_COMMANDS } from '../features/persistence/cli.ts';
 import { activityCommand } from '../features/activity/cli.ts';
 import { replayCommand } from '../features/replay/cli.ts';
 import { fleetRenderCommand } from '../features/fleet/cli.ts';
+import { MCP_CLI_COMMANDS } from '../features/mcp/cli.ts';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -43,4 +44,5 @@ export const COMMANDS: readonly Command[] = [
   ...PROPOSALS_CLI_COMMANDS,
   ...PERSISTENCE_CLI_COMMANDS,
   fleetRenderCommand,
+  ...MCP_CLI_COMMANDS,
 ];

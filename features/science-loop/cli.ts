@@ -23,6 +23,7 @@ import { openPersonas, runFailed, runPersonaLoop, type PersonaRun } from '../../
 import { cycleLine, personaSummary } from './summary.ts';
 import { listPersonaIds, PERSONAS_DIR, resolvePersonas, type LoadedPersona } from '../../kernel/personas/load.ts';
 import { openLoopKernel } from './preset.ts';
+import { harnessToolServer } from '../mcp/harness-server.ts';
 import { ChildRegistry } from './executors/children.ts';
 import { REPO_SKILLS_DIR } from '../skills/layout.ts';
 
@@ -192,6 +193,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     stateDir: setup.stateDir,
     env: io.env,
     spendTokens,
+    mcpServer: harnessToolServer(setup.personas, setup.stateDir),
     ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}),
     ...(values['plugins-dir'] ? { pluginPath: values['plugins-dir'].map((d) => path.resolve(io.cwd, d)) } : {}),
     ...(skillsDirs.length > 0 ? { skillsDirs } : {}),

@@ -8,6 +8,7 @@
  * names was checked at its start (start-check.ts), so a miss here is a plugin removed since.
  */
 import type { PluginInstance } from '../plugins/plugin-instance.ts';
+import { McpMount } from '../tools/mcp-mount.ts';
 import type { PluginRegistry } from '../plugins/registry.ts';
 import type { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { grantView } from '../../sandboxes/subprocess/os-sandbox/grant-view.ts';
@@ -24,6 +25,7 @@ export class PersonaPlugins {
   readonly #options: PersonaPluginOptions;
   readonly #registry: PluginRegistry;
   readonly #instances = new Map<string, PluginInstance>();
+  readonly #mounts = new Map<string, McpMount>();
   /** set for the length of a recorded cycle */
   recorder: CycleRecorder | undefined;
 
@@ -49,18 +51,36 @@ export class PersonaPlugins {
   }
 
   /**
-   * Calls `method` of plugin `id` recorded on `recorder` instead of the cycle's (a tool call
-   * outside any cycle is recorded on its own), within the bound on live isolates.
+   * The MCP server tool plugin `id` mounts (started on first use, under the persona's grant).
+   * Its calls go through `callMount`, recorded like any plugin call while a cycle is.
    */
+  mount(id: string): McpMount {
+    let mount = this.#mounts.get(id);
+    if (!mount) {
+      const o = this.#options;
+      mount = new McpMount(this.#registry.find(id, 'tool'), { allow: o.allow, vars: o.vars, env: o.env, cwd: o.otherCwd, audit: o.audit });
+      this.#mounts.set(id, mount);
+    }
+    return mount;
+  }
+
+  /** Calls tool `name` of the server plugin `id` mounts (recorded on `recorder`, else the cycle's). */
+  callMount(id: string, name: string, args: unknown, recorder: CycleRecorder | undefined = this.recorder): Promise<unknown> {
+    const mount = this.mount(id);
+    return recorder ? recorder.call(mount, name, [args]) : mount.call(name, args);
+  }
+
+  /** Calls `method` of plugin `id` recorded on `recorder` (a tool call outside any cycle), within the bound on live isolates. */
   callRecorded(id: string, kind: PersonaPluginKind, recorder: CycleRecorder | undefined, method: string, args: unknown[]): Promise<unknown> {
+    recorder ??= this.recorder;
     const instance = this.#instance(id, kind);
     const run = () => (recorder ? recorder.call(instance, method, args) : instance.call(method, ...args));
     return this.#resident ? this.#resident.use(instance, run) : run();
   }
 
-  /** The running instance of plugin `id` (built on first use): its grant, its last call's usage. */
-  instance(id: string, kind: PersonaPluginKind): PluginInstance {
-    return this.#instance(id, kind);
+  /** What the last call of plugin `id` (an instance or a mount) used: what a tool call is metered by. */
+  lastCall(id: string): { cpuMs: number; wallMs: number } {
+    return (this.#mounts.get(id) ?? this.#instances.get(id))?.lastCall ?? { cpuMs: 0, wallMs: 0 };
   }
 
   /** The hosts a plugin's subprocesses may reach (its grant's `net`): all, or these. */
@@ -89,5 +109,7 @@ export class PersonaPlugins {
       this.#resident?.forget(instance);
     }
     this.#instances.clear();
+    for (const mount of this.#mounts.values()) mount.dispose();
+    this.#mounts.clear();
   }
 }

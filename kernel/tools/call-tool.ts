@@ -8,30 +8,47 @@
  * persona's allow ∩ its sandbox ceiling), audited like every broker call, and recorded in the
  * cycle's trace while a cycle is being recorded, so replay covers it.
  *
- * Tool names are `<plugin id>.<export>`: `tool.skill-stats.stats`.
+ * A tool plugin may instead mount an MCP server (`mcp:` in its manifest): its tools are the
+ * server's, listed when first asked, and each call is proxied to it under the plugin's grant
+ * (kernel/tools/mcp-mount.ts), recorded the same way.
+ *
+ * Tool names are `<plugin id>.<export>` (`tool.skill-stats.stats`), or `<plugin id>.<server's
+ * tool name>` for a mount (`tool.everything.echo`).
  */
 import { z } from 'zod';
-import { kernelError } from '../errors.ts';
+import { errorLine, kernelError } from '../errors.ts';
 import { describeZodError } from '../manifest/load.ts';
 import type { ToolDeclaration } from '../manifest/plugin-manifest.ts';
 import type { PersonaProfile } from '../personas/profile-schema.ts';
-import type { PluginRegistry } from '../plugins/registry.ts';
+import type { LoadedPlugin, PluginRegistry } from '../plugins/registry.ts';
 import type { PersonaPlugins } from '../loop/persona-plugins.ts';
+import type { CycleRecorder } from '../replay/cycle-recorder.ts';
 
 /** What callTool needs of a persona: its selection, the registry, and its plugin instances. */
 export interface ToolHost {
   profile: Pick<PersonaProfile, 'id' | 'tools'>;
   registry: PluginRegistry;
-  plugins: Pick<PersonaPlugins, 'get'>;
+  plugins: Pick<PersonaPlugins, 'callRecorded' | 'callMount' | 'mount'>;
+  /** where a call is recorded (a cycle's recorder, or the one of a call outside any cycle); none: the cycle's, if any */
+  recorder?: CycleRecorder;
 }
 
 export interface ToolInfo {
-  /** `<plugin id>.<export>` */
+  /** `<plugin id>.<export>`, or `<plugin id>.<server's tool>` for a mounted MCP server */
   name: string;
   plugin: string;
+  /** the export called, or the mounted server's own name of the tool */
   export: string;
+  /** `plugin`: code of a tool plugin, in its isolate; `mcp`: a tool of the MCP server the plugin mounts */
+  source: 'plugin' | 'mcp';
   description: string;
   input_schema: Record<string, unknown>;
+}
+
+/** A selected tool plugin whose tools could not be listed (its MCP server did not start or answer). */
+export interface ToolProblem {
+  plugin: string;
+  error: string;
 }
 
 /** Compiled argument schemas, by declaration (a start's manifests do not change). */
@@ -46,40 +63,104 @@ function argumentSchema(tool: ToolDeclaration): z.ZodType {
   return schema;
 }
 
-/** Every tool the persona's profile selects, in profile order (a plugin missing since start offers none). */
-export function listTools(host: ToolHost): ToolInfo[] {
+/** The selected tool plugins still in the registry, in profile order. */
+function selected(host: ToolHost): LoadedPlugin[] {
   return host.profile.tools.flatMap((id) => {
     const plugin = host.registry.get(id);
-    if (!plugin || plugin.manifest.kind !== 'tool') return [];
-    return (plugin.manifest.tools ?? []).map((t) => ({ name: `${id}.${t.export}`, plugin: id, export: t.export, description: t.description, input_schema: t.input_schema }));
+    return plugin && plugin.manifest.kind === 'tool' ? [plugin] : [];
   });
 }
 
-/** Resolves `name` to a tool the persona selects, or RTC_ERR_TOOL_UNKNOWN listing the ones it has. */
-export function resolveTool(host: ToolHost, name: string): { plugin: string; tool: ToolDeclaration } {
-  const cut = name.lastIndexOf('.');
-  const pluginId = cut > 0 ? name.slice(0, cut) : '';
-  const exportName = cut > 0 ? name.slice(cut + 1) : name;
-  const plugin = host.profile.tools.includes(pluginId) ? host.registry.get(pluginId) : undefined;
-  const tool = plugin?.manifest.kind === 'tool' ? plugin.manifest.tools?.find((t) => t.export === exportName) : undefined;
-  if (!plugin || !tool) {
-    const have = listTools(host).map((t) => t.name);
-    throw kernelError('RTC_ERR_TOOL_UNKNOWN', `persona ${host.profile.id} has no tool "${name}" (its tools: ${have.join(', ') || 'none'}; a profile selects tool plugins with tools:)`, { details: { tool: name, known: have } });
+function declared(plugin: LoadedPlugin): ToolInfo[] {
+  const id = plugin.manifest.id;
+  return (plugin.manifest.tools ?? []).map((t) => ({ name: `${id}.${t.export}`, plugin: id, export: t.export, source: 'plugin' as const, description: t.description, input_schema: t.input_schema }));
+}
+
+/**
+ * Every tool the persona's profile selects, in profile order. A mounted server is started and
+ * listed on first need; one that cannot be is left out and named in `problems` (never a throw:
+ * the other tools stay usable).
+ */
+export async function listToolsReport(host: ToolHost): Promise<{ tools: ToolInfo[]; problems: ToolProblem[] }> {
+  const tools: ToolInfo[] = [];
+  const problems: ToolProblem[] = [];
+  for (const plugin of selected(host)) {
+    const id = plugin.manifest.id;
+    if (!plugin.manifest.mcp) {
+      tools.push(...declared(plugin));
+      continue;
+    }
+    try {
+      for (const t of await host.plugins.mount(id).tools()) {
+        tools.push({ name: `${id}.${t.name}`, plugin: id, export: t.name, source: 'mcp', description: t.description, input_schema: t.input_schema });
+      }
+    } catch (error) {
+      problems.push({ plugin: id, error: errorLine(error) });
+    }
   }
-  return { plugin: pluginId, tool };
+  return { tools, problems };
+}
+
+/** Every tool the persona's profile selects (see listToolsReport). */
+export async function listTools(host: ToolHost): Promise<ToolInfo[]> {
+  return (await listToolsReport(host)).tools;
+}
+
+/** The tools the manifests declare (no server is started): what can be said of a persona without running anything. */
+export function declaredTools(host: Pick<ToolHost, 'profile' | 'registry'>): ToolInfo[] {
+  return selected(host as ToolHost).flatMap((p) => (p.manifest.mcp ? [] : declared(p)));
+}
+
+function unknownTool(host: ToolHost, name: string, have: string[]): never {
+  throw kernelError('RTC_ERR_TOOL_UNKNOWN', `persona ${host.profile.id} has no tool "${name}" (its tools: ${have.join(', ') || 'none'}; a profile selects tool plugins with tools:)`, { details: { tool: name, known: have } });
+}
+
+/** The selected plugin `name` names (`<plugin id>.<tool>`; the longest id that fits), and the tool part. */
+function splitName(host: ToolHost, name: string): { plugin: LoadedPlugin; tool: string } | undefined {
+  let best: LoadedPlugin | undefined;
+  for (const plugin of selected(host)) {
+    const id = plugin.manifest.id;
+    if (name.startsWith(`${id}.`) && name.length > id.length + 1 && (!best || id.length > best.manifest.id.length)) best = plugin;
+  }
+  return best ? { plugin: best, tool: name.slice(best.manifest.id.length + 1) } : undefined;
+}
+
+/** The id of the selected tool plugin `name` belongs to, if any (what a call's usage is read from). */
+export function toolPluginOf(host: ToolHost, name: string): string | undefined {
+  return splitName(host, name)?.plugin.manifest.id;
+}
+
+/** Resolves `name` to a declared tool the persona selects, or RTC_ERR_TOOL_UNKNOWN listing the ones it has. */
+export function resolveTool(host: ToolHost, name: string): { plugin: string; tool: ToolDeclaration } {
+  const split = splitName(host, name);
+  const tool = split && !split.plugin.manifest.mcp ? split.plugin.manifest.tools?.find((t) => t.export === split.tool) : undefined;
+  if (!split || !tool) unknownTool(host, name, declaredTools(host).map((t) => t.name));
+  return { plugin: split.plugin.manifest.id, tool };
 }
 
 /**
  * Calls tool `name` with `args` (one object of named arguments) for the persona and returns
- * the export's JSON result. Bad arguments are RTC_ERR_TOOL_ARGS naming the field; an error
- * inside the tool is the plugin's error (RTC_ERR_SANDBOX_SCRIPT and the like).
+ * the export's JSON result (for a mounted server: its CallToolResult). Bad arguments are
+ * RTC_ERR_TOOL_ARGS naming the field; an error inside the tool is the plugin's error
+ * (RTC_ERR_SANDBOX_SCRIPT and the like), a mounted server's is RTC_ERR_TOOL_MCP_*.
  */
 export async function callTool(host: ToolHost, name: string, args: unknown): Promise<unknown> {
+  const split = splitName(host, name);
+  if (split?.plugin.manifest.mcp) {
+    const id = split.plugin.manifest.id;
+    const offered = await host.plugins.mount(id).tools();
+    if (!offered.some((t) => t.name === split.tool)) unknownTool(host, name, (await listTools(host)).map((t) => t.name));
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+      throw kernelError('RTC_ERR_TOOL_ARGS', `tool ${name}: arguments: must be an object of named arguments`, { details: { tool: name, field: 'arguments' } });
+    }
+    // The server checks its own schema (an MCP tool error when they do not fit).
+    return host.plugins.callMount(id, split.tool, args ?? {}, host.recorder);
+  }
   const { plugin, tool } = resolveTool(host, name);
   const parsed = argumentSchema(tool).safeParse(args ?? {});
   if (!parsed.success) {
     const { field, reason } = describeZodError(parsed.error);
     throw kernelError('RTC_ERR_TOOL_ARGS', `tool ${name}: ${field}: ${reason}`, { details: { tool: name, field, reason } });
   }
-  return host.plugins.get(plugin, 'tool').call(tool.export, parsed.data);
+  return host.plugins.callRecorded(plugin, 'tool', host.recorder, tool.export, [parsed.data]);
 }

@@ -1,0 +1,77 @@
+/**
+ * The persona's tools as an MCP server (the official SDK's Server over a transport, stdio
+ * for `mcp serve`). `tools/list` is the persona's tools with their declared input schemas;
+ * `tools/call` goes through the tool source (the kernel's one tool path). Whatever goes wrong
+ * in a call (an unknown tool, arguments that fail the schema, a denial, a limit, a tool that
+ * throws, a mounted server that crashed) is an MCP tool error (`isError`) with the kernel's
+ * one-line message: the agent reads it, and the server serves the next call.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { errorLine, isKernelError } from '../../kernel/errors.ts';
+import type { ToolInfo } from '../../kernel/tools/call-tool.ts';
+import { KERNEL_VERSION } from '../../kernel/version.ts';
+import type { ToolSource } from './tool-source.ts';
+
+/** An MCP tool's input schema must be an object schema; a declaration without `type` gets it. */
+function inputSchema(schema: Record<string, unknown>): Tool['inputSchema'] {
+  return (schema.type === 'object' ? schema : { type: 'object', ...schema }) as Tool['inputSchema'];
+}
+
+/** A tool plugin's JSON result as MCP content: the JSON text, and the object itself as structured content. */
+export function resultContent(value: unknown): CallToolResult {
+  const text = value === undefined ? 'null' : JSON.stringify(value);
+  const structured = typeof value === 'object' && value !== null && !Array.isArray(value) ? { structuredContent: value as Record<string, unknown> } : {};
+  return { content: [{ type: 'text', text }], ...structured };
+}
+
+export function errorContent(error: unknown): CallToolResult {
+  const line = isKernelError(error) ? error.toBareLine() : errorLine(error);
+  return { isError: true, content: [{ type: 'text', text: line }] };
+}
+
+export interface ServeOptions {
+  source: ToolSource;
+  /** told each listing problem and each failed call (the server's stderr) */
+  log?: (line: string) => void;
+}
+
+export function toolServer(options: ServeOptions): Server {
+  const { source } = options;
+  const server = new Server({ name: 'runtimectl', version: KERNEL_VERSION }, { capabilities: { tools: {} } });
+  let known = new Map<string, ToolInfo>();
+  const list = async (): Promise<ToolInfo[]> => {
+    const { tools, problems } = await source.list();
+    for (const p of problems) options.log?.(`tool plugin ${p.plugin}: ${p.error}`);
+    known = new Map(tools.map((t) => [t.name, t]));
+    return tools;
+  };
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: (await list()).map((t) => ({ name: t.name, description: t.description, inputSchema: inputSchema(t.input_schema) })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name } = request.params;
+    try {
+      if (!known.has(name)) await list();
+      const value = await source.call(name, request.params.arguments ?? {});
+      // a mounted server's answer is already MCP content; a plugin's is JSON
+      return known.get(name)?.source === 'mcp' ? (value as CallToolResult) : resultContent(value);
+    } catch (error) {
+      options.log?.(`tool ${name}: ${errorLine(error)}`);
+      return errorContent(error);
+    }
+  });
+  return server;
+}
+
+/** Serves until the transport closes (the client went away); then closes the source. */
+export async function serveTools(options: ServeOptions, transport: Transport): Promise<void> {
+  const server = toolServer(options);
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+  });
+  await server.connect(transport);
+  await closed;
+  await options.source.close();
+}
