@@ -516,7 +516,7 @@ export class PersonaRuntime {
         ok: outcome.ok,
         ...(outcome.ok ? {} : { error: errorLine(outcome.error), code: isKernelError(outcome.error) ? outcome.error.code : null }),
         usage: { cpu_ms: Math.round(cpuMs * 1000) / 1000, wall_ms: Math.round(wallMs * 1000) / 1000 },
-        ...(trace ? { trace: { file: TOOL_TRACE_FILE, ...trace } } : {}),
+        ...(trace && trace.calls > 0 ? { trace: { file: TOOL_TRACE_FILE, ...trace } } : {}),
       }));
     }
   }

@@ -1,0 +1,76 @@
+/** Tool plugins and personas the MCP tests share, written into a temp folder. */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { CliIo } from '../../../kernel/cli/command.ts';
+
+export const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
+export const EVERYTHING = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+
+export function tempDir(prefix = 'rtc-mcp-'): string {
+  return mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export function writePlugin(root: string, folder: string, manifest: string, code?: string): void {
+  const dir = path.join(root, folder);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'plugin.yaml'), manifest);
+  if (code !== undefined) writeFileSync(path.join(dir, 'mod.ts'), code);
+}
+
+/** tool.words: count (answers), boom (throws), spin (loops past its CPU limit), peek (reads what the persona does not allow), flood (prints a lot). */
+export function wordsPlugin(root: string): void {
+  writePlugin(
+    root,
+    'tool-words',
+    `id: tool.words
+version: 1.0.0
+kind: tool
+entry: mod.ts
+description: Word tools.
+permissions: { read: ["/etc"] }
+limits: { cpuMs: 300 }
+exports: [count, boom, spin, peek]
+tools:
+  - export: count
+    description: How many words a text has.
+    input_schema: { type: object, properties: { text: { type: string } }, required: [text], additionalProperties: false }
+  - export: boom
+    description: Always throws.
+    input_schema: { type: object }
+  - export: spin
+    description: Never ends.
+    input_schema: { type: object }
+  - export: peek
+    description: Reads /etc/hostname.
+    input_schema: { type: object }
+`,
+    `export function count(args: { text: string }) { return { words: args.text.split(/\\s+/).filter(Boolean).length, at: Date.now() }; }
+export function boom() { throw new Error('the tool broke'); }
+export function spin() { for (;;) {} }
+export async function peek() { return { text: await Deno.readTextFile('/etc/hostname') }; }
+`,
+  );
+}
+
+/** A persona selecting `tools`, its profile in `dir`. */
+export function toolPersona(dir: string, id: string, tools: string[], extra = ''): string {
+  const file = path.join(dir, `${id}.yaml`);
+  writeFileSync(
+    file,
+    `id: ${id}
+runtime: agent-${id}
+executor: { plugin: executor.none }
+tools: [${tools.join(', ')}]
+budget: { daily_tokens: 1000 }
+allow: { read: ["\${state}"], write: ["\${state}"]${extra} }
+`,
+  );
+  return file;
+}
+
+export function testIo(cwd: string, env: Record<string, string | undefined> = {}): CliIo & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { cwd, env: { PATH: process.env.PATH, HOME: os.tmpdir(), ...env }, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), out, err };
+}
