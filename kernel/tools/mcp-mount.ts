@@ -98,6 +98,11 @@ export class McpMount {
     return this.plugin.manifest.id;
   }
 
+  /** The SDK's own request timeout: past the kernel's wall limit, so the kernel's (which kills the group) decides. */
+  get #sdkTimeout(): number {
+    return this.limits.wallMs + 1000;
+  }
+
   get #mcp(): McpServerDeclaration {
     return this.plugin.manifest.mcp!;
   }
@@ -153,7 +158,7 @@ export class McpMount {
     this.#tools = undefined;
     const client = new Client({ name: 'runtimectl', version: KERNEL_VERSION }, { capabilities: {} });
     try {
-      await this.#bounded(server, client.connect(server, { timeout: this.limits.wallMs }), 'did not answer initialize');
+      await this.#bounded(server, client.connect(server, { timeout: this.#sdkTimeout }), 'did not answer initialize');
     } catch (error) {
       server.kill();
       throw error;
@@ -171,8 +176,9 @@ export class McpMount {
       if (server.ended) onEnd(server.ended);
       else server.onend = onEnd;
       timer = setTimeout(() => {
-        server.kill({ reason: 'killed', message: `${what} within its wall time limit of ${this.limits.wallMs} ms; its process group was killed` });
+        // the timeout is the call's error (settled first); the kill then ends the server for every other call in flight
         reject(kernelError('RTC_ERR_TOOL_MCP_TIMEOUT', `tool plugin ${this.plugin.manifest.id}: its MCP server ${what} within its wall time limit of ${this.limits.wallMs} ms; its process group was killed`, { details: { plugin: this.plugin.manifest.id } }));
+        server.kill({ reason: 'killed', message: `${what} within its wall time limit of ${this.limits.wallMs} ms; its process group was killed` });
       }, this.limits.wallMs);
     });
     ended.catch(() => undefined);
@@ -197,7 +203,7 @@ export class McpMount {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 100; page++) {
-      const listed = await this.#bounded(server, client.listTools(cursor ? { cursor } : undefined, { timeout: this.limits.wallMs }), 'did not answer tools/list');
+      const listed = await this.#bounded(server, client.listTools(cursor ? { cursor } : undefined, { timeout: this.#sdkTimeout }), 'did not answer tools/list');
       tools.push(...listed.tools);
       cursor = listed.nextCursor;
       if (!cursor) break;
@@ -224,7 +230,7 @@ export class McpMount {
       const server = this.#server!;
       pid = server.pid;
       cpuBefore = processCpuMs(pid);
-      const result = (await this.#bounded(server, client.callTool({ name, arguments: args }, undefined, { timeout: this.limits.wallMs }), `did not answer tools/call ${name}`)) as CallToolResult;
+      const result = (await this.#bounded(server, client.callTool({ name, arguments: args }, undefined, { timeout: this.#sdkTimeout }), `did not answer tools/call ${name}`)) as CallToolResult;
       fill?.(JSON.stringify({ ok: result }));
       return result;
     } catch (error) {

@@ -54,7 +54,7 @@ export async function peek() { return { text: await Deno.readTextFile('/etc/host
 }
 
 /** A persona selecting `tools`, its profile in `dir`. */
-export function toolPersona(dir: string, id: string, tools: string[], extra = ''): string {
+export function toolPersona(dir: string, id: string, tools: string[], extra = '', top = ''): string {
   const file = path.join(dir, `${id}.yaml`);
   writeFileSync(
     file,
@@ -64,7 +64,7 @@ executor: { plugin: executor.none }
 tools: [${tools.join(', ')}]
 budget: { daily_tokens: 1000 }
 allow: { read: ["\${state}"], write: ["\${state}"]${extra} }
-`,
+${top}`,
   );
   return file;
 }
