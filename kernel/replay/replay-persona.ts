@@ -33,6 +33,8 @@ import { resultText } from './cycle-recorder.ts';
 import { pathCodec, type PathCodec } from './path-codec.ts';
 import { INLINE_LIMIT, TRACE_FORMAT_VERSION, checkedTraceHash, traceSummarySchema, type TraceRecord, type TracedCall, type TracedText } from './trace-record.ts';
 import { TraceStore } from './trace-store.ts';
+import { McpMount, mountCode } from '../tools/mcp-mount.ts';
+import { sha256 } from '../build/bundle.ts';
 
 export interface ReplayOptions {
   stateDir: string;
@@ -198,7 +200,7 @@ class Replayer {
   readonly #shim: CompiledSource;
   readonly #cacheDir: string;
   readonly #profiles = new Map<string, PersonaProfile>();
-  readonly #instances = new Map<string, { instance: PluginInstance; bundle: string; profile: string }>();
+  readonly #instances = new Map<string, { instance: PluginInstance | McpMount; bundle: string; profile: string }>();
   calls = 0;
   effects = 0;
 
@@ -242,12 +244,19 @@ class Replayer {
     });
   }
 
-  #instance(trace: TraceRecord, call: TracedCall): PluginInstance {
+  #instance(trace: TraceRecord, call: TracedCall): PluginInstance | McpMount {
     const held = this.#instances.get(call.plugin);
     if (held && !call.fresh && held.bundle === call.bundle && held.profile === trace.profile) return held.instance;
     held?.instance.dispose();
     const plugin = this.#plugins.get(call.plugin);
     if (!plugin) recordingError(`${trace.persona} cycle ${trace.cycle}: plugin ${call.plugin} is not installed; its manifest is needed for the grant it ran under`, { plugin: call.plugin });
+    if (plugin.manifest.mcp) {
+      // a mounted MCP server: every call's answer is on the tape, so no server is started
+      const o = this.#options(trace);
+      const mount = new McpMount(plugin, { allow: o.allow, vars: o.vars, env: o.env, cwd: o.otherCwd });
+      this.#instances.set(call.plugin, { instance: mount, bundle: call.bundle, profile: trace.profile });
+      return mount;
+    }
     const kind = plugin.manifest.kind as PersonaPluginKind;
     const bundle = this.#installed ? undefined : { code: this.#store.blobs.get(call.bundle).toString('utf8'), digest: call.bundle.slice('sha256:'.length) };
     const instance = buildPersonaPlugin(this.#options(trace), plugin, kind, bundle);
@@ -346,7 +355,8 @@ async function bundleChanges(used: Map<string, Set<string>>, plugins: Map<string
   for (const [plugin, recorded] of [...used.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     const loaded = plugins.get(plugin);
     let installed: string | null = null;
-    if (loaded) {
+    if (loaded?.manifest.mcp) installed = `sha256:${sha256(mountCode(loaded.manifest.mcp))}`;
+    else if (loaded) {
       try {
         installed = `sha256:${(await bundleEntry(loaded.entry, cacheDir)).digest}`;
       } catch (error) {

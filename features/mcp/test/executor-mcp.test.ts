@@ -10,12 +10,17 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { replayPersona } from '../../science-loop/preset.ts';
-import { budgeted, CACHE_DIR, cycleEvents, events, packet, run, tempDir } from '../../science-loop/test/helpers.ts';
+import { CACHE_DIR, cycleEvents, events, packet, profile, run, tempDir } from '../../science-loop/test/helpers.ts';
 import { NO_OS_SANDBOX } from '../../../test/support/os-sandbox.ts';
 import { harnessToolServer } from '../harness-server.ts';
 import { pluginSearchPath, PluginRegistry } from '../../../kernel/plugins/registry.ts';
 import { personaPaths, workspaceDir } from '../../../kernel/loop/layout.ts';
-import { wordsPlugin } from './fixtures.ts';
+import { ROOT, wordsPlugin, writePlugin } from './fixtures.ts';
+
+function mountHostile(root: string): void {
+  const node = JSON.stringify(process.execPath);
+  writePlugin(root, 'tool-hostile', `id: tool.hostile\nversion: 1.0.0\nkind: tool\ndescription: A mounted MCP server.\npermissions: { run: [${node}] }\nmcp: { command: ${node}, args: [${JSON.stringify(path.join(ROOT, 'test', 'fixtures', 'mcp-servers', 'hostile.cjs'))}] }\n`);
+}
 
 for (const executor of ['executor.codex', 'executor.claude']) {
   test(`${executor}: the agent's MCP client calls the persona's tools through mcp serve, the broker and the isolate; audited, traced, replayed`, { skip: NO_OS_SANDBOX }, async () => {
@@ -24,7 +29,21 @@ for (const executor of ['executor.codex', 'executor.claude']) {
     const plugins = path.join(dir, 'plugins');
     wordsPlugin(plugins);
     packet(stateDir, 'ada', 'q.md', '# Q\n');
-    const p = budgeted(dir, 'ada', executor, `  config:\n    args: ['--fake-mcp-call=tool.words.count:{"text":"one two three"}', '--fake-mcp-call=tool.words.peek']\ntools: [tool.words]`);
+    mountHostile(plugins);
+    const host = executor === 'executor.codex' ? 'api.openai.com' : 'api.anthropic.com';
+    const p = profile(
+      dir,
+      'ada',
+      `runtime: agent-ada
+executor:
+  plugin: ${executor}
+  config:
+    args: ['--fake-mcp-call=tool.words.count:{"text":"one two three"}', '--fake-mcp-call=tool.words.peek', '--fake-mcp-call=tool.hostile.echo:{"a":1}']
+tools: [tool.words, tool.hostile]
+budget: { daily_tokens: 200000, max_tokens_per_session: 50000, min_tokens_remaining_for_executor: 1000, wall_seconds_per_cycle: 30 }
+allow: { read: ["\${state}"], write: ["\${state}"], run: [codex, claude, sh, ${JSON.stringify(process.execPath)}], net: [${host}] }
+bindings: [ledger, events, memory]`,
+    );
     const [r] = await run([p], { stateDir, pluginPath: [plugins], mcpServer: harnessToolServer([p], stateDir) });
     const report = r!.reports[0]!;
     assert.equal(report.act.status, 'ok', report.defer_reason ?? JSON.stringify(report.act));
@@ -32,24 +51,27 @@ for (const executor of ['executor.codex', 'executor.claude']) {
     const workspace = workspaceDir(personaPaths(stateDir, 'ada'));
     const seen = JSON.parse(readFileSync(path.join(workspace, 'fake-mcp.json'), 'utf8'));
     assert.equal(seen.error, undefined, seen.error);
-    assert.deepEqual(seen.tools, ['tool.words.count', 'tool.words.boom', 'tool.words.spin', 'tool.words.peek']);
+    assert.deepEqual(seen.tools.slice(0, 5), ['tool.words.count', 'tool.words.boom', 'tool.words.spin', 'tool.words.peek', 'tool.hostile.echo']);
     assert.equal(seen.calls[0].isError, false);
     assert.equal(JSON.parse(seen.calls[0].text).words, 3);
     // a denial inside the tool's isolate is the agent's tool error, not the session's end
     assert.equal(seen.calls[1].isError, true);
     assert.match(seen.calls[1].text, /NotCapable/);
+    // a mounted server's tool, proxied by the kernel
+    assert.equal(seen.calls[2].isError, false, seen.calls[2].text);
+    assert.match(seen.calls[2].text, /^echo \{"a":1\} pid \d+$/);
 
     // audited: one tool_call event a call, from the agent through mcp serve, in this cycle
     const calls = events(stateDir, 'ada').filter((e) => e.type === 'tool_call').map((e) => e.payload as Record<string, any>);
-    assert.deepEqual(calls.map((c) => [c.tool, c.via, c.cycle, c.ok]), [['tool.words.count', 'mcp', 1, true], ['tool.words.peek', 'mcp', 1, false]]);
+    assert.deepEqual(calls.map((c) => [c.tool, c.via, c.cycle, c.ok]), [['tool.words.count', 'mcp', 1, true], ['tool.words.peek', 'mcp', 1, false], ['tool.hostile.echo', 'mcp', 1, true]]);
     // the cycle says what was offered and called
-    assert.deepEqual(event.tools.called, ['tool.words.count', 'tool.words.peek']);
-    assert.equal(event.tools.calls, 2);
+    assert.deepEqual(event.tools.called, ['tool.words.count', 'tool.words.peek', 'tool.hostile.echo']);
+    assert.equal(event.tools.calls, 3);
     assert.equal(event.tools.failed, 1);
     // recorded in the cycle's trace beside the executor's own call
     const trace = readFileSync(path.join(stateDir, 'ada', 'trace', 'cycles.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(trace[0].calls.filter((c: { plugin: string }) => c.plugin === 'tool.words').map((c: { method: string }) => c.method), ['count', 'peek']);
-    // and replayed with the rest of the cycle
+    assert.deepEqual(trace[0].calls.filter((c: { plugin: string }) => c.plugin.startsWith('tool.')).map((c: { method: string }) => c.method), ['count', 'peek', 'echo']);
+    // and replayed with the rest of the cycle (the mounted server's answer from the record: no server is started)
     const registry = PluginRegistry.scan(pluginSearchPath({ env: {}, dirs: [plugins] }));
     const replay = await replayPersona({ stateDir, personaId: 'ada', registry, cacheDir: CACHE_DIR });
     assert.equal(replay.divergence, null, JSON.stringify(replay.divergence));
