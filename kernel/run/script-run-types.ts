@@ -31,16 +31,8 @@ export interface ScriptRunRequest {
   profile?: string;
   /** overrides of the profile's limits (each may only lower them... or raise up to the profile's own maxima) */
   limits?: Partial<ScriptLimits>;
-  /**
-   * the broker to run under instead of one built from `permissionFlags` (a skill script run
-   * as a tool: its grant is the skill's manifest ∩ the persona ∩ the profile, its effects
-   * go on the tape a recorder puts there)
-   */
-  broker?: import('../broker/broker.ts').CapabilityBroker;
-  /** run this code instead of bundling `file` (replay of a recorded bundle) */
-  bundle?: { code: string; digest: string };
-  /** told which bundle ran (what a recording keeps) */
-  onBundle?: (bundle: { code: string; digest: string }) => void;
+  /** bytes and files/folders the run may add to the disk, enforced as it writes (kernel/broker/write-quota.ts) */
+  writeQuota?: { maxBytes: number; maxEntries: number };
 }
 
 export interface ScriptRunResult {
@@ -50,4 +42,6 @@ export interface ScriptRunResult {
   stderr: string;
   error: { name: string; message: string; code?: string } | null;
   usage: { cpuMs: number; wallMs: number; heapBytes: number };
+  /** what the run added to the disk, when it ran under a write quota */
+  writes?: { bytes: number; entries: number; refused: number };
 }
