@@ -53,14 +53,14 @@ export function renderContractDoc(): string {
     '',
   ];
   for (const c of PLUGIN_CONTRACTS) {
-    lines.push(`## \`${c.kind}\``, '', c.summary, '', `Selected by the profile's \`${c.selectedBy}\`. Types: \`${c.module}\`.`);
+    lines.push(`## \`${c.kind}\``, '', c.summary, '', `Selected by the ${c.selectedIn ?? 'persona profile'}'s \`${c.selectedBy}\`. Types: \`${c.module}\`.`);
     if (c.note) lines.push('', c.note);
     for (const call of c.calls) {
       lines.push('', `### \`${call.export}(${call.input ? 'input' : 'config'})\``, '', call.doc);
       if (call.input) lines.push('', `Called with:`, ...table(call.input.name, call.input.schema, 'output'));
       if (call.output) lines.push('', `Returns:`, ...table(call.output.name, call.output.schema, 'input'));
     }
-    if (c.manifest) lines.push('', `### In the manifest: \`tools:\``, '', c.manifest.doc, ...table(c.manifest.name, c.manifest.schema, 'input'));
+    if (c.manifest) lines.push('', `### In the manifest: \`${c.manifest.field}:\``, '', c.manifest.doc, ...table(c.manifest.name, c.manifest.schema, 'input'));
     lines.push('');
   }
   return `${lines.join('\n')}\n`;

@@ -43,7 +43,8 @@ export const pluginsListCommand: Command = {
     const refused = registry.refused.map((r) => ({ dir: displayPath(r.dir), code: r.error.code, reason: r.error.message }));
     if (values.json) printJson(io, { search_path: registry.roots.map(displayPath), plugins: registry.list().map(describe), refused });
     else {
-      for (const p of registry.list()) io.stdout(`${p.manifest.id.padEnd(26)} ${p.manifest.version.padEnd(8)} ${p.manifest.kind.padEnd(15)} ${p.profile.name.padEnd(16)} ${displayPath(p.dir)}\n`);
+      const idWidth = Math.max(26, ...registry.list().map((p) => p.manifest.id.length));
+      for (const p of registry.list()) io.stdout(`${p.manifest.id.padEnd(idWidth)} ${p.manifest.version.padEnd(8)} ${p.manifest.kind.padEnd(15)} ${p.profile.name.padEnd(16)} ${displayPath(p.dir)}\n`);
       for (const r of refused) io.stderr(`refused ${r.dir}: ${r.code}: ${r.reason}\n`);
     }
     return refused.length === 0 ? 0 : 1;
@@ -83,7 +84,7 @@ ${SEARCH_HELP}
         } catch (error) {
           if (!isKernelError(error)) throw error;
           failed++;
-          results.push({ dir: path.relative(io.cwd, dir) || '.', ok: false, code: error.code, reason: error.message });
+          results.push({ dir: shownFrom(io.cwd, dir), ok: false, code: error.code, reason: error.message });
           continue;
         }
         await check(plugin);
@@ -120,8 +121,8 @@ run it with node_modules/.bin/deno test --no-check DIR/<prefix>-NAME). The id is
   --dir DIR     the plugin folder to write into (default: the built-in plugins/); a folder
                 outside the checkout is found through --plugins-dir DIR or $${PLUGIN_PATH_ENV}
 
-Then: runtimectl plugins check <the new folder>, and select it in a persona profile
-(the line to add is printed). How plugins are written: docs/writing-plugins.md.
+Then: runtimectl plugins check <the new folder>, and select it in a persona profile (a gate
+check: list it under checks: in a gate profile); the line to add is printed. How plugins are written: docs/writing-plugins.md.
 `,
   async run(argv, io) {
     const { values, positionals } = parseFlags(argv, { kind: { type: 'string' }, dir: { type: 'string' }, json: { type: 'boolean' } }, 'plugins new');
@@ -130,18 +131,24 @@ Then: runtimectl plugins check <the new folder>, and select it in a persona prof
     const parent = values.dir ? path.resolve(io.cwd, values.dir) : PLUGINS_DIR;
     const made = scaffoldPlugin(values.kind, positionals[0]!, parent);
     if (values.json) {
-      printJson(io, { id: made.id, dir: made.dir, files: made.files, select: made.select });
+      printJson(io, { id: made.id, dir: made.dir, files: made.files, select: made.select, select_in: made.selectIn });
       return 0;
     }
     const outside = path.resolve(parent) !== PLUGINS_DIR;
     io.stdout(`wrote ${displayPath(made.dir)}/: ${made.files.join(', ')}\n`);
     io.stdout(`check it:   runtimectl plugins check ${displayPath(made.dir)}\n`);
     io.stdout(`test it:    node_modules/.bin/deno test --no-check ${displayPath(made.dir)}\n`);
-    io.stdout(`select it:  ${made.select}   (in a persona profile)\n`);
-    if (outside) io.stdout(`find it:    run with --plugins-dir ${displayPath(parent)}, or add it to $${PLUGIN_PATH_ENV}\n`);
+    io.stdout(`select it:  ${made.select}   (${made.selectIn === 'gate profile' ? 'under checks: in a gate profile' : 'in a persona profile'})\n`);
+    if (outside) io.stdout(`find it:    ${made.selectIn === 'gate profile' ? 'gate' : 'run'} with --plugins-dir ${displayPath(parent)}, or add it to $${PLUGIN_PATH_ENV}\n`);
     return 0;
   },
 };
+
+/** A folder named on the command line, as the user sees it: relative to cwd when inside it, else absolute. */
+function shownFrom(cwd: string, dir: string): string {
+  const rel = path.relative(cwd, dir);
+  return rel === '' ? '.' : rel.startsWith('..') || path.isAbsolute(rel) ? dir : rel;
+}
 
 function usage(message: string) {
   return kernelError('RTC_ERR_CLI_USAGE', `${message}; see "runtimectl plugins new --help"`);

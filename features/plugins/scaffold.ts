@@ -3,19 +3,19 @@
  * stands: a manifest (with its schema reference, so an editor checks it), `mod.ts` typed by the
  * kind's published contract (kernel/contracts, `import type`: nothing of it is bundled), and a
  * test in Deno's style (`test/mod_test.ts`, `deno test --no-check`). `plugins check` accepts it
- * and a persona can select it at once. Isolate kinds only: a persistence backend is a host
- * module with a different shape (docs/writing-plugins.md).
+ * and a persona (or, for a gate check, a gate profile) can select it at once. Isolate kinds
+ * only: a persistence backend is a host module with a different shape (docs/writing-plugins.md).
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 
-export const SCAFFOLD_KINDS = ['tool', 'executor', 'budget-policy', 'phase-selector'] as const;
+export const SCAFFOLD_KINDS = ['tool', 'executor', 'budget-policy', 'phase-selector', 'gate-check'] as const;
 export type ScaffoldKind = (typeof SCAFFOLD_KINDS)[number];
 
 /** The id prefix of each kind (`tool.<name>`), as the shipped plugins use. */
-const PREFIX: Record<ScaffoldKind, string> = { tool: 'tool', executor: 'executor', 'budget-policy': 'budget', 'phase-selector': 'phase' };
+const PREFIX: Record<ScaffoldKind, string> = { tool: 'tool', executor: 'executor', 'budget-policy': 'budget', 'phase-selector': 'phase', 'gate-check': 'gate-check' };
 const NAME = /^[a-z][a-z0-9-]{0,40}$/;
 
 export interface Scaffolded {
@@ -24,6 +24,8 @@ export interface Scaffolded {
   files: string[];
   /** the profile line that selects it */
   select: string;
+  /** the profile that line goes in */
+  selectIn: 'persona profile' | 'gate profile';
 }
 
 /** A path from `from` to the repository's `rel`, relative when the folder is inside the repository's tree, else absolute. */
@@ -45,6 +47,9 @@ function manifest(kind: ScaffoldKind, id: string, schemaRef: string): string {
       return `${head}description: Approves the cheapest tier for any work, keeping the whole daily budget in reserve (a starting point for a budget policy).\n${common}exports: [assess]\n`;
     case 'phase-selector':
       return `${head}description: Works in the phase the last cycles used least (a starting point for a phase selector).\n${common}exports: [pick]\n`;
+    case 'gate-check':
+      // A check reads the draft's snapshot (${draft}); the gate profile that lists it must allow that read too.
+      return `${head}description: Fails when a text file of the draft still holds a TODO, FIXME or XXX marker (a starting point for a gate check).\nsandbox: trusted\npermissions:\n  read: ["\${draft}"]\nbindings: []\nlimits: { memoryMb: 32, cpuMs: 1000 }\nexports: [check]\ngate_check: { reads: [] }\n`;
   }
 }
 
@@ -56,6 +61,36 @@ function mod(kind: ScaffoldKind, id: string, contracts: string): string {
       return `/** ${id}: an executor. describe(config) says whether sessions spend tokens; run(input) does the work. */\nimport type { ExecutorAnswer, ExecutorDescription, ExecutorInput } from '${contracts}/executor.ts';\n\nexport function describe(_config: Record<string, unknown> = {}): ExecutorDescription {\n  return { spends_tokens: false };\n}\n\nexport function run(input: ExecutorInput): ExecutorAnswer {\n  const titles = input.work.map((w) => w.title);\n  return { status: 'ok', last_message: \`offered \${titles.length} item(s): \${titles.join('; ')}\`, work_done: input.work.map((w) => w.key) };\n}\n`;
     case 'budget-policy':
       return `/** ${id}: a budget policy. assess(input) decides, before any spending, whether and how the work runs. */\nimport type { BudgetAssessInput, BudgetDecisionAnswer } from '${contracts}/budget-policy.ts';\n\nexport function assess(input: BudgetAssessInput): BudgetDecisionAnswer {\n  const tokens = input.posture.tokens_remaining_24h;\n  return {\n    action: 'execute',\n    tier: 1,\n    tier_name: 'read/search existing context',\n    decision: \`tier 1 for \${input.work.length} item(s) in \${input.phase}\`,\n    uncertainty: 'whether existing context already answers the work',\n    alternatives: [],\n    expected_cost: { tokens: 0, cpu_seconds: 1, wall_seconds: 60 },\n    stop_condition: 'the work is answered from existing context, or the session ends',\n    reserve: { tokens, sessions: 0 },\n    expected_improvement: 0.1,\n    reason: 'the cheapest tier first',\n  };\n}\n`;
+    case 'gate-check':
+      return `/**
+ * ${id}: a gate check. check(input) reads the draft's snapshot (input.draft.root, granted as
+ * \${draft}) and answers passed, failed or not-applicable; what it cannot vouch for goes in
+ * not_evaluated, which the evidence lists among the verdict's limitations.
+ */
+import type { GateCheckInput, GateCheckResult } from '${contracts}/gate-check.ts';
+
+const MARKER = /\\b(TODO|FIXME|XXX)\\b/;
+const TEXT = /\\.(md|txt|ts|mts|js|mjs|json|ya?ml)$/;
+const MAX_BYTES = 256 * 1024;
+
+/** Each line of one file that holds a marker, as "path:line" (pure, so its test needs no permission). */
+export function findMarkers(file: string, text: string): string[] {
+  return text.split('\\n').flatMap((line, i) => (MARKER.test(line) ? [\`\${file}:\${i + 1}\`] : []));
+}
+
+export async function check(input: GateCheckInput): Promise<GateCheckResult> {
+  const files = input.draft.files.filter((f) => f.type === 'file' && TEXT.test(f.path));
+  const skipped = files.filter((f) => f.bytes > MAX_BYTES).map((f) => f.path);
+  const read = files.filter((f) => f.bytes <= MAX_BYTES);
+  const not_evaluated = skipped.length > 0 ? [\`files over \${MAX_BYTES} bytes were not read: \${skipped.join(', ')}\`] : [];
+  if (read.length === 0) return { status: 'not-applicable', reason: 'the draft has no text file to read', output: { files: 0 }, not_evaluated };
+  const found: string[] = [];
+  for (const f of read) found.push(...findMarkers(f.path, await Deno.readTextFile(\`\${input.draft.root}/\${f.path}\`)));
+  const output = { files: read.length, markers: found };
+  if (found.length > 0) return { status: 'failed', reason: \`unfinished work is marked at \${found.slice(0, 5).join(', ')}\${found.length > 5 ? \` and \${found.length - 5} more\` : ''}\`, output, not_evaluated };
+  return { status: 'passed', reason: \`no TODO, FIXME or XXX in \${read.length} text file(s)\`, output, not_evaluated };
+}
+`;
     case 'phase-selector':
       return `/** ${id}: a phase selector. pick(input) returns one of the profile's phases for this cycle. */\nimport type { PhaseAnswer, PhasePickInput } from '${contracts}/phase-selector.ts';\n\nexport function pick(input: PhasePickInput): PhaseAnswer {\n  const used = new Map(input.phases.map((p) => [p, 0]));\n  for (const h of input.history) if (used.has(h.phase)) used.set(h.phase, used.get(h.phase)! + 1);\n  let best = input.phases[0]!;\n  for (const p of input.phases) if (used.get(p)! < used.get(best)!) best = p;\n  return { phase: best };\n}\n`;
   }
@@ -70,6 +105,8 @@ function test(kind: ScaffoldKind, id: string): string {
       return `${head}import { describe, run } from '../mod.ts';\n\nDeno.test('${id}: spends nothing and marks the work done', () => {\n  assertEquals(describe().spends_tokens, false);\n  const work = [{ kind: 'packet', key: 'packet:1', title: 'Q', body: '' }] as const;\n  const result = run({ work: [...work] } as never);\n  assertEquals(result.status, 'ok');\n  assertEquals(result.work_done, ['packet:1']);\n});\n`;
     case 'budget-policy':
       return `${head}import { assess } from '../mod.ts';\n\nDeno.test('${id}: approves tier 1', () => {\n  const decision = assess({ persona_id: 'p', phase: 'science_patrol', work: [], executor: { plugin: 'executor.none', spends_tokens: false }, posture: { tokens_remaining_24h: 1000 } as never, history: [], config: {} });\n  assertEquals([decision.action, decision.tier], ['execute', 1]);\n});\n`;
+    case 'gate-check':
+      return `${head}import { findMarkers } from '../mod.ts';\n\nDeno.test('${id}: finds each marked line, and nothing in finished text', () => {\n  assertEquals(findMarkers('mod.ts', 'export const a = 1;\\n// TODO: handle b\\n'), ['mod.ts:2']);\n  assertEquals(findMarkers('SKILL.md', 'All done. Todos are fine.'), []);\n});\n`;
     case 'phase-selector':
       return `${head}import { pick } from '../mod.ts';\n\nDeno.test('${id}: picks the phase used least', () => {\n  const phases = ['science_patrol', 'governance_patrol'];\n  assertEquals(pick({ persona_id: 'p', cycle: 3, phases, history: [{ cycle: 1, phase: 'science_patrol', outcome: 'idle' }] }).phase, 'governance_patrol');\n});\n`;
   }
@@ -85,6 +122,8 @@ function selectLine(kind: ScaffoldKind, id: string): string {
       return `budget: { policy: ${id} }`;
     case 'phase-selector':
       return `phase: ${id}`;
+    case 'gate-check':
+      return `- { check: ${id.slice('gate-check.'.length)}, allow: { read: ["\${draft}"] } }`;
   }
 }
 
@@ -109,5 +148,5 @@ export function scaffoldPlugin(kind: string, name: string, parent: string): Scaf
   } catch (error) {
     throw kernelError('RTC_ERR_PLUGIN_SCAFFOLD', `cannot write ${dir}: ${(error as Error).message.split('\n')[0]}`, { cause: error, details: { dir } });
   }
-  return { id, dir, files: files.map(([f]) => f), select: selectLine(k, id) };
+  return { id, dir, files: files.map(([f]) => f), select: selectLine(k, id), selectIn: k === 'gate-check' ? 'gate profile' : 'persona profile' };
 }

@@ -24,11 +24,14 @@ import { isSpecialPath } from './special-files.ts';
 class Call implements OpCall {
   readonly #ctx: BrokerContext;
   readonly op: string;
+  /** the op charges the run's write quota itself (OpDefinition.quota) */
+  readonly #quotaAware: boolean;
   ticket?: OpTicket;
 
-  constructor(ctx: BrokerContext, op: string) {
+  constructor(ctx: BrokerContext, op: string, quotaAware: boolean) {
     this.#ctx = ctx;
     this.op = op;
+    this.#quotaAware = quotaAware;
   }
 
   granted(permission: AuditPermission, value: string | null, reason?: RefusalReason): void {
@@ -42,6 +45,11 @@ class Call implements OpCall {
     } catch (error) {
       if (error instanceof Refusal && reason) throw new Refusal(error.permission, error.value, error.message, reason);
       throw error;
+    }
+    // A write quota holds only ops that charge it: any other op that writes, or starts a
+    // process (which writes with its own system calls), fails closed while one is set.
+    if (this.#ctx.scope.writes && !this.#quotaAware && (kind === 'write' || kind === 'run')) {
+      throw new Refusal(kind, value ?? null, `${this.op} is not available in a run with a write quota: it could write past it`, 'write-quota');
     }
     this.granted(kind, value ?? null, reason);
   }
@@ -87,7 +95,7 @@ export class CapabilityBroker {
   }
 
   #call(op: string): Call {
-    return new Call(this.context, op);
+    return new Call(this.context, op, OPS.get(op)?.quota === true);
   }
 
   /** The one place a refusal is audited. */

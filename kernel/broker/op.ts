@@ -130,6 +130,11 @@ export interface OpDefinition<A = any, R = unknown> {
    * and gives the slot back once the answer is delivered
    */
   scoped?: boolean;
+  /**
+   * the op charges the run's write quota (write-quota.ts) for what it adds on disk; while a
+   * quota is set, an op needing `write` or `run` that does not say so is refused
+   */
+  quota?: boolean;
   /** checks beyond `needs` that depend on the arguments as a whole (a command's environment); run in replay too */
   admit?(args: A, ctx: BrokerContext, call: OpCall): void;
   run(args: A, ctx: BrokerContext, call: OpCall): R | Promise<R>;

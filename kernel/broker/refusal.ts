@@ -7,7 +7,7 @@
  * itself and cannot forget to.
  */
 import type { PermissionName } from '../permissions/descriptors.ts';
-import { DenoOpError } from './deno-error.ts';
+import { DenoOpError, type DenoErrorClass } from './deno-error.ts';
 
 /** What an audit event names as refused or granted: a Deno kind, `all` (special files), a kernel binding. */
 export type AuditPermission = PermissionName | 'all' | 'binding';
@@ -20,15 +20,17 @@ export type RefusalReason =
   | 'loader-variable'
   | 'redirect'
   | 'binding'
-  | 'os-sandbox';
+  | 'os-sandbox'
+  | 'write-quota';
 
 export class Refusal extends DenoOpError {
   readonly permission: AuditPermission;
   readonly value: string | null;
   readonly reason: RefusalReason | undefined;
 
-  constructor(permission: AuditPermission, value: string | null, message: string, reason?: RefusalReason) {
-    super('NotCapable', message);
+  /** `as`: the class the script sees when it is not NotCapable (a write quota answers as a full disk: Error, ENOSPC) */
+  constructor(permission: AuditPermission, value: string | null, message: string, reason?: RefusalReason, as?: { denoClass: DenoErrorClass; osCode?: string }) {
+    super(as?.denoClass ?? 'NotCapable', message, as?.osCode);
     this.permission = permission;
     this.value = value;
     this.reason = reason;

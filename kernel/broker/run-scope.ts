@@ -15,6 +15,7 @@
 import type { Agent, Dispatcher } from 'undici';
 import { undiciLoaded } from './undici.ts';
 import { DenoOpError } from './deno-error.ts';
+import type { WriteQuota } from './write-quota.ts';
 
 export interface ScopeLimits {
   maxOps: number;
@@ -42,12 +43,15 @@ class Generation {
 
 export class RunScope {
   readonly limits: ScopeLimits;
+  /** what the run may add to the disk, for the whole run (it outlives generations: files stay); null: no quota */
+  readonly writes: WriteQuota | null;
   #gen = new Generation();
   /** ops started and bytes refused so far, for tests and status */
   readonly stats = { ops: 0, aborted: 0, overCap: 0 };
 
-  constructor(limits: ScopeLimits) {
+  constructor(limits: ScopeLimits, writes: WriteQuota | null = null) {
     this.limits = limits;
+    this.writes = writes;
   }
 
   get inFlight(): number {

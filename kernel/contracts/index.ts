@@ -10,6 +10,7 @@ import { toolDeclarationSchema } from '../manifest/plugin-manifest.ts';
 import { budgetAssessInputSchema, budgetDecisionSchema } from './budget-policy.ts';
 import { executorDescriptionSchema, executorInputSchema, executorResultSchema } from './executor.ts';
 import { phaseAnswerSchema, phasePickInputSchema } from './phase-selector.ts';
+import { gateCheckInputSchema, gateCheckResultSchema, gateCheckSectionSchema } from './gate-check.ts';
 
 export interface ContractCall {
   /** the export the kernel calls */
@@ -28,14 +29,24 @@ export interface PluginContract {
   summary: string;
   /** the profile field that selects a plugin of this kind */
   selectedBy: string;
+  /** which profile that field is in (default: the persona profile) */
+  selectedIn?: string;
   calls: ContractCall[];
-  /** declared in the manifest rather than exported (the tool kind's `tools:`) */
-  manifest?: { name: string; schema: z.ZodType; doc: string };
+  /** a section of the manifest the kind declares (the tool kind's `tools:`, a gate check's `gate_check:`) */
+  manifest?: { field: string; name: string; schema: z.ZodType; doc: string };
   /** contracts that are not zod schemas (host modules), said in prose */
   note?: string;
 }
 
 export const PLUGIN_CONTRACTS: PluginContract[] = [
+  {
+    kind: 'skill',
+    module: 'features/skills/frontmatter-schema.ts',
+    summary: 'Instructions an agent reads (Agent Skills): a folder `<name>/SKILL.md` on the skill search path, offered to the persona\'s executor in its prompt when the profile selects it; its code, if any, is evaluated by the gate before it is published.',
+    selectedBy: 'skills (names such as shared/<name>, or globs; each must match a skill)',
+    calls: [],
+    note: 'A skill is text first: `SKILL.md` with front matter (`name` equal to the folder, `description`, optional `license`, `compatibility`, `metadata`, `allowed-tools`; schema `schemas/skill-frontmatter.schema.json`) and the files it refers to, read on demand. One with code adds a `plugin.yaml` of kind `skill` naming its `entry` and `exports`, like any plugin; the gate (`runtimectl gate`) builds and tests it. Skills are found in the built-in `skills/`, then `RUNTIMECTL_SKILLS_PATH` (`:`-separated), then each `--skills-dir`.',
+  },
   {
     kind: 'executor',
     module: 'kernel/contracts/executor.ts',
@@ -66,7 +77,7 @@ export const PLUGIN_CONTRACTS: PluginContract[] = [
     summary: 'Offers functions an executor (through the tools binding) or an agent (over MCP) may call by name `<plugin id>.<export>`, each in the tool\'s own isolate under its own grant.',
     selectedBy: 'tools (a list of tool plugin ids)',
     calls: [],
-    manifest: { name: 'contract-tool-declaration', schema: toolDeclarationSchema, doc: 'Each entry of the manifest\'s `tools:`: the export is called with one object of named arguments, checked against input_schema first; it returns any JSON value.' },
+    manifest: { field: 'tools', name: 'contract-tool-declaration', schema: toolDeclarationSchema, doc: 'Each entry of the manifest\'s `tools:`: the export is called with one object of named arguments, checked against input_schema first; it returns any JSON value.' },
   },
   {
     kind: 'persistence',
@@ -75,5 +86,15 @@ export const PLUGIN_CONTRACTS: PluginContract[] = [
     selectedBy: 'persistence (default: the backend the state directory records, else persistence.jsonl-fs)',
     calls: [],
     note: 'Backends are host modules today: `createBackend(context)` returns the PersistenceBackend interface of kernel/contracts/persistence.ts (with the ledger part of features/persistence/backend.ts). It is a TypeScript interface of methods, not a zod schema of values.',
+  },
+  {
+    kind: 'gate-check',
+    module: 'kernel/contracts/gate-check.ts',
+    summary: 'One check of a skill draft at the gate (snapshot, skill-manifest, prose-risk, permissions, build, tests, ...): it reads the draft\'s snapshot through its grant and reaches host services only through the `gate.*` bindings the gate profile grants it.',
+    selectedBy: 'checks',
+    selectedIn: 'gate profile (policies/gates/*.yaml)',
+    calls: [{ export: 'check', input: { name: 'contract-gate-check-input', schema: gateCheckInputSchema }, output: { name: 'contract-gate-check-result', schema: gateCheckResultSchema }, doc: 'The result becomes the check\'s entry in the evidence; `failed` rejects the draft, `not-applicable` and `unavailable` are listed among what was not evaluated.' }],
+    note: 'A gate profile lists its checks in order by name: the plugin id without `gate-check.` (`prose-risk` is the plugin `gate-check.prose-risk`). Adding a check is dropping its plugin folder on the plugin search path.',
+    manifest: { field: 'gate_check', name: 'contract-gate-check-section', schema: gateCheckSectionSchema, doc: 'The earlier checks this one reads (a profile listing it must list them before it).' },
   },
 ];

@@ -6,12 +6,13 @@
 import { z } from 'zod';
 import { limitsSchema } from './sandbox-profile.ts';
 import { permissionsSchema } from './permissions-schema.ts';
+import { GATE_BINDINGS, GATE_CHECK_ID_PREFIX, gateCheckSectionSchema } from '../contracts/gate-check.ts';
 
-export const PLUGIN_KINDS = ['skill', 'executor', 'budget-policy', 'persistence', 'phase-selector', 'tool'] as const;
+export const PLUGIN_KINDS = ['skill', 'executor', 'budget-policy', 'persistence', 'phase-selector', 'tool', 'gate-check'] as const;
 
 export type PluginKind = (typeof PLUGIN_KINDS)[number];
 
-export const BINDING_NAMES = ['events', 'usage', 'ledger', 'memory', 'proposals', 'storage.files', 'storage.sqlite', 'workspace', 'tools'] as const;
+export const BINDING_NAMES = ['events', 'usage', 'ledger', 'memory', 'proposals', 'storage.files', 'storage.sqlite', 'workspace', 'tools', ...GATE_BINDINGS] as const;
 
 /** A JSON Schema the kernel can check tool arguments with (it becomes a zod schema at load). */
 const jsonSchemaObject = z
@@ -64,6 +65,7 @@ export const pluginManifestSchema = z.strictObject({
   exports: z.array(z.string().regex(/^[A-Za-z_$][\w$]*$/)).default([]).describe('the functions the kernel may call (at least one, except for a tool plugin that mounts an MCP server)'),
   tools: z.array(toolDeclarationSchema).min(1).optional().describe('kind tool only: the tools this plugin offers (each one of its exports); a persona can select only a tool plugin that lists some'),
   mcp: mcpServerDeclarationSchema.optional().describe('kind tool only, instead of entry, exports and tools: an MCP server whose tools this plugin offers'),
+  gate_check: gateCheckSectionSchema.optional().describe('kind gate-check only: which earlier checks this one reads'),
 }).superRefine((m, ctx) => {
   if (m.mcp !== undefined) {
     if (m.kind !== 'tool') ctx.addIssue({ code: 'custom', path: ['mcp'], message: `only tool plugins mount an MCP server, not ${m.kind} plugins` });
@@ -79,6 +81,14 @@ export const pluginManifestSchema = z.strictObject({
   for (const [i, tool] of (m.tools ?? []).entries()) {
     if (!m.exports.includes(tool.export)) ctx.addIssue({ code: 'custom', path: ['tools', i, 'export'], message: `"${tool.export}" is not in exports (${m.exports.join(', ')})` });
   }
+  if (m.kind !== 'gate-check') {
+    if (m.gate_check !== undefined) ctx.addIssue({ code: 'custom', path: ['gate_check'], message: `only gate-check plugins have a gate_check section, not ${m.kind} plugins` });
+    // The prefix is how a gate profile names a check: another kind under it would pass for a missing check.
+    if (m.id.startsWith(GATE_CHECK_ID_PREFIX)) ctx.addIssue({ code: 'custom', path: ['id'], message: `ids starting "${GATE_CHECK_ID_PREFIX}" are for gate-check plugins, not ${m.kind} plugins` });
+    return;
+  }
+  if (!m.id.startsWith(GATE_CHECK_ID_PREFIX) || m.id.split('.').length !== 2) ctx.addIssue({ code: 'custom', path: ['id'], message: `a gate-check plugin's id is "${GATE_CHECK_ID_PREFIX}<check name>" (the name profiles list)` });
+  if (!m.exports.includes('check')) ctx.addIssue({ code: 'custom', path: ['exports'], message: 'a gate-check plugin exports "check"' });
 });
 
 export type PluginManifest = z.infer<typeof pluginManifestSchema>;

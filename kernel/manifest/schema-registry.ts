@@ -27,7 +27,7 @@ export const CONTRACT_SCHEMAS: RegisteredSchema[] = PLUGIN_CONTRACTS.flatMap((c)
     ...(call.input ? [{ name: call.input.name, title: `${c.kind} contract: what ${call.export}() is called with`, schema: call.input.schema }] : []),
     ...(call.output ? [{ name: call.output.name, title: `${c.kind} contract: what ${call.export}() returns`, schema: call.output.schema }] : []),
   ]),
-  ...(c.manifest ? [{ name: c.manifest.name, title: `${c.kind} contract: one entry of the manifest's tools`, schema: c.manifest.schema }] : []),
+  ...(c.manifest ? [{ name: c.manifest.name, title: `${c.kind} contract: the manifest's ${c.manifest.field}`, schema: c.manifest.schema }] : []),
 ]);
 
 export const KERNEL_SCHEMAS: RegisteredSchema[] = [

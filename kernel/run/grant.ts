@@ -2,6 +2,7 @@
 import { realpathSync } from 'node:fs';
 import type { AuditEvent, BrokerContext, KernelFiles, WorldSources } from '../broker/op.ts';
 import { RunScope, scopeLimits } from '../broker/run-scope.ts';
+import { WriteQuota, type WriteQuotaLimits } from '../broker/write-quota.ts';
 import type { Tape } from '../broker/tape.ts';
 import { cacheKeyFile } from '../build/cache-integrity.ts';
 import type { Limits, SandboxProfile } from '../manifest/sandbox-profile.ts';
@@ -40,6 +41,8 @@ export function brokerContext(options: {
   sources?: WorldSources;
   /** the build cache of the kernel this context serves: out of every grant's reach */
   cacheDir?: string;
+  /** what the run may add to the disk (write-quota.ts); none: no quota */
+  writeQuota?: WriteQuotaLimits;
   /** told of each `run` name of the first (request) layer that resolves to nothing, as Deno says at start */
   warn?: (line: string) => void;
 }): BrokerContext {
@@ -59,7 +62,7 @@ export function brokerContext(options: {
     maxResponseBytes: options.limits.transferBytes,
     // half the wall limit, so a stalled server is a TypeError the script can catch before its time is up
     netTimeoutMs: Math.max(1, Math.min(Math.floor(options.limits.wallMs / 2), NET_IDLE_MAX_MS)),
-    scope: new RunScope(scopeLimits(options.limits.transferBytes)),
+    scope: new RunScope(scopeLimits(options.limits.transferBytes), options.writeQuota ? new WriteQuota(options.writeQuota) : null),
     ...(options.cacheDir ? { kernelFiles: kernelFilesOf(options.cacheDir) } : {}),
     audit: options.audit ?? (() => undefined),
     ...(options.tape ? { tape: options.tape } : {}),

@@ -51,14 +51,19 @@ export class ScriptRunner {
     const file = path.resolve(request.cwd, request.file);
     const stdout: string[] = [];
     const stderr: string[] = [];
-    const finish = (outcome: RunOutcome, usage: Usage): ScriptRunResult => ({
-      ok: outcome.exitCode === 0,
-      exitCode: outcome.exitCode,
-      stdout: stdout.join(''),
-      stderr: stderr.join(''),
-      error: outcome.error,
-      usage: { cpuMs: round(usage.cpuMs), wallMs: round(usage.wallMs || performance.now() - started), heapBytes: usage.heapBytes },
-    });
+    let broker: CapabilityBroker | undefined;
+    const finish = (outcome: RunOutcome, usage: Usage): ScriptRunResult => {
+      const writes = broker?.context.scope.writes?.usage;
+      return {
+        ok: outcome.exitCode === 0,
+        exitCode: outcome.exitCode,
+        stdout: stdout.join(''),
+        stderr: stderr.join(''),
+        error: outcome.error,
+        usage: { cpuMs: round(usage.cpuMs), wallMs: round(usage.wallMs || performance.now() - started), heapBytes: usage.heapBytes },
+        ...(request.writeQuota ? { writes: writes ?? { bytes: 0, entries: 0, refused: 0 } } : {}),
+      };
+    };
     const failed = (error: KernelError): ScriptRunResult => {
       stderr.push(`error: ${error.code}: ${error.message}\n`);
       return finish({ exitCode: 1, error: { name: error.name, message: error.message, code: error.code } }, { cpuMs: 0, wallMs: performance.now() - started, heapBytes: 0 });
@@ -76,8 +81,19 @@ export class ScriptRunner {
     }
     const source = withCodeCache(bundle.code, bundle.digest, `file://${file}`, this.cacheDir);
     const layers = [flagsLayer(request.permissionFlags, request.cwd), profileLayer(profile, request.cwd)];
-    const broker = new CapabilityBroker(
-      brokerContext({ subject: `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: this.#options.audit, cacheDir: this.cacheDir, warn: (line) => stderr.push(line) }),
+    broker = new CapabilityBroker(
+      brokerContext({
+        subject: `script:${path.basename(file)}`,
+        layers,
+        cwd: request.cwd,
+        env: request.env,
+        profile,
+        limits,
+        audit: this.#options.audit,
+        cacheDir: this.cacheDir,
+        warn: (line) => stderr.push(line),
+        ...(request.writeQuota ? { writeQuota: request.writeQuota } : {}),
+      }),
     );
     // A script's subprocesses run in the OS sandbox from its flags; the kernel's cache stays hidden even under -A.
     broker.context.os = { mode: 'required', hide: [this.cacheDir] };

@@ -21,8 +21,8 @@ import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { flagsLayer } from '../../kernel/permissions/parse-flags.ts';
 import { brokerContext, profileLayer } from '../../kernel/run/grant.ts';
 import { createScriptRunner } from '../../kernel/run/script-runner.ts';
-import { denialsCheck } from '../../features/gate/checks/denials.ts';
-import type { GateContext } from '../../features/gate/context.ts';
+import { check as denialsCheck } from '../../plugins/gate-check-denials/mod.ts';
+import type { GateCheckInput, TestFileRun } from '../../kernel/contracts/gate-check.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'rtc-audit-'));
 const work = path.join(root, 'work');
@@ -121,8 +121,9 @@ test('a NotCapable cannot be raised around the audit: only a Refusal is one', ()
 
 test("the gate's denials check sees every kind of refusal", async () => {
   const { denied } = await provoke("await t(() => Deno.readTextFile('environ'));\nawait t(() => Deno.readTextFile('/proc/self/cmdline'));", ['-R']);
-  const run = { test: 't.js', pass: 0, scratch: 's', permissionFlags: ['-R'], result: { ok: true, exitCode: 0, stdout: '', stderr: '', error: null, usage: { cpuMs: 0, wallMs: 0, heapBytes: 0 } }, audit: denied, auditDropped: 0, deniedCount: denied.length };
-  const outcome = denialsCheck({ passes: [[run]] } as unknown as GateContext);
+  // The denials check (a gate-check plugin) reads the tests check's runs, as the gate hands them over.
+  const run = { test: 't_test.js', pass: 'pass-1', scratch: 's', permission_flags: ['-R'], exit_code: 0, ok: true, error: null, ended_on_limit: false, usage: {}, stdout: '', stderr: '', tests: [], audit: denied, audit_total: denied.length, denied: denied.length } as unknown as TestFileRun;
+  const outcome = denialsCheck({ earlier: { tests: { status: 'passed', reason: '', output: { runs: [run] } } } } as unknown as GateCheckInput);
   assert.equal(outcome.status, 'failed');
   assert.match(outcome.reason, /fs\.readTextFile all \/proc\/\d+\/environ/);
   assert.match(outcome.reason, /fs\.readTextFile all \/proc\/self\/cmdline/);

@@ -16,6 +16,7 @@ import { PROJECT_ROOT } from '../../../kernel/version.ts';
 import { loadShim } from '../../../sandboxes/isolate/shim-source.ts';
 import { runCli } from '../../../test/support/cli.ts';
 import { CACHE_DIR, fakeTime, packet, profile, run, tempDir } from '../../science-loop/test/helpers.ts';
+import { check, gate } from '../../gate/test/helpers.ts';
 
 const DENO = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'deno');
 
@@ -23,7 +24,7 @@ test('plugins new writes each kind; check accepts it, its Deno test passes, and 
   const dir = tempDir();
   const mine = path.join(dir, 'my-plugins');
   const made: Record<string, { id: string; dir: string; select: string }> = {};
-  for (const kind of ['tool', 'executor', 'budget-policy', 'phase-selector']) {
+  for (const kind of ['tool', 'executor', 'budget-policy', 'phase-selector', 'gate-check']) {
     const r = await runCli(['plugins', 'new', '--kind', kind, 'starter', '--dir', mine, '--json']);
     assert.equal(r.status, 0, r.stderr);
     made[kind] = JSON.parse(r.stdout) as { id: string; dir: string; select: string };
@@ -33,12 +34,12 @@ test('plugins new writes each kind; check accepts it, its Deno test passes, and 
     assert.equal(checked.status, 0, checked.stderr);
     assert.match(checked.stdout, new RegExp(`^ok +${made[kind]!.id.replace('.', '\\.')} `));
   }
-  assert.deepEqual(Object.values(made).map((m) => m.id).sort(), ['budget.starter', 'executor.starter', 'phase.starter', 'tool.starter']);
+  assert.deepEqual(Object.values(made).map((m) => m.id).sort(), ['budget.starter', 'executor.starter', 'gate-check.starter', 'phase.starter', 'tool.starter']);
   // Its own test, the way Deno authors run theirs (the real Deno; no type check: the types are runtimectl's).
   if (existsSync(DENO)) {
     const deno = spawnSync(DENO, ['test', '--no-check', mine], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' } });
     assert.equal(deno.status, 0, deno.stdout + deno.stderr);
-    assert.match(deno.stdout, /ok \| 4 passed \| 0 failed/);
+    assert.match(deno.stdout, /ok \| 5 passed \| 0 failed/);
   }
   // A name taken is refused, nothing overwritten; an unknown kind names the ones there are.
   const again = await runCli(['plugins', 'new', '--kind', 'tool', 'starter', '--dir', mine]);
@@ -46,7 +47,7 @@ test('plugins new writes each kind; check accepts it, its Deno test passes, and 
   assert.match(again.stderr, /RTC_ERR_PLUGIN_SCAFFOLD: .*tool-starter already exists; nothing was written/);
   const odd = await runCli(['plugins', 'new', '--kind', 'gadget', 'x', '--dir', mine]);
   assert.equal(odd.status, 2);
-  assert.match(odd.stderr, /--kind gadget: plugins new writes tool, executor, budget-policy, phase-selector/);
+  assert.match(odd.stderr, /--kind gadget: plugins new writes tool, executor, budget-policy, phase-selector, gate-check\n/);
 
   // Selected from the profile alone, from the outside folder: all four run in one cycle.
   const stateDir = path.join(dir, 'state');
@@ -99,4 +100,36 @@ test('an error thrown inside a plugin points at the plugin\'s own file and line,
   } finally {
     instance.dispose();
   }
+});
+
+test('plugins new --kind gate-check writes a check a gate profile runs at once, from the printed line', async () => {
+  const dir = tempDir();
+  const mine = path.join(dir, 'checks');
+  const r = await runCli(['plugins', 'new', '--kind', 'gate-check', 'markers', '--dir', mine]);
+  assert.equal(r.status, 0, r.stderr);
+  const select = /^select it: {2}(.*?) {3}\(under checks: in a gate profile\)$/m.exec(r.stdout)?.[1];
+  assert.ok(select, r.stdout);
+  assert.match(r.stdout, new RegExp(`^find it: +gate with --plugins-dir ${mine.replace(/[/.]/g, '\\$&')}`, 'm'));
+  const profileFile = path.join(dir, 'reviewer.yaml');
+  writeFileSync(profileFile, `name: reviewer
+description: A reviewer's own profile with the new check.
+sandbox: community-draft
+checks:
+  - snapshot
+  ${select}
+ceiling: { read: ["\${plugin}", "\${scratch}"], write: ["\${scratch}"] }
+draft: { max_files: 50, max_file_bytes: 65536, max_total_bytes: 262144, max_tests: 4, max_scratch_bytes: 65536 }
+`);
+  const draft = (name: string, body: string) => {
+    const d = path.join(dir, 'drafts', name);
+    mkdirSync(d, { recursive: true });
+    writeFileSync(path.join(d, 'SKILL.md'), `---\nname: ${name}\ndescription: A draft.\n---\n${body}`);
+    return d;
+  };
+  const clean = await gate(profileFile, draft('clean', 'Count the words.\n'), ['--plugins-dir', mine]);
+  assert.equal(clean.report.verdict, 'accepted');
+  assert.equal(check(clean.report, 'markers').status, 'passed');
+  const marked = await gate(profileFile, draft('marked', 'Count the words.\nTODO: say how.\n'), ['--plugins-dir', mine]);
+  assert.equal(marked.report.verdict, 'rejected');
+  assert.equal(check(marked.report, 'markers').reason, 'unfinished work is marked at SKILL.md:6');
 });

@@ -178,6 +178,9 @@ test('every start-time refusal is one line naming persona, file and field; the o
   const cases: [string, string, string][] = [
     ['missing', 'runtime: agent-x\nexecutor: { plugin: executor.nope }', 'executor.plugin: plugin executor.nope is not installed'],
     ['wrongkind', 'runtime: agent-x\nbudget: { policy: tool.words }', 'budget.policy: plugin tool.words is a tool plugin, not a budget-policy plugin'],
+    ['wrongphase', 'runtime: agent-x\nphase: executor.none', 'phase: plugin executor.none is an executor plugin, not a phase-selector plugin'],
+    ['wrongtool', 'runtime: agent-x\ntools: [phase.reverse]', 'tools[0]: plugin phase.reverse is a phase-selector plugin, not a tool plugin'],
+    ['wrongexec', 'runtime: agent-x\nexecutor: { plugin: gate-check.prose-risk }', 'executor.plugin: plugin gate-check.prose-risk is a gate-check plugin, not an executor plugin'],
     ['noexport', 'runtime: agent-x\nexecutor: { plugin: executor.liar }', `${path.join(plugins, 'executor-liar', 'plugin.yaml')}: exports: "run" is not exported by mod.ts (its bundle exports: describe); named by the persona's executor.plugin`],
     ['notool', 'runtime: agent-x\ntools: [tool.missing]', 'tools[0]: plugin tool.missing is not installed (tool plugins: tool.empty, tool.skill-stats, tool.words)'],
     ['emptytool', 'runtime: agent-x\ntools: [tool.empty]', 'tools[0]: tool plugin tool.empty offers no tools'],
@@ -207,6 +210,20 @@ test('every start-time refusal is one line naming persona, file and field; the o
   assert.equal(cli.status, 1);
   assert.deepEqual(cli.stderr.trim().split('\n'), [`runtimectl: RTC_ERR_PERSONA_START: persona missing: ${file('missing')}: executor.plugin: plugin executor.nope is not installed (executor plugins: executor.claude, executor.codex, executor.command, executor.liar, executor.none, executor.orchestra, executor.toolcaller)`]);
   assert.match(cli.stdout, /^fine #1 /m);
+});
+
+test('an environment override naming a missing executor, or a plugin of another kind, is refused at start naming the variable', async () => {
+  const dir = tempDir();
+  const zed = profile(dir, 'zed', 'runtime: agent-zed');
+  for (const [value, reason] of [
+    ['nope', 'plugin executor.nope is not installed (executor plugins: '],
+    ['phase.round-robin', 'plugin phase.round-robin is a phase-selector plugin, not an executor plugin'],
+  ] as const) {
+    const [r] = await run([zed], { stateDir: path.join(dir, `state-${value}`), env: { PATH: process.env.PATH ?? '', SCIDEX_AGENT_CONTINUOUS_EXECUTOR: value }, ...fakeTime() });
+    assert.equal(r!.reports.length, 0, 'no cycle ran');
+    assert.equal(r!.refused?.length, 1, String(r!.refused));
+    assert.ok(r!.refused![0]!.startsWith(`persona zed: environment: SCIDEX_AGENT_CONTINUOUS_EXECUTOR: ${reason}`), r!.refused![0]);
+  }
 });
 
 test('two plugins with one id in two search-path folders: both are refused, naming both folders; a persona naming it does not start', async () => {

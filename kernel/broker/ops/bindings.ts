@@ -13,6 +13,7 @@ import { DenoOpError } from '../deno-error.ts';
 import type { BrokerContext, OpCall } from '../op.ts';
 import { defineOp } from '../op.ts';
 import { record } from './args.ts';
+import type { GateBindings } from '../../contracts/gate-check.ts';
 
 export interface TaskSummary {
   id: string;
@@ -37,12 +38,16 @@ export interface BindingImplementations {
     list(): unknown[] | Promise<unknown[]>;
     call(name: string, args: unknown, by: string): Promise<unknown>;
   };
+  /** a gate run's services for one of its check plugins (kernel/contracts/gate-check.ts) */
+  gate?: GateBindings;
 }
 
 /** The bindings one plugin instance may reach. */
 export interface PluginBindings {
   /** who grants (the persona id), for messages */
   grantor: string;
+  /** who grants, when it is not a persona: `gate profile "x" (checks[4].bindings)` */
+  grantorLabel?: string;
   /** the plugin manifest's `bindings` */
   declared: readonly string[];
   /** the persona profile's `bindings` */
@@ -56,19 +61,19 @@ const MAX_TEXT = 2000;
 const MAX_PAYLOAD_BYTES = 16 * 1024;
 
 /** Throws a NotCapable Refusal (the broker audits it) unless the binding is both declared and granted. */
-function admit(ctx: BrokerContext, call: OpCall, binding: string): PluginBindings {
+export function admit(ctx: BrokerContext, call: OpCall, binding: string): PluginBindings {
   const b = ctx.bindings;
   let why: string | undefined;
   if (!b) why = 'bindings exist only for plugins a persona runs';
   else if (!b.declared.includes(binding)) why = `plugin ${ctx.subject} does not declare it (plugin.yaml bindings: [${b.declared.join(', ')}])`;
-  else if (!b.granted.includes(binding)) why = `persona "${b.grantor}" does not grant it (profile bindings: [${b.granted.join(', ')}])`;
+  else if (!b.granted.includes(binding)) why = `${b.grantorLabel ?? `persona "${b.grantor}"`} does not grant it (${b.grantorLabel ? 'bindings granted' : 'profile bindings'}: [${b.granted.join(', ')}])`;
   if (why !== undefined || !b) call.refuse('binding', binding, `Requires the "${binding}" binding: ${why ?? 'not available'}`, 'binding');
   call.granted('binding', binding);
   return b;
 }
 
 /** A failure of the implementation becomes an ordinary Error inside the isolate, never a host fault. */
-async function forward<T>(fn: () => T | Promise<T>): Promise<T> {
+export async function forward<T>(fn: () => T | Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
@@ -77,7 +82,7 @@ async function forward<T>(fn: () => T | Promise<T>): Promise<T> {
   }
 }
 
-function text(o: Record<string, unknown>, key: string, max: number, required: boolean): string {
+export function text(o: Record<string, unknown>, key: string, max: number, required: boolean): string {
   const value = o[key];
   if (value === undefined || value === null) {
     if (required) throw new DenoOpError('TypeError', `"${key}" is required`);
@@ -88,7 +93,7 @@ function text(o: Record<string, unknown>, key: string, max: number, required: bo
   return value;
 }
 
-function unavailable(binding: string): never {
+export function unavailable(binding: string): never {
   throw new DenoOpError('NotSupported', `the "${binding}" binding is not implemented by this kernel`);
 }
 

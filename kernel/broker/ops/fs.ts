@@ -7,13 +7,26 @@
  * opened by kernel/storage/safe-open.ts (non-blocking, regular files only, reads capped by
  * the transfer limit).
  */
-import { mkdirSync, readdirSync, rmSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
+import path from 'node:path';
 import { DenoOpError, fromNodeError } from '../deno-error.ts';
 import { guardPath } from '../fs-guard.ts';
 import { defineOp, type BrokerContext, type PermissionNeed } from '../op.ts';
 import { isDiscardingDevice, isNullDevice } from '../special-files.ts';
 import { readRegularFile, UnsafeFileError, writeRegularFile } from '../../storage/safe-open.ts';
 import { bool, record, resolvePath, str } from './args.ts';
+import { Refusal } from '../refusal.ts';
+import { WriteQuota } from '../write-quota.ts';
+
+/** Folders `mkdir` will create: the target, and with `recursive` each missing parent. */
+function missingFolders(target: string, recursive: boolean): number {
+  let count = 0;
+  for (let dir = target; ; dir = path.dirname(dir)) {
+    if (existsSync(dir)) return count;
+    count += 1;
+    if (!recursive || path.dirname(dir) === dir) return count;
+  }
+}
 
 /** Deno's words for an OS error; what safe-open refuses becomes the error a script can catch. */
 function fsError(error: unknown, syscall: string, given: string, cap?: number): DenoOpError {
@@ -63,9 +76,18 @@ export const writeFile = defineOp({
     return { path: resolvePath(ctx.cwd, str(o, 'path')), given: str(o, 'path'), data: typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(base64 as string, 'base64'), append: bool(o, 'append'), create: o.create !== false, createNew: bool(o, 'createNew'), mode };
   },
   needs: (args) => [{ kind: 'write', value: args.path, display: args.given }],
+  quota: true,
   run(args, ctx, call) {
+    let refund: (() => void) | undefined;
     try {
       const g = guardPath(ctx, call, 'write', args.path, 'write-file', { create: args.create, createNew: args.createNew });
+      const quota = ctx.scope.writes;
+      if (quota && !(g.stats && isDiscardingDevice(g.stats))) {
+        // Charged before a byte is written: what the file will hold, less what it holds now.
+        const before = g.stats?.isFile() ? g.stats.size : 0;
+        const after = args.append ? before + args.data.length : args.data.length;
+        refund = quota.charge(after - before, g.stats === null ? 1 : 0, 'writefile', args.path, args.given);
+      }
       writeRegularFile(g.target, args.data, {
         append: args.append,
         create: g.stats === null,
@@ -76,6 +98,8 @@ export const writeFile = defineOp({
       });
       return null;
     } catch (error) {
+      refund?.();
+      if (error instanceof Refusal) throw error;
       throw fsError(error, 'writefile', args.given);
     }
   },
@@ -132,12 +156,17 @@ export const mkdir = defineOp({
     return { ...pathArg(raw, ctx), recursive: bool(o, 'recursive'), mode: typeof o.mode === 'number' ? o.mode : null };
   },
   needs: need('write'),
+  quota: true,
   run(args, ctx, call) {
+    let refund: (() => void) | undefined;
     try {
       const g = guardPath(ctx, call, 'write', args.path, 'create-dir');
+      if (ctx.scope.writes) refund = ctx.scope.writes.charge(0, missingFolders(g.target, args.recursive), 'mkdir', args.path, args.given);
       mkdirSync(g.target, { recursive: args.recursive, ...(args.mode === null ? {} : { mode: args.mode }) });
       return null;
     } catch (error) {
+      refund?.();
+      if (error instanceof Refusal) throw error;
       throw fsError(error, 'mkdir', args.given);
     }
   },
@@ -148,15 +177,19 @@ export const remove = defineOp({
   mode: 'sync',
   parse: (raw, ctx) => ({ ...pathArg(raw, ctx), recursive: bool(record(raw), 'recursive') }),
   needs: need('write'),
+  quota: true,
   run(args, ctx, call) {
     try {
       const g = guardPath(ctx, call, 'write', args.path, 'remove');
       const s = g.stats;
       if (!s) throw Object.assign(new Error(`ENOENT: ${args.path}`), { code: 'ENOENT' });
+      // Measured before, given back after: a removal that fails frees nothing.
+      const freed = ctx.scope.writes ? (s.isDirectory() && !args.recursive ? { bytes: 0, entries: 1 } : WriteQuota.measure(g.target)) : null;
       if (s.isDirectory()) {
         if (args.recursive) rmSync(g.target, { recursive: true, force: false });
         else rmdirSync(g.target);
       } else unlinkSync(g.target);
+      if (freed) ctx.scope.writes!.release(freed.bytes, freed.entries);
       return null;
     } catch (error) {
       throw fsError(error, 'remove', args.given);

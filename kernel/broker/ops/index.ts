@@ -7,6 +7,7 @@ import { netFetch } from './net.ts';
 import { permissionsQuery, permissionsRequest, permissionsRevoke } from './permissions.ts';
 import { runOutput } from './run.ts';
 import { BINDING_OPS } from './bindings.ts';
+import { GATE_BINDING_OPS } from './gate-bindings.ts';
 
 export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
   [
@@ -16,5 +17,6 @@ export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
     permissionsQuery, permissionsRequest, permissionsRevoke,
     runOutput, netFetch,
     ...BINDING_OPS,
+    ...GATE_BINDING_OPS,
   ].map((op) => [op.name, op as OpDefinition]),
 );
