@@ -16,7 +16,8 @@ import { listPersonaIds } from '../verify/cli.ts';
 
 const USAGE = `Usage: runtimectl replay [--state-dir DIR] [--persona ID] [--cycle N | --all] [--installed] [--plugins-dir DIR]... [--json]
 
-Re-runs recorded cycles: every plugin call of a cycle runs again on the bundle it ran
+Re-runs recorded cycles (and, without --cycle, the tool calls made outside any cycle by
+"mcp serve" or "tools call" on their own: trace/tools.jsonl): every plugin call of a cycle runs again on the bundle it ran
 (kept in <state>/<persona>/trace/blobs), under the profile it ran under, while the broker
 answers every clock, random, env, file, command, fetch and binding read from the record
 and performs no effect. A cycle matches when each call asks for exactly the recorded
@@ -56,7 +57,8 @@ function textReport(entry: Entry): string {
     const d = r.divergence;
     return `${r.persona}: DIVERGED at cycle ${d.cycle}, call ${d.call} (${d.plugin}.${d.method})${d.effect !== null ? `, effect ${d.effect}` : ''}\n  ${d.message}\n  recorded: ${d.expected}\n  asked:    ${d.got}\n`;
   }
-  return `${r.persona}: ${r.cycles} cycle${r.cycles === 1 ? '' : 's'}${warm}, ${r.calls} plugin calls, ${r.effects} effects replayed: identical${unrecorded}\n`;
+  const tools = r.tool_calls > 0 ? ` and ${r.tool_calls} tool call${r.tool_calls === 1 ? '' : 's'} outside cycles` : '';
+  return `${r.persona}: ${r.cycles} cycle${r.cycles === 1 ? '' : 's'}${tools}${warm}, ${r.calls} plugin calls, ${r.effects} effects replayed: identical${unrecorded}\n`;
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {

@@ -32,7 +32,7 @@ import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts'
 import { resultText } from './cycle-recorder.ts';
 import { pathCodec, type PathCodec } from './path-codec.ts';
 import { INLINE_LIMIT, TRACE_FORMAT_VERSION, checkedTraceHash, traceSummarySchema, type TraceRecord, type TracedCall, type TracedText } from './trace-record.ts';
-import { TraceStore } from './trace-store.ts';
+import { TOOL_TRACE_FILE, TraceStore } from './trace-store.ts';
 import { McpMount, mountCode } from '../tools/mcp-mount.ts';
 import { sha256 } from '../build/bundle.ts';
 
@@ -88,6 +88,8 @@ export interface ReplayReport {
   warmup_cycles: number;
   calls: number;
   effects: number;
+  /** tool calls made outside any cycle (`mcp serve`, `tools call` on their own: trace/tools.jsonl) replayed, with --all */
+  tool_calls: number;
   /** cycle events without a trace (written before tracing existed): not replayable */
   unrecorded: number[];
   changed_bundles: BundleChange[];
@@ -154,6 +156,29 @@ async function recordedCycles(persistence: PersistenceProvider, personaDir: stri
     cycles.push({ cycle, seq: event.seq, trace });
   }
   return { cycles, unrecorded };
+}
+
+/** The recorded tool calls made outside any cycle, in log order: each `tool_call` event naming a line of trace/tools.jsonl. */
+async function recordedToolCalls(persistence: PersistenceProvider, personaDir: string, personaId: string, registry: PluginRegistry): Promise<{ seq: number; trace: TraceRecord }[]> {
+  const store = new TraceStore(personaDir, TOOL_TRACE_FILE);
+  const backend = await persistence.open(personaDir, undefined, { readonly: true, personaId, registry });
+  const named: { seq: number; hash: string }[] = [];
+  try {
+    for (const event of backend.events.read()) {
+      const trace = event.type === 'tool_call' ? (event.payload.trace as { file?: string; hash?: string } | undefined) : undefined;
+      if (trace?.file === TOOL_TRACE_FILE && typeof trace.hash === 'string') named.push({ seq: event.seq, hash: trace.hash });
+    }
+  } finally {
+    await backend.close();
+  }
+  if (named.length === 0) return [];
+  const byHash = new Map<string, TraceRecord>();
+  for (const { record } of store.read()) byHash.set(record.hash, record);
+  return named.map(({ seq, hash }) => {
+    const trace = byHash.get(hash);
+    if (!trace) recordingError(`${personaId} tool call (event seq ${seq}): its trace ${hash.slice(0, 16)}… is not in ${TOOL_TRACE_FILE}`, { seq });
+    return { seq, trace };
+  });
 }
 
 /**
@@ -406,6 +431,7 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
     warmup_cycles: 0,
     calls: 0,
     effects: 0,
+    tool_calls: 0,
     unrecorded,
     changed_bundles: changed,
     divergence: null,
@@ -424,6 +450,25 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
   }
   report.calls = replayer.calls;
   report.effects = replayer.effects;
+  // Tool calls made outside any cycle, with every cycle: in their own replayer (their isolates were their session's, not the loop's).
+  if (options.cycle === undefined && report.divergence === null) {
+    const toolCalls = await recordedToolCalls(options.persistence, personaDir, options.personaId, registry);
+    if (toolCalls.length > 0) {
+      const toolStore = new TraceStore(personaDir, TOOL_TRACE_FILE);
+      const tools = new Replayer({ store: toolStore, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false, pluginEnv: options.pluginEnv });
+      try {
+        for (const { trace } of toolCalls) {
+          report.divergence = await tools.cycle(trace, trace.hash);
+          if (report.divergence) break;
+          report.tool_calls += 1;
+        }
+      } finally {
+        tools.dispose();
+      }
+      report.calls += tools.calls;
+      report.effects += tools.effects;
+    }
+  }
   report.ok = report.divergence === null;
   return report;
 }

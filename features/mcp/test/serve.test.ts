@@ -13,6 +13,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { readEvents } from '../../../kernel/events/verify.ts';
 import { toolServer } from '../serve.ts';
+import { pluginSearchPath, PluginRegistry } from '../../../kernel/plugins/registry.ts';
+import { replayPersona } from '../../science-loop/preset.ts';
 import { openToolSource } from '../tool-source.ts';
 import { tempDir, testIo, toolPersona, wordsPlugin } from './fixtures.ts';
 
@@ -89,4 +91,11 @@ test('mcp serve: lists the persona\'s tools with their schemas; calls answer; ev
   assert.equal(lines[0].hash, first.trace.hash);
   assert.equal(lines[0].calls[0].plugin, 'tool.words');
   assert.equal(lines[0].calls[0].method, 'count');
+
+  // replay re-runs each recorded call on its recorded bundle, every effect (the clock too) from the record
+  const registry = PluginRegistry.scan(pluginSearchPath({ env: {}, dirs: [path.join(dir, 'plugins')] }));
+  const replay = await replayPersona({ stateDir: path.join(dir, 'state'), personaId: 'ada', registry });
+  assert.equal(replay.divergence, null, JSON.stringify(replay.divergence));
+  assert.equal(replay.tool_calls, lines.length);
+  assert.equal(lines.length, 10, 'the unknown tool and the two bad arguments never reached a tool: 13 events, 10 lines');
 });
