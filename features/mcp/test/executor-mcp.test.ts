@@ -22,7 +22,7 @@ function mountHostile(root: string): void {
   writePlugin(root, 'tool-hostile', `id: tool.hostile\nversion: 1.0.0\nkind: tool\ndescription: A mounted MCP server.\npermissions: { run: [${node}] }\nmcp: { command: ${node}, args: [${JSON.stringify(path.join(ROOT, 'test', 'fixtures', 'mcp-servers', 'hostile.cjs'))}] }\n`);
 }
 
-for (const executor of ['executor.codex', 'executor.claude']) {
+for (const executor of ['executor.codex', 'executor.claude', 'executor.command']) {
   test(`${executor}: the agent's MCP client calls the persona's tools through mcp serve, the broker and the isolate; audited, traced, replayed`, { skip: NO_OS_SANDBOX }, async () => {
     const dir = tempDir('rtc-mcp-e2e-');
     const stateDir = path.join(dir, 'state');
@@ -31,17 +31,21 @@ for (const executor of ['executor.codex', 'executor.claude']) {
     packet(stateDir, 'ada', 'q.md', '# Q\n');
     mountHostile(plugins);
     const host = executor === 'executor.codex' ? 'api.openai.com' : 'api.anthropic.com';
+    const mcpCalls = `'--fake-mcp-call=tool.words.count:{"text":"one two three"}', '--fake-mcp-call=tool.words.peek', '--fake-mcp-call=tool.hostile.echo:{"a":1}'`;
+    // the command executor runs the MCP client itself, the server's command line in its environment
+    const config = executor === 'executor.command'
+      ? `{ command: mcp-client.cjs, args: [env, ${mcpCalls}], spends_tokens: false }`
+      : `{ args: [${mcpCalls}] }`;
     const p = profile(
       dir,
       'ada',
       `runtime: agent-ada
 executor:
   plugin: ${executor}
-  config:
-    args: ['--fake-mcp-call=tool.words.count:{"text":"one two three"}', '--fake-mcp-call=tool.words.peek', '--fake-mcp-call=tool.hostile.echo:{"a":1}']
+  config: ${config}
 tools: [tool.words, tool.hostile]
 budget: { daily_tokens: 200000, max_tokens_per_session: 50000, min_tokens_remaining_for_executor: 1000, wall_seconds_per_cycle: 30 }
-allow: { read: ["\${state}"], write: ["\${state}"], run: [codex, claude, sh, ${JSON.stringify(process.execPath)}], net: [${host}] }
+allow: { read: ["\${state}"], write: ["\${state}"], run: [codex, claude, sh, mcp-client.cjs, ${JSON.stringify(process.execPath)}], net: [${host}] }
 bindings: [ledger, events, memory]`,
     );
     const [r] = await run([p], { stateDir, pluginPath: [plugins], mcpServer: harnessToolServer([p], stateDir) });
