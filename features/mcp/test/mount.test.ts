@@ -18,7 +18,7 @@ import { EVERYTHING, ROOT, tempDir, testIo, toolPersona, writePlugin } from './f
 const HOSTILE = path.join(ROOT, 'test', 'fixtures', 'mcp-servers', 'hostile.cjs');
 const NODE = process.execPath;
 
-function mountPlugin(root: string, id: string, args: string[], extra = ''): void {
+function mountPlugin(root: string, id: string, args: string[], extra = '', wallMs = 3000): void {
   writePlugin(
     root,
     id.replace(/\./g, '-'),
@@ -27,7 +27,7 @@ version: 1.0.0
 kind: tool
 description: A mounted MCP server.
 permissions: { run: [${JSON.stringify(NODE)}], env: [MOUNT_SECRET_OK] }
-limits: { wallMs: 3000, outputBytes: 200000 }
+limits: { wallMs: ${wallMs}, outputBytes: 200000 }
 mcp:
   command: ${JSON.stringify(NODE)}
   args: ${JSON.stringify(args)}
@@ -49,7 +49,8 @@ const text = (r: unknown) => ((r as CallToolResult).content as { text?: string }
 
 test('a mounted @modelcontextprotocol/server-everything: its tools listed under the plugin, calls proxied, audited and traced', async () => {
   const dir = tempDir();
-  mountPlugin(path.join(dir, 'plugins'), 'tool.everything', [EVERYTHING, 'stdio']);
+  // a real server's start on a loaded machine can take seconds: its wall limit is the profile's
+  mountPlugin(path.join(dir, 'plugins'), 'tool.everything', [EVERYTHING, 'stdio'], '', 30000);
   const persona = toolPersona(dir, 'ada', ['tool.everything'], `, run: [${JSON.stringify(NODE)}]`);
   const { client, close } = await connect(dir, persona);
   try {
