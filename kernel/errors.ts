@@ -122,7 +122,6 @@ export const ERROR_CODES = {
   RTC_ERR_TOOL_MCP_TIMEOUT: 'a mounted MCP server did not answer within its wall time limit',
   RTC_ERR_TOOL_DENIED: "a tool is not allowed what it needs by the persona's grant",
   RTC_ERR_TOOL_RELAY: "mcp serve cannot reach the kernel running the persona (its tool relay socket)",
-  RTC_ERR_PERSONA_BUSY: "a persona's state is held by another runtimectl process",
   RTC_ERR_PLUGIN_SCAFFOLD: 'plugins new cannot write the plugin where it was asked',
   // workspaces
   RTC_ERR_WORKSPACE_ID_INVALID: 'an agent or workspace id is not a safe single path segment',
