@@ -9,22 +9,13 @@
  * and every call in flight fails with what it did.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { hasSetpriv, SETPRIV } from '../../sandboxes/subprocess/run-command.ts';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-const SETPRIV = '/usr/bin/setpriv';
 /** How much of the server's stderr is kept for error messages (the rest is counted and dropped). */
 const STDERR_KEPT = 4096;
-
-function hasSetpriv(): boolean {
-  try {
-    accessSync(SETPRIV, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export interface ServerSpawn {
   /** the resolved program (absolute) */

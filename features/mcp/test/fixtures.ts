@@ -2,7 +2,12 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CliIo } from '../../../kernel/cli/command.ts';
+import { toolServer } from '../serve.ts';
+import { openToolSource } from '../tool-source.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 export const EVERYTHING = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
@@ -74,3 +79,23 @@ export function testIo(cwd: string, env: Record<string, string | undefined> = {}
   const err: string[] = [];
   return { cwd, env: { PATH: process.env.PATH, HOME: os.tmpdir(), ...env }, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), out, err };
 }
+
+/** An SDK client connected in memory to `mcp serve`'s server for `persona` (its plugins in <dir>/plugins, state in <dir>/state). */
+export async function connectServe(dir: string, persona: string, env: Record<string, string> = {}) {
+  const source = await openToolSource({ persona, stateDir: path.join(dir, 'state'), pluginsDirs: [path.join(dir, 'plugins')], via: 'mcp' }, testIo(dir, env));
+  const server = toolServer({ source });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: 'test', version: '1' });
+  await client.connect(b);
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      await source.close();
+    },
+  };
+}
+
+/** The text of a tool result's content. */
+export const resultText = (r: unknown): string => ((r as CallToolResult).content as { text?: string }[]).map((c) => c.text ?? '').join('');

@@ -7,13 +7,9 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { readEvents } from '../../../kernel/events/verify.ts';
-import { toolServer } from '../serve.ts';
 import { openToolSource } from '../tool-source.ts';
-import { EVERYTHING, ROOT, tempDir, testIo, toolPersona, writePlugin } from './fixtures.ts';
+import { connectServe, EVERYTHING, resultText, ROOT, tempDir, testIo, toolPersona, writePlugin } from './fixtures.ts';
 
 const HOSTILE = path.join(ROOT, 'test', 'fixtures', 'mcp-servers', 'hostile.cjs');
 const NODE = process.execPath;
@@ -35,24 +31,15 @@ ${extra}`,
   );
 }
 
-async function connect(dir: string, persona: string, env: Record<string, string> = {}) {
-  const source = await openToolSource({ persona, stateDir: path.join(dir, 'state'), pluginsDirs: [path.join(dir, 'plugins')], via: 'mcp' }, testIo(dir, env));
-  const server = toolServer({ source });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  const client = new Client({ name: 'test', version: '1' });
-  await client.connect(b);
-  return { client, close: async () => { await client.close(); await source.close(); } };
-}
 
-const text = (r: unknown) => ((r as CallToolResult).content as { text?: string }[]).map((c) => c.text ?? '').join('');
+const text = resultText;
 
 test('a mounted @modelcontextprotocol/server-everything: its tools listed under the plugin, calls proxied, audited and traced', async () => {
   const dir = tempDir();
   // a real server's start on a loaded machine can take seconds: its wall limit is the profile's
   mountPlugin(path.join(dir, 'plugins'), 'tool.everything', [EVERYTHING, 'stdio'], '', 30000);
   const persona = toolPersona(dir, 'ada', ['tool.everything'], `, run: [${JSON.stringify(NODE)}]`);
-  const { client, close } = await connect(dir, persona);
+  const { client, close } = await connectServe(dir, persona);
   try {
     const names = (await client.listTools()).tools.map((t) => t.name);
     assert.ok(names.includes('tool.everything.echo'), names.join(', '));
@@ -78,7 +65,7 @@ test('a mounted server that crashes, answers garbage, hangs or floods: each a to
   const dir = tempDir();
   mountPlugin(path.join(dir, 'plugins'), 'tool.hostile', [HOSTILE], '  env: { GIVEN: "${plugin}" }\n  pass_env: [MOUNT_SECRET_OK]\n');
   const persona = toolPersona(dir, 'ada', ['tool.hostile'], `, run: [${JSON.stringify(NODE)}], env: [MOUNT_SECRET_OK]`, 'env: [MOUNT_SECRET_OK]\n');
-  const { client, close } = await connect(dir, persona, { MOUNT_SECRET_OK: 'passed', KERNEL_ONLY: 'hidden' });
+  const { client, close } = await connectServe(dir, persona, { MOUNT_SECRET_OK: 'passed', KERNEL_ONLY: 'hidden' });
   try {
     // only what is declared reaches the server: nothing of the kernel's environment
     const env = JSON.parse(text(await client.callTool({ name: 'tool.hostile.env', arguments: {} })));

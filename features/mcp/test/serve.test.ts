@@ -8,34 +8,19 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { readEvents } from '../../../kernel/events/verify.ts';
-import { toolServer } from '../serve.ts';
 import { pluginSearchPath, PluginRegistry } from '../../../kernel/plugins/registry.ts';
 import { replayPersona } from '../../science-loop/preset.ts';
-import { openToolSource } from '../tool-source.ts';
-import { tempDir, testIo, toolPersona, wordsPlugin } from './fixtures.ts';
+import { connectServe, resultText, tempDir, toolPersona, wordsPlugin } from './fixtures.ts';
 
-async function connect(dir: string, persona: string) {
-  const plugins = path.join(dir, 'plugins');
-  const source = await openToolSource({ persona, stateDir: path.join(dir, 'state'), pluginsDirs: [plugins], via: 'mcp' }, testIo(dir));
-  const server = toolServer({ source });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(a);
-  const client = new Client({ name: 'test', version: '1' });
-  await client.connect(b);
-  return { client, close: async () => { await client.close(); await source.close(); } };
-}
 
-const text = (r: unknown) => ((r as CallToolResult).content as { text: string }[]).map((c) => c.text).join('');
+const text = resultText;
 
 test('mcp serve: lists the persona\'s tools with their schemas; calls answer; every failure is a tool error and the server serves on', async () => {
   const dir = tempDir();
   wordsPlugin(path.join(dir, 'plugins'));
   const persona = toolPersona(dir, 'ada', ['tool.words']);
-  const { client, close } = await connect(dir, persona);
+  const { client, close } = await connectServe(dir, persona);
   try {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name), ['tool.words.count', 'tool.words.boom', 'tool.words.spin', 'tool.words.peek']);
