@@ -22,6 +22,8 @@ import { activityCommand } from '../features/activity/cli.ts';
 import { replayCommand } from '../features/replay/cli.ts';
 import { fleetRenderCommand } from '../features/fleet/cli.ts';
 import { MCP_CLI_COMMANDS } from '../features/mcp/cli.ts';
+import { EVENTS_CLI_COMMANDS } from '../features/events/cli.ts';
+import { OPERATOR_CLI_COMMANDS } from '../features/review/operator-cli.ts';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -37,11 +39,13 @@ export const COMMANDS: readonly Command[] = [
   verifyCommand,
   activityCommand,
   replayCommand,
+  ...EVENTS_CLI_COMMANDS,
   gateCommand,
   evidenceVerifyCommand,
   evidenceSelectCommand,
   ...LEDGER_CLI_COMMANDS,
   ...PROPOSALS_CLI_COMMANDS,
+  ...OPERATOR_CLI_COMMANDS,
   ...PERSISTENCE_CLI_COMMANDS,
   fleetRenderCommand,
   ...MCP_CLI_COMMANDS,

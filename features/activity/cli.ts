@@ -2,14 +2,12 @@
  * `runtimectl activity [--since 24h] [--persona ID] [--state-dir DIR] [--json]`: what each
  * persona did over the window, from its own event log (features/activity).
  */
-import { statSync } from 'node:fs';
-import path from 'node:path';
-import { kernelError } from '../../kernel/errors.ts';
 import { isActivityError, personaActivity, type ActivityEntry } from './collect.ts';
 import type { PersonaActivity } from './report.ts';
 import { parseSince } from './window.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { listPersonaIds } from '../verify/cli.ts';
+import { existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
 
 const USAGE = `Usage: runtimectl activity [--since 24h] [--persona ID] [--state-dir DIR] [--json]
 
@@ -29,13 +27,6 @@ Options:
 Exit status: 0, or 1 when some persona's log could not be read (it is reported; the others still are).
 `;
 
-function isDirectory(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 function fixed(value: number): string {
   return Number.isInteger(value) ? String(value) : value.toFixed(2);
@@ -62,17 +53,11 @@ function textReport(entry: ActivityEntry): string {
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { since: { type: 'string' }, persona: { type: 'string' }, 'state-dir': { type: 'string' }, json: { type: 'boolean' } }, 'activity', false);
   const windowMs = parseSince(values.since ?? '24h');
-  const given = values['state-dir'] ?? io.env.SCIDEX_AGENT_STATE_DIR ?? 'state';
-  const stateDir = path.resolve(io.cwd, given);
-  if (!isDirectory(stateDir)) {
-    throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `state directory ${given} does not exist; pass --state-dir DIR or set SCIDEX_AGENT_STATE_DIR`, { details: { path: given } });
-  }
+  const choice = existingStateDir(values['state-dir'], io.env, io.cwd);
+  const { stateDir, given } = choice;
   let ids: string[];
   if (values.persona !== undefined) {
-    if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(values.persona)) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ${values.persona}: lowercase letters, digits, "-" and "_"; see "runtimectl activity --help"`);
-    if (!isDirectory(path.join(stateDir, values.persona))) {
-      throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `persona ${values.persona} has no folder in state directory ${given}`, { details: { persona: values.persona } });
-    }
+    existingPersonaDir(choice, values.persona, 'activity');
     ids = [values.persona];
   } else ids = listPersonaIds(stateDir);
 

@@ -11,7 +11,7 @@
  * - Writers from several processes take a short file lock per change and first catch up on
  *   lines others appended, so records never interleave and no change is based on stale state.
  */
-import { closeSync, fstatSync, fsyncSync, openSync, readSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, openSync, readSync, truncateSync, writeSync, constants } from 'node:fs';
 import path from 'node:path';
 import { kernelError, isKernelError } from '../../kernel/errors.ts';
 import { describeZodError } from '../../kernel/manifest/load.ts';
@@ -30,6 +30,7 @@ import {
   type TaskRow,
 } from './records.ts';
 import type { LedgerRepo, RepoOpenOptions } from './repo.ts';
+import { openRegular, openRegularFile } from '../../kernel/storage/safe-read.ts';
 
 interface MemoryState {
   counters: Map<CounterName, number>;
@@ -144,13 +145,8 @@ class JsonlRepo implements LedgerRepo {
   }
 
   private readTail(): Buffer | undefined {
-    let fd: number;
-    try {
-      fd = openSync(this.file, 'r');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      return this.offset === 0 ? Buffer.alloc(0) : undefined;
-    }
+    const fd = openRegularFile(this.file);
+    if (fd === undefined) return this.offset === 0 ? Buffer.alloc(0) : undefined;
     try {
       const size = fstatSync(fd).size;
       if (size < this.offset) return undefined; // shrunk or replaced: replay from the start
@@ -198,7 +194,7 @@ class JsonlRepo implements LedgerRepo {
   }
 
   private write(text: string): void {
-    if (this.fd === undefined) this.fd = openSync(this.file, 'a');
+    if (this.fd === undefined) this.fd = openRegular(this.file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644)!;
     const bytes = Buffer.from(text, 'utf8');
     let written = 0;
     while (written < bytes.length) written += writeSync(this.fd, bytes, written, bytes.length - written);

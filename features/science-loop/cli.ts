@@ -12,7 +12,7 @@
  * back to back with token-spending executors held back (--no-spend), then a summary of what
  * each persona did and why.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readAgentEnv, STATE_DIR_ENV } from './budget/env.ts';
@@ -31,6 +31,8 @@ import { REPO_SKILLS_DIR } from '../skills/layout.ts';
 export const SKILLS_PATH_ENV = 'RUNTIMECTL_SKILLS_PATH';
 import { scienceReport, type ScienceCycleReport as CycleReport, type ScienceRun } from './report.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { chooseStateDir, ensureStateDir, makeDirectories } from '../../kernel/storage/state-dir.ts';
+import { scrubber, SecretValues } from '../../kernel/redact/secret-values.ts';
 
 const USAGE = `Usage: runtimectl run --persona ID_OR_FILE... [--cycles N] [--state-dir DIR] [options]
        runtimectl run --demo [--cycles N] [--state-dir DIR]
@@ -79,8 +81,7 @@ export const DEFAULT_STOP_GRACE_SECONDS = 20;
 
 /** --state-dir, else SCIDEX_AGENT_STATE_DIR, else ./state; relative to the command's cwd. */
 export function resolveStateDir(flag: string | undefined, io: CliIo): string {
-  const chosen = flag ?? (io.env[STATE_DIR_ENV]?.trim() || undefined) ?? 'state';
-  return path.resolve(io.cwd, chosen);
+  return chooseStateDir(flag, io.env, io.cwd).stateDir;
 }
 
 function positiveInt(name: string, value: string | undefined): number | undefined {
@@ -107,9 +108,10 @@ function demoSetup(stateFlag: string | undefined, io: CliIo): { personas: Loaded
   const harnesses = new HarnessCatalog();
   const personas = all.filter((p) => harnesses.forProfile(p.profile).manifest.runtime_kind === 'canonical');
   const stateDir = stateFlag ? path.resolve(io.cwd, stateFlag) : mkdtempSync(path.join(os.tmpdir(), 'runtimectl-demo-'));
+  if (stateFlag) ensureStateDir(stateFlag, stateDir);
   for (const p of personas) {
     const inbox = path.join(stateDir, p.profile.id, 'inbox');
-    mkdirSync(inbox, { recursive: true });
+    makeDirectories(inbox);
     if (!existsSync(inbox) || readdirSync(inbox).length === 0) writeFileSync(path.join(inbox, 'demo-question.md'), DEMO_PACKET);
   }
   return { personas, stateDir };
@@ -146,7 +148,8 @@ function jsonCycle(r: CycleReport): Record<string, unknown> {
   };
 }
 
-async function run(argv: string[], io: CliIo): Promise<number> {
+async function run(argv: string[], given: CliIo): Promise<number> {
+  let io = given;
   const { values, positionals } = parseFlags(
     argv,
     {
@@ -191,6 +194,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const kernel = await openLoopKernel({
     children,
     stateDir: setup.stateDir,
+    stateDirShown: demo && !values['state-dir'] ? setup.stateDir : chooseStateDir(values['state-dir'], io.env, io.cwd).given,
     env: io.env,
     spendTokens,
     mcpServer: harnessToolServer(setup.personas, setup.stateDir),
@@ -204,6 +208,9 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`state directory: ${setup.stateDir}\none work packet in each inbox; ${cycles} cycles back to back; token-spending executors held back (--no-spend)\n\n`);
   }
   const { runtimes, refused } = await openPersonas(kernel, setup.personas);
+  // What run prints about its personas has their secrets scrubbed too (by value and pattern).
+  const scrub = scrubber(SecretValues.union(runtimes.map((rt) => rt.secrets)));
+  io = { ...given, stdout: (text) => given.stdout(scrub.text(text)), stderr: (text) => given.stderr(scrub.text(text)) };
   for (const r of refused) for (const line of r.problems) io.stderr(`runtimectl: RTC_ERR_PERSONA_START: ${line}\n`);
 
   const controller = new AbortController();

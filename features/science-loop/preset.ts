@@ -45,7 +45,7 @@ export function defaultComposition(settings: CompositionSettings = {}): LoopComp
     harnesses: new HarnessCatalog(settings.harnessesDir),
     limits: (profile, env) => budgetLimits(profile, readAgentEnv(env)),
     pluginEnv: (paths, profile) => ledgerEnv(paths.dir, profile.id),
-    bindings: (w) => personaBindings(w.paths, w.profile.id, w.clock, () => w.log, w.backend as PersonaBackend),
+    bindings: (w) => personaBindings(w.paths, w.profile.id, w.clock, () => w.log, w.backend as PersonaBackend, w.scrub),
   };
 }
 

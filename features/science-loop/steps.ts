@@ -27,11 +27,11 @@ import { KERNEL_VERSION } from '../../kernel/version.ts';
 import type { PersonaBackend } from '../persistence/backend.ts';
 import { loadSkillCatalog, type SkillCatalog, type SkillMeta } from '../skills/catalog.ts';
 import { REPO_SKILLS_DIR, skillRootsForDir } from '../skills/layout.ts';
-import { selectSkills, unmatchedPatterns } from '../skills/select.ts';
-import { loadBrain, RECENT_CYCLES, saveBrainDurably, type Brain } from './brain.ts';
+import { selectSkills, unknownSkillNames, unmatchedPatterns } from '../skills/select.ts';
+import { loadBrain, RECENT_CYCLES, saveBrainDurably, scrubBrain, type Brain } from './brain.ts';
 import { readAgentEnv, EXECUTOR_ENV, type AgentEnv } from './budget/env.ts';
 import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from './budget/posture.ts';
-import { INTERRUPTED_EVENT, UsageWindow, usageOfEvent, type UsageTotals } from './budget/usage.ts';
+import { INTERRUPTED_EVENT, setAsideUsageOfEvent, UsageWindow, usageOfEvent, type UsageTotals } from './budget/usage.ts';
 import { act, estimateUsage, type ActResult } from './decide.ts';
 import { recoverLeftSessions, type PersonaChildren } from './executors/children.ts';
 import { markSessionManifest } from './executors/session-dir.ts';
@@ -160,7 +160,7 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
       // After the event: the brain remembers the cycle, then brain.json is replaced durably.
       c.afterRecord(async () => {
         remember(c, loaded.brain);
-        await saveBrainDurably(p.backend.memory, loaded.brain, { offThread: p.concurrentCycles() > 1 });
+        await saveBrainDurably(p.backend.memory, scrubBrain(loaded.brain, p.secrets), { offThread: p.concurrentCycles() > 1 });
       });
     },
   };
@@ -170,8 +170,12 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
     history(p, event) {
       // Usage is read once at open; the window then takes each cycle's spending.
       const science = p.state.get(SCIENCE) as PersonaScience | undefined;
+      if (!science) return;
+      const recent = (atMs: number) => p.clock() - atMs < 24 * 3600 * 1000;
+      // Cycles a fork repair set aside still spent their tokens (kernel/events/fork-repair.ts).
+      for (const aside of setAsideUsageOfEvent(event)) if (recent(aside.atMs)) science.usage.add(aside);
       const entry = usageOfEvent(event);
-      if (science && entry && p.clock() - entry.atMs < 24 * 3600 * 1000) science.usage.add(entry);
+      if (entry && recent(entry.atMs)) science.usage.add(entry);
     },
     run(c) {
       cycleScience(c).usage = personaScience(c.persona).usage.totals(c.now);
@@ -198,12 +202,11 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
   const skills: LoopStep = {
     name: 'skills',
     async check(start) {
+      // A name (no wildcard) that matches nothing is a typo: the persona would run without it, silently.
+      // A glob that matches nothing is not (a persona may have no skills of its own yet); each cycle lists it.
       const catalog = await catalogFor(start);
-      const unmatched = new Set(unmatchedPatterns(catalog, start.profile.skills));
-      const known = catalog.skills.map((sk) => sk.id);
-      return start.profile.skills.flatMap((pattern, i): StartProblem[] =>
-        unmatched.has(pattern) ? [{ field: `skills[${i}]`, reason: `"${pattern}" matches no skill (skills: ${known.join(', ') || 'none'}${catalog.refused.length ? `; refused: ${catalog.refused.map((r) => r.folder).join(', ')}` : ''})` }] : [],
-      );
+      const unknown = new Map(unknownSkillNames(catalog, start.profile.skills).map((u) => [u.pattern, u.why]));
+      return start.profile.skills.flatMap((pattern, i): StartProblem[] => (unknown.has(pattern) ? [{ field: `skills[${i}]`, reason: `"${pattern}" ${unknown.get(pattern)}` }] : []));
     },
     async open(p, start) {
       const catalog = await catalogFor(p);
@@ -300,6 +303,8 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
       const probes: ProbeRecord[] = [await startupSmoke(p, science, brainNow), bootstrapProbe(p, brainNow, science.skills.selected)];
       const found = s.phase ? findWork(p.paths, brainNow, s.phase, c.now, p.profile.cadence.periodic_seconds) : { work: [], records: [] };
       probes.push(...found.records);
+      // A probe that failed on a bad file (a FIFO for a queue, a file over its cap) is this cycle's problem, and the next cycle tries again.
+      for (const r of found.records) if (r.action === 'failed') c.problems.push(`${r.probe}: ${r.reason}`);
       const result: ActResult =
         s.phase === null || s.phase === undefined
           ? { outcome: 'failed', reason: 'no phase for this cycle: the phase selector failed (see problems)', spends_tokens: null, ran: false, status: null, decision: null, session: null, usage: null, last_message: null, tasks: [], done: [] }
@@ -352,7 +357,8 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
       });
       Object.assign(c.report, {
         outcome: result.outcome,
-        defer_reason: result.outcome === 'executed' ? null : result.reason,
+        // as the event says it: host paths and the persona's secrets scrubbed
+        defer_reason: result.outcome === 'executed' ? null : p.scrub(result.reason),
         executor: science.choice.plugin,
         act: result,
         probes,

@@ -5,7 +5,8 @@
  */
 import { readStatus, type PersonaStatus } from './status.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
-import { resolveStateDir } from '../science-loop/cli.ts';
+import { existingStateDir, knownPersonaDir } from '../../kernel/storage/state-dir.ts';
+import { listPersonaIds } from '../../kernel/personas/load.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { PERSONA_ID_PATTERN } from '../../kernel/personas/profile-schema.ts';
 
@@ -59,10 +60,16 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     'status',
     false,
   );
-  const stateDir = resolveStateDir(values['state-dir'], io);
+  // Usage errors first (exit 2), whatever the state directory holds.
   const persona = values.persona;
   if (persona !== undefined && !PERSONA_ID_PATTERN.test(persona)) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ${JSON.stringify(persona)}: not a persona id`);
   const staleAfter = staleAfterSeconds(values['stale-after']);
+  // One state-dir check for every command: a missing one is an error here too, as for activity and verify.
+  const choice = existingStateDir(values['state-dir'], io.env, io.cwd);
+  const stateDir = choice.stateDir;
+  // A typo is refused with "did you mean"; a persona with a profile that has not run yet (a
+  // fresh deployment's first health check) is "no cycle yet", not an error about its folder.
+  if (persona !== undefined) knownPersonaDir(choice, persona, 'status', listPersonaIds());
   const nowMs = Date.now();
   const rows = (await readStatus(stateDir, nowMs)).filter((r) => persona === undefined || r.persona_id === persona);
   const stale = staleAfter === undefined ? [] : staleRows(rows, persona, staleAfter, nowMs);

@@ -78,6 +78,12 @@ export interface BrokerContext {
   sources?: WorldSources;
   /** kernel bindings this plugin may reach (declared by its manifest ∩ granted by its persona); see ops/bindings.ts */
   bindings?: PluginBindings;
+  /**
+   * applied to the bytes of every file write before they reach the disk (a persona's plugins:
+   * its secret values scrubbed from what lands in its folder); the recorded effect keeps the
+   * arguments as the plugin gave them
+   */
+  scrubWrite?: (file: string, data: Buffer) => Buffer;
 }
 
 export interface WorldSources {

@@ -20,6 +20,7 @@
 import type { AppendResult, EventLogStartup } from '../events/event-log.ts';
 import type { PluginRegistry } from '../plugins/registry.ts';
 import type { EventEnvelope } from '../events/envelope.ts';
+import type { AcquireWriterLock } from '../storage/writer-lock.ts';
 
 /** Where in a store a problem is: a line of a file, or a row (by seq) of a table. */
 export interface StoreProblem {
@@ -114,6 +115,12 @@ export interface PersistenceBackend {
   readonly events: EventStore;
   readonly memory: MemoryStore;
   readonly proposals: ProposalStore;
+  /**
+   * Optional: the backend's own one-writer lock for this persona (a lease in a shared
+   * store). Without it the kernel takes the file lock in the persona folder
+   * (writer-lock.ts); either way a second writer is refused, naming the holder.
+   */
+  readonly acquireWriterLock?: AcquireWriterLock;
   /** Waits for pending appends, then releases files and databases. */
   close(): Promise<void>;
 }

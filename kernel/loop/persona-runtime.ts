@@ -20,7 +20,7 @@
  * A cycle never throws for bad input: steps record the reason and the next cycle starts
  * fresh. It throws only when the persona's own state cannot be written.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import type { BindingImplementations } from '../broker/ops/bindings.ts';
@@ -34,6 +34,12 @@ import type { LoadedPersona } from '../personas/load.ts';
 import type { PersonaProfile } from '../personas/profile-schema.ts';
 import { pluginSearchPath, PluginRegistry } from '../plugins/registry.ts';
 import { ReviewQueue, type ReviewQueueOptions } from '../review/queue.ts';
+import { evidenceDigest } from '../review/evidence.ts';
+import { loadOperatorTrust, operatorHome, refuseInsideState, type OperatorTrust } from '../review/operators.ts';
+import type { RatifyContext } from '../review/ratify.ts';
+import { scrubber, type Scrubber, type SecretValues } from '../redact/secret-values.ts';
+import { ensurePersonaDir, ensureStateDir } from '../storage/state-dir.ts';
+import { lockPersonaWriter, type WriterLock } from '../storage/writer-lock.ts';
 import { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { pathCodec, type PathCodec } from '../replay/path-codec.ts';
 import { TraceStore } from '../replay/trace-store.ts';
@@ -51,7 +57,7 @@ import { HarnessCatalog, RECORD_STEP, type LoadedHarness } from './harness.ts';
 import { hostPathScrubber, type PathScrubber } from './host-paths.ts';
 import { personaPaths, type PersonaPaths } from './layout.ts';
 import { PersonaPlugins } from './persona-plugins.ts';
-import { personaPluginOptions, type PluginLimits } from './plugin-options.ts';
+import { personaPluginOptions, personaSecrets, type PluginLimits } from './plugin-options.ts';
 import { DEFAULT_MAX_RESIDENT_ISOLATES, ResidentIsolates } from './resident-isolates.ts';
 import { checkPersonaStart, probePlugin } from './start-check.ts';
 import type { CycleContext, LoopStep, PersonaContext, StepRegistry } from './steps.ts';
@@ -64,6 +70,8 @@ export interface PersonaWiring {
   clock: Clock;
   /** the persona's event log, for bindings that append */
   log: { append(type: string, payload: Record<string, unknown>): Promise<AppendResult> };
+  /** scrubs the persona's secret values (and host paths) out of what a binding writes */
+  scrub: <T>(value: T) => T;
 }
 
 /**
@@ -87,6 +95,8 @@ export interface LoopComposition {
 
 export interface LoopOptions {
   stateDir: string;
+  /** how messages name the state directory (default: as given in stateDir) */
+  stateDirShown?: string;
   /** the process environment: budget and executor overrides, and what plugins may inherit */
   env: Readonly<Record<string, string | undefined>>;
   composition: LoopComposition;
@@ -134,6 +144,8 @@ export interface LoopKernel {
   resident: ResidentIsolates;
   /** what the start found of the substrate (manifest and bundle digests) against `<state>/substrate.json` */
   substrate: SubstrateAtStart;
+  /** the operators whose signatures ratify review decisions (kernel/review/operators.ts) */
+  trust: OperatorTrust;
   /** bundle exports found by loading each plugin once (start checks), by plugin folder */
   exportsSeen: Map<string, Promise<readonly string[]>>;
   mcpServer: (personaId: string) => McpServerSpec | null;
@@ -143,11 +155,8 @@ export interface LoopKernel {
 export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> {
   for (const step of options.composition.steps.all()) step.checkEnvironment?.(options.env);
   const stateDir = path.resolve(options.stateDir);
-  try {
-    mkdirSync(stateDir, { recursive: true });
-  } catch (error) {
-    throw kernelError('RTC_ERR_STATE_DIR', `state directory ${options.stateDir}: ${(error as Error).message}`, { cause: error });
-  }
+  // One line for a state directory that is a file, unreadable, or under /proc (where Node's own recursive mkdir spins forever).
+  ensureStateDir(options.stateDirShown ?? options.stateDir, stateDir);
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const clock = options.clock ?? systemClock;
   // A pinned clock is also the plugins' monotonic clock (its origin would otherwise be this
@@ -157,6 +166,9 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
     monotonic: options.clock ? clock : HOST_SOURCES.monotonic,
     randomBytes: options.entropy ?? HOST_SOURCES.randomBytes,
   };
+  // The operators whose signed decisions take effect; their folder must be out of every persona's reach.
+  const trust = loadOperatorTrust(options.env);
+  if (existsSync(operatorHome(options.env))) refuseInsideState(operatorHome(options.env), stateDir);
   // One scan per start: every persona, the substrate check and the bindings use this registry.
   const registry =
     options.registry ?? PluginRegistry.scan(pluginSearchPath({ env: options.env, ...(options.pluginsDir ? { builtIn: options.pluginsDir } : {}), ...(options.pluginPath ? { dirs: options.pluginPath } : {}) }));
@@ -167,6 +179,7 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
     clock,
     sources,
     substrate,
+    trust,
     registry,
     composition: options.composition,
     harnesses: options.composition.harnesses ?? new HarnessCatalog(),
@@ -213,8 +226,12 @@ export class PersonaRuntime {
   readonly #kernel: LoopKernel;
   /** The persona's persistence backend (events, brain memory, ledger, proposals), open from open() to close(). */
   readonly #backend: PersistenceBackend;
+  /** The persona's one-writer lock, held from open() to close() (writer-lock.ts). */
+  readonly #lock: WriterLock;
   readonly #plugins: PersonaPlugins;
   readonly #scrub: PathScrubber;
+  /** the persona's secret values and the pattern rules (kernel/redact/secret-values.ts) */
+  readonly #secrets: Scrubber;
   readonly #trace: TraceStore;
   readonly #codec: PathCodec;
   readonly #steps: readonly LoopStep[];
@@ -237,7 +254,7 @@ export class PersonaRuntime {
   #toolsOnly = false;
   #toolTrace: TraceStore | undefined;
 
-  private constructor(kernel: LoopKernel, persona: LoadedPersona, harness: LoadedHarness, backend: PersistenceBackend) {
+  private constructor(kernel: LoopKernel, persona: LoadedPersona, harness: LoadedHarness, backend: PersistenceBackend, lock: WriterLock) {
     this.#kernel = kernel;
     this.persona = persona;
     this.profile = persona.profile;
@@ -245,13 +262,19 @@ export class PersonaRuntime {
     this.paths = personaPaths(kernel.stateDir, this.profile.id);
     this.limits = kernel.composition.limits(this.profile, kernel.env);
     this.#backend = backend;
-    this.#codec = pathCodec(kernel.stateDir);
-    this.#scrub = hostPathScrubber(kernel.stateDir);
+    this.#lock = lock;
+    const extraEnv = kernel.composition.pluginEnv?.(this.paths, this.profile) ?? {};
+    // Secrets by value (the profile's env values) and by pattern, out of everything written or printed for this persona.
+    this.#secrets = scrubber(personaSecrets(kernel.env, this.profile, extraEnv));
+    this.#codec = pathCodec(kernel.stateDir, undefined, this.#secrets.json);
+    const hostPaths = hostPathScrubber(kernel.stateDir);
+    // Events: the values here; the event log itself redacts by pattern and key.
+    this.#scrub = <T>(value: T) => this.#secrets.values(hostPaths(value));
     this.#trace = new TraceStore(this.paths.dir);
     // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy.
-    this.#profileDigest = this.#trace.keep(readFileSync(persona.file, 'utf8'));
+    this.#profileDigest = this.#trace.keep(persona.text);
     this.#steps = harness.manifest.steps.filter((name) => name !== RECORD_STEP).map((name) => kernel.composition.steps.get(name)!);
-    const wiring: PersonaWiring = { paths: this.paths, profile: this.profile, backend, clock: kernel.clock, log: backend.events };
+    const wiring: PersonaWiring = { paths: this.paths, profile: this.profile, backend, clock: kernel.clock, log: backend.events, scrub: this.#secrets.deep };
     const handed = kernel.mcpServer(this.profile.id);
     // The server the harness starts reaches this kernel through the relay's socket (its folder visible read-only in the sandbox).
     this.#relay = handed && this.profile.tools.length > 0 ? new ToolRelay({ list: () => this.tools(), call: (name, args) => this.callTool(name, args, 'mcp') }) : undefined;
@@ -271,13 +294,14 @@ export class PersonaRuntime {
     this.#plugins = new PersonaPlugins(
       personaPluginOptions({
         stateDir: kernel.stateDir,
+        scrub: this.#secrets,
         ...(tracker ? { tracker } : {}),
         ...(mcpProgram ? { programs: [mcpProgram] } : {}),
         ...(mcp?.reads ? { programReads: mcp.reads } : {}),
         profile: this.profile,
         hostEnv: kernel.env,
         limits: this.limits,
-        extraEnv: kernel.composition.pluginEnv?.(this.paths, this.profile) ?? {},
+        extraEnv,
         shim: kernel.shim,
         bindings,
         audit: (event) => this.#onAudit(event),
@@ -299,6 +323,7 @@ export class PersonaRuntime {
       plugins: this.#plugins,
       state: new Map(),
       scrub: this.#scrub,
+      secrets: this.#secrets,
       clock: kernel.clock,
       spendTokens: kernel.spendTokens,
       concurrentCycles: () => cyclesRunning(kernel),
@@ -317,14 +342,23 @@ export class PersonaRuntime {
     const { harness, backend: backendName } = await checkPersonaStart(kernel, persona);
     const paths = personaPaths(kernel.stateDir, persona.profile.id);
     // The persona folder must exist for the backend's and the ledger's path checks; the brain step creates the rest.
-    mkdirSync(paths.dir, { recursive: true });
+    ensurePersonaDir(kernel.stateDir, persona.profile.id);
     const persistence = kernel.composition.persistence;
     const backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry: kernel.registry });
+    // One writer per persona, taken before the first read of its events: a second kernel is
+    // refused here, naming the holder, instead of forking the log (issue 12).
+    let lock: WriterLock;
+    try {
+      lock = await lockPersonaWriter(backend, 'run');
+    } catch (error) {
+      await backend.close();
+      throw error;
+    }
     let runtime: PersonaRuntime | undefined;
     const start: Record<string, unknown> = {};
     try {
       if (backendName !== persistence.configured(paths.dir)) persistence.record(paths.dir, backendName);
-      runtime = new PersonaRuntime(kernel, persona, harness, backend);
+      runtime = new PersonaRuntime(kernel, persona, harness, backend, lock);
       for (const step of runtime.#steps) step.prepare?.(runtime.#context);
       for (const event of backend.events.read()) {
         if (event.type === CYCLE_EVENT) runtime.#cycles += 1;
@@ -336,6 +370,7 @@ export class PersonaRuntime {
     } catch (error) {
       if (runtime) await runtime.#closeRelay();
       await backend.close();
+      lock.release();
       throw error;
     }
     const substrate = kernel.substrate;
@@ -382,7 +417,7 @@ export class PersonaRuntime {
       now,
       profile: this.#profileDigest,
       limits: { cpu_seconds: this.limits.cpu_seconds_per_cycle, wall_seconds: this.limits.wall_seconds_per_cycle },
-    });
+    }, this.#secrets);
     this.#plugins.recorder = recorder;
     this.#recorder = recorder;
     this.#toolUse = { cpuMs: 0, wallMs: 0, called: [] };
@@ -445,14 +480,32 @@ export class PersonaRuntime {
   /** Applies proposals accepted since the last cycle; a queue that cannot be read is a problem of this cycle, never a stop. */
   async #applyAccepted(now: number, problems: string[]): Promise<ReviewAtBoundary> {
     try {
-      this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review });
+      // Accepted proposals take effect only when ratified by a trusted operator, their evidence unchanged (kernel/review/ratify.ts).
+      this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review, ratify: this.#ratifyContext() });
       const outcome = this.#boundaryQueue.applyAccepted({ now });
       for (const event of outcome.events) await this.#backend.events.append(event.type, this.#scrub(event.payload));
+      for (const held of outcome.held) problems.push(`review queue: ${held.id} is accepted but not applied: ${held.reason}`);
       return { applied: outcome.applied.map((p) => p.id), expired: outcome.expired.map((p) => p.id) };
     } catch (error) {
       problems.push(`review queue: ${errorLine(error)}`);
       return { applied: [], expired: [] };
     }
+  }
+
+  /** What the ratification check needs: the trusted operators, and the persona's evidence (its files and events). */
+  #ratifyContext(): RatifyContext {
+    const personaDir = this.paths.dir;
+    return { trust: this.#kernel.trust, evidenceDigest: (ref) => evidenceDigest(ref, { personaDir, events: () => this.#backend.events.read() }) };
+  }
+
+  /** Text with this persona's secrets (by value and pattern) replaced: for what the CLI prints about it. */
+  scrubText(text: string): string {
+    return this.#secrets.text(text);
+  }
+
+  /** The persona's secret values (names only are ever shown), for a CLI printing several personas. */
+  get secrets(): SecretValues {
+    return this.#secrets.secrets;
   }
 
   #toolHost(recorder?: CycleRecorder): ToolHost {
@@ -555,18 +608,27 @@ export class PersonaRuntime {
   static async openForTools(kernel: LoopKernel, persona: LoadedPersona): Promise<PersonaRuntime> {
     const { harness, backend: backendName } = await checkPersonaStart(kernel, persona);
     const paths = personaPaths(kernel.stateDir, persona.profile.id);
-    mkdirSync(paths.dir, { recursive: true });
+    ensurePersonaDir(kernel.stateDir, persona.profile.id);
     const persistence = kernel.composition.persistence;
     const backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry: kernel.registry });
+    // The persona's one writer: a running `run` holds it, and this session is refused naming it.
+    let lock: WriterLock;
+    try {
+      lock = await lockPersonaWriter(backend, 'tools');
+    } catch (error) {
+      await backend.close();
+      throw error;
+    }
     try {
       if (backendName !== persistence.configured(paths.dir)) persistence.record(paths.dir, backendName);
-      const runtime = new PersonaRuntime({ ...kernel, mcpServer: () => null }, persona, harness, backend);
+      const runtime = new PersonaRuntime({ ...kernel, mcpServer: () => null }, persona, harness, backend, lock);
       runtime.#toolsOnly = true;
       for (const event of backend.events.read()) if (event.type === CYCLE_EVENT) runtime.#cycles += 1;
       await backend.events.open();
       return runtime;
     } catch (error) {
       await backend.close();
+      lock.release();
       throw error;
     }
   }
@@ -592,6 +654,10 @@ export class PersonaRuntime {
   async close(): Promise<void> {
     await this.#closeRelay();
     this.#plugins.dispose();
-    await this.#backend.close();
+    try {
+      await this.#backend.close();
+    } finally {
+      this.#lock.release();
+    }
   }
 }

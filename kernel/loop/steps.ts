@@ -20,6 +20,7 @@ import type { LoadedHarness } from './harness.ts';
 import type { PersonaPaths } from './layout.ts';
 import type { PersonaPlugins } from './persona-plugins.ts';
 import type { PathScrubber } from './host-paths.ts';
+import type { Scrubber } from '../redact/secret-values.ts';
 
 /** A plugin a step will call for a persona, and where that choice was made (for the message). */
 export interface SlotRequirement {
@@ -62,8 +63,10 @@ export interface PersonaContext extends PersonaStart {
   plugins: PersonaPlugins;
   /** per-persona state of the steps, kept across cycles (each step owns its keys) */
   state: Map<string, unknown>;
-  /** keeps host paths out of event payloads */
+  /** keeps host paths and the persona's secret values out of event payloads */
   scrub: PathScrubber;
+  /** the persona's secret values and the pattern rules, for what steps write elsewhere (brain.json) */
+  secrets: Scrubber;
   clock: () => number;
   /** cycles of this kernel in flight now, this one included: durable work may leave the main thread when others can use it */
   concurrentCycles(): number;

@@ -7,7 +7,7 @@
  * writes that cycle again, and replay takes the line whose hash the event names. A line torn
  * by a kill is saved aside (`cycles.jsonl.torn-<offset>`) and cut before the next append.
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, ftruncateSync, writeSync, fdatasyncSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, ftruncateSync, writeSync, fdatasyncSync, constants } from 'node:fs';
 import { fdatasync, write } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +15,7 @@ import { kernelError } from '../errors.ts';
 import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
 import { contentStore, sha256Digest, type ContentStore } from '../storage/content-store.ts';
 import { INLINE_LIMIT, checkedTraceHash, traceRecordSchema, type TraceRecord, type TracedText } from './trace-record.ts';
+import { openRegular } from '../storage/safe-read.ts';
 
 const fdatasyncAsync = promisify(fdatasync);
 function writeAsync(fd: number, bytes: Buffer, offset: number, length: number): Promise<number> {
@@ -118,7 +119,7 @@ export class TraceStore {
     if (this.#fd !== undefined) return this.#fd;
     mkdirSync(path.dirname(this.file), { recursive: true });
     const created = !existsSync(this.file);
-    const fd = openSync(this.file, 'a+');
+    const fd = openRegular(this.file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o644)!;
     if (created) syncDirectory(path.dirname(this.file));
     this.#cutTornTail(fd);
     this.#fd = fd;

@@ -12,12 +12,13 @@
  * These are host objects handed to host code (see backend.ts): they make the declared
  * storage the easy and audited path, they do not contain a backend that chose to bypass them.
  */
-import { close, existsSync, fsync, mkdirSync, open, openSync, readFileSync, rename, renameSync, statSync, write, constants } from 'node:fs';
+import { close, existsSync, fsync, mkdirSync, open, openSync, rename, renameSync, statSync, write, constants } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { kernelError } from '../errors.ts';
 import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
 import { resolveInside } from './path-guard.ts';
+import { openRegular, READ_CAPS, readTextCapped } from './safe-read.ts';
 
 /** `storage.files`: durable file operations inside one persona directory. */
 export interface PersonaFiles {
@@ -27,8 +28,11 @@ export interface PersonaFiles {
   exists(relative: string): boolean;
   /** Size in bytes, 0 when the file does not exist. */
   size(relative: string): number;
-  /** The file's text, or undefined when it does not exist. */
-  readText(relative: string): string | undefined;
+  /**
+   * The file's text, or undefined when it does not exist; refused (RTC_ERR_FS_ACCESS) when it
+   * is not a regular file or is over `maxBytes` (default READ_CAPS.longTerm).
+   */
+  readText(relative: string, maxBytes?: number): string | undefined;
   /** Appends and syncs before returning; a new file's directory entry is synced too. */
   appendDurably(relative: string, data: string | Buffer): void;
   /**
@@ -76,7 +80,7 @@ export function appendFileDurably(file: string, data: string | Buffer): void {
   const dir = path.dirname(file);
   const created = !existsSync(file);
   mkdirSync(dir, { recursive: true });
-  const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);
+  const fd = openRegular(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644)!;
   writeAllSyncClose(fd, bytes);
   if (created) syncDirectory(dir);
 }
@@ -164,9 +168,9 @@ export function personaFiles(personaDir: string, readonly: boolean): PersonaFile
         return 0;
       }
     },
-    readText(relative) {
-      const file = resolve(relative);
-      return isFile(file) ? readFileSync(file, 'utf8') : undefined;
+    readText(relative, maxBytes = READ_CAPS.longTerm) {
+      // Capped, non-blocking, regular files only: a FIFO or /dev/zero here is one line, not a hang.
+      return readTextCapped(resolve(relative), { maxBytes, shown: relative });
     },
     appendDurably(relative, data) {
       refuseWrite(relative);

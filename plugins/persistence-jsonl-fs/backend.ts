@@ -23,6 +23,7 @@ import { eventLine } from '../../features/persistence/event-codec.ts';
 import { checkBrainText, checkProposalLine, parseProposalLines } from '../../features/persistence/records.ts';
 import { requireStorage } from '../../features/persistence/open.ts';
 import type { PersonaFiles } from '../../kernel/storage/persona-storage.ts';
+import { READ_CAPS } from '../../kernel/storage/safe-read.ts';
 
 export const BRAIN_FILE = 'brain/memory/brain.json';
 export const LONG_TERM_FILE = 'brain/memory/long-term.md';
@@ -84,7 +85,7 @@ const BRAIN_REPLACE = { directorySync: 'when-new' } as const;
 /** The memory store; writeBrainAsync is the same replace in Node's thread pool, for the loop. */
 function memoryStore(files: PersonaFiles): Required<MemoryStore> {
   return {
-    readBrain: () => files.readText(BRAIN_FILE),
+    readBrain: () => files.readText(BRAIN_FILE, READ_CAPS.brain),
     writeBrain(text) {
       checkBrainText(text);
       files.replaceDurably(BRAIN_FILE, text, BRAIN_REPLACE);

@@ -4,6 +4,8 @@
  * never turn into "unlimited" or "zero" silently. An empty value counts as unset.
  */
 import { kernelError } from '../../../kernel/errors.ts';
+import { didYouMean } from '../../../kernel/suggest.ts';
+import { STATE_DIR_ENV } from '../../../kernel/storage/state-dir.ts';
 
 /** Budget fields the environment may override, by variable name. */
 export const BUDGET_ENV = {
@@ -19,7 +21,7 @@ export type BudgetField = keyof typeof BUDGET_ENV;
 
 export const EXECUTOR_ENV = 'SCIDEX_AGENT_CONTINUOUS_EXECUTOR';
 export const EXECUTOR_ENABLED_ENV = 'SCIDEX_AGENT_CONTINUOUS_EXECUTOR_ENABLED';
-export const STATE_DIR_ENV = 'SCIDEX_AGENT_STATE_DIR';
+export { STATE_DIR_ENV };
 
 /** The executors that ship with runtimectl (any installed executor plugin can be named). */
 export const EXECUTOR_NAMES = ['none', 'orchestra', 'codex', 'claude', 'command'] as const;
@@ -51,8 +53,25 @@ function parseNumber(name: string, raw: string, integer: boolean): number {
   return value;
 }
 
-/** Reads every override; throws RTC_ERR_ENV_INVALID naming the first bad variable. */
+/** Every SCIDEX_AGENT_* variable the kernel reads; any other one is a typo (or from a newer version). */
+export const KNOWN_AGENT_ENV: readonly string[] = [...Object.values(BUDGET_ENV), EXECUTOR_ENV, EXECUTOR_ENABLED_ENV, STATE_DIR_ENV];
+
+/**
+ * Refuses a SCIDEX_AGENT_* variable the kernel does not read: `SCIDEX_AGENT_DAILY_TOKEN_BUGDET`
+ * would otherwise leave the budget it meant to set at the profile's value, silently.
+ */
+export function refuseUnknownAgentEnv(env: Readonly<Record<string, string | undefined>>): void {
+  for (const name of Object.keys(env).sort()) {
+    if (!name.startsWith('SCIDEX_AGENT_') || KNOWN_AGENT_ENV.includes(name)) continue;
+    throw kernelError('RTC_ERR_ENV_INVALID', `${name}${didYouMean(name, KNOWN_AGENT_ENV)} is not a variable runtimectl reads (it reads ${KNOWN_AGENT_ENV.join(', ')}); fix or unset it`, {
+      details: { variable: name },
+    });
+  }
+}
+
+/** Reads every override; throws RTC_ERR_ENV_INVALID naming the first bad (or unknown) variable. */
 export function readAgentEnv(env: Readonly<Record<string, string | undefined>>): AgentEnv {
+  refuseUnknownAgentEnv(env);
   const out: AgentEnv = { budget: {} };
   for (const [field, name] of Object.entries(BUDGET_ENV) as [BudgetField, string][]) {
     const raw = env[name];

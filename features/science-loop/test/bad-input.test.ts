@@ -56,10 +56,17 @@ test('a skill that fails to load is refused with its reason in every cycle event
     assert.equal(e.skills.refused[0].skill, 'broken-skill');
     assert.match(e.skills.refused[0].reason, /^name: /);
   }
-  // A pattern that matches no skill cannot work: the persona does not start.
-  const q = profile(dir, 'bo', 'runtime: agent-bo\nskills: [shared/*, persona/bo/*]');
+  // A name that matches no skill cannot work: the persona does not start, and a refused skill says why.
+  const q = profile(dir, 'bo', 'runtime: agent-bo\nskills: [shared/*, broken-skill, good-skil]');
   const [r] = await run([q], { stateDir, skillsDir, ...fakeTime() });
-  assert.deepEqual(r!.refused, [`persona bo: ${path.join(dir, 'bo.yaml')}: skills[1]: "persona/bo/*" matches no skill (skills: shared/good-skill; refused: broken-skill)`]);
+  assert.equal(r!.refused?.length, 2, String(r!.refused));
+  assert.match(r!.refused![0]!, new RegExp(`^persona bo: ${path.join(dir, 'bo.yaml').replace(/[/.]/g, '\\$&')}: skills\\[1\\]: "broken-skill" the skill was refused \\(.*name`));
+  assert.equal(r!.refused![1], `persona bo: ${path.join(dir, 'bo.yaml')}: skills[2]: "good-skil" matches no skill (did you mean "good-skill"?)`);
+  // A glob that matches nothing is no typo (a persona may have no skills of its own yet): it starts, and each cycle says so.
+  const g = profile(dir, 'cy', 'runtime: agent-cy\nskills: [shared/*, persona/cy/*]');
+  const [started] = await run([g], { stateDir, skillsDir, ...fakeTime() });
+  assert.equal(started!.refused, undefined);
+  assert.deepEqual(cycleEvents(stateDir, 'cy')[0]!.skills.unmatched_patterns, ['persona/cy/*']);
 });
 
 test('an executor that returns a value outside the contract fails the cycle with the field named; the kernel writes its manifest', async () => {
