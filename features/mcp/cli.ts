@@ -23,7 +23,8 @@ in its trace; a denial, a limit or a failure is an MCP tool error, never the ser
 Started by an executor's harness under "runtimectl run", it relays each call to that run
 (${'$'}RUNTIMECTL_TOOLS_SOCKET), so calls land in the running cycle's trace and budget. Started
 on its own, it opens the persona for tool calls only; each call is then one line of
-<state>/<persona>/trace/tools.jsonl. Do not serve a persona on its own while it runs.
+<state>/<persona>/trace/tools.jsonl; it takes the persona's writer lock, so it is refused
+while "runtimectl run" runs the persona.
 
 Options:
 ${COMMON}

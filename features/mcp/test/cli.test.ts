@@ -95,3 +95,19 @@ test('runtimectl mcp serve over stdio: the program a harness starts answers an S
     await client.close();
   }
 });
+
+test('a persona has one writer: a second tools-only session (or one while run runs it) is refused naming the holder', async () => {
+  const s = setup();
+  const { openToolSource } = await import('../tool-source.ts');
+  const { testIo } = await import('./fixtures.ts');
+  const options = { persona: s.persona, stateDir: path.join(s.dir, 'state'), pluginsDirs: [s.plugins], via: 'cli' as const };
+  const first = await openToolSource(options, testIo(s.dir));
+  try {
+    await assert.rejects(openToolSource(options, testIo(s.dir)), (error: Error & { code?: string }) => error.code === 'RTC_ERR_PERSONA_LOCKED');
+  } finally {
+    await first.close();
+  }
+  // released on close: the next session opens
+  const again = await openToolSource(options, testIo(s.dir));
+  await again.close();
+});
