@@ -96,7 +96,7 @@ test('the log two real kernels forked on main: dry run changes nothing; repair k
   assert.equal((repair.payload.set_aside as unknown[]).length, 1);
 
   // The persona runs again, and its cycles continue the kept chain.
-  const jerome = profile(tempDir('rtc-fork-prof-'), 'jerome', 'runtime: harness-jerome');
+  const jerome = profile(tempDir('rtc-fork-prof-'), 'jerome', 'runtime: agent-jerome');
   const [after1] = await run([jerome], { stateDir: state });
   assert.equal(after1!.stopped, undefined);
   assert.equal(after1!.reports[0]!.cycle, events.filter((e) => e.type === 'continuous_loop_cycle').length + 1, 'cycle numbers follow the kept chain');
@@ -161,7 +161,7 @@ test('an edited line is tampering, not a fork: refused with the line named, the 
 test('a run on a forked log is refused with the way out named; after the repair it runs', async () => {
   const { bytes } = await syntheticFork([[1], [2, 3]]);
   const { state } = stateWithLog('forky', bytes);
-  const forky = profile(tempDir('rtc-fork-prof-'), 'forky', 'runtime: harness-forky');
+  const forky = profile(tempDir('rtc-fork-prof-'), 'forky', 'runtime: agent-forky');
   await assert.rejects(run([forky], { stateDir: state }), /seq \d+ where seq \d+ was expected.*"runtimectl events repair --persona forky" keeps one chain/);
   assert.equal((await runCli(['events', 'repair', '--persona', 'forky', '--state-dir', state])).status, 0);
   const [ok] = await run([forky], { stateDir: state });

@@ -74,7 +74,7 @@ test('a persona runs while a plugin beside its own is an alias bomb', async () =
   const plugins = path.join(dir, 'plugins');
   for (const name of ['executor-none', 'budget-voi-tiers', 'executor-shared']) cpSync(path.join(PROJECT_ROOT, 'plugins', name), path.join(plugins, name), { recursive: true });
   plant(path.join(plugins, 'zz-bomb', 'plugin.yaml'), HOSTILE['alias bomb (flow)'] as Buffer);
-  const p = profile(dir, 'calm', 'runtime: harness-calm');
+  const p = profile(dir, 'calm', 'runtime: agent-calm');
   const [r] = await run([p], { stateDir: path.join(dir, 'state'), pluginsDir: plugins });
   assert.equal(r!.stopped, undefined);
   assert.equal(r!.reports.length, 1);
