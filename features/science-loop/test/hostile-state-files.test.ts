@@ -123,7 +123,11 @@ test('a profile or an event log that is a FIFO or a device: one line, no hang', 
   const state = path.join(dir, 'state');
   const p = profile(dir, 'logged', 'runtime: agent-logged');
   mkfifo(path.join(state, 'logged', 'logs', 'events.jsonl'));
-  await assert.rejects(run([p], { stateDir: state }), /events\.jsonl: is a FIFO \(named pipe\), not a regular file/);
+  // The persona does not start (one line, no hang); a run's other personas would.
+  const [r] = await run([p], { stateDir: state });
+  assert.equal(r!.reports.length, 0);
+  assert.equal(r!.refused?.length, 1);
+  assert.match(r!.refused![0]!, /^persona logged: .*events\.jsonl: is a FIFO \(named pipe\), not a regular file/);
   for (const command of ['status', 'verify', 'activity']) {
     const out = await runCli([command, '--state-dir', state]);
     assert.equal(out.status, 1, `${command}: ${out.stdout}${out.stderr}`);
