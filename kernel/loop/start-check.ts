@@ -6,7 +6,8 @@
  * step checks for itself (programs on PATH, skills). Every problem is one line naming the
  * persona, the file and the field; the persona does not start, the others do.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { ensurePersonaDir } from '../storage/state-dir.ts';
 import path from 'node:path';
 import { isKernelError, kernelError, type KernelError } from '../errors.ts';
 import type { LoadedPersona } from '../personas/load.ts';
@@ -216,7 +217,7 @@ export async function checkPersonaStart(kernel: LoopKernel, persona: LoadedPerso
   };
   const { backend, problem } = await chooseBackend(kernel, profile);
   // The throwaway isolates of the checks run under the persona's grant, rooted in its folder.
-  mkdirSync(personaPaths(kernel.stateDir, profile.id).dir, { recursive: true });
+  ensurePersonaDir(kernel.stateDir, profile.id);
   if (problem) problems.push(problem);
   const requirements = [...kernelRequirements(profile, backend, kernel.registry), ...steps.flatMap((s) => s.requires?.(start) ?? [])];
   for (const req of requirements) problems.push(...(await checkRequirement(kernel, start, req)));

@@ -62,7 +62,7 @@ test('run: under /proc, /sys or /dev (also through a link) it refuses at once, n
   const state = path.join(dir, 'state');
   mkdirSync(state);
   writeFileSync(path.join(state, 'newbie'), 'oops');
-  oneLine(await runCli(['run', '--persona', p.file, '--state-dir', state, '--cycles', '1'], { cwd: dir, env: fakeEnv() }), 1, /^runtimectl: RTC_ERR_STATE_DIR: .*newbie: is a file where the folder of persona newbie belongs; move it aside/, 'persona file');
+  oneLine(await runCli(['run', '--persona', p.file, '--state-dir', state, '--cycles', '1'], { cwd: dir, env: fakeEnv() }), 1, /^runtimectl: RTC_ERR_PERSONA_START: persona newbie: RTC_ERR_STATE_DIR: .*newbie: is a file where the folder of persona newbie belongs; move it aside/, 'persona file');
   oneLine(await runCli(['ledger', 'list', '--persona', 'newbie', '--state-dir', state]), 1, /is a file where the folder of persona newbie belongs/, 'ledger on a persona file');
 });
 
