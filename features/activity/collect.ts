@@ -1,14 +1,13 @@
 /**
  * Activity for every persona of a state directory (or one), each read through the backend
- * its persistence.yaml names, read-only. A persona whose log cannot be read is reported with
- * the reason, and the others are still reported.
+ * its persistence.yaml names, read-only, from its history's read path (rollups of the
+ * segments the window covers, raw events only where a segment straddles its edge, and the
+ * open segment). A persona whose log cannot be read is reported with the reason, and the
+ * others are still reported.
  */
-import path from 'node:path';
 import { isKernelError } from '../../kernel/errors.ts';
-import { openBackend } from '../persistence/open.ts';
-import { readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
-import type { PersonaBackend as PersistenceBackend } from '../persistence/backend.ts';
-import { activityOf, type PersonaActivity } from './report.ts';
+import { openHistoryReader, type HistoryReader } from '../history/read-path.ts';
+import type { PersonaActivity } from './report.ts';
 
 export interface PersonaActivityError {
   persona: string;
@@ -28,15 +27,13 @@ export interface CollectOptions {
 }
 
 export async function personaActivity(stateDir: string, persona: string, options: CollectOptions): Promise<ActivityEntry> {
-  const dir = path.join(stateDir, persona);
-  let backend: PersistenceBackend | undefined;
+  let reader: HistoryReader | undefined;
   try {
-    const name = readPersistenceConfig(dir).backend;
-    backend = await openBackend(dir, name, { readonly: true, ...(options.pluginsDir ? { pluginsDir: options.pluginsDir } : {}) });
-    return activityOf(backend.events.read(), { persona, backend: name, windowMs: options.windowMs, nowMs: options.nowMs });
+    reader = await openHistoryReader(stateDir, persona, options.pluginsDir ? { pluginsDir: options.pluginsDir } : {});
+    return reader.activity(options.windowMs, options.nowMs);
   } catch (error) {
     return { persona, error: isKernelError(error) ? error.toLine() : error instanceof Error ? error.message : String(error) };
   } finally {
-    await backend?.close();
+    await reader?.close();
   }
 }

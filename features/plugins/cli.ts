@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { displayPath, loadPlugin, pluginSearchPath, PLUGIN_PATH_ENV, PluginRegistry, PLUGINS_DIR, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
+import { installPackages } from '../../kernel/build/npm-install.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { checkPlugin } from './check.ts';
 import { scaffoldPlugin, SCAFFOLD_KINDS } from './scaffold.ts';
@@ -153,3 +154,31 @@ function shownFrom(cwd: string, dir: string): string {
 function usage(message: string) {
   return kernelError('RTC_ERR_CLI_USAGE', `${message}; see "runtimectl plugins new --help"`);
 }
+
+export const pluginsInstallCommand: Command = {
+  path: ['plugins', 'install'],
+  summary: 'install the npm packages a plugin or script imports (npm: specifiers), with a lockfile',
+  usage: `Usage: runtimectl plugins install [PATH] [--json]
+
+PATH is a plugin folder, a script, or a folder of scripts (default: the current folder).
+The npm: specifiers its modules import (npm:name@range) join the dependencies of the
+package.json beside it (created when missing); npm installs them into that folder's
+node_modules with install scripts disabled, and writes package-lock.json with an integrity
+hash for every package. Runs never install anything: an import of a package that is not
+installed at its locked version is refused (RTC_ERR_NPM_NOT_INSTALLED). Packages that are
+native addons or need Node built-ins are refused by name. jsr: imports are not supported.
+The registry is npm's own setting (npm_config_registry, .npmrc).
+`,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' } }, 'plugins install');
+    if (positionals.length > 1) throw kernelError('RTC_ERR_CLI_USAGE', 'plugins install takes one PATH; see "runtimectl plugins install --help"');
+    const result = await installPackages(path.resolve(io.cwd, positionals[0] ?? '.'));
+    if (values.json) printJson(io, { ok: true, ...result });
+    else if (result.installed.length === 0) io.stdout(`nothing to install: no npm: imports or dependencies in ${path.relative(io.cwd, result.root) || '.'}\n`);
+    else {
+      io.stdout(`installed ${result.installed.length} package${result.installed.length === 1 ? '' : 's'} into ${path.join(path.relative(io.cwd, result.root) || '.', 'node_modules')} (lockfile package-lock.json)\n`);
+      for (const p of result.installed) io.stdout(`  ${p}\n`);
+    }
+    return 0;
+  },
+};

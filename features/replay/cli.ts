@@ -12,7 +12,7 @@ import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cl
 import { listPersonaIds } from '../verify/cli.ts';
 import { existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
 
-const USAGE = `Usage: runtimectl replay [--state-dir DIR] [--persona ID] [--cycle N | --all] [--installed] [--plugins-dir DIR]... [--json]
+const USAGE = `Usage: runtimectl replay [--state-dir DIR] [--persona ID] [--cycle N | --from-cycle N | --all] [--installed] [--plugins-dir DIR]... [--json]
 
 Re-runs recorded cycles (and, without --cycle, the tool calls made outside any cycle by
 "mcp serve" or "tools call" on their own: trace/tools.jsonl): every plugin call of a cycle runs again on the bundle it ran
@@ -28,7 +28,10 @@ Options:
   --persona ID      only this persona (default: every persona in the state directory)
   --cycle N         only cycle N (earlier cycles since its plugins last started fresh are
                     replayed first to rebuild their state, and counted as warm-up)
+  --from-cycle N    cycle N and every later one (warm-up as for --cycle)
   --all             every recorded cycle (the default)
+                    --cycle and --from-cycle read only the sealed segments (of the event
+                    log and of the trace) that can hold the cycles they need
   --installed       replay the installed plugins' current code instead of the recorded
                     bundles: does an upgrade still make the recorded cycles' decisions?
   --plugins-dir DIR another plugin folder, as given to run (repeatable; after
@@ -56,19 +59,25 @@ function textReport(entry: Entry): string {
     return `${r.persona}: DIVERGED at cycle ${d.cycle}, call ${d.call} (${d.plugin}.${d.method})${d.effect !== null ? `, effect ${d.effect}` : ''}\n  ${d.message}\n  recorded: ${d.expected}\n  asked:    ${d.got}\n`;
   }
   const tools = r.tool_calls > 0 ? ` and ${r.tool_calls} tool call${r.tool_calls === 1 ? '' : 's'} outside cycles` : '';
-  return `${r.persona}: ${r.cycles} cycle${r.cycles === 1 ? '' : 's'}${tools}${warm}, ${r.calls} plugin calls, ${r.effects} effects replayed: identical${unrecorded}\n`;
+  const read = r.segments_read.events + r.segments_read.trace > 0 ? `; read ${r.segments_read.events} sealed event segment(s) and ${r.segments_read.trace} sealed trace segment(s)` : '';
+  return `${r.persona}: ${r.cycles} cycle${r.cycles === 1 ? '' : 's'}${tools}${warm}, ${r.calls} plugin calls, ${r.effects} effects replayed: identical${unrecorded}${read}\n`;
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(
     argv,
-    { 'state-dir': { type: 'string' }, persona: { type: 'string' }, cycle: { type: 'string' }, all: { type: 'boolean' }, installed: { type: 'boolean' }, json: { type: 'boolean' }, 'plugins-dir': { type: 'string', multiple: true } },
+    { 'state-dir': { type: 'string' }, persona: { type: 'string' }, cycle: { type: 'string' }, 'from-cycle': { type: 'string' }, all: { type: 'boolean' }, installed: { type: 'boolean' }, json: { type: 'boolean' }, 'plugins-dir': { type: 'string', multiple: true } },
     'replay',
     false,
   );
-  if (values.cycle !== undefined && values.all) throw kernelError('RTC_ERR_CLI_USAGE', '--cycle and --all are exclusive; see "runtimectl replay --help"');
-  if (values.cycle !== undefined && !/^[1-9]\d*$/.test(values.cycle)) throw kernelError('RTC_ERR_CLI_USAGE', `--cycle ${values.cycle}: must be a cycle number (1 or more)`);
-  if (values.cycle !== undefined && values.persona === undefined) throw kernelError('RTC_ERR_CLI_USAGE', '--cycle needs --persona (cycle numbers are per persona)');
+  const selections = [values.cycle !== undefined && '--cycle', values['from-cycle'] !== undefined && '--from-cycle', values.all && '--all'].filter(Boolean);
+  if (selections.length > 1) throw kernelError('RTC_ERR_CLI_USAGE', `${selections.join(' and ')} are exclusive; see "runtimectl replay --help"`);
+  for (const flag of ['cycle', 'from-cycle'] as const) {
+    const value = values[flag];
+    if (value === undefined) continue;
+    if (!/^[1-9]\d*$/.test(value)) throw kernelError('RTC_ERR_CLI_USAGE', `--${flag} ${value}: must be a cycle number (1 or more)`);
+    if (values.persona === undefined) throw kernelError('RTC_ERR_CLI_USAGE', `--${flag} needs --persona (cycle numbers are per persona)`);
+  }
   const choice = existingStateDir(values['state-dir'], io.env, io.cwd);
   const { stateDir, given: shown } = choice;
   let ids: string[];
@@ -87,6 +96,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         personaId: persona,
         registry,
         ...(values.cycle !== undefined ? { cycle: Number(values.cycle) } : {}),
+        ...(values['from-cycle'] !== undefined ? { fromCycle: Number(values['from-cycle']) } : {}),
         installed: values.installed ?? false,
         onNotice: (line) => {
           if (!values.json) io.stdout(`${line}\n`);

@@ -30,7 +30,7 @@ import { REPO_SKILLS_DIR } from '../skills/layout.ts';
 /** Extra skill folders, separated by `:` (like PATH). */
 export const SKILLS_PATH_ENV = 'RUNTIMECTL_SKILLS_PATH';
 import { scienceReport, type ScienceCycleReport as CycleReport, type ScienceRun } from './report.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { chooseStateDir, ensureStateDir, makeDirectories } from '../../kernel/storage/state-dir.ts';
 import { scrubber, SecretValues } from '../../kernel/redact/secret-values.ts';
 
@@ -59,7 +59,8 @@ Options:
   --stop-grace SECONDS  how long a stop on SIGTERM or a second SIGINT may take (default 20,
                         under Kubernetes' 30); sessions get KILL at half of it
   --summary             after the run, print what each persona did and why
-  --json                print one JSON document with every cycle instead of lines
+  --json                NDJSON instead of lines: one object per cycle as it ends
+                        ({"type":"cycle",...}), then one {"type":"run_end",...}
   --demo                the example agent-* personas with a work packet each, a fresh state
                         directory, 3 cycles back to back, --no-spend and --summary
 
@@ -145,7 +146,24 @@ function jsonCycle(r: CycleReport): Record<string, unknown> {
     session_manifest: r.act.session?.manifest_path ?? null,
     provider_usage: r.act.usage,
     tasks_created: r.act.tasks,
+    review: reviewAtBoundary(r),
   };
+}
+
+/** Proposals the cycle's boundary applied and expired (the loop writes them into the cycle event). */
+function reviewAtBoundary(r: CycleReport): { applied: string[]; expired: string[] } {
+  const review = r.payload.review as { applied?: unknown; expired?: unknown } | undefined;
+  const ids = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
+  return { applied: ids(review?.applied), expired: ids(review?.expired) };
+}
+
+/** What `run` prints about the review queue at a cycle's boundary, one line each. */
+export function reviewLines(r: CycleReport): string[] {
+  const { applied, expired } = reviewAtBoundary(r);
+  return [
+    ...applied.map((id) => `${r.persona_id} #${r.cycle}: applied accepted proposal ${id} at this cycle's boundary (runtimectl proposals show ${id})`),
+    ...expired.map((id) => `${r.persona_id} #${r.cycle}: proposal ${id} expired undecided`),
+  ];
 }
 
 async function run(argv: string[], given: CliIo): Promise<number> {
@@ -248,7 +266,10 @@ async function run(argv: string[], given: CliIo): Promise<number> {
           ...(every !== undefined ? { everySeconds: every } : {}),
           signal: controller.signal,
           onCycle: (report) => {
-            if (!values.json) io.stdout(`${cycleLine(scienceReport(report))}\n`);
+            // --json streams too: one object per cycle as it ends, so an endless run is watchable.
+            const science = scienceReport(report);
+            if (values.json) io.stdout(`${JSON.stringify({ type: 'cycle', persona_id: report.persona_id, ...jsonCycle(science) })}\n`);
+            else for (const line of [...reviewLines(science), cycleLine(science)]) io.stdout(`${line}\n`);
           },
         }),
       ),
@@ -261,13 +282,12 @@ async function run(argv: string[], given: CliIo): Promise<number> {
   }
 
   if (values.json) {
-    printJson(io, {
-      state_dir: setup.stateDir,
-      personas: [
-        ...runs.map((r) => ({ persona_id: r.persona_id, stopped: r.stopped ?? null, refused: null, cycles: r.reports.map(jsonCycle) })),
-        ...refused.map((r) => ({ persona_id: r.persona_id, stopped: null, refused: r.problems, cycles: [] })),
-      ],
-    });
+    // The stream's last object: how each persona ended (a refused one names its problems).
+    const personas = [
+      ...runs.map((r) => ({ persona_id: r.persona_id, stopped: r.stopped ?? null, refused: null, cycles: r.reports.length })),
+      ...refused.map((r) => ({ persona_id: r.persona_id, stopped: null, refused: r.problems, cycles: 0 })),
+    ];
+    io.stdout(`${JSON.stringify({ type: 'run_end', state_dir: setup.stateDir, personas })}\n`);
   } else if (summary) {
     io.stdout('\nSummary: what each persona did and why\n\n');
     for (const r of runs) io.stdout(`${personaSummary(r, ledgerCounts(setup.stateDir, r.persona_id))}\n`);

@@ -20,6 +20,7 @@ import { personaBindings } from './bindings.ts';
 import { readAgentEnv } from './budget/env.ts';
 import { budgetLimits } from './budget/posture.ts';
 import { scienceLoopSteps, type ScienceLoopSettings } from './steps.ts';
+import { historyPart } from '../history/loop-part.ts';
 
 export interface CompositionSettings extends Omit<ScienceLoopSettings, 'children'> {
   /** harness manifests (tests); default: policies/harnesses/ */
@@ -42,6 +43,7 @@ export function defaultComposition(settings: CompositionSettings = {}): LoopComp
     steps: new StepRegistry().register(...scienceLoopSteps({ ...settings, children })),
     tracker: children,
     persistence: persistenceProvider,
+    history: historyPart,
     harnesses: new HarnessCatalog(settings.harnessesDir),
     limits: (profile, env) => budgetLimits(profile, readAgentEnv(env)),
     pluginEnv: (paths, profile) => ledgerEnv(paths.dir, profile.id),

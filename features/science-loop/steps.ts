@@ -31,6 +31,7 @@ import { selectSkills, unknownSkillNames, unmatchedPatterns } from '../skills/se
 import { loadBrain, RECENT_CYCLES, saveBrainDurably, scrubBrain, type Brain } from './brain.ts';
 import { readAgentEnv, EXECUTOR_ENV, type AgentEnv } from './budget/env.ts';
 import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from './budget/posture.ts';
+import { loopHistoryOf } from '../history/loop-part.ts';
 import { INTERRUPTED_EVENT, setAsideUsageOfEvent, UsageWindow, usageOfEvent, type UsageTotals } from './budget/usage.ts';
 import { act, estimateUsage, type ActResult } from './decide.ts';
 import { recoverLeftSessions, type PersonaChildren } from './executors/children.ts';
@@ -167,8 +168,16 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
 
   const usage: LoopStep = {
     name: 'usage',
+    open(p) {
+      // With the history part (features/history), the window comes from the checkpoint and the
+      // events folded after it, not from a read of the whole log.
+      const science = p.state.get(SCIENCE) as PersonaScience | undefined;
+      const history = loopHistoryOf(p);
+      if (!science || !history) return;
+      for (const entry of history.fold.usageEntries(p.clock())) science.usage.add(entry);
+    },
     history(p, event) {
-      // Usage is read once at open; the window then takes each cycle's spending.
+      // Without a history part: usage is read once at open; the window then takes each cycle's spending.
       const science = p.state.get(SCIENCE) as PersonaScience | undefined;
       if (!science) return;
       const recent = (atMs: number) => p.clock() - atMs < 24 * 3600 * 1000;
@@ -325,6 +334,7 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
               now: c.now,
               ...(settings.children ? { children: settings.children(p.profile.id) } : {}),
               mcp: p.mcp,
+              tools: p.tools,
               secrets: secretValues(p.env, p.profile.env),
             });
       // An operator's opt-out of the OS sandbox is said every cycle, not only at start.

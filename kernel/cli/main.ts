@@ -46,6 +46,8 @@ function groupAnswer(commands: readonly Command[], argv: readonly string[], io: 
   if (verb !== undefined && verbs.some((c) => c.path[1] === verb)) return undefined;
   if (verb === undefined || verb.startsWith('-')) {
     const help = verb === '--help' || verb === '-h';
+    // A group that is also a command taking flags (`archive --persona ID`, beside `archive restore`) runs it.
+    if (!help && verb !== undefined && commands.some((c) => c.path.length === 1 && c.path[0] === group && c.takesFlags)) return undefined;
     io.stdout(groupHelp(commands, group));
     return help ? 0 : 2;
   }
@@ -127,7 +129,9 @@ export async function runCommandLine(list: readonly Command[] | (() => Promise<r
   // `--help` belongs to runtimectl only before a script's own arguments (sandbox run FILE --help).
   const helpIndex = rest.findIndex((a) => a === '--help' || a === '-h');
   const firstPositional = rest.findIndex((a) => !a.startsWith('-'));
-  if (helpIndex !== -1 && (firstPositional === -1 || helpIndex < firstPositional || !command.path.includes('sandbox'))) {
+  // `runtimectl deno ...` is a deno command line: only `runtimectl deno --help` is ours.
+  const ours = command.path[0] === 'deno' ? helpIndex === 0 : helpIndex !== -1 && (firstPositional === -1 || helpIndex < firstPositional || !command.path.includes('sandbox'));
+  if (ours) {
     io.stdout(`${command.usage.trimEnd()}\n`);
     return 0;
   }

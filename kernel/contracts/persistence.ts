@@ -17,9 +17,11 @@
  * Every backend gives byte-identical event JSON and hashes for the same appends (both use
  * kernel/events' canonical JSON, envelope and hash helpers, and the same redaction).
  */
-import type { AppendResult, EventLogStartup } from '../events/event-log.ts';
+import type { AppendResult, EventLogStartup, OpenSegment, SealOptions, SealOutcome } from '../events/event-log.ts';
 import type { PluginRegistry } from '../plugins/registry.ts';
 import type { EventEnvelope } from '../events/envelope.ts';
+import type { HistoryStorage } from '../history/storage.ts';
+import type { HistoryVerifyOptions, HistoryVerifyReport } from '../history/verify.ts';
 import type { AcquireWriterLock } from '../storage/writer-lock.ts';
 
 /** Where in a store a problem is: a line of a file, or a row (by seq) of a table. */
@@ -55,22 +57,51 @@ export interface EventStore {
    * torn tail where the format can have one, and appends `reboot` when events were already
    * there. append() calls it on first use; call it first to learn what it found.
    */
-  open(): Promise<EventLogStartup>;
+  open(options?: EventOpenOptions): Promise<EventLogStartup>;
   /** Group-committed: resolves once the event is durable (its batch synced). */
   append(type: string, payload: Record<string, unknown>): Promise<AppendResult>;
   /** Resolves when everything appended so far is durable. */
   flush(): Promise<void>;
-  /** The stored events in order; throws the first problem as a KernelError. */
+  /** The stored events in order, every segment; throws the first problem as a KernelError. */
   read(): Iterable<EventEnvelope>;
-  /** Every problem in the stored chain (never writes). */
-  verify(): EventChainReport;
+  /**
+   * Every problem in the stored chain (never writes): by default every segment is read
+   * (`verify --full`); `incremental` re-reads only what changed since `since` (kernel/history/verify.ts).
+   */
+  verify(options?: HistoryVerifyOptions): HistoryVerifyReport;
   /** True when no event is stored. */
   isEmpty(): boolean;
   /**
    * Copies events verbatim (same seq, prev, hash, at; no redaction, no re-hashing) into an
    * empty store, durably. Refused when the store holds events or was opened for appends.
+   * A `log_segment` record in the stream seals the events before it as the segment its
+   * header names, so the copy is segmented as the original was (kernel/history).
    */
-  importEvents(events: Iterable<EventEnvelope>): Promise<number>;
+  importEvents(events: Iterable<EventEnvelope>, options?: Pick<EventOpenOptions, 'rollup'>): Promise<number>;
+  /**
+   * The log's history (kernel/history): its sealed segments, their index with the rollups,
+   * and its checkpoint. Where the bytes go is the backend's; what they mean is the kernel's.
+   */
+  readonly history: HistoryStorage;
+  /**
+   * Seals the open segment (its records become a sealed segment; the next one opens with a
+   * `log_segment` header recording its digest). Undefined when it holds nothing to seal.
+   * Opens the store for appends if it is not open yet.
+   */
+  seal(options?: SealOptions): Promise<SealOutcome | undefined>;
+  /** The open segment: index, first seq, records, bytes, when it started to fill. */
+  openSegment(): OpenSegment;
+  /** The open segment's events only, checked from its header; throws the first problem. */
+  readOpen(): Iterable<EventEnvelope>;
+  /** Events with seq > `afterSeq`, reading only the sealed segments that hold them. */
+  readAfter(afterSeq: number): Iterable<EventEnvelope>;
+}
+
+export interface EventOpenOptions {
+  /** Called with every event of the open segment as the open checks it (the loop folds them into its start state). */
+  onEvent?: (event: EventEnvelope) => void;
+  /** The rollup each sealed segment's index entry carries (features/history). */
+  rollup?: (events: EventEnvelope[]) => unknown;
 }
 
 /** Brain memory: `brain.json` (rewritten whole) and `long-term.md` (append-only). */

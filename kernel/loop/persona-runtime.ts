@@ -60,7 +60,8 @@ import { PersonaPlugins } from './persona-plugins.ts';
 import { personaPluginOptions, personaSecrets, type PluginLimits } from './plugin-options.ts';
 import { DEFAULT_MAX_RESIDENT_ISOLATES, ResidentIsolates } from './resident-isolates.ts';
 import { checkPersonaStart, probePlugin } from './start-check.ts';
-import type { CycleContext, LoopStep, PersonaContext, StepRegistry } from './steps.ts';
+import type { CycleContext, LoopStep, PersonaContext, StepRegistry, ToolCallNote } from './steps.ts';
+import { fullScanHistory, type HistoryPart, type PersonaHistory } from './persona-history.ts';
 
 /** What the persona's plugins are given besides the kernel's own (the composition's part). */
 export interface PersonaWiring {
@@ -91,6 +92,8 @@ export interface LoopComposition {
   bindings?(wiring: PersonaWiring): BindingImplementations;
   /** the registry of the persona's running subprocesses (stops, crash markers), when the composition keeps one */
   tracker?(personaId: string): ChildTracker;
+  /** the persona's history: start from a checkpoint, seal segments, checkpoint at close (persona-history.ts) */
+  history?: HistoryPart;
 }
 
 export interface LoopOptions {
@@ -240,6 +243,8 @@ export class PersonaRuntime {
   readonly #profileDigest: string;
   /** the queue the cycle boundary applies through: its policy and storage are fixed at open, so it is built once */
   #boundaryQueue: ReviewQueue | undefined;
+  /** set in open(), once the writer lock is held */
+  #history!: PersonaHistory;
   #cycles = 0;
   #audit = { granted: 0, denied: [] as string[] };
   /** the kernel's end of the tool relay, while the persona has tools and an MCP server is handed to its harness */
@@ -249,7 +254,7 @@ export class PersonaRuntime {
   /** the cycle's recorder while one runs (tool calls made mid-cycle go in its trace) */
   #recorder: CycleRecorder | undefined;
   /** tool calls of this cycle (or of this tools-only session): usage against the cycle's budget, and what was called */
-  #toolUse = { cpuMs: 0, wallMs: 0, called: [] as { tool: string; ok: boolean }[] };
+  #toolUse = { cpuMs: 0, wallMs: 0, called: [] as ToolCallNote[] };
   /** opened for tool calls only (`mcp serve`, `tools call`): each call is recorded on its own line of trace/tools.jsonl */
   #toolsOnly = false;
   #toolTrace: TraceStore | undefined;
@@ -328,6 +333,16 @@ export class PersonaRuntime {
       spendTokens: kernel.spendTokens,
       concurrentCycles: () => cyclesRunning(kernel),
       mcp: this.#mcp,
+      tools: {
+        offered: async () => {
+          try {
+            return (await this.tools()).map((t) => t.name);
+          } catch {
+            return null;
+          }
+        },
+        calls: () => this.#toolUse.called.slice(),
+      },
       probe: (pluginId, kind, method, ...args) => probePlugin(kernel, this.profile, pluginId, kind, method, args),
     };
   }
@@ -339,54 +354,45 @@ export class PersonaRuntime {
    * (writing `reboot` when there were events), lets each step set up, and writes `persona_start`.
    */
   static async open(kernel: LoopKernel, persona: LoadedPersona): Promise<PersonaRuntime> {
-    const { harness, backend: backendName } = await checkPersonaStart(kernel, persona);
-    const paths = personaPaths(kernel.stateDir, persona.profile.id);
-    // The persona folder must exist for the backend's and the ledger's path checks; the brain step creates the rest.
-    ensurePersonaDir(kernel.stateDir, persona.profile.id);
-    const persistence = kernel.composition.persistence;
-    const backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry: kernel.registry });
-    // One writer per persona, taken before the first read of its events: a second kernel is
-    // refused here, naming the holder, instead of forking the log (issue 12).
-    let lock: WriterLock;
-    try {
-      lock = await lockPersonaWriter(backend, 'run');
-    } catch (error) {
-      await backend.close();
-      throw error;
-    }
-    let runtime: PersonaRuntime | undefined;
     const start: Record<string, unknown> = {};
-    try {
-      if (backendName !== persistence.configured(paths.dir)) persistence.record(paths.dir, backendName);
-      runtime = new PersonaRuntime(kernel, persona, harness, backend, lock);
-      for (const step of runtime.#steps) step.prepare?.(runtime.#context);
-      for (const event of backend.events.read()) {
-        if (event.type === CYCLE_EVENT) runtime.#cycles += 1;
-        for (const step of runtime.#steps) step.history?.(runtime.#context, event);
-      }
-      await backend.events.open();
-      for (const step of runtime.#steps) await step.open?.(runtime.#context, start);
-      await runtime.#relay?.listening;
-    } catch (error) {
-      if (runtime) await runtime.#closeRelay();
-      await backend.close();
-      lock.release();
-      throw error;
-    }
+    const runtime = await PersonaRuntime.#openPersona(kernel, persona, 'run', start);
+    const backend = runtime.#backend;
     const substrate = kernel.substrate;
     await backend.events.append('persona_start', runtime.#scrub({
       persona_id: persona.profile.id,
       runtime: persona.profile.runtime,
-      harness: harness.manifest.id,
-      runtime_kind: harness.manifest.runtime_kind,
+      harness: runtime.harness.manifest.id,
+      runtime_kind: runtime.harness.manifest.runtime_kind,
       kernel_version: KERNEL_VERSION,
       profile: { file: path.basename(persona.file), digest: persona.digest },
       persistence: backend.pluginId,
       tools: persona.profile.tools,
       ...start,
       substrate: { status: substrate.status, changes: substrate.changes.map((c) => `${c.file}${c.line ? `:${c.line}` : ''}: ${c.what}`) },
+      history: runtime.#history.startup,
     }));
     return runtime;
+  }
+
+  /** The composition's history part, or one full read of the log when it has none (persona-history.ts). */
+  #openHistory(): Promise<PersonaHistory> {
+    const host = {
+      persona: this.#context,
+      trace: this.#trace,
+      reviewQueue: () => this.#queue(),
+      substrate: this.#kernel.substrate,
+      append: (type: string, payload: Record<string, unknown>) => this.#backend.events.append(type, this.#scrub(payload)),
+    };
+    const part = this.#kernel.composition.history;
+    if (part) return part(host);
+    return fullScanHistory(host, (event) => {
+      for (const step of this.#steps) step.history?.(this.#context, event);
+    });
+  }
+
+  /** What start-up found of the persona's history (checkpoint used, refused or absent; what it read). */
+  get historyStartup(): Record<string, unknown> {
+    return this.#history.startup;
   }
 
   get cycles(): number {
@@ -474,6 +480,8 @@ export class PersonaRuntime {
     this.#cycles = c.cycle;
     // Awaited before the cycle returns: an acknowledged cycle's brain.json survives kill -9.
     for (const work of after) await work(seq);
+    // At the boundary, with the cycle's state durable: the history seals its open segment when due.
+    await this.#history.afterCycle(c.now);
     return { ...ctx.report, persona_id: p.id, cycle: c.cycle, seq, steps, payload };
   }
 
@@ -481,8 +489,7 @@ export class PersonaRuntime {
   async #applyAccepted(now: number, problems: string[]): Promise<ReviewAtBoundary> {
     try {
       // Accepted proposals take effect only when ratified by a trusted operator, their evidence unchanged (kernel/review/ratify.ts).
-      this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review, ratify: this.#ratifyContext() });
-      const outcome = this.#boundaryQueue.applyAccepted({ now });
+      const outcome = this.#queue().applyAccepted({ now });
       for (const event of outcome.events) await this.#backend.events.append(event.type, this.#scrub(event.payload));
       for (const held of outcome.held) problems.push(`review queue: ${held.id} is accepted but not applied: ${held.reason}`);
       return { applied: outcome.applied.map((p) => p.id), expired: outcome.expired.map((p) => p.id) };
@@ -490,6 +497,11 @@ export class PersonaRuntime {
       problems.push(`review queue: ${errorLine(error)}`);
       return { applied: [], expired: [] };
     }
+  }
+
+  /** The queue the boundary applies through (built once: its policy and storage are fixed at open). */
+  #queue(): ReviewQueue {
+    return (this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review, ratify: this.#ratifyContext() }));
   }
 
   /** What the ratification check needs: the trusted operators, and the persona's evidence (its files and events). */
@@ -558,9 +570,10 @@ export class PersonaRuntime {
       const use = this.#toolUse;
       use.cpuMs += cpuMs;
       use.wallMs += ran ? wallMs : 0;
-      use.called.push({ tool: name, ok: outcome.ok });
+      const note: ToolCallNote = { tool: name, via, ok: outcome.ok, code: outcome.ok ? null : isKernelError(outcome.error) ? outcome.error.code : null, seq: null };
+      use.called.push(note);
       const trace = own ? own.finish() : undefined;
-      await this.#backend.events.append('tool_call', this.#scrub({
+      const appended = await this.#backend.events.append('tool_call', this.#scrub({
         persona_id: this.profile.id,
         tool: name,
         ...(plugin ? { plugin } : {}),
@@ -571,6 +584,7 @@ export class PersonaRuntime {
         usage: { cpu_ms: Math.round(cpuMs * 1000) / 1000, wall_ms: Math.round(wallMs * 1000) / 1000 },
         ...(trace && trace.calls > 0 ? { trace: { file: TOOL_TRACE_FILE, ...trace } } : {}),
       }));
+      note.seq = appended.seq;
     }
   }
 
@@ -588,14 +602,14 @@ export class PersonaRuntime {
 
   /** A recorder for one tool call outside any cycle, writing to trace/tools.jsonl. */
   #ownRecorder(): CycleRecorder {
-    this.#toolTrace ??= new TraceStore(this.paths.dir, TOOL_TRACE_FILE);
+    this.#toolTrace ??= new TraceStore(this.paths.dir, { file: TOOL_TRACE_FILE });
     return new CycleRecorder(this.#toolTrace, this.#codec, {
       persona: this.profile.id,
       cycle: this.#cycles,
       now: this.#kernel.clock(),
       profile: this.#profileDigest,
       limits: { cpu_seconds: this.limits.cpu_seconds_per_cycle, wall_seconds: this.limits.wall_seconds_per_cycle },
-    });
+    }, this.#secrets);
   }
 
   /**
@@ -605,28 +619,49 @@ export class PersonaRuntime {
    * line of trace/tools.jsonl. The persona must not be running in another process (its log
    * has one writer): under `runtimectl run`, `mcp serve` relays to that process instead.
    */
-  static async openForTools(kernel: LoopKernel, persona: LoadedPersona): Promise<PersonaRuntime> {
+  static openForTools(kernel: LoopKernel, persona: LoadedPersona): Promise<PersonaRuntime> {
+    return PersonaRuntime.#openPersona(kernel, persona, 'tools', {});
+  }
+
+  /**
+   * The one opening path of `open` and `openForTools`: the start check, the persistence backend
+   * (the profile's, or the one its state directory records), the writer lock, the trace's
+   * recovery, the history (through the composition's history part: the chain continues from
+   * the checkpoint, and close() writes a shutdown checkpoint). `run` also sets up each step
+   * (`start` collects what they add to persona_start) and the tool relay; `tools` sets up no
+   * step and hands the harness no MCP server.
+   */
+  static async #openPersona(kernel: LoopKernel, persona: LoadedPersona, mode: 'run' | 'tools', start: Record<string, unknown>): Promise<PersonaRuntime> {
     const { harness, backend: backendName } = await checkPersonaStart(kernel, persona);
     const paths = personaPaths(kernel.stateDir, persona.profile.id);
+    // The persona folder must exist for the backend's and the ledger's path checks; the brain step creates the rest.
     ensurePersonaDir(kernel.stateDir, persona.profile.id);
     const persistence = kernel.composition.persistence;
     const backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry: kernel.registry });
-    // The persona's one writer: a running `run` holds it, and this session is refused naming it.
+    // One writer per persona, taken before the first read of its events: a second kernel (or a
+    // tools session while `run` runs it) is refused here, naming the holder, instead of forking the log (issue 12).
     let lock: WriterLock;
     try {
-      lock = await lockPersonaWriter(backend, 'tools');
+      lock = await lockPersonaWriter(backend, mode);
     } catch (error) {
       await backend.close();
       throw error;
     }
+    let runtime: PersonaRuntime | undefined;
     try {
       if (backendName !== persistence.configured(paths.dir)) persistence.record(paths.dir, backendName);
-      const runtime = new PersonaRuntime({ ...kernel, mcpServer: () => null }, persona, harness, backend, lock);
-      runtime.#toolsOnly = true;
-      for (const event of backend.events.read()) if (event.type === CYCLE_EVENT) runtime.#cycles += 1;
-      await backend.events.open();
+      runtime = new PersonaRuntime(mode === 'tools' ? { ...kernel, mcpServer: () => null } : kernel, persona, harness, backend, lock);
+      runtime.#toolsOnly = mode === 'tools';
+      // A trace line a crash left without its seal is completed before anything new is recorded.
+      await runtime.#trace.recover();
+      for (const step of runtime.#steps) step.prepare?.(runtime.#context);
+      runtime.#history = await runtime.#openHistory();
+      runtime.#cycles = runtime.#history.cycles;
+      if (mode === 'run') for (const step of runtime.#steps) await step.open?.(runtime.#context, start);
+      await runtime.#relay?.listening;
       return runtime;
     } catch (error) {
+      if (runtime) await runtime.#closeRelay();
       await backend.close();
       lock.release();
       throw error;
@@ -646,18 +681,26 @@ export class PersonaRuntime {
     return new ReviewQueue(this.paths.dir, { ...options, backend: this.#backend });
   }
 
-  /** Flushes and closes the persistence backend and disposes the plugins' isolates. */
   async #closeRelay(): Promise<void> {
     await this.#relay?.close();
   }
 
+  /** Closes the relay, flushes the events, closes the history (a shutdown checkpoint), closes the backend and disposes the plugins' isolates. */
   async close(): Promise<void> {
     await this.#closeRelay();
     this.#plugins.dispose();
     try {
-      await this.#backend.close();
+      await this.#backend.events.flush();
+      await this.#history.close(this.#kernel.clock());
     } finally {
-      this.#lock.release();
+      this.#trace.close();
+      this.#toolTrace?.close();
+      try {
+        await this.#backend.close();
+      } finally {
+        // Released only once the checkpoint is written and the backend closed: the next writer reads both.
+        this.#lock.release();
+      }
     }
   }
 }

@@ -5,7 +5,7 @@
  * the isolate is disposed and a fresh one is built on the next call, so one bad call
  * never poisons later ones and never touches other plugins.
  */
-import { bundleEntry, defaultCacheDir } from '../build/bundle.ts';
+import { bundleEntry, defaultCacheDir, readSourceMap } from '../build/bundle.ts';
 import { locateError, parseSourceMap } from './error-location.ts';
 import { CapabilityBroker } from '../broker/broker.ts';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
@@ -82,8 +82,8 @@ export class PluginInstance {
     if (!this.#source) {
       const bundle = this.#options.bundle ?? (await bundleEntry(this.plugin.entry, cacheDir));
       this.#bundle = { code: bundle.code, digest: bundle.digest };
-      // A recorded bundle (replay) has no map: its errors keep their bundle positions.
-      this.#sourceMap = parseSourceMap((bundle as { map?: string }).map);
+      // The map kept (and sealed) beside the bundle; without one (a recorded bundle built elsewhere) errors keep their bundle positions.
+      this.#sourceMap = parseSourceMap(readSourceMap(bundle.digest, cacheDir));
       this.#source = withCodeCache(bundle.code, bundle.digest, `plugin:${this.plugin.manifest.id}`, cacheDir);
     }
     if (this.plugin.profile.tier === 'process') {
@@ -169,6 +169,7 @@ export class PluginInstance {
   }
 
   dispose(): void {
+    this.broker.close();
     this.#runtime?.dispose();
     this.broker.endScope();
   }

@@ -35,6 +35,11 @@ import { scrubEffectText } from './effect-scrub.ts';
 import { scrubber } from '../redact/secret-values.ts';
 import { INLINE_LIMIT, TRACE_FORMAT_VERSION, checkedTraceHash, traceSummarySchema, type TraceRecord, type TracedCall, type TracedText } from './trace-record.ts';
 import { TOOL_TRACE_FILE, TraceStore } from './trace-store.ts';
+import { traceSegmentsFor } from './trace-segments.ts';
+import { parseRollupLines } from '../history/index-entry.ts';
+import { readIndexEntries } from '../history/reader.ts';
+import type { PersistenceBackend } from '../contracts/persistence.ts';
+import { REPLAY_EPOCH_CYCLES } from '../loop/persona-runtime.ts';
 import { McpMount, mountCode } from '../tools/mcp-mount.ts';
 import { sha256 } from '../build/bundle.ts';
 
@@ -49,6 +54,8 @@ export interface ReplayOptions {
   cycle?: number;
   /** the plugins to replay with (default: a scan of pluginsDir, else the built-in folder) */
   registry?: PluginRegistry;
+  /** every recorded cycle from this one on (exclusive with `cycle`) */
+  fromCycle?: number;
   pluginsDir?: string;
   cacheDir?: string;
   /**
@@ -86,8 +93,10 @@ export interface ReplayReport {
   persona: string;
   /** cycles checked (the selection) */
   cycles: number;
-  /** earlier cycles replayed only to rebuild plugin state for a --cycle selection */
+  /** earlier cycles replayed only to rebuild plugin state for a --cycle or --from-cycle selection */
   warmup_cycles: number;
+  /** sealed segments read (event log, trace): a selection reads only those that can hold its cycles */
+  segments_read: { events: number; trace: number };
   calls: number;
   effects: number;
   /** tool calls made outside any cycle (`mcp serve`, `tools call` on their own: trace/tools.jsonl) replayed, with --all */
@@ -120,17 +129,54 @@ function recordingError(message: string, details: Record<string, unknown> = {}):
   throw kernelError('RTC_ERR_REPLAY_RECORDING', message, { details });
 }
 
-/** The persona's cycle events that carry a trace, in log order, each with its trace line. */
-async function recordedCycles(persistence: PersistenceProvider, personaDir: string, personaId: string, store: TraceStore, registry: PluginRegistry): Promise<{ cycles: RecordedCycle[]; unrecorded: number[] }> {
+/**
+ * Cycles replayed before a selection to rebuild plugin state reach at most this far back: the
+ * loop builds fresh isolates every REPLAY_EPOCH_CYCLES cycles. A history where that did not
+ * hold (a plugin never rebuilt) is read from its start instead.
+ */
+const WARMUP_REACH = REPLAY_EPOCH_CYCLES;
+
+/**
+ * The first seq to read for cycles from `fromCycle` on: the first sealed segment whose rollup
+ * says it holds a cycle at or after it (cycle numbers grow with seq). Segments without a
+ * rollup are read, never skipped.
+ */
+function firstSeqFor(backend: PersistenceBackend, fromCycle: number): number {
+  const history = backend.events.history;
+  const entries = readIndexEntries(history);
+  const rollups = new Map(parseRollupLines(history.readRollups(1), history.rollupsLabel).map((r) => [r.segment, r.rollup as { last_cycle_number?: number | null } | undefined]));
+  for (const entry of entries) {
+    const last = rollups.get(entry.segment)?.last_cycle_number;
+    if (last === undefined || last === null || last >= fromCycle) return entry.first_seq;
+  }
+  return (entries.at(-1)?.last_seq ?? 0) + 1;
+}
+
+/**
+ * The persona's cycle events that carry a trace, in log order, each with its trace line.
+ * With `range`, only the segments (of the event log and of the trace) that can hold those
+ * cycles are read.
+ */
+async function recordedCycles(persistence: PersistenceProvider, registry: PluginRegistry, personaDir: string, personaId: string, store: TraceStore, range?: { fromCycle: number; toCycle: number }): Promise<{ cycles: RecordedCycle[]; unrecorded: number[]; segmentsRead: { events: number; trace: number } }> {
   const backend = await persistence.open(personaDir, undefined, { readonly: true, personaId, registry });
   const events = [];
+  let eventSegments = 0;
   try {
-    for (const event of backend.events.read()) if (event.type === CYCLE_EVENT) events.push(event);
+    const fromSeq = range ? firstSeqFor(backend, range.fromCycle) : 1;
+    const entries = readIndexEntries(backend.events.history);
+    eventSegments = entries.filter((e) => e.last_seq >= fromSeq).length;
+    for (const event of backend.events.readAfter(fromSeq - 1)) {
+      if (event.type !== CYCLE_EVENT) continue;
+      const cycle = Number(event.payload.cycle);
+      if (range && cycle > range.toCycle) break;
+      if (!range || cycle >= range.fromCycle) events.push(event);
+    }
   } finally {
     await backend.close();
   }
   const byHash = new Map<string, TraceRecord>();
-  for (const { record } of store.read()) byHash.set(record.hash, record);
+  const traceSegments = traceSegmentsFor(store.history, range).length;
+  for (const { record } of store.read(range)) byHash.set(record.hash, record);
   const cycles: RecordedCycle[] = [];
   const unrecorded: number[] = [];
   for (const event of events) {
@@ -157,12 +203,12 @@ async function recordedCycles(persistence: PersistenceProvider, personaDir: stri
     }
     cycles.push({ cycle, seq: event.seq, trace });
   }
-  return { cycles, unrecorded };
+  return { cycles, unrecorded, segmentsRead: { events: eventSegments, trace: traceSegments } };
 }
 
 /** The recorded tool calls made outside any cycle, in log order: each `tool_call` event naming a line of trace/tools.jsonl. */
 async function recordedToolCalls(persistence: PersistenceProvider, personaDir: string, personaId: string, registry: PluginRegistry): Promise<{ seq: number; trace: TraceRecord }[]> {
-  const store = new TraceStore(personaDir, TOOL_TRACE_FILE);
+  const store = new TraceStore(personaDir, { readonly: true, file: TOOL_TRACE_FILE });
   const backend = await persistence.open(personaDir, undefined, { readonly: true, personaId, registry });
   const named: { seq: number; hash: string }[] = [];
   try {
@@ -183,11 +229,8 @@ async function recordedToolCalls(persistence: PersistenceProvider, personaDir: s
   });
 }
 
-/**
- * Index of the first cycle to replay so that `target` sees the plugin state it had: the latest
- * cycle from which every plugin called up to the target was first called fresh.
- */
-function replayStart(personaId: string, cycles: readonly RecordedCycle[], target: number): number {
+/** The latest cycle at or before `target` from which every plugin called up to it was first called fresh, or -1. */
+function findStart(cycles: readonly RecordedCycle[], target: number): number {
   for (let start = target; start >= 0; start--) {
     const seen = new Set<string>();
     let ok = true;
@@ -200,6 +243,20 @@ function replayStart(personaId: string, cycles: readonly RecordedCycle[], target
     }
     if (ok) return start;
   }
+  return -1;
+}
+
+function canStart(cycles: readonly RecordedCycle[], target: number): boolean {
+  return target < 0 || findStart(cycles, target) >= 0;
+}
+
+/**
+ * Index of the first cycle to replay so that `target` sees the plugin state it had: the latest
+ * cycle from which every plugin called up to the target was first called fresh.
+ */
+function replayStart(personaId: string, cycles: readonly RecordedCycle[], target: number): number {
+  const start = findStart(cycles, target);
+  if (start >= 0) return start;
   return recordingError(`${personaId} cycle ${cycles[target]!.cycle}: no recorded cycle starts its plugins fresh, so their state cannot be rebuilt`);
 }
 
@@ -403,11 +460,27 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
   if (!existsSync(personaDir)) {
     recordingError(`${options.personaId}: no such persona in ${options.stateDir}`, { persona: options.personaId });
   }
-  const store = new TraceStore(personaDir);
+  const store = new TraceStore(personaDir, { readonly: true });
   const registry = options.registry ?? PluginRegistry.scan(options.pluginsDir ?? PLUGINS_DIR);
-  const { cycles, unrecorded } = await recordedCycles(options.persistence, personaDir, options.personaId, store, registry);
+  const target = options.cycle ?? options.fromCycle;
+  const range = target === undefined ? undefined : { fromCycle: Math.max(1, target - WARMUP_REACH), toCycle: options.cycle ?? Number.MAX_SAFE_INTEGER };
+  let { cycles, unrecorded, segmentsRead } = await recordedCycles(options.persistence, registry, personaDir, options.personaId, store, range);
+  // A plugin that was never rebuilt within the reach (the epoch rule makes that rare): read from the start.
+  if (range && target !== undefined && cycles.length > 0 && !canStart(cycles, cycles.findIndex((c) => c.cycle >= target))) {
+    ({ cycles, unrecorded, segmentsRead } = await recordedCycles(options.persistence, registry, personaDir, options.personaId, store, { fromCycle: 1, toCycle: range.toCycle }));
+  }
   let first = 0;
   let last = cycles.length - 1;
+  if (options.fromCycle !== undefined) {
+    const at = cycles.findIndex((c) => c.cycle >= options.fromCycle!);
+    if (at < 0) {
+      const span = cycles.length > 0 ? `recorded cycles end at ${cycles.at(-1)!.cycle}` : 'no cycle is recorded';
+      recordingError(`${options.personaId} cycle ${options.fromCycle}: nothing to replay from there (${span})`, { cycle: options.fromCycle });
+    }
+    first = replayStart(options.personaId, cycles, at);
+    // warm-up runs to the selection's first cycle; every cycle from it on is checked
+    last = cycles.length - 1;
+  }
   if (options.cycle !== undefined) {
     const at = cycles.findIndex((c) => c.cycle === options.cycle);
     if (at < 0) {
@@ -429,10 +502,12 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
       `${options.personaId}: plugin ${change.plugin} ${change.installed ? `changed since the recording (recorded bundle ${change.recorded.slice(0, 19)}…, installed ${change.installed.slice(0, 19)}…)` : `is no longer installed (recorded bundle ${change.recorded.slice(0, 19)}…)`}; replaying ${options.installed ? 'the installed code' : 'the recorded bundle'}`,
     );
   }
+  const selectionStart = options.fromCycle !== undefined ? cycles.findIndex((c) => c.cycle >= options.fromCycle!) : options.cycle !== undefined ? last : first;
   const report: ReplayReport = {
     persona: options.personaId,
     cycles: 0,
     warmup_cycles: 0,
+    segments_read: segmentsRead,
     calls: 0,
     effects: 0,
     tool_calls: 0,
@@ -446,7 +521,7 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
     for (const [i, c] of selected.entries()) {
       report.divergence = c.trace ? await replayer.cycle(c.trace, c.trace.hash) : null;
       if (report.divergence) break;
-      if (options.cycle !== undefined && first + i < last) report.warmup_cycles += 1;
+      if (first + i < selectionStart) report.warmup_cycles += 1;
       else report.cycles += 1;
     }
   } finally {
@@ -455,10 +530,10 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
   report.calls = replayer.calls;
   report.effects = replayer.effects;
   // Tool calls made outside any cycle, with every cycle: in their own replayer (their isolates were their session's, not the loop's).
-  if (options.cycle === undefined && report.divergence === null) {
+  if (options.cycle === undefined && options.fromCycle === undefined && report.divergence === null) {
     const toolCalls = await recordedToolCalls(options.persistence, personaDir, options.personaId, registry);
     if (toolCalls.length > 0) {
-      const toolStore = new TraceStore(personaDir, TOOL_TRACE_FILE);
+      const toolStore = new TraceStore(personaDir, { readonly: true, file: TOOL_TRACE_FILE });
       const tools = new Replayer({ store: toolStore, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false, pluginEnv: options.pluginEnv });
       try {
         for (const { trace } of toolCalls) {

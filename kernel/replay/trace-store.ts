@@ -6,8 +6,16 @@
  * A kill between a trace line and its event leaves a line no event points to; the next run
  * writes that cycle again, and replay takes the line whose hash the event names. A line torn
  * by a kill is saved aside (`cycles.jsonl.torn-<offset>`) and cut before the next append.
+ *
+ * The trace seals into segments with the event log (kernel/history): `cycles.jsonl` is the
+ * open segment; `trace/segments/NNNNNN.jsonl.gz` the sealed ones, indexed in
+ * `trace/index.jsonl` with the cycles each holds; every segment after the first opens with a
+ * header line (trace-segments.ts) recording the digest and last hash of the one before, and
+ * the event log's `log_segment` header records the trace segment sealed with it, so the
+ * event chain covers the trace's segments too. Reading a cycle range reads only the segments
+ * that hold it.
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, ftruncateSync, writeSync, fdatasyncSync, constants } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, ftruncateSync, statSync, writeSync, fdatasyncSync, constants } from 'node:fs';
 import { fdatasync, write } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +23,10 @@ import { kernelError } from '../errors.ts';
 import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
 import { contentStore, sha256Digest, type ContentStore } from '../storage/content-store.ts';
 import { INLINE_LIMIT, checkedTraceHash, traceRecordSchema, type TraceRecord, type TracedText } from './trace-record.ts';
+import { fileHistoryStorage } from '../history/file-storage.ts';
+import type { HistoryStorage } from '../history/storage.ts';
+import { isTraceHeader, openTraceIndex, sealTrace, traceSegmentsFor, type TraceSealed } from './trace-segments.ts';
+import { decompressSegment } from '../history/seal.ts';
 import { openRegular } from '../storage/safe-read.ts';
 
 const fdatasyncAsync = promisify(fdatasync);
@@ -37,14 +49,70 @@ export class TraceStore {
   readonly personaDir: string;
   readonly file: string;
   readonly blobs: ContentStore;
+  /** sealed trace segments, their index and their stubs (kernel/history) */
+  readonly history: HistoryStorage;
   #fd: number | undefined;
+  readonly #segmented: boolean;
   readonly #stored = new Set<string>();
 
-  /** `file`: the trace file under the persona folder (default: the cycles' trace); blobs are shared. */
-  constructor(personaDir: string, file: string = TRACE_FILE) {
+  /**
+   * `file`: the trace file under the persona folder (default: the cycles' trace, which seals
+   * into segments with the event log); blobs are shared. Another file (tools.jsonl) is one
+   * plain file: it has no sealed segments.
+   */
+  constructor(personaDir: string, options: { readonly?: boolean; file?: string } = {}) {
     this.personaDir = personaDir;
-    this.file = path.join(personaDir, file);
+    this.file = path.join(personaDir, options.file ?? TRACE_FILE);
+    this.#segmented = (options.file ?? TRACE_FILE) === TRACE_FILE;
     this.blobs = contentStore(path.join(personaDir, TRACE_DIR, 'blobs'), { base: personaDir, code: 'RTC_ERR_REPLAY_RECORDING', what: 'a recorded blob' });
+    this.history = fileHistoryStorage({ dir: path.join(personaDir, TRACE_DIR), label: `${path.basename(personaDir)}/${TRACE_DIR}`, ...(options.readonly ? { readonly: true } : {}) });
+  }
+
+  /**
+   * Seals the open trace segment when it holds records (the loop calls it when the event log
+   * seals): what the event log's header then records. Undefined when there was nothing to seal.
+   */
+  async seal(): Promise<TraceSealed | undefined> {
+    if (!this.#segmented) throw new Error(`${this.#where()} does not seal: only the cycles' trace does`);
+    this.close();
+    return sealTrace(this.file, this.history, (text, where) => this.checkLines(text, where));
+  }
+
+  /**
+   * Completes a seal a crash cut short: the open segment is already stored as a sealed one
+   * but the open file was not replaced yet. Call before the first append after a start.
+   */
+  async recover(): Promise<TraceSealed | undefined> {
+    if (!this.#segmented) return undefined;
+    const index = openTraceIndex(this.file);
+    if (!this.history.list().segments.some((s) => s.index === index && !s.archived)) return undefined;
+    return this.seal();
+  }
+
+  /** Digests this store stored in this process (bundles, profiles): a blob collection keeps them. */
+  keptDigests(): ReadonlySet<string> {
+    return this.#stored;
+  }
+
+  /** The open segment's records only. */
+  readOpen(): TraceLine[] {
+    let text: string;
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw kernelError('RTC_ERR_REPLAY_RECORDING', `${this.#where()}: ${(error as Error).message}`);
+    }
+    return this.checkLines(text, this.#where());
+  }
+
+  /** Size of the open trace segment in bytes. */
+  openBytes(): number {
+    try {
+      return statSync(this.file).size;
+    } catch {
+      return 0;
+    }
   }
 
   /** A text as written in a trace: inline, or stored by digest when large. */
@@ -147,19 +215,27 @@ export class TraceStore {
    * (no event can point to it); anything else that does not check out is an error naming
    * the line.
    */
-  read(): TraceLine[] {
-    let text: string;
-    try {
-      text = readFileSync(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw kernelError('RTC_ERR_REPLAY_RECORDING', `${this.#where()}: ${(error as Error).message}`);
+  read(range?: { fromCycle: number; toCycle: number }): TraceLine[] {
+    const out: TraceLine[] = [];
+    // Sealed segments first (those that may hold the range), then the open one.
+    for (const segment of this.#segmented ? traceSegmentsFor(this.history, range) : []) {
+      if (segment.archived) {
+        throw kernelError('RTC_ERR_HISTORY_ARCHIVED', `${segment.name}: trace segment ${segment.index} is archived in ${segment.archived.archive.path}; restore it with "runtimectl archive restore" to replay its cycles`, { details: { file: segment.name } });
+      }
+      out.push(...this.checkLines(decompressSegment(this.history.readSealed(segment.index), segment.name).toString('utf8'), segment.name));
     }
+    out.push(...this.readOpen());
+    return out;
+  }
+
+  /** Every complete record line of a segment's text, checked; header lines are checked and left out. */
+  checkLines(text: string, whereFile: string): TraceLine[] {
     const lines = text.split('\n');
     const out: TraceLine[] = [];
     // the last element is '' after a final newline, or a torn line: neither is a record
     for (let i = 0; i < lines.length - 1; i++) {
-      const where = `${this.#where()}:${i + 1}`;
+      const where = `${whereFile}:${i + 1}`;
+      if (i === 0 && isTraceHeader(lines[0]!, where)) continue;
       let raw: unknown;
       try {
         raw = JSON.parse(lines[i]!);

@@ -19,7 +19,12 @@ import { decideIn, expireDueIn, findProposal, submitIn, toEvents, type Decision,
 import { reviewPaths, type ReviewPaths } from './paths.ts';
 import { DEFAULT_REVIEW_POLICY, parseReviewPolicy, type ReviewPolicy } from './policy.ts';
 import { OPEN_STATES, type ProposalInput, type ProposalState } from './records.ts';
-import { withReviewSession, type ReviewSession } from './session.ts';
+import { forgetReplayCache, withReviewSession, type ReviewSession } from './session.ts';
+import { withExclusiveLock } from './lock.ts';
+import { readProposalLog } from './log-file.ts';
+import { sealProposalLog, type ReviewSealPolicy } from './log-history.ts';
+import { displayName } from './paths.ts';
+import type { SegmentIndexEntry } from '../history/index-entry.ts';
 import { configuredBackend, reviewStorage, type ReviewBackend, type ReviewStorage } from './storage.ts';
 import { unappliedAccepted, type Proposal, type QueueState } from './state.ts';
 
@@ -157,6 +162,27 @@ export class ReviewQueue {
   /** One proposal; RTC_ERR_REVIEW_NOT_FOUND names the persona's queue when there is none. */
   get(id: string): Proposal {
     return findProposal(this.read(), id);
+  }
+
+  /**
+   * Seals the proposal log into a segment when it is due by `policy` (history.yaml's segment
+   * size and rotation; log-history.ts), under the queue's lock. The file storage only: a
+   * backend that keeps the records elsewhere (sqlite) keeps them as rows.
+   */
+  sealLog(policy: ReviewSealPolicy, now: number): SegmentIndexEntry | undefined {
+    if (this.#storage.kind !== 'file' || !this.#storage.hasRecords()) return undefined;
+    return withExclusiveLock(
+      this.paths.lock,
+      displayName(this.paths),
+      () => {
+        const read = readProposalLog(this.paths.log, this.paths.persona, displayName(this.paths));
+        if (read.torn) return undefined;
+        const entry = sealProposalLog(this.paths.log, this.paths.persona, read.state, policy, now);
+        if (entry) forgetReplayCache(this.#storage.location);
+        return entry;
+      },
+      this.#lockWaitMs,
+    );
   }
 
   /** Accepted proposals not yet applied, in acceptance order: what the next cycle boundary will apply. */

@@ -12,14 +12,21 @@
  * isolate (see kernel/contracts/persistence.ts). It gets only the `storage.files` handle its
  * manifest declares, and reaches every file through it.
  */
+import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
-import { openEventLog, type EventLog } from '../../kernel/events/event-log.ts';
+import { openEventLog, type EventLog, type OpenSegment } from '../../kernel/events/event-log.ts';
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
-import { readEvents, verifyEventLog } from '../../kernel/events/verify.ts';
+import { readEvents } from '../../kernel/events/verify.ts';
 import { EVENT_LOG_RELATIVE } from '../../kernel/events/paths.ts';
-import type { EventStore, MemoryStore, ProposalStore } from '../../kernel/contracts/persistence.ts';
+import type { EventOpenOptions, EventStore, MemoryStore, ProposalStore } from '../../kernel/contracts/persistence.ts';
 import type { BackendContext, PersonaBackend as PersistenceBackend } from '../../features/persistence/backend.ts';
-import { eventLine } from '../../features/persistence/event-codec.ts';
+import { fileHistoryStorage } from '../../kernel/history/file-storage.ts';
+import { eventsAfter } from '../../kernel/history/reader.ts';
+import { openSegmentOf } from '../../kernel/history/open-segment.ts';
+import { verifyHistory } from '../../kernel/history/verify.ts';
+import { checkOpenFile } from '../../kernel/history/open-file-check.ts';
+import { importSegmented } from '../../kernel/history/import.ts';
+import { eventLineOf } from '../../kernel/history/lines.ts';
 import { checkBrainText, checkProposalLine, parseProposalLines } from '../../features/persistence/records.ts';
 import { requireStorage } from '../../features/persistence/open.ts';
 import type { PersonaFiles } from '../../kernel/storage/persona-storage.ts';
@@ -35,45 +42,56 @@ function readonlyError(what: string) {
 
 function eventStore(files: PersonaFiles, context: BackendContext, state: { log?: EventLog; opening?: Promise<EventLog> }): EventStore {
   const file = files.resolve(EVENT_LOG_RELATIVE);
+  const history = fileHistoryStorage({ dir: path.dirname(file), label: `${context.personaId}/logs`, readonly: context.readonly });
+  let openOptions: EventOpenOptions = {};
   const open = (): Promise<EventLog> => {
     if (context.readonly) return Promise.reject(readonlyError('append events'));
-    state.opening ??= openEventLog(file, { now: context.now }).then((log) => (state.log = log));
+    state.opening ??= openEventLog(file, {
+      now: context.now,
+      history,
+      ...(openOptions.rollup ? { rollup: openOptions.rollup } : {}),
+      ...(openOptions.onEvent ? { onEvent: openOptions.onEvent } : {}),
+    }).then((log) => (state.log = log));
     return state.opening;
   };
-  return {
+  const store: EventStore = {
     location: file,
-    open: async () => (await open()).startup,
-    append: async (type, payload) => (await open()).append(type, payload),
+    history,
+    open: async (options = {}) => {
+      openOptions = options;
+      return (await open()).startup;
+    },
+    // Straight to the open log (no extra turn): appends made together stay in call order and one batch.
+    append: (type, payload) => (state.log ? state.log.append(type, payload) : open().then((log) => log.append(type, payload))),
     flush: async () => {
       if (state.opening) await (await state.opening).flush();
     },
-    read: () => readEvents(file),
-    verify() {
-      const report = verifyEventLog(file);
-      return { ...report, problems: report.problems.map((p) => ({ file: p.file, line: p.line, ...(p.seq === undefined ? {} : { seq: p.seq }), code: p.code, what: p.what, severity: p.severity })) };
-    },
-    isEmpty: () => files.size(EVENT_LOG_RELATIVE) === 0,
-    async importEvents(events: Iterable<EventEnvelope>) {
+    seal: async (options) => (await open()).seal(options),
+    openSegment: (): OpenSegment => state.log?.openSegment ?? openSegmentOf(store.readOpen(), files.size(EVENT_LOG_RELATIVE)),
+    readOpen: () => readEvents(file),
+    readAfter: (afterSeq) => eventsAfter(store, afterSeq),
+    read: () => eventsAfter(store, 0),
+    verify: (options) => verifyHistory({ history, location: file, checkOpen: (start) => checkOpenFile(file, start) }, options),
+    isEmpty: () => files.size(EVENT_LOG_RELATIVE) === 0 && history.list().segments.length === 0,
+    async importEvents(events: Iterable<EventEnvelope>, importOptions = {}) {
       if (context.readonly) throw readonlyError('import events');
       if (state.opening) throw kernelError('RTC_ERR_PERSISTENCE_EXPORT', `${file}: events can only be imported into a log that is not open for appends`);
-      if (files.size(EVENT_LOG_RELATIVE) !== 0) {
+      if (!store.isEmpty()) {
         throw kernelError('RTC_ERR_PERSISTENCE_EXPORT', `${EVENT_LOG_RELATIVE} already holds events; an import goes only into an empty log`, { details: { file: EVENT_LOG_RELATIVE } });
       }
-      // Written in batches so a long log never sits whole in memory; each batch is synced.
-      let count = 0;
-      let batch: string[] = [];
-      for (const event of events) {
-        batch.push(eventLine(event));
-        count += 1;
-        if (batch.length >= 4096) {
-          files.appendDurably(EVENT_LOG_RELATIVE, batch.join(''));
-          batch = [];
-        }
-      }
-      if (batch.length > 0) files.appendDurably(EVENT_LOG_RELATIVE, batch.join(''));
-      return count;
+      // Written in batches so a long log never sits whole in memory; each batch is synced. A
+      // segment header seals what came before it, as in the original.
+      return importSegmented(events, {
+        history,
+        appendEvents: (list) => files.appendDurably(EVENT_LOG_RELATIVE, list.map(eventLineOf).join('')),
+        readOpenBytes: () => Buffer.from(files.readText(EVENT_LOG_RELATIVE) ?? '', 'utf8'),
+        replaceOpen: (header) => files.replaceDurably(EVENT_LOG_RELATIVE, eventLineOf(header)),
+        file,
+        ...(importOptions.rollup ? { rollup: importOptions.rollup } : {}),
+      });
     },
   };
+  return store;
 }
 
 /**

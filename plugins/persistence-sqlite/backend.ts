@@ -16,16 +16,27 @@
  */
 import type Database from 'better-sqlite3';
 import { kernelError, type KernelError } from '../../kernel/errors.ts';
-import type { AppendResult, EventLogStartup } from '../../kernel/events/event-log.ts';
+import type { AppendResult, EventLogStartup, OpenSegment, SealOptions, SealOutcome } from '../../kernel/events/event-log.ts';
 import { canonicalJson } from '../../kernel/events/canonical.ts';
 import { GENESIS_HASH, type EventEnvelope } from '../../kernel/events/envelope.ts';
-import type { EventChainReport, EventStore, MemoryStore, ProposalStore } from '../../kernel/contracts/persistence.ts';
+import type { ScanStart } from '../../kernel/events/scan.ts';
+import { SEGMENT_EVENT, segmentHeaderSchema } from '../../kernel/events/segment-header.ts';
+import type { EventChainReport, EventOpenOptions, EventStore, MemoryStore, ProposalStore } from '../../kernel/contracts/persistence.ts';
 import type { BackendContext, PersonaBackend as PersistenceBackend } from '../../features/persistence/backend.ts';
-import { checkEventRows, encodeEvent, type EncodedEvent, type StoredEventRow } from '../../features/persistence/event-codec.ts';
+import { checkEventRows, encodeEvent, eventLine, type EncodedEvent, type StoredEventRow } from '../../features/persistence/event-codec.ts';
+import type { SegmentIndexEntry } from '../../kernel/history/index-entry.ts';
+import type { HistoryStorage } from '../../kernel/history/storage.ts';
+import { checkSealedAtOpen } from '../../kernel/history/open-check.ts';
+import { eventsAfter } from '../../kernel/history/reader.ts';
+import { openSegmentOf } from '../../kernel/history/open-segment.ts';
+import { importSegmented } from '../../kernel/history/import.ts';
+import { prepareSeal } from '../../kernel/history/seal.ts';
+import { verifyHistory, type HistoryVerifyOptions, type HistoryVerifyReport, type OpenCheck } from '../../kernel/history/verify.ts';
+import { sqliteHistoryStorage } from './history-storage.ts';
 import { requireStorage } from '../../features/persistence/open.ts';
 import { checkBrainText, checkProposalLine, parseProposalLines } from '../../features/persistence/records.ts';
 import type { PersonaSqlite } from '../../kernel/storage/persona-storage.ts';
-import { BRAIN_KEY, checkMeta, createSchema, DB_FILE, LONG_TERM_KEY } from './schema.ts';
+import { BRAIN_KEY, checkMeta, createSchema, DB_FILE, LONG_TERM_KEY, upgradeSchema } from './schema.ts';
 
 /** Databases whose events are open for appends in this process: two writers would fork the chain. */
 const openForAppend = new Set<string>();
@@ -65,6 +76,7 @@ class Store {
       const db = this.sqlite.open(DB_FILE)!;
       try {
         if (!checkMeta(db, this.personaId)) createSchema(db, this.personaId);
+        else upgradeSchema(db);
       } catch (error) {
         db.close();
         throw error;
@@ -94,8 +106,13 @@ class Store {
 
 const ROW_QUERY = 'SELECT seq, v, type, payload, prev, hash, at FROM events ORDER BY seq';
 
+function problemMessage(p: { file: string; seq?: number; what: string }): string {
+  return `${p.file}${p.seq === undefined ? '' : ` (seq ${p.seq})`}: ${p.what}`;
+}
+
 class SqliteEvents implements EventStore {
   readonly location: string;
+  readonly history: HistoryStorage;
   #store: Store;
   #now: () => Date;
   #opening: Promise<EventLogStartup> | undefined;
@@ -108,31 +125,49 @@ class SqliteEvents implements EventStore {
   #scheduled = false;
   #idle: (() => void)[] = [];
   #failure: KernelError | undefined;
+  #segment: OpenSegment = { index: 1, firstSeq: 0, bytes: 0, records: 0 };
+  #sealed: SegmentIndexEntry[] = [];
+  #rollup: EventOpenOptions['rollup'];
+  #sealing: Promise<SealOutcome | undefined> | undefined;
 
-  constructor(store: Store, now: () => Date) {
+  constructor(store: Store, now: () => Date, personaId: string) {
     this.#store = store;
     this.#now = now;
     this.location = store.file;
+    this.history = sqliteHistoryStorage(store, personaId);
   }
 
-  open(): Promise<EventLogStartup> {
-    this.#opening ??= this.#open();
+  open(options: EventOpenOptions = {}): Promise<EventLogStartup> {
+    this.#opening ??= this.#open(options);
     return this.#opening;
   }
 
-  async #open(): Promise<EventLogStartup> {
+  async #open(options: EventOpenOptions): Promise<EventLogStartup> {
     const db = this.#store.writer('append events');
     if (openForAppend.has(this.location)) {
       throw kernelError('RTC_ERR_EVENTS_BUSY', `${this.location}: these events are already open for appends in this process; share the one backend`);
     }
+    this.#rollup = options.rollup;
+    const segment: OpenSegment = { index: 1, firstSeq: 0, bytes: 0, records: 0 };
     for (const item of checkEventRows(db.prepare(ROW_QUERY).iterate() as Iterable<StoredEventRow>, this.location)) {
       if (item.kind === 'problem') {
-        const p = item.problem;
-        throw kernelError(p.code as 'RTC_ERR_EVENTS_CHAIN', `${p.file}${p.seq === undefined ? '' : ` (seq ${p.seq})`}: ${p.what}; the database was left as it is`, { details: { ...p } });
+        throw kernelError(item.problem.code as 'RTC_ERR_EVENTS_CHAIN', `${problemMessage(item.problem)}; the database was left as it is`, { details: { ...item.problem } });
       }
+      this.#track(segment, item.event);
+      options.onEvent?.(item.event);
       this.#lastSeq = item.event.seq;
       this.#lastHash = item.event.hash;
     }
+    if (segment.records > 0 && segment.index === 1 && segment.firstSeq !== 1) {
+      throw kernelError('RTC_ERR_EVENTS_CHAIN', `${this.location} (seq ${segment.firstSeq}): the events start at seq ${segment.firstSeq} without a segment header: the events before it are missing; the database was left as it is`);
+    }
+    const sealed = checkSealedAtOpen(this.history, { index: segment.index, ...(segment.header ? { header: segment.header } : {}), label: this.location }, { rebuild: true, ...(options.rollup ? { rollup: options.rollup } : {}) });
+    if (sealed.resume) {
+      // The sqlite seal is one transaction: a stored segment at the open one's index is not ours.
+      throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${this.history.segmentsLabel}/${segment.index}: segment ${segment.index} is stored, but it is the open segment; the database was left as it is`);
+    }
+    this.#segment = segment;
+    this.#sealed = sealed.entries;
     openForAppend.add(this.location);
     this.#opened = true;
     const hadEvents = this.#lastSeq > 0;
@@ -140,8 +175,23 @@ class SqliteEvents implements EventStore {
     return { rebooted: hadEvents };
   }
 
+  /** Counts one stored or appended event into the open segment's shape. */
+  #track(segment: OpenSegment, event: { seq: number; type: string; payload?: unknown; at: string }, bytes?: number): void {
+    if (segment.records === 0) {
+      segment.firstSeq = event.seq;
+      if (event.type === SEGMENT_EVENT && event.payload !== undefined) {
+        segment.header = segmentHeaderSchema.parse(event.payload);
+        segment.index = segment.header.segment;
+      }
+    }
+    if (segment.firstAt === undefined && event.type !== SEGMENT_EVENT) segment.firstAt = event.at;
+    segment.records += 1;
+    segment.bytes += bytes ?? Buffer.byteLength(eventLine(event as EventEnvelope));
+  }
+
   async append(type: string, payload: Record<string, unknown>): Promise<AppendResult> {
     await this.open();
+    if (this.#sealing) await this.#sealing.catch(() => undefined);
     return this.#enqueue(type, payload);
   }
 
@@ -156,6 +206,8 @@ class SqliteEvents implements EventStore {
     }
     this.#lastSeq = row.seq;
     this.#lastHash = row.hash;
+    // The line a segment will hold: the envelope's fixed layout around the canonical payload.
+    this.#track(this.#segment, { seq: row.seq, type, at: row.at }, 181 + Buffer.byteLength(row.payloadJson) + `{"v":1,"seq":${row.seq},"type":"${type}","payload":`.length + 1);
     return new Promise<AppendResult>((resolve, reject) => {
       this.#queue.push({ seq: row.seq, hash: row.hash, row, resolve, reject });
       this.#schedule();
@@ -215,61 +267,155 @@ class SqliteEvents implements EventStore {
     });
   }
 
-  *read(): Generator<EventEnvelope> {
+  seal(options: SealOptions = {}): Promise<SealOutcome | undefined> {
+    const run = (this.#sealing ?? Promise.resolve(undefined)).catch(() => undefined).then(() => this.#seal(options));
+    this.#sealing = run;
+    const clear = () => {
+      if (this.#sealing === run) this.#sealing = undefined;
+    };
+    run.then(clear, clear);
+    return run;
+  }
+
+  /**
+   * The open rows become sealed segment N in one transaction: the segment's gzip and its index
+   * line are inserted, the rows deleted, and the header of segment N+1 inserted as the only row.
+   */
+  async #seal(options: SealOptions): Promise<SealOutcome | undefined> {
+    await this.open();
+    while (this.#writing || this.#scheduled || this.#queue.length > 0) await this.flush();
+    const headerOnly = this.#segment.header !== undefined ? 1 : 0;
+    if (this.#segment.records <= headerOnly) return undefined;
+    const db = this.#store.writer('seal events');
+    const lines: string[] = [];
+    for (const event of this.readOpen()) lines.push(eventLine(event));
+    const bytes = Buffer.from(lines.join(''), 'utf8');
+    const prepared = await prepareSeal({ segment: this.#segment.index, bytes, file: this.location, ...(options.attached ? { attached: options.attached } : {}), ...(this.#rollup ? { rollup: this.#rollup } : {}) });
+    if (prepared.sealed.last_seq !== this.#lastSeq) {
+      throw kernelError('RTC_ERR_EVENTS_CHAIN', `${this.location}: the stored events end at seq ${prepared.sealed.last_seq}, not at the ${this.#lastSeq} this writer appended; another writer changed them (not sealed)`);
+    }
+    const header = encodeEvent(this.#lastSeq + 1, this.#lastHash, SEGMENT_EVENT, prepared.header, this.#now());
+    try {
+      db.transaction(() => {
+        const stored = (db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM events').get() as { seq: number }).seq;
+        if (stored !== prepared.sealed.last_seq) throw new Error(`the database's last seq is ${stored}, not ${prepared.sealed.last_seq}: another writer appended`);
+        db.prepare('INSERT INTO event_segments (segment, data, stub) VALUES (?, ?, NULL)').run(prepared.sealed.segment, prepared.gz);
+        db.prepare('INSERT INTO event_index (segment, line) VALUES (?, ?)').run(prepared.sealed.segment, JSON.stringify(prepared.entry));
+        if (prepared.rollupLine) db.prepare('INSERT INTO event_rollups (segment, line) VALUES (?, ?)').run(prepared.sealed.segment, prepared.rollupLine);
+        db.prepare('DELETE FROM events WHERE seq <= ?').run(prepared.sealed.last_seq);
+        db.prepare('INSERT INTO events (seq, v, type, payload, prev, hash, at) VALUES (?, 1, ?, ?, ?, ?, ?)').run(header.seq, header.type, header.payloadJson, header.prev, header.hash, header.at);
+      }).immediate();
+    } catch (error) {
+      throw kernelError('RTC_ERR_EVENTS_WRITE', `${this.location}: sealing segment ${prepared.sealed.segment} failed (${(error as Error).message}); nothing was changed`, { cause: error });
+    }
+    this.#lastSeq = header.seq;
+    this.#lastHash = header.hash;
+    this.#sealed = [...this.#sealed, prepared.entry];
+    const segment: OpenSegment = { index: prepared.header.segment, firstSeq: header.seq, header: prepared.header, bytes: 0, records: 0 };
+    this.#track(segment, { seq: header.seq, type: SEGMENT_EVENT, payload: prepared.header, at: header.at }, Buffer.byteLength(eventLine({ v: 1, seq: header.seq, type: SEGMENT_EVENT, payload: prepared.header, prev: header.prev, hash: header.hash, at: header.at })));
+    this.#segment = segment;
+    return { entry: prepared.entry, header: { seq: header.seq, hash: header.hash } };
+  }
+
+  openSegment(): OpenSegment {
+    if (this.#opened) return { ...this.#segment };
+    let bytes = 0;
+    const events: EventEnvelope[] = [];
+    for (const event of this.readOpen()) {
+      events.push(event);
+      bytes += Buffer.byteLength(eventLine(event));
+    }
+    return openSegmentOf(events, bytes);
+  }
+
+  *#rows(start?: ScanStart): Generator<ReturnType<typeof checkEventRows> extends Generator<infer T> ? T : never> {
     const db = this.#store.sqlite.open(DB_FILE, { readonly: true });
     if (db === undefined) return;
     try {
       if (!checkMeta(db, this.#store.personaId)) return;
-      for (const item of checkEventRows(db.prepare(ROW_QUERY).iterate() as Iterable<StoredEventRow>, this.location)) {
-        if (item.kind === 'event') {
-          yield item.event;
-          continue;
-        }
-        const p = item.problem;
-        throw kernelError(p.code as 'RTC_ERR_EVENTS_CHAIN', `${p.file}${p.seq === undefined ? '' : ` (seq ${p.seq})`}: ${p.what}`, { details: { ...p } });
-      }
+      yield* checkEventRows(db.prepare(ROW_QUERY).iterate() as Iterable<StoredEventRow>, this.location, start);
     } finally {
       db.close();
     }
   }
 
-  verify(): EventChainReport {
-    const report: EventChainReport = { file: this.location, exists: false, events: 0, lastSeq: 0, lastHash: GENESIS_HASH, problems: [], ok: true };
-    return this.#store.read((db) => {
-      report.exists = true;
-      for (const item of checkEventRows(db.prepare(ROW_QUERY).iterate() as Iterable<StoredEventRow>, this.location)) {
-        if (item.kind === 'event') {
-          report.events += 1;
-          report.lastSeq = item.event.seq;
-          report.lastHash = item.event.hash;
-        } else {
-          report.problems.push(item.problem);
-          report.ok = false;
-        }
+  *readOpen(): Generator<EventEnvelope> {
+    for (const item of this.#rows()) {
+      if (item.kind === 'event') {
+        yield item.event;
+        continue;
       }
-      return report;
-    }, report);
+      const p = item.problem;
+      throw kernelError(p.code as 'RTC_ERR_EVENTS_CHAIN', problemMessage(p), { details: { ...p } });
+    }
+  }
+
+  readAfter(afterSeq: number): Iterable<EventEnvelope> {
+    return eventsAfter(this, afterSeq);
+  }
+
+  read(): Iterable<EventEnvelope> {
+    return eventsAfter(this, 0);
+  }
+
+  #checkOpen(start: ScanStart | undefined): OpenCheck {
+    const check: OpenCheck = { exists: false, records: 0, first_seq: 0, last_seq: 0, last_hash: start?.prev ?? GENESIS_HASH, problems: [] };
+    check.exists = this.#store.read(() => true, false);
+    for (const item of this.#rows(start)) {
+      if (item.kind === 'problem') {
+        check.problems.push(item.problem);
+        continue;
+      }
+      const e = item.event;
+      if (check.records === 0) {
+        check.first_seq = e.seq;
+        if (e.type === SEGMENT_EVENT) check.header = segmentHeaderSchema.parse(e.payload);
+      }
+      check.records += 1;
+      check.last_seq = e.seq;
+      check.last_hash = e.hash;
+    }
+    return check;
+  }
+
+  verify(options?: HistoryVerifyOptions): HistoryVerifyReport {
+    return verifyHistory({ history: this.history, location: this.location, checkOpen: (start) => this.#checkOpen(start) }, options);
   }
 
   isEmpty(): boolean {
-    return this.#store.read((db) => db.prepare('SELECT 1 FROM events LIMIT 1').get() === undefined, true);
+    return this.#store.read((db) => db.prepare('SELECT 1 FROM events LIMIT 1').get() === undefined, true) && this.history.list().segments.length === 0;
   }
 
-  async importEvents(events: Iterable<EventEnvelope>): Promise<number> {
+  async importEvents(events: Iterable<EventEnvelope>, options: Pick<EventOpenOptions, 'rollup'> = {}): Promise<number> {
     if (this.#opening) throw kernelError('RTC_ERR_PERSISTENCE_EXPORT', `${this.location}: events can only be imported into a store that is not open for appends`);
     const db = this.#store.writer('import events');
+    if (!this.isEmpty()) {
+      throw kernelError('RTC_ERR_PERSISTENCE_EXPORT', `${DB_FILE} already holds events; an import goes only into an empty store`, { details: { file: DB_FILE } });
+    }
     const insert = db.prepare('INSERT INTO events (seq, v, type, payload, prev, hash, at) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    let count = 0;
-    db.transaction(() => {
-      if (db.prepare('SELECT 1 FROM events LIMIT 1').get() !== undefined) {
-        throw kernelError('RTC_ERR_PERSISTENCE_EXPORT', `${DB_FILE} already holds events; an import goes only into an empty store`, { details: { file: DB_FILE } });
-      }
-      for (const e of events) {
-        insert.run(e.seq, e.v, e.type, canonicalJson(e.payload), e.prev, e.hash, e.at);
-        count += 1;
-      }
-    }).immediate();
-    return count;
+    const insertAll = (list: readonly EventEnvelope[]) => {
+      db.transaction(() => {
+        for (const e of list) insert.run(e.seq, e.v, e.type, canonicalJson(e.payload), e.prev, e.hash, e.at);
+      }).immediate();
+    };
+    return importSegmented(events, {
+      history: this.history,
+      file: this.location,
+      appendEvents: insertAll,
+      readOpenBytes: () => {
+        const rows = db.prepare(ROW_QUERY).all() as StoredEventRow[];
+        const lines: string[] = [];
+        for (const item of checkEventRows(rows, this.location)) if (item.kind === 'event') lines.push(eventLine(item.event));
+        return Buffer.from(lines.join(''), 'utf8');
+      },
+      replaceOpen: (header) => {
+        db.transaction(() => {
+          db.prepare('DELETE FROM events').run();
+          insert.run(header.seq, header.v, header.type, canonicalJson(header.payload), header.prev, header.hash, header.at);
+        }).immediate();
+      },
+      ...(options.rollup ? { rollup: options.rollup } : {}),
+    });
   }
 
   async close(): Promise<void> {
@@ -326,7 +472,7 @@ function proposalStore(store: Store): ProposalStore {
 export function createBackend(context: BackendContext): PersistenceBackend {
   const sqlite = requireStorage(context, 'sqlite');
   const store = new Store(sqlite, context.personaId, context.readonly);
-  const events = new SqliteEvents(store, context.now);
+  const events = new SqliteEvents(store, context.now, context.personaId);
   return {
     name: 'sqlite',
     pluginId: context.pluginId,

@@ -8,13 +8,30 @@
  *              the JSONL line, so the line can be rebuilt byte for byte
  *   memory     `brain.json` and `long-term.md`, as text
  *   proposals  one row per proposal record, the raw JSON line
+ *
+ * Schema 2 adds the event log's history (kernel/history). A segment here is what it is in the
+ * jsonl-fs backend: the events table holds the open segment (its first row is the
+ * `log_segment` header after the first seal); sealing moves its rows, in one transaction,
+ * into one row of `event_segments` (the gzip of their exact JSONL lines, the same bytes the
+ * jsonl-fs backend stores as a file) and one line of `event_index`, and leaves the header of
+ * the next segment as the events table's only row. An archived segment keeps its row with
+ * `data` NULL and the stub (its digests and where it went) in `stub`.
+ *
+ *   event_segments      segment, data (gzip, or NULL when archived), stub (JSON, when archived)
+ *   event_index         segment, line: the index entry
+ *   event_rollups       segment, line: the segment's rollup (status and activity read these)
+ *   history_documents   name, content: the checkpoint (and documents set aside as evidence)
+ *
+ * A schema-1 database is upgraded by the first writable open (the tables are added); a
+ * kernel that only knows schema 1 refuses a schema-2 database as newer, as it must: it would
+ * not see the sealed events.
  */
 import type Database from 'better-sqlite3';
 import { kernelError } from '../../kernel/errors.ts';
 
 export const DB_FILE = 'persistence.db';
 export const DB_FORMAT = 'runtimectl-persistence-sqlite';
-export const DB_SCHEMA_VERSION = 1;
+export const DB_SCHEMA_VERSION = 2;
 
 export const SCHEMA_V1 = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -23,6 +40,13 @@ CREATE TABLE IF NOT EXISTS events (
   prev TEXT NOT NULL, hash TEXT NOT NULL, at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS memory (name TEXT PRIMARY KEY, content TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS proposals (seq INTEGER PRIMARY KEY, line TEXT NOT NULL);
+`;
+
+export const SCHEMA_V2 = `
+CREATE TABLE IF NOT EXISTS event_segments (segment INTEGER PRIMARY KEY, data BLOB, stub TEXT);
+CREATE TABLE IF NOT EXISTS event_index (segment INTEGER PRIMARY KEY, line TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS event_rollups (segment INTEGER PRIMARY KEY, line TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS history_documents (name TEXT PRIMARY KEY, content TEXT NOT NULL);
 `;
 
 export const BRAIN_KEY = 'brain.json';
@@ -76,9 +100,25 @@ export function checkMeta(db: Database.Database, personaId: string): boolean {
 export function createSchema(db: Database.Database, personaId: string): void {
   db.transaction(() => {
     db.exec(SCHEMA_V1);
+    db.exec(SCHEMA_V2);
     const put = db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)');
     put.run('format', DB_FORMAT);
     put.run('schema_version', String(DB_SCHEMA_VERSION));
     put.run('persona_id', personaId);
   }).immediate();
+}
+
+/** Brings a schema-1 database to schema 2 (writable handles only): the history tables are added. */
+export function upgradeSchema(db: Database.Database): void {
+  const version = Number((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined)?.value);
+  if (version >= DB_SCHEMA_VERSION) return;
+  db.transaction(() => {
+    db.exec(SCHEMA_V2);
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(DB_SCHEMA_VERSION));
+  }).immediate();
+}
+
+/** True when the database has the history tables (a schema-1 database read-only does not). */
+export function hasHistoryTables(db: Database.Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'event_segments'").get() !== undefined;
 }

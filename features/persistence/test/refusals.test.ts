@@ -30,10 +30,10 @@ function editDb(dir: string, sql: string): void {
 
 test('a sqlite database from a newer schema version is refused and left byte for byte', async () => {
   const dir = await sqlitePersona();
-  editDb(dir, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+  editDb(dir, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
   const db = path.join(dir, 'persistence.db');
   const before = sha256File(db);
-  await assertRejectsKernel(() => openBackend(dir, 'sqlite'), 'RTC_ERR_PERSISTENCE_SCHEMA_NEWER', 'persistence.db: schema version 2 is newer than the 1', 'left untouched');
+  await assertRejectsKernel(() => openBackend(dir, 'sqlite'), 'RTC_ERR_PERSISTENCE_SCHEMA_NEWER', 'persistence.db: schema version 3 is newer than the 2', 'left untouched');
   await assertRejectsKernel(() => openBackend(dir, 'sqlite', { readonly: true }), 'RTC_ERR_PERSISTENCE_SCHEMA_NEWER');
   assert.equal(sha256File(db), before);
 });
@@ -118,7 +118,7 @@ test('a backend is handed only the storage its manifest declares, and only stora
   fs.writeFileSync(manifest, fs.readFileSync(manifest, 'utf8').replace('bindings: [storage.sqlite]', 'bindings: [storage.files]'));
   // Its imports are relative to the repository; point them back at it.
   const repo = path.join(PLUGINS_DIR, '..');
-  for (const file of ['backend.ts', 'schema.ts']) {
+  for (const file of fs.readdirSync(path.join(root, 'persistence-sqlite')).filter((f) => f.endsWith('.ts'))) {
     const copy = path.join(root, 'persistence-sqlite', file);
     fs.writeFileSync(copy, fs.readFileSync(copy, 'utf8').replaceAll("'../../kernel/", `'${repo}/kernel/`).replaceAll("'../../features/", `'${repo}/features/`));
   }

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
-import { readEvents } from '../../../kernel/events/verify.ts';
+import { readLogFiles } from '../../../kernel/history/file-log.ts';
 import { readPersonaFile, type LoadedPersona } from '../../../kernel/personas/load.ts';
 import type { RunOptions } from '../../../kernel/loop/run-personas.ts';
 import type { ScienceRun as PersonaRun } from '../report.ts';
@@ -48,7 +48,7 @@ export async function run(personas: LoadedPersona[], options: Partial<Omit<RunOp
 }
 
 export function events(stateDir: string, personaId: string): EventEnvelope[] {
-  return [...readEvents(path.join(stateDir, personaId, 'logs', 'events.jsonl'))];
+  return [...readLogFiles(path.join(stateDir, personaId, 'logs', 'events.jsonl'))];
 }
 
 export function cycleEvents(stateDir: string, personaId: string): Record<string, any>[] {
