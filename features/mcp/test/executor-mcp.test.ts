@@ -66,8 +66,22 @@ bindings: [ledger, events, memory]`,
     assert.match(seen.calls[2].text, /^echo \{"a":1\} pid \d+$/);
 
     // audited: one tool_call event a call, from the agent through mcp serve, in this cycle
-    const calls = events(stateDir, 'ada').filter((e) => e.type === 'tool_call').map((e) => e.payload as Record<string, any>);
+    const toolEvents = events(stateDir, 'ada').filter((e) => e.type === 'tool_call');
+    const calls = toolEvents.map((e) => e.payload as Record<string, any>);
     assert.deepEqual(calls.map((c) => [c.tool, c.via, c.cycle, c.ok]), [['tool.words.count', 'mcp', 1, true], ['tool.words.peek', 'mcp', 1, false], ['tool.hostile.echo', 'mcp', 1, true]]);
+    // the session's manifest says which tools were offered and which were called, each call naming its event
+    const manifest = JSON.parse(readFileSync(path.join(stateDir, event.executor_session.manifest_path), 'utf8'));
+    assert.equal(manifest.tools.server, 'runtimectl');
+    assert.deepEqual(manifest.tools.offered, seen.tools);
+    assert.deepEqual(manifest.tools.called, ['tool.words.count', 'tool.words.peek', 'tool.hostile.echo']);
+    assert.deepEqual(manifest.tools.calls, [
+      { tool: 'tool.words.count', via: 'mcp', ok: true, event_seq: toolEvents[0]!.seq },
+      { tool: 'tool.words.peek', via: 'mcp', ok: false, code: calls[1]!.code, event_seq: toolEvents[1]!.seq },
+      { tool: 'tool.hostile.echo', via: 'mcp', ok: true, event_seq: toolEvents[2]!.seq },
+    ]);
+    assert.ok(calls[1]!.code, 'a denied call carries its code');
+    // the executor's own manifest fields are kept beside them
+    assert.equal(manifest.run_id, event.executor_session.run_id);
     // the cycle says what was offered and called
     assert.deepEqual(event.tools.called, ['tool.words.count', 'tool.words.peek', 'tool.hostile.echo']);
     assert.equal(event.tools.calls, 3);
