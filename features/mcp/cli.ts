@@ -6,11 +6,14 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
 import { serveTools } from './serve.ts';
-import { openToolSource } from './tool-source.ts';
+import { openToolSource, type ToolSourceOptions } from './tool-source.ts';
+import { skillSearchPath } from '../science-loop/cli.ts';
 
 const COMMON = `  --persona ID_OR_FILE  the persona (an id in personas/, or a profile file)
   --state-dir DIR       default: $SCIDEX_AGENT_STATE_DIR, else ./state
-  --plugins-dir DIR     another plugin folder, as given to run (repeatable)`;
+  --plugins-dir DIR     another plugin folder, as given to run (repeatable)
+  --skills-dir DIR      another folder of skills, as given to run (repeatable; after
+                        ${'$'}RUNTIMECTL_SKILLS_PATH): the selected skills' scripts are tools`;
 
 const SERVE_USAGE = `Usage: runtimectl mcp serve --persona ID_OR_FILE [--state-dir DIR] [--plugins-dir DIR]...
 
@@ -33,7 +36,8 @@ ${COMMON}
 const LIST_USAGE = `Usage: runtimectl tools list --persona ID_OR_FILE [--state-dir DIR] [--plugins-dir DIR]... [--json]
 
 Lists the tools the persona offers: each tool's name, where it comes from (a tool plugin's
-export, or a mounted MCP server's tool), its description and its input schema (--json).
+export, a mounted MCP server's tool, or a selected skill's script), its description and its
+input schema (--json).
 A mounted server that cannot be started or listed is named with why.
 
 Options:
@@ -52,7 +56,19 @@ ${COMMON}
   --json                one JSON document: {tool, ok, result | error}
 `;
 
-const common = { persona: { type: 'string' }, 'state-dir': { type: 'string' }, 'plugins-dir': { type: 'string', multiple: true } } as const;
+const common = { persona: { type: 'string' }, 'state-dir': { type: 'string' }, 'plugins-dir': { type: 'string', multiple: true }, 'skills-dir': { type: 'string', multiple: true } } as const;
+
+/** What every command here opens its tool source with. */
+function sourceOptions(values: { persona?: string; 'state-dir'?: string; 'plugins-dir'?: string[]; 'skills-dir'?: string[] }, persona: string, via: 'mcp' | 'cli', io: CliIo): ToolSourceOptions {
+  const skillsDirs = skillSearchPath(values['skills-dir'], io);
+  return {
+    persona,
+    via,
+    ...(values['state-dir'] ? { stateDir: values['state-dir'] } : {}),
+    ...(values['plugins-dir'] ? { pluginsDirs: values['plugins-dir'] } : {}),
+    ...(skillsDirs.length > 0 ? { skillsDirs } : {}),
+  };
+}
 
 function personaFlag(value: string | undefined, command: string): string {
   if (!value) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ID_OR_FILE is required; see "runtimectl ${command} --help"`);
@@ -66,7 +82,7 @@ export const mcpServeCommand: Command = {
   async run(argv, io) {
     const { values } = parseFlags(argv, common, 'mcp serve', false);
     const persona = personaFlag(values.persona, 'mcp serve');
-    const source = await openToolSource({ persona, via: 'mcp', ...(values['state-dir'] ? { stateDir: values['state-dir'] } : {}), ...(values['plugins-dir'] ? { pluginsDirs: values['plugins-dir'] } : {}) }, io);
+    const source = await openToolSource(sourceOptions(values, persona, 'mcp', io), io);
     await serveTools({ source, log: (line) => io.stderr(`runtimectl mcp serve: ${line}\n`) }, new StdioServerTransport());
     return 0;
   },
@@ -79,14 +95,14 @@ export const toolsListCommand: Command = {
   async run(argv, io) {
     const { values } = parseFlags(argv, { ...common, json: { type: 'boolean' } }, 'tools list', false);
     const persona = personaFlag(values.persona, 'tools list');
-    const source = await openToolSource({ persona, via: 'cli', ...(values['state-dir'] ? { stateDir: values['state-dir'] } : {}), ...(values['plugins-dir'] ? { pluginsDirs: values['plugins-dir'] } : {}) }, io);
+    const source = await openToolSource(sourceOptions(values, persona, 'cli', io), io);
     try {
       const { tools, problems } = await source.list();
       if (values.json) {
         printJson(io, { persona, tools, problems });
       } else {
-        if (tools.length === 0) io.stdout(`persona ${persona} offers no tools (a profile selects tool plugins with tools:)\n`);
-        for (const t of tools) io.stdout(`${t.name}  [${t.source === 'mcp' ? `MCP server of ${t.plugin}` : `plugin ${t.plugin}`}]  ${t.description.split('\n')[0]}\n`);
+        if (tools.length === 0) io.stdout(`persona ${persona} offers no tools (a profile selects tool plugins with tools:, and skills whose scripts/ are tools with skills:)\n`);
+        for (const t of tools) io.stdout(`${t.name}  [${t.source === 'mcp' ? `MCP server of ${t.plugin}` : t.source === 'script' ? t.plugin : `plugin ${t.plugin}`}]  ${t.description.split('\n')[0]}\n`);
         for (const p of problems) io.stdout(`${p.plugin}: cannot list its tools: ${p.error}\n`);
       }
       return problems.length > 0 ? 1 : 0;
@@ -114,7 +130,7 @@ export const toolsCallCommand: Command = {
       }
       if (typeof args !== 'object' || args === null || Array.isArray(args)) throw kernelError('RTC_ERR_CLI_USAGE', '--args: must be a JSON object of named arguments');
     }
-    const source = await openToolSource({ persona, via: 'cli', ...(values['state-dir'] ? { stateDir: values['state-dir'] } : {}), ...(values['plugins-dir'] ? { pluginsDirs: values['plugins-dir'] } : {}) }, io);
+    const source = await openToolSource(sourceOptions(values, persona, 'cli', io), io);
     try {
       const result = await source.call(tool, args);
       if (values.json) printJson(io, { tool, ok: true, result });

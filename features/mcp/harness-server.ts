@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { McpServerSpec } from '../../kernel/contracts/executor.ts';
 import type { LoadedPersona } from '../../kernel/personas/load.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
+import { TOOLS_SOCKET_ENV } from '../../kernel/tools/tool-relay.ts';
 
 /** The name the server has in the harness's MCP configuration (claude's tools are `mcp__runtimectl__<tool>`). */
 export const SERVER_NAME = 'runtimectl';
@@ -21,12 +22,15 @@ export function harnessToolServer(personas: readonly LoadedPersona[], stateDir: 
   const reads = INSTALL_PARTS.map((p) => path.join(PROJECT_ROOT, p)).filter((p) => existsSync(p));
   return (personaId) => {
     const persona = personas.find((p) => p.profile.id === personaId);
-    if (!persona || persona.profile.tools.length === 0) return null;
+    // Skills may ship scripts (tools too): the kernel hands the server only when the persona has some tool.
+    if (!persona || (persona.profile.tools.length === 0 && persona.profile.skills.length === 0)) return null;
     return {
       name: SERVER_NAME,
       command: process.execPath,
       args: ['--no-node-snapshot', path.join(PROJECT_ROOT, 'bin', 'runtimectl.js'), 'mcp', 'serve', '--persona', persona.file, '--state-dir', stateDir],
       reads,
+      // filled in by the kernel with its relay's socket; the kernel hands no server when the persona turns out to have no tool
+      env: { [TOOLS_SOCKET_ENV]: '' },
     };
   };
 }

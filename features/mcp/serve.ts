@@ -13,6 +13,7 @@ import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import type { ToolInfo } from '../../kernel/tools/call-tool.ts';
 import { KERNEL_VERSION } from '../../kernel/version.ts';
 import type { ToolSource } from './tool-source.ts';
+import type { ScriptToolResult } from '../../kernel/tools/script-tool.ts';
 
 /** An MCP tool's input schema must be an object schema; a declaration without `type` gets it. */
 function inputSchema(schema: Record<string, unknown>): Tool['inputSchema'] {
@@ -24,6 +25,17 @@ export function resultContent(value: unknown): CallToolResult {
   const text = value === undefined ? 'null' : JSON.stringify(value);
   const structured = typeof value === 'object' && value !== null && !Array.isArray(value) ? { structuredContent: value as Record<string, unknown> } : {};
   return { content: [{ type: 'text', text }], ...structured };
+}
+
+/**
+ * A skill script's run as MCP content: its stdout (then its stderr, when it wrote some), the
+ * run as structured content, and a tool error when it did not exit 0 (an uncaught error, a
+ * denial, a limit: Deno's own stderr line says which).
+ */
+export function scriptContent(value: unknown): CallToolResult {
+  const run = value as ScriptToolResult;
+  const parts = [run.stdout, ...(run.stderr ? [`[stderr]\n${run.stderr}`] : []), ...(run.exit_code !== 0 ? [`[exit code ${run.exit_code}]`] : [])];
+  return { content: [{ type: 'text', text: parts.filter((p) => p !== '').join('\n') }], structuredContent: { ...run }, ...(run.exit_code !== 0 ? { isError: true } : {}) };
 }
 
 export function errorContent(error: unknown): CallToolResult {
@@ -55,8 +67,9 @@ export function toolServer(options: ServeOptions): Server {
     try {
       if (!known.has(name)) await list();
       const value = await source.call(name, request.params.arguments ?? {});
-      // a mounted server's answer is already MCP content; a plugin's is JSON
-      return known.get(name)?.source === 'mcp' ? (value as CallToolResult) : resultContent(value);
+      // a mounted server's answer is already MCP content; a script's is its run; a plugin's is JSON
+      const kind = known.get(name)?.source;
+      return kind === 'mcp' ? (value as CallToolResult) : kind === 'script' ? scriptContent(value) : resultContent(value);
     } catch (error) {
       options.log?.(`tool ${name}: ${errorLine(error)}`);
       return errorContent(error);

@@ -26,6 +26,8 @@ export interface ToolSourceOptions {
   persona: string;
   stateDir?: string;
   pluginsDirs?: string[];
+  /** the skill search path (skillSearchPath), when it adds folders to the built-in one */
+  skillsDirs?: string[];
   /** who the calls are from, for the audit event */
   via: 'mcp' | 'cli';
 }
@@ -46,6 +48,7 @@ export async function openToolSource(options: ToolSourceOptions, io: CliIo): Pro
     stateDir: resolveStateDir(options.stateDir, io),
     env: io.env,
     ...(options.pluginsDirs?.length ? { pluginPath: options.pluginsDirs.map((d) => path.resolve(io.cwd, d)) } : {}),
+    ...(options.skillsDirs?.length ? { skillsDirs: options.skillsDirs } : {}),
   });
   const runtime = await PersonaRuntime.openForTools(kernel, persona);
   return {

@@ -9,6 +9,8 @@
  */
 import type { PluginInstance } from '../plugins/plugin-instance.ts';
 import { McpMount } from '../tools/mcp-mount.ts';
+import { ScriptTool, type ScriptToolSpec } from '../tools/script-tool.ts';
+import { ScriptRunner } from '../run/script-runner.ts';
 import type { PluginRegistry } from '../plugins/registry.ts';
 import type { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { grantView } from '../../sandboxes/subprocess/os-sandbox/grant-view.ts';
@@ -26,6 +28,8 @@ export class PersonaPlugins {
   readonly #registry: PluginRegistry;
   readonly #instances = new Map<string, PluginInstance>();
   readonly #mounts = new Map<string, McpMount>();
+  readonly #scripts = new Map<string, ScriptTool>();
+  #runner: ScriptRunner | undefined;
   /** set for the length of a recorded cycle */
   recorder: CycleRecorder | undefined;
 
@@ -70,6 +74,32 @@ export class PersonaPlugins {
     return recorder ? recorder.call(mount, name, [args]) : mount.call(name, args);
   }
 
+  /** The tool a skill's script is (kernel/tools/script-tool.ts), under the persona's grant; each call a fresh run. */
+  script(spec: ScriptToolSpec): ScriptTool {
+    let tool = this.#scripts.get(spec.traceId);
+    if (!tool || tool.spec !== spec) {
+      const o = this.#options;
+      tool = new ScriptTool(spec, {
+        allow: o.allow,
+        vars: o.vars,
+        env: o.env,
+        cwd: o.otherCwd,
+        cpuSeconds: o.cpuSeconds,
+        audit: o.audit,
+        ...(o.sources ? { sources: o.sources } : {}),
+        os: { mode: o.osSandbox, hide: o.hidden, own: o.personaDir, ...(o.tracker ? { tracker: o.tracker } : {}), ...(o.hostEnv ? { hostEnv: o.hostEnv } : {}) },
+      }, () => (this.#runner ??= new ScriptRunner(o.shim, { ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}) })));
+      this.#scripts.set(spec.traceId, tool);
+    }
+    return tool;
+  }
+
+  /** Runs the script tool `spec` with `args` (recorded on `recorder`, else the cycle's). */
+  callScript(spec: ScriptToolSpec, args: unknown, recorder: CycleRecorder | undefined = this.recorder): Promise<unknown> {
+    const tool = this.script(spec);
+    return recorder ? recorder.call(tool, 'run', [args]) : tool.call('run', args);
+  }
+
   /** Calls `method` of plugin `id` recorded on `recorder` (a tool call outside any cycle), within the bound on live isolates. */
   callRecorded(id: string, kind: PersonaPluginKind, recorder: CycleRecorder | undefined, method: string, args: unknown[]): Promise<unknown> {
     recorder ??= this.recorder;
@@ -80,7 +110,7 @@ export class PersonaPlugins {
 
   /** What the last call of plugin `id` (an instance or a mount) used: what a tool call is metered by. */
   lastCall(id: string): { cpuMs: number; wallMs: number } {
-    return (this.#mounts.get(id) ?? this.#instances.get(id))?.lastCall ?? { cpuMs: 0, wallMs: 0 };
+    return (this.#mounts.get(id) ?? this.#scripts.get(id) ?? this.#instances.get(id))?.lastCall ?? { cpuMs: 0, wallMs: 0 };
   }
 
   /** The hosts a plugin's subprocesses may reach (its grant's `net`): all, or these. */
@@ -111,5 +141,9 @@ export class PersonaPlugins {
     this.#instances.clear();
     for (const mount of this.#mounts.values()) mount.dispose();
     this.#mounts.clear();
+    this.#scripts.clear();
+    // the script runner's warm host processes end with it (they are also unref'd children of this process)
+    void this.#runner?.close();
+    this.#runner = undefined;
   }
 }

@@ -62,6 +62,7 @@ import { DEFAULT_MAX_RESIDENT_ISOLATES, ResidentIsolates } from './resident-isol
 import { checkPersonaStart, probePlugin } from './start-check.ts';
 import type { CycleContext, LoopStep, PersonaContext, StepRegistry, ToolCallNote } from './steps.ts';
 import { fullScanHistory, type HistoryPart, type PersonaHistory } from './persona-history.ts';
+import type { ScriptToolSpec } from '../tools/script-tool.ts';
 
 /** What the persona's plugins are given besides the kernel's own (the composition's part). */
 export interface PersonaWiring {
@@ -94,6 +95,8 @@ export interface LoopComposition {
   tracker?(personaId: string): ChildTracker;
   /** the persona's history: start from a checkpoint, seal segments, checkpoint at close (persona-history.ts) */
   history?: HistoryPart;
+  /** the scripts of the persona's selected skills, offered as tools (kernel/tools/script-tool.ts); none without it */
+  scriptTools?(profile: PersonaProfile): Promise<ScriptToolSpec[]>;
 }
 
 export interface LoopOptions {
@@ -259,8 +262,12 @@ export class PersonaRuntime {
   #toolsOnly = false;
   #toolTrace: TraceStore | undefined;
 
-  private constructor(kernel: LoopKernel, persona: LoadedPersona, harness: LoadedHarness, backend: PersistenceBackend, lock: WriterLock) {
+  /** the scripts of the persona's selected skills, offered as tools */
+  readonly #scripts: readonly ScriptToolSpec[];
+
+  private constructor(kernel: LoopKernel, persona: LoadedPersona, harness: LoadedHarness, backend: PersistenceBackend, lock: WriterLock, scripts: readonly ScriptToolSpec[]) {
     this.#kernel = kernel;
+    this.#scripts = scripts;
     this.persona = persona;
     this.profile = persona.profile;
     this.harness = harness;
@@ -282,10 +289,14 @@ export class PersonaRuntime {
     const wiring: PersonaWiring = { paths: this.paths, profile: this.profile, backend, clock: kernel.clock, log: backend.events, scrub: this.#secrets.deep };
     const handed = kernel.mcpServer(this.profile.id);
     // The server the harness starts reaches this kernel through the relay's socket (its folder visible read-only in the sandbox).
-    this.#relay = handed && this.profile.tools.length > 0 ? new ToolRelay({ list: () => this.tools(), call: (name, args) => this.callTool(name, args, 'mcp') }) : undefined;
+    const hasTools = this.profile.tools.length > 0 || scripts.length > 0;
+    this.#relay = handed && hasTools ? new ToolRelay({ list: () => this.tools(), call: (name, args) => this.callTool(name, args, 'mcp') }) : undefined;
+    // A server that names the relay's variable (mcp serve) is handed only with the relay: without
+    // it, it would open the persona on its own, against this kernel's writer lock. Any other server is handed as given.
+    const wantsRelay = handed?.env !== undefined && TOOLS_SOCKET_ENV in handed.env;
     const mcp: McpServerSpec | null = handed && this.#relay
       ? { ...handed, env: { ...(handed.env ?? {}), [TOOLS_SOCKET_ENV]: this.#relay.socketPath }, reads: [...(handed.reads ?? []), this.#relay.dir] }
-      : handed;
+      : wantsRelay ? null : handed;
     this.#mcp = mcp;
     const mcpProgram = mcp ? resolveExecutable(mcp.command, kernel.env.PATH ?? '', this.paths.dir) : undefined;
     const tracker = kernel.composition.tracker?.(this.profile.id);
@@ -521,7 +532,7 @@ export class PersonaRuntime {
   }
 
   #toolHost(recorder?: CycleRecorder): ToolHost {
-    return { profile: this.profile, registry: this.#kernel.registry, plugins: this.#plugins, ...(recorder ? { recorder } : {}) };
+    return { profile: this.profile, registry: this.#kernel.registry, plugins: this.#plugins, scripts: this.#scripts, ...(recorder ? { recorder } : {}) };
   }
 
   /** The tools the persona's profile selects, with their input schemas (a mounted server is started to list its own). */
@@ -650,7 +661,8 @@ export class PersonaRuntime {
     let runtime: PersonaRuntime | undefined;
     try {
       if (backendName !== persistence.configured(paths.dir)) persistence.record(paths.dir, backendName);
-      runtime = new PersonaRuntime(mode === 'tools' ? { ...kernel, mcpServer: () => null } : kernel, persona, harness, backend, lock);
+      const scripts = (await kernel.composition.scriptTools?.(persona.profile)) ?? [];
+      runtime = new PersonaRuntime(mode === 'tools' ? { ...kernel, mcpServer: () => null } : kernel, persona, harness, backend, lock, scripts);
       runtime.#toolsOnly = mode === 'tools';
       // A trace line a crash left without its seal is completed before anything new is recorded.
       await runtime.#trace.recover();

@@ -41,6 +41,8 @@ import { readIndexEntries } from '../history/reader.ts';
 import type { PersistenceBackend } from '../contracts/persistence.ts';
 import { REPLAY_EPOCH_CYCLES } from '../loop/persona-runtime.ts';
 import { McpMount, mountCode } from '../tools/mcp-mount.ts';
+import { ScriptTool, type ScriptToolSpec } from '../tools/script-tool.ts';
+import { ScriptRunner } from '../run/script-runner.ts';
 import { sha256 } from '../build/bundle.ts';
 
 export interface ReplayOptions {
@@ -65,6 +67,8 @@ export interface ReplayOptions {
   installed?: boolean;
   /** told about changed bundles before the replay starts */
   onNotice?: (line: string) => void;
+  /** the scripts of a profile's selected skills (the composition's scriptTools): what a recorded script tool's grant is rebuilt from */
+  scriptTools?: (profile: PersonaProfile) => Promise<ScriptToolSpec[]>;
 }
 
 export interface BundleChange {
@@ -286,7 +290,10 @@ class Replayer {
   readonly #shim: CompiledSource;
   readonly #cacheDir: string;
   readonly #profiles = new Map<string, PersonaProfile>();
-  readonly #instances = new Map<string, { instance: PluginInstance | McpMount; bundle: string; profile: string }>();
+  readonly #instances = new Map<string, { instance: PluginInstance | McpMount | ScriptTool; bundle: string; profile: string }>();
+  readonly #scriptTools: ReplayOptions['scriptTools'];
+  readonly #scriptSpecs = new Map<string, Promise<ScriptToolSpec[]>>();
+  #runner: ScriptRunner | undefined;
   calls = 0;
   effects = 0;
 
@@ -294,7 +301,8 @@ class Replayer {
 
   readonly #pluginEnv: ReplayOptions['pluginEnv'];
 
-  constructor(o: { store: TraceStore; stateDir: string; plugins: Map<string, LoadedPlugin>; shim: CompiledSource; cacheDir: string; installed: boolean; pluginEnv: ReplayOptions['pluginEnv'] }) {
+  constructor(o: { store: TraceStore; stateDir: string; plugins: Map<string, LoadedPlugin>; shim: CompiledSource; cacheDir: string; installed: boolean; pluginEnv: ReplayOptions['pluginEnv']; scriptTools: ReplayOptions['scriptTools'] }) {
+    this.#scriptTools = o.scriptTools;
     this.#installed = o.installed;
     this.#pluginEnv = o.pluginEnv;
     this.#store = o.store;
@@ -330,10 +338,11 @@ class Replayer {
     });
   }
 
-  #instance(trace: TraceRecord, call: TracedCall): PluginInstance | McpMount {
+  async #instance(trace: TraceRecord, call: TracedCall): Promise<PluginInstance | McpMount | ScriptTool> {
     const held = this.#instances.get(call.plugin);
     if (held && !call.fresh && held.bundle === call.bundle && held.profile === trace.profile) return held.instance;
     held?.instance.dispose();
+    if (call.plugin.startsWith('skill:')) return this.#script(trace, call);
     const plugin = this.#plugins.get(call.plugin);
     if (!plugin) recordingError(`${trace.persona} cycle ${trace.cycle}: plugin ${call.plugin} is not installed; its manifest is needed for the grant it ran under`, { plugin: call.plugin });
     if (plugin.manifest.mcp) {
@@ -348,6 +357,24 @@ class Replayer {
     const instance = buildPersonaPlugin(this.#options(trace), plugin, kind, bundle);
     this.#instances.set(call.plugin, { instance, bundle: call.bundle, profile: trace.profile });
     return instance;
+  }
+
+  /**
+   * A skill's script, run on its recorded bundle (or, with --installed, its current file)
+   * under the grant its skill's manifest gives now: the skill must still be there, as a
+   * plugin must still be installed.
+   */
+  async #script(trace: TraceRecord, call: TracedCall): Promise<ScriptTool> {
+    const profile = this.#profile(trace.profile, trace.persona);
+    let specs = this.#scriptSpecs.get(trace.profile);
+    if (!specs) this.#scriptSpecs.set(trace.profile, (specs = this.#scriptTools?.(profile) ?? Promise.resolve([])));
+    const spec = (await specs).find((s) => s.traceId === call.plugin);
+    if (!spec) recordingError(`${trace.persona} cycle ${trace.cycle}: ${call.plugin} is not a script of a skill the recorded profile selects (in the skill folders given); its skill's manifest is needed for the grant it ran under`, { plugin: call.plugin });
+    const o = this.#options(trace);
+    const bundle = this.#installed ? undefined : { code: this.#store.blobs.get(call.bundle).toString('utf8'), digest: call.bundle.slice('sha256:'.length) };
+    const tool = new ScriptTool(spec, { allow: o.allow, vars: o.vars, env: o.env, cwd: o.otherCwd, cpuSeconds: o.cpuSeconds }, () => (this.#runner ??= new ScriptRunner(this.#shim, { cacheDir: this.#cacheDir })), bundle);
+    this.#instances.set(call.plugin, { instance: tool, bundle: call.bundle, profile: trace.profile });
+    return tool;
   }
 
   /** Replays one cycle; returns its divergence, or null when it matched. */
@@ -375,7 +402,7 @@ class Replayer {
         answer: this.#codec.fromRecord(this.#store.internalize(e.answer)),
       }));
       const argsText = this.#store.internalize(call.args);
-      const instance = this.#instance(trace, call);
+      const instance = await this.#instance(trace, call);
       const tape = new ReplayTape(effects, where, { normalize: (args, op) => this.#codec.toRecord(scrubEffectText(op, 'args', args, this.#scrub)) });
       instance.broker.context.tape = tape;
       let outcome: { ok: unknown } | { err: unknown };
@@ -432,6 +459,8 @@ class Replayer {
   dispose(): void {
     for (const { instance } of this.#instances.values()) instance.dispose();
     this.#instances.clear();
+    void this.#runner?.close();
+    this.#runner = undefined;
   }
 }
 
@@ -439,6 +468,8 @@ class Replayer {
 async function bundleChanges(used: Map<string, Set<string>>, plugins: Map<string, LoadedPlugin>, cacheDir: string): Promise<BundleChange[]> {
   const out: BundleChange[] = [];
   for (const [plugin, recorded] of [...used.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    // a skill's script is no installed plugin: whether its file changed is not reported here
+    if (plugin.startsWith('skill:')) continue;
     const loaded = plugins.get(plugin);
     let installed: string | null = null;
     if (loaded?.manifest.mcp) installed = `sha256:${sha256(mountCode(loaded.manifest.mcp))}`;
@@ -516,7 +547,7 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
     divergence: null,
     ok: true,
   };
-  const replayer = new Replayer({ store, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false, pluginEnv: options.pluginEnv });
+  const replayer = new Replayer({ store, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false, pluginEnv: options.pluginEnv, scriptTools: options.scriptTools });
   try {
     for (const [i, c] of selected.entries()) {
       report.divergence = c.trace ? await replayer.cycle(c.trace, c.trace.hash) : null;
@@ -534,7 +565,7 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
     const toolCalls = await recordedToolCalls(options.persistence, personaDir, options.personaId, registry);
     if (toolCalls.length > 0) {
       const toolStore = new TraceStore(personaDir, { readonly: true, file: TOOL_TRACE_FILE });
-      const tools = new Replayer({ store: toolStore, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false, pluginEnv: options.pluginEnv });
+      const tools = new Replayer({ store: toolStore, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false, pluginEnv: options.pluginEnv, scriptTools: options.scriptTools });
       try {
         for (const { trace } of toolCalls) {
           report.divergence = await tools.cycle(trace, trace.hash);

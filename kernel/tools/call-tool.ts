@@ -12,9 +12,16 @@
  * server's, listed when first asked, and each call is proxied to it under the plugin's grant
  * (kernel/tools/mcp-mount.ts), recorded the same way.
  *
- * Tool names are `<plugin id>.<export>` (`tool.skill-stats.stats`), or `<plugin id>.<server's
- * tool name>` for a mount (`tool.everything.echo`).
+ * A selected skill's scripts (`scripts/*.ts|js`) are tools too (kernel/tools/script-tool.ts):
+ * each call one sandboxed run of the script, its `args` as `Deno.args`, under the grant the
+ * skill's manifest requests ∩ the persona's allow ∩ its profile's ceiling. Which scripts a
+ * persona has is the composition's to say (ToolHost.scripts).
+ *
+ * Tool names are `<plugin id>.<export>` (`tool.skill-stats.stats`), `<plugin id>.<server's
+ * tool name>` for a mount (`tool.everything.echo`), `skill.<skill name>.<script stem>` for a
+ * script (`skill.pdf.extract`).
  */
+import path from 'node:path';
 import { z } from 'zod';
 import { errorLine, kernelError } from '../errors.ts';
 import { describeZodError } from '../manifest/load.ts';
@@ -23,24 +30,28 @@ import type { PersonaProfile } from '../personas/profile-schema.ts';
 import type { LoadedPlugin, PluginRegistry } from '../plugins/registry.ts';
 import type { PersonaPlugins } from '../loop/persona-plugins.ts';
 import type { CycleRecorder } from '../replay/cycle-recorder.ts';
+import { SCRIPT_INPUT_SCHEMA, type ScriptToolSpec } from './script-tool.ts';
 
 /** What callTool needs of a persona: its selection, the registry, and its plugin instances. */
 export interface ToolHost {
   profile: Pick<PersonaProfile, 'id' | 'tools'>;
   registry: PluginRegistry;
-  plugins: Pick<PersonaPlugins, 'callRecorded' | 'callMount' | 'mount'>;
+  plugins: Pick<PersonaPlugins, 'callRecorded' | 'callMount' | 'mount' | 'callScript'>;
+  /** the scripts of the persona's selected skills (the composition's: features/skills/scripts.ts) */
+  scripts?: readonly ScriptToolSpec[];
   /** where a call is recorded (a cycle's recorder, or the one of a call outside any cycle); none: the cycle's, if any */
   recorder?: CycleRecorder;
 }
 
 export interface ToolInfo {
-  /** `<plugin id>.<export>`, or `<plugin id>.<server's tool>` for a mounted MCP server */
+  /** `<plugin id>.<export>`, `<plugin id>.<server's tool>` for a mounted MCP server, `skill.<skill>.<script>` for a script */
   name: string;
+  /** the tool plugin's id, or a script's trace id (`skill:<skill id>/scripts/<file>`) */
   plugin: string;
   /** the export called, or the mounted server's own name of the tool */
   export: string;
-  /** `plugin`: code of a tool plugin, in its isolate; `mcp`: a tool of the MCP server the plugin mounts */
-  source: 'plugin' | 'mcp';
+  /** `plugin`: code of a tool plugin, in its isolate; `mcp`: a tool of the MCP server the plugin mounts; `script`: a skill's script */
+  source: 'plugin' | 'mcp' | 'script';
   description: string;
   input_schema: Record<string, unknown>;
 }
@@ -50,6 +61,8 @@ export interface ToolProblem {
   plugin: string;
   error: string;
 }
+
+const scriptArguments = z.fromJSONSchema(SCRIPT_INPUT_SCHEMA as Parameters<typeof z.fromJSONSchema>[0]);
 
 /** Compiled argument schemas, by declaration (a start's manifests do not change). */
 const compiled = new WeakMap<ToolDeclaration, z.ZodType>();
@@ -98,7 +111,20 @@ export async function listToolsReport(host: ToolHost): Promise<{ tools: ToolInfo
       problems.push({ plugin: id, error: errorLine(error) });
     }
   }
+  for (const script of host.scripts ?? []) {
+    if (script.refused) problems.push({ plugin: script.traceId, error: `${script.name}: ${script.refused}` });
+    else tools.push(scriptInfo(script));
+  }
   return { tools, problems };
+}
+
+function scriptInfo(script: ScriptToolSpec): ToolInfo {
+  return { name: script.name, plugin: script.traceId, export: path.basename(script.file), source: 'script', description: script.description, input_schema: SCRIPT_INPUT_SCHEMA };
+}
+
+/** The script tool `name` names, if any. */
+function scriptOf(host: Pick<ToolHost, 'scripts'>, name: string): ScriptToolSpec | undefined {
+  return host.scripts?.find((s) => s.name === name);
 }
 
 /** Every tool the persona's profile selects (see listToolsReport). */
@@ -107,8 +133,8 @@ export async function listTools(host: ToolHost): Promise<ToolInfo[]> {
 }
 
 /** The tools the manifests declare (no server is started): what can be said of a persona without running anything. */
-export function declaredTools(host: Pick<ToolHost, 'profile' | 'registry'>): ToolInfo[] {
-  return selected(host as ToolHost).flatMap((p) => (p.manifest.mcp ? [] : declared(p)));
+export function declaredTools(host: Pick<ToolHost, 'profile' | 'registry' | 'scripts'>): ToolInfo[] {
+  return [...selected(host as ToolHost).flatMap((p) => (p.manifest.mcp ? [] : declared(p))), ...(host.scripts ?? []).filter((s) => !s.refused).map(scriptInfo)];
 }
 
 function unknownTool(host: ToolHost, name: string, have: string[]): never {
@@ -127,7 +153,7 @@ function splitName(host: ToolHost, name: string): { plugin: LoadedPlugin; tool: 
 
 /** The id of the selected tool plugin `name` belongs to, if any (what a call's usage is read from). */
 export function toolPluginOf(host: ToolHost, name: string): string | undefined {
-  return splitName(host, name)?.plugin.manifest.id;
+  return scriptOf(host, name)?.traceId ?? splitName(host, name)?.plugin.manifest.id;
 }
 
 /** Resolves `name` to a declared tool the persona selects, or RTC_ERR_TOOL_UNKNOWN listing the ones it has. */
@@ -145,6 +171,15 @@ export function resolveTool(host: ToolHost, name: string): { plugin: string; too
  * (RTC_ERR_SANDBOX_SCRIPT and the like), a mounted server's is RTC_ERR_TOOL_MCP_*.
  */
 export async function callTool(host: ToolHost, name: string, args: unknown): Promise<unknown> {
+  const script = scriptOf(host, name);
+  if (script) {
+    const parsed = scriptArguments.safeParse(args ?? {});
+    if (!parsed.success) {
+      const { field, reason } = describeZodError(parsed.error);
+      throw kernelError('RTC_ERR_TOOL_ARGS', `tool ${name}: ${field}: ${reason}`, { details: { tool: name, field, reason } });
+    }
+    return host.plugins.callScript(script, parsed.data, host.recorder);
+  }
   const split = splitName(host, name);
   if (split?.plugin.manifest.mcp) {
     const id = split.plugin.manifest.id;
