@@ -102,7 +102,7 @@ export const toolsListCommand: Command = {
         printJson(io, { persona, tools, problems });
       } else {
         if (tools.length === 0) io.stdout(`persona ${persona} offers no tools (a profile selects tool plugins with tools:, and skills whose scripts/ are tools with skills:)\n`);
-        for (const t of tools) io.stdout(`${t.name}  [${t.source === 'mcp' ? `MCP server of ${t.plugin}` : t.source === 'script' ? t.plugin : `plugin ${t.plugin}`}]  ${t.description.split('\n')[0]}\n`);
+        for (const t of tools) io.stdout(`${t.name}  [${t.source === 'mcp' ? `MCP server of ${t.plugin}${t.os_sandbox && t.os_sandbox !== 'bubblewrap' ? `, NOT in the OS sandbox (${t.os_sandbox})` : ''}` : t.source === 'script' ? t.plugin : `plugin ${t.plugin}`}]  ${t.description.split('\n')[0]}\n`);
         for (const p of problems) io.stdout(`${p.plugin}: cannot list its tools: ${p.error}\n`);
       }
       return problems.length > 0 ? 1 : 0;

@@ -53,9 +53,16 @@ export function toolServer(options: ServeOptions): Server {
   const { source } = options;
   const server = new Server({ name: 'runtimectl', version: KERNEL_VERSION }, { capabilities: { tools: {} } });
   let known = new Map<string, ToolInfo>();
+  const unsandboxedSaid = new Set<string>();
   const list = async (): Promise<ToolInfo[]> => {
     const { tools, problems } = await source.list();
     for (const p of problems) options.log?.(`tool plugin ${p.plugin}: ${p.error}`);
+    // a mounted server outside the OS sandbox is said once per plugin, on the server's stderr
+    for (const t of tools) {
+      if (!t.os_sandbox || t.os_sandbox === 'bubblewrap' || unsandboxedSaid.has(t.plugin)) continue;
+      unsandboxedSaid.add(t.plugin);
+      options.log?.(`tool plugin ${t.plugin}: its MCP server runs without the OS sandbox (${t.os_sandbox}): its file and network access are the kernel user's`);
+    }
     known = new Map(tools.map((t) => [t.name, t]));
     return tools;
   };

@@ -12,6 +12,7 @@ import { McpMount } from '../tools/mcp-mount.ts';
 import { ScriptTool, type ScriptToolSpec } from '../tools/script-tool.ts';
 import { ScriptRunner } from '../run/script-runner.ts';
 import type { PluginRegistry } from '../plugins/registry.ts';
+import type { OsSandboxSettings } from '../broker/op.ts';
 import type { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { grantView } from '../../sandboxes/subprocess/os-sandbox/grant-view.ts';
 import { buildPersonaPlugin, type PersonaPluginKind, type PersonaPluginOptions } from './plugin-options.ts';
@@ -62,10 +63,15 @@ export class PersonaPlugins {
     let mount = this.#mounts.get(id);
     if (!mount) {
       const o = this.#options;
-      mount = new McpMount(this.#registry.find(id, 'tool'), { allow: o.allow, vars: o.vars, env: o.env, cwd: o.otherCwd, audit: o.audit });
+      mount = new McpMount(this.#registry.find(id, 'tool'), { allow: o.allow, vars: o.vars, env: o.env, cwd: o.otherCwd, audit: o.audit, os: this.#osSettings() });
       this.#mounts.set(id, mount);
     }
     return mount;
+  }
+
+  /** How the server plugin `id` mounts is contained, once started (McpMount.osSandbox); undefined for anything else. */
+  mountSandbox(id: string): string | undefined {
+    return this.#mounts.get(id)?.osSandbox;
   }
 
   /** Calls tool `name` of the server plugin `id` mounts (recorded on `recorder`, else the cycle's). */
@@ -87,11 +93,17 @@ export class PersonaPlugins {
         cpuSeconds: o.cpuSeconds,
         audit: o.audit,
         ...(o.sources ? { sources: o.sources } : {}),
-        os: { mode: o.osSandbox, hide: o.hidden, own: o.personaDir, ...(o.tracker ? { tracker: o.tracker } : {}), ...(o.hostEnv ? { hostEnv: o.hostEnv } : {}) },
+        os: this.#osSettings(),
       }, () => (this.#runner ??= new ScriptRunner(o.shim, { ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}) })));
       this.#scripts.set(spec.traceId, tool);
     }
     return tool;
+  }
+
+  /** The OS sandbox of what the persona's tools start (a script's children, a mounted server): its state hidden but its own folder. */
+  #osSettings(): OsSandboxSettings {
+    const o = this.#options;
+    return { mode: o.osSandbox, hide: o.hidden, own: o.personaDir, ...(o.tracker ? { tracker: o.tracker } : {}), ...(o.hostEnv ? { hostEnv: o.hostEnv } : {}) };
   }
 
   /** Runs the script tool `spec` with `args` (recorded on `recorder`, else the cycle's). */

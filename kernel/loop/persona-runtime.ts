@@ -593,6 +593,8 @@ export class PersonaRuntime {
         ok: outcome.ok,
         ...(outcome.ok ? {} : { error: errorLine(outcome.error), code: isKernelError(outcome.error) ? outcome.error.code : null }),
         usage: { cpu_ms: Math.round(cpuMs * 1000) / 1000, wall_ms: Math.round(wallMs * 1000) / 1000 },
+        // a mounted server says how it was contained (bubblewrap, or why not): visible in every call it answers
+        ...(plugin && this.#plugins.mountSandbox(plugin) ? { os_sandbox: this.#plugins.mountSandbox(plugin) } : {}),
         ...(trace && trace.calls > 0 ? { trace: { file: TOOL_TRACE_FILE, ...trace } } : {}),
       }));
       note.seq = appended.seq;

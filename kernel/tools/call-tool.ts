@@ -54,6 +54,8 @@ export interface ToolInfo {
   source: 'plugin' | 'mcp' | 'script';
   description: string;
   input_schema: Record<string, unknown>;
+  /** a mounted server's containment: `bubblewrap`, or why it runs without the OS sandbox (`off: ...`, `unavailable: ...`) */
+  os_sandbox?: string;
 }
 
 /** A selected tool plugin whose tools could not be listed (its MCP server did not start or answer). */
@@ -104,8 +106,9 @@ export async function listToolsReport(host: ToolHost): Promise<{ tools: ToolInfo
       continue;
     }
     try {
-      for (const t of await host.plugins.mount(id).tools()) {
-        tools.push({ name: `${id}.${t.name}`, plugin: id, export: t.name, source: 'mcp', description: t.description, input_schema: t.input_schema });
+      const mount = host.plugins.mount(id);
+      for (const t of await mount.tools()) {
+        tools.push({ name: `${id}.${t.name}`, plugin: id, export: t.name, source: 'mcp', description: t.description, input_schema: t.input_schema, ...(mount.osSandbox ? { os_sandbox: mount.osSandbox } : {}) });
       }
     } catch (error) {
       problems.push({ plugin: id, error: errorLine(error) });

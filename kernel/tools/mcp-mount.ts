@@ -17,7 +17,10 @@
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { AuditEvent } from '../broker/op.ts';
+import type { AuditEvent, OsSandboxSettings } from '../broker/op.ts';
+import { locateBwrap } from '../../sandboxes/subprocess/os-sandbox/bwrap.ts';
+import { grantView } from '../../sandboxes/subprocess/os-sandbox/grant-view.ts';
+import type { OsSandboxRequest } from '../../sandboxes/subprocess/run-command.ts';
 import type { Tape } from '../broker/tape.ts';
 import { canonicalJson } from '../events/canonical.ts';
 import { isKernelError, kernelError, type KernelError } from '../errors.ts';
@@ -52,6 +55,12 @@ export interface McpMountOptions {
   audit?: (event: AuditEvent) => void;
   /** the per-call wall limit and the output cap (default: the plugin's limits) */
   limits?: Partial<Limits>;
+  /**
+   * the persona's OS sandbox settings (its mode, the kernel trees to hide, its own folder):
+   * the server runs inside bubblewrap as a plugin's `run` children do. None (a replay, which
+   * starts no server): a plain child.
+   */
+  os?: OsSandboxSettings;
 }
 
 function serverError(plugin: string, message: string, details: Record<string, unknown> = {}): KernelError {
@@ -72,6 +81,11 @@ export class McpMount {
   /** servers started so far (a restart after a crash adds one) */
   builds = 0;
   lastCall: { cpuMs: number; wallMs: number } = { cpuMs: 0, wallMs: 0 };
+  /**
+   * How the running server is contained: `bubblewrap`, or why not (`off: ...` when the profile
+   * opts out, `unavailable: ...` when bwrap cannot run here); undefined before the first start.
+   */
+  osSandbox: string | undefined;
   readonly #options: McpMountOptions;
   readonly #gate: PermissionGate;
   #server: ServerProcess | undefined;
@@ -96,6 +110,45 @@ export class McpMount {
 
   get traceId(): string {
     return this.plugin.manifest.id;
+  }
+
+  /**
+   * The OS sandbox the server starts in: bubblewrap, planned from the plugin's grant (read-only
+   * root of system trees and the command's install, the grant's read and write trees, the
+   * plugin's own folder read-only, the state root and the kernel's cache masked but the
+   * persona's own folder, network only to granted hosts through the kernel's audited proxy).
+   * Without bwrap, or with the profile's `os_sandbox: off`, the server runs as a plain child
+   * (its environment, process group and limits as always) and `osSandbox` says why.
+   */
+  async #sandbox(): Promise<OsSandboxRequest | undefined> {
+    const os = this.#options.os;
+    if (!os) {
+      this.osSandbox = 'unavailable: no OS sandbox settings were given';
+      return undefined;
+    }
+    if (os.mode === 'off') {
+      this.osSandbox = "off: the persona's profile opts out (os_sandbox: off)";
+      return undefined;
+    }
+    try {
+      await locateBwrap(os.hostEnv ?? process.env);
+    } catch (error) {
+      this.osSandbox = `unavailable: ${isKernelError(error) ? error.message : (error as Error).message}`;
+      return undefined;
+    }
+    this.osSandbox = 'bubblewrap';
+    const id = this.plugin.manifest.id;
+    const audit = this.#options.audit;
+    return {
+      mode: 'bubblewrap',
+      ...(os.hostEnv ? { hostEnv: os.hostEnv } : {}),
+      grant: grantView(this.#gate),
+      context: { hide: os.hide, ...(os.own ? { own: os.own } : {}), readOnly: [this.plugin.dir] },
+      net: {
+        allows: (hostPort) => this.#gate.query('net', hostPort).state === 'granted',
+        audit: (hostPort, granted) => audit?.({ type: 'capability', subject: id, op: 'run.net', permission: 'net', value: hostPort, decision: granted ? 'granted' : 'denied' }),
+      },
+    };
   }
 
   /** The SDK's own request timeout: past the kernel's wall limit, so the kernel's (which kills the group) decides. */
@@ -145,14 +198,22 @@ export class McpMount {
     const executable = command.includes('/') ? path.resolve(this.plugin.dir, command) : resolveExecutable(command, this.#options.env.PATH ?? '', this.#options.cwd);
     this.#check('run', command, 'mcp.start', executable && executable !== command ? [executable] : []);
     if (!executable) throw serverError(this.plugin.manifest.id, `could not be started: "${command}" is not found on the persona's PATH`);
-    const server = new ServerProcess({
-      executable,
-      command,
-      args: this.#mcp.args.map((a) => expand(a, vars)),
-      cwd: this.#options.cwd,
-      env: this.#environment(),
-      outputBytes: this.limits.outputBytes,
-    });
+    const sandbox = await this.#sandbox();
+    let server: ServerProcess;
+    try {
+      server = new ServerProcess({
+        executable,
+        command,
+        args: this.#mcp.args.map((a) => expand(a, vars)),
+        cwd: this.#options.cwd,
+        env: this.#environment(),
+        outputBytes: this.limits.outputBytes,
+        ...(sandbox ? { sandbox } : {}),
+      });
+    } catch (error) {
+      // a grant the sandbox cannot express (RTC_ERR_OSBOX_GRANT), or no sandbox could be built
+      throw serverError(this.plugin.manifest.id, `could not be started in the OS sandbox: ${isKernelError(error) ? error.toBareLine() : (error as Error).message}`);
+    }
     this.builds++;
     this.#server = server;
     this.#tools = undefined;

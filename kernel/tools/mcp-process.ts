@@ -10,7 +10,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { hasSetpriv, SETPRIV } from '../../sandboxes/subprocess/run-command.ts';
+import { hasSetpriv, launchChild, SETPRIV, type Launch, type OsSandboxRequest } from '../../sandboxes/subprocess/run-command.ts';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
@@ -27,6 +27,11 @@ export interface ServerSpawn {
   env: Record<string, string>;
   /** bytes of stdout and stderr the server may write between two answers */
   outputBytes: number;
+  /**
+   * the OS sandbox to start it in (bubblewrap, planned from the plugin's grant, as a plugin's
+   * `run` children are: sandboxes/subprocess); none: a plain child in its own process group
+   */
+  sandbox?: OsSandboxRequest;
 }
 
 /** Why the server is gone: what a call in flight fails with. */
@@ -38,6 +43,8 @@ export interface ServerEnd {
 export class ServerProcess implements Transport {
   readonly child: ChildProcess;
   readonly #spec: ServerSpawn;
+  /** the sandboxed launch (its handle kills the whole sandbox; its proxy closes with it) */
+  readonly #launch: Launch | undefined;
   #buffer: Buffer = Buffer.alloc(0);
   #sinceAnswer = 0;
   #stderr = '';
@@ -50,9 +57,15 @@ export class ServerProcess implements Transport {
 
   constructor(spec: ServerSpawn) {
     this.#spec = spec;
-    const viaSetpriv = hasSetpriv();
-    const [file, argv] = viaSetpriv ? [SETPRIV, ['--pdeathsig', 'KILL', '--', spec.executable, ...spec.args]] : [spec.executable, [...spec.args]];
-    this.child = spawn(file, argv, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], ...(viaSetpriv ? {} : { argv0: spec.command }) });
+    if (spec.sandbox) {
+      // The same launch as a plugin's spawn(): bwrap with --die-with-parent, its own pid namespace; throws when the grant cannot be expressed
+      this.#launch = launchChild({ command: spec.executable, args: spec.args, cwd: spec.cwd, env: spec.env, searchPath: spec.env.PATH ?? '', sandbox: spec.sandbox }, { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' });
+      this.child = this.#launch.child;
+    } else {
+      const viaSetpriv = hasSetpriv();
+      const [file, argv] = viaSetpriv ? [SETPRIV, ['--pdeathsig', 'KILL', '--', spec.executable, ...spec.args]] : [spec.executable, [...spec.args]];
+      this.child = spawn(file, argv, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], ...(viaSetpriv ? {} : { argv0: spec.command }) });
+    }
     this.child.stdout!.on('data', (chunk: Buffer) => this.#onStdout(chunk));
     this.child.stderr!.on('data', (chunk: Buffer) => this.#onStderr(chunk));
     this.child.stdin!.on('error', () => undefined);
@@ -115,6 +128,7 @@ export class ServerProcess implements Transport {
   #end(end: ServerEnd): void {
     if (this.#ended) return;
     this.#ended = end;
+    void this.#launch?.proxy?.close();
     this.onend?.(end);
     this.onclose?.();
   }
@@ -123,10 +137,13 @@ export class ServerProcess implements Transport {
   kill(end: ServerEnd = { reason: 'killed', message: 'was stopped' }): void {
     const pid = this.child.pid;
     if (pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // already gone
+      if (this.#launch) this.#launch.handle.kill();
+      else {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
       }
     }
     this.#end(end);
@@ -152,9 +169,29 @@ export class ServerProcess implements Transport {
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
 const TICK_MS = 10;
 
-/** CPU time a process has used so far (user + system, from /proc), in ms; undefined when it is gone. */
+/**
+ * CPU time a process and its live descendants have used so far (user + system, from /proc),
+ * in ms; undefined when it is gone. The tree, because a sandboxed server runs under bwrap and
+ * its init (the server is a grandchild), and a server may start helpers.
+ */
 export function processCpuMs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
+  const own = ownCpuMs(pid);
+  if (own === undefined) return undefined;
+  let total = own;
+  const seen = new Set([pid]);
+  const queue = childrenOf(pid);
+  while (queue.length > 0 && seen.size < 1000) {
+    const next = queue.shift()!;
+    if (seen.has(next)) continue;
+    seen.add(next);
+    total += ownCpuMs(next) ?? 0;
+    queue.push(...childrenOf(next));
+  }
+  return total;
+}
+
+function ownCpuMs(pid: number): number | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // the fields after the command name, which is in parentheses and may hold spaces
@@ -162,5 +199,13 @@ export function processCpuMs(pid: number | undefined): number | undefined {
     return (Number(rest[11]) + Number(rest[12])) * TICK_MS;
   } catch {
     return undefined;
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
   }
 }

@@ -18,10 +18,11 @@ import { personaPaths, workspaceDir } from '../../../kernel/loop/layout.ts';
 import { ROOT, wordsPlugin, writePlugin } from './fixtures.ts';
 
 const SKILLS = path.join(ROOT, 'test', 'fixtures', 'skill-scripts');
+const HOSTILE = path.join(ROOT, 'test', 'fixtures', 'mcp-servers', 'hostile.cjs');
 
 function mountHostile(root: string): void {
   const node = JSON.stringify(process.execPath);
-  writePlugin(root, 'tool-hostile', `id: tool.hostile\nversion: 1.0.0\nkind: tool\ndescription: A mounted MCP server.\npermissions: { run: [${node}] }\nmcp: { command: ${node}, args: [${JSON.stringify(path.join(ROOT, 'test', 'fixtures', 'mcp-servers', 'hostile.cjs'))}] }\n`);
+  writePlugin(root, 'tool-hostile', `id: tool.hostile\nversion: 1.0.0\nkind: tool\ndescription: A mounted MCP server.\npermissions: { run: [${node}], read: [${JSON.stringify(path.dirname(HOSTILE))}] }\nmcp: { command: ${node}, args: [${JSON.stringify(HOSTILE)}] }\n`);
 }
 
 for (const executor of ['executor.codex', 'executor.claude', 'executor.command']) {
@@ -48,7 +49,7 @@ executor:
 tools: [tool.words, tool.hostile]
 skills: [text-stats]
 budget: { daily_tokens: 200000, max_tokens_per_session: 50000, min_tokens_remaining_for_executor: 1000, wall_seconds_per_cycle: 30 }
-allow: { read: ["\${state}", ${JSON.stringify(SKILLS)}], write: ["\${state}"], run: [codex, claude, sh, mcp-client.cjs, ${JSON.stringify(process.execPath)}], net: [${host}] }
+allow: { read: ["\${state}", ${JSON.stringify(SKILLS)}, ${JSON.stringify(path.dirname(HOSTILE))}], write: ["\${state}"], run: [codex, claude, sh, mcp-client.cjs, ${JSON.stringify(process.execPath)}], net: [${host}] }
 bindings: [ledger, events, memory]`,
     );
     const [r] = await run([p], { stateDir, pluginPath: [plugins], skillsDirs: [SKILLS], mcpServer: harnessToolServer([p], stateDir) });
@@ -67,7 +68,7 @@ bindings: [ledger, events, memory]`,
     assert.match(seen.calls[1].text, /NotCapable/);
     // a mounted server's tool, proxied by the kernel
     assert.equal(seen.calls[2].isError, false, seen.calls[2].text);
-    assert.match(seen.calls[2].text, /^echo \{"a":1\} pid \d+$/);
+    assert.match(seen.calls[2].text, /^echo \{"a":1\} pid [0-9a-f]{12}$/);
     // a selected skill's script, run in the sandbox under the skill's grant
     assert.equal(seen.calls[3].isError, false, seen.calls[3].text);
     assert.deepEqual(JSON.parse(seen.calls[3].text), { words: 2, stopwords: 1 });

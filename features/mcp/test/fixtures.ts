@@ -81,9 +81,9 @@ export function testIo(cwd: string, env: Record<string, string | undefined> = {}
 }
 
 /** An SDK client connected in memory to `mcp serve`'s server for `persona` (its plugins in <dir>/plugins, state in <dir>/state). */
-export async function connectServe(dir: string, persona: string, env: Record<string, string> = {}) {
+export async function connectServe(dir: string, persona: string, env: Record<string, string> = {}, log?: (line: string) => void) {
   const source = await openToolSource({ persona, stateDir: path.join(dir, 'state'), pluginsDirs: [path.join(dir, 'plugins')], via: 'mcp' }, testIo(dir, env));
-  const server = toolServer({ source });
+  const server = toolServer({ source, ...(log ? { log } : {}) });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const client = new Client({ name: 'test', version: '1' });
