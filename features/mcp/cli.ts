@@ -7,6 +7,7 @@ import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cl
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
 import { serveTools } from './serve.ts';
 import { openToolSource, type ToolSourceOptions } from './tool-source.ts';
+import type { ToolInfo } from '../../kernel/tools/call-tool.ts';
 import { skillSearchPath } from '../science-loop/cli.ts';
 
 const COMMON = `  --persona ID_OR_FILE  the persona (an id in personas/, or a profile file)
@@ -36,8 +37,9 @@ ${COMMON}
 const LIST_USAGE = `Usage: runtimectl tools list --persona ID_OR_FILE [--state-dir DIR] [--plugins-dir DIR]... [--json]
 
 Lists the tools the persona offers: each tool's name, where it comes from (a tool plugin's
-export, a mounted MCP server's tool, or a selected skill's script), its description and its
-input schema (--json).
+export, a mounted MCP server's tool, or a selected skill's script), its description, what a
+call may do (its grant: the manifest ∩ the persona's allow ∩ the profile's ceiling, per kind)
+and its input schema (--json).
 A mounted server that cannot be started or listed is named with why.
 
 Options:
@@ -88,6 +90,12 @@ export const mcpServeCommand: Command = {
   },
 };
 
+/** `read ${state}; write none; net api.example.com; env none; run none (profile default, process tier)`. */
+function grantLine(g: NonNullable<ToolInfo['grant']>): string {
+  const kind = (name: string, v: true | string[]) => `${name} ${v === true ? 'anything' : v.length === 0 ? 'nothing' : v.join(', ')}`;
+  return `${[kind('read', g.read), kind('write', g.write), kind('net', g.net), kind('env', g.env), kind('run', g.run)].join('; ')} (profile ${g.profile}, ${g.tier} tier)`;
+}
+
 export const toolsListCommand: Command = {
   path: ['tools', 'list'],
   summary: 'list the tools a persona offers, with their schemas',
@@ -102,7 +110,7 @@ export const toolsListCommand: Command = {
         printJson(io, { persona, tools, problems });
       } else {
         if (tools.length === 0) io.stdout(`persona ${persona} offers no tools (a profile selects tool plugins with tools:, and skills whose scripts/ are tools with skills:)\n`);
-        for (const t of tools) io.stdout(`${t.name}  [${t.source === 'mcp' ? `MCP server of ${t.plugin}${t.os_sandbox && t.os_sandbox !== 'bubblewrap' ? `, NOT in the OS sandbox (${t.os_sandbox})` : ''}` : t.source === 'script' ? t.plugin : `plugin ${t.plugin}`}]  ${t.description.split('\n')[0]}\n`);
+        for (const t of tools) io.stdout(`${t.name}  [${t.source === 'mcp' ? `MCP server of ${t.plugin}${t.os_sandbox && t.os_sandbox !== 'bubblewrap' ? `, NOT in the OS sandbox (${t.os_sandbox})` : ''}` : t.source === 'script' ? t.plugin : `plugin ${t.plugin}`}]  ${t.description.split('\n')[0]}\n${t.grant ? `    may: ${grantLine(t.grant)}\n` : ''}`);
         for (const p of problems) io.stdout(`${p.plugin}: cannot list its tools: ${p.error}\n`);
       }
       return problems.length > 0 ? 1 : 0;

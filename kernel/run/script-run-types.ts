@@ -44,6 +44,8 @@ export interface ScriptRunRequest {
   tape?: import('../broker/tape.ts').Tape;
   sources?: import('../broker/op.ts').WorldSources;
   bundle?: { code: string; digest: string };
+  /** told the code that runs, once it is built (what a recording keeps); not told when the build failed */
+  onBundle?: (bundle: { code: string; digest: string }) => void;
   audit?: (event: import('../broker/op.ts').AuditEvent) => void;
   /** the OS sandbox of the script's subprocesses (default: required, the kernel's cache hidden) */
   os?: import('../broker/op.ts').OsSandboxSettings;
@@ -58,6 +60,4 @@ export interface ScriptRunResult {
   usage: { cpuMs: number; wallMs: number; heapBytes: number };
   /** what the run added to the disk, when it ran under a write quota */
   writes?: { bytes: number; entries: number; refused: number };
-  /** the code that ran (absent when the run failed before its bundle was built) */
-  bundle?: { code: string; digest: string };
 }

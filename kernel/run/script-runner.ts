@@ -57,20 +57,20 @@ export class ScriptRunner {
         error: outcome.error,
         usage: { cpuMs: round(usage.cpuMs), wallMs: round(usage.wallMs || performance.now() - started), heapBytes: usage.heapBytes },
         ...(request.writeQuota ? { writes: writes ?? { bytes: 0, entries: 0, refused: 0 } } : {}),
-        ...(prepared ? { bundle: prepared.bundle } : {}),
       };
     };
     const failed = (error: KernelError): ScriptRunResult => {
       stderr.push(`error: ${error.code}: ${error.message}\n`);
       return finish({ exitCode: 1, error: { name: error.name, message: error.message, code: error.code } }, { cpuMs: 0, wallMs: performance.now() - started, heapBytes: 0 });
     };
-    let prepared: Awaited<ReturnType<typeof prepareModule>> | undefined;
+    let prepared;
     try {
       prepared = await prepareModule({ ...request, cacheDir: this.cacheDir, audit: request.audit ?? this.#options.audit, warn: (line) => stderr.push(line) });
     } catch (error) {
       if (isKernelError(error)) return failed(error);
       throw error;
     }
+    request.onBundle?.(prepared.bundle);
     const { profile, limits, source, mapper } = prepared;
     broker = prepared.broker;
     // The uncaught-error report is one write: its frames are mapped to the script's own lines.

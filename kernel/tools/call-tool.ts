@@ -31,12 +31,15 @@ import type { LoadedPlugin, PluginRegistry } from '../plugins/registry.ts';
 import type { PersonaPlugins } from '../loop/persona-plugins.ts';
 import type { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { SCRIPT_INPUT_SCHEMA, type ScriptToolSpec } from './script-tool.ts';
+import { toolGrant, type ToolGrant } from './tool-grant.ts';
+import { toPermissionSet, type PermissionsManifest } from '../manifest/permissions-schema.ts';
+import { loadSandboxProfile, type SandboxProfile } from '../manifest/sandbox-profile.ts';
 
 /** What callTool needs of a persona: its selection, the registry, and its plugin instances. */
 export interface ToolHost {
   profile: Pick<PersonaProfile, 'id' | 'tools'>;
   registry: PluginRegistry;
-  plugins: Pick<PersonaPlugins, 'callRecorded' | 'callMount' | 'mount' | 'callScript'>;
+  plugins: Pick<PersonaPlugins, 'callRecorded' | 'callMount' | 'mount' | 'callScript'> & { readonly options?: Pick<PersonaPlugins['options'], 'allow' | 'vars'> };
   /** the scripts of the persona's selected skills (the composition's: features/skills/scripts.ts) */
   scripts?: readonly ScriptToolSpec[];
   /** where a call is recorded (a cycle's recorder, or the one of a call outside any cycle); none: the cycle's, if any */
@@ -56,6 +59,8 @@ export interface ToolInfo {
   input_schema: Record<string, unknown>;
   /** a mounted server's containment: `bubblewrap`, or why it runs without the OS sandbox (`off: ...`, `unavailable: ...`) */
   os_sandbox?: string;
+  /** what a call may do: the manifest ∩ the persona's allow ∩ the profile's ceiling, folded per kind (tool-grant.ts) */
+  grant?: ToolGrant;
 }
 
 /** A selected tool plugin whose tools could not be listed (its MCP server did not start or answer). */
@@ -101,14 +106,15 @@ export async function listToolsReport(host: ToolHost): Promise<{ tools: ToolInfo
   const problems: ToolProblem[] = [];
   for (const plugin of selected(host)) {
     const id = plugin.manifest.id;
+    const grant = grantOf(host, plugin.manifest.permissions, plugin.dir, plugin.profile);
     if (!plugin.manifest.mcp) {
-      tools.push(...declared(plugin));
+      tools.push(...declared(plugin).map((t) => ({ ...t, ...grant })));
       continue;
     }
     try {
       const mount = host.plugins.mount(id);
       for (const t of await mount.tools()) {
-        tools.push({ name: `${id}.${t.name}`, plugin: id, export: t.name, source: 'mcp', description: t.description, input_schema: t.input_schema, ...(mount.osSandbox ? { os_sandbox: mount.osSandbox } : {}) });
+        tools.push({ name: `${id}.${t.name}`, plugin: id, export: t.name, source: 'mcp', description: t.description, input_schema: t.input_schema, ...(mount.osSandbox ? { os_sandbox: mount.osSandbox } : {}), ...grant });
       }
     } catch (error) {
       problems.push({ plugin: id, error: errorLine(error) });
@@ -116,9 +122,21 @@ export async function listToolsReport(host: ToolHost): Promise<{ tools: ToolInfo
   }
   for (const script of host.scripts ?? []) {
     if (script.refused) problems.push({ plugin: script.traceId, error: `${script.name}: ${script.refused}` });
-    else tools.push(scriptInfo(script));
+    else tools.push({ ...scriptInfo(script), ...grantOf(host, script.permissions, script.dir, loadSandboxProfile(script.profile)) });
   }
   return { tools, problems };
+}
+
+/** `{grant}` of a tool whose manifest asks for `permissions` (with `${plugin}` = `dir`) under `profile`, for this persona. */
+function grantOf(host: ToolHost, permissions: PermissionsManifest, dir: string, profile: SandboxProfile): { grant?: ToolGrant } {
+  const o = host.plugins.options;
+  if (!o) return {};
+  const layers = [
+    { label: 'manifest', set: toPermissionSet(permissions, dir, { plugin: dir, ...o.vars }) },
+    { label: 'caller', set: o.allow },
+    { label: `profile:${profile.name}`, set: toPermissionSet(profile.ceiling, dir) },
+  ];
+  return { grant: toolGrant(layers, profile) };
 }
 
 function scriptInfo(script: ScriptToolSpec): ToolInfo {

@@ -110,6 +110,8 @@ export class ScriptTool {
     const o = this.#options;
     const vars = { plugin: spec.dir, ...o.vars };
     this.builds++;
+    // a build that fails runs no code: nothing of it is recorded
+    this.bundle = this.#recorded;
     const result = await this.#runner().run({
       file: spec.file,
       args,
@@ -128,9 +130,10 @@ export class ScriptTool {
       ...(o.audit ? { audit: o.audit } : {}),
       ...(o.os ? { os: o.os } : {}),
       ...(this.#recorded ? { bundle: this.#recorded } : {}),
+      onBundle: (bundle) => {
+        this.bundle = bundle;
+      },
     });
-    // a build that failed ran no code: nothing of it is recorded
-    this.bundle = result.bundle ?? this.#recorded;
     this.lastCall = { cpuMs: result.usage.cpuMs, wallMs: result.usage.wallMs };
     return { exit_code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
   }

@@ -31,7 +31,7 @@ function persona(dir: string): string {
 runtime: agent-ada
 executor: { plugin: executor.none }
 skills: [text-stats, no-grant, bad-grant]
-budget: { daily_tokens: 1000 }
+budget: { daily_tokens: 1000, cpu_seconds_per_cycle: 30 }
 allow: { read: ["\${state}", ${JSON.stringify(SKILLS)}], write: ["\${state}"], run: [sh] }
 `,
   );
@@ -95,7 +95,7 @@ test('skill scripts are tools: run like sandbox run under the skill\'s grant ∩
   assert.match(resultText(env), /NotCapable: Requires env access to "PATH"/);
   assert.match(resultText(net), /NotCapable: Requires net access to "127\.0\.0\.1:8080"/);
   assert.match(resultText(run), /NotCapable: Requires run access to "sh"/);
-  // limits: the skill's CPU (500 ms), output (64 KiB) and memory (64 MB) within the default profile's
+  // limits: the skill's CPU (3 s), output (64 KiB) and memory (64 MB) within the default profile's
   assert.match(resultText(spin), /RTC_ERR_SANDBOX_CPU/);
   assert.match(resultText(flood), /RTC_ERR_SANDBOX_OUTPUT/);
   assert.match(resultText(memory), /RTC_ERR_SANDBOX_MEMORY/);
@@ -140,6 +140,11 @@ test('tools list names each script with its skill, and a script that cannot be o
   assert.equal(listed.status, 1, 'a problem exits 1');
   assert.match(listed.stdout, /^skill\.text-stats\.stats {2}\[skill:shared\/text-stats\/scripts\/stats\.ts\] {2}Runs scripts\/stats\.ts/m);
   assert.match(listed.stdout, /^skill:shared\/bad-grant\/scripts\/never\.ts: cannot list its tools: skill\.bad-grant\.never: its skill's manifest is refused: .*bad-grant\/plugin\.yaml: /m);
+  // each tool's grant: what the skill asks ∩ what the persona allows ∩ the profile's ceiling
+  const json = await runCli(['tools', 'list', ...flags, '--json'], { cwd: dir, env: { PATH: process.env.PATH } });
+  const stats = JSON.parse(json.stdout).tools.find((t: { name: string }) => t.name === 'skill.text-stats.stats');
+  assert.deepEqual(stats.grant, { read: [TEXT_STATS], write: [], net: [], env: [], run: [], profile: 'default', tier: 'process' });
+  assert.match(listed.stdout, new RegExp(`^    may: read ${TEXT_STATS.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; write nothing; net nothing; env nothing; run nothing \\(profile default, process tier\\)$`, 'm'));
   const called = await runCli(['tools', 'call', ...flags, 'skill.text-stats.stats', '--args', '{"args":["an","owl"]}', '--json'], { cwd: dir, env: { PATH: process.env.PATH } });
   assert.equal(called.status, 0, called.stderr);
   assert.deepEqual(JSON.parse(JSON.parse(called.stdout).result.stdout), { words: 2, stopwords: 1 });
