@@ -14,6 +14,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { readLogFiles } from '../../../kernel/history/file-log.ts';
 import { replayPersona } from '../../science-loop/preset.ts';
+import { openBackend } from '../../persistence/open.ts';
 import { runCli } from '../../../test/support/cli.ts';
 import { toolServer } from '../serve.ts';
 import { openToolSource } from '../tool-source.ts';
@@ -126,6 +127,13 @@ test('skill scripts are tools: run like sandbox run under the skill\'s grant ∩
   assert.equal(lines.length, 14);
   assert.equal(lines[0].calls[0].plugin, 'skill:shared/text-stats/scripts/stats.ts');
   assert.ok(lines[0].calls[0].effects.some((e: { op: string }) => e.op.includes('read')), JSON.stringify(lines[0].calls[0].effects.map((e: { op: string }) => e.op)));
+  // a tools-only session opens the log as run does (through the history part): at close a shutdown checkpoint at the last call's event
+  const all = [...readLogFiles(path.join(dir, 'state', 'ada', 'logs', 'events.jsonl'))];
+  const backend = await openBackend(path.join(dir, 'state', 'ada'), undefined, { readonly: true });
+  const checkpoint = JSON.parse(backend.events.history.readDocument('checkpoint')!);
+  await backend.close();
+  assert.equal(checkpoint.kind, 'shutdown');
+  assert.deepEqual(checkpoint.chain, { seq: all.at(-1)!.seq, hash: all.at(-1)!.hash });
   // replayed from the record, on the recorded bundle
   const replay = await replayPersona({ stateDir: path.join(dir, 'state'), personaId: 'ada', skillsDirs: [SKILLS] });
   assert.equal(replay.divergence, null, JSON.stringify(replay.divergence));
