@@ -56,6 +56,8 @@ test('the precompiled CLI answers as the sources do, persistence backends includ
   const profile = path.join(dir, 'ada.yaml');
   writeFileSync(profile, 'id: ada\nruntime: agent-ada\npersistence: persistence.sqlite\nexecutor: { plugin: executor.none }\n');
   const out = cli(['run', '--persona', profile, '--cycles', '1', '--no-spend', '--state-dir', path.join(dir, 'state'), '--json']);
-  assert.equal(JSON.parse(out).personas[0].cycles[0].cycle, 1);
+  // run --json streams one object a line: each cycle as it ends, then run_end
+  const lines = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  assert.deepEqual(lines.map((l) => [l.type, l.cycle]), [['cycle', 1], ['run_end', undefined]], out);
   assert.ok(statSync(path.join(dir, 'state', 'ada', 'persistence.db')).isFile(), 'the sqlite backend wrote its database');
 });
