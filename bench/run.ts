@@ -27,6 +27,7 @@ import { personaMemory } from './cases/persona-memory.ts';
 import { personaWorkers } from './cases/persona-workers.ts';
 import { readTextFile } from './cases/read-text-file.ts';
 import { executorSandboxStart, executorStop } from './cases/executor-sandbox.ts';
+import { mcpTools } from './cases/mcp-tools.ts';
 import type { ResultRow } from './lib/result-row.ts';
 import { createContext, denoVersion, packageVersion, type BenchContext } from './lib/setup.ts';
 import { renderMisses, renderNotes, renderTable } from './lib/table.ts';
@@ -47,6 +48,7 @@ const CASES: { name: string; run: (ctx: BenchContext) => Promise<ResultRow[]> | 
   { name: 'fetch-memory', run: fetchMemory },
   { name: 'executor-sandbox-start', run: executorSandboxStart },
   { name: 'executor-stop', run: executorStop },
+  { name: 'mcp-tools', run: mcpTools },
   { name: 'history', run: history },
   { name: 'console', run: consoleCase },
 ];

@@ -7,8 +7,8 @@
  * those, each scoped to this persona's directory. The manifest's `entry` is a host module
  * (see backend.ts for why) whose `exports` must include `createBackend`.
  */
+import { importHostModule } from '../../kernel/plugins/host-modules.ts';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { PLUGINS_DIR, PluginRegistry, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { BACKEND_FACTORY_EXPORT, type BackendContext, type CreateBackend, type PersonaBackend } from './backend.ts';
@@ -96,7 +96,7 @@ export async function openBackend(personaDir: string, name?: string, options: Op
 async function loadFactory(plugin: LoadedPlugin): Promise<CreateBackend> {
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(plugin.entry).href)) as Record<string, unknown>;
+    mod = await importHostModule(plugin.entry);
   } catch (error) {
     if (isKernelError(error)) throw error;
     throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `plugin ${plugin.manifest.id}: entry ${plugin.manifest.entry} could not be loaded (${(error as Error).message.split('\n')[0]})`, {

@@ -4,10 +4,10 @@
  * lists (an isolate plugin in a throwaway isolate of its own tier, under its own grant; a
  * host-module backend by importing it). A tool plugin's tools are each one of those exports.
  */
+import { importHostModule } from '../../kernel/plugins/host-modules.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { defaultCacheDir } from '../../kernel/build/bundle.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
@@ -24,7 +24,7 @@ export interface CheckedPlugin {
 
 async function loadedExports(plugin: LoadedPlugin, cacheDir: string | undefined): Promise<readonly string[]> {
   if (HOST_PLUGIN_KINDS.has(plugin.manifest.kind)) {
-    const mod = (await import(pathToFileURL(plugin.entry).href)) as Record<string, unknown>;
+    const mod = await importHostModule(plugin.entry);
     return Object.keys(mod).filter((k) => typeof mod[k] === 'function');
   }
   // The placeholders a persona would fill point at a scratch folder of this check.

@@ -7,7 +7,8 @@
  */
 import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import * as esbuild from 'esbuild';
+import type * as esbuild from 'esbuild';
+import { loadEsbuild } from '../build/esbuild.ts';
 import { kernelError } from '../errors.ts';
 import { sha256 } from '../build/bundle.ts';
 
@@ -33,7 +34,7 @@ export async function hostModuleDigest(entry: string): Promise<HostModuleDigest>
   const base = path.dirname(absolute);
   let result: esbuild.BuildResult<{ write: false; metafile: true }>;
   try {
-    result = await esbuild.build({
+    result = await (await loadEsbuild()).build({
       entryPoints: [absolute],
       bundle: true,
       write: false,

@@ -36,7 +36,7 @@ export const HOST_PLUGIN_KINDS: ReadonlySet<string> = new Set(['persistence']);
 const digest = z.string().regex(/^[0-9a-f]{64}$/);
 
 const bundleSchema = z.union([
-  z.strictObject({ kind: z.enum(['isolate', 'host']), entry: z.string(), digest, inputs: z.record(z.string(), digest) }),
+  z.strictObject({ kind: z.enum(['isolate', 'host', 'mcp']), entry: z.string(), digest, inputs: z.record(z.string(), digest) }),
   z.strictObject({ error: z.string() }),
 ]);
 
@@ -75,7 +75,11 @@ export interface SubstrateOptions {
  * (which esbuild cannot bundle for an isolate). `plugins check` can use it for both.
  */
 export async function pluginBundleRecord(plugin: LoadedPlugin, cacheDir: string = defaultCacheDir()): Promise<BundleRecord> {
-  const entry = plugin.manifest.entry;
+  if (plugin.manifest.mcp) {
+    // A mounted MCP server has no code of ours: what it is, is the server it declares.
+    return { kind: 'mcp', entry: 'plugin.yaml', digest: sha256(canonicalJson(plugin.manifest.mcp)), inputs: {} };
+  }
+  const entry = plugin.manifest.entry!;
   try {
     if (HOST_PLUGIN_KINDS.has(plugin.manifest.kind)) {
       const host = await hostModuleDigest(plugin.entry);
