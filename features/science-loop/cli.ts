@@ -228,12 +228,12 @@ async function run(argv: string[], given: CliIo): Promise<number> {
     stateDirShown: demo && !values['state-dir'] ? setup.stateDir : chooseStateDir(values['state-dir'], io.env, io.cwd).given,
     env: { ...io.env },
     spendTokens,
-    mcpServer: harnessToolServer(setup.personas, setup.stateDir),
     ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}),
     ...(values['plugins-dir'] ? { pluginPath: values['plugins-dir'].map((d) => path.resolve(io.cwd, d)) } : {}),
     ...(skillsDirs.length > 0 ? { skillsDirs } : {}),
   };
-  const kernel = await openLoopKernel({ children, ...kernelOptions });
+  // Each executor's harness gets this install's MCP tool server (a function: with --workers each worker makes its own).
+  const kernel = await openLoopKernel({ children, ...kernelOptions, mcpServer: harnessToolServer(setup.personas, setup.stateDir) });
   for (const r of kernel.registry.refused) io.stderr(`runtimectl: refused plugin ${r.error.toLine()}\n`);
   if (demo && !values.json) {
     io.stdout(`runtimectl demo: ${setup.personas.map((p) => `${p.profile.id} (${p.profile.runtime})`).join(', ')}\n`);

@@ -59,6 +59,8 @@ export function startWorkerFleet(o: WorkerFleetStart): Promise<LoopFleet> {
       ...(o.everySeconds !== undefined ? { everySeconds: o.everySeconds } : {}),
       onCycle: o.onCycle,
       onNotice: o.onNotice,
+      // as the CLI's own kernel: the harnesses get the MCP tool server
+      harnessTools: true,
     },
     secrets,
   );

@@ -63,6 +63,8 @@ export interface WorkerRunOptions {
    * its personas restart; the tests set a small limit to make that happen.
    */
   resourceLimits?: ResourceLimits;
+  /** each worker hands its personas' harnesses the MCP tool server (WorkerSetup.harnessTools) */
+  harnessTools?: boolean;
 }
 
 interface Slot {
@@ -206,6 +208,7 @@ export class PersonaWorkers {
       ...(o.everySeconds !== undefined ? { everySeconds: o.everySeconds } : {}),
       loop: o.loop,
       substrate: o.substrate,
+      ...(o.harnessTools ? { harnessTools: true } : {}),
     };
     const worker = new Worker(ENTRY, { workerData: setup, name: `runtimectl-worker-${slot.id}`, ...(o.resourceLimits ? { resourceLimits: o.resourceLimits } : {}) });
     slot.worker = worker;

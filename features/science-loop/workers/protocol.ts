@@ -28,6 +28,8 @@ export interface WorkerSetup {
   loop: WorkerLoopOptions;
   /** the start's substrate check, done once by the main thread for every worker */
   substrate: SubstrateAtStart;
+  /** hand each executor's harness this install's MCP tool server (features/mcp/harness-server.ts), as `run` does in-process */
+  harnessTools?: boolean;
 }
 
 export interface WireError {

@@ -10,6 +10,7 @@ import type { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
 import { openPersonas, runPersonaLoop } from '../../../kernel/loop/run-personas.ts';
 import { ChildRegistry } from '../executors/children.ts';
 import { openLoopKernel } from '../preset.ts';
+import { harnessToolServer } from '../../mcp/harness-server.ts';
 import { toWire, type FromWorker, type ToWorker, type WorkerSetup } from './protocol.ts';
 
 const port = parentPort!;
@@ -26,7 +27,13 @@ const go = new Promise<'start' | 'close'>((resolve) => {
 
 async function main(): Promise<void> {
   const children = new ChildRegistry();
-  const kernel = await openLoopKernel({ ...setup.loop, children, substrate: setup.substrate });
+  const kernel = await openLoopKernel({
+    ...setup.loop,
+    children,
+    substrate: setup.substrate,
+    // a function cannot cross to a worker: each makes the run's MCP tool server for its share
+    ...(setup.harnessTools ? { mcpServer: harnessToolServer(setup.personas, setup.loop.stateDir) } : {}),
+  });
   port.on('message', (message: ToWorker) => {
     if (message.type === 'start') started();
     else if (message.type === 'close') closeOnly();
