@@ -24,6 +24,7 @@ import { history } from './cases/history.ts';
 import { consoleCase } from './cases/console.ts';
 import { personaCycles } from './cases/persona-cycles.ts';
 import { personaMemory } from './cases/persona-memory.ts';
+import { personaWorkers } from './cases/persona-workers.ts';
 import { readTextFile } from './cases/read-text-file.ts';
 import { executorSandboxStart, executorStop } from './cases/executor-sandbox.ts';
 import { mcpTools } from './cases/mcp-tools.ts';
@@ -39,6 +40,7 @@ const CASES: { name: string; run: (ctx: BenchContext) => Promise<ResultRow[]> | 
   { name: 'process-call', run: processCall },
   { name: 'read-text-file', run: readTextFile },
   { name: 'persona-cycles', run: personaCycles },
+  { name: 'persona-workers', run: personaWorkers },
   { name: 'memory', run: memory },
   { name: 'persona-memory', run: personaMemory },
   { name: 'event-appends', run: eventAppends },

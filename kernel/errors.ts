@@ -129,6 +129,7 @@ export const ERROR_CODES = {
   RTC_ERR_PERSONA_DUPLICATE: 'two personas in one run share an id',
   RTC_ERR_STATE_DIR: 'the state directory cannot be created or used',
   RTC_ERR_PERSONA_LOCKED: 'another process is writing this persona (it holds the persona\'s writer lock)',
+  RTC_ERR_WORKER_FAILED: 'a worker thread of `run --workers` died or could not open its personas',
   RTC_ERR_EXECUTOR_RESULT: 'an executor or budget-policy plugin returned a value outside its contract',
   RTC_ERR_EXECUTOR_PROVIDER_HOME: "an executor's provider home cannot be created or written",
   RTC_ERR_PERSONA_START: 'a persona names a plugin, harness, skill or program that cannot work, so it does not start',

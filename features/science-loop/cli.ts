@@ -19,7 +19,9 @@ import { readAgentEnv, STATE_DIR_ENV } from './budget/env.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { openLedger } from '../ledger/open.ts';
 import { HarnessCatalog } from '../../kernel/loop/harness.ts';
-import { openPersonas, runFailed, runPersonaLoop, type PersonaRun } from '../../kernel/loop/run-personas.ts';
+import { openPersonas, runFailed } from '../../kernel/loop/run-personas.ts';
+import { inProcessFleet, type LoopFleet } from './workers/fleet.ts';
+import { parseWorkers, startWorkerFleet, WORKERS_USAGE } from './workers/cli-hook.ts';
 import { cycleLine, personaSummary } from './summary.ts';
 import { listPersonaIds, PERSONAS_DIR, resolvePersonas, type LoadedPersona } from '../../kernel/personas/load.ts';
 import { openLoopKernel } from './preset.ts';
@@ -44,7 +46,7 @@ export function skillSearchPath(flagDirs: readonly string[] | undefined, io: Pic
 import { scienceReport, type ScienceCycleReport as CycleReport, type ScienceRun } from './report.ts';
 import { parseFlags, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { chooseStateDir, ensureStateDir, makeDirectories } from '../../kernel/storage/state-dir.ts';
-import { scrubber, SecretValues } from '../../kernel/redact/secret-values.ts';
+import { scrubber } from '../../kernel/redact/secret-values.ts';
 
 const USAGE = `Usage: runtimectl run --persona ID_OR_FILE... [--cycles N] [--state-dir DIR] [options]
        runtimectl run --demo [--cycles N] [--state-dir DIR]
@@ -70,6 +72,7 @@ Options:
                         :-separated list of such folders, and the built-in skills/)
   --stop-grace SECONDS  how long a stop on SIGTERM or a second SIGINT may take (default 20,
                         under Kubernetes' 30); sessions get KILL at half of it
+${WORKERS_USAGE}
   --summary             after the run, print what each persona did and why
   --json                NDJSON instead of lines: one object per cycle as it ends
                         ({"type":"cycle",...}), then one {"type":"run_end",...}
@@ -195,6 +198,7 @@ async function run(argv: string[], given: CliIo): Promise<number> {
       demo: { type: 'boolean' },
       'plugins-dir': { type: 'string', multiple: true },
       'skills-dir': { type: 'string', multiple: true },
+      workers: { type: 'string' },
     },
     'run',
   );
@@ -207,6 +211,7 @@ async function run(argv: string[], given: CliIo): Promise<number> {
   const every = seconds('every', values.every) ?? (demo ? 0 : undefined);
   const graceSeconds = seconds('stop-grace', values['stop-grace']) ?? DEFAULT_STOP_GRACE_SECONDS;
   if (graceSeconds <= 0) throw kernelError('RTC_ERR_CLI_USAGE', `--stop-grace ${values['stop-grace']}: must be above zero`);
+  const workers = parseWorkers(values.workers);
   const summary = demo || values.summary === true;
   const spendTokens = !(demo || values['no-spend'] === true);
 
@@ -217,37 +222,47 @@ async function run(argv: string[], given: CliIo): Promise<number> {
     : { personas: resolvePersonas([...(values.persona ?? []), ...positionals], { cwd: io.cwd }), stateDir: resolveStateDir(values['state-dir'], io) };
   const skillsDirs = skillSearchPath(values['skills-dir'], io);
   const children = new ChildRegistry();
-  const kernel = await openLoopKernel({
-    children,
+  // Plain data only: with --workers every worker opens its own kernel with these too.
+  const kernelOptions = {
     stateDir: setup.stateDir,
     stateDirShown: demo && !values['state-dir'] ? setup.stateDir : chooseStateDir(values['state-dir'], io.env, io.cwd).given,
-    env: io.env,
+    env: { ...io.env },
     spendTokens,
-    mcpServer: harnessToolServer(setup.personas, setup.stateDir),
     ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}),
     ...(values['plugins-dir'] ? { pluginPath: values['plugins-dir'].map((d) => path.resolve(io.cwd, d)) } : {}),
     ...(skillsDirs.length > 0 ? { skillsDirs } : {}),
-  });
+  };
+  // Each executor's harness gets this install's MCP tool server (a function: with --workers each worker makes its own).
+  const kernel = await openLoopKernel({ children, ...kernelOptions, mcpServer: harnessToolServer(setup.personas, setup.stateDir) });
   for (const r of kernel.registry.refused) io.stderr(`runtimectl: refused plugin ${r.error.toLine()}\n`);
   if (demo && !values.json) {
     io.stdout(`runtimectl demo: ${setup.personas.map((p) => `${p.profile.id} (${p.profile.runtime})`).join(', ')}\n`);
     io.stdout(`state directory: ${setup.stateDir}\none work packet in each inbox; ${cycles} cycles back to back; token-spending executors held back (--no-spend)\n\n`);
   }
-  const { runtimes, refused } = await openPersonas(kernel, setup.personas);
+  // The same in both fleets (a worker's reports arrive here by message): --json streams one
+  // object per cycle as it ends, so an endless run is watchable; lines otherwise.
+  const onCycle = (report: Parameters<typeof scienceReport>[0]) => {
+    const science = scienceReport(report);
+    if (values.json) io.stdout(`${JSON.stringify({ type: 'cycle', persona_id: report.persona_id, ...jsonCycle(science) })}\n`);
+    else for (const line of [...reviewLines(science), cycleLine(science)]) io.stdout(`${line}\n`);
+  };
+  const loopRun = { ...(cycles !== undefined ? { cycles } : {}), ...(every !== undefined ? { everySeconds: every } : {}), onCycle };
+  const fleet: LoopFleet =
+    workers > 1
+      ? await startWorkerFleet({ workers, personas: setup.personas, kernel, loop: kernelOptions, onNotice: (line) => io.stderr(`${line}\n`), ...loopRun })
+      : inProcessFleet(children, await openPersonas(kernel, setup.personas), loopRun);
+  const refused = fleet.refused;
   // What run prints about its personas has their secrets scrubbed too (by value and pattern).
-  const scrub = scrubber(SecretValues.union(runtimes.map((rt) => rt.secrets)));
+  const scrub = scrubber(fleet.secrets);
   io = { ...given, stdout: (text) => given.stdout(scrub.text(text)), stderr: (text) => given.stderr(scrub.text(text)) };
   for (const r of refused) for (const line of r.problems) io.stderr(`runtimectl: RTC_ERR_PERSONA_START: ${line}\n`);
 
-  const controller = new AbortController();
   let interrupts = 0;
   let backstop: NodeJS.Timeout | undefined;
   const stopNow = (why: string) => {
     if (backstop) return;
-    controller.abort();
     const killAfter = graceSeconds / 2;
-    io.stderr(`runtimectl: ${why}: stopping now: ${children.running} running subprocess(es) get TERM, KILL after ${killAfter} s\n`);
-    void children.stop(killAfter * 1000);
+    void fleet.stop(killAfter * 1000).then((running) => io.stderr(`runtimectl: ${why}: stopping now: ${running} running subprocess(es) get TERM, KILL after ${killAfter} s\n`));
     // A kernel that cannot finish its stop in the grace still exits: the event log is durable
     // and the next start ends and records whatever was left.
     backstop = setTimeout(() => {
@@ -260,32 +275,17 @@ async function run(argv: string[], given: CliIo): Promise<number> {
     interrupts += 1;
     if (interrupts > 1) return stopNow('second SIGINT');
     io.stderr('runtimectl: SIGINT: finishing the current cycle, then stopping (SIGINT again: stop now)\n');
-    controller.abort();
+    fleet.finish();
   };
   const onTerm = () => stopNow('SIGTERM');
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
   let runs: ScienceRun[];
   try {
-    runs = await Promise.all(
-      runtimes.map((rt) =>
-        runPersonaLoop(rt, {
-          ...(cycles !== undefined ? { cycles } : {}),
-          ...(every !== undefined ? { everySeconds: every } : {}),
-          signal: controller.signal,
-          onCycle: (report) => {
-            // --json streams too: one object per cycle as it ends, so an endless run is watchable.
-            const science = scienceReport(report);
-            if (values.json) io.stdout(`${JSON.stringify({ type: 'cycle', persona_id: report.persona_id, ...jsonCycle(science) })}\n`);
-            else for (const line of [...reviewLines(science), cycleLine(science)]) io.stdout(`${line}\n`);
-          },
-        }),
-      ),
-    ) as ScienceRun[];
+    runs = (await fleet.run()) as ScienceRun[];
   } finally {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
-    await Promise.all(runtimes.map((rt) => rt.close()));
     if (backstop) clearTimeout(backstop);
   }
 

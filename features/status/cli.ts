@@ -9,6 +9,7 @@ import { existingStateDir, knownPersonaDir } from '../../kernel/storage/state-di
 import { listPersonaIds } from '../../kernel/personas/load.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { PERSONA_ID_PATTERN } from '../../kernel/personas/profile-schema.ts';
+import { readRunWorkers, workerLines } from '../science-loop/workers/worker-table.ts';
 
 function staleAfterSeconds(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -32,7 +33,9 @@ One row per persona found under the state directory (default: $SCIDEX_AGENT_STAT
 ./state): its last cycle and phase, budget posture, executor, the last defer reason, and
 tokens per hour and sessions over the last 24 hours. Read from each persona's history only:
 its last checkpoint, the rollups of its sealed segments and its open segment, never the
-whole log (features/history/README.md).
+whole log (features/history/README.md). While a \`run --workers N\` runs on the state
+directory, also which worker thread hosts which persona and how often each worker died and
+was restarted (from <state>/run-workers.json).
 
 Options:
   --persona ID            only this persona
@@ -76,9 +79,11 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const rows = (await readStatus(stateDir, nowMs)).filter((r) => persona === undefined || r.persona_id === persona);
   const stale = staleAfter === undefined ? [] : staleRows(rows, persona, staleAfter, nowMs);
   const failed = rows.some((r) => r.error) || stale.length > 0;
+  const running = readRunWorkers(stateDir);
+  const workers = running && persona !== undefined ? { ...running, workers: running.workers.filter((w) => w.personas.includes(persona)) } : running;
   for (const line of stale) io.stderr(`runtimectl status: ${line}\n`);
   if (values.json) {
-    printJson(io, { state_dir: stateDir, personas: rows, ...(staleAfter === undefined ? {} : { stale }) });
+    printJson(io, { state_dir: stateDir, personas: rows, ...(staleAfter === undefined ? {} : { stale }), ...(workers ? { run_workers: workers } : {}) });
     return failed ? 1 : 0;
   }
   if (rows.length === 0) {
@@ -100,6 +105,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     ]);
   }
   io.stdout(`${table(lines)}\n`);
+  if (workers) io.stdout(`\n${workerLines(workers).join('\n')}\n`);
   return failed ? 1 : 0;
 }
 

@@ -128,6 +128,11 @@ export interface LoopOptions {
    * serve --persona ID`); none by default. Its install is visible read-only in the OS sandbox.
    */
   mcpServer?: (personaId: string) => McpServerSpec | null;
+  /**
+   * The start's substrate check when it was already done for this start (a worker thread of
+   * `run --workers`: the main thread checks once, so every worker's persona_start reports it)
+   */
+  substrate?: SubstrateAtStart;
 }
 
 /** Plugins get fresh isolates every this many cycles: a replay of one cycle starts at most this far back. */
@@ -178,7 +183,7 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
   // One scan per start: every persona, the substrate check and the bindings use this registry.
   const registry =
     options.registry ?? PluginRegistry.scan(pluginSearchPath({ env: options.env, ...(options.pluginsDir ? { builtIn: options.pluginsDir } : {}), ...(options.pluginPath ? { dirs: options.pluginPath } : {}) }));
-  const substrate = await checkSubstrateAtStart(stateDir, { cacheDir, registry, now: () => new Date(clock()) });
+  const substrate = options.substrate ?? await checkSubstrateAtStart(stateDir, { cacheDir, registry, now: () => new Date(clock()) });
   return {
     stateDir,
     env: options.env,
