@@ -21,7 +21,7 @@ import { detectLedgerFormat } from '../ledger/format.ts';
 import { openLedger } from '../ledger/open.ts';
 import type { LedgerExport } from '../ledger/records.ts';
 import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
-import { eventLine } from './event-codec.ts';
+import { eventLine } from '../../kernel/events/rows.ts';
 import { convertLedgerInPlace } from './ledger-convert.ts';
 
 export interface CopyReport {

@@ -11,10 +11,8 @@ export type {
   ProposalStore,
   EventChainReport,
   StoreProblem,
-  BackendContext,
-  CreateBackend,
 } from '../../kernel/contracts/persistence.ts';
-export { openBackend, findPersistencePlugin, requireStorage, STORAGE_BINDINGS, type OpenBackendOptions } from './open.ts';
+export { openBackend, findPersistencePlugin, STORAGE_BINDINGS, type OpenBackendOptions } from './open.ts';
 export {
   readPersistenceConfig,
   writePersistenceConfig,
@@ -27,5 +25,5 @@ export {
   KNOWN_BACKENDS,
 } from './config.ts';
 export { copyPersistence, type CopyReport } from './copy.ts';
-export { eventLine, encodeEvent, checkEventRows } from './event-codec.ts';
+export { eventLine, encodeEvent, checkEventRows } from '../../kernel/events/rows.ts';
 export type { PersonaFiles, PersonaSqlite } from '../../kernel/storage/persona-storage.ts';

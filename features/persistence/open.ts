@@ -2,21 +2,20 @@
  * openBackend: from a persona directory and a backend name to a PersistenceBackend.
  *
  * The backend is a plugin (`plugins/persistence-<name>/plugin.yaml`, id `persistence.<name>`,
- * kind `persistence`). Its manifest is validated like any other; its `bindings` may name only
- * storage (`storage.files`, `storage.sqlite`), and the factory receives a handle for exactly
- * those, each scoped to this persona's directory. The manifest's `entry` is a host module
- * (see backend.ts for why) whose `exports` must include `createBackend`.
+ * kind `persistence`), run in an isolate (isolated-backend.ts). Its manifest is validated like
+ * any other; its `bindings` may name only storage (`storage.files`, `storage.sqlite`,
+ * `storage.postgres`), each served for this persona's own folder (or rows) only, and its
+ * `exports` must include every function of the backend contract.
  */
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { isKernelError, kernelError } from '../../kernel/errors.ts';
+import { kernelError } from '../../kernel/errors.ts';
 import { PLUGINS_DIR, scanPlugins, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
-import { BACKEND_FACTORY_EXPORT, type BackendContext, type CreateBackend, type PersistenceBackend } from '../../kernel/contracts/persistence.ts';
 import { parseBackendName, pluginIdOf, readPersistenceConfig } from './config.ts';
-import { personaFiles, personaSqlite } from '../../kernel/storage/persona-storage.ts';
+import { BACKEND_EXPORTS, openIsolatedBackend, type IsolatedBackend } from './isolated-backend.ts';
+import { ledgerAccess } from './ledger-access.ts';
 
 /** The bindings a persistence plugin may declare, and nothing else. */
-export const STORAGE_BINDINGS = ['storage.files', 'storage.sqlite'] as const;
+export const STORAGE_BINDINGS = ['storage.files', 'storage.sqlite', 'storage.postgres'] as const;
 
 export interface OpenBackendOptions {
   /** Never write: no file or database is created, repaired or appended to. */
@@ -54,8 +53,12 @@ export function findPersistencePlugin(name: string, pluginsDir = PLUGINS_DIR): L
       details: { plugin: id, bindings: other },
     });
   }
-  if (!plugin.manifest.exports.includes(BACKEND_FACTORY_EXPORT)) {
-    throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `${where}: exports: a persistence backend must export ${BACKEND_FACTORY_EXPORT}`, { details: { plugin: id } });
+  const missing = BACKEND_EXPORTS.filter((e) => !plugin.manifest.exports.includes(e));
+  if (missing.length > 0) {
+    throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `${where}: exports: a persistence backend must export ${missing.join(', ')}`, { details: { plugin: id, missing } });
+  }
+  if (plugin.profile.tier !== 'in-process') {
+    throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `${where}: sandbox: a persistence backend runs in-process (its calls are synchronous); profile ${plugin.profile.name} is ${plugin.profile.tier}`, { details: { plugin: id } });
   }
   return plugin;
 }
@@ -64,7 +67,7 @@ export function findPersistencePlugin(name: string, pluginsDir = PLUGINS_DIR): L
  * Opens persona `personaDir`'s state in backend `name` (default: what its persistence.yaml
  * says, else jsonl-fs). A store written by a newer schema version is refused and left as it is.
  */
-export async function openBackend(personaDir: string, name?: string, options: OpenBackendOptions = {}): Promise<PersistenceBackend> {
+export async function openBackend(personaDir: string, name?: string, options: OpenBackendOptions = {}): Promise<IsolatedBackend> {
   const dir = path.resolve(personaDir);
   const personaId = options.personaId ?? path.basename(dir);
   if (!PERSONA_ID.test(personaId)) {
@@ -73,50 +76,11 @@ export async function openBackend(personaDir: string, name?: string, options: Op
   const backendName = name === undefined ? readPersistenceConfig(dir).backend : parseBackendName(name);
   const plugin = findPersistencePlugin(backendName, options.pluginsDir);
   const readonly = options.readonly ?? false;
-  const declared = new Set(plugin.manifest.bindings);
-  const context: BackendContext = {
+  return openIsolatedBackend(plugin, {
     personaId,
     personaDir: dir,
     readonly,
     now: options.now ?? (() => new Date()),
-    pluginId: plugin.manifest.id,
-    storage: {
-      ...(declared.has('storage.files') ? { files: personaFiles(dir, personaId, readonly) } : {}),
-      ...(declared.has('storage.sqlite') ? { sqlite: personaSqlite(dir, personaId, readonly) } : {}),
-    },
-  };
-  const factory = await loadFactory(plugin);
-  return await factory(context);
-}
-
-async function loadFactory(plugin: LoadedPlugin): Promise<CreateBackend> {
-  let mod: Record<string, unknown>;
-  try {
-    mod = (await import(pathToFileURL(plugin.entry).href)) as Record<string, unknown>;
-  } catch (error) {
-    if (isKernelError(error)) throw error;
-    throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `plugin ${plugin.manifest.id}: entry ${plugin.manifest.entry} could not be loaded (${(error as Error).message.split('\n')[0]})`, {
-      details: { plugin: plugin.manifest.id },
-      cause: error,
-    });
-  }
-  const factory = mod[BACKEND_FACTORY_EXPORT];
-  if (typeof factory !== 'function') {
-    throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `plugin ${plugin.manifest.id}: entry ${plugin.manifest.entry} does not export a function ${BACKEND_FACTORY_EXPORT}`, {
-      details: { plugin: plugin.manifest.id },
-    });
-  }
-  return factory as CreateBackend;
-}
-
-/** A factory's guard for a storage binding it needs but was not handed. */
-export function requireStorage<K extends keyof BackendContext['storage']>(context: BackendContext, kind: K): NonNullable<BackendContext['storage'][K]> {
-  const handle = context.storage[kind];
-  if (handle === undefined) {
-    const binding = kind === 'files' ? 'storage.files' : 'storage.sqlite';
-    throw kernelError('RTC_ERR_PERSISTENCE_BINDING', `plugin ${context.pluginId} needs ${binding}, which its manifest does not declare; the kernel hands a backend only the storage it declares`, {
-      details: { plugin: context.pluginId, binding },
-    });
-  }
-  return handle as NonNullable<BackendContext['storage'][K]>;
+    ledger: (format) => ledgerAccess(dir, personaId, format, readonly),
+  });
 }

@@ -8,6 +8,7 @@ import type { PermissionName } from '../permissions/descriptors.ts';
 import type { PermissionGate } from '../permissions/gate.ts';
 import type { Tape } from './tape.ts';
 import type { PluginBindings } from './ops/bindings.ts';
+import type { StorageGrant } from '../persistence/binding-kit.ts';
 
 export interface AuditEvent {
   type: 'capability';
@@ -43,6 +44,8 @@ export interface BrokerContext {
   sources?: WorldSources;
   /** kernel bindings this plugin may reach (declared by its manifest ∩ granted by its persona); see ops/bindings.ts */
   bindings?: PluginBindings;
+  /** storage bindings (persistence backends and the ledger only); see kernel/persistence/binding-kit.ts */
+  storage?: StorageGrant;
 }
 
 export interface WorldSources {

@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import { close, constants, fdatasync, mkdirSync, openSync, write } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { kernelError, type KernelError } from '../errors.ts';
+import { isKernelError, kernelError, type KernelError } from '../errors.ts';
 import { redactedCanonicalJson, redactRecord } from '../redact/index.ts';
 import { canonicalJson } from './canonical.ts';
 import { appendEnvelopeLine, appendHashInput, EVENT_TYPE_PATTERN, GENESIS_HASH, sha256 } from './envelope.ts';
@@ -68,12 +68,71 @@ export interface EventLogStats {
   batches: number;
 }
 
+/**
+ * Where a batch goes: the one durable write per batch. The log's own file (FileSink, below),
+ * or an isolated persistence backend's storage binding (kernel/persistence/isolated-events.ts).
+ * `write` resolves only once every event of the batch is durable; a rejection fails the log.
+ */
+export interface BatchSink {
+  write(batch: Batch): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface EventLogOptions {
+  /** Keep each event's fields (seq, type, payload JSON, prev, hash, at) on its batch, for sinks that store rows. */
+  keepRows?: boolean;
+}
+
 /** Absolute paths of the logs open in this process: two writers on one file would fork its chain. */
 const openFiles = new Set<string>();
 
-export class EventLog {
+/** A log file opened O_APPEND|O_DSYNC: each batch is one write (and fdatasync where O_DSYNC is missing). */
+export class FileSink implements BatchSink {
   readonly file: string;
-  #fd: number;
+  readonly #fd: number;
+  #closed = false;
+
+  /** Registers `file` as open in this process (a second open is RTC_ERR_EVENTS_BUSY). */
+  static open(file: string): FileSink {
+    const absolute = path.resolve(file);
+    if (openFiles.has(absolute)) {
+      throw kernelError('RTC_ERR_EVENTS_BUSY', `${file}: this event log is already open in this process; share the one EventLog`);
+    }
+    const fd = openSync(absolute, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_DSYNC, 0o644);
+    openFiles.add(absolute);
+    return new FileSink(absolute, fd);
+  }
+
+  private constructor(file: string, fd: number) {
+    this.file = file;
+    this.#fd = fd;
+  }
+
+  async write(batch: Batch): Promise<void> {
+    const bytes = batch.bytes();
+    let written = 0;
+    while (written < bytes.length) written += await writeAsync(this.#fd, bytes, written, bytes.length - written);
+    if (!O_DSYNC) await fdatasyncAsync(this.#fd);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    openFiles.delete(this.file);
+    await closeAsync(this.#fd).catch(() => undefined);
+  }
+}
+
+/** True when this process has `file` open as an event log (busy for a second writer). */
+export function isEventFileOpen(file: string): boolean {
+  return openFiles.has(path.resolve(file));
+}
+
+export class EventLog {
+  /** The file (or the backend's store) the log's events are in, for messages. */
+  readonly file: string;
+  readonly #sink: BatchSink;
+  readonly #keepRows: boolean;
   #lastSeq: number;
   #lastHash: string;
   /** The clock for `at`; undefined means the system clock, read through #at(). */
@@ -90,10 +149,14 @@ export class EventLog {
   #stats: EventLogStats = { events: 0, batches: 0 };
   startup: EventLogStartup = { rebooted: false };
 
-  /** Use openEventLog(): it checks and repairs the file first. */
-  constructor(file: string, fd: number, lastSeq: number, lastHash: string, now: (() => Date) | undefined) {
+  /**
+   * Use openEventLog() for a file (it checks and repairs the file first); a backend's chain
+   * is built over its sink once the kernel has verified the stored events (lastSeq, lastHash).
+   */
+  constructor(file: string, sink: BatchSink, lastSeq: number, lastHash: string, now: (() => Date) | undefined, options: EventLogOptions = {}) {
     this.file = file;
-    this.#fd = fd;
+    this.#sink = sink;
+    this.#keepRows = options.keepRows === true;
     this.#lastSeq = lastSeq;
     this.#lastHash = lastHash;
     this.#now = now;
@@ -138,10 +201,12 @@ export class EventLog {
     const prev = this.#lastHash;
     // `type` matched EVENT_TYPE_PATTERN above and `prev` is our own hash: nothing to escape.
     const hash = sha256(appendHashInput(seq, type, payloadJson, prev));
-    const line = appendEnvelopeLine(seq, type, payloadJson, prev, hash, this.#at());
+    const at = this.#at();
+    const line = appendEnvelopeLine(seq, type, payloadJson, prev, hash, at);
     const batch = this.#queued ?? new Batch();
     try {
       batch.addLine(line);
+      if (this.#keepRows) batch.rows.push({ seq, type, payloadJson, prev, hash, at });
     } catch (error) {
       // A batch past the longest string V8 can hold: this line is not queued and its seq not used.
       return Promise.reject(error);
@@ -185,8 +250,7 @@ export class EventLog {
     try {
       await this.flush().catch(() => undefined);
     } finally {
-      openFiles.delete(this.file);
-      await closeAsync(this.#fd).catch(() => undefined);
+      await this.#sink.close();
     }
   }
 
@@ -205,11 +269,8 @@ export class EventLog {
     while (this.#queued !== undefined && !this.#failure) {
       const batch = this.#queued;
       this.#queued = undefined;
-      const bytes = batch.bytes();
       try {
-        let written = 0;
-        while (written < bytes.length) written += await writeAsync(this.#fd, bytes, written, bytes.length - written);
-        if (!O_DSYNC) await fdatasyncAsync(this.#fd);
+        await this.#sink.write(batch);
       } catch (error) {
         this.#fail(error, batch);
         break;
@@ -230,10 +291,16 @@ export class EventLog {
    */
   #fail(error: unknown, batch: Batch): void {
     const reason = error instanceof Error ? error.message : String(error);
-    this.#failure = kernelError('RTC_ERR_EVENTS_WRITE', `${this.file}: writing events ${batch.acks[0]?.result.seq ?? '?'}.. failed (${reason}); reopen the log to repair it`, {
-      internal: true,
-      cause: error,
-    });
+    const first = batch.acks[0]?.result.seq ?? '?';
+    // A refusal with its own code (a backend that broke the storage contract, a database that
+    // went away) keeps it; a failed write or sync is the log's own write error.
+    this.#failure =
+      isKernelError(error) && !error.internal && error.code !== 'RTC_ERR_EVENTS_WRITE'
+        ? kernelError(error.code, `${this.file}: events ${first}.. were not written: ${reason}; reopen the log`, { details: { ...error.details }, cause: error })
+        : kernelError('RTC_ERR_EVENTS_WRITE', `${this.file}: writing events ${first}.. failed (${reason}); reopen the log to repair it`, {
+            internal: true,
+            cause: error,
+          });
     const failed = this.#queued ? [batch, this.#queued] : [batch];
     this.#queued = undefined;
     for (const lost of failed) for (const ack of lost.acks) ack.reject(this.#failure);
@@ -246,6 +313,29 @@ export class EventLog {
  * byte-for-byte as it was, on a corrupt line, a broken chain or a newer schema version.
  */
 export async function openEventLog(file: string, options: OpenEventLogOptions = {}): Promise<EventLog> {
+  const prepared = prepareEventFile(file);
+  const log = new EventLog(prepared.file, prepared.sink, prepared.lastSeq, prepared.lastHash, options.now);
+  await appendStartupEvents(log, prepared);
+  return log;
+}
+
+/** What prepareEventFile found and did: the verified head, the repair, and the open sink. */
+export interface PreparedEventFile {
+  file: string;
+  sink: FileSink;
+  lastSeq: number;
+  lastHash: string;
+  repair?: Repair;
+  /** sha256 of the torn bytes that were cut off (with `repair`). */
+  removedSha256?: string;
+}
+
+/**
+ * Checks every line of `file` (refusing a corrupt, out-of-chain or newer log, untouched),
+ * saves and cuts a torn tail, and opens the file for appends. The caller appends the
+ * startup events (appendStartupEvents) on the chain it builds over the sink.
+ */
+export function prepareEventFile(file: string): PreparedEventFile {
   const absolute = path.resolve(file);
   if (openFiles.has(absolute)) {
     throw kernelError('RTC_ERR_EVENTS_BUSY', `${file}: this event log is already open in this process; share the one EventLog`);
@@ -270,20 +360,27 @@ export async function openEventLog(file: string, options: OpenEventLogOptions = 
   const firstCreated = mkdirSync(logsDir, { recursive: true });
   let repair: Repair | undefined;
   if (torn) repair = cutTornTail(absolute, torn, lastSeq + 1);
-  const fd = openSync(absolute, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_DSYNC, 0o644);
+  const sink = FileSink.open(absolute);
   if (!hadEvents && !repair) syncNewPath(logsDir, firstCreated);
-  openFiles.add(absolute);
+  return { file: absolute, sink, lastSeq, lastHash, ...(repair ? { repair, removedSha256: sha256Bytes(torn!.bytes) } : {}) };
+}
 
-  const log = new EventLog(absolute, fd, lastSeq, lastHash, options.now);
+/**
+ * The events an open appends to a chain that already had events (`reboot`) or was repaired
+ * (`log_repaired`); sets `log.startup`. Closes the log when an append fails.
+ */
+export async function appendStartupEvents(log: EventLog, head: { lastSeq: number; lastHash: string; repair?: Repair; removedSha256?: string }): Promise<void> {
+  const hadEvents = head.lastSeq > 0;
+  const repair = head.repair;
   try {
-    if (hadEvents) await log.append('reboot', { previous_seq: lastSeq, previous_hash: lastHash });
+    if (hadEvents) await log.append('reboot', { previous_seq: head.lastSeq, previous_hash: head.lastHash });
     if (repair) {
       await log.append('log_repaired', {
         reason: 'torn last line',
         line: repair.line,
         offset: repair.offset,
         removed_bytes: repair.removedBytes,
-        removed_sha256: sha256Bytes(torn!.bytes),
+        removed_sha256: head.removedSha256 ?? null,
         saved_as: repair.savedAs,
       });
     }
@@ -292,7 +389,6 @@ export async function openEventLog(file: string, options: OpenEventLogOptions = 
     throw error;
   }
   log.startup = { rebooted: hadEvents, ...(repair ? { repaired: repair } : {}) };
-  return log;
 }
 
 /**

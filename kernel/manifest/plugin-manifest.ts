@@ -9,7 +9,7 @@ import { permissionsSchema } from './permissions-schema.ts';
 
 export const PLUGIN_KINDS = ['skill', 'executor', 'budget-policy', 'persistence', 'phase-selector', 'tool'] as const;
 
-export const BINDING_NAMES = ['events', 'usage', 'ledger', 'memory', 'proposals', 'storage.files', 'storage.sqlite', 'workspace'] as const;
+export const BINDING_NAMES = ['events', 'usage', 'ledger', 'memory', 'proposals', 'storage.files', 'storage.sqlite', 'storage.postgres', 'storage.ledger', 'workspace'] as const;
 
 export const pluginManifestSchema = z.strictObject({
   $schema: z.string().optional(),

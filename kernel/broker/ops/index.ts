@@ -7,6 +7,9 @@ import { netFetch } from './net.ts';
 import { permissionsQuery, permissionsRequest, permissionsRevoke } from './permissions.ts';
 import { runOutput } from './run.ts';
 import { BINDING_OPS } from './bindings.ts';
+import { FILE_BINDING_OPS } from '../../persistence/file-bindings.ts';
+import { SQLITE_BINDING_OPS } from '../../persistence/sqlite-bindings.ts';
+import { EVENT_BINDING_OPS } from '../../persistence/event-bindings.ts';
 
 export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
   [
@@ -16,5 +19,6 @@ export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
     permissionsQuery, permissionsRequest, permissionsRevoke,
     runOutput, netFetch,
     ...BINDING_OPS,
+    ...FILE_BINDING_OPS, ...SQLITE_BINDING_OPS, ...EVENT_BINDING_OPS,
   ].map((op) => [op.name, op as OpDefinition]),
 );

@@ -1,0 +1,229 @@
+/**
+ * A PersistenceBackend over an isolated backend plugin (plugins/persistence-*): the plugin
+ * runs in an isolated-vm isolate under the `persistence` sandbox profile (no Deno
+ * permission at all) and reaches storage only through the storage bindings its manifest
+ * declares, each call checked against the persona's StorageSession (kernel/persistence).
+ *
+ * One isolate per backend plugin serves every persona of this process that chose it
+ * (a thousand personas cannot each keep one more isolate); each persona is a session whose
+ * token the plugin passes back with every binding call. Events go through the kernel's
+ * chain (kernel/persistence/isolated-events.ts); memory and proposal records are checked
+ * here before the plugin stores them, and handed back as the plugin read them.
+ */
+import path from 'node:path';
+import { defaultCacheDir } from '../../kernel/build/bundle.ts';
+import { ERROR_CODES, isKernelError, kernelError, type ErrorCode } from '../../kernel/errors.ts';
+import type { LedgerAccess, MemoryStore, PersistenceBackend, ProposalStore } from '../../kernel/contracts/persistence.ts';
+import { STORAGE_BINDING_NAMES } from '../../kernel/persistence/binding-kit.ts';
+import { IsolatedEventStore, type BackendCalls } from '../../kernel/persistence/isolated-events.ts';
+import { StorageHost, type StorageSession } from '../../kernel/persistence/storage-session.ts';
+import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
+import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
+import { emptyPermissionSet } from '../../kernel/permissions/descriptors.ts';
+import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
+import { checkBrainText, checkProposalLine, parseProposalLines } from './records.ts';
+
+/** What every persistence plugin exports (the first argument of each is the session token). */
+export const BACKEND_EXPORTS = [
+  'describe',
+  'open',
+  'close',
+  'openEvents',
+  'appendEvents',
+  'readEvents',
+  'importEvents',
+  'readBrain',
+  'writeBrain',
+  'writeBrainAsync',
+  'readLongTerm',
+  'appendLongTerm',
+  'memoryIsEmpty',
+  'appendProposals',
+  'proposalLines',
+  'proposalsIsEmpty',
+] as const;
+
+/** What `describe` answers: the backend's name and where it keeps things, relative to the persona folder. */
+interface Description {
+  name: string;
+  /** the file (or database) holding the events: `logs/events.jsonl`, `persistence.db` */
+  events: string;
+  /** where proposal records are: a file (`review/proposals.jsonl`) or `<db>#proposals` */
+  proposals: string;
+  /** the ledger format this backend keeps */
+  ledger: 'jsonl-fs' | 'sqlite';
+}
+
+interface Shared {
+  instance: PluginInstance;
+  host: StorageHost;
+  ready: Promise<void>;
+}
+
+/** One isolate per backend plugin (by folder) in this process. */
+const shared = new Map<string, Shared>();
+
+async function sharedInstance(plugin: LoadedPlugin): Promise<Shared> {
+  const key = `${plugin.dir}\u0000${plugin.manifest.id}`;
+  let entry = shared.get(key);
+  if (entry === undefined) {
+    const cacheDir = defaultCacheDir();
+    const created: Shared = { instance: undefined as unknown as PluginInstance, host: new StorageHost(), ready: Promise.resolve() };
+    created.ready = (async () => {
+      const instance = new PluginInstance(plugin, { shim: await loadShim(cacheDir), allow: emptyPermissionSet(), cwd: plugin.dir, cacheDir });
+      instance.broker.context.storage = { host: created.host, declared: plugin.manifest.bindings.filter((b) => (STORAGE_BINDING_NAMES as readonly string[]).includes(b)) };
+      await instance.ready();
+      created.instance = instance;
+    })();
+    entry = created;
+    shared.set(key, entry);
+    created.ready.catch(() => shared.delete(key));
+  }
+  await entry.ready;
+  return entry;
+}
+
+const PLUGIN_CODE = /^(?:[A-Za-z]*Error: )?(RTC_ERR_[A-Z0-9_]+): ([^]*)$/;
+
+/**
+ * A plugin's failure as the kernel error it names: a binding's refusal passed on (or a
+ * plugin's own `RTC_ERR_...: message`) keeps its code and message; anything else is the
+ * plugin's failure, named as such.
+ */
+export function unwrapPluginError(error: unknown, pluginId: string): unknown {
+  if (!isKernelError(error) || error.code !== 'RTC_ERR_SANDBOX_SCRIPT') return error;
+  const inner = typeof error.details.message === 'string' ? error.details.message : error.message;
+  const m = PLUGIN_CODE.exec(inner);
+  if (m && m[1]! in ERROR_CODES && !m[1]!.startsWith('RTC_ERR_SANDBOX')) return kernelError(m[1] as ErrorCode, m[2]!.split('\n')[0]!, { details: { plugin: pluginId } });
+  return kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `plugin ${pluginId} failed: ${error.message.split('\n')[0]}`, { details: { plugin: pluginId }, cause: error });
+}
+
+function callsFor(s: Shared, session: StorageSession, pluginId: string): BackendCalls {
+  return {
+    pluginId,
+    sync(name, ...args) {
+      try {
+        return s.instance.callSync(name, session.token, ...args);
+      } catch (error) {
+        throw unwrapPluginError(error, pluginId);
+      }
+    },
+    async async(name, ...args) {
+      try {
+        return await s.instance.call(name, session.token, ...args);
+      } catch (error) {
+        throw unwrapPluginError(error, pluginId);
+      }
+    },
+  };
+}
+
+function text(value: unknown, what: string, pluginId: string): string {
+  if (typeof value !== 'string') throw kernelError('RTC_ERR_PERSISTENCE_BACKEND', `plugin ${pluginId}: ${what} answered ${typeof value}, not text`);
+  return value;
+}
+
+export interface IsolatedBackendContext {
+  personaId: string;
+  personaDir: string;
+  readonly: boolean;
+  now: () => Date;
+  /** the persona's ledger in this backend's format (features/ledger) */
+  ledger: (format: 'jsonl-fs' | 'sqlite') => LedgerAccess;
+}
+
+/** A backend opened over an isolated plugin: the contract, plus a way to call the plugin's other exports for this persona. */
+export interface IsolatedBackend extends PersistenceBackend {
+  /** Calls any export the manifest lists, with this persona's session token first. */
+  callPlugin(name: string, ...args: unknown[]): Promise<unknown>;
+}
+
+export async function openIsolatedBackend(plugin: LoadedPlugin, context: IsolatedBackendContext): Promise<IsolatedBackend> {
+  const pluginId = plugin.manifest.id;
+  const s = await sharedInstance(plugin);
+  const session = s.host.open(context.personaId, context.personaDir, context.readonly);
+  const calls = callsFor(s, session, pluginId);
+  let description: Description;
+  try {
+    calls.sync('open', { persona_id: context.personaId, readonly: context.readonly });
+    description = calls.sync('describe') as Description;
+  } catch (error) {
+    await s.host.close(session).catch(() => undefined);
+    throw error;
+  }
+  const resolveLocation = (relative: string): string => {
+    const [file, fragment] = relative.split('#');
+    const absolute = session.resolve(file!);
+    return fragment === undefined ? absolute : `${absolute}#${fragment}`;
+  };
+  const events = new IsolatedEventStore(session, calls, resolveLocation(description.events), context.now);
+
+  const memory: Required<MemoryStore> = {
+    readBrain: () => {
+      const value = calls.sync('readBrain');
+      return value === null ? undefined : text(value, 'readBrain', pluginId);
+    },
+    writeBrain(value) {
+      checkBrainText(value);
+      calls.sync('writeBrain', value);
+    },
+    async writeBrainAsync(value) {
+      checkBrainText(value);
+      await calls.async('writeBrainAsync', value);
+    },
+    readLongTerm: () => text(calls.sync('readLongTerm'), 'readLongTerm', pluginId),
+    appendLongTerm(value) {
+      if (value === '') return;
+      calls.sync('appendLongTerm', value);
+    },
+    isEmpty: () => calls.sync('memoryIsEmpty') === true,
+  };
+
+  const proposalLocation = resolveLocation(description.proposals);
+  const lines = (): string[] => {
+    const value = calls.sync('proposalLines');
+    if (!Array.isArray(value) || value.some((l) => typeof l !== 'string')) throw kernelError('RTC_ERR_PERSISTENCE_BACKEND', `plugin ${pluginId}: proposalLines answered something other than a list of lines`);
+    return value as string[];
+  };
+  const proposals: ProposalStore = {
+    location: proposalLocation,
+    append(input) {
+      const list = typeof input === 'string' ? [input] : [...input];
+      if (list.length === 0) return;
+      list.forEach((line, i) => checkProposalLine(line, i));
+      calls.sync('appendProposals', list);
+    },
+    lines,
+    read: () => parseProposalLines(lines(), proposalLocation),
+    isEmpty: () => calls.sync('proposalsIsEmpty') === true,
+  };
+
+  let closed = false;
+  return {
+    name: description.name,
+    pluginId,
+    personaId: context.personaId,
+    personaDir: context.personaDir,
+    readonly: context.readonly,
+    events,
+    memory,
+    proposals,
+    ledger: context.ledger(description.ledger),
+    callPlugin: (name, ...args) => calls.async(name, ...args),
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        await events.close();
+        calls.sync('close');
+      } finally {
+        await s.host.close(session);
+      }
+    },
+  };
+}
+
+/** The folder a location names, relative to the persona folder (for messages). */
+export function relativeLocation(personaDir: string, location: string): string {
+  return path.relative(personaDir, location);
+}
