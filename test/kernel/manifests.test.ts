@@ -52,6 +52,6 @@ test('the JSON Schemas in schemas/ are the ones the zod schemas generate (run np
 });
 
 test('a profile name that is not a file is refused with the known ones', () => {
-  assert.throws(() => loadSandboxProfile('nope'), /no sandbox profile "nope" \(have: community-draft, default, trusted\)/);
+  assert.throws(() => loadSandboxProfile('nope'), /no sandbox profile "nope" \(have: community-draft, default, persistence, trusted\)/);
   void mkdirSync;
 });
