@@ -18,7 +18,7 @@ import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { kernelError } from '../../kernel/errors.ts';
 import { detectLedgerFormat } from '../ledger/format.ts';
-import { openLedger } from '../ledger/open.ts';
+import { openLedger, type LedgerRowsBackend } from '../ledger/open.ts';
 import type { LedgerExport } from '../ledger/records.ts';
 import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
 import { eventLine } from '../../kernel/events/rows.ts';
@@ -134,7 +134,7 @@ export async function copyPersistence(from: PersistenceBackend, to: PersistenceB
   } else if (samePersona && ledgerFormat === to.ledger.format) {
     ledger = { status: 'kept', reason: `the ledger is already in the ${ledgerFormat} format, where it stays` };
   } else if (samePersona) {
-    const conversion = convertLedgerInPlace(ledgerFile, path.relative(from.personaDir, ledgerFile), ledgerDoc, ledgerFormat, to.ledger.format);
+    const conversion = convertLedgerInPlace(ledgerFile, path.relative(from.personaDir, ledgerFile), ledgerDoc, ledgerFormat, to.ledger.format, { backend: to as unknown as LedgerRowsBackend, personaDir: to.personaDir, personaId: to.personaId });
     ledger = { status: 'converted', tasks: ledgerDoc.tasks.length, file: path.relative(from.personaDir, conversion.file), savedAs: conversion.savedAs };
   } else {
     to.ledger.importDoc(ledgerDoc);

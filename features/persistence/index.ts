@@ -26,4 +26,3 @@ export {
 } from './config.ts';
 export { copyPersistence, type CopyReport } from './copy.ts';
 export { eventLine, encodeEvent, checkEventRows } from '../../kernel/events/rows.ts';
-export type { PersonaFiles, PersonaSqlite } from '../../kernel/storage/persona-storage.ts';

@@ -11,16 +11,12 @@
  * here before the plugin stores them, and handed back as the plugin read them.
  */
 import path from 'node:path';
-import { defaultCacheDir } from '../../kernel/build/bundle.ts';
 import { ERROR_CODES, isKernelError, kernelError, type ErrorCode } from '../../kernel/errors.ts';
 import type { LedgerAccess, MemoryStore, PersistenceBackend, ProposalStore } from '../../kernel/contracts/persistence.ts';
-import { STORAGE_BINDING_NAMES } from '../../kernel/persistence/binding-kit.ts';
 import { IsolatedEventStore, type BackendCalls } from '../../kernel/persistence/isolated-events.ts';
-import { StorageHost, type StorageSession } from '../../kernel/persistence/storage-session.ts';
-import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
+import type { StorageSession } from '../../kernel/persistence/storage-session.ts';
+import { requireSharedPlugin, sharedStoragePlugin, type SharedStoragePlugin } from '../../kernel/persistence/shared-instance.ts';
 import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
-import { emptyPermissionSet } from '../../kernel/permissions/descriptors.ts';
-import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import { checkBrainText, checkProposalLine, parseProposalLines } from './records.ts';
 
 /** What every persistence plugin exports (the first argument of each is the session token). */
@@ -41,6 +37,8 @@ export const BACKEND_EXPORTS = [
   'appendProposals',
   'proposalLines',
   'proposalsIsEmpty',
+  'ledgerLoad',
+  'ledgerCommit',
 ] as const;
 
 /** What `describe` answers: the backend's name and where it keeps things, relative to the persona folder. */
@@ -52,35 +50,6 @@ interface Description {
   proposals: string;
   /** the ledger format this backend keeps */
   ledger: 'jsonl-fs' | 'sqlite';
-}
-
-interface Shared {
-  instance: PluginInstance;
-  host: StorageHost;
-  ready: Promise<void>;
-}
-
-/** One isolate per backend plugin (by folder) in this process. */
-const shared = new Map<string, Shared>();
-
-async function sharedInstance(plugin: LoadedPlugin): Promise<Shared> {
-  const key = `${plugin.dir}\u0000${plugin.manifest.id}`;
-  let entry = shared.get(key);
-  if (entry === undefined) {
-    const cacheDir = defaultCacheDir();
-    const created: Shared = { instance: undefined as unknown as PluginInstance, host: new StorageHost(), ready: Promise.resolve() };
-    created.ready = (async () => {
-      const instance = new PluginInstance(plugin, { shim: await loadShim(cacheDir), allow: emptyPermissionSet(), cwd: plugin.dir, cacheDir });
-      instance.broker.context.storage = { host: created.host, declared: plugin.manifest.bindings.filter((b) => (STORAGE_BINDING_NAMES as readonly string[]).includes(b)) };
-      await instance.ready();
-      created.instance = instance;
-    })();
-    entry = created;
-    shared.set(key, entry);
-    created.ready.catch(() => shared.delete(key));
-  }
-  await entry.ready;
-  return entry;
 }
 
 const PLUGIN_CODE = /^(?:[A-Za-z]*Error: )?(RTC_ERR_[A-Z0-9_]+): ([^]*)$/;
@@ -98,7 +67,7 @@ export function unwrapPluginError(error: unknown, pluginId: string): unknown {
   return kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `plugin ${pluginId} failed: ${error.message.split('\n')[0]}`, { details: { plugin: pluginId }, cause: error });
 }
 
-function callsFor(s: Shared, session: StorageSession, pluginId: string): BackendCalls {
+export function callsFor(s: SharedStoragePlugin, session: StorageSession, pluginId: string): BackendCalls {
   return {
     pluginId,
     sync(name, ...args) {
@@ -128,19 +97,32 @@ export interface IsolatedBackendContext {
   personaDir: string;
   readonly: boolean;
   now: () => Date;
-  /** the persona's ledger in this backend's format (features/ledger) */
-  ledger: (format: 'jsonl-fs' | 'sqlite') => LedgerAccess;
+  /** the persona's ledger in this backend's format, kept by this backend (features/persistence/ledger-access.ts) */
+  ledger: (format: 'jsonl-fs' | 'sqlite', backend: IsolatedBackend) => LedgerAccess;
 }
 
 /** A backend opened over an isolated plugin: the contract, plus a way to call the plugin's other exports for this persona. */
 export interface IsolatedBackend extends PersistenceBackend {
   /** Calls any export the manifest lists, with this persona's session token first. */
   callPlugin(name: string, ...args: unknown[]): Promise<unknown>;
+  /** callPlugin for an export that answers synchronously (the ledger's rows). */
+  callPluginSync(name: string, ...args: unknown[]): unknown;
+}
+
+/** Builds the backend plugin's isolate (once per process); after it, openIsolatedBackendSync works. */
+export async function prepareBackendPlugin(plugin: LoadedPlugin): Promise<void> {
+  await sharedStoragePlugin(plugin);
 }
 
 export async function openIsolatedBackend(plugin: LoadedPlugin, context: IsolatedBackendContext): Promise<IsolatedBackend> {
+  await sharedStoragePlugin(plugin);
+  return openIsolatedBackendSync(plugin, context);
+}
+
+/** openIsolatedBackend once the plugin is prepared (prepareBackendPlugin): no await needed. */
+export function openIsolatedBackendSync(plugin: LoadedPlugin, context: IsolatedBackendContext): IsolatedBackend {
   const pluginId = plugin.manifest.id;
-  const s = await sharedInstance(plugin);
+  const s = requireSharedPlugin(plugin, `opening the ${plugin.manifest.id} backend`);
   const session = s.host.open(context.personaId, context.personaDir, context.readonly);
   const calls = callsFor(s, session, pluginId);
   let description: Description;
@@ -148,7 +130,7 @@ export async function openIsolatedBackend(plugin: LoadedPlugin, context: Isolate
     calls.sync('open', { persona_id: context.personaId, readonly: context.readonly });
     description = calls.sync('describe') as Description;
   } catch (error) {
-    await s.host.close(session).catch(() => undefined);
+    void s.host.close(session).catch(() => undefined);
     throw error;
   }
   const resolveLocation = (relative: string): string => {
@@ -199,7 +181,7 @@ export async function openIsolatedBackend(plugin: LoadedPlugin, context: Isolate
   };
 
   let closed = false;
-  return {
+  const backend: IsolatedBackend = {
     name: description.name,
     pluginId,
     personaId: context.personaId,
@@ -208,8 +190,9 @@ export async function openIsolatedBackend(plugin: LoadedPlugin, context: Isolate
     events,
     memory,
     proposals,
-    ledger: context.ledger(description.ledger),
+    ledger: undefined as unknown as LedgerAccess,
     callPlugin: (name, ...args) => calls.async(name, ...args),
+    callPluginSync: (name, ...args) => calls.sync(name, ...args),
     async close() {
       if (closed) return;
       closed = true;
@@ -221,6 +204,8 @@ export async function openIsolatedBackend(plugin: LoadedPlugin, context: Isolate
       }
     },
   };
+  (backend as { ledger: LedgerAccess }).ledger = context.ledger(description.ledger, backend);
+  return backend;
 }
 
 /** The folder a location names, relative to the persona folder (for messages). */

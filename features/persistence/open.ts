@@ -11,7 +11,8 @@ import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { PLUGINS_DIR, scanPlugins, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { parseBackendName, pluginIdOf, readPersistenceConfig } from './config.ts';
-import { BACKEND_EXPORTS, openIsolatedBackend, type IsolatedBackend } from './isolated-backend.ts';
+import { BACKEND_EXPORTS, openIsolatedBackendSync, prepareBackendPlugin, type IsolatedBackend } from './isolated-backend.ts';
+import { prepareLedgerPlugin } from '../ledger/plugin-host.ts';
 import { ledgerAccess } from './ledger-access.ts';
 
 /** The bindings a persistence plugin may declare, and nothing else. */
@@ -68,19 +69,35 @@ export function findPersistencePlugin(name: string, pluginsDir = PLUGINS_DIR): L
  * says, else jsonl-fs). A store written by a newer schema version is refused and left as it is.
  */
 export async function openBackend(personaDir: string, name?: string, options: OpenBackendOptions = {}): Promise<IsolatedBackend> {
+  const { plugin } = resolveBackend(personaDir, name, options);
+  await Promise.all([prepareBackendPlugin(plugin), prepareLedgerPlugin()]);
+  return openBackendSync(personaDir, name, options);
+}
+
+/** Builds the isolates of these backends (once per process), so that openBackendSync can run. */
+export async function prepareBackends(names: readonly string[], options: Pick<OpenBackendOptions, 'pluginsDir'> = {}): Promise<void> {
+  await Promise.all([prepareLedgerPlugin(), ...names.map((n) => prepareBackendPlugin(findPersistencePlugin(n, options.pluginsDir)))]);
+}
+
+/** openBackend without an await, for a backend whose plugin is prepared (openBackend or prepareBackends ran). */
+export function openBackendSync(personaDir: string, name?: string, options: OpenBackendOptions = {}): IsolatedBackend {
+  const { plugin, dir, personaId } = resolveBackend(personaDir, name, options);
+  const readonly = options.readonly ?? false;
+  return openIsolatedBackendSync(plugin, {
+    personaId,
+    personaDir: dir,
+    readonly,
+    now: options.now ?? (() => new Date()),
+    ledger: (format, backend) => ledgerAccess(backend, dir, personaId, format, readonly),
+  });
+}
+
+function resolveBackend(personaDir: string, name: string | undefined, options: OpenBackendOptions) {
   const dir = path.resolve(personaDir);
   const personaId = options.personaId ?? path.basename(dir);
   if (!PERSONA_ID.test(personaId)) {
     throw kernelError('RTC_ERR_PERSISTENCE_CONFIG', `persona id "${personaId}" must be lowercase letters, digits, "-" and "_" (it names the state directory)`, { details: { personaId } });
   }
   const backendName = name === undefined ? readPersistenceConfig(dir).backend : parseBackendName(name);
-  const plugin = findPersistencePlugin(backendName, options.pluginsDir);
-  const readonly = options.readonly ?? false;
-  return openIsolatedBackend(plugin, {
-    personaId,
-    personaDir: dir,
-    readonly,
-    now: options.now ?? (() => new Date()),
-    ledger: (format) => ledgerAccess(dir, personaId, format, readonly),
-  });
+  return { plugin: findPersistencePlugin(backendName, options.pluginsDir), dir, personaId };
 }

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { readAgentEnv, STATE_DIR_ENV } from './budget/env.ts';
 import { kernelError } from '../../kernel/errors.ts';
-import { openLedger } from '../ledger/open.ts';
+import { openLedger, prepareLedger } from '../ledger/open.ts';
 import { openLoopKernel, type CycleReport } from '../../kernel/loop/persona-runtime.ts';
 import { openPersonas, runPersonaLoop, type PersonaRun } from '../../kernel/loop/run-personas.ts';
 import { cycleLine, personaSummary } from './summary.ts';
@@ -118,6 +118,7 @@ function jsonCycle(r: CycleReport): Record<string, unknown> {
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
+  await prepareLedger();
   const { values, positionals } = parseFlags(
     argv,
     {

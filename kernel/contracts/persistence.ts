@@ -1,21 +1,19 @@
 /**
  * One interface for where a persona's durable state lives: its event log, its local task
- * ledger, its brain memory and its proposal records. Two implementations ship as plugins
- * (`plugins/persistence-jsonl-fs`, the embedded default, and `plugins/persistence-sqlite`);
- * a persona's `persistence.yaml` says which one holds its state (config.ts).
+ * ledger, its brain memory and its proposal records. Implementations are plugins
+ * (`plugins/persistence-jsonl-fs`, the embedded default, `plugins/persistence-sqlite`), each
+ * run in an isolated-vm isolate under the `persistence` sandbox profile: no Deno permission,
+ * storage only through the storage bindings its manifest declares (kernel/persistence), each
+ * call checked against the persona's own folder.
  *
- * HONESTY NOTE: persistence backends run on the host, in the kernel's own process, not in
- * an isolated-vm isolate. Native sqlite (better-sqlite3) and the durable write path
- * (O_DSYNC writes, fsync, rename) cannot run inside an isolate, and a round trip through the
- * broker per event would undo group commit. So, unlike every other plugin kind:
- *   - the manifest is how a backend is selected, declared and audited (its `bindings` say
- *     which storage it may be handed, `verify` records its digests), not a sandbox grant;
- *   - the storage handles the kernel passes (storage.ts) are a contract and a path guard,
- *     not containment: host code could import node:fs itself. Only first-party code in this
- *     repository is ever loaded as a persistence backend.
+ * The kernel keeps the hash chain, group commit and verification: events reach a backend by
+ * reference (a batch id, a read handle), the kernel writes the bytes it encoded and reads back
+ * what it verifies, so no backend can forge, reorder or hide the chain. What a backend plugin
+ * exports is BACKEND_EXPORTS in features/persistence/isolated-backend.ts (documented in
+ * features/persistence/README.md); this file is the interface the rest of runtimectl uses.
  *
- * Every backend gives byte-identical event JSON and hashes for the same appends (both use
- * kernel/events' canonical JSON, envelope and hash helpers, and the same redaction).
+ * Every backend gives byte-identical event JSON and hashes for the same appends (the one
+ * encoder in kernel/events does it).
  */
 import type { AppendResult, EventLogStartup } from '../events/event-log.ts';
 import type { EventEnvelope } from '../events/envelope.ts';
@@ -23,7 +21,6 @@ import type { LedgerBackend } from '../../features/ledger/repo.ts';
 import type { OpenedLedger } from '../../features/ledger/open.ts';
 import type { LedgerExport } from '../../features/ledger/records.ts';
 import type { LedgerConsistencyProblem } from '../../features/ledger/consistency.ts';
-import type { PersonaFiles, PersonaSqlite } from '../storage/persona-storage.ts';
 
 /** Where in a store a problem is: a line of a file, or a row (by seq) of a table. */
 export interface StoreProblem {
@@ -136,25 +133,3 @@ export interface PersistenceBackend {
   /** Waits for pending appends, then releases files and databases. */
   close(): Promise<void>;
 }
-
-/** What the kernel hands a backend's factory: only the storage its manifest declares. */
-export interface BackendContext {
-  personaId: string;
-  /** The persona directory (absolute). Paths must still go through a storage handle. */
-  personaDir: string;
-  readonly: boolean;
-  /** Wall clock for event `at` (tests pin it). */
-  now: () => Date;
-  pluginId: string;
-  storage: {
-    /** Present only when the manifest declares `storage.files`. */
-    files?: PersonaFiles;
-    /** Present only when the manifest declares `storage.sqlite`. */
-    sqlite?: PersonaSqlite;
-  };
-}
-
-/** The export a persistence plugin's entry module provides (named in its manifest's `exports`). */
-export type CreateBackend = (context: BackendContext) => PersistenceBackend | Promise<PersistenceBackend>;
-
-export const BACKEND_FACTORY_EXPORT = 'createBackend';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { limitsSchema } from './sandbox-profile.ts';
 import { permissionsSchema } from './permissions-schema.ts';
 
-export const PLUGIN_KINDS = ['skill', 'executor', 'budget-policy', 'persistence', 'phase-selector', 'tool'] as const;
+export const PLUGIN_KINDS = ['skill', 'executor', 'budget-policy', 'persistence', 'phase-selector', 'tool', 'ledger'] as const;
 
 export const BINDING_NAMES = ['events', 'usage', 'ledger', 'memory', 'proposals', 'storage.files', 'storage.sqlite', 'storage.postgres', 'storage.ledger', 'workspace'] as const;
 

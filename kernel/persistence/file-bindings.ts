@@ -16,6 +16,7 @@ import path from 'node:path';
 import { DenoOpError, fromNodeError } from '../broker/deno-error.ts';
 import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
 import { appendFileDurably, replaceFileDurably, replaceFileDurablyAsync, type ReplaceOptions } from '../storage/durable-files.ts';
+import { withFileLock } from '../storage/file-lock.ts';
 import { dataArg, optInt, pathArg, storageOp } from './binding-kit.ts';
 
 /** Longest read one call answers (the plugin reads a longer file in ranges). */
@@ -199,4 +200,40 @@ export const filesTruncate = storageOp({
   },
 });
 
-export const FILE_BINDING_OPS = [filesStat, filesRead, filesList, filesAppend, filesReplace, filesReplaceAsync, filesCreate, filesRemove, filesTruncate];
+/**
+ * An append that happens only while the file is still `expect_size` bytes long, under the
+ * file's write lock (`<path>.lock`, shared with every other writer of the file, in this
+ * process or another): how an append-only record file (the jsonl-fs ledger) commits a change
+ * decided on what it last read. `cut_to` first shortens the file (a torn last line, never
+ * acknowledged) under the same lock. Answers whether it appended and the size after.
+ */
+export const filesAppendIfSize = storageOp({
+  name: 'storage.files.appendIfSize',
+  binding: 'storage.files',
+  mode: 'sync',
+  parse(o) {
+    const expect = optInt(o, 'expect_size');
+    if (expect === undefined) throw new DenoOpError('TypeError', '"expect_size" is required');
+    return { path: pathArg(o), data: dataArg(o), expect, cutTo: optInt(o, 'cut_to') };
+  },
+  run(session, a) {
+    const file = session.resolveForWrite(a.path, 'append');
+    return withFileLock(`${file}.lock`, a.path, () => {
+      const size = statOf(file).size;
+      if (size !== a.expect) return { appended: false, size };
+      if (a.cutTo !== undefined && a.cutTo < size) {
+        const fd = openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW);
+        try {
+          ftruncateSync(fd, a.cutTo);
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+      }
+      if (a.data !== '') appendFileDurably(file, a.data);
+      return { appended: true, size: statOf(file).size };
+    });
+  },
+});
+
+export const FILE_BINDING_OPS = [filesAppendIfSize, filesStat, filesRead, filesList, filesAppend, filesReplace, filesReplaceAsync, filesCreate, filesRemove, filesTruncate];

@@ -8,7 +8,10 @@
  *   exists   whether the database file is there
  *   query    one statement, its rows as objects
  *   run      one statement, { changes, last_insert_rowid }
- *   batch    several statements in one IMMEDIATE transaction: all or none
+ *   batch    several statements in one IMMEDIATE transaction: all or none; a statement
+ *            may carry `expect_changes`, and when it changes another number of rows the
+ *            whole transaction is rolled back and the answer is { conflict: index } (how a
+ *            change decided on what was read commits only if nobody changed it since)
  *
  * Statements pass sql-guard.ts (no PRAGMA, ATTACH, triggers, ... and nothing naming the
  * kernel's `events` table), and a writing statement's compiled program is checked once per
@@ -114,6 +117,7 @@ export function sqliteConnection(session: StorageSession, relative: string, writ
     if (write) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
+      db.pragma('foreign_keys = ON');
     }
   } catch (error) {
     db.close();
@@ -210,7 +214,9 @@ export const sqliteBatch = storageOp({
     const statements = list.map((item, i) => {
       if (item === null || typeof item !== 'object') throw new DenoOpError('TypeError', `statements[${i}] must be {sql, params}`);
       const s = item as Record<string, unknown>;
-      return { sql: sqlArg(s), params: params(s) };
+      const expect = s.expect_changes;
+      if (expect !== undefined && (typeof expect !== 'number' || !Number.isSafeInteger(expect) || expect < 0)) throw new DenoOpError('TypeError', `statements[${i}].expect_changes must be an integer ≥ 0`);
+      return { sql: sqlArg(s), params: params(s), expect: expect as number | undefined };
     });
     return { db: pathArg(o, 'db'), statements };
   },
@@ -218,11 +224,21 @@ export const sqliteBatch = storageOp({
     const db = sqliteConnection(session, a.db, true)!;
     for (const s of a.statements) checkPluginSql(s.sql, 'sqlite', SQLITE_RESERVED);
     const results: unknown[] = [];
+    const conflict = new Error('expected changes differ');
+    let conflictAt = -1;
     try {
       db.transaction(() => {
-        for (const s of a.statements) results.push(execute(db, a.db, s.sql, s.params));
+        a.statements.forEach((s, i) => {
+          const result = execute(db, a.db, s.sql, s.params);
+          if (s.expect !== undefined && (!('changes' in result) || result.changes !== s.expect)) {
+            conflictAt = i;
+            throw conflict;
+          }
+          results.push(result);
+        });
       }).immediate();
     } catch (error) {
+      if (error === conflict) return { conflict: conflictAt };
       sqliteError(a.db, error);
     }
     return { results };

@@ -34,6 +34,14 @@ export interface OpenedEvents {
   sink?: FileSink;
 }
 
+/** The row storage a ledger session forwards to: the persona's persistence backend, for one ledger file. */
+export interface LedgerRows {
+  /** the ledger's database path, relative to the persona folder (from its config.yaml) */
+  readonly db: string;
+  load(args: { db: string; since: number | null; repair: boolean; init: string }): unknown;
+  commit(args: { db: string; base: number; seq: number; change: string; ops: unknown[]; note?: string }): unknown;
+}
+
 interface HandedBatch {
   batch: Batch;
   firstSeq: number;
@@ -76,6 +84,8 @@ export class StorageSession {
   #nextRead = 1;
   /** sqlite connections by database path (sqlite-bindings.ts) */
   readonly sqlite = new Map<string, { db: Database.Database; writable: boolean }>();
+  /** a ledger session: where `storage.ledger` forwards to (the persona's backend, ledger-bindings.ts) */
+  ledgerRows: LedgerRows | undefined;
   /** anything else a binding keeps for the session, closed with it */
   readonly closers: (() => void | Promise<void>)[] = [];
   closed = false;
@@ -212,6 +222,17 @@ export class StorageHost {
     session.sqlite.clear();
     if (session.opened?.sink) await session.opened.sink.close();
     if (errors.length > 0) throw kernelError('RTC_ERR_PERSISTENCE_BACKEND', `closing the storage of persona ${session.personaId} failed: ${String((errors[0] as Error)?.message ?? errors[0])}`, { internal: true });
+  }
+
+  /** close() for a session whose closers are synchronous (a ledger session): done when it returns. */
+  closeSync(session: StorageSession): void {
+    if (session.closed) return;
+    session.closed = true;
+    this.#sessions.delete(session.token);
+    for (const close of session.closers.reverse()) void close();
+    for (const { db } of session.sqlite.values()) db.close();
+    session.sqlite.clear();
+    if (session.opened?.sink) void session.opened.sink.close();
   }
 
   get size(): number {

@@ -88,3 +88,5 @@ export function proposalLines(s: Token): string[] {
 export function proposalsIsEmpty(s: Token): boolean {
   return files.stat(s, PROPOSALS).size === 0;
 }
+
+export { ledgerLoad, ledgerCommit } from './ledger.ts';

@@ -51,6 +51,9 @@ export const files = {
   create: (s: Token, path: string, data: string) => sync<{ created: boolean }>('storage.files.create', { s, path, data }).created,
   remove: (s: Token, path: string) => sync<{ removed: boolean }>('storage.files.remove', { s, path }).removed,
   truncate: (s: Token, path: string, size: number) => sync<null>('storage.files.truncate', { s, path, size }),
+  /** Appends only while the file is `expectSize` bytes long (under its write lock); `cutTo` first shortens it. */
+  appendIfSize: (s: Token, path: string, expectSize: number, data: string, cutTo?: number) =>
+    sync<{ appended: boolean; size: number }>('storage.files.appendIfSize', { s, path, expect_size: expectSize, data, ...(cutTo === undefined ? {} : { cut_to: cutTo }) }),
   events: {
     open: (s: Token, path: string) => sync<{ last_seq: number; repaired: boolean }>('storage.files.events.open', { s, path }),
     append: (s: Token, path: string, batch: number) => async<{ stored: number }>('storage.files.events.append', { s, path, batch }),
@@ -71,6 +74,16 @@ export const sqlite = {
   /** Statements in one IMMEDIATE transaction: all of them or none. */
   batch: (s: Token, db: string, statements: { sql: string; params?: SqlValue[] }[]) =>
     sync<{ results: (RunResult | { rows: Row[] })[] }>('storage.sqlite.batch', { s, db, statements: statements.map((st) => ({ sql: st.sql, params: st.params ?? [] })) }).results,
+  /**
+   * As batch, where a statement with `expect_changes` must change exactly that many rows or
+   * the whole transaction is rolled back: answers { conflict: index } then.
+   */
+  batchIf: (s: Token, db: string, statements: { sql: string; params?: SqlValue[]; expect_changes?: number }[]) =>
+    sync<{ results: (RunResult | { rows: Row[] })[] } | { conflict: number }>('storage.sqlite.batch', {
+      s,
+      db,
+      statements: statements.map((st) => ({ sql: st.sql, params: st.params ?? [], ...(st.expect_changes === undefined ? {} : { expect_changes: st.expect_changes }) })),
+    }),
   events: {
     open: (s: Token, db: string) => sync<{ last_seq: number }>('storage.sqlite.events.open', { s, db }),
     append: (s: Token, db: string, batch: number) => async<{ stored: number }>('storage.sqlite.events.append', { s, db, batch }),

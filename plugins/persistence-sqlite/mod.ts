@@ -122,3 +122,5 @@ export function proposalsIsEmpty(s: Token): boolean {
   if (!readable(s)) return true;
   return sqlite.query(s, DB_FILE, 'SELECT 1 FROM proposals LIMIT 1').length === 0;
 }
+
+export { ledgerLoad, ledgerCommit } from './ledger.ts';
