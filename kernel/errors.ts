@@ -107,6 +107,7 @@ export const ERROR_CODES = {
   RTC_ERR_PERSONA_NOT_FOUND: 'no persona profile with that id or file',
   RTC_ERR_PERSONA_DUPLICATE: 'two personas in one run share an id',
   RTC_ERR_STATE_DIR: 'the state directory cannot be created or used',
+  RTC_ERR_PERSONA_LOCKED: 'another process is writing this persona (it holds the persona\'s writer lock)',
   RTC_ERR_EXECUTOR_RESULT: 'an executor or budget-policy plugin returned a value outside its contract',
   // workspaces
   RTC_ERR_WORKSPACE_ID_INVALID: 'an agent or workspace id is not a safe single path segment',

@@ -7,8 +7,8 @@ import { LEDGER_BACKENDS, type LedgerBackend } from './repo.ts';
 
 export const DEFAULT_BACKEND: LedgerBackend = 'jsonl-fs';
 
-export function parseBackend(value: string): LedgerBackend {
-  if ((LEDGER_BACKENDS as readonly string[]).includes(value)) return value as LedgerBackend;
+export function parseBackend(value: string): (typeof LEDGER_BACKENDS)[number] {
+  if ((LEDGER_BACKENDS as readonly string[]).includes(value)) return value as (typeof LEDGER_BACKENDS)[number];
   throw kernelError('RTC_ERR_LEDGER_INPUT', `unknown ledger backend "${value}"; backends are ${LEDGER_BACKENDS.join(', ')}`, {
     details: { backend: value },
   });

@@ -41,6 +41,8 @@ export interface OpenedLedger {
 export interface LedgerRowsBackend {
   readonly name: string;
   callPluginSync(name: string, ...args: unknown[]): unknown;
+  /** closes the backend's connections to the ledger file (so its writes are whole on disk when the store closes) */
+  releaseFile?(relative: string): void;
 }
 
 /** Opens (bootstrapping when writing) the persona's ledger over an opened backend's rows. */
@@ -51,10 +53,8 @@ export function openLedgerOver(backend: LedgerRowsBackend, o: { personaDir: stri
     throw kernelError('RTC_ERR_LEDGER_NOT_FOUND', `${o.personaDir} has no ledger (${CONFIG_PATH} is missing); run "runtimectl ledger init"`, { details: { personaDir: o.personaDir } });
   }
   const dbPath = location.config.db_path;
-  let existed: boolean;
   try {
-    const found = assertFormat(location.dbFile, dbPath, o.format);
-    existed = found === o.format;
+    assertFormat(location.dbFile, dbPath, o.format);
   } catch (error) {
     o.onClose?.();
     throw error;
@@ -64,8 +64,12 @@ export function openLedgerOver(backend: LedgerRowsBackend, o: { personaDir: stri
     load: (args) => backend.callPluginSync('ledgerLoad', args),
     commit: (args) => backend.callPluginSync('ledgerCommit', args),
   };
-  const store = openPluginLedger({ personaId: o.personaId, personaDir: o.personaDir, readonly: o.readonly, backend: o.format, file: location.dbFile, rows, ...(o.onClose ? { onClose: o.onClose } : {}) });
-  return { store, dbPath, ...(o.readonly ? {} : { bootstrap: { status: existed ? 'existing' : 'created', dbPath, backend: o.format, personaId: o.personaId } }) };
+  const onClose = () => {
+    backend.releaseFile?.(dbPath);
+    o.onClose?.();
+  };
+  const store = openPluginLedger({ personaId: o.personaId, personaDir: o.personaDir, readonly: o.readonly, backend: o.format, file: location.dbFile, rows, onClose });
+  return { store, dbPath, ...(o.readonly ? {} : { bootstrap: { status: store.created ? 'created' : 'existing', dbPath, backend: o.format, personaId: o.personaId } }) };
 }
 
 /** Builds the ledger plugin's and the backends' isolates, once per process: openLedger is synchronous after it. */

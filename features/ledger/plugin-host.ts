@@ -69,20 +69,21 @@ function unwrap(answer: unknown): unknown {
   return (a as { ok: unknown }).ok;
 }
 
-/** Opens one persona's ledger in the plugin: a writer's open creates it or repairs its tail. */
-export function openPluginLedger(o: OpenPluginLedger): LedgerStore {
+/** Opens one persona's ledger in the plugin: a writer's open creates it or repairs its tail (`created` says which). */
+export function openPluginLedger(o: OpenPluginLedger): LedgerStore & { readonly created: boolean } {
   const shared = requireSharedPlugin(ledgerPlugin(), 'opening a ledger');
   const session = shared.host.open(o.personaId, o.personaDir, o.readonly);
   session.ledgerRows = { db: o.rows.db, load: (args) => o.rows.load(args), commit: (args) => o.rows.commit(args) };
   const call = (name: string, ...args: unknown[]): unknown => shared.instance.callSync(name, session.token, ...args);
+  let created: boolean;
   try {
-    unwrap(call('open', { backend: o.backend, file: o.file, display: o.rows.db, readonly: o.readonly }));
+    created = (unwrap(call('open', { backend: o.backend, file: o.file, display: o.rows.db, readonly: o.readonly })) as { created?: boolean }).created === true;
   } catch (error) {
     shared.host.closeSync(session);
     o.onClose?.();
     throw error;
   }
-  return pluginLedgerStore({
+  const store = pluginLedgerStore({
     backend: o.backend,
     file: o.file,
     call: (method, args) => unwrap(call('call', method, args)),
@@ -95,4 +96,5 @@ export function openPluginLedger(o: OpenPluginLedger): LedgerStore {
       }
     },
   });
+  return Object.assign(store, { created });
 }

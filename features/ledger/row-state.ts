@@ -65,14 +65,14 @@ export interface RowSnapshot {
   surprises: Surprise[];
 }
 
-/** What a backend's `ledgerLoad` answers. */
+/** What a backend's `ledgerLoad` answers (`created`: this writer's load made the ledger now). */
 export type RowLoad =
   /** no ledger database (a reader sees an empty ledger; a writer's load creates it) */
   | { missing: true }
   /** a change log: complete lines read from `since` (or from the start), the version after them */
-  | { log: true; version: number; from_start: boolean; lines: string[]; torn: number; cut?: number }
+  | { log: true; version: number; from_start: boolean; lines: string[]; torn: number; cut?: number; created?: boolean }
   /** every row, at `version` (or only the version when nothing changed since) */
-  | { version: number; schema_version: number; snapshot?: RowSnapshot; unchanged?: boolean };
+  | { version: number; schema_version: number; snapshot?: RowSnapshot; unchanged?: boolean; created?: boolean };
 
 export function stateFromSnapshot(snapshot: RowSnapshot): RowState {
   const state = emptyRowState();

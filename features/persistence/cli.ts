@@ -82,18 +82,20 @@ export const persistenceCommand: Command = {
 // ---- persistence export
 
 const EXPORT_USAGE = `Usage: runtimectl persistence export --persona ID --to BACKEND [--from BACKEND]
-                                  [--state-dir DIR] [--switch] [--json]
+                                  [--state-dir DIR] [--dsn DSN] [--switch] [--json]
 
 Copies the persona's events (same seq, hashes and times; the copy's chain is verified and
 compared event by event), brain memory (brain.json, long-term.md), proposal records and
 ledger from one backend into the other. The target must be empty; nothing is merged or
 overwritten. The ledger has one home (orchestra/orchestra.db): it is rebuilt in the target's
-format, checked, and swapped in, with the old file kept beside it as orchestra.db.<old>.
+format, checked, and swapped in, with the old file kept beside it as orchestra.db.<old>
+(to or from postgres, whose ledger is rows, it is copied and read back instead).
 Stop the persona first.
 
 Options:
   --persona ID       the persona (required)
-  --to BACKEND       jsonl-fs or sqlite (required)
+  --to BACKEND       jsonl-fs, sqlite or postgres (required)
+  --dsn DSN          the Postgres database (default: RUNTIMECTL_POSTGRES_DSN)
   --from BACKEND     default: the backend the persona's persistence.yaml names (else jsonl-fs)
   --state-dir DIR    default: $SCIDEX_AGENT_STATE_DIR, else ./state
   --switch           after a verified copy, set persistence.yaml to the target backend
@@ -109,7 +111,7 @@ export const persistenceExportCommand: Command = {
   async run(argv, io) {
     const { values } = parseFlags(
       argv,
-      { persona: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, 'state-dir': { type: 'string' }, switch: { type: 'boolean' }, json: { type: 'boolean' } },
+      { persona: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, 'state-dir': { type: 'string' }, dsn: { type: 'string' }, switch: { type: 'boolean' }, json: { type: 'boolean' } },
       'persistence export',
       false,
     );
@@ -124,8 +126,10 @@ export const persistenceExportCommand: Command = {
     let target: PersistenceBackend | undefined;
     let report: CopyReport;
     try {
-      source = await openBackend(personaDir, from, { readonly: true });
-      target = await openBackend(personaDir, to);
+      const dsn = values.dsn ?? io.env['RUNTIMECTL_POSTGRES_DSN'];
+      const shared = dsn === undefined ? {} : { dsn };
+      source = await openBackend(personaDir, from, { readonly: true, ...shared });
+      target = await openBackend(personaDir, to, shared);
       report = await copyPersistence(source, target);
     } finally {
       await target?.close();
@@ -152,7 +156,7 @@ export const persistenceExportCommand: Command = {
 
 // ---- persistence status
 
-const STATUS_USAGE = `Usage: runtimectl persistence status [--persona ID] [--state-dir DIR] [--json]
+const STATUS_USAGE = `Usage: runtimectl persistence status [--persona ID] [--state-dir DIR] [--dsn DSN] [--json]
 
 For each persona (or the one named): the configured backend, and what each backend holds
 (events and last seq, memory, proposal records). Read-only.
@@ -168,10 +172,10 @@ interface BackendHolding {
   error?: string;
 }
 
-async function holdings(personaDir: string, name: string): Promise<BackendHolding> {
+async function holdings(personaDir: string, name: string, dsn: string | undefined): Promise<BackendHolding> {
   let backend: PersistenceBackend | undefined;
   try {
-    backend = await openBackend(personaDir, name, { readonly: true });
+    backend = await openBackend(personaDir, name, { readonly: true, ...(dsn === undefined ? {} : { dsn }) });
     const report = backend.events.verify();
     return { backend: name, events: report.events, lastSeq: report.lastSeq, ok: report.ok, memory: !backend.memory.isEmpty(), proposals: backend.proposals.lines().length };
   } catch (error) {
@@ -186,7 +190,7 @@ export const persistenceStatusCommand: Command = {
   summary: 'which persistence backend each persona uses and what each holds',
   usage: STATUS_USAGE,
   async run(argv, io) {
-    const { values } = parseFlags(argv, { persona: { type: 'string' }, 'state-dir': { type: 'string' }, json: { type: 'boolean' } }, 'persistence status', false);
+    const { values } = parseFlags(argv, { persona: { type: 'string' }, 'state-dir': { type: 'string' }, dsn: { type: 'string' }, json: { type: 'boolean' } }, 'persistence status', false);
     const { stateDir } = stateDirOf(values, io);
     const ids = values.persona === undefined ? listPersonaIds(stateDir) : [path.basename(personaDirOf(stateDir, values.persona, 'status'))];
     const personas = [];
@@ -203,7 +207,12 @@ export const persistenceStatusCommand: Command = {
         source = error instanceof Error ? error.message : String(error);
       }
       const backends: BackendHolding[] = [];
-      for (const name of KNOWN_BACKENDS) backends.push(await holdings(dir, name));
+      // A shared database is looked at only when one is named (--dsn, RUNTIMECTL_POSTGRES_DSN) or the persona uses it.
+      const dsn = values.dsn ?? io.env['RUNTIMECTL_POSTGRES_DSN'];
+      for (const name of KNOWN_BACKENDS) {
+        if (name === 'postgres' && dsn === undefined && configured !== 'postgres') continue;
+        backends.push(await holdings(dir, name, dsn));
+      }
       personas.push({ id, configured, config: source, backends });
     }
     if (values.json) printJson(io, { stateDir, personas });

@@ -18,6 +18,9 @@ import type { StorageSession } from '../../kernel/persistence/storage-session.ts
 import { requireSharedPlugin, sharedStoragePlugin, type SharedStoragePlugin } from '../../kernel/persistence/shared-instance.ts';
 import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { checkBrainText, checkProposalLine, parseProposalLines } from './records.ts';
+import type { LedgerBackend } from '../ledger/repo.ts';
+import { sessionLease } from '../../kernel/persistence/postgres/pg-bindings.ts';
+import type { WriterLockLike } from './writer-lock-like.ts';
 
 /** What every persistence plugin exports (the first argument of each is the session token). */
 export const BACKEND_EXPORTS = [
@@ -49,7 +52,7 @@ interface Description {
   /** where proposal records are: a file (`review/proposals.jsonl`) or `<db>#proposals` */
   proposals: string;
   /** the ledger format this backend keeps */
-  ledger: 'jsonl-fs' | 'sqlite';
+  ledger: LedgerBackend;
 }
 
 const PLUGIN_CODE = /^(?:[A-Za-z]*Error: )?(RTC_ERR_[A-Z0-9_]+): ([^]*)$/;
@@ -98,7 +101,11 @@ export interface IsolatedBackendContext {
   readonly: boolean;
   now: () => Date;
   /** the persona's ledger in this backend's format, kept by this backend (features/persistence/ledger-access.ts) */
-  ledger: (format: 'jsonl-fs' | 'sqlite', backend: IsolatedBackend) => LedgerAccess;
+  ledger: (format: LedgerBackend, backend: IsolatedBackend) => LedgerAccess;
+  /** sets up the session before the plugin sees it (a shared database's connection: open.ts) */
+  prepareSession?: (session: StorageSession) => void;
+  /** where a store that is not in the persona folder says things are, for messages (events, proposals) */
+  locations?: { events: string; proposals: string };
 }
 
 /** A backend opened over an isolated plugin: the contract, plus a way to call the plugin's other exports for this persona. */
@@ -107,6 +114,10 @@ export interface IsolatedBackend extends PersistenceBackend {
   callPlugin(name: string, ...args: unknown[]): Promise<unknown>;
   /** callPlugin for an export that answers synchronously (the ledger's rows). */
   callPluginSync(name: string, ...args: unknown[]): unknown;
+  /** Lets go of the session's connections to one file of the persona folder (a ledger closed). */
+  releaseFile(relative: string): void;
+  /** A shared store's one-writer lock for this persona (the Postgres lease), when the backend has one. */
+  acquireWriterLock?: (purpose: string) => Promise<WriterLockLike>;
 }
 
 /** Builds the backend plugin's isolate (once per process); after it, openIsolatedBackendSync works. */
@@ -127,18 +138,20 @@ export function openIsolatedBackendSync(plugin: LoadedPlugin, context: IsolatedB
   const calls = callsFor(s, session, pluginId);
   let description: Description;
   try {
+    context.prepareSession?.(session);
     calls.sync('open', { persona_id: context.personaId, readonly: context.readonly });
     description = calls.sync('describe') as Description;
   } catch (error) {
     void s.host.close(session).catch(() => undefined);
     throw error;
   }
-  const resolveLocation = (relative: string): string => {
+  const resolveLocation = (relative: string, kind: 'events' | 'proposals'): string => {
+    if (context.locations) return context.locations[kind];
     const [file, fragment] = relative.split('#');
     const absolute = session.resolve(file!);
     return fragment === undefined ? absolute : `${absolute}#${fragment}`;
   };
-  const events = new IsolatedEventStore(session, calls, resolveLocation(description.events), context.now);
+  const events = new IsolatedEventStore(session, calls, resolveLocation(description.events, 'events'), context.now);
 
   const memory: Required<MemoryStore> = {
     readBrain: () => {
@@ -161,7 +174,7 @@ export function openIsolatedBackendSync(plugin: LoadedPlugin, context: IsolatedB
     isEmpty: () => calls.sync('memoryIsEmpty') === true,
   };
 
-  const proposalLocation = resolveLocation(description.proposals);
+  const proposalLocation = resolveLocation(description.proposals, 'proposals');
   const lines = (): string[] => {
     const value = calls.sync('proposalLines');
     if (!Array.isArray(value) || value.some((l) => typeof l !== 'string')) throw kernelError('RTC_ERR_PERSISTENCE_BACKEND', `plugin ${pluginId}: proposalLines answered something other than a list of lines`);
@@ -193,6 +206,16 @@ export function openIsolatedBackendSync(plugin: LoadedPlugin, context: IsolatedB
     ledger: undefined as unknown as LedgerAccess,
     callPlugin: (name, ...args) => calls.async(name, ...args),
     callPluginSync: (name, ...args) => calls.sync(name, ...args),
+    releaseFile: (relative) => session.releaseFile(relative),
+    // A shared store brings its own one-writer lock (the Postgres lease); file stores leave it to the persona folder.
+    ...(session.postgres
+      ? {
+          acquireWriterLock: async (purpose: string): Promise<WriterLockLike> => {
+            const lease = sessionLease(session, purpose);
+            return { holder: { ...lease.info, lease: lease.holder }, release: () => void lease.release() };
+          },
+        }
+      : {}),
     async close() {
       if (closed) return;
       closed = true;

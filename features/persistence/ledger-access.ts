@@ -5,7 +5,7 @@
  * named by its config.yaml, which executors are pointed at through ORCHESTRA_DB); a ledger file
  * in another format is refused with the backend to use.
  */
-import { kernelError } from '../../kernel/errors.ts';
+import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { detectLedgerFormat } from '../ledger/format.ts';
 import { locateLedger } from '../ledger/layout.ts';
 import { openLedgerOver, type LedgerRowsBackend } from '../ledger/open.ts';
@@ -17,6 +17,21 @@ import type { LedgerAccess } from '../../kernel/contracts/persistence.ts';
 export function ledgerAccess(backend: LedgerRowsBackend, personaDir: string, personaId: string, format: LedgerBackend, readonly: boolean): LedgerAccess {
   const file = () => locateLedger(personaDir, personaId)?.dbFile;
   const open = (ro: boolean) => openLedgerOver(backend, { personaDir, personaId, readonly: ro, format });
+  /** A ledger kept as rows: none yet is no export (not an error). */
+  const exportRows = (): LedgerExport | undefined => {
+    if (locateLedger(personaDir, personaId) === undefined) return undefined;
+    try {
+      const { store } = open(true);
+      try {
+        return store.exportLedger();
+      } finally {
+        store.close();
+      }
+    } catch (error) {
+      if (isKernelError(error) && error.code === 'RTC_ERR_LEDGER_NOT_FOUND') return undefined;
+      throw error;
+    }
+  };
   return {
     format,
     file,
@@ -27,6 +42,7 @@ export function ledgerAccess(backend: LedgerRowsBackend, personaDir: string, per
       return open(readonly || options.readonly === true);
     },
     exportDoc(): LedgerExport | undefined {
+      if (format === 'postgres') return exportRows();
       const dbFile = file();
       if (dbFile === undefined) return undefined;
       const found = detectLedgerFormat(dbFile);

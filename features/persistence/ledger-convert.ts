@@ -74,6 +74,8 @@ export function convertLedgerInPlace(dbFile: string, displayName: string, doc: L
       load: (args) => target.backend.callPluginSync('ledgerLoad', args),
       commit: (args) => target.backend.callPluginSync('ledgerCommit', args),
     },
+    // The copy's connection is closed with the store, before the copy is renamed into place.
+    onClose: () => target.backend.releaseFile?.(partialRel),
   });
   try {
     store.importLedger(doc);

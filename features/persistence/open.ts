@@ -8,7 +8,10 @@
  * `exports` must include every function of the backend contract.
  */
 import path from 'node:path';
-import { kernelError } from '../../kernel/errors.ts';
+import { isKernelError, kernelError } from '../../kernel/errors.ts';
+import { bridgeFor, type PgBridge } from '../../kernel/persistence/postgres/pg-bridge.ts';
+import { prepareKernelSchema } from '../../kernel/persistence/postgres/pg-schema.ts';
+import type { StorageSession } from '../../kernel/persistence/storage-session.ts';
 import { PLUGINS_DIR, scanPlugins, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { parseBackendName, pluginIdOf, readPersistenceConfig } from './config.ts';
 import { BACKEND_EXPORTS, openIsolatedBackendSync, prepareBackendPlugin, type IsolatedBackend } from './isolated-backend.ts';
@@ -27,6 +30,10 @@ export interface OpenBackendOptions {
   personaId?: string;
   /** Where to look for persistence plugins (tests); defaults to the repository's plugins/. */
   pluginsDir?: string;
+  /** A shared database's DSN (the postgres backend); default: RUNTIMECTL_POSTGRES_DSN. */
+  dsn?: string;
+  /** The postgres lease's time to live (default 15 s, or RUNTIMECTL_POSTGRES_LEASE_SECONDS). */
+  leaseSeconds?: number;
 }
 
 const PERSONA_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -83,13 +90,54 @@ export async function prepareBackends(names: readonly string[], options: Pick<Op
 export function openBackendSync(personaDir: string, name?: string, options: OpenBackendOptions = {}): IsolatedBackend {
   const { plugin, dir, personaId } = resolveBackend(personaDir, name, options);
   const readonly = options.readonly ?? false;
-  return openIsolatedBackendSync(plugin, {
-    personaId,
-    personaDir: dir,
-    readonly,
-    now: options.now ?? (() => new Date()),
-    ledger: (format, backend) => ledgerAccess(backend, dir, personaId, format, readonly),
-  });
+  const shared = plugin.manifest.bindings.includes('storage.postgres') ? sharedDatabase(personaId, readonly, options) : undefined;
+  try {
+    return openIsolatedBackendSync(plugin, {
+      personaId,
+      personaDir: dir,
+      readonly,
+      now: options.now ?? (() => new Date()),
+      ledger: (format, backend) => ledgerAccess(backend, dir, personaId, format, readonly),
+      ...(shared ? { prepareSession: shared.prepare, locations: shared.locations } : {}),
+    });
+  } catch (error) {
+    throw shared ? namePersona(error, personaId) : error;
+  }
+}
+
+/** A database failure says which persona it stopped. */
+function namePersona(error: unknown, personaId: string): unknown {
+  if (!isKernelError(error) || error.message.startsWith(`persona ${personaId}`)) return error;
+  return kernelError(error.code, `persona ${personaId}: ${error.message}`, { details: { ...error.details, persona: personaId }, cause: error });
+}
+
+/** Kernels check (and migrate) the kernel's tables once per database per process. */
+const preparedDatabases = new Map<PgBridge, boolean>();
+
+/** The shared database a postgres persona's session reaches: the kernel's connection and its tables. */
+function sharedDatabase(personaId: string, readonly: boolean, options: OpenBackendOptions) {
+  const dsn = options.dsn ?? process.env.RUNTIMECTL_POSTGRES_DSN;
+  if (dsn === undefined || dsn === '') {
+    throw kernelError('RTC_ERR_PERSISTENCE_CONFIG', `persona ${personaId} keeps its state in Postgres, but no database is named: set RUNTIMECTL_POSTGRES_DSN (or pass --dsn)`, { details: { persona: personaId } });
+  }
+  const bridge = bridgeFor(dsn);
+  const envLease = Number(process.env.RUNTIMECTL_POSTGRES_LEASE_SECONDS);
+  const leaseSeconds = options.leaseSeconds ?? (Number.isFinite(envLease) && envLease > 0 ? envLease : undefined);
+  try {
+    // A writer migrates the kernel's tables once; a reader only checks they are not newer.
+    if (preparedDatabases.get(bridge) !== true && !(readonly && preparedDatabases.has(bridge))) {
+      prepareKernelSchema(bridge, readonly);
+      preparedDatabases.set(bridge, !readonly);
+    }
+  } catch (error) {
+    throw namePersona(error, personaId);
+  }
+  return {
+    prepare: (session: StorageSession) => {
+      session.postgres = { bridge, ...(leaseSeconds === undefined ? {} : { leaseSeconds }) };
+    },
+    locations: { events: `${bridge.where}#events(${personaId})`, proposals: `${bridge.where}#proposals(${personaId})` },
+  };
 }
 
 function resolveBackend(personaDir: string, name: string | undefined, options: OpenBackendOptions) {

@@ -15,7 +15,7 @@ import { statSync } from 'node:fs';
 
 /** Where a placement is, for messages and `location`. */
 export function placementLocation(p: EventPlacement): string {
-  return p.kind === 'postgres' ? `postgres:events(${p.persona})` : p.file;
+  return p.kind === 'postgres' ? `${p.bridge.where}#events(${p.persona})` : p.file;
 }
 
 function hasEventsTable(db: import('better-sqlite3').Database): boolean {

@@ -93,6 +93,8 @@ export class IsolatedEventStore implements EventStore {
         keepRows: opened.placement.kind !== 'file',
       });
       await appendStartupEvents(log, opened);
+      // A crashed writer's lease was taken over: the chain says so, right after the reboot that continues it.
+      if (opened.tookOverFrom) await log.append('writer_takeover', { previous: { ...opened.tookOverFrom }, last_seq: opened.lastSeq });
       this.#log = log;
       return log;
     })();

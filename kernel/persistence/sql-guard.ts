@@ -32,7 +32,6 @@ const DENIED_FUNCTIONS: Record<SqlDialect, readonly string[]> = {
   sqlite: ['load_extension', 'readfile', 'writefile', 'edit', 'fts3_tokenizer', 'sqlite_compileoption_get'],
   postgres: [
     'set_config',
-    'current_setting',
     'pg_advisory_lock',
     'pg_advisory_xact_lock',
     'pg_advisory_unlock',

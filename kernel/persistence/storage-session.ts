@@ -16,12 +16,14 @@ import type { FileSink, PreparedEventFile } from '../events/event-log.ts';
 import { DenoOpError } from '../broker/deno-error.ts';
 import { kernelError } from '../errors.ts';
 import { resolveInsidePersona } from '../storage/persona-path.ts';
+import type { PgBridge } from './postgres/pg-bridge.ts';
+import type { Lease, LeaseHolder } from './postgres/pg-lease.ts';
 
 /** Where this session's events are: a file the kernel writes (jsonl-fs), a table (sqlite), or rows keyed by persona (postgres). */
 export type EventPlacement =
   | { kind: 'file'; relative: string; file: string }
   | { kind: 'sqlite'; db: string; file: string }
-  | { kind: 'postgres'; persona: string };
+  | { kind: 'postgres'; persona: string; bridge: PgBridge };
 
 /** The verified head of a placement opened for appends, and what opening it repaired. */
 export interface OpenedEvents {
@@ -32,6 +34,8 @@ export interface OpenedEvents {
   removedSha256?: string;
   /** the open log file (file placements) */
   sink?: FileSink;
+  /** a shared store's previous writer, whose expired lease this session took over */
+  tookOverFrom?: LeaseHolder;
 }
 
 /** The row storage a ledger session forwards to: the persona's persistence backend, for one ledger file. */
@@ -86,6 +90,8 @@ export class StorageSession {
   readonly sqlite = new Map<string, { db: Database.Database; writable: boolean }>();
   /** a ledger session: where `storage.ledger` forwards to (the persona's backend, ledger-bindings.ts) */
   ledgerRows: LedgerRows | undefined;
+  /** a postgres session: the database and this persona's lease once taken (postgres/pg-bindings.ts) */
+  postgres: { bridge: PgBridge; lease?: Lease; leaseSeconds?: number } | undefined;
   /** anything else a binding keeps for the session, closed with it */
   readonly closers: (() => void | Promise<void>)[] = [];
   closed = false;
@@ -108,6 +114,20 @@ export class StorageSession {
     const file = this.resolve(relative);
     if (isKernelFile(relative)) refused(`${relative}: cannot ${what}: the kernel writes this file itself (the event log, the trace, the backend choice and the writer lock are never a plugin's to write)`);
     return file;
+  }
+
+  /** Closes the session's connections to `relative` (a ledger file closed, about to be renamed or read by another handle). */
+  releaseFile(relative: string): void {
+    let file: string;
+    try {
+      file = this.resolve(relative);
+    } catch {
+      return;
+    }
+    const held = this.sqlite.get(file);
+    if (held === undefined) return;
+    this.sqlite.delete(file);
+    held.db.close();
   }
 
   /** Pins the session's event placement: every events binding of the session must name the same one. */
@@ -181,7 +201,7 @@ export class StorageSession {
 }
 
 export function placementKey(p: EventPlacement): string {
-  return p.kind === 'file' ? p.relative : p.kind === 'sqlite' ? `${p.db}#events` : `postgres:events(${p.persona})`;
+  return p.kind === 'file' ? p.relative : p.kind === 'sqlite' ? `${p.db}#events` : `${p.bridge.where}#events(${p.persona})`;
 }
 
 export class StorageHost {

@@ -32,9 +32,9 @@ function answer(fn: () => unknown): Answer {
 export function open(s: string, o: { backend: LedgerBackend; file: string; display: string; readonly: boolean }): Answer {
   return answer(() => {
     const repo = new RowsRepo({ token: s, backend: o.backend, file: o.file, display: o.display, readonly: o.readonly });
-    repo.load(!o.readonly);
+    const created = repo.load(!o.readonly);
     stores.set(s, ledgerStoreOver(repo));
-    return { backend: o.backend };
+    return { backend: o.backend, created };
   });
 }
 

@@ -89,14 +89,15 @@ export class RowsRepo implements LedgerRepo {
     this.#seq = parsed.data.seq;
   }
 
-  /** Brings the rows up to date; a writer (`repair`) also creates a missing ledger and cuts a torn tail. */
-  load(repair: boolean): void {
+  /** Brings the rows up to date; a writer (`repair`) also creates a missing ledger and cuts a torn tail. True when it created it. */
+  load(repair: boolean): boolean {
     const answer = Runtimectl.storage.sync<RowLoad>('storage.ledger.load', { s: this.#token, since: this.#version, repair, init: headerLine() });
     if ('missing' in answer) {
       if (this.readonly) throw kernelError('RTC_ERR_LEDGER_NOT_FOUND', `${this.#display}: no ${this.backend} ledger to read`, { details: { file: this.#display } });
       this.#reset();
-      return;
+      return false;
     }
+    const created = answer.created === true;
     if ('log' in answer) {
       if (answer.from_start) this.#reset();
       for (const text of answer.lines) {
@@ -108,13 +109,14 @@ export class RowsRepo implements LedgerRepo {
         // The writer cut a torn last line (never acknowledged): say so in the ledger itself.
         this.#commitRecord('repair', [], `cut ${answer.cut} bytes of an unfinished write after line ${this.#lines}`);
       }
-      return;
+      return created;
     }
     if (answer.schema_version > LEDGER_SCHEMA_VERSION) throw newerSchemaError(this.#display, answer.schema_version, LEDGER_SCHEMA_VERSION);
-    if (answer.unchanged === true && this.#version === answer.version) return;
+    if (answer.unchanged === true && this.#version === answer.version) return created;
     if (answer.snapshot === undefined) throw kernelError('RTC_ERR_LEDGER_CORRUPT', `${this.#display}: the backend answered without the ledger's rows`, { details: { file: this.#display } });
     this.#state = stateFromSnapshot(answer.snapshot);
     this.#version = answer.version;
+    return created;
   }
 
   /** One commit attempt; true when it went in. */

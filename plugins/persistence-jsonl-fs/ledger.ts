@@ -12,9 +12,10 @@ const RANGE = 8 * 1024 * 1024;
 
 export function ledgerLoad(s: Token, a: { db: string; since: number | null; repair: boolean; init: string }) {
   let stat = files.stat(s, a.db);
+  let created = false;
   if (stat.size === 0) {
     if (!a.repair) return { missing: true };
-    files.appendIfSize(s, a.db, 0, a.init);
+    created = files.appendIfSize(s, a.db, 0, a.init).appended;
     stat = files.stat(s, a.db);
   }
   let start = a.since ?? 0;
@@ -49,7 +50,7 @@ export function ledgerLoad(s: Token, a: { db: string; since: number | null; repa
       }
     }
   }
-  return { log: true, version, from_start: fromStart, lines, torn, ...(cut === undefined ? {} : { cut }) };
+  return { log: true, version, from_start: fromStart, lines, torn, created, ...(cut === undefined ? {} : { cut }) };
 }
 
 export function ledgerCommit(s: Token, a: { db: string; base: number; seq: number; change: string; ops: unknown[]; note?: string }) {

@@ -103,3 +103,24 @@ export interface BatchRef {
   first_seq: number;
   count: number;
 }
+
+export type PgValue = string | number | boolean | null | (string | number | null)[];
+
+/** `storage.postgres`: statements for this session's persona (row-level security holds them to its rows). */
+export const postgres = {
+  query: <T extends Row = Row>(s: Token, sql: string, params: PgValue[] = []) => sync<{ rows: T[]; rowCount: number }>('storage.postgres.query', { s, sql, params }),
+  /** One transaction; a statement with `expect_rows` must touch that many rows or it all rolls back ({ conflict: index }). */
+  batch: (s: Token, statements: { sql: string; params?: PgValue[]; expect_rows?: number }[]) =>
+    sync<{ results: { rows: Row[]; rowCount: number }[] } | { conflict: number }>('storage.postgres.batch', {
+      s,
+      statements: statements.map((st) => ({ sql: st.sql, params: st.params ?? [], ...(st.expect_rows === undefined ? {} : { expect_rows: st.expect_rows }) })),
+    }),
+  /** The plugin's versioned migrations, run once per database (newer than known: refused). */
+  migrate: (s: Token, migrations: { version: number; statements: string[] }[]) => sync<{ from: number; to: number }>('storage.postgres.migrate', { s, migrations }),
+  events: {
+    open: (s: Token) => sync<{ last_seq: number }>('storage.postgres.events.open', { s }),
+    append: (s: Token, batch: number) => async<{ stored: number }>('storage.postgres.events.append', { s, batch }),
+    read: (s: Token, handle: number) => sync<null>('storage.postgres.events.read', { s, handle }),
+    import: (s: Token, batch: number) => async<{ stored: number }>('storage.postgres.events.import', { s, batch }),
+  },
+};

@@ -117,6 +117,7 @@ function snapshot(s: Token, db: string): RowSnapshot {
 export function ledgerLoad(s: Token, a: { db: string; since: number | null; repair: boolean }) {
   const exists = sqlite.exists(s, a.db);
   let version = exists ? schemaVersion(s, a.db) : undefined;
+  const created = version === undefined;
   if (version === undefined) {
     if (!a.repair) return { missing: true };
     sqlite.batch(s, a.db, [
@@ -128,7 +129,7 @@ export function ledgerLoad(s: Token, a: { db: string; since: number | null; repa
   // A newer ledger is refused by the ledger plugin from this answer, before anything writes.
   if (version > LEDGER_SCHEMA_VERSION) return { version: 0, schema_version: version };
   const changes = versionOf(s, a.db);
-  return { version: changes, schema_version: version, snapshot: snapshot(s, a.db) };
+  return { version: changes, schema_version: version, snapshot: snapshot(s, a.db), created };
 }
 
 function opStatement(op: JsonlOp): { sql: string; params: SqlValue[] } {

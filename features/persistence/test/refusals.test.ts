@@ -51,7 +51,7 @@ test('a persistence.yaml from a newer schema version, or naming nonsense, is ref
   fs.writeFileSync(file, 'schema_version: 1\nbackend: Oracle\n');
   await assertRejectsKernel(() => openBackend(dir), 'RTC_ERR_PERSISTENCE_CONFIG', 'backend');
   fs.writeFileSync(file, 'schema_version: 1\nbackend: mongo\n');
-  await assertRejectsKernel(() => openBackend(dir), 'RTC_ERR_PERSISTENCE_PLUGIN', 'no persistence backend "mongo"', 'jsonl-fs, sqlite');
+  await assertRejectsKernel(() => openBackend(dir), 'RTC_ERR_PERSISTENCE_PLUGIN', 'no persistence backend "mongo"', 'jsonl-fs, postgres, sqlite');
 });
 
 test('an edited or deleted sqlite event is caught by verify, and refused at open with the database untouched', async () => {

@@ -9,6 +9,10 @@ import { test } from 'node:test';
 import { openLedger } from '../../ledger/open.ts';
 import { openLoopKernel, PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
 import { CACHE_DIR, budgeted, fakeEnv, fakeTime, tempDir } from './helpers.ts';
+import { prepareLedger } from '../../ledger/open.ts';
+
+// The ledger runs in its plugin's isolate: built once per test process.
+await prepareLedger();
 
 async function persona() {
   const dir = tempDir();

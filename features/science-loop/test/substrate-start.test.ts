@@ -17,8 +17,9 @@ async function start(stateDir: string, pluginsDir: string, dir: string): Promise
 test('the first start records the substrate, the next verifies it, and a changed plugin is named in the start event', async () => {
   const dir = tempDir('rtc-substrate-');
   const plugins = path.join(dir, 'plugins');
-  // persistence backends are host modules importing the kernel by relative path: they stay where they are
-  cpSync(PLUGINS_DIR, plugins, { recursive: true, filter: (src) => !path.basename(src).startsWith('persistence-') });
+  // persistence backends and the ledger bundle shared code from features/ by relative path: they
+  // stay where they are (the kernel finds them in the repository's plugins/)
+  cpSync(PLUGINS_DIR, plugins, { recursive: true, filter: (src) => !path.basename(src).startsWith('persistence-') && path.basename(src) !== 'ledger' });
   const stateDir = path.join(dir, 'state');
 
   assert.deepEqual(await start(stateDir, plugins, dir), { status: 'recorded', changes: [] });

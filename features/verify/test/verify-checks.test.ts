@@ -18,6 +18,10 @@ import { openBackend } from '../../persistence/index.ts';
 import { substrateCheck } from '../checks.ts';
 import { currentSubstrate, recordSubstrate, readSubstrate } from '../../../kernel/substrate/substrate.ts';
 import { populate } from '../../ledger/test/helpers.ts';
+import { prepareLedger } from '../../ledger/open.ts';
+
+// The ledger runs in its plugin's isolate: built once per test process.
+await prepareLedger();
 
 function tmp(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'rtc-'));
