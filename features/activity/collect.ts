@@ -7,6 +7,7 @@ import path from 'node:path';
 import { isKernelError } from '../../kernel/errors.ts';
 import { openBackend } from '../persistence/open.ts';
 import { readPersistenceConfig } from '../persistence/config.ts';
+import { openShared } from '../persistence/fleet.ts';
 import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
 import { activityOf, type PersonaActivity } from './report.ts';
 
@@ -25,14 +26,16 @@ export interface CollectOptions {
   windowMs: number;
   nowMs: number;
   pluginsDir?: string;
+  /** read the persona from this shared Postgres database instead of the state directory */
+  dsn?: string;
 }
 
 export async function personaActivity(stateDir: string, persona: string, options: CollectOptions): Promise<ActivityEntry> {
   const dir = path.join(stateDir, persona);
   let backend: PersistenceBackend | undefined;
   try {
-    const name = readPersistenceConfig(dir).backend;
-    backend = await openBackend(dir, name, { readonly: true, ...(options.pluginsDir ? { pluginsDir: options.pluginsDir } : {}) });
+    const name = options.dsn === undefined ? readPersistenceConfig(dir).backend : 'postgres';
+    backend = options.dsn === undefined ? await openBackend(dir, name, { readonly: true, ...(options.pluginsDir ? { pluginsDir: options.pluginsDir } : {}) }) : await openShared(options.dsn, persona);
     return activityOf(backend.events.read(), { persona, backend: name, windowMs: options.windowMs, nowMs: options.nowMs });
   } catch (error) {
     return { persona, error: isKernelError(error) ? error.toLine() : error instanceof Error ? error.message : String(error) };

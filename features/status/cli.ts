@@ -3,15 +3,19 @@
  * directory, from its event log: last cycle, phase, budget posture, executor, last defer
  * reason, and the spending rate over the last 24 hours.
  */
-import { readStatus, type PersonaStatus } from './status.ts';
+import { readFleetStatus, readStatus, type PersonaStatus } from './status.ts';
+import { describeDsn } from '../../kernel/persistence/postgres/pg-bridge.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { resolveStateDir } from '../science-loop/cli.ts';
 
-const USAGE = `Usage: runtimectl status [--state-dir DIR] [--json]
+const USAGE = `Usage: runtimectl status [--state-dir DIR | --dsn DSN] [--json]
 
 One row per persona found under the state directory (default: $SCIDEX_AGENT_STATE_DIR, else
 ./state): its last cycle and phase, budget posture, executor, the last defer reason, and
 tokens per hour and sessions over the last 24 hours. Read from each persona's event log only.
+
+With --dsn, every persona kept in that shared Postgres database (all kernels of a fleet),
+read-only; no state directory is needed.
 `;
 
 function budgetText(row: PersonaStatus): string {
@@ -27,15 +31,16 @@ function table(rows: string[][]): string {
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseFlags(argv, { 'state-dir': { type: 'string' }, json: { type: 'boolean' } }, 'status', false);
-  const stateDir = resolveStateDir(values['state-dir'], io);
-  const rows = await readStatus(stateDir, Date.now());
+  const { values } = parseFlags(argv, { 'state-dir': { type: 'string' }, dsn: { type: 'string' }, json: { type: 'boolean' } }, 'status', false);
+  const dsn = values.dsn;
+  const where = dsn === undefined ? resolveStateDir(values['state-dir'], io) : describeDsn(dsn);
+  const rows = dsn === undefined ? await readStatus(where, Date.now()) : await readFleetStatus(dsn, Date.now());
   if (values.json) {
-    printJson(io, { state_dir: stateDir, personas: rows });
+    printJson(io, dsn === undefined ? { state_dir: where, personas: rows } : { database: where, personas: rows });
     return rows.some((r) => r.error) ? 1 : 0;
   }
   if (rows.length === 0) {
-    io.stdout(`no persona has run under ${stateDir}\n`);
+    io.stdout(`no persona has run ${dsn === undefined ? 'under' : 'in'} ${where}\n`);
     return 0;
   }
   const lines = [['PERSONA', 'LAST CYCLE', 'PHASE', 'OUTCOME', 'BUDGET (24 h)', 'TOKENS/H', 'EXECUTOR', 'LAST DEFER REASON']];

@@ -12,6 +12,7 @@ import { EVENT_LOG_RELATIVE } from '../../kernel/events/paths.ts';
 import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
 import { PERSISTENCE_CONFIG_FILE } from '../persistence/config-schema.ts';
 import { openBackend } from '../persistence/open.ts';
+import { openShared, sharedPersonas } from '../persistence/fleet.ts';
 import { errorLine } from '../science-loop/decide.ts';
 
 export interface PersonaStatus {
@@ -38,15 +39,15 @@ export interface PersonaStatus {
 type Payload = Record<string, unknown>;
 
 /** The persona's row, or undefined when its backend holds no events (it never ran there). */
-async function personaStatus(stateDir: string, personaId: string, nowMs: number): Promise<PersonaStatus | undefined> {
+async function personaStatus(stateDir: string, personaId: string, nowMs: number, dsn?: string): Promise<PersonaStatus | undefined> {
   const row: PersonaStatus = { persona_id: personaId, runtime: null, cycles: 0, last_cycle: null, budget: null, executor: null, last_defer_reason: null, events_24h: 0, tokens_per_hour_24h: 0 };
   let last: { payload: Payload; at: string } | undefined;
   let tokens = 0;
   let sessions = 0;
   let backend: PersistenceBackend | undefined;
   try {
-    backend = await openBackend(path.join(stateDir, personaId), undefined, { readonly: true, personaId });
-    if (backend.events.isEmpty() && !existsSync(path.join(stateDir, personaId, EVENT_LOG_RELATIVE))) return undefined;
+    backend = dsn === undefined ? await openBackend(path.join(stateDir, personaId), undefined, { readonly: true, personaId }) : await openShared(dsn, personaId);
+    if (backend.events.isEmpty() && (dsn !== undefined || !existsSync(path.join(stateDir, personaId, EVENT_LOG_RELATIVE)))) return undefined;
     for (const event of backend.events.read()) {
       const atMs = Date.parse(event.at);
       const recent = nowMs - atMs < DAY_MS && atMs <= nowMs;
@@ -99,6 +100,16 @@ export async function readStatus(stateDir: string, nowMs: number): Promise<Perso
   const rows: PersonaStatus[] = [];
   for (const id of ids) {
     const row = await personaStatus(stateDir, id, nowMs);
+    if (row) rows.push(row);
+  }
+  return rows;
+}
+
+/** Every persona of a shared Postgres database (the fleet), sorted by id. */
+export async function readFleetStatus(dsn: string, nowMs: number): Promise<PersonaStatus[]> {
+  const rows: PersonaStatus[] = [];
+  for (const id of sharedPersonas(dsn)) {
+    const row = await personaStatus('', id, nowMs, dsn);
     if (row) rows.push(row);
   }
   return rows;

@@ -12,7 +12,7 @@
  * Without PostgreSQL binaries the suites skip with a visible reason, unless
  * RUNTIMECTL_REQUIRE_POSTGRES=1 (set by .ci/run), which makes the missing server a failure.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -76,8 +76,10 @@ export interface TestPostgres {
   port: number;
   /** a DSN with the application role and a wrong password */
   wrongPasswordDsn: string;
-  /** runs SQL as the superuser (psql-free: through the server's own client, in a child) */
-  admin(sql: string): string;
+  /** runs SQL as the superuser in `database` (default runtimectl), in a short child process; answers the rows as JSON */
+  admin(sql: string, database?: string): string;
+  /** admin() without holding this process's main thread (while the kernel under test keeps working) */
+  adminAsync(sql: string, database?: string): Promise<string>;
   stop(): void;
 }
 
@@ -101,13 +103,18 @@ export async function startPostgres(options: { tcp?: boolean } = {}): Promise<Te
   const listen = options.tcp ? '127.0.0.1' : '';
   run([...user, path.join(bin, 'pg_ctl'), '-D', data, '-l', path.join(root, 'server.log'), '-w', '-t', '120', '-o', `-k ${root} -c listen_addresses='${listen}' -p ${port} -c max_connections=200 -c fsync=on`, 'start'], 'pg_ctl start');
   const adminDsn = `postgres://rtc_admin:rtc-admin-secret@localhost/postgres?host=${encodeURIComponent(root)}&port=${port}`;
-  const admin = (sql: string): string => {
+  const adminArgs = (sql: string, database: string): string[] => {
     // The test process must not hold a pg connection of its own for set-up: a short child does it.
-    const script = `import pg from 'pg'; const c = new pg.Client(${JSON.stringify(adminDsn)}); await c.connect(); const r = await c.query(process.argv[1]); await c.end(); process.stdout.write(JSON.stringify((Array.isArray(r) ? r.at(-1) : r).rows ?? []));`;
-    return execFileSync(process.execPath, ['--input-type=module', '-e', script, sql], { encoding: 'utf8', cwd: path.resolve(import.meta.dirname, '..', '..') });
+    const target = adminDsn.replace('@localhost/postgres?', `@localhost/${database}?`);
+    const script = `import pg from 'pg'; const c = new pg.Client(${JSON.stringify(target)}); await c.connect(); const r = await c.query(process.argv[1]); await c.end(); process.stdout.write(JSON.stringify((Array.isArray(r) ? r.at(-1) : r).rows ?? []));`;
+    return ['--input-type=module', '-e', script, sql];
   };
-  admin(`CREATE ROLE runtimectl LOGIN PASSWORD '${APP_PASSWORD}'`);
-  admin('CREATE DATABASE runtimectl OWNER runtimectl');
+  const cwd = path.resolve(import.meta.dirname, '..', '..');
+  const admin = (sql: string, database = 'runtimectl'): string => execFileSync(process.execPath, adminArgs(sql, database), { encoding: 'utf8', cwd });
+  const adminAsync = (sql: string, database = 'runtimectl'): Promise<string> =>
+    new Promise((resolve, reject) => execFile(process.execPath, adminArgs(sql, database), { encoding: 'utf8', cwd }, (error, stdout) => (error ? reject(error) : resolve(stdout))));
+  admin(`CREATE ROLE runtimectl LOGIN PASSWORD '${APP_PASSWORD}'`, 'postgres');
+  admin('CREATE DATABASE runtimectl OWNER runtimectl', 'postgres');
   const dsn = `postgres://runtimectl:${APP_PASSWORD}@localhost/runtimectl?host=${encodeURIComponent(root)}&port=${port}`;
   let stopped = false;
   return {
@@ -118,6 +125,7 @@ export async function startPostgres(options: { tcp?: boolean } = {}): Promise<Te
     port,
     wrongPasswordDsn: `postgres://runtimectl:not-the-password@localhost/runtimectl?host=${encodeURIComponent(root)}&port=${port}`,
     admin,
+    adminAsync,
     stop() {
       if (stopped) return;
       stopped = true;

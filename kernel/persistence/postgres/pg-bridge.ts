@@ -78,6 +78,11 @@ export function databaseError(where: string, error: { code?: string; message: st
   if (code === '3D000') {
     return kernelError('RTC_ERR_PERSISTENCE_UNREACHABLE', `${where}: ${message}; create the database or fix its name in the DSN`, { details: { sqlstate: code } });
   }
+  if (code === '57P01' || code === '57P02' || code === 'ECONNRESET' || /terminating connection|Connection terminated unexpectedly/i.test(message)) {
+    return kernelError('RTC_ERR_PERSISTENCE_UNREACHABLE', `${where}: the connection was lost mid-transaction (${message}); what it carried was not committed and not acknowledged; check the database, then restart the persona`, {
+      details: { sqlstate: code },
+    });
+  }
   if (UNREACHABLE.has(code) || /connection terminated|connect|timeout exceeded|Connection terminated/i.test(message)) {
     return kernelError('RTC_ERR_PERSISTENCE_UNREACHABLE', `${where}: cannot reach the database (${code ? `${code}: ` : ''}${message}); start it, or fix the host and port in the DSN; nothing was acknowledged that is not committed`, {
       details: { sqlstate: code },
