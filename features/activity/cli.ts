@@ -88,7 +88,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
 
 /** `--dsn`: every persona of a shared Postgres database (or the one named), read-only. */
 async function runFleet(dsn: string, values: { persona?: string; since?: string; json?: boolean }, windowMs: number, io: CliIo): Promise<number> {
-  const known = sharedPersonas(dsn);
+  const known = (await sharedPersonas(dsn));
   if (values.persona !== undefined && !known.includes(values.persona)) {
     throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `persona ${values.persona} has no state in ${describeDsn(dsn)}`, { details: { persona: values.persona } });
   }

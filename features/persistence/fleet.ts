@@ -12,8 +12,9 @@ import { openBackend } from './open.ts';
 import type { IsolatedBackend } from './isolated-backend.ts';
 
 /** The persona ids kept in the database, sorted (none when runtimectl never wrote there). */
-export function sharedPersonas(dsn: string): string[] {
+export async function sharedPersonas(dsn: string): Promise<string[]> {
   const bridge = bridgeFor(dsn);
+  await bridge.ready();
   const present = bridge.querySync("SELECT to_regclass('runtimectl.personas') IS NOT NULL AS present").rows[0]?.present === true;
   if (!present) return [];
   return bridge.querySync('SELECT persona FROM runtimectl.personas ORDER BY persona').rows.map((r) => String(r.persona));

@@ -15,6 +15,8 @@ import { ERROR_CODES, isKernelError, kernelError, type ErrorCode } from '../../k
 import type { LedgerAccess, MemoryStore, PersistenceBackend, ProposalStore } from '../../kernel/contracts/persistence.ts';
 import { IsolatedEventStore, type BackendCalls } from '../../kernel/persistence/isolated-events.ts';
 import type { StorageSession } from '../../kernel/persistence/storage-session.ts';
+import type { TraceStorage } from '../../kernel/replay/trace-store.ts';
+import { sha256Digest, type ContentStore } from '../../kernel/storage/content-store.ts';
 import { requireSharedPlugin, sharedStoragePlugin, type SharedStoragePlugin } from '../../kernel/persistence/shared-instance.ts';
 import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { checkBrainText, checkProposalLine, parseProposalLines } from './records.ts';
@@ -53,7 +55,12 @@ interface Description {
   proposals: string;
   /** the ledger format this backend keeps */
   ledger: LedgerBackend;
+  /** true when the backend keeps the replay trace (its exports TRACE_EXPORTS); else it is files in the persona folder */
+  trace?: boolean;
 }
+
+/** What a backend that keeps the replay trace exports besides BACKEND_EXPORTS. */
+export const TRACE_EXPORTS = ['traceAppend', 'traceLines', 'blobPut', 'blobGet'] as const;
 
 const PLUGIN_CODE = /^(?:[A-Za-z]*Error: )?(RTC_ERR_[A-Z0-9_]+): ([^]*)$/;
 
@@ -193,6 +200,8 @@ export function openIsolatedBackendSync(plugin: LoadedPlugin, context: IsolatedB
     isEmpty: () => calls.sync('proposalsIsEmpty') === true,
   };
 
+  const trace = description.trace === true ? traceStorage(calls, plugin, context.locations?.events ?? resolveLocation(description.events, 'events')) : undefined;
+
   let closed = false;
   const backend: IsolatedBackend = {
     name: description.name,
@@ -204,6 +213,7 @@ export function openIsolatedBackendSync(plugin: LoadedPlugin, context: IsolatedB
     memory,
     proposals,
     ledger: undefined as unknown as LedgerAccess,
+    ...(trace ? { trace } : {}),
     callPlugin: (name, ...args) => calls.async(name, ...args),
     callPluginSync: (name, ...args) => calls.sync(name, ...args),
     releaseFile: (relative) => session.releaseFile(relative),
@@ -234,4 +244,41 @@ export function openIsolatedBackendSync(plugin: LoadedPlugin, context: IsolatedB
 /** The folder a location names, relative to the persona folder (for messages). */
 export function relativeLocation(personaDir: string, location: string): string {
   return path.relative(personaDir, location);
+}
+
+/** The trace's lines and content-addressed blobs through the plugin (blobs cross as base64 and are checked by digest here). */
+function traceStorage(calls: BackendCalls, plugin: LoadedPlugin, where: string): TraceStorage {
+  const missing = TRACE_EXPORTS.filter((e) => !plugin.manifest.exports.includes(e));
+  if (missing.length > 0) throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `plugin ${plugin.manifest.id} keeps the trace but does not export ${missing.join(', ')}`, { details: { plugin: plugin.manifest.id } });
+  const location = where.replace(/#events\(/, '#trace(');
+  const recording = (message: string, details: Record<string, unknown> = {}) => kernelError('RTC_ERR_REPLAY_RECORDING', `${location}: ${message}`, { details });
+  const blobs: ContentStore = {
+    dir: `${location}#blobs`,
+    put(bytes) {
+      const digest = sha256Digest(bytes);
+      const data = typeof bytes === 'string' ? Buffer.from(bytes) : bytes;
+      calls.sync('blobPut', { digest, base64: data.toString('base64') });
+      return { digest, relative: `blobs/${digest.slice('sha256:'.length)}` };
+    },
+    get(digest) {
+      if (!/^sha256:[0-9a-f]{64}$/.test(digest)) throw recording(`"${digest}" is not a sha256 digest`, { digest });
+      const answer = calls.sync('blobGet', digest);
+      if (typeof answer !== 'string') throw recording(`a recorded blob ${digest} is missing`, { digest });
+      const bytes = Buffer.from(answer, 'base64');
+      const actual = sha256Digest(bytes);
+      if (actual !== digest) throw recording(`a recorded blob has digest ${actual}, not ${digest}; it was changed after it was stored`, { digest, actual });
+      return bytes;
+    },
+    has: (digest) => typeof calls.sync('blobGet', digest) === 'string',
+  };
+  return {
+    location,
+    appendLine: (line) => void calls.sync('traceAppend', line),
+    lines() {
+      const answer = calls.sync('traceLines');
+      if (!Array.isArray(answer) || answer.some((l) => typeof l !== 'string')) throw recording('traceLines answered something other than a list of lines');
+      return answer as string[];
+    },
+    blobs,
+  };
 }

@@ -78,6 +78,9 @@ export function findPersistencePlugin(name: string, pluginsDir = PLUGINS_DIR): L
 export async function openBackend(personaDir: string, name?: string, options: OpenBackendOptions = {}): Promise<IsolatedBackend> {
   const { plugin } = resolveBackend(personaDir, name, options);
   await Promise.all([prepareBackendPlugin(plugin), prepareLedgerPlugin()]);
+  // A shared database's connection worker is started (and online) before any synchronous call.
+  const dsn = options.dsn ?? process.env.RUNTIMECTL_POSTGRES_DSN;
+  if (plugin.manifest.bindings.includes('storage.postgres') && dsn) await bridgeFor(dsn).ready();
   return openBackendSync(personaDir, name, options);
 }
 

@@ -87,6 +87,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         personaId: persona,
         ...(values.cycle !== undefined ? { cycle: Number(values.cycle) } : {}),
         installed: values.installed ?? false,
+        ...(io.env['RUNTIMECTL_POSTGRES_DSN'] ? { dsn: io.env['RUNTIMECTL_POSTGRES_DSN'] } : {}),
         onNotice: (line) => {
           if (!values.json) io.stdout(`${line}\n`);
         },

@@ -108,7 +108,7 @@ export async function readStatus(stateDir: string, nowMs: number): Promise<Perso
 /** Every persona of a shared Postgres database (the fleet), sorted by id. */
 export async function readFleetStatus(dsn: string, nowMs: number): Promise<PersonaStatus[]> {
   const rows: PersonaStatus[] = [];
-  for (const id of sharedPersonas(dsn)) {
+  for (const id of (await sharedPersonas(dsn))) {
     const row = await personaStatus('', id, nowMs, dsn);
     if (row) rows.push(row);
   }

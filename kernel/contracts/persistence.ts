@@ -17,6 +17,7 @@
  */
 import type { AppendResult, EventLogStartup } from '../events/event-log.ts';
 import type { EventEnvelope } from '../events/envelope.ts';
+import type { TraceStorage } from '../replay/trace-store.ts';
 import type { LedgerBackend } from '../../features/ledger/repo.ts';
 import type { OpenedLedger } from '../../features/ledger/open.ts';
 import type { LedgerExport } from '../../features/ledger/records.ts';
@@ -130,6 +131,11 @@ export interface PersistenceBackend {
   readonly ledger: LedgerAccess;
   readonly memory: MemoryStore;
   readonly proposals: ProposalStore;
+  /**
+   * The replay trace's lines and blobs, when this backend keeps them (postgres); absent, they
+   * are the files trace/cycles.jsonl and trace/blobs/ in the persona folder.
+   */
+  readonly trace?: TraceStorage;
   /** Waits for pending appends, then releases files and databases. */
   close(): Promise<void>;
 }

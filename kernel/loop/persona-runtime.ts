@@ -257,7 +257,7 @@ export class PersonaRuntime {
       throw error;
     }
     // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy.
-    const trace = new TraceStore(paths.dir);
+    const trace = new TraceStore(paths.dir, backend.trace);
     const profileDigest = trace.keep(readFileSync(persona.file, 'utf8'));
     const runtime = new PersonaRuntime(kernel, persona, { backend, usage, catalog, cycles, trace, profileDigest });
     const substrate = kernel.substrate;

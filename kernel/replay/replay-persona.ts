@@ -21,6 +21,7 @@ import { kernelError, isKernelError } from '../errors.ts';
 import { buildPersonaPlugin, personaPluginOptions, type PersonaPluginKind, type PersonaPluginOptions } from '../loop/plugin-options.ts';
 import { parseYaml, validateManifest } from '../manifest/load.ts';
 import { openBackend } from '../../features/persistence/open.ts';
+import type { PersistenceBackend } from '../contracts/persistence.ts';
 import { personaProfileSchema, type PersonaProfile } from '../personas/profile-schema.ts';
 import type { PluginInstance } from '../plugins/plugin-instance.ts';
 import { PLUGINS_DIR, scanPlugins, type LoadedPlugin } from '../plugins/registry.ts';
@@ -46,6 +47,8 @@ export interface ReplayOptions {
   installed?: boolean;
   /** told about changed bundles before the replay starts */
   onNotice?: (line: string) => void;
+  /** the shared database of a persona kept in Postgres (default: RUNTIMECTL_POSTGRES_DSN) */
+  dsn?: string;
 }
 
 export interface BundleChange {
@@ -107,14 +110,9 @@ function recordingError(message: string, details: Record<string, unknown> = {}):
 }
 
 /** The persona's cycle events that carry a trace, in log order, each with its trace line. */
-async function recordedCycles(personaDir: string, personaId: string, store: TraceStore): Promise<{ cycles: RecordedCycle[]; unrecorded: number[] }> {
-  const backend = await openBackend(personaDir, undefined, { readonly: true, personaId });
+function recordedCycles(backend: PersistenceBackend, personaDir: string, personaId: string, store: TraceStore): { cycles: RecordedCycle[]; unrecorded: number[] } {
   const events = [];
-  try {
-    for (const event of backend.events.read()) if (event.type === CYCLE_EVENT) events.push(event);
-  } finally {
-    await backend.close();
-  }
+  for (const event of backend.events.read()) if (event.type === CYCLE_EVENT) events.push(event);
   const byHash = new Map<string, TraceRecord>();
   for (const { record } of store.read()) byHash.set(record.hash, record);
   const cycles: RecordedCycle[] = [];
@@ -351,8 +349,18 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
   if (!existsSync(personaDir)) {
     recordingError(`${options.personaId}: no such persona in ${options.stateDir}`, { persona: options.personaId });
   }
-  const store = new TraceStore(personaDir);
-  const { cycles, unrecorded } = await recordedCycles(personaDir, options.personaId, store);
+  // A backend that keeps the trace itself (postgres) is read for the whole replay.
+  const backend = await openBackend(personaDir, undefined, { readonly: true, personaId: options.personaId, ...(options.dsn ? { dsn: options.dsn } : {}) });
+  try {
+    const store = new TraceStore(personaDir, backend.trace);
+    return await replayWith(options, store, recordedCycles(backend, personaDir, options.personaId, store));
+  } finally {
+    await backend.close();
+  }
+}
+
+async function replayWith(options: ReplayOptions, store: TraceStore, { cycles, unrecorded }: { cycles: RecordedCycle[]; unrecorded: number[] }): Promise<ReplayReport> {
+  const stateDir = path.resolve(options.stateDir);
   let first = 0;
   let last = cycles.length - 1;
   if (options.cycle !== undefined) {

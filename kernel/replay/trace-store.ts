@@ -23,17 +23,34 @@ export interface TraceLine {
   record: TraceRecord;
 }
 
+/**
+ * Where a trace is kept when not in the persona folder: a persistence backend that holds its
+ * persona's state elsewhere (the postgres backend: rows) supplies its lines and blobs.
+ */
+export interface TraceStorage {
+  /** where the lines are, for messages */
+  readonly location: string;
+  /** appends one record line (no newline) durably */
+  appendLine(line: string): void;
+  /** every stored line, in order, without newlines */
+  lines(): string[];
+  readonly blobs: ContentStore;
+}
+
 export class TraceStore {
   readonly personaDir: string;
   readonly file: string;
   readonly blobs: ContentStore;
+  readonly #storage: TraceStorage | undefined;
   #fd: number | undefined;
   readonly #stored = new Set<string>();
 
-  constructor(personaDir: string) {
+  /** The trace in the persona folder, or in `storage` when the persona's backend keeps it. */
+  constructor(personaDir: string, storage?: TraceStorage) {
     this.personaDir = personaDir;
-    this.file = path.join(personaDir, TRACE_FILE);
-    this.blobs = contentStore(path.join(personaDir, TRACE_DIR, 'blobs'), { base: personaDir, code: 'RTC_ERR_REPLAY_RECORDING', what: 'a recorded blob' });
+    this.#storage = storage;
+    this.file = storage?.location ?? path.join(personaDir, TRACE_FILE);
+    this.blobs = storage?.blobs ?? contentStore(path.join(personaDir, TRACE_DIR, 'blobs'), { base: personaDir, code: 'RTC_ERR_REPLAY_RECORDING', what: 'a recorded blob' });
   }
 
   /** A text as written in a trace: inline, or stored by digest when large. */
@@ -60,6 +77,14 @@ export class TraceStore {
 
   /** Appends one cycle's record durably (the line is on disk when this returns). */
   append(record: TraceRecord): void {
+    if (this.#storage) {
+      try {
+        this.#storage.appendLine(JSON.stringify(record));
+      } catch (error) {
+        throw kernelError('RTC_ERR_TRACE_WRITE', `${this.file}: ${(error as Error).message}`, { cause: error });
+      }
+      return;
+    }
     const fd = this.#open();
     const bytes = Buffer.from(`${JSON.stringify(record)}\n`);
     try {
@@ -104,14 +129,19 @@ export class TraceStore {
    * the line.
    */
   read(): TraceLine[] {
-    let text: string;
-    try {
-      text = readFileSync(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw kernelError('RTC_ERR_REPLAY_RECORDING', `${this.#where()}: ${(error as Error).message}`);
+    let lines: string[];
+    if (this.#storage) {
+      lines = [...this.#storage.lines(), ''];
+    } else {
+      let text: string;
+      try {
+        text = readFileSync(this.file, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw kernelError('RTC_ERR_REPLAY_RECORDING', `${this.#where()}: ${(error as Error).message}`);
+      }
+      lines = text.split('\n');
     }
-    const lines = text.split('\n');
     const out: TraceLine[] = [];
     // the last element is '' after a final newline, or a torn line: neither is a record
     for (let i = 0; i < lines.length - 1; i++) {
@@ -141,7 +171,7 @@ export class TraceStore {
   }
 
   #where(): string {
-    return path.relative(path.dirname(this.personaDir), this.file);
+    return this.#storage ? this.file : path.relative(path.dirname(this.personaDir), this.file);
   }
 
   close(): void {

@@ -15,7 +15,7 @@ import { postgres, type BatchRef, type Token } from '../persistence-shared/stora
 import { BRAIN_KEY, LONG_TERM_KEY, MIGRATIONS } from './schema.ts';
 
 export function describe(_s: Token) {
-  return { name: 'postgres', events: '', proposals: '', ledger: 'postgres', shared: true };
+  return { name: 'postgres', events: '', proposals: '', ledger: 'postgres', trace: true };
 }
 
 /** Migrations first (a reader only checks the version): a newer database is refused before anything. */
@@ -96,6 +96,31 @@ export function proposalLines(s: Token): string[] {
 
 export function proposalsIsEmpty(s: Token): boolean {
   return postgres.query(s, 'SELECT 1 FROM runtimectl.proposals LIMIT 1').rowCount === 0;
+}
+
+/** The replay trace: one record line a row, in order. */
+export function traceAppend(s: Token, line: string): void {
+  postgres.batch(s, [
+    {
+      sql: "INSERT INTO runtimectl.trace_records (persona, seq, line) SELECT current_setting('runtimectl.persona'), COALESCE((SELECT max(seq) FROM runtimectl.trace_records), 0) + 1, $1",
+      params: [line],
+    },
+  ]);
+}
+
+export function traceLines(s: Token): string[] {
+  return postgres.query<{ line: string }>(s, 'SELECT line FROM runtimectl.trace_records ORDER BY seq').rows.map((r) => r.line);
+}
+
+/** Content-addressed: storing the same digest twice is a no-op (the kernel checks digests on the way out). */
+export function blobPut(s: Token, blob: { digest: string; base64: string }): void {
+  postgres.batch(s, [
+    { sql: "INSERT INTO runtimectl.blobs (persona, digest, content) VALUES (current_setting('runtimectl.persona'), $1, $2) ON CONFLICT DO NOTHING", params: [blob.digest, blob.base64] },
+  ]);
+}
+
+export function blobGet(s: Token, digest: string): string | null {
+  return postgres.query<{ content: string }>(s, 'SELECT content FROM runtimectl.blobs WHERE digest = $1', [digest]).rows[0]?.content ?? null;
 }
 
 export { ledgerLoad, ledgerCommit } from './ledger.ts';

@@ -100,6 +100,8 @@ export class PgBridge {
   readonly #syncTimeoutMs: number;
   #next = 1;
   #closed = false;
+  #ended = false;
+  #online: Promise<void>;
 
   constructor(dsn: string, options: BridgeOptions = {}) {
     this.where = describeDsn(dsn);
@@ -128,8 +130,18 @@ export class PgBridge {
       this.#pending.delete(answer.id);
       waiting?.resolve(answer);
     });
+    // The worker's start may need this thread (module loading): no synchronous wait before it is online.
+    this.#online = new Promise<void>((resolve) => {
+      this.#worker.once('online', () => resolve());
+      this.#worker.once('error', () => resolve());
+      this.#worker.once('exit', () => resolve());
+    });
     this.#worker.on('error', (error) => this.#failAll(error));
-    this.#worker.on('exit', () => this.#failAll(new Error('the database worker ended')));
+    this.#worker.on('exit', () => {
+      // Later calls fail at once rather than wait on a thread that is gone; bridgeFor makes a new one.
+      this.#ended = true;
+      this.#failAll(new Error('the database worker ended'));
+    });
   }
 
   #failAll(error: Error): void {
@@ -145,9 +157,24 @@ export class PgBridge {
     return { results: answer.results ?? [] };
   }
 
+  /** Resolves once the worker runs (openBackend awaits it before any synchronous call). */
+  ready(): Promise<void> {
+    return this.#online;
+  }
+
+  /** False once closed or once its worker thread ended (bridgeFor then makes a new bridge). */
+  get usable(): boolean {
+    return !this.#closed && !this.#ended;
+  }
+
+  #refuseUnusable(): void {
+    if (this.#closed) throw kernelError('RTC_ERR_PERSISTENCE_UNREACHABLE', `${this.where}: the connection was closed`);
+    if (this.#ended) throw kernelError('RTC_ERR_PERSISTENCE_UNREACHABLE', `${this.where}: the connection worker ended; nothing in flight was acknowledged; reopen the persona's backend`);
+  }
+
   /** One transaction, without holding the main thread. */
   async tx(request: TxRequest): Promise<TxAnswer> {
-    if (this.#closed) throw kernelError('RTC_ERR_PERSISTENCE_UNREACHABLE', `${this.where}: the connection was closed`);
+    this.#refuseUnusable();
     const id = this.#next++;
     this.#worker.ref();
     try {
@@ -163,12 +190,16 @@ export class PgBridge {
 
   /** One transaction, the main thread waiting for it (at most the sync timeout). */
   txSync(request: TxRequest): TxAnswer {
-    if (this.#closed) throw kernelError('RTC_ERR_PERSISTENCE_UNREACHABLE', `${this.where}: the connection was closed`);
+    this.#refuseUnusable();
     const id = this.#next++;
     Atomics.store(this.#flag, 0, 0);
     this.#sync.postMessage({ id, op: 'tx', ...request });
     const waited = Atomics.wait(this.#flag, 0, 0, this.#syncTimeoutMs);
     const message = receiveMessageOnPort(this.#sync)?.message as WorkerAnswer | undefined;
+    // An idle bridge must never keep the kernel from exiting (an unref made before the worker
+    // was online does not hold: it is repeated after each call).
+    this.#sync.unref();
+    if (this.#pending.size === 0) this.#worker.unref();
     if (waited === 'timed-out' || message === undefined) {
       throw kernelError('RTC_ERR_PERSISTENCE_UNREACHABLE', `${this.where}: no answer from the database within ${this.#syncTimeoutMs / 1000} s; check that it is up and not locked`, { details: { id } });
     }
@@ -185,6 +216,7 @@ export class PgBridge {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#ended) return;
     this.#worker.ref();
     await new Promise<void>((resolve) => {
       const id = this.#next++;
@@ -200,7 +232,7 @@ const bridges = new Map<string, PgBridge>();
 /** The process's bridge to `dsn` (made on first use). */
 export function bridgeFor(dsn: string, options?: BridgeOptions): PgBridge {
   let bridge = bridges.get(dsn);
-  if (bridge === undefined) {
+  if (bridge === undefined || !bridge.usable) {
     bridge = new PgBridge(dsn, options);
     bridges.set(dsn, bridge);
   }

@@ -14,6 +14,14 @@ const flag = new Int32Array(signal);
 const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: workerData.connectTimeoutMs, idleTimeoutMillis: 30_000, statement_timeout: workerData.statementTimeoutMs });
 // An idle connection the server closed (a restart, pg_terminate_backend) is dropped by the pool.
 pool.on('error', () => undefined);
+// A checked-out client whose connection is cut emits 'error' too (besides failing its query):
+// unheard, that would end this thread and every persona's connection with it.
+const heard = new WeakSet();
+function hear(client) {
+  if (heard.has(client)) return;
+  heard.add(client);
+  client.on('error', () => undefined);
+}
 
 function describe(error) {
   return { code: typeof error?.code === 'string' ? error.code : undefined, message: String(error?.message ?? error).split('\n')[0], severity: error?.severity };
@@ -34,6 +42,7 @@ async function transaction(request) {
   let client;
   try {
     client = await pool.connect();
+    hear(client);
   } catch (error) {
     return { error: describe(error) };
   }
