@@ -16,11 +16,13 @@ import { trustedCall, processCall } from './cases/call-round-trip.ts';
 import { brokerOp } from './cases/broker-op.ts';
 import { coldStart } from './cases/cold-start.ts';
 import { eventAppends } from './cases/event-appends.ts';
+import { fetchMemory } from './cases/fetch-memory.ts';
 import { memory } from './cases/memory.ts';
 import { replay } from './cases/replay.ts';
 import { personaCycles } from './cases/persona-cycles.ts';
 import { personaMemory } from './cases/persona-memory.ts';
 import { readTextFile } from './cases/read-text-file.ts';
+import { executorSandboxStart, executorStop } from './cases/executor-sandbox.ts';
 import type { ResultRow } from './lib/result-row.ts';
 import { createContext, denoVersion, packageVersion, type BenchContext } from './lib/setup.ts';
 import { renderMisses, renderNotes, renderTable } from './lib/table.ts';
@@ -37,6 +39,9 @@ const CASES: { name: string; run: (ctx: BenchContext) => Promise<ResultRow[]> | 
   { name: 'persona-memory', run: personaMemory },
   { name: 'event-appends', run: eventAppends },
   { name: 'replay', run: replay },
+  { name: 'fetch-memory', run: fetchMemory },
+  { name: 'executor-sandbox-start', run: executorSandboxStart },
+  { name: 'executor-stop', run: executorStop },
 ];
 
 const HOW_TO_READ = `How to read the table: every case runs the project's path and its comparisons in the same process run, interleaved round by round (each round starts from a different variant), after warm-up rounds that are discarded. **median** and **p99** are of the timed samples (nearest rank, no interpolation); **n** is the number of samples. **ratio to floor** is the row's median divided by the floor's median for times and memory (1.00x is the floor; lower is better) and the row's rate divided by the floor's rate for rates (higher is better). The **floor** is the least any implementation could do for the same work on this machine (raw isolated-vm, a raw child-process round trip, the real Deno, raw writeSync + fsync); an **alternative** is what a user would pick instead. **target met** applies issue 7's targets unchanged; "missed" rows are explained under the table. Rates and memory are single figures per run (no p99).`;

@@ -19,6 +19,7 @@ import { PROPOSALS_CLI_COMMANDS } from '../features/review/cli.ts';
 import { PERSISTENCE_CLI_COMMANDS } from '../features/persistence/cli.ts';
 import { activityCommand } from '../features/activity/cli.ts';
 import { replayCommand } from '../features/replay/cli.ts';
+import { fleetRenderCommand } from '../features/fleet/cli.ts';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -39,4 +40,5 @@ export const COMMANDS: readonly Command[] = [
   ...LEDGER_CLI_COMMANDS,
   ...PROPOSALS_CLI_COMMANDS,
   ...PERSISTENCE_CLI_COMMANDS,
+  fleetRenderCommand,
 ];

@@ -37,6 +37,9 @@ export const ERROR_CODES = {
   RTC_ERR_SANDBOX_DISPOSED: 'the isolate was disposed',
   RTC_ERR_SANDBOX_NO_EXPORT: 'a plugin does not export the function that was called',
   RTC_ERR_SANDBOX_SCRIPT: 'a sandboxed script threw an error',
+  // the OS-level sandbox around subprocesses (sandboxes/subprocess/os-sandbox)
+  RTC_ERR_OSBOX_UNAVAILABLE: 'the OS sandbox (bubblewrap) is missing or cannot start here, and the profile does not opt out',
+  RTC_ERR_OSBOX_GRANT: 'a grant cannot be expressed by the OS sandbox (write without read, a link out of the grant, another persona\'s state)',
   // event log
   RTC_ERR_EVENTS_CORRUPT: 'an event log line is not valid JSON or does not match the event schema',
   RTC_ERR_EVENTS_CHAIN: 'an event log sequence number or hash chain does not match',
@@ -109,6 +112,7 @@ export const ERROR_CODES = {
   RTC_ERR_STATE_DIR: 'the state directory cannot be created or used',
   RTC_ERR_PERSONA_LOCKED: 'another process is writing this persona (it holds the persona\'s writer lock)',
   RTC_ERR_EXECUTOR_RESULT: 'an executor or budget-policy plugin returned a value outside its contract',
+  RTC_ERR_EXECUTOR_PROVIDER_HOME: "an executor's provider home cannot be created or written",
   // workspaces
   RTC_ERR_WORKSPACE_ID_INVALID: 'an agent or workspace id is not a safe single path segment',
   RTC_ERR_WORKSPACE_RESOURCE_INVALID: 'a workspace resource reference is malformed',
@@ -118,6 +122,9 @@ export const ERROR_CODES = {
   RTC_ERR_GATE_PROFILE_UNKNOWN: 'no gate profile with that name exists',
   RTC_ERR_GATE_TARGET: 'the draft folder a gate was asked to evaluate is missing, not a folder, or overlaps the output folder',
   RTC_ERR_GATE_OUT_NOT_EMPTY: 'the output folder of a gate run exists and is not empty',
+  RTC_ERR_GATE_CHECK_UNKNOWN: 'a gate profile names a check no installed gate-check plugin provides',
+  RTC_ERR_GATE_CHECK_GRANT: 'a gate profile does not grant a check what its manifest asks for, or lists it before a check it reads',
+  RTC_ERR_GATE_CHECK_RESULT: 'a gate-check plugin returned a value outside the gate-check contract',
   RTC_ERR_EVIDENCE_NOT_FOUND: 'an evidence package or selection file does not exist',
   RTC_ERR_EVIDENCE_INVALID: 'an evidence manifest or selection file does not match its schema',
   RTC_ERR_EVIDENCE_MISMATCH: 'an evidence package no longer matches the digests recorded for it',

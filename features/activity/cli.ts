@@ -53,7 +53,7 @@ function textReport(entry: ActivityEntry): string {
     `  events     ${a.events} (${fixed(a.events_per_hour)}/h)`,
     `  tokens     ${a.tokens} (${fixed(a.tokens_per_hour)}/h)`,
     `  sessions   ${a.sessions} (${fixed(a.sessions_per_day)}/day)`,
-    `  cycles     ${c.total}: ${c.executed} executed, ${c.deferred} deferred, ${c.idle} idle, ${c.failed} failed${c.other > 0 ? `, ${c.other} other` : ''}`,
+    `  cycles     ${c.total}: ${c.executed} executed, ${c.deferred} deferred, ${c.idle} idle, ${c.failed} failed${c.interrupted > 0 ? `, ${c.interrupted} interrupted` : ''}${c.other > 0 ? `, ${c.other} other` : ''}`,
   ];
   if (a.defer_reasons.length > 0) {
     lines.push('  defer reasons');

@@ -12,7 +12,7 @@ export const SESSION_EVENT = 'executor_session';
 /** Events plugins append (`plugin.<type>`): counted as events, never as spending or sessions. */
 export const PLUGIN_EVENT_PREFIX = 'plugin.';
 
-export const CYCLE_OUTCOMES = ['executed', 'deferred', 'idle', 'failed'] as const;
+export const CYCLE_OUTCOMES = ['executed', 'deferred', 'idle', 'failed', 'interrupted'] as const;
 export type CycleOutcome = (typeof CYCLE_OUTCOMES)[number] | 'other';
 
 export interface DeferReasonCount {
@@ -99,7 +99,7 @@ export interface ActivityOptions {
 export function activityOf(events: Iterable<Pick<EventEnvelope, 'type' | 'payload' | 'at'>>, options: ActivityOptions): PersonaActivity {
   const start = options.nowMs - options.windowMs;
   const hours = options.windowMs / 3_600_000;
-  const cycles: PersonaActivity['cycles'] = { total: 0, executed: 0, deferred: 0, idle: 0, failed: 0, other: 0 };
+  const cycles: PersonaActivity['cycles'] = { total: 0, executed: 0, deferred: 0, idle: 0, failed: 0, interrupted: 0, other: 0 };
   const reasons = new Map<string, DeferReasonCount>();
   const types = new Map<string, number>();
   let count = 0;

@@ -1,10 +1,11 @@
 /**
- * `runtimectl gate --profile NAME --target PATH --out DIR [--persona ID [--state-dir DIR]] [--json]`:
+ * `runtimectl gate --profile NAME|FILE --target PATH --out DIR [--plugins-dir DIR]... [--persona ID [--state-dir DIR]] [--json]`:
  * evaluates a skill draft under a gate profile and writes its evidence package. The exit
  * status is the verdict, so a script can branch on it without parsing output.
  */
 import path from 'node:path';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
+import { pluginSearchPath } from './check-plugins.ts';
 import { findDeno } from './reference-deno.ts';
 import { listGateProfiles } from './profiles.ts';
 import { runGate, type GateReport } from './run-gate.ts';
@@ -13,23 +14,34 @@ import { parseReviewPolicy, type ReviewPolicy } from '../../kernel/review/index.
 import { assertReviewPersonaId } from '../../kernel/review/paths.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 
-const USAGE = `Usage: runtimectl gate --profile NAME --target PATH --out DIR [--persona ID [--state-dir DIR]] [--json]
+const USAGE = `Usage: runtimectl gate --profile NAME|FILE --target PATH --out DIR [--plugins-dir DIR]...
+                       [--persona ID [--state-dir DIR]] [--json]
 
-Evaluates a skill draft (a folder with SKILL.md, optionally plugin.yaml, mod.ts and
-tests/*_test.ts) under a gate profile (policies/gates/NAME.yaml: ${listGateProfiles().join(', ')}).
-Snapshots the draft into DIR/source with a sha256 per file, builds fresh into DIR/build,
-runs the profile's checks in order (snapshot, skill-manifest, permissions, build, tests,
-determinism, resource-limits, denials, reference-runtime), writes each check's raw output
-to DIR/checks/ and DIR/manifest.json with the digests, limitations and verdict.
+Evaluates a skill draft (a folder with SKILL.md, optionally plugin.yaml, mod.ts, other
+files, and tests named as deno test finds them: *_test.ts, *.test.ts) under a gate profile
+(policies/gates/NAME.yaml: ${listGateProfiles().join(', ')}; or a profile file of your own).
+Snapshots the draft into DIR/source with a sha256 per file, then runs the profile's check
+plugins in order (plugins/gate-check-*/: snapshot, skill-manifest, prose-risk, permissions,
+build, tests, determinism, resource-limits, denials, reference-runtime, or any you add),
+each in its own isolate with the grant the profile gives it, and writes each check's raw
+output to DIR/checks/ and DIR/manifest.json with the digests, limitations and verdict.
 
-A test is a Deno-style script that exits 0 on pass. It runs in the profile's sandbox with
-the profile's ceiling as permission flags, Deno.cwd() the snapshot of the draft, no
-environment, and Deno.args[0] a fresh scratch folder, the only place it may write.
+A check is passed, failed, not-applicable (nothing of its kind to evaluate: a draft with
+no code has nothing to test) or unavailable (it could not evaluate). Every verdict lists
+what it does not vouch for, among it the intent of the draft's prose.
+
+Tests are written as for deno test (Deno.test(...), ignore, per-test permissions) and run
+in the profile's sandbox with the profile's ceiling as permission flags, Deno.cwd() the
+snapshot of the draft, no environment, and Deno.args[0] a fresh scratch folder, the only
+place they may write, within the profile's scratch quota (refused past it as it writes).
 
 Options:
-  --profile NAME           gate profile
+  --profile NAME|FILE      gate profile: a name in policies/gates/, or a path to a YAML file
   --target PATH            the draft folder (its name must equal the SKILL.md name)
   --out DIR                a new or empty folder for the evidence package
+  --plugins-dir DIR        also look for check plugins here (repeatable; also
+                           RUNTIMECTL_PLUGIN_PATH, folders separated by ":"): adding a
+                           check is dropping a gate-check-NAME/ plugin folder in one
   --persona ID             an accepted draft becomes a skill-draft proposal in this
                            persona's review queue (<state>/<persona>/review/), resting on
                            the package's manifest.json and its digest. Without it the
@@ -44,7 +56,7 @@ The reference-runtime check uses the real Deno: RUNTIMECTL_DENO=PATH (or "none")
 node_modules/.bin/deno, else deno on PATH; none found leaves it unavailable.
 
 Exit status: 0 accepted, 1 rejected (a check failed), 3 incomplete (a required check was
-unavailable), 2 the gate did not run (bad usage, unknown profile, missing target,
+unavailable), 2 the gate did not run (bad usage, unknown profile or check, missing target,
 non-empty --out): nothing was evaluated and no package was written.
 `;
 
@@ -69,10 +81,10 @@ function reviewQueueOf(persona: string, stateDir: string | undefined, io: CliIo)
 function printReport(io: CliIo, report: GateReport): void {
   const width = Math.max(...report.manifest.checks.map((c) => c.name.length));
   for (const [i, check] of report.manifest.checks.entries()) {
-    const mark = check.status === 'unavailable' && !check.required ? 'unavailable (allowed)' : check.status;
-    io.stdout(`  ${String(i + 1).padStart(2, '0')} ${check.name.padEnd(width)}  ${mark.padEnd(11)}  ${check.reason}\n`);
+    const mark = check.status === 'unavailable' && !check.required && !check.internal ? 'unavailable (allowed)' : check.status;
+    io.stdout(`  ${String(i + 1).padStart(2, '0')} ${check.name.padEnd(width)}  ${mark.padEnd(14)}  ${check.reason}\n`);
   }
-  for (const limitation of report.manifest.limitations) io.stdout(`limitation: ${limitation.check}: ${limitation.reason}\n`);
+  for (const limitation of report.manifest.limitations) io.stdout(`not vouched for (${limitation.kind}): ${limitation.check}: ${limitation.reason}\n`);
   io.stdout(`verdict: ${report.verdict} (exit ${report.exitStatus})\n`);
   io.stdout(`evidence: ${report.manifestFile} ${report.manifestDigest}\n`);
   if (report.proposal.status === 'queued') io.stdout(`proposal: ${report.proposal.id} queued for review (${report.proposal.queue})\n`);
@@ -83,7 +95,15 @@ function printReport(io: CliIo, report: GateReport): void {
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
-    { profile: { type: 'string' }, target: { type: 'string' }, out: { type: 'string' }, persona: { type: 'string' }, 'state-dir': { type: 'string' }, json: { type: 'boolean' } },
+    {
+      profile: { type: 'string' },
+      target: { type: 'string' },
+      out: { type: 'string' },
+      'plugins-dir': { type: 'string', multiple: true },
+      persona: { type: 'string' },
+      'state-dir': { type: 'string' },
+      json: { type: 'boolean' },
+    },
     'gate',
   );
   const missing = (['profile', 'target', 'out'] as const).filter((k) => values[k] === undefined);
@@ -98,6 +118,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       target: path.resolve(io.cwd, values.target!),
       out: path.resolve(io.cwd, values.out!),
       deno: findDeno(io.env, io.cwd),
+      pluginDirs: pluginSearchPath(io.env, values['plugins-dir'] ?? [], io.cwd),
+      cwd: io.cwd,
       ...(values.persona === undefined ? {} : reviewQueueOf(values.persona, values['state-dir'], io)),
     });
   } catch (error) {

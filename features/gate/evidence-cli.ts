@@ -34,7 +34,9 @@ const SELECT_USAGE = `Usage: runtimectl evidence select --name NAME --package DI
 Verifies the evidence package DIR (every listed file re-hashed) and, when it matches,
 selects it in FILE (default: ./current.json, created if missing) under NAME with the
 sha256 of its manifest.json, replacing what NAME selected before. A package that does not
-verify is refused and current.json is left as it was.
+verify is refused and current.json is left as it was. A package whose verdict is not
+accepted (incomplete: a required check could not run; rejected: a check failed) is
+selected with a warning on stderr naming those checks, printed before current.json changes.
 
 Exit status: 0 selected, 1 refused (the package does not verify).
 `;
@@ -79,6 +81,20 @@ async function verifyRun(argv: string[], io: CliIo): Promise<number> {
   return ok ? 0 : 1;
 }
 
+/** What a reviewer must know before a package that is not accepted becomes current. */
+function verdictWarnings(shown: string, v: PackageVerification): string[] {
+  const checks = v.checks ?? [];
+  if (v.verdict === 'incomplete') {
+    const missing = checks.filter((c) => c.status === 'unavailable').map((c) => `${c.name} (${c.reason})`);
+    return [`${shown} is incomplete: ${missing.join('; ') || 'a required check did not run'}; nothing vouches for what those checks cover`];
+  }
+  if (v.verdict === 'rejected') {
+    const failed = checks.filter((c) => c.status === 'failed').map((c) => c.name);
+    return [`${shown} is rejected: ${failed.join(', ')} failed; selecting it records the rejection, it does not make the draft acceptable`];
+  }
+  return [];
+}
+
 async function selectRun(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
@@ -100,6 +116,8 @@ async function selectRun(argv: string[], io: CliIo): Promise<number> {
     });
   }
   const current: CurrentSelection = existsSync(currentFile) ? readCurrent(currentFile, io.cwd) : { selected: [] };
+  const warnings = verdictWarnings(values.package, verification);
+  for (const warning of warnings) io.stderr(`runtimectl: warning: ${warning}\n`);
   const base = path.dirname(currentFile);
   const stored = isInside(base, verification.dir) ? path.relative(base, verification.dir) || '.' : verification.dir;
   const entry = { name: name.data, path: stored, digest: verification.digest! };
@@ -108,7 +126,7 @@ async function selectRun(argv: string[], io: CliIo): Promise<number> {
   if (at === -1) current.selected.push(entry);
   else current.selected[at] = entry;
   writeCurrent(currentFile, current);
-  if (values.json) printJson(io, { selected: entry, replaced: previous ?? null, current: currentFile, verdict: verification.verdict ?? null });
+  if (values.json) printJson(io, { selected: entry, replaced: previous ?? null, current: currentFile, verdict: verification.verdict ?? null, warnings });
   else io.stdout(`selected ${entry.name}: ${entry.path} ${entry.digest} (${verification.verdict})${previous ? `, replacing ${previous.path} ${previous.digest}` : ''}\n`);
   return 0;
 }

@@ -2,58 +2,49 @@
  * One gate run: evaluates a skill draft under a gate profile and writes a self-contained
  * evidence package to a new folder:
  *
- *   <out>/manifest.json            inputs, rules, each check's result, verdict, inventory
+ *   <out>/manifest.json            inputs, rules, each check's result, limitations, verdict, inventory
  *   <out>/source/<folder>/         the snapshot every check read
  *   <out>/build/                   the fresh bundle cache (bundles are executable artifacts)
  *   <out>/scratch/<pass>/<test>/   the only place the draft's tests could write
- *   <out>/checks/<nn>-<name>.json  each check's raw output
+ *   <out>/checks/<nn>-<name>.json  each check's raw output, with its plugin and grant
  *
- * Whatever the draft does (escape attempts, loops, floods, bad files), each check ends as
- * passed, failed or unavailable with a reason and the package is complete; the kernel
+ * The gate itself only snapshots the draft and runs the profile's check plugins in order
+ * (run-check.ts), each in its own isolate with its own grant. Whatever the draft does
+ * (escape attempts, loops, floods, bad files), each check ends as passed, failed,
+ * not-applicable or unavailable with a reason, and the package is complete; the kernel
  * carries on. The verdict: `rejected` if any check failed, else `incomplete` if a required
- * check is unavailable (or the gate itself broke), else `accepted`, with the checks the
- * profile may leave unavailable published as limitations. The gate never enables a skill.
+ * check is unavailable (or the gate itself broke), else `accepted`. Every verdict lists what
+ * it does not vouch for: checks left unavailable or not applicable, what each check did not
+ * evaluate, and the intent of the prose, which no check proves safe. The gate never enables
+ * a skill.
  */
 import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { sha256 } from '../../kernel/build/bundle.ts';
+import { defaultCacheDir, sha256 } from '../../kernel/build/bundle.ts';
+import type { GateCheckResult } from '../../kernel/contracts/gate-check.ts';
 import { kernelError } from '../../kernel/errors.ts';
-import { isInside } from '../skills/read-reference.ts';
-import { KERNEL_VERSION, PROJECT_ROOT } from '../../kernel/version.ts';
-import { inventory } from './evidence/inventory.ts';
-import { EVIDENCE_FORMAT, MANIFEST_FILE, VERDICT_EXIT, type CheckRecord, type EvidenceManifest, type Verdict } from './evidence/manifest-schema.ts';
-import { buildCheck } from './checks/build.ts';
-import { denialsCheck } from './checks/denials.ts';
-import { determinismCheck } from './checks/determinism.ts';
-import { permissionsCheck } from './checks/permissions.ts';
-import { referenceRuntimeCheck } from './checks/reference-runtime.ts';
-import { resourceLimitsCheck } from './checks/resource-limits.ts';
-import { skillManifestCheck } from './checks/skill-manifest.ts';
-import { snapshotCheck } from './checks/snapshot.ts';
-import { testsCheck } from './checks/tests.ts';
-import { GateContext, type CheckOutcome } from './context.ts';
-import type { GateCheckName } from './profile-schema.ts';
-import { GATES_DIR, loadGateProfile } from './profiles.ts';
-import { proposeSkillDraft, type ProposalOutcome } from './propose.ts';
 import type { ReviewPolicy } from '../../kernel/review/index.ts';
+import { KERNEL_VERSION, PROJECT_ROOT } from '../../kernel/version.ts';
+import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
+import { isInside } from '../skills/read-reference.ts';
+import { inventory } from './evidence/inventory.ts';
+import { EVIDENCE_FORMAT, MANIFEST_FILE, VERDICT_EXIT, type CheckRecord, type EvidenceManifest, type Limitation, type Verdict } from './evidence/manifest-schema.ts';
+import { GATES_DIR, loadGateProfile, type ResolvedCheck } from './profiles.ts';
+import { proposeSkillDraft, type ProposalOutcome } from './propose.ts';
+import { runCheck, type CheckRun } from './run-check.ts';
+import { GateSession } from './session.ts';
+import { badNameReason, snapshotDraft } from './snapshot.ts';
 
-const CHECKS: Readonly<Record<GateCheckName, (ctx: GateContext) => CheckOutcome | Promise<CheckOutcome>>> = {
-  snapshot: snapshotCheck,
-  'skill-manifest': skillManifestCheck,
-  permissions: permissionsCheck,
-  build: buildCheck,
-  tests: testsCheck,
-  determinism: determinismCheck,
-  'resource-limits': resourceLimitsCheck,
-  denials: denialsCheck,
-  'reference-runtime': referenceRuntimeCheck,
-};
+/** What no check establishes, whatever the profile: stated in every verdict. */
+export const PROSE_INTENT_LIMITATION =
+  "the intent of the draft's instructions (SKILL.md and the files it refers to) is not proven safe by any check: a prose check finds only the patterns it knows, and a reviewer reads the prose";
 
 export interface GateOptions {
+  /** a gate profile name (policies/gates/<name>.yaml) or a path to a profile file */
   profile: string;
   target: string;
   out: string;
-  /** the real Deno for reference-runtime; null: this host has none */
+  /** the real Deno for reference runs; null: this host has none */
   deno: string | null;
   /** a persona state folder (`<state>/<persona>`) whose review queue gets accepted drafts */
   reviewPersonaDir?: string;
@@ -62,6 +53,10 @@ export interface GateOptions {
   /** logical time for the proposal, epoch ms (default: now) */
   now?: number;
   gatesDir?: string;
+  /** plugin folders the checks are found in (default: the repository's plugins/) */
+  pluginDirs?: readonly string[];
+  /** the base of a relative profile path */
+  cwd?: string;
 }
 
 export interface GateReport {
@@ -86,13 +81,30 @@ function prepareOut(out: string): void {
 function resolveTarget(target: string): string {
   if (!existsSync(target)) throw kernelError('RTC_ERR_GATE_TARGET', `--target ${target} does not exist`, { details: { target } });
   if (!statSync(target).isDirectory()) throw kernelError('RTC_ERR_GATE_TARGET', `--target ${target} is not a folder (a skill draft is a folder with a SKILL.md)`, { details: { target } });
-  return realpathSync(target);
+  const real = realpathSync(target);
+  const bad = badNameReason(Buffer.from(path.basename(real), 'utf8'));
+  if (bad !== null) throw kernelError('RTC_ERR_GATE_TARGET', `--target ${JSON.stringify(real)}: the folder name cannot be recorded in evidence: ${bad}`, { details: { target } });
+  return real;
 }
 
-function verdictOf(records: readonly (CheckRecord & { internal: boolean })[]): Verdict {
+type Recorded = CheckRecord;
+
+function verdictOf(records: readonly Recorded[]): Verdict {
   if (records.some((r) => r.status === 'failed')) return 'rejected';
   if (records.some((r) => r.status === 'unavailable' && (r.required || r.internal))) return 'incomplete';
   return 'accepted';
+}
+
+/** Everything the verdict does not vouch for, in check order, ending with what no check can. */
+function limitationsOf(records: readonly Recorded[]): Limitation[] {
+  const out: Limitation[] = [];
+  for (const r of records) {
+    if (r.status === 'unavailable' && !r.required && !r.internal) out.push({ check: r.name, kind: 'unavailable', reason: r.reason });
+    if (r.status === 'not-applicable') out.push({ check: r.name, kind: 'not-applicable', reason: r.reason });
+    for (const line of r.not_evaluated) out.push({ check: r.name, kind: 'not-evaluated', reason: line });
+  }
+  out.push({ check: 'gate', kind: 'not-evaluated', reason: PROSE_INTENT_LIMITATION });
+  return out;
 }
 
 function writeJson(file: string, value: unknown): string {
@@ -101,18 +113,32 @@ function writeJson(file: string, value: unknown): string {
   return `sha256:${sha256(text)}`;
 }
 
-async function runCheck(name: GateCheckName, ctx: GateContext): Promise<CheckOutcome> {
-  try {
-    return await CHECKS[name](ctx);
-  } catch (error) {
-    // A fault of the gate, not of the draft: recorded, never tolerated as a limitation.
-    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    return { status: 'unavailable', reason: `the gate failed while running this check: ${message.split('\n')[0]}`, output: { internal_error: message }, internal: true };
-  }
+function shownDir(dir: string): string {
+  const rel = path.relative(PROJECT_ROOT, dir);
+  return rel.startsWith('..') || path.isAbsolute(rel) ? dir : rel;
+}
+
+function pluginRecord(check: ResolvedCheck, run: CheckRun | undefined): EvidenceManifest['gate']['checks'][number] {
+  const m = check.plugin.manifest;
+  return {
+    name: check.name,
+    plugin: m.id,
+    version: m.version,
+    dir: shownDir(check.plugin.dir),
+    manifest_sha256: check.manifestDigest,
+    bundle_sha256: run?.bundle ?? null,
+    sandbox: m.sandbox,
+    grant: { allow: check.entry.allow, bindings: run?.grant.bindings ?? [] },
+    reads: check.reads,
+  };
 }
 
 export async function runGate(options: GateOptions): Promise<GateReport> {
-  const gate = loadGateProfile(options.profile, options.gatesDir ?? GATES_DIR);
+  const gate = loadGateProfile(options.profile, {
+    dir: options.gatesDir ?? GATES_DIR,
+    ...(options.pluginDirs ? { pluginDirs: options.pluginDirs } : {}),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+  });
   const target = resolveTarget(path.resolve(options.target));
   const outAbs = path.resolve(options.out);
   // The scratch and snapshot paths inside --out become Deno permission flag values, which commas would split.
@@ -122,32 +148,42 @@ export async function runGate(options: GateOptions): Promise<GateReport> {
   const out = realpathSync(outAbs);
   if (isInside(out, target)) throw kernelError('RTC_ERR_GATE_TARGET', `the draft folder ${target} is inside --out ${out}`);
 
-  const ctx = new GateContext(gate, target, out, options.deno);
-  for (const dir of [ctx.dirs.source, ctx.dirs.build, ctx.dirs.scratch, ctx.dirs.checks]) mkdirSync(dir, { recursive: true });
+  const session = new GateSession(gate, target, out, options.deno);
+  for (const dir of [session.dirs.source, session.dirs.build, session.dirs.scratch, session.dirs.checks]) mkdirSync(dir, { recursive: true });
+  // The one thing the gate does itself: every check reads this copy, never the original.
+  session.snapshot = snapshotDraft(target, session.dirs.draft, gate.profile.draft);
 
   const allowed = new Set<string>(gate.profile.may_be_unavailable);
-  const records: (CheckRecord & { internal: boolean })[] = [];
+  const records: Recorded[] = [];
+  const runs = new Map<string, CheckRun>();
+  const results = new Map<string, GateCheckResult>();
   try {
-    for (const [i, name] of gate.profile.checks.entries()) {
-      const outcome = await runCheck(name, ctx);
-      const output = `checks/${String(i + 1).padStart(2, '0')}-${name}.json`;
-      const digest = writeJson(path.join(out, output), { check: name, status: outcome.status, reason: outcome.reason, output: outcome.output });
-      records.push({ name, status: outcome.status, reason: outcome.reason, required: !allowed.has(name), output, sha256: digest, internal: outcome.internal === true });
+    const shim = await loadShim(defaultCacheDir());
+    for (const [i, check] of gate.checks.entries()) {
+      const run = await runCheck(session, check, shim, results);
+      runs.set(check.name, run);
+      results.set(check.name, run.result);
+      const { status, reason, not_evaluated, output } = run.result;
+      const file = `checks/${String(i + 1).padStart(2, '0')}-${check.name}.json`;
+      const raw = { check: check.name, status, reason, not_evaluated, internal: run.internal, plugin: pluginRecord(check, run), check_audit: run.audit, output };
+      const digest = writeJson(path.join(out, file), raw);
+      records.push({ name: check.name, status, reason, required: !allowed.has(check.name), internal: run.internal, not_evaluated, output: file, sha256: digest });
     }
   } finally {
     // Host processes write their code caches until closed: the inventory comes after.
-    await ctx.close();
+    await session.close();
   }
 
   const verdict = verdictOf(records);
   const exitStatus = VERDICT_EXIT[verdict];
-  const reviewable = verdict === 'accepted' && ctx.skillName !== undefined;
+  const skillName = skillNameOf(results);
   const proposalNote =
     verdict !== 'accepted'
       ? `none: the verdict is ${verdict}`
       : options.reviewPersonaDir === undefined
         ? 'review queue not available'
         : `submitted after this manifest was written to the review queue of ${path.resolve(options.reviewPersonaDir)} (its proposal log records the outcome)`;
+  const snapshot = session.snapshot;
   const manifest: EvidenceManifest = {
     format: EVIDENCE_FORMAT,
     kind: 'gate',
@@ -155,22 +191,22 @@ export async function runGate(options: GateOptions): Promise<GateReport> {
     kernel: { version: KERNEL_VERSION },
     input: {
       path: target,
-      name: ctx.name,
-      digest: ctx.snapshot?.digest ?? `sha256:${sha256('')}`,
-      copy: path.relative(out, ctx.dirs.draft).split(path.sep).join('/'),
-      files: ctx.snapshot?.entries ?? [],
+      name: session.name,
+      digest: snapshot.digest,
+      copy: path.relative(out, session.dirs.draft).split(path.sep).join('/'),
+      files: snapshot.entries,
     },
     gate: {
       profile: gate.profile.name,
-      file: path.relative(PROJECT_ROOT, gate.file),
+      file: shownDir(gate.file),
       digest: gate.digest,
-      sandbox: { name: gate.sandbox.name, file: path.relative(PROJECT_ROOT, gate.sandboxFile), digest: gate.sandboxDigest },
+      sandbox: { name: gate.sandbox.name, file: shownDir(gate.sandboxFile), digest: gate.sandboxDigest },
       limits: gate.limits,
-      checks: [...gate.profile.checks],
+      checks: gate.checks.map((c) => pluginRecord(c, runs.get(c.name))),
       may_be_unavailable: [...gate.profile.may_be_unavailable],
     },
-    checks: records.map(({ internal: _internal, ...record }) => record),
-    limitations: records.filter((r) => r.status === 'unavailable' && !r.required).map((r) => ({ check: r.name, reason: r.reason })),
+    checks: records,
+    limitations: limitationsOf(records),
     verdict,
     exit_status: exitStatus,
     proposal: proposalNote,
@@ -182,11 +218,11 @@ export async function runGate(options: GateOptions): Promise<GateReport> {
   renameSync(tmp, manifestFile);
 
   let proposal: ProposalOutcome = { status: 'not-proposed', reason: proposalNote };
-  if (reviewable && options.reviewPersonaDir !== undefined) {
+  if (verdict === 'accepted' && options.reviewPersonaDir !== undefined) {
     proposal = await proposeSkillDraft({
       personaDir: options.reviewPersonaDir,
       ...(options.reviewPolicy === undefined ? {} : { policy: options.reviewPolicy }),
-      skill: ctx.skillName!,
+      skill: skillName ?? session.name,
       manifestFile,
       manifestDigest,
       profile: gate.profile.name,
@@ -194,4 +230,12 @@ export async function runGate(options: GateOptions): Promise<GateReport> {
     });
   }
   return { verdict, exitStatus, out, manifestFile, manifestDigest, manifest, proposal };
+}
+
+/** The skill's name as the skill-manifest check read it, when it passed. */
+function skillNameOf(results: ReadonlyMap<string, GateCheckResult>): string | undefined {
+  const manifest = results.get('skill-manifest');
+  if (manifest?.status !== 'passed') return undefined;
+  const name = (manifest.output as { skill?: { frontmatter?: { name?: unknown } } } | null)?.skill?.frontmatter?.name;
+  return typeof name === 'string' ? name : undefined;
 }

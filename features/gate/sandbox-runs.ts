@@ -1,90 +1,109 @@
 /**
- * Runs every built test of the draft once in the gate's sandbox: the gate's sandbox profile
- * and limits, the ceiling as Deno permission flags, `Deno.cwd()` the snapshot of the draft,
- * no environment, and a fresh scratch folder per test and pass, which the test gets as
- * `Deno.args[0]` and is the only place it may write. Every capability decision of the run
- * is kept with it (up to a cap), so the denials check can list what the draft tried.
+ * Runs one built test file of the draft in the gate's sandbox, for the `gate.sandbox`
+ * binding: the gate's sandbox profile and limits, the ceiling as Deno permission flags,
+ * `Deno.cwd()` the snapshot of the draft, no environment, and a fresh scratch folder per
+ * test and pass, which the test gets as `Deno.args[0]` and is the only place it may write,
+ * within the broker's write quota (the profile's max_scratch_bytes and max_scratch_entries:
+ * the write that would pass it is refused while the test runs). Every capability decision
+ * of the run is kept with it (up to a cap). Runs are one at a time, whoever asks.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { AuditEvent } from '../../kernel/broker/op.ts';
-import type { ScriptRunResult } from '../../kernel/run/script-run-types.ts';
+import type { TestFileRun } from '../../kernel/contracts/gate-check.ts';
+import { LIMIT_CODES, type ErrorCode } from '../../kernel/errors.ts';
+import { WriteQuota } from '../../kernel/broker/write-quota.ts';
+import type { DraftTestOutcome } from './draft-tests.ts';
 import { ceilingFlags } from './ceiling.ts';
-import { MAX_AUDIT_EVENTS_PER_RUN, type GateContext, type TestRun } from './context.ts';
+import { MAX_AUDIT_EVENTS_PER_RUN, type GateSession } from './session.ts';
 
 /** `<out>/scratch/<label>/<test file name>`: one folder per test and pass. */
-export function scratchFor(ctx: GateContext, label: string, test: string): string {
-  const dir = path.join(ctx.dirs.scratch, label, path.posix.basename(test));
+export function scratchFor(session: GateSession, label: string, test: string): string {
+  const dir = path.join(session.dirs.scratch, label, path.posix.basename(test));
   mkdirSync(dir, { recursive: true });
   return dir;
 }
 
-export function flagsFor(ctx: GateContext, scratch: string): string[] {
-  return ceilingFlags(ctx.gate.profile.ceiling, ctx.dirs.draft, { plugin: ctx.dirs.draft, scratch });
+export function flagsFor(session: GateSession, scratch: string): string[] {
+  return ceilingFlags(session.gate.profile.ceiling, session.dirs.draft, { plugin: session.dirs.draft, scratch });
 }
 
-async function runOne(ctx: GateContext, test: string, pass: number): Promise<TestRun> {
-  const scratch = scratchFor(ctx, `pass-${pass}`, test);
-  const permissionFlags = flagsFor(ctx, scratch);
-  const audit: AuditEvent[] = [];
-  let auditDropped = 0;
-  let deniedCount = 0;
-  const sink = (event: AuditEvent): void => {
-    if (event.decision === 'denied') deniedCount += 1;
-    if (audit.length < MAX_AUDIT_EVENTS_PER_RUN) audit.push(event);
-    else auditDropped += 1;
-  };
-  const runner = await ctx.runner();
-  let result: ScriptRunResult;
-  try {
-    result = await ctx.withAudit(sink, () =>
-      runner.run({
-        file: path.join(ctx.dirs.draft, test),
-        args: [scratch],
-        permissionFlags,
-        cwd: ctx.dirs.draft,
-        env: {},
-        profile: ctx.gate.sandbox.name,
-        limits: ctx.gate.limits,
-      }),
-    );
-  } catch (error) {
-    // The runner reports the draft's faults as results; a throw is the sandbox itself failing.
-    const message = error instanceof Error ? error.message : String(error);
-    result = { ok: false, exitCode: 1, stdout: '', stderr: `error: the sandbox failed: ${message}\n`, error: { name: 'Error', message: `the sandbox failed: ${message}` }, usage: { cpuMs: 0, wallMs: 0, heapBytes: 0 } };
-  }
-  return { test, pass, scratch: path.relative(ctx.dirs.out, scratch), permissionFlags, result, audit, auditDropped, deniedCount };
-}
+/** What every run records of the broker's decisions: all of them counted, the first ones kept. */
+export class AuditRecorder {
+  readonly events: TestFileRun['audit'] = [];
+  total = 0;
+  denied = 0;
+  quotaRefusals = 0;
 
-/** Runs every runnable test once, in order; the pass number picks the scratch folders. */
-export async function runPass(ctx: GateContext, pass: number): Promise<TestRun[]> {
-  const runs: TestRun[] = [];
-  for (const test of ctx.runnableTests ?? []) runs.push(await runOne(ctx, test, pass));
-  ctx.passes[pass - 1] = runs;
-  return runs;
-}
-
-/** A run as it goes into a check's output file. */
-export function describeRun(run: TestRun): Record<string, unknown> {
-  return {
-    test: run.test,
-    pass: run.pass,
-    scratch: run.scratch,
-    permission_flags: run.permissionFlags,
-    exit_code: run.result.exitCode,
-    ok: run.result.ok,
-    error: run.result.error,
-    usage: run.result.usage,
-    stdout: run.result.stdout,
-    stderr: run.result.stderr,
-    denied: run.deniedCount,
+  readonly sink = (event: AuditEvent): void => {
+    this.total += 1;
+    if (event.decision === 'denied') this.denied += 1;
+    if (event.decision === 'denied' && event.reason === 'write-quota') this.quotaRefusals += 1;
+    if (this.events.length < MAX_AUDIT_EVENTS_PER_RUN) {
+      this.events.push({ op: event.op, permission: event.permission, value: event.value, decision: event.decision, ...(event.reason ? { reason: event.reason } : {}) });
+    }
   };
 }
 
-/** `exit 1 (RTC_ERR_SANDBOX_CPU: CPU time limit of 1000 ms exceeded)` or `exit 1`. */
-export function runSummary(run: TestRun): string {
-  const error = run.result.error;
-  if (error?.code) return `exit ${run.result.exitCode} (${error.code}: ${error.message})`;
-  if (error) return `exit ${run.result.exitCode} (${error.name}: ${error.message.split('\n')[0]})`;
-  return `exit ${run.result.exitCode}`;
+let queue: Promise<unknown> = Promise.resolve();
+
+/** One run at a time: the runner's audit sink belongs to the run in progress. */
+function serially<T>(fn: () => Promise<T>): Promise<T> {
+  const next = queue.then(fn, fn);
+  queue = next.catch(() => undefined);
+  return next;
+}
+
+export function sandboxFailure(message: string): DraftTestOutcome {
+  return { ok: false, exitCode: 1, stdout: '', stderr: `error: the sandbox failed: ${message}\n`, error: { name: 'Error', message: `the sandbox failed: ${message}` }, usage: {}, tests: [] };
+}
+
+export function runTestInSandbox(session: GateSession, test: string, pass: number): Promise<TestFileRun> {
+  return serially(async () => {
+    const label = `pass-${pass}`;
+    const scratch = scratchFor(session, label, test);
+    const permissionFlags = flagsFor(session, scratch);
+    const recorder = new AuditRecorder();
+    const runner = await session.runner();
+    const { max_scratch_bytes: maxBytes, max_scratch_entries: maxEntries } = session.gate.profile.draft;
+    let result: DraftTestOutcome;
+    try {
+      result = await session.withAudit(recorder.sink, () =>
+        runner.run({
+          file: path.join(session.dirs.draft, test),
+          args: [scratch],
+          permissionFlags,
+          cwd: session.dirs.draft,
+          env: {},
+          profile: session.gate.sandbox.name,
+          limits: session.gate.limits,
+          writeQuota: { maxBytes, maxEntries },
+        }),
+      );
+    } catch (error) {
+      // The runner reports the draft's faults as results; a throw is the sandbox itself failing.
+      result = sandboxFailure(error instanceof Error ? error.message : String(error));
+    }
+    // What the run left, measured (the broker refused every write past the quota while it ran).
+    const left = WriteQuota.measure(scratch);
+    const writes = { bytes: left.bytes, entries: left.entries - 1, refused: recorder.quotaRefusals };
+    return {
+      test,
+      pass: label,
+      scratch: path.relative(session.dirs.out, scratch),
+      permission_flags: permissionFlags,
+      exit_code: result.exitCode,
+      ok: result.ok,
+      error: result.error,
+      ended_on_limit: result.error?.code !== undefined && LIMIT_CODES.has(result.error.code as ErrorCode),
+      usage: result.usage,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      tests: result.tests,
+      audit: recorder.events,
+      audit_total: recorder.total,
+      denied: recorder.denied,
+      writes: { ...writes, max_bytes: maxBytes, max_entries: maxEntries },
+    };
+  });
 }

@@ -27,7 +27,7 @@ export interface SnapshotEntry {
   target?: string;
 }
 
-export type SnapshotProblemKind = 'symlink-out' | 'symlink-dangling' | 'too-large' | 'special-file' | 'too-many-files' | 'total-too-large' | 'unreadable';
+export type SnapshotProblemKind = 'symlink-out' | 'symlink-dangling' | 'too-large' | 'special-file' | 'too-many-files' | 'total-too-large' | 'unreadable' | 'bad-name';
 
 export interface SnapshotProblem {
   path: string;
@@ -40,8 +40,28 @@ export interface Snapshot {
   root: string;
   entries: SnapshotEntry[];
   problems: SnapshotProblem[];
-  /** `sha256:<hex>` of the sorted lines `<sha256> <path>\n`, one per entry: the draft's identity */
+  /** the draft's identity: treeDigest of the entries (evidence/digest.ts) */
   digest: string;
+}
+
+/**
+ * Why a file name cannot be carried into the evidence as it is, or null. A name must be
+ * UTF-8 that decodes and re-encodes to the same bytes (two names of different invalid bytes
+ * would both become U+FFFD, one file copied over the other), and hold no control character,
+ * line or paragraph separator (which forge lines in anything that prints or lists names) and
+ * no backslash (a path separator on other systems; package paths never hold one).
+ */
+export function badNameReason(raw: Buffer): string | null {
+  const name = raw.toString('utf8');
+  if (!Buffer.from(name, 'utf8').equals(raw)) return 'the name is not valid UTF-8';
+  const bad = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\\]/u.exec(name);
+  if (bad) return `the name holds ${bad[0] === '\\' ? 'a backslash' : `the control character U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`}`;
+  return null;
+}
+
+/** A name as it can be shown in a problem line: JSON-quoted when it is not printable as is. */
+function shownName(raw: Buffer): string {
+  return JSON.stringify(raw.toString('utf8')).slice(1, -1);
 }
 
 /** Reads at most `max + 1` bytes, so a file that grew past the cap after its lstat is still caught. */
@@ -74,9 +94,17 @@ export function snapshotDraft(sourceDir: string, destDir: string, limits: DraftL
   mkdirSync(destDir, { recursive: true });
 
   const walk = (rel: string): void => {
-    const names = readdirSync(path.join(realSource, rel)).sort();
-    for (const name of names) {
+    const raw = readdirSync(path.join(realSource, rel), { encoding: 'buffer' }).sort(Buffer.compare);
+    for (const rawName of raw) {
+      const name = rawName.toString('utf8');
       const relPath = rel === '' ? name : `${rel}/${name}`;
+      const nameProblem = badNameReason(rawName);
+      if (nameProblem !== null) {
+        // Not copied, and nothing under it: the name itself cannot be recorded unambiguously.
+        const shown = rel === '' ? shownName(rawName) : `${rel}/${shownName(rawName)}`;
+        problems.push({ path: shown, problem: 'bad-name', detail: `${nameProblem}; not copied` });
+        continue;
+      }
       const from = path.join(realSource, relPath);
       const to = path.join(destDir, relPath);
       const info = lstatSync(from);

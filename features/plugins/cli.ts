@@ -30,7 +30,8 @@ export const pluginsListCommand: Command = {
     const refused = scan.refused.map((r) => ({ dir: path.relative(PROJECT_ROOT, r.dir), code: r.error.code, reason: r.error.message }));
     if (values.json) printJson(io, { plugins: scan.plugins.map(describe), refused });
     else {
-      for (const p of scan.plugins) io.stdout(`${p.manifest.id.padEnd(24)} ${p.manifest.version.padEnd(8)} ${p.manifest.kind.padEnd(14)} ${p.profile.name}\n`);
+      const idWidth = Math.max(24, ...scan.plugins.map((p) => p.manifest.id.length));
+      for (const p of scan.plugins) io.stdout(`${p.manifest.id.padEnd(idWidth)} ${p.manifest.version.padEnd(8)} ${p.manifest.kind.padEnd(14)} ${p.profile.name}\n`);
       for (const r of refused) io.stderr(`refused ${r.dir}: ${r.code}: ${r.reason}\n`);
     }
     return refused.length === 0 ? 0 : 1;

@@ -1,7 +1,11 @@
 /**
  * `runtimectl run`: runs personas' continuous_science_loop cycles in this process, each on
- * its own cadence (or every --every seconds), for --cycles N or until SIGINT/SIGTERM, which
- * end the wait between cycles, never a cycle in progress: logs are flushed, exit status 0.
+ * its own cadence (or every --every seconds), for --cycles N or until a signal. A first
+ * SIGINT ends the waits between cycles and lets the cycle in progress finish; SIGTERM (what
+ * systemd, Kubernetes and `timeout` send) or a second SIGINT stops now: running executor
+ * sessions get TERM, then KILL after half the --stop-grace, and are recorded `interrupted`
+ * with the usage they printed so far, their work left pending. Logs are flushed and the exit
+ * status is 0 after a clean stop; a kernel still not done at the grace exits 1.
  *
  * `runtimectl run --demo` is what `npm start` runs: the example (agent-*) personas on their
  * embedded profiles, a work packet in each inbox, a fresh state directory, three cycles
@@ -25,8 +29,10 @@ const USAGE = `Usage: runtimectl run --persona ID_OR_FILE... [--cycles N] [--sta
        runtimectl run --demo [--cycles N] [--state-dir DIR]
 
 Runs the continuous_science_loop for each persona, side by side in this process. Without
---cycles it runs until SIGINT or SIGTERM; the cycle in progress finishes, logs are flushed,
-and the exit status is 0.
+--cycles it runs until a signal: a first SIGINT lets the cycle in progress finish; SIGTERM or
+a second SIGINT stops now (running sessions get TERM, then KILL after half the grace, and
+are recorded as interrupted with their work left pending). Logs are flushed, and the exit
+status is 0 after a clean stop.
 
 Options:
   --persona ID_OR_FILE  a profile id (policies/personas/ID.yaml) or a YAML file; repeatable,
@@ -37,6 +43,8 @@ Options:
   --no-spend            never launch token-spending executors (the budget policy still decides)
   --max-isolates N      plugin isolates kept alive across all personas (default 256); the least
                         recently used beyond it are released and rebuilt on their next call
+  --stop-grace SECONDS  how long a stop on SIGTERM or a second SIGINT may take (default 20,
+                        under Kubernetes' 30); sessions get KILL at half of it
   --summary             after the run, print what each persona did and why
   --json                print one JSON document with every cycle instead of lines
   --demo                the example agent-* personas with a work packet each, a fresh state
@@ -48,6 +56,9 @@ _WALL_SECONDS_PER_CYCLE override every profile's budget; SCIDEX_AGENT_CONTINUOUS
 (none|orchestra|codex|claude|command) and _ENABLED (0|1) override its executor. An invalid
 value stops the start with the variable named.
 `;
+
+/** Seconds a stop (SIGTERM, a second SIGINT) may take: under Kubernetes' default grace of 30. */
+export const DEFAULT_STOP_GRACE_SECONDS = 20;
 
 /** --state-dir, else SCIDEX_AGENT_STATE_DIR, else ./state; relative to the command's cwd. */
 export function resolveStateDir(flag: string | undefined, io: CliIo): string {
@@ -128,6 +139,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       every: { type: 'string' },
       'no-spend': { type: 'boolean' },
       'max-isolates': { type: 'string' },
+      'stop-grace': { type: 'string' },
       summary: { type: 'boolean' },
       json: { type: 'boolean' },
       demo: { type: 'boolean' },
@@ -141,6 +153,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const cycles = positiveInt('cycles', values.cycles) ?? (demo ? 3 : undefined);
   const maxResidentIsolates = positiveInt('max-isolates', values['max-isolates']);
   const every = seconds('every', values.every) ?? (demo ? 0 : undefined);
+  const graceSeconds = seconds('stop-grace', values['stop-grace']) ?? DEFAULT_STOP_GRACE_SECONDS;
+  if (graceSeconds <= 0) throw kernelError('RTC_ERR_CLI_USAGE', `--stop-grace ${values['stop-grace']}: must be above zero`);
   const summary = demo || values.summary === true;
   const spendTokens = !(demo || values['no-spend'] === true);
 
@@ -157,12 +171,29 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const runtimes = await openPersonas(kernel, setup.personas);
 
   const controller = new AbortController();
-  const onSignal = (signal: string) => {
-    if (!controller.signal.aborted) io.stderr(`runtimectl: ${signal}: finishing the current cycle, then stopping\n`);
+  let interrupts = 0;
+  let backstop: NodeJS.Timeout | undefined;
+  const stopNow = (why: string) => {
+    if (backstop) return;
+    controller.abort();
+    const killAfter = graceSeconds / 2;
+    io.stderr(`runtimectl: ${why}: stopping now: ${kernel.children.running} running subprocess(es) get TERM, KILL after ${killAfter} s\n`);
+    void kernel.children.stop(killAfter * 1000);
+    // A kernel that cannot finish its stop in the grace still exits: the event log is durable
+    // and the next start ends and records whatever was left.
+    backstop = setTimeout(() => {
+      io.stderr(`runtimectl: not stopped within the grace of ${graceSeconds} s; exiting (the next start recovers what was left)\n`);
+      process.exit(1);
+    }, graceSeconds * 1000);
+    backstop.unref();
+  };
+  const onInt = () => {
+    interrupts += 1;
+    if (interrupts > 1) return stopNow('second SIGINT');
+    io.stderr('runtimectl: SIGINT: finishing the current cycle, then stopping (SIGINT again: stop now)\n');
     controller.abort();
   };
-  const onInt = () => onSignal('SIGINT');
-  const onTerm = () => onSignal('SIGTERM');
+  const onTerm = () => stopNow('SIGTERM');
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
   let runs: PersonaRun[];
@@ -183,6 +214,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
     await Promise.all(runtimes.map((rt) => rt.close()));
+    if (backstop) clearTimeout(backstop);
   }
 
   if (values.json) {

@@ -17,6 +17,7 @@
  * read-only posture still allows). Nothing here throws for bad input: a failure is an
  * outcome with its reason.
  */
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { hardStop, type BudgetPosture } from './budget/posture.ts';
 import {
@@ -26,12 +27,18 @@ import {
   executorResultSchema,
   type BudgetDecision,
   type ExecutorInput,
+  type McpServerSpec,
   type ProviderUsage,
+  type SessionSandbox,
   type WorkItem,
 } from '../../kernel/contracts/executor.ts';
+import type { PersonaChildren } from './executors/children.ts';
+import { ensureProviderHome, providerHomeDir } from './executors/provider-home.ts';
+import { scrubString } from '../../kernel/redact/index.ts';
+import type { SandboxRecord } from '../../sandboxes/subprocess/run-command.ts';
 import type { ExecutorChoice } from './executors/choice.ts';
 import { buildPrompt } from './executors/prompt.ts';
-import { allocateRunId, preparePersonaWorkspace, writeFallbackManifest } from './executors/session-dir.ts';
+import { allocateRunId, markSessionManifest, preparePersonaWorkspace, writeFallbackManifest } from './executors/session-dir.ts';
 import { isKernelError } from '../../kernel/errors.ts';
 import type { TaskSummary } from '../../kernel/broker/ops/bindings.ts';
 import type { LedgerAccess } from '../../kernel/contracts/persistence.ts';
@@ -41,7 +48,17 @@ import type { RecentCycle } from './brain.ts';
 import { relToState, WORKSPACE_ID, workspaceDir, type PersonaPaths } from '../../kernel/loop/layout.ts';
 import type { PersonaPlugins } from '../../kernel/loop/persona-plugins.ts';
 
-export type Outcome = 'executed' | 'deferred' | 'idle' | 'failed';
+export type Outcome = 'executed' | 'deferred' | 'idle' | 'failed' | 'interrupted';
+
+/** What the OS sandbox did for the session's children, for the cycle event (the whole record is the session's sandbox.json). */
+export interface SandboxSummary {
+  mode: 'bubblewrap' | 'off';
+  children: number;
+  /** processes left running when a child ended (killed with its sandbox) */
+  leftover: number;
+  net_granted: string[];
+  net_denied: string[];
+}
 
 export interface ActResult {
   outcome: Outcome;
@@ -51,7 +68,7 @@ export interface ActResult {
   ran: boolean;
   status: string | null;
   decision: BudgetDecision | null;
-  session: { run_id: string; manifest_path: string; status: string; exit_code: number | null; files: string[] } | null;
+  session: { run_id: string; manifest_path: string; status: string; exit_code: number | null; files: string[]; prompt_sha256?: string; os_sandbox?: SandboxSummary | null } | null;
   usage: ProviderUsage | null;
   last_message: string | null;
   tasks: TaskSummary[];
@@ -74,6 +91,12 @@ export interface ActContext {
   history: readonly RecentCycle[];
   spendTokens: boolean;
   now: number;
+  /** the persona's subprocess tracker: session attribution, stops, crash markers */
+  children?: PersonaChildren;
+  /** the MCP server handed to the harness (LoopOptions.mcpServer), if any */
+  mcp?: McpServerSpec | null;
+  /** values scrubbed from error text before it is recorded (the persona's secret variables) */
+  secrets?: readonly string[];
 }
 
 /** One line for an error: the kernel code and message, or the error's own text. */
@@ -139,33 +162,63 @@ export async function act(c: ActContext): Promise<ActResult> {
   return run(c, r, executor);
 }
 
+/** The harness's error text as recorded: secrets by pattern and by value taken out, one line. */
+function scrubbed(c: ActContext, text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  let out = scrubString(text);
+  for (const secret of c.secrets ?? []) if (secret.length >= 6) out = out.split(secret).join('[REDACTED]');
+  return out;
+}
+
+function summarize(records: readonly SandboxRecord[]): SandboxSummary | null {
+  if (records.length === 0) return null;
+  const uniq = (xs: string[]) => [...new Set(xs)].slice(0, 20);
+  return {
+    mode: records.some((r) => r.mode === 'off') ? 'off' : 'bubblewrap',
+    children: records.length,
+    leftover: records.reduce((n, r) => n + (r.leftover ?? 0), 0),
+    net_granted: uniq(records.flatMap((r) => r.net?.granted ?? [])),
+    net_denied: uniq(records.flatMap((r) => r.net?.denied ?? [])),
+  };
+}
+
 async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlugins['get']>): Promise<ActResult> {
+  if (c.children?.registry.stopping) return { ...r, outcome: 'deferred', reason: 'the kernel is stopping: no new executor session' };
   const { runId, dir } = allocateRunId(c.paths.sessionsDir, c.cycle, c.choice.plugin);
   const manifestPath = relToState(c.paths, path.join(dir, 'manifest.json'));
-  const session = (status: string, exit: number | null, files: string[]) => ({ run_id: runId, manifest_path: manifestPath, status, exit_code: exit, files });
+  const session = (status: string, exit: number | null, files: string[], extra: Partial<NonNullable<ActResult['session']>> = {}) => ({ run_id: runId, manifest_path: manifestPath, status, exit_code: exit, files, ...extra });
+  const home = providerHomeDir(c.paths.dir, c.choice.plugin);
   try {
     preparePersonaWorkspace(c.paths.workspaceRoot, c.profile.id, WORKSPACE_ID, c.skills);
+    ensureProviderHome(c.paths.dir, home);
   } catch (error) {
-    writeFallbackManifest(dir, { run_id: runId, executor: c.choice.plugin, status: 'failed', reason: `workspace: ${errorLine(error)}` });
-    return { ...r, outcome: 'failed', reason: `workspace: ${errorLine(error)}`, session: session('failed', null, ['manifest.json']) };
+    const reason = `${isKernelError(error) && error.code === 'RTC_ERR_EXECUTOR_PROVIDER_HOME' ? '' : 'workspace: '}${errorLine(error)}`;
+    writeFallbackManifest(dir, { run_id: runId, executor: c.choice.plugin, status: 'failed', reason });
+    return { ...r, outcome: 'failed', reason, session: session('failed', null, ['manifest.json']) };
   }
   const publicWrites = c.profile.public_writes && !c.posture.read_only;
+  const prompt = buildPrompt({
+    personaId: c.profile.id,
+    runtime: c.profile.runtime,
+    cycle: c.cycle,
+    phase: c.phase,
+    decision: r.decision,
+    maxTokensPerSession: c.posture.max_tokens_per_session,
+    publicWrites,
+    skills: c.skills,
+    work: c.work,
+  });
+  const promptSha = `sha256:${createHash('sha256').update(prompt).digest('hex')}`;
+  const sandbox: SessionSandbox = { mode: c.profile.os_sandbox === 'off' ? 'off' : 'bubblewrap', net: c.plugins.netGrant(c.choice.plugin, 'executor') };
   const input: ExecutorInput = {
     run_id: runId,
     persona_id: c.profile.id,
     runtime: c.profile.runtime,
     phase: c.phase,
-    prompt: buildPrompt({
-      personaId: c.profile.id,
-      runtime: c.profile.runtime,
-      cycle: c.cycle,
-      phase: c.phase,
-      decision: r.decision,
-      maxTokensPerSession: c.posture.max_tokens_per_session,
-      publicWrites,
-      skills: c.skills,
-      work: c.work,
-    }),
+    prompt,
+    prompt_sha256: promptSha,
+    sandbox,
+    mcp: c.mcp ?? null,
     work: c.work,
     config: c.profile.executor.config,
     paths: {
@@ -173,29 +226,56 @@ async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlug
       workspace_dir: workspaceDir(c.paths),
       session_rel: relToState(c.paths, dir),
       ledger_db_rel: relToState(c.paths, path.join(c.paths.orchestraDir, 'orchestra.db')),
+      provider_home: home,
     },
     limits: { wall_seconds: c.posture.wall_seconds_per_cycle, max_tokens_per_session: c.posture.max_tokens_per_session },
     decision: r.decision,
   };
   let result;
+  let records: SandboxRecord[] = [];
+  c.children?.beginSession({ runId, dir, expectedTokens: r.decision?.expected_cost.tokens ?? 0 });
   try {
     result = checkPluginAnswer(executorResultSchema, await executor.call('run', input), c.choice.plugin, 'run');
   } catch (error) {
-    const reason = `executor ${c.choice.plugin}: ${errorLine(error)}`;
-    writeFallbackManifest(dir, { run_id: runId, executor: c.choice.plugin, status: 'failed', reason });
+    records = c.children?.endSession() ?? [];
+    const reason = scrubbed(c, `executor ${c.choice.plugin}: ${errorLine(error)}`)!;
+    writeFallbackManifest(dir, { run_id: runId, executor: c.choice.plugin, status: 'failed', reason, prompt_sha256: promptSha });
     // The plugin may have died with its command still counted against the budget: charge the estimate.
-    return { ...r, outcome: 'failed', reason, ran: true, status: 'failed', session: session('failed', null, ['manifest.json']), usage: estimated(r.decision) };
+    return { ...r, outcome: 'failed', reason, ran: true, status: 'failed', session: session('failed', null, ['manifest.json'], { prompt_sha256: promptSha, os_sandbox: summarize(records) }), usage: estimated(r.decision) };
   }
-  const ran = result.status === 'ok' || result.status === 'failed' || result.status === 'timed_out';
+  records = c.children?.endSession() ?? records;
+  const osSandbox = summarize(records);
+  const stopped = c.children?.stopped.get(runId);
+  if (stopped) {
+    // Stopped by the kernel (SIGTERM, a second SIGINT): what it printed so far is its usage,
+    // its work stays pending for the next start.
+    const usage = result.usage ?? estimated(r.decision);
+    const how = stopped === 'killed' ? 'it ignored TERM and was killed (KILL) after the delay' : 'it ended on TERM';
+    const reason = `interrupted: the kernel was stopped while the session ran; ${how}; its work stays pending`;
+    markSessionManifest(dir, { status: 'interrupted', reason, interrupted_by: stopped === 'killed' ? 'kernel stop (forced kill)' : 'kernel stop', usage });
+    return {
+      ...r,
+      outcome: 'interrupted',
+      reason,
+      ran: true,
+      status: 'interrupted',
+      session: session('interrupted', result.exit_code ?? null, result.files, { prompt_sha256: promptSha, os_sandbox: osSandbox }),
+      usage,
+      last_message: result.last_message ?? null,
+      tasks: result.tasks,
+      done: [],
+    };
+  }
+  const ran = result.status === 'ok' || result.status === 'failed' || result.status === 'timed_out' || result.status === 'interrupted';
   // A session killed at its wall limit printed no usage but may have spent tokens: charge the estimate.
   const usage = result.usage ?? (result.status === 'timed_out' ? estimated(r.decision) : null);
   return {
     ...r,
     outcome: result.status === 'ok' ? 'executed' : result.status === 'skipped' ? 'deferred' : 'failed',
-    reason: result.reason ?? null,
+    reason: scrubbed(c, result.reason) ?? null,
     ran,
     status: result.status,
-    session: session(result.status, result.exit_code ?? null, result.files),
+    session: session(result.status, result.exit_code ?? null, result.files, { prompt_sha256: promptSha, os_sandbox: osSandbox }),
     usage,
     last_message: result.last_message ?? null,
     tasks: result.tasks,
@@ -205,6 +285,11 @@ async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlug
 
 function estimated(decision: BudgetDecision | null): ProviderUsage | null {
   if (!decision || decision.expected_cost.tokens === 0) return null;
+  return estimateUsage(decision.expected_cost.tokens);
+}
+
+/** The usage charged to a session that printed none (killed, interrupted): the policy's estimate. */
+export function estimateUsage(tokens: number): ProviderUsage {
   return {
     input_tokens: 0,
     cached_input_tokens: 0,
@@ -212,7 +297,7 @@ function estimated(decision: BudgetDecision | null): ProviderUsage | null {
     reasoning_tokens: 0,
     cache_read_input_tokens: 0,
     cache_creation_input_tokens: 0,
-    total_tokens: decision.expected_cost.tokens,
+    total_tokens: tokens,
     source: 'estimate (no usage printed)',
   };
 }

@@ -25,9 +25,11 @@ function oneLine(text: string, max: number): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-/** `jerome #2 science_patrol deferred: ...` */
+/** `jerome #2 science_patrol deferred: ...`; a persona whose profile opts out of the OS sandbox says so on every line. */
 export function cycleLine(report: CycleReport): string {
-  return `${report.persona_id} #${report.cycle} ${report.phase} ${report.outcome}: ${oneLine(what(report), 300)}`;
+  const executor = report.payload.executor as { os_sandbox?: string } | undefined;
+  const unsandboxed = executor?.os_sandbox === 'off' ? ' [os_sandbox: off]' : '';
+  return `${report.persona_id} #${report.cycle} ${report.phase} ${report.outcome}${unsandboxed}: ${oneLine(what(report), 300)}`;
 }
 
 function postureText(report: CycleReport): string {

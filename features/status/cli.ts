@@ -7,8 +7,26 @@ import { readFleetStatus, readStatus, type PersonaStatus } from './status.ts';
 import { describeDsn } from '../../kernel/persistence/postgres/pg-bridge.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { resolveStateDir } from '../science-loop/cli.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import { PERSONA_ID_PATTERN } from '../../kernel/personas/profile-schema.ts';
 
-const USAGE = `Usage: runtimectl status [--state-dir DIR | --dsn DSN] [--json]
+function staleAfterSeconds(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d*$/.test(value)) throw kernelError('RTC_ERR_CLI_USAGE', `--stale-after ${value}: must be a whole number of seconds above zero`);
+  return Number(value);
+}
+
+/** One line per listed persona whose last cycle is older than the limit, or missing. */
+function staleRows(rows: PersonaStatus[], persona: string | undefined, limitSeconds: number, nowMs: number): string[] {
+  if (persona !== undefined && rows.length === 0) return [`persona ${persona}: no cycle yet`];
+  return rows.flatMap((r) => {
+    if (!r.last_cycle) return [`persona ${r.persona_id}: no cycle yet`];
+    const ageSeconds = Math.floor((nowMs - Date.parse(r.last_cycle.at)) / 1000);
+    return ageSeconds > limitSeconds ? [`persona ${r.persona_id}: last cycle #${r.last_cycle.cycle} was ${ageSeconds} s ago (limit ${limitSeconds} s)`] : [];
+  });
+}
+
+const USAGE = `Usage: runtimectl status [--state-dir DIR | --dsn DSN] [--persona ID] [--stale-after SECONDS] [--json]
 
 One row per persona found under the state directory (default: $SCIDEX_AGENT_STATE_DIR, else
 ./state): its last cycle and phase, budget posture, executor, the last defer reason, and
@@ -16,6 +34,15 @@ tokens per hour and sessions over the last 24 hours. Read from each persona's ev
 
 With --dsn, every persona kept in that shared Postgres database (all kernels of a fleet),
 read-only; no state directory is needed.
+
+Options:
+  --dsn DSN               read the personas of this shared Postgres database instead
+  --persona ID            only this persona
+  --stale-after SECONDS   exit 1 when a listed persona's last cycle is older than this (or it has
+                          none yet): a health check, since a quiet persona still logs every cycle
+  --json                  one JSON document
+
+Exit status: 0, or 1 when a persona's log cannot be read or (with --stale-after) is stale.
 `;
 
 function budgetText(row: PersonaStatus): string {
@@ -31,17 +58,32 @@ function table(rows: string[][]): string {
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseFlags(argv, { 'state-dir': { type: 'string' }, dsn: { type: 'string' }, json: { type: 'boolean' } }, 'status', false);
+  const { values } = parseFlags(
+    argv,
+    { 'state-dir': { type: 'string' }, dsn: { type: 'string' }, persona: { type: 'string' }, 'stale-after': { type: 'string' }, json: { type: 'boolean' } },
+    'status',
+    false,
+  );
   const dsn = values.dsn;
+  if (dsn !== undefined && values['state-dir'] !== undefined) throw kernelError('RTC_ERR_CLI_USAGE', '--dsn and --state-dir: give one of them');
   const where = dsn === undefined ? resolveStateDir(values['state-dir'], io) : describeDsn(dsn);
-  const rows = dsn === undefined ? await readStatus(where, Date.now()) : await readFleetStatus(dsn, Date.now());
+  const persona = values.persona;
+  if (persona !== undefined && !PERSONA_ID_PATTERN.test(persona)) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ${JSON.stringify(persona)}: not a persona id`);
+  const staleAfter = staleAfterSeconds(values['stale-after']);
+  const nowMs = Date.now();
+  const all = dsn === undefined ? await readStatus(where, nowMs) : await readFleetStatus(dsn, nowMs);
+  const rows = all.filter((r) => persona === undefined || r.persona_id === persona);
+  const stale = staleAfter === undefined ? [] : staleRows(rows, persona, staleAfter, nowMs);
+  const failed = rows.some((r) => r.error) || stale.length > 0;
+  for (const line of stale) io.stderr(`runtimectl status: ${line}\n`);
   if (values.json) {
-    printJson(io, dsn === undefined ? { state_dir: where, personas: rows } : { database: where, personas: rows });
-    return rows.some((r) => r.error) ? 1 : 0;
+    printJson(io, { ...(dsn === undefined ? { state_dir: where } : { database: where }), personas: rows, ...(staleAfter === undefined ? {} : { stale }) });
+    return failed ? 1 : 0;
   }
   if (rows.length === 0) {
-    io.stdout(`no persona has run ${dsn === undefined ? 'under' : 'in'} ${where}\n`);
-    return 0;
+    const place = `${dsn === undefined ? 'under' : 'in'} ${where}`;
+    io.stdout(persona === undefined ? `no persona has run ${place}\n` : `persona ${persona} has not run ${place}\n`);
+    return failed ? 1 : 0;
   }
   const lines = [['PERSONA', 'LAST CYCLE', 'PHASE', 'OUTCOME', 'BUDGET (24 h)', 'TOKENS/H', 'EXECUTOR', 'LAST DEFER REASON']];
   for (const r of rows) {
@@ -58,7 +100,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     ]);
   }
   io.stdout(`${table(lines)}\n`);
-  return rows.some((r) => r.error) ? 1 : 0;
+  return failed ? 1 : 0;
 }
 
 export const statusCommand: Command = {

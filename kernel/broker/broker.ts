@@ -1,14 +1,77 @@
 /**
  * The capability broker: the one door every plugin-facing host call passes through.
  * For each call it (1) checks the grant, the intersection of what was requested, what the
- * caller allows and the profile's ceiling; (2) emits an audit event for each grant and
- * each denial; and (3) performs the effect. It is also the single place where recording,
+ * caller allows and the profile's ceiling; (2) emits an audit event for each check, granted
+ * or denied; and (3) performs the effect. It is also the single place where recording,
  * replay and metering hook in; no op may be reached any other way.
+ *
+ * Auditing is structural: a check that passes is audited where it is made (the needs loop
+ * below, or `OpCall.require` for checks an op makes while it runs); every refusal is a
+ * `Refusal` (kernel/broker/refusal.ts), whoever raised it, and is audited here, once, where
+ * the call's answer is made. An op cannot refuse without the audit seeing it.
  */
 import { kernelError } from '../errors.ts';
+import { notCapableMessage } from '../permissions/gate.ts';
 import { DenoOpError } from './deno-error.ts';
-import type { BrokerContext, OpDefinition } from './op.ts';
+import type { BrokerContext, OpCall, OpDefinition } from './op.ts';
 import { OPS } from './ops/index.ts';
+import { Refusal, type AuditPermission, type RefusalReason } from './refusal.ts';
+import type { OpTicket } from './run-scope.ts';
+import type { PermissionName } from '../permissions/descriptors.ts';
+import { isSpecialPath } from './special-files.ts';
+
+/** The checks one call of an op may make while it runs; each passing check is audited (one object per call). */
+class Call implements OpCall {
+  readonly #ctx: BrokerContext;
+  readonly op: string;
+  /** the op charges the run's write quota itself (OpDefinition.quota) */
+  readonly #quotaAware: boolean;
+  ticket?: OpTicket;
+
+  constructor(ctx: BrokerContext, op: string, quotaAware: boolean) {
+    this.#ctx = ctx;
+    this.op = op;
+    this.#quotaAware = quotaAware;
+  }
+
+  granted(permission: AuditPermission, value: string | null, reason?: RefusalReason): void {
+    const ctx = this.#ctx;
+    ctx.audit({ type: 'capability', subject: ctx.subject, op: this.op, permission, value, decision: 'granted', ...(reason ? { reason } : {}) });
+  }
+
+  require(kind: PermissionName, value: string | undefined, display = value, reason?: RefusalReason, aliases?: readonly string[]): void {
+    try {
+      this.#ctx.gate.check(kind, value, display, aliases);
+    } catch (error) {
+      if (error instanceof Refusal && reason) throw new Refusal(error.permission, error.value, error.message, reason);
+      throw error;
+    }
+    // A write quota holds only ops that charge it: any other op that writes, or starts a
+    // process (which writes with its own system calls), fails closed while one is set.
+    if (this.#ctx.scope.writes && !this.#quotaAware && (kind === 'write' || kind === 'run')) {
+      throw new Refusal(kind, value ?? null, `${this.op} is not available in a run with a write quota: it could write past it`, 'write-quota');
+    }
+    this.granted(kind, value ?? null, reason);
+  }
+
+  requireAll(display: string, reason: RefusalReason = 'special-file'): void {
+    if (!this.#ctx.gate.allowsAll()) throw new Refusal('all', display, notCapableMessage('all', display), reason);
+    this.granted('all', display, reason);
+  }
+
+  refuse(permission: AuditPermission, value: string | null, message: string, reason: RefusalReason): never {
+    throw new Refusal(permission, value, message, reason);
+  }
+}
+
+/**
+ * How Deno 2.9.6 names a special path in its refusal (measured): as written when it is
+ * absolute with no `.` or `..` part and no trailing slash (`//proc/x` stays), else normalized.
+ */
+function specialDisplay(given: string | undefined, abs: string): string {
+  if (!given?.startsWith('/') || given.endsWith('/') || given.split('/').some((part) => part === '.' || part === '..')) return abs;
+  return given;
+}
 
 function errorAnswer(error: unknown): string {
   if (error instanceof DenoOpError) return JSON.stringify({ err: { class: error.denoClass, message: error.message, ...(error.osCode ? { code: error.osCode } : {}) } });
@@ -31,8 +94,21 @@ export class CapabilityBroker {
     return op;
   }
 
-  /** Parses arguments and checks every permission the call needs; audits each decision. */
-  #admit(op: OpDefinition, argsJson: string): unknown {
+  #call(op: string): Call {
+    return new Call(this.context, op, OPS.get(op)?.quota === true);
+  }
+
+  /** The one place a refusal is audited. */
+  #audited(op: string, error: unknown): unknown {
+    if (error instanceof Refusal) {
+      const ctx = this.context;
+      ctx.audit({ type: 'capability', subject: ctx.subject, op, permission: error.permission, value: error.value, decision: 'denied', ...(error.reason ? { reason: error.reason } : {}) });
+    }
+    return error;
+  }
+
+  /** Parses arguments and checks every permission the call needs; audits each grant. */
+  #admit(op: OpDefinition, argsJson: string, call: OpCall): unknown {
     let raw: unknown;
     try {
       raw = JSON.parse(argsJson);
@@ -41,15 +117,11 @@ export class CapabilityBroker {
     }
     const args = op.parse(raw, this.context);
     for (const need of op.needs(args, this.context)) {
-      try {
-        const viaAlternative = need.alternatives?.some((alt) => this.context.gate.query(need.kind, alt).state === 'granted') ?? false;
-        if (!viaAlternative) this.context.gate.check(need.kind, need.value, need.display ?? need.value);
-      } catch (error) {
-        this.context.audit({ type: 'capability', subject: this.context.subject, op: op.name, permission: need.kind, value: need.value ?? null, decision: 'denied' });
-        throw error;
-      }
-      this.context.audit({ type: 'capability', subject: this.context.subject, op: op.name, permission: need.kind, value: need.value ?? null, decision: 'granted' });
+      call.require(need.kind, need.value, need.display ?? need.value, undefined, need.aliases);
+      // Deno: anything under /proc, /sys, /dev (but a few devices) also needs --allow-all.
+      if ((need.kind === 'read' || need.kind === 'write') && need.value !== undefined && isSpecialPath(need.value)) call.requireAll(specialDisplay(need.display, need.value));
     }
+    op.admit?.(args, this.context, call);
     this.calls.set(op.name, (this.calls.get(op.name) ?? 0) + 1);
     return args;
   }
@@ -61,10 +133,11 @@ export class CapabilityBroker {
     let answer: string;
     try {
       const op = this.#find(name, 'sync');
-      const args = this.#admit(op, argsJson);
-      answer = JSON.stringify({ ok: op.run(args, this.context) ?? null });
+      const call = this.#call(name);
+      const args = this.#admit(op, argsJson, call);
+      answer = JSON.stringify({ ok: op.run(args, this.context, call) ?? null });
     } catch (error) {
-      answer = errorAnswer(error);
+      answer = errorAnswer(this.#audited(name, error));
     }
     fill?.(answer);
     return answer;
@@ -77,31 +150,56 @@ export class CapabilityBroker {
    */
   #replay(name: string, argsJson: string, mode: 'sync' | 'async'): string {
     try {
-      this.#admit(this.#find(name, mode), argsJson);
+      this.#admit(this.#find(name, mode), argsJson, this.#call(name));
     } catch (error) {
-      if (!(error instanceof DenoOpError)) throw error;
+      if (!(this.#audited(name, error) instanceof DenoOpError)) throw error;
     }
     return this.context.tape!.answer(name, argsJson);
   }
 
-  /** Runs an op by its own mode; for callers that cannot tell (the process tier's pipe). */
-  async any(name: string, argsJson: string): Promise<string> {
-    return OPS.get(name)?.mode === 'sync' ? this.sync(name, argsJson) : this.async(name, argsJson);
+  /** Runs an op by its own mode; for callers that cannot tell (the process tier's pipe). See OpHandler.any for `deliver`. */
+  async any(name: string, argsJson: string, deliver?: (answer: string) => Promise<void>): Promise<string> {
+    if (OPS.get(name)?.mode === 'sync') {
+      const answer = this.sync(name, argsJson);
+      await deliver?.(answer);
+      return answer;
+    }
+    return this.async(name, argsJson, deliver);
   }
 
-  async async(name: string, argsJson: string): Promise<string> {
+  async async(name: string, argsJson: string, deliver?: (answer: string) => Promise<void>): Promise<string> {
     const tape = this.context.tape;
-    if (tape?.mode === 'replay') return this.#replay(name, argsJson, 'async');
+    if (tape?.mode === 'replay') {
+      const recorded = this.#replay(name, argsJson, 'async');
+      await deliver?.(recorded);
+      return recorded;
+    }
     const fill = tape?.begin(name, argsJson);
     let answer: string;
+    let ticket: OpTicket | undefined;
     try {
-      const op = this.#find(name, 'async');
-      const args = this.#admit(op, argsJson);
-      answer = JSON.stringify({ ok: (await op.run(args, this.context)) ?? null });
-    } catch (error) {
-      answer = errorAnswer(error);
+      try {
+        const op = this.#find(name, 'async');
+        const call = this.#call(name);
+        const args = this.#admit(op, argsJson, call);
+        if (op.scoped) call.ticket = ticket = await this.context.scope.enter(name);
+        answer = JSON.stringify({ ok: (await op.run(args, this.context, call)) ?? null });
+      } catch (error) {
+        answer = errorAnswer(this.#audited(name, error));
+      }
+      fill?.(answer);
+      await deliver?.(answer);
+    } finally {
+      ticket?.done();
     }
-    fill?.(answer);
     return answer;
+  }
+
+  /**
+   * The run (or the plugin call) this broker served has ended: every op still in flight is
+   * aborted (connections closed, subprocess groups killed) and a fresh scope begins.
+   */
+  endScope(): void {
+    this.context.scope.end();
   }
 }

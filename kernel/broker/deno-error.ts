@@ -30,6 +30,8 @@ export class DenoOpError extends Error {
 
   constructor(denoClass: DenoErrorClass, message: string, osCode?: string) {
     super(message);
+    // A NotCapable must say what it refused, so the broker can audit it: see refusal.ts.
+    if (denoClass === 'NotCapable' && new.target === DenoOpError) throw new TypeError('a NotCapable is raised as a Refusal (kernel/broker/refusal.ts)');
     this.name = denoClass;
     this.denoClass = denoClass;
     this.osCode = osCode;

@@ -6,18 +6,45 @@
  */
 import type { PermissionName } from '../permissions/descriptors.ts';
 import type { PermissionGate } from '../permissions/gate.ts';
+import type { AuditPermission, RefusalReason } from './refusal.ts';
+import type { OpTicket, RunScope } from './run-scope.ts';
 import type { Tape } from './tape.ts';
 import type { PluginBindings } from './ops/bindings.ts';
 import type { StorageGrant } from '../persistence/binding-kit.ts';
+import type { ChildTracker } from '../../sandboxes/subprocess/run-command.ts';
+import type { SandboxContext } from '../../sandboxes/subprocess/os-sandbox/plan.ts';
+
+/**
+ * The OS sandbox every `run` child gets (sandboxes/subprocess/os-sandbox): its view is
+ * planned from this context's grant; these are the parts the grant does not say.
+ */
+export interface OsSandboxSettings extends SandboxContext {
+  /** 'required' (the default): bubblewrap, or a refusal; 'off': the profile opted out, logged every cycle */
+  mode: 'required' | 'off';
+  /** hears of every child's start and end; may refuse a start or stop a child (the kernel's registry) */
+  tracker?: ChildTracker;
+  /** the kernel's environment, where bubblewrap is looked for (RUNTIMECTL_BWRAP, PATH); default: this process's */
+  hostEnv?: Readonly<Record<string, string | undefined>>;
+}
 
 export interface AuditEvent {
   type: 'capability';
   subject: string;
   op: string;
-  /** a Deno permission kind, or `binding` for a kernel binding (value: the binding's name) */
-  permission: PermissionName | 'binding';
+  /** a Deno permission kind, `all` (special files), or `binding` for a kernel binding (value: the binding's name) */
+  permission: AuditPermission;
   value: string | null;
   decision: 'granted' | 'denied';
+  /** the rule beyond the plain grant that made this check (a special file, a symlink, a redirect hop...) */
+  reason?: RefusalReason;
+}
+
+/** Files of the kernel's own that no sandboxed op reaches, whatever the grant (even `-A`). */
+export interface KernelFiles {
+  /** folders nothing may be written or created under (the build cache) */
+  noWrite: readonly string[];
+  /** files nothing may open, read or stat (the cache's integrity key), by path and by inode */
+  secret: readonly { path: string; dev: number; ino: number }[];
 }
 
 export interface BrokerContext {
@@ -32,8 +59,16 @@ export interface BrokerContext {
   strictSymlinks: boolean;
   /** subprocess limits for `run` ops */
   subprocess: { wallMs: number; outputBytes: number };
+  /** the OS sandbox of `run` children (absent: required, hiding nothing beyond what the grant leaves out) */
+  os?: OsSandboxSettings;
   /** bytes a fetch response body may have */
   maxResponseBytes: number;
+  /** how long a fetch may wait for headers, or between two chunks of its body */
+  netTimeoutMs: number;
+  /** the async ops of the current run or call: counted, capped, aborted when it ends */
+  scope: RunScope;
+  /** what of the kernel's own no op reaches */
+  kernelFiles?: KernelFiles;
   audit(event: AuditEvent): void;
   /** when set, every answer is recorded on it, or (replay) taken from it instead of the world */
   tape?: Tape;
@@ -62,8 +97,27 @@ export interface PermissionNeed {
   value?: string;
   /** the value as the script wrote it, for the message (Deno keeps relative paths relative) */
   display?: string;
-  /** other values that grant the same thing (a command's resolved path): any one suffices */
-  alternatives?: string[];
+  /** other names of the same thing (a command's canonical path): a deny of any of them refuses */
+  aliases?: string[];
+}
+
+/**
+ * The checks an op makes while it runs (a path's real location, a redirect hop), handed to
+ * it by the broker for one call. A passing check is audited as granted here; a failing one
+ * throws a Refusal, which the broker audits where the call ends. Ops never call `audit`.
+ */
+export interface OpCall {
+  readonly op: string;
+  /** checks `kind` for `value` against the live grant (Deno's message names `display`) */
+  require(kind: PermissionName, value: string | undefined, display?: string, reason?: RefusalReason, aliases?: readonly string[]): void;
+  /** special files: passes only under Deno's `--allow-all`; `display` is the path named */
+  requireAll(display: string, reason?: RefusalReason): void;
+  /** refuses outright (a rule no grant lifts) */
+  refuse(permission: AuditPermission, value: string | null, message: string, reason: RefusalReason): never;
+  /** audits a check the op made itself and passed (a binding) */
+  granted(permission: AuditPermission, value: string | null, reason?: RefusalReason): void;
+  /** a `scoped` op's place in its run (slot, byte account, abort signal, connection pool) */
+  readonly ticket?: OpTicket;
 }
 
 export interface OpDefinition<A = any, R = unknown> {
@@ -71,9 +125,22 @@ export interface OpDefinition<A = any, R = unknown> {
   mode: 'sync' | 'async';
   /** checks the raw arguments and returns them typed; throws TypeError for bad shapes */
   parse(raw: unknown, ctx: BrokerContext): A;
-  /** the permissions this call needs, checked in order before `run` */
+  /** the permissions this call needs, checked in order before `run` (in replay too) */
   needs(args: A, ctx: BrokerContext): PermissionNeed[];
-  run(args: A, ctx: BrokerContext): R | Promise<R>;
+  /**
+   * the op holds resources of the run while it runs (a connection, a subprocess, buffered
+   * bytes): the broker waits for a slot in the run's scope first, hands the op its ticket,
+   * and gives the slot back once the answer is delivered
+   */
+  scoped?: boolean;
+  /**
+   * the op charges the run's write quota (write-quota.ts) for what it adds on disk; while a
+   * quota is set, an op needing `write` or `run` that does not say so is refused
+   */
+  quota?: boolean;
+  /** checks beyond `needs` that depend on the arguments as a whole (a command's environment); run in replay too */
+  admit?(args: A, ctx: BrokerContext, call: OpCall): void;
+  run(args: A, ctx: BrokerContext, call: OpCall): R | Promise<R>;
 }
 
 export function defineOp<A, R>(op: OpDefinition<A, R>): OpDefinition<A, R> {

@@ -2,8 +2,11 @@
  * Plugin and script build: esbuild bundles a TypeScript/JavaScript entry and its relative
  * imports into one script for the isolate. Bundles are cached on disk, keyed by the
  * sha256 of every input file; the V8 code cache produced on first compile is kept beside
- * the bundle and reused only after its own digest checks out (cached data is machine code:
- * CVE-2022-39266; only data this kernel wrote, in its own folder, is ever loaded).
+ * the bundle. Nothing in the cache is trusted for being there (cached data is machine code:
+ * CVE-2022-39266): every index record and every code cache carries a seal only this
+ * kernel can make (cache-integrity.ts), checked before use; a bundle is loaded only when
+ * its sha256 is the digest a sealed record names. Code caches are kept apart by who made
+ * them: the kernel's own isolates never load one a sandbox host process produced.
  *
  * The ES module is turned into `(async function () { ...; return {exports} })`, compiled
  * as a classic script. That keeps top-level await working, lets the shim run the body and
@@ -16,6 +19,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { kernelError } from '../errors.ts';
+import { seal, sealMatches, SEAL_BYTES } from './cache-integrity.ts';
 import { PROJECT_ROOT } from '../version.ts';
 
 export interface BuiltBundle {
@@ -35,6 +39,12 @@ interface IndexRecord {
   inputs: Record<string, string>;
   digest: string;
   size: number;
+  /** hex seal over the entry, kind and the three fields above */
+  seal: string;
+}
+
+function recordSeal(cacheDir: string, key: string, r: Omit<IndexRecord, 'seal'>): Buffer {
+  return seal(cacheDir, 'bundle-index', key, JSON.stringify(r.inputs), r.digest, String(r.size));
 }
 
 export function defaultCacheDir(): string {
@@ -117,7 +127,8 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
     try {
       const record = JSON.parse(readFileSync(indexFile, 'utf8')) as IndexRecord;
       const bundleFile = path.join(cacheDir, 'bundles', `${record.digest}.js`);
-      if (hashInputs(record.inputs, base) && existsSync(bundleFile)) {
+      const sealed = typeof record.seal === 'string' && sealMatches(recordSeal(cacheDir, `${kind}:${absolute}`, record), Buffer.from(record.seal, 'hex'));
+      if (sealed && hashInputs(record.inputs, base) && existsSync(bundleFile)) {
         const code = readFileSync(bundleFile, 'utf8');
         if (sha256(code) === record.digest) return { code, digest: record.digest, inputs: record.inputs, size: record.size, cached: true };
       }
@@ -159,25 +170,37 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
     inputs[path.relative(base, file)] = sha256(readFileSync(file));
   }
   writeAtomic(path.join(cacheDir, 'bundles', `${digest}.js`), code);
-  writeAtomic(indexFile, JSON.stringify({ inputs, digest, size: moduleCode.length } satisfies IndexRecord));
+  const indexed = { inputs, digest, size: moduleCode.length };
+  writeAtomic(indexFile, JSON.stringify({ ...indexed, seal: recordSeal(cacheDir, `${kind}:${absolute}`, indexed).toString('hex') } satisfies IndexRecord));
   return { code, digest, inputs, size: moduleCode.length, cached: false };
 }
 
-/** The V8 code cache kept beside a bundle, if present and intact. */
-export function readCodeCache(digest: string, cacheDir = defaultCacheDir()): Buffer | undefined {
-  const file = path.join(cacheDir, 'bundles', `${digest}.v8`);
-  const sumFile = `${file}.sha256`;
+/** Who compiled a code cache: the kernel's own isolates, or a sandbox host process (untrusted code ran there). */
+export type CodeCacheProducer = 'kernel' | 'host';
+
+function codeCacheFile(digest: string, producer: CodeCacheProducer, cacheDir: string): string {
+  return path.join(cacheDir, 'bundles', `${digest}.${producer}.v8`);
+}
+
+function codeCacheSeal(cacheDir: string, digest: string, producer: CodeCacheProducer, data: Uint8Array): Buffer {
+  return seal(cacheDir, 'v8-code-cache', producer, digest, data);
+}
+
+/**
+ * The V8 code cache of a bundle, as `producer` compiled it, if this kernel sealed it: the
+ * file is the seal followed by the data, so no digest sits beside it for a planter to fix up.
+ */
+export function readCodeCache(digest: string, cacheDir = defaultCacheDir(), producer: CodeCacheProducer = 'kernel'): Buffer | undefined {
   try {
-    const data = readFileSync(file);
-    if (sha256(data) !== readFileSync(sumFile, 'utf8').trim()) return undefined;
-    return data;
+    const file = readFileSync(codeCacheFile(digest, producer, cacheDir));
+    if (file.length <= SEAL_BYTES) return undefined;
+    const data = file.subarray(SEAL_BYTES);
+    return sealMatches(codeCacheSeal(cacheDir, digest, producer, data), file.subarray(0, SEAL_BYTES)) ? data : undefined;
   } catch {
     return undefined;
   }
 }
 
-export function writeCodeCache(digest: string, data: Uint8Array, cacheDir = defaultCacheDir()): void {
-  const file = path.join(cacheDir, 'bundles', `${digest}.v8`);
-  writeAtomic(file, data);
-  writeAtomic(`${file}.sha256`, sha256(data));
+export function writeCodeCache(digest: string, data: Uint8Array, cacheDir = defaultCacheDir(), producer: CodeCacheProducer = 'kernel'): void {
+  writeAtomic(codeCacheFile(digest, producer, cacheDir), Buffer.concat([codeCacheSeal(cacheDir, digest, producer, data), data]));
 }

@@ -19,13 +19,42 @@ export interface WorkItem {
   tier_hint?: number;
 }
 
+/**
+ * An MCP server an executor hands its harness (stdio: a command and its arguments). The
+ * kernel's own (`runtimectl mcp serve --persona ID`, the persona's tools through the broker)
+ * is passed here by LoopOptions.mcpServer; codex gets it as `-c mcp_servers.<name>.*`, claude
+ * as `--mcp-config` with `--strict-mcp-config`. Its install is visible read-only in the OS
+ * sandbox, so the harness can start it as its own child.
+ */
+export interface McpServerSpec {
+  name: string;
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+  /** trees the server needs to read (its own code, e.g. the runtimectl install): visible read-only in the sandbox */
+  reads?: string[];
+}
+
+/** What the OS sandbox around the session lets through, for the harness's own controls to agree. */
+export interface SessionSandbox {
+  /** bubblewrap, or off when the profile opted out */
+  mode: 'bubblewrap' | 'off';
+  /** the hosts the session may reach (through the kernel's proxy): all, or these */
+  net: true | string[];
+}
+
 /** Executor exports: `describe(config)` and `run(input)`. */
 export interface ExecutorInput {
   run_id: string;
   persona_id: string;
   runtime: string;
   phase: string;
+  /** goes to the harness on stdin, never in argv */
   prompt: string;
+  /** `sha256:<hex>` of the prompt, for the session manifest */
+  prompt_sha256: string;
+  sandbox: SessionSandbox;
+  mcp: McpServerSpec | null;
   work: WorkItem[];
   config: Record<string, unknown>;
   paths: {
@@ -35,6 +64,8 @@ export interface ExecutorInput {
     /** relative to the state directory: what the plugin may quote in its files */
     session_rel: string;
     ledger_db_rel: string;
+    /** the executor's provider home: HOME, CODEX_HOME, CLAUDE_CONFIG_DIR of the session */
+    provider_home: string;
   };
   limits: { wall_seconds: number; max_tokens_per_session: number | null };
   decision: BudgetDecision | null;
@@ -55,7 +86,7 @@ export const usageSchema = z.object({
 });
 export type ProviderUsage = z.output<typeof usageSchema>;
 
-export const EXECUTOR_STATUSES = ['ok', 'failed', 'timed_out', 'not_found', 'skipped'] as const;
+export const EXECUTOR_STATUSES = ['ok', 'failed', 'timed_out', 'not_found', 'skipped', 'interrupted'] as const;
 
 export const executorDescriptionSchema = z.object({
   spends_tokens: z.boolean(),

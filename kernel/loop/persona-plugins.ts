@@ -12,6 +12,7 @@ import { kernelError } from '../errors.ts';
 import type { PluginInstance } from '../plugins/plugin-instance.ts';
 import { PLUGINS_DIR, scanPlugins, type LoadedPlugin } from '../plugins/registry.ts';
 import type { CycleRecorder } from '../replay/cycle-recorder.ts';
+import { grantView } from '../../sandboxes/subprocess/os-sandbox/grant-view.ts';
 import { buildPersonaPlugin, type PersonaPluginKind, type PersonaPluginOptions } from './plugin-options.ts';
 import type { ResidentIsolates } from './resident-isolates.ts';
 
@@ -92,6 +93,12 @@ export class PersonaPlugins {
         return this.#resident ? this.#resident.use(instance, run) : run();
       },
     };
+  }
+
+  /** The hosts a plugin's subprocesses may reach (its grant's `net`): all, or these. */
+  netGrant(id: string, kind: PersonaPluginKind): true | string[] {
+    const view = grantView(this.#instance(id, kind).broker.context.gate);
+    return view.netAll || (view.netAny && view.netHosts.length === 0) ? true : view.netHosts;
   }
 
   #instance(id: string, kind: PersonaPluginKind): PluginInstance {

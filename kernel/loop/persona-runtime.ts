@@ -34,10 +34,13 @@ import { HOST_SOURCES } from '../broker/ops/entropy.ts';
 import { defaultCacheDir } from '../build/bundle.ts';
 import { readAgentEnv, type AgentEnv } from '../../features/science-loop/budget/env.ts';
 import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from '../../features/science-loop/budget/posture.ts';
-import { CYCLE_EVENT, UsageWindow, usageOfEvent } from '../../features/science-loop/budget/usage.ts';
+import { CYCLE_EVENT, INTERRUPTED_EVENT, UsageWindow, usageOfEvent } from '../../features/science-loop/budget/usage.ts';
 import { kernelError } from '../errors.ts';
 import { chooseExecutor, type ExecutorChoice } from '../../features/science-loop/executors/choice.ts';
-import { preparePersonaWorkspace } from '../../features/science-loop/executors/session-dir.ts';
+import { ChildRegistry, recoverLeftSessions, type PersonaChildren } from '../../features/science-loop/executors/children.ts';
+import type { McpServerSpec } from '../contracts/executor.ts';
+import { resolveExecutable } from '../../sandboxes/subprocess/run-command.ts';
+import { markSessionManifest, preparePersonaWorkspace } from '../../features/science-loop/executors/session-dir.ts';
 import type { PersistenceBackend } from '../contracts/persistence.ts';
 import { openBackend } from '../../features/persistence/open.ts';
 import type { LoadedPersona } from '../personas/load.ts';
@@ -55,7 +58,7 @@ import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { loadBrain, RECENT_CYCLES, saveBrainDurably, type Brain } from '../../features/science-loop/brain.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { act, errorLine, type ActResult } from '../../features/science-loop/decide.ts';
+import { act, errorLine, estimateUsage, type ActResult } from '../../features/science-loop/decide.ts';
 import { hostPathScrubber, type PathScrubber } from './host-paths.ts';
 import { ensureBrainLayout, personaPaths, relToState, WORKSPACE_ID, type PersonaPaths } from './layout.ts';
 import { LedgerInspector } from '../../features/science-loop/ledger-inspection.ts';
@@ -84,6 +87,11 @@ export interface LoopOptions {
   entropy?: (length: number) => Buffer;
   /** most plugin isolates kept alive across all personas (default 256); the rest are rebuilt on use */
   maxResidentIsolates?: number;
+  /**
+   * The MCP server an executor hands its harness for this persona (issue 19: `runtimectl mcp
+   * serve --persona ID`); none by default. Its install is visible read-only in the OS sandbox.
+   */
+  mcpServer?: (personaId: string) => McpServerSpec | null;
 }
 
 /** Plugins get fresh isolates every this many cycles: a replay of one cycle starts at most this far back. */
@@ -106,6 +114,9 @@ export interface LoopKernel {
   resident: ResidentIsolates;
   /** what the start found of the substrate (manifest and bundle digests) against `<state>/substrate.json` */
   substrate: SubstrateAtStart;
+  /** every subprocess the personas' plugins have running: a stop reaches them all */
+  children: ChildRegistry;
+  mcpServer: (personaId: string) => McpServerSpec | null;
 }
 
 /** Checks the environment first (a bad override stops the start), then loads what is shared. */
@@ -140,7 +151,21 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
     skillsDir: options.skillsDir ?? REPO_SKILLS_DIR,
     cacheDir,
     spendTokens: options.spendTokens ?? true,
+    children: new ChildRegistry(),
+    mcpServer: options.mcpServer ?? (() => null),
   };
+}
+
+/** Values of the variables a persona hands its plugins by name (API keys): scrubbed from recorded error text. */
+function secretValues(env: Readonly<Record<string, string | undefined>>, names: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const pattern of names) {
+    for (const [name, value] of Object.entries(env)) {
+      if (typeof value !== 'string' || value === '') continue;
+      if (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern) out.push(value);
+    }
+  }
+  return out;
 }
 
 /** What the cycle boundary did with the review queue: proposal ids applied and expired. */
@@ -194,6 +219,8 @@ export class PersonaRuntime {
   #boundaryQueue: ReviewQueue | undefined;
   #cycles: number;
   #audit = { granted: 0, denied: [] as string[] };
+  readonly #children: PersonaChildren;
+  readonly #mcp: McpServerSpec | null;
 
   private constructor(kernel: LoopKernel, persona: LoadedPersona, parts: { backend: PersistenceBackend; usage: UsageWindow; catalog: SkillCatalog; cycles: number; trace: TraceStore; profileDigest: string }) {
     this.#kernel = kernel;
@@ -212,9 +239,15 @@ export class PersonaRuntime {
     this.#scrub = hostPathScrubber(kernel.stateDir);
     this.#ledger = new LedgerInspector(this.paths, this.#backend.ledger);
     this.#skills = { selected: selectSkills(this.#catalog, this.profile.skills), unmatched: unmatchedPatterns(this.#catalog, this.profile.skills) };
+    this.#children = kernel.children.forPersona(this.profile.id);
+    this.#mcp = kernel.mcpServer(this.profile.id);
+    const mcpProgram = this.#mcp ? resolveExecutable(this.#mcp.command, kernel.env.PATH ?? '', this.paths.dir) : undefined;
     this.#plugins = new PersonaPlugins(
       personaPluginOptions({
         stateDir: kernel.stateDir,
+        tracker: this.#children,
+        ...(mcpProgram ? { programs: [mcpProgram] } : {}),
+        ...(this.#mcp?.reads ? { programReads: this.#mcp.reads } : {}),
         profile: this.profile,
         hostEnv: kernel.env,
         limits: this.limits,
@@ -260,6 +293,8 @@ export class PersonaRuntime {
     const trace = new TraceStore(paths.dir, backend.trace);
     const profileDigest = trace.keep(readFileSync(persona.file, 'utf8'));
     const runtime = new PersonaRuntime(kernel, persona, { backend, usage, catalog, cycles, trace, profileDigest });
+    // Before anything new: a session a crashed predecessor left running is ended and recorded.
+    await runtime.#recoverLeftSessions(now);
     const substrate = kernel.substrate;
     await backend.events.append('persona_start', runtime.#scrub({
       persona_id: persona.profile.id,
@@ -277,6 +312,28 @@ export class PersonaRuntime {
 
   get cycles(): number {
     return this.#cycles;
+  }
+
+  /** Sessions whose process marker a previous kernel left: ended, their manifest and the log say interrupted. */
+  async #recoverLeftSessions(now: number): Promise<void> {
+    for (const left of await recoverLeftSessions(this.paths.sessionsDir)) {
+      const usage = left.expected_tokens > 0 ? estimateUsage(left.expected_tokens) : null;
+      const reason = left.found === 'running'
+        ? `interrupted: the kernel that started it ended without stopping it; found running at start and ${left.ended === 'killed' ? 'killed' : 'terminated'}`
+        : `interrupted: the kernel that started it ended without stopping it; ${left.sandboxed ? 'the OS sandbox ended it with that kernel' : 'it had already ended'}`;
+      markSessionManifest(left.session_dir, { run_id: left.run_id, status: 'interrupted', reason, interrupted_by: 'kernel crash', usage });
+      await this.#backend.events.append(INTERRUPTED_EVENT, this.#scrub({
+        run_id: left.run_id,
+        session: relToState(this.paths, left.session_dir),
+        command: left.command,
+        found: left.found,
+        ended: left.ended,
+        sandboxed: left.sandboxed,
+        reason,
+        provider_usage: usage,
+      }));
+      this.#usage.add({ atMs: now, tokens: usage?.total_tokens ?? 0, session: true });
+    }
   }
 
   #onAudit(event: AuditEvent): void {
@@ -367,7 +424,12 @@ export class PersonaRuntime {
       history: brain.medium_term.recent,
       spendTokens: k.spendTokens,
       now,
+      children: this.#children,
+      mcp: this.#mcp,
+      secrets: secretValues(k.env, p.env),
     });
+    // An operator's opt-out of the OS sandbox is said every cycle, not only at start.
+    if (p.os_sandbox === 'off') problems.push('os_sandbox: off (the profile opts out): this persona\'s subprocesses run without the OS sandbox');
     if (result.usage && posture.max_tokens_per_session !== null && result.usage.total_tokens > posture.max_tokens_per_session) {
       problems.push(`the session used ${result.usage.total_tokens} tokens, over the per-session cap of ${posture.max_tokens_per_session}`);
     }
@@ -404,6 +466,7 @@ export class PersonaRuntime {
         spends_tokens: result.spends_tokens,
         ran: result.ran,
         status: result.status,
+        os_sandbox: p.os_sandbox,
       },
       budget_decision: result.decision,
       outcome: result.outcome,

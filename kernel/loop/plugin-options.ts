@@ -18,6 +18,8 @@ import type { PersonaProfile } from '../personas/profile-schema.ts';
 import { PluginInstance } from '../plugins/plugin-instance.ts';
 import type { LoadedPlugin } from '../plugins/registry.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
+import type { ChildTracker } from '../../sandboxes/subprocess/run-command.ts';
+import { providerHomeDir } from '../../features/science-loop/executors/provider-home.ts';
 import { personaPaths, workspaceDir } from './layout.ts';
 
 /** Grace between the subprocess wall limit and the isolate's, for writing the session files. */
@@ -27,6 +29,20 @@ export type PersonaPluginKind = 'executor' | 'budget-policy';
 
 export interface PersonaPluginOptions {
   personaId: string;
+  /** the persona's own folder: the one part of the state directory its subprocesses may see */
+  personaDir: string;
+  /** the profile's os_sandbox: required (bubblewrap or a refusal) or off (the operator opted out) */
+  osSandbox: 'required' | 'off';
+  /** kernel trees every subprocess's OS sandbox masks: the state root, the kernel's cache */
+  hidden: string[];
+  /** the kernel's registry of running children (stop, crash markers), when there is one */
+  tracker?: ChildTracker;
+  /** programs an executor's harness starts besides itself (the MCP server it is handed): visible read-only */
+  programs?: string[];
+  /** trees those programs read (visible read-only to an executor's subprocesses) */
+  programReads?: string[];
+  /** the kernel's environment (where bubblewrap is looked for) */
+  hostEnv?: Readonly<Record<string, string | undefined>>;
   shim: CompiledSource;
   allow: PermissionSet;
   vars: PathVariables;
@@ -65,6 +81,9 @@ export function pluginEnv(host: Readonly<Record<string, string | undefined>>, pr
 
 export interface PersonaPluginInputs {
   stateDir: string;
+  tracker?: ChildTracker;
+  programs?: string[];
+  programReads?: string[];
   profile: PersonaProfile;
   hostEnv: Readonly<Record<string, string | undefined>>;
   limits: Pick<BudgetLimits, 'cpu_seconds_per_cycle' | 'wall_seconds_per_cycle'>;
@@ -85,6 +104,13 @@ export function personaPluginOptions(i: PersonaPluginInputs): PersonaPluginOptio
   };
   return {
     personaId: i.profile.id,
+    personaDir: paths.dir,
+    osSandbox: i.profile.os_sandbox,
+    hidden: [i.stateDir, ...(i.cacheDir ? [i.cacheDir] : [])],
+    hostEnv: i.hostEnv,
+    ...(i.tracker ? { tracker: i.tracker } : {}),
+    ...(i.programs ? { programs: i.programs } : {}),
+    ...(i.programReads ? { programReads: i.programReads } : {}),
     shim: i.shim,
     allow: toPermissionSet(i.profile.allow, paths.dir, vars),
     vars,
@@ -108,12 +134,14 @@ export function buildPersonaPlugin(o: PersonaPluginOptions, plugin: LoadedPlugin
   const subprocessWallMs = Math.max(1, Math.ceil(o.wallSeconds * 1000));
   const wallMs = kind === 'executor' ? subprocessWallMs + EXECUTOR_WALL_GRACE_MS : base.wallMs;
   const tuned: LoadedPlugin = { ...plugin, manifest: { ...plugin.manifest, limits: { ...plugin.manifest.limits, cpuMs, wallMs } } };
+  // An executor's sessions live in its provider home: HOME there, `${home}` in its manifest.
+  const home = kind === 'executor' ? providerHomeDir(o.personaDir, plugin.manifest.id) : undefined;
   const instance = new PluginInstance(tuned, {
     shim: o.shim,
     allow: o.allow,
-    vars: o.vars,
+    vars: home ? { ...o.vars, home } : o.vars,
     cwd: kind === 'executor' ? o.executorCwd : o.otherCwd,
-    env: o.env,
+    env: home ? { ...o.env, HOME: home } : o.env,
     audit: o.audit,
     ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
     ...(o.sources ? { sources: o.sources } : {}),
@@ -123,6 +151,16 @@ export function buildPersonaPlugin(o: PersonaPluginOptions, plugin: LoadedPlugin
   // the subprocess wall limit (below the isolate's) and this persona's bindings.
   const context = instance.broker.context;
   context.subprocess.wallMs = subprocessWallMs;
+  context.os = {
+    mode: o.osSandbox,
+    hide: o.hidden,
+    own: o.personaDir,
+    ...(home ? { home } : {}),
+    ...(kind === 'executor' && o.programs ? { programs: o.programs } : {}),
+    ...(kind === 'executor' && o.programReads ? { readOnly: o.programReads } : {}),
+    ...(o.tracker ? { tracker: o.tracker } : {}),
+    ...(o.hostEnv ? { hostEnv: o.hostEnv } : {}),
+  };
   context.bindings = { grantor: o.personaId, declared: plugin.manifest.bindings, granted: o.grantedBindings, impl: o.bindings };
   return instance;
 }

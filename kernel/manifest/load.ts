@@ -41,7 +41,9 @@ export function parseYaml(text: string, where: string): unknown {
 }
 
 export function readManifestFile<S extends z.ZodType>(schema: S, file: string, displayRoot = process.cwd()): z.output<S> {
-  const where = path.relative(displayRoot, file) || file;
+  // Relative to displayRoot when inside it; a file elsewhere is named by its absolute path.
+  const rel = path.relative(displayRoot, file);
+  const where = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

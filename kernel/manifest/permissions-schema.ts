@@ -2,7 +2,7 @@
  * Permissions as manifests write them, in Deno's vocabulary: each kind is `true` (all,
  * like `--allow-read`) or a list of values (like `--allow-read=a,b`); a missing kind
  * means none. `deny` has the same shape and wins, like `--deny-*`.
- * Values may use `${plugin}`, `${state}`, `${workspace}`, `${session}`, `${scratch}`,
+ * Values may use `${plugin}`, `${state}`, `${workspace}`, `${session}`, `${scratch}`, `${home}`, `${draft}`,
  * resolved by the kernel when it instantiates the plugin.
  */
 import path from 'node:path';
@@ -31,7 +31,8 @@ export type PermissionsManifest = z.infer<typeof permissionsSchema>;
 
 const KINDS = ['read', 'write', 'net', 'env', 'run'] as const satisfies readonly PermissionName[];
 
-export type PathVariables = Partial<Record<'plugin' | 'state' | 'workspace' | 'session' | 'scratch', string>>;
+/** `${home}` is an executor's provider home (`<state>/<persona>/brain/providers/<executor>`), HOME of its sessions; `${draft}` a gate's draft snapshot. */
+export type PathVariables = Partial<Record<'plugin' | 'state' | 'workspace' | 'session' | 'scratch' | 'home' | 'draft', string>>;
 
 function expand(value: string, vars: PathVariables): string {
   return value.replace(/\$\{(\w+)\}/g, (whole, name: string) => vars[name as keyof PathVariables] ?? whole);

@@ -6,10 +6,11 @@
 import { z } from 'zod';
 import { limitsSchema } from './sandbox-profile.ts';
 import { permissionsSchema } from './permissions-schema.ts';
+import { GATE_BINDINGS, GATE_CHECK_ID_PREFIX, gateCheckSectionSchema } from '../contracts/gate-check.ts';
 
-export const PLUGIN_KINDS = ['skill', 'executor', 'budget-policy', 'persistence', 'phase-selector', 'tool', 'ledger'] as const;
+export const PLUGIN_KINDS = ['skill', 'executor', 'budget-policy', 'persistence', 'phase-selector', 'tool', 'ledger', 'gate-check'] as const;
 
-export const BINDING_NAMES = ['events', 'usage', 'ledger', 'memory', 'proposals', 'storage.files', 'storage.sqlite', 'storage.postgres', 'storage.ledger', 'workspace'] as const;
+export const BINDING_NAMES = ['events', 'usage', 'ledger', 'memory', 'proposals', 'storage.files', 'storage.sqlite', 'storage.postgres', 'storage.ledger', 'workspace', ...GATE_BINDINGS] as const;
 
 export const pluginManifestSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -23,6 +24,14 @@ export const pluginManifestSchema = z.strictObject({
   limits: limitsSchema.partial().default({}).describe('per-plugin limits; each is capped by the sandbox profile'),
   sandbox: z.string().regex(/^[a-z][a-z0-9-]*$/).default('trusted').describe('the sandbox profile the plugin runs under'),
   exports: z.array(z.string().regex(/^[A-Za-z_$][\w$]*$/)).min(1).describe('the functions the kernel may call'),
+  gate_check: gateCheckSectionSchema.optional().describe('kind gate-check only: which earlier checks this one reads'),
+}).superRefine((m, ctx) => {
+  if (m.kind !== 'gate-check') {
+    if (m.gate_check !== undefined) ctx.addIssue({ code: 'custom', path: ['gate_check'], message: `only gate-check plugins have a gate_check section, not ${m.kind} plugins` });
+    return;
+  }
+  if (!m.id.startsWith(GATE_CHECK_ID_PREFIX) || m.id.split('.').length !== 2) ctx.addIssue({ code: 'custom', path: ['id'], message: `a gate-check plugin's id is "${GATE_CHECK_ID_PREFIX}<check name>" (the name profiles list)` });
+  if (!m.exports.includes('check')) ctx.addIssue({ code: 'custom', path: ['exports'], message: 'a gate-check plugin exports "check"' });
 });
 
 export type PluginManifest = z.infer<typeof pluginManifestSchema>;

@@ -5,9 +5,11 @@
  * - a net entry without a port covers every port; `*.example.com` covers the bare domain
  *   and every subdomain;
  * - env names match exactly, or by prefix when the entry ends in `*` (`AWS_*`);
- * - run commands match exactly as written: `echo` does not cover `/bin/echo`.
+ * - run: an allow entry is the absolute path a program resolved to and covers exactly that
+ *   path; a deny entry that is a name covers any path whose file is that name (run-grants.ts).
  */
 import type { PermissionName } from './descriptors.ts';
+import { runAllowCovers, runDenyCovers } from './run-grants.ts';
 
 export function pathCovers(entry: string, path: string): boolean {
   if (entry === path || entry === '/') return true;
@@ -51,11 +53,7 @@ export function envCovers(entry: string, name: string): boolean {
   return entry === name;
 }
 
-export function runCovers(entry: string, command: string): boolean {
-  return entry === command;
-}
-
-export function covers(kind: PermissionName, entry: string, value: string): boolean {
+export function covers(kind: PermissionName, entry: string, value: string, side: 'allow' | 'deny' = 'allow'): boolean {
   switch (kind) {
     case 'read':
     case 'write':
@@ -67,7 +65,7 @@ export function covers(kind: PermissionName, entry: string, value: string): bool
     case 'env':
       return envCovers(entry, value);
     case 'run':
-      return runCovers(entry, value);
+      return side === 'allow' ? runAllowCovers(entry, value) : runDenyCovers(entry, value);
     case 'sys':
       return entry === value;
   }

@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
-import { resolveExecutable } from '../../sandboxes/subprocess/run-command.ts';
+import type { PermissionLayer } from './gate.ts';
 import { PERMISSION_NAMES, emptyPermissionSet, type PermissionName, type PermissionRule, type PermissionSet, type RuleSide } from './descriptors.ts';
 
 const SHORT_FLAGS: Record<string, PermissionName> = { '-R': 'read', '-W': 'write', '-N': 'net', '-E': 'env', '-S': 'sys' };
@@ -35,7 +35,7 @@ function mergeSide(current: RuleSide, values: readonly string[] | true): RuleSid
  * Builds a permission set from flags. Unknown `--allow-*` kinds are refused with the flag
  * named; an empty value list (`--allow-read=`) is refused too, as Deno does.
  */
-export function parsePermissionFlags(flags: readonly string[], cwd: string, searchPath?: string): PermissionSet {
+export function parsePermissionFlags(flags: readonly string[], cwd: string): PermissionSet {
   const rules: Record<PermissionName, PermissionRule> = { ...emptyPermissionSet() };
   const add = (kind: PermissionName, side: 'allow' | 'deny', values: readonly string[] | true): void => {
     const rule = rules[kind];
@@ -65,15 +65,13 @@ export function parsePermissionFlags(flags: readonly string[], cwd: string, sear
     if (values.length === 0) {
       throw kernelError('RTC_ERR_PERMISSION_FLAG', `"${flag}" names no values; use --${side}-${kind} for all`, { details: { flag } });
     }
-    const normalized = values.map((v) => normalizeValue(kind, v, cwd));
-    // Deno resolves `--allow-run=echo` on PATH at start-up: the resolved path is granted too.
-    if (kind === 'run' && searchPath !== undefined) {
-      for (const v of values) {
-        const resolved = v.includes('/') ? undefined : resolveExecutable(v, searchPath, cwd);
-        if (resolved) normalized.push(resolved);
-      }
-    }
-    add(kind, side, normalized);
+    // `run` names are resolved to programs when the run's grant is built (kernel/run/grant.ts).
+    add(kind, side, values.map((v) => normalizeValue(kind, v, cwd)));
   }
   return rules;
+}
+
+/** The request layer of a `sandbox run`: the flags' set, marked when it is Deno's `--allow-all`. */
+export function flagsLayer(flags: readonly string[], cwd: string): PermissionLayer {
+  return { label: 'flags', set: parsePermissionFlags(flags, cwd), ...(flags.some((f) => f === '-A' || f === '--allow-all') ? { allowAll: true } : {}) };
 }

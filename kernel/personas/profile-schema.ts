@@ -63,6 +63,10 @@ export const personaProfileSchema = z.strictObject({
     .default({ read: ['${state}'], write: ['${state}'] })
     .describe('the most this persona lets any of its plugins do (Deno vocabulary; ${state}, ${workspace}, ${session}, ${scratch} expand)'),
   bindings: z.array(z.enum(BINDING_NAMES)).default([]).describe('kernel bindings this persona grants to plugins that declare them'),
+  os_sandbox: z
+    .enum(['required', 'off'])
+    .default('required')
+    .describe('required (default): every subprocess of this persona\'s plugins (codex, claude, any run grant) runs in the OS sandbox built from its grant, or is refused where bubblewrap cannot start; off: the operator opts out and they run unsandboxed, said in every cycle event'),
   public_writes: z.boolean().default(false).describe('whether executor work may publish outside the persona (never in read-only posture)'),
   env: z
     .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, 'a variable name, or a prefix ending in *'))

@@ -47,6 +47,8 @@ export class PluginInstance {
   #bundle: { code: string; digest: string } | undefined;
   /** isolates built so far (a rebuild after a limit adds one) */
   builds = 0;
+  /** calls in flight on this instance */
+  #calls = 0;
 
   constructor(plugin: LoadedPlugin, options: InstanceOptions) {
     this.plugin = plugin;
@@ -58,7 +60,9 @@ export class PluginInstance {
       { label: 'caller', set: options.allow },
       profileLayer(plugin.profile, plugin.dir),
     ];
-    this.broker = new CapabilityBroker(brokerContext({ subject: plugin.manifest.id, layers, cwd: options.cwd, env: options.env ?? {}, profile: plugin.profile, limits: this.limits, audit: options.audit, tape: options.tape, sources: options.sources }));
+    this.broker = new CapabilityBroker(
+      brokerContext({ subject: plugin.manifest.id, layers, cwd: options.cwd, env: options.env ?? {}, profile: plugin.profile, limits: this.limits, audit: options.audit, tape: options.tape, sources: options.sources, cacheDir: options.cacheDir ?? defaultCacheDir() }),
+    );
   }
 
   async #ensure(): Promise<IsolateRuntime | RemoteRuntime> {
@@ -108,11 +112,15 @@ export class PluginInstance {
       throw kernelError('RTC_ERR_SANDBOX_NO_EXPORT', `plugin ${this.plugin.manifest.id} does not list "${name}" in its exports (${this.plugin.manifest.exports.join(', ')})`);
     }
     const runtime = await this.#ensure();
+    this.#calls++;
     try {
       return runtime instanceof RemoteRuntime ? await runtime.call(name, args) : await runtime.call(name, args, true);
     } catch (error) {
       if (isKernelError(error) && (error.isLimit || error.code === 'RTC_ERR_SANDBOX_DISPOSED')) runtime.dispose();
       throw error;
+    } finally {
+      // A call is a run: what it left in flight (a fetch, a subprocess) ends with the last call out.
+      if (--this.#calls === 0) this.broker.endScope();
     }
   }
 
@@ -154,5 +162,6 @@ export class PluginInstance {
 
   dispose(): void {
     this.#runtime?.dispose();
+    this.broker.endScope();
   }
 }

@@ -23,7 +23,7 @@ const SECRET_NAME =
 const RULES: readonly StringRule[] = [
   // Header lines: the whole value goes, whatever scheme it uses.
   {
-    pattern: /\b(proxy-authorization|authorization|set-cookie|cookie)(\s*:\s*)(?!\[REDACTED\])[^\r\n]+/gi,
+    pattern: /\b(proxy-authorization|authorization|set-cookie|cookie)(\s*:\s*)(?!\s*\[REDACTED\])[^\r\n]+/gi,
     replace: (_m, name, sep) => `${name}${sep}${REDACTED}`,
   },
   // Authorization schemes written inline.

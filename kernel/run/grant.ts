@@ -1,12 +1,32 @@
 /** Builds the permission gate and broker context for one sandboxed run or plugin instance. */
-import type { AuditEvent, BrokerContext, WorldSources } from '../broker/op.ts';
+import { realpathSync } from 'node:fs';
+import type { AuditEvent, BrokerContext, KernelFiles, WorldSources } from '../broker/op.ts';
+import { RunScope, scopeLimits } from '../broker/run-scope.ts';
+import { WriteQuota, type WriteQuotaLimits } from '../broker/write-quota.ts';
 import type { Tape } from '../broker/tape.ts';
+import { cacheKeyFile } from '../build/cache-integrity.ts';
 import type { Limits, SandboxProfile } from '../manifest/sandbox-profile.ts';
 import { toPermissionSet } from '../manifest/permissions-schema.ts';
 import { PermissionGate, type PermissionLayer } from '../permissions/gate.ts';
+import { resolveRunLayer } from '../permissions/run-grants.ts';
 
 export function profileLayer(profile: SandboxProfile, cwd: string): PermissionLayer {
   return { label: `profile:${profile.name}`, set: toPermissionSet(profile.ceiling, cwd) };
+}
+
+/** How long a fetch may wait for its headers, or for the next chunk of its body. */
+const NET_IDLE_MAX_MS = 30_000;
+
+/** The kernel's build cache as the broker keeps it out of reach: no write under it, its key never opened. */
+export function kernelFilesOf(cacheDir: string): KernelFiles {
+  let real = cacheDir;
+  try {
+    real = realpathSync(cacheDir);
+  } catch {
+    // not made yet: the key below makes it
+  }
+  const key = cacheKeyFile(cacheDir);
+  return { noWrite: [...new Set([cacheDir, real])], secret: [key] };
 }
 
 export function brokerContext(options: {
@@ -19,17 +39,31 @@ export function brokerContext(options: {
   audit?: (event: AuditEvent) => void;
   tape?: Tape;
   sources?: WorldSources;
+  /** the build cache of the kernel this context serves: out of every grant's reach */
+  cacheDir?: string;
+  /** what the run may add to the disk (write-quota.ts); none: no quota */
+  writeQuota?: WriteQuotaLimits;
+  /** told of each `run` name of the first (request) layer that resolves to nothing, as Deno says at start */
+  warn?: (line: string) => void;
 }): BrokerContext {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(options.env)) if (typeof v === 'string') env[k] = v;
+  // Deno's rule: a `run` name grants the program it resolves to on the PATH the run starts with.
+  const layers = options.layers.map((layer, i) =>
+    resolveRunLayer(layer, env.PATH ?? '', options.cwd, i === 0 ? (name) => options.warn?.(`Info Failed to resolve '${name}' for allow-run: cannot find binary path\n`) : undefined),
+  );
   return {
     subject: options.subject,
-    gate: new PermissionGate(options.layers),
+    gate: new PermissionGate(layers),
     cwd: options.cwd,
     env,
     strictSymlinks: options.profile.strictSymlinks,
     subprocess: { wallMs: options.limits.wallMs, outputBytes: options.limits.outputBytes },
     maxResponseBytes: options.limits.transferBytes,
+    // half the wall limit, so a stalled server is a TypeError the script can catch before its time is up
+    netTimeoutMs: Math.max(1, Math.min(Math.floor(options.limits.wallMs / 2), NET_IDLE_MAX_MS)),
+    scope: new RunScope(scopeLimits(options.limits.transferBytes), options.writeQuota ? new WriteQuota(options.writeQuota) : null),
+    ...(options.cacheDir ? { kernelFiles: kernelFilesOf(options.cacheDir) } : {}),
     audit: options.audit ?? (() => undefined),
     ...(options.tape ? { tape: options.tape } : {}),
     ...(options.sources ? { sources: options.sources } : {}),

@@ -31,6 +31,8 @@ export interface ScriptRunRequest {
   profile?: string;
   /** overrides of the profile's limits (each may only lower them... or raise up to the profile's own maxima) */
   limits?: Partial<ScriptLimits>;
+  /** bytes and files/folders the run may add to the disk, enforced as it writes (kernel/broker/write-quota.ts) */
+  writeQuota?: { maxBytes: number; maxEntries: number };
 }
 
 export interface ScriptRunResult {
@@ -40,4 +42,6 @@ export interface ScriptRunResult {
   stderr: string;
   error: { name: string; message: string; code?: string } | null;
   usage: { cpuMs: number; wallMs: number; heapBytes: number };
+  /** what the run added to the disk, when it ran under a write quota */
+  writes?: { bytes: number; entries: number; refused: number };
 }

@@ -11,7 +11,7 @@ import { isKernelError, kernelError, type KernelError } from '../errors.ts';
 import type { AuditEvent } from '../broker/op.ts';
 import { CapabilityBroker } from '../broker/broker.ts';
 import { loadSandboxProfile, type Limits, type SandboxProfile } from '../manifest/sandbox-profile.ts';
-import { parsePermissionFlags } from '../permissions/parse-flags.ts';
+import { flagsLayer } from '../permissions/parse-flags.ts';
 import { assertNodeFlags } from '../node-flags.ts';
 import { IsolateRuntime, type CompiledSource, type RunOutcome, type Usage } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { loadShim, withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
@@ -51,14 +51,19 @@ export class ScriptRunner {
     const file = path.resolve(request.cwd, request.file);
     const stdout: string[] = [];
     const stderr: string[] = [];
-    const finish = (outcome: RunOutcome, usage: Usage): ScriptRunResult => ({
-      ok: outcome.exitCode === 0,
-      exitCode: outcome.exitCode,
-      stdout: stdout.join(''),
-      stderr: stderr.join(''),
-      error: outcome.error,
-      usage: { cpuMs: round(usage.cpuMs), wallMs: round(usage.wallMs || performance.now() - started), heapBytes: usage.heapBytes },
-    });
+    let broker: CapabilityBroker | undefined;
+    const finish = (outcome: RunOutcome, usage: Usage): ScriptRunResult => {
+      const writes = broker?.context.scope.writes?.usage;
+      return {
+        ok: outcome.exitCode === 0,
+        exitCode: outcome.exitCode,
+        stdout: stdout.join(''),
+        stderr: stderr.join(''),
+        error: outcome.error,
+        usage: { cpuMs: round(usage.cpuMs), wallMs: round(usage.wallMs || performance.now() - started), heapBytes: usage.heapBytes },
+        ...(request.writeQuota ? { writes: writes ?? { bytes: 0, entries: 0, refused: 0 } } : {}),
+      };
+    };
     const failed = (error: KernelError): ScriptRunResult => {
       stderr.push(`error: ${error.code}: ${error.message}\n`);
       return finish({ exitCode: 1, error: { name: error.name, message: error.message, code: error.code } }, { cpuMs: 0, wallMs: performance.now() - started, heapBytes: 0 });
@@ -75,18 +80,36 @@ export class ScriptRunner {
       throw error;
     }
     const source = withCodeCache(bundle.code, bundle.digest, `file://${file}`, this.cacheDir);
-    const layers = [{ label: 'flags', set: parsePermissionFlags(request.permissionFlags, request.cwd, request.env.PATH ?? '') }, profileLayer(profile, request.cwd)];
-    const broker = new CapabilityBroker(
-      brokerContext({ subject: `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: this.#options.audit }),
+    const layers = [flagsLayer(request.permissionFlags, request.cwd), profileLayer(profile, request.cwd)];
+    broker = new CapabilityBroker(
+      brokerContext({
+        subject: `script:${path.basename(file)}`,
+        layers,
+        cwd: request.cwd,
+        env: request.env,
+        profile,
+        limits,
+        audit: this.#options.audit,
+        cacheDir: this.cacheDir,
+        warn: (line) => stderr.push(line),
+        ...(request.writeQuota ? { writeQuota: request.writeQuota } : {}),
+      }),
     );
+    // A script's subprocesses run in the OS sandbox from its flags; the kernel's cache stays hidden even under -A.
+    broker.context.os = { mode: 'required', hide: [this.cacheDir] };
     const onOutput = (fd: 1 | 2, text: string): void => void (fd === 1 ? stdout : stderr).push(text);
 
-    if (profile.tier === 'in-process') {
-      return this.#runInProcess(source, profile, limits, request, broker, onOutput, finish);
+    try {
+      if (profile.tier === 'in-process') {
+        return await this.#runInProcess(source, profile, limits, request, broker, onOutput, finish);
+      }
+      const { outcome, usage } = await this.#poolFor().run({ source, limits, webAssembly: profile.webAssembly, args: request.args, rssCapMb: profile.rssCapMb ?? 512, ops: broker, onOutput });
+      if (outcome.limit && !stderr.join('').includes(outcome.limit.code)) stderr.push(`error: ${outcome.limit.code}: ${outcome.limit.message}\n`);
+      return finish(outcome, usage);
+    } finally {
+      // Nothing the run started outlives it: fetches in flight are aborted, subprocess groups killed.
+      broker.endScope();
     }
-    const { outcome, usage } = await this.#poolFor().run({ source, limits, webAssembly: profile.webAssembly, args: request.args, rssCapMb: profile.rssCapMb ?? 512, ops: broker, onOutput });
-    if (outcome.limit && !stderr.join('').includes(outcome.limit.code)) stderr.push(`error: ${outcome.limit.code}: ${outcome.limit.message}\n`);
-    return finish(outcome, usage);
   }
 
   async #runInProcess(

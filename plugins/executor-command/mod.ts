@@ -1,8 +1,9 @@
 /**
  * executor.command: any configured command. Config:
  *   command        the program (required)
- *   args           its arguments; `{prompt}` becomes the prompt text, `{prompt_file}` the
- *                  path of the session's prompt.md
+ *   args           its arguments; `{prompt_file}` becomes the path of the session's
+ *                  prompt.md. The prompt itself is on the command's stdin; it is never put
+ *                  in argv (`{prompt}` is refused: every user of the machine sees argv in ps)
  *   usage_format   codex-json | claude-stream-json | codex-stderr | none (default none)
  *   spends_tokens  false for a command that calls no model (default true: the cautious
  *                  answer, so budgets apply)
@@ -23,7 +24,11 @@ export async function run(input: ExecutorInput): Promise<ExecutorResult> {
   const format = typeof input.config.usage_format === 'string' ? input.config.usage_format : 'none';
   const parse = PARSERS[format];
   if (!parse) return { status: 'failed', reason: `executor.command: unknown usage_format "${format}" (use ${Object.keys(PARSERS).join(', ')})`, work_done: [] };
+  const raw = stringList(input.config.args);
+  if (raw.some((a) => a.includes('{prompt}'))) {
+    return { status: 'failed', reason: 'executor.command: {prompt} in args is refused (argv is visible to every user in ps); the prompt is on stdin, or use {prompt_file}', work_done: [] };
+  }
   const promptFile = `${input.paths.session_dir.replace(/\/+$/, '')}/${SESSION_FILES.prompt}`;
-  const args = stringList(input.config.args).map((a) => a.replaceAll('{prompt_file}', promptFile).replaceAll('{prompt}', input.prompt));
-  return runCli(input, { plugin: 'executor.command', command, args, prompt: input.prompt, parse });
+  const args = raw.map((a) => a.replaceAll('{prompt_file}', promptFile));
+  return runCli(input, { plugin: 'executor.command', command, args, env: { HOME: input.paths.provider_home }, parse });
 }

@@ -69,7 +69,7 @@ export async function run(input: ExecutorInput): Promise<ExecutorResult> {
   const harness = input.config.harness as { command?: unknown; args?: unknown; usage_format?: unknown } | undefined;
   if (harness && typeof harness.command === 'string') {
     const parse = PARSERS[typeof harness.usage_format === 'string' ? harness.usage_format : 'none'] ?? PARSERS.none!;
-    const result = await runCli(input, { plugin: 'executor.orchestra', command: harness.command, args: stringList(harness.args), prompt: null, parse });
+    const result = await runCli(input, { plugin: 'executor.orchestra', command: harness.command, args: stringList(harness.args), env: { HOME: input.paths.provider_home }, parse });
     return { ...result, tasks: created, last_message: `${summary}; harness: ${result.status}`, work_done: input.work.map((w) => w.key) };
   }
   await writePrompt(input);

@@ -11,15 +11,28 @@ export interface WorkItem {
   tier_hint?: number;
 }
 
+export interface McpServerSpec {
+  name: string;
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
 export interface ExecutorInput {
   run_id: string;
   persona_id: string;
   runtime: string;
   phase: string;
+  /** goes to the harness on stdin, never in argv */
   prompt: string;
+  prompt_sha256: string;
+  /** what the OS sandbox lets the session reach: the harness's own controls follow it */
+  sandbox: { mode: 'bubblewrap' | 'off'; net: true | string[] };
+  /** the persona's MCP server, when the kernel hands one to the harness */
+  mcp: McpServerSpec | null;
   work: WorkItem[];
   config: Record<string, unknown>;
-  paths: { session_dir: string; workspace_dir: string; session_rel: string; ledger_db_rel: string };
+  paths: { session_dir: string; workspace_dir: string; session_rel: string; ledger_db_rel: string; provider_home: string };
   limits: { wall_seconds: number; max_tokens_per_session: number | null };
   decision: Record<string, unknown> | null;
 }
@@ -36,7 +49,7 @@ export interface Usage {
   source: string;
 }
 
-export type ExecutorStatus = 'ok' | 'failed' | 'timed_out' | 'not_found' | 'skipped';
+export type ExecutorStatus = 'ok' | 'failed' | 'timed_out' | 'not_found' | 'skipped' | 'interrupted';
 
 export interface ExecutorResult {
   status: ExecutorStatus;

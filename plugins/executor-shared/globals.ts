@@ -18,6 +18,8 @@ export interface CommandOptions {
   env?: Record<string, string>;
   stdout?: 'piped' | 'null';
   stderr?: 'piped' | 'null';
+  /** the sandbox's own option: text fed to the child's stdin (the prompt, never argv) */
+  input?: string;
 }
 
 export interface DenoSubset {
@@ -25,6 +27,7 @@ export interface DenoSubset {
   writeTextFile(path: string, data: string, options?: { append?: boolean }): Promise<void>;
   mkdir(path: string, options?: { recursive?: boolean }): Promise<void>;
   env: { get(name: string): string | undefined };
+  permissions: { querySync(desc: { name: 'net'; host: string }): { state: string } };
   Command: new (command: string, options?: CommandOptions) => { output(): Promise<CommandOutput> };
 }
 

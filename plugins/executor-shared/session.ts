@@ -8,9 +8,12 @@
  *   manifest.json    run id, command, status, exit code, parsed usage, budget decision
  *
  * Every write goes through Deno.writeTextFile under the plugin's `${session}` grant, and the
- * command through Deno.Command under its `run` grant: the broker sees and audits each one.
- * A failure to start, a non-zero exit or a wall-limit kill is a session with a status and a
- * reason, never a thrown error, so the cycle can record it and carry on.
+ * command through Deno.Command under its `run` grant: the broker sees and audits each one,
+ * and the command runs inside the OS sandbox built from the same grant. The prompt goes to
+ * the command on stdin (never argv, which every user sees in `ps`); the manifest records its
+ * digest. A failure to start, a non-zero exit or a wall-limit kill is a session with a status
+ * and a reason (the harness's own words where it printed any), never a thrown error, so the
+ * cycle can record it and carry on.
  */
 import type { ExecutorInput, ExecutorResult, ExecutorStatus, Usage } from './contract.ts';
 import { deno, errorMessage, errorName } from './globals.ts';
@@ -21,8 +24,9 @@ export const SESSION_FILES = { prompt: 'prompt.md', stdout: 'stdout.txt', stderr
 export interface SessionRecord {
   plugin: string;
   command: string | null;
-  /** the arguments with the prompt replaced by `<prompt.md>` */
   args: string[];
+  /** how the prompt reached the command: `stdin`, or none for a session that ran no command */
+  prompt_via?: 'stdin' | null;
   status: ExecutorStatus;
   reason?: string;
   exit_code?: number | null;
@@ -58,7 +62,11 @@ export async function writeSession(input: ExecutorInput, record: SessionRecord):
     executor: record.plugin,
     command: record.command,
     args: record.args,
+    prompt_via: record.prompt_via ?? null,
+    prompt_sha256: input.prompt_sha256,
     cwd: 'brain/workspace (the persona workspace)',
+    provider_home: 'brain/providers (HOME of the session)',
+    os_sandbox: input.sandbox,
     status: record.status,
     reason: record.reason ?? null,
     exit_code: record.exit_code ?? null,
@@ -76,25 +84,81 @@ export async function writeSession(input: ExecutorInput, record: SessionRecord):
 export interface CliSpec {
   plugin: string;
   command: string;
-  /** the arguments; the element equal to `prompt` is the prompt itself */
   args: string[];
-  prompt: string | null;
+  /** variables for the command besides the ones the persona passes (CODEX_HOME, ...) */
+  env?: Record<string, string>;
+  /** false: the command gets nothing on stdin (a harness that is not asked anything) */
+  promptOnStdin?: boolean;
   parse: (stdout: string, stderr: string) => Parsed;
 }
 
 function lastLine(text: string): string {
-  const lines = text.trim().split('\n');
+  const lines = text.trim().split('\n').map((l) => l.trim()).filter((l) => l !== '');
   return (lines[lines.length - 1] ?? '').slice(0, 300);
+}
+
+/**
+ * Whether the session can reach its provider: one of `hosts` (host or host:port) is granted
+ * to this plugin, whose grant is its subprocess's. An empty list says none is needed.
+ */
+export function providerReachable(hosts: readonly string[]): boolean {
+  if (hosts.length === 0) return true;
+  return hosts.some((host) => {
+    try {
+      return deno.permissions.querySync({ name: 'net', host }).state === 'granted';
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Whether the sandbox lets the session reach hosts beyond its provider's (the harness's own web and network tools). */
+export function toolsNetwork(net: true | string[], providerHosts: readonly string[]): boolean {
+  if (net === true) return true;
+  const bare = (h: string) => h.replace(/:\d+$/, '');
+  const provider = new Set(providerHosts.map(bare));
+  return net.some((h) => !provider.has(bare(h)));
+}
+
+/** `config.provider_hosts` when the profile sets it (`[]`: none needed), else the executor's defaults. */
+export function providerHosts(config: Record<string, unknown>, defaults: readonly string[]): string[] {
+  return Array.isArray(config.provider_hosts) ? config.provider_hosts.filter((h): h is string => typeof h === 'string') : [...defaults];
+}
+
+/**
+ * A provider CLI's session (codex, claude): refused at once when none of its provider hosts is
+ * granted (it would wait for a network it never gets until the wall limit), else run.
+ */
+export function runProviderCli(input: ExecutorInput, spec: CliSpec & { name: string; hosts: readonly string[] }): Promise<ExecutorResult> {
+  const { name, hosts, ...cli } = spec;
+  if (!providerReachable(hosts)) {
+    return refuseSession(input, cli, `${name}: not started: none of its provider hosts (${hosts.join(', ')}) is granted to this persona (allow.net); grant the one it uses, or set executor.config.provider_hosts`);
+  }
+  return runCli(input, cli);
+}
+
+/** A session that was not started: its files say why. */
+export async function refuseSession(input: ExecutorInput, spec: Pick<CliSpec, 'plugin' | 'command' | 'args'>, reason: string): Promise<ExecutorResult> {
+  await writePrompt(input);
+  const files = await writeSession(input, { plugin: spec.plugin, command: spec.command, args: spec.args, status: 'failed', reason, usage: null, stdout: '', stderr: '', lastMessage: '' });
+  return { status: 'failed', reason, exit_code: null, usage: null, files, work_done: [] };
 }
 
 /** Runs a CLI session end to end: prompt, command, output, usage, manifest. */
 export async function runCli(input: ExecutorInput, spec: CliSpec): Promise<ExecutorResult> {
   await writePrompt(input);
-  const shownArgs = spec.args.map((a) => (spec.prompt !== null && a === spec.prompt ? '<prompt.md>' : a));
-  const base = { plugin: spec.plugin, command: spec.command, args: shownArgs };
+  const onStdin = spec.promptOnStdin !== false;
+  const base = { plugin: spec.plugin, command: spec.command, args: spec.args, prompt_via: onStdin ? ('stdin' as const) : null };
   let output;
   try {
-    output = await new deno.Command(spec.command, { args: spec.args, cwd: input.paths.workspace_dir, stdout: 'piped', stderr: 'piped' }).output();
+    output = await new deno.Command(spec.command, {
+      args: spec.args,
+      cwd: input.paths.workspace_dir,
+      ...(spec.env ? { env: spec.env } : {}),
+      ...(onStdin ? { input: input.prompt } : {}),
+      stdout: 'piped',
+      stderr: 'piped',
+    }).output();
   } catch (error) {
     const name = errorName(error);
     const status: ExecutorStatus = name === 'NotFound' ? 'not_found' : name === 'TimedOut' ? 'timed_out' : 'failed';
@@ -113,11 +177,13 @@ export async function runCli(input: ExecutorInput, spec: CliSpec): Promise<Execu
   const parsed = spec.parse(stdout, stderr);
   const ok = output.code === 0 && parsed.error === undefined;
   const status: ExecutorStatus = ok ? 'ok' : 'failed';
+  // Why it failed, in the harness's own words: its result or error message, else its last stderr line.
+  const said = parsed.error !== undefined ? parsed.error.replace(/\s+/g, ' ').trim().slice(0, 300) : lastLine(stderr);
   const reason = ok
     ? undefined
     : output.code !== 0
-      ? `${spec.command} exited with status ${output.code}${lastLine(stderr) ? `: ${lastLine(stderr)}` : ''}`
-      : `${spec.command} reported an error: ${(parsed.error ?? '').slice(0, 300)}`;
+      ? `${spec.command} exited with status ${output.code}${said ? `: ${said}` : ''}`
+      : `${spec.command} reported an error: ${said}`;
   const files = await writeSession(input, { ...base, status, ...(reason ? { reason } : {}), exit_code: output.code, usage: parsed.usage, stdout, stderr, lastMessage: parsed.lastMessage });
   return {
     status,

@@ -16,8 +16,12 @@ import { isDisposedError, limitError, reasonOfIvmError, type LimitReason } from 
 export interface OpHandler {
   sync(op: string, argsJson: string): string;
   async(op: string, argsJson: string): Promise<string>;
-  /** either kind, by the op's own mode (used where every op arrives as a message) */
-  any(op: string, argsJson: string): Promise<string>;
+  /**
+   * either kind, by the op's own mode (used where every op arrives as a message); with
+   * `deliver`, the handler hands the answer on through it (and holds the op's place in its
+   * run until the answer is delivered: the pipe's backlog is bounded by the run's caps)
+   */
+  any(op: string, argsJson: string, deliver?: (answer: string) => Promise<void>): Promise<string>;
 }
 
 export interface CompiledSource {

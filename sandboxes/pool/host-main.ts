@@ -5,11 +5,9 @@
  * (isolated-vm #527), only this process dies; the kernel reports it and starts another.
  */
 import { IsolateRuntime, type CompiledSource } from '../isolate/isolate-runtime.ts';
-import { withCodeCache } from '../isolate/shim-source.ts';
 import type { FromHost, ToHost, WireSource } from './protocol.ts';
 
 let shim: CompiledSource | undefined;
-let cacheDir = '';
 let nextCall = 1;
 const waiting = new Map<number, (answer: string) => void>();
 
@@ -17,8 +15,22 @@ function send(message: FromHost): void {
   process.send?.(message);
 }
 
+/**
+ * A source as V8 compiles it here: with the code cache the kernel sent, if any; a cache V8
+ * produces goes back to the kernel, which seals and keeps it (this process writes no file).
+ */
 function compiled(source: WireSource): CompiledSource {
-  return withCodeCache(source.code, source.digest, source.filename, cacheDir);
+  const out: CompiledSource = {
+    code: source.code,
+    digest: source.digest,
+    filename: source.filename,
+    ...(source.cachedData ? { cachedData: Buffer.from(source.cachedData, 'base64') } : {}),
+    onCachedData: (data) => {
+      out.cachedData = data;
+      send({ t: 'code-cache', digest: source.digest, data: Buffer.from(data).toString('base64') });
+    },
+  };
+  return out;
 }
 
 function forward(runId: number, op: string, json: string, mode: 'sync' | 'async'): Promise<string> {
@@ -97,7 +109,6 @@ async function run(message: Extract<ToHost, { t: 'run' }>): Promise<void> {
 process.on('message', (message: ToHost) => {
   switch (message.t) {
     case 'init':
-      cacheDir = message.cacheDir;
       shim = compiled(message.shim);
       send({ t: 'ready' });
       break;

@@ -12,7 +12,7 @@
 import type { Limits } from '../../kernel/manifest/sandbox-profile.ts';
 import type { CompiledSource, OpHandler, RunOutcome, Usage } from '../isolate/isolate-runtime.ts';
 import { limitError, type LimitReason } from '../isolate/limit-errors.ts';
-import type { FromHost, ToHost, WireSource } from './protocol.ts';
+import type { FromHost } from './protocol.ts';
 import { SandboxHost, deathReason } from './sandbox-host.ts';
 
 export interface PoolRunRequest {
@@ -31,10 +31,6 @@ export interface PoolOptions {
   shim: CompiledSource;
   /** extra time past the wall limit before the kernel kills an unanswering process */
   graceMs?: number;
-}
-
-export function wire(source: CompiledSource): WireSource {
-  return { code: source.code, digest: source.digest, filename: source.filename };
 }
 
 interface ActiveRun {
@@ -74,7 +70,7 @@ export class ProcessPool {
   }
 
   async #startHost(): Promise<SandboxHost> {
-    const host = await SandboxHost.start(this.#options.cacheDir, { t: 'init', shim: wire(this.#options.shim), cacheDir: this.#options.cacheDir });
+    const host = await SandboxHost.start(this.#options.cacheDir, this.#options.shim);
     if (this.#closed) {
       await host.stop();
       throw new Error('the process pool is closed');
@@ -160,7 +156,7 @@ export class ProcessPool {
           resolve(result);
         },
       });
-      host.send({ t: 'run', runId, source: wire(request.source), limits: request.limits, webAssembly: request.webAssembly, args: request.args });
+      host.send({ t: 'run', runId, source: host.wire(request.source), limits: request.limits, webAssembly: request.webAssembly, args: request.args });
     });
   }
 
@@ -172,10 +168,14 @@ export class ProcessPool {
   }
 }
 
-/** Answers an op a sandbox host process forwarded, with the kernel's broker. */
+/**
+ * Answers an op a sandbox host process forwarded, with the kernel's broker. The answer is
+ * delivered through the broker, which keeps the op's place in its run until the answer has
+ * left through the pipe: a host that reads slowly slows its own run, never fills the kernel.
+ */
 export function answerOp(host: SandboxHost, ops: OpHandler, m: Extract<FromHost, { t: 'op' }>): void {
-  const reply = (answer: string) => host.send({ t: 'op-reply', callId: m.callId, answer });
-  ops.any(m.op, m.json).then(reply, (error: unknown) => reply(JSON.stringify({ err: { class: 'Error', message: String(error) } })));
+  const deliver = (answer: string) => new Promise<void>((resolve) => host.send({ t: 'op-reply', callId: m.callId, answer }, resolve));
+  ops.any(m.op, m.json, deliver).catch((error: unknown) => deliver(JSON.stringify({ err: { class: 'Error', message: String(error) } })));
 }
 
 export function limitReason(code: string): LimitReason {

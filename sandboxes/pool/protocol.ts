@@ -6,10 +6,19 @@ export interface WireSource {
   code: string;
   digest: string;
   filename: string;
+  /** base64 V8 code cache that an earlier host process produced for this digest, sealed and checked by the kernel */
+  cachedData?: string;
+}
+
+/** The first message, to host-loader.cjs: the host's own code, built by the kernel in memory. */
+export interface BootMessage {
+  t: 'boot';
+  code: string;
+  root: string;
 }
 
 export type ToHost =
-  | { t: 'init'; shim: WireSource; cacheDir: string }
+  | { t: 'init'; shim: WireSource }
   | { t: 'run'; runId: number; source: WireSource; limits: Limits; webAssembly: boolean; args: readonly string[] }
   | { t: 'op-reply'; callId: number; answer: string }
   // resident plugin instances (the process tier's PluginInstance)
@@ -28,4 +37,6 @@ export type FromHost =
   | { t: 'out'; runId: number; fd: 1 | 2; text: string }
   | { t: 'done'; runId: number; outcome: Omit<RunOutcome, 'limit'> & { limit?: { code: string; message: string } }; usage: Usage }
   | { t: 'loaded'; runId: number; exports?: string[]; error?: WireError }
-  | { t: 'result'; runId: number; callId: number; json?: string; error?: WireError };
+  | { t: 'result'; runId: number; callId: number; json?: string; error?: WireError }
+  // a code cache V8 produced for a source the kernel sent (base64); the kernel seals and keeps it for other host processes
+  | { t: 'code-cache'; digest: string; data: string };

@@ -8,7 +8,7 @@ import { kernelError, type ErrorCode, type KernelError } from '../../kernel/erro
 import type { Limits } from '../../kernel/manifest/sandbox-profile.ts';
 import type { CompiledSource, OpHandler } from '../isolate/isolate-runtime.ts';
 import { limitError } from '../isolate/limit-errors.ts';
-import { answerOp, wire } from './process-pool.ts';
+import { answerOp } from './process-pool.ts';
 import type { FromHost, WireError } from './protocol.ts';
 import { SandboxHost, deathReason } from './sandbox-host.ts';
 
@@ -56,13 +56,13 @@ export class RemoteRuntime {
   }
 
   static async start(options: RemoteRuntimeOptions): Promise<RemoteRuntime> {
-    const host = await SandboxHost.start(options.cacheDir, { t: 'init', shim: wire(options.shim), cacheDir: options.cacheDir });
+    const host = await SandboxHost.start(options.cacheDir, options.shim);
     const runtime = new RemoteRuntime(host, options);
     const loaded = new Promise<void>((resolve, reject) => {
       const stop = host.guard(options.limits.wallMs, options.graceMs ?? 1000, options.rssCapMb);
       runtime.#inFlight.set(0, { resolve: () => resolve(), reject, stop });
     });
-    host.send({ t: 'load', runId: INSTANCE, source: wire(options.source), limits: options.limits, webAssembly: options.webAssembly });
+    host.send({ t: 'load', runId: INSTANCE, source: host.wire(options.source), limits: options.limits, webAssembly: options.webAssembly });
     try {
       await loaded;
     } catch (error) {

@@ -1,25 +1,32 @@
 /**
- * One sandbox host process, seen from the kernel: started from a plain-JS bundle of
- * `host-main.ts` (no TS loader in the child), with an empty environment, talking JSON
- * over IPC. `guard` puts the kernel's two outside guards around one piece of work: a
- * wall-clock kill and a resident-memory cap read from /proc.
+ * One sandbox host process, seen from the kernel: started from `host-loader.cjs`, which
+ * compiles the host's code the kernel sends it (a plain-JS bundle of `host-main.ts`, built
+ * here in memory from the kernel's own sources: no file in a cache is ever run as the
+ * host), with an empty environment, talking JSON over IPC. `guard` puts the kernel's two
+ * outside guards around one piece of work: a wall-clock kill and a resident-memory cap read
+ * from /proc. The host has no file access of its own: code caches travel over IPC, and one
+ * it produces is sealed by the kernel and kept apart from the kernel's own (bundle.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
-import { sha256 } from '../../kernel/build/bundle.ts';
+import { readCodeCache, writeCodeCache } from '../../kernel/build/bundle.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
-import type { FromHost, ToHost } from './protocol.ts';
+import type { CompiledSource } from '../isolate/isolate-runtime.ts';
+import type { BootMessage, FromHost, ToHost, WireSource } from './protocol.ts';
 
 const HOST_ENTRY = path.join(PROJECT_ROOT, 'sandboxes', 'pool', 'host-main.ts');
+const HOST_LOADER = path.join(PROJECT_ROOT, 'sandboxes', 'pool', 'host-loader.cjs');
 // Checked this often while work is in flight; a memory bomb grows ~1 GB/s, so keep it short.
 const RSS_POLL_MS = 10;
+/** A code cache a host sends back larger than this is dropped, not kept. */
+const MAX_HOST_CODE_CACHE_BYTES = 64 * 1024 * 1024;
 
 let hostScript: Promise<string> | undefined;
 
-/** The host process's code, bundled once to plain JS so a child starts without a TS loader. */
-export function buildHostScript(cacheDir: string): Promise<string> {
+/** The host process's code, bundled once per kernel process, in memory, so a child starts without a TS loader. */
+export function buildHostScript(): Promise<string> {
   hostScript ??= (async () => {
     const result = await esbuild.build({
       entryPoints: [HOST_ENTRY],
@@ -31,14 +38,7 @@ export function buildHostScript(cacheDir: string): Promise<string> {
       external: ['isolated-vm', 'esbuild'],
       logLevel: 'silent',
     });
-    const code = result.outputFiles[0]!.text;
-    const file = path.join(cacheDir, 'pool', `host-${sha256(code).slice(0, 16)}.cjs`);
-    if (!existsSync(file)) {
-      mkdirSync(path.dirname(file), { recursive: true });
-      writeFileSync(`${file}.${process.pid}.tmp`, code);
-      renameSync(`${file}.${process.pid}.tmp`, file);
-    }
-    return file;
+    return result.outputFiles[0]!.text;
   })();
   return hostScript;
 }
@@ -61,9 +61,13 @@ export class SandboxHost {
   /** why the kernel killed this process, if it did */
   killedFor: KillReason | undefined;
   #exitHandlers: ((code: number | null, signal: NodeJS.Signals | null) => void)[] = [];
+  readonly #cacheDir: string;
+  /** digests of the sources sent to this process: the only ones it may send a code cache for */
+  readonly #sent = new Set<string>();
 
-  constructor(script: string, init: ToHost) {
-    this.child = fork(script, [], {
+  constructor(code: string, cacheDir: string, shim: CompiledSource) {
+    this.#cacheDir = cacheDir;
+    this.child = fork(HOST_LOADER, [], {
       execArgv: ['--no-node-snapshot'],
       env: { NODE_PATH: path.join(PROJECT_ROOT, 'node_modules'), RTC_PROJECT_ROOT: PROJECT_ROOT },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -81,21 +85,46 @@ export class SandboxHost {
       this.child.once('exit', () => reject(new Error('sandbox host process exited during start-up')));
     });
     this.ready.catch(() => undefined);
-    this.child.on('exit', (code, signal) => {
+    this.child.on('exit', (exitCode, signal) => {
       this.dead = true;
-      for (const handler of this.#exitHandlers) handler(code, signal);
+      for (const handler of this.#exitHandlers) handler(exitCode, signal);
     });
-    this.child.send(init);
+    this.child.on('message', (m: FromHost) => {
+      if (m.t === 'code-cache') this.#keepCodeCache(m.digest, m.data);
+    });
+    this.child.send({ t: 'boot', code, root: PROJECT_ROOT } satisfies BootMessage);
+    this.child.send({ t: 'init', shim: this.wire(shim) } satisfies ToHost);
   }
 
-  static async start(cacheDir: string, init: ToHost): Promise<SandboxHost> {
-    const host = new SandboxHost(await buildHostScript(cacheDir), init);
+  static async start(cacheDir: string, shim: CompiledSource): Promise<SandboxHost> {
+    const host = new SandboxHost(await buildHostScript(), cacheDir, shim);
     await host.ready;
     return host;
   }
 
-  send(message: ToHost): void {
-    if (!this.dead && this.child.connected) this.child.send(message);
+  /** A source as sent to this process, with the code cache an earlier host process made for it, if sealed. */
+  wire(source: CompiledSource): WireSource {
+    this.#sent.add(source.digest);
+    const cached = readCodeCache(source.digest, this.#cacheDir, 'host');
+    return { code: source.code, digest: source.digest, filename: source.filename, ...(cached ? { cachedData: cached.toString('base64') } : {}) };
+  }
+
+  #keepCodeCache(digest: string, data: unknown): void {
+    if (!this.#sent.has(digest) || typeof data !== 'string' || data.length > (MAX_HOST_CODE_CACHE_BYTES * 4) / 3) return;
+    try {
+      writeCodeCache(digest, Buffer.from(data, 'base64'), this.#cacheDir, 'host');
+    } catch {
+      // a cache that cannot be written is only a slower next start
+    }
+  }
+
+  /** Sends a message; `written` is called once it has left through the pipe (or at once, if the process is gone). */
+  send(message: ToHost, written?: () => void): void {
+    if (this.dead || !this.child.connected) {
+      written?.();
+      return;
+    }
+    this.child.send(message, written ? () => written() : undefined);
   }
 
   onExit(handler: (code: number | null, signal: NodeJS.Signals | null) => void): void {

@@ -1,6 +1,6 @@
 /**
  * `Runtimectl.bindings`: the kernel powers Deno has no word for (the persona's task ledger,
- * its event log, its brain memory), as async methods. Every method is present in every
+ * its event log, its brain memory, a gate check's services), as async methods. Every method is present in every
  * isolate; the broker answers only when the plugin's manifest declares the binding and the
  * persona grants it, and otherwise the call rejects with `Deno.errors.NotCapable`.
  */
@@ -33,5 +33,23 @@ export function makeRuntimectl(): unknown {
     sync: <T>(op: string, args: Record<string, unknown>) => callSync<T>(storageOp(op), args),
     async: <T>(op: string, args: Record<string, unknown>) => callAsync<T>(storageOp(op), args),
   });
-  return Object.freeze({ bindings: Object.freeze({ ledger, events, memory }), storage });
+  // A gate check's services (kernel/contracts/gate-check.ts): answered only for a check the gate profile grants them.
+  const gate = Object.freeze({
+    manifest: Object.freeze({
+      skill: (text: string) => callAsync<unknown>('binding.gate.manifest.skill', { text }),
+      plugin: (text: string) => callAsync<unknown>('binding.gate.manifest.plugin', { text }),
+      grant: (manifest: Record<string, unknown>) => callAsync<unknown>('binding.gate.manifest.grant', { manifest }),
+    }),
+    build: Object.freeze({
+      bundle: (entry: string, role: 'module' | 'test') => callAsync<unknown>('binding.gate.build.bundle', { entry, role }),
+    }),
+    sandbox: Object.freeze({
+      test: (file: string, pass: number) => callAsync<unknown>('binding.gate.sandbox.test', { file, pass }),
+    }),
+    deno: Object.freeze({
+      available: () => callAsync<unknown>('binding.gate.deno.available', {}),
+      test: (file: string) => callAsync<unknown>('binding.gate.deno.test', { file }),
+    }),
+  });
+  return Object.freeze({ bindings: Object.freeze({ ledger, events, memory, gate }), storage });
 }

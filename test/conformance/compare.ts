@@ -24,9 +24,9 @@ try {
     const flags = fill(spec.flags, values);
     const args = fill(spec.args, values);
     const env = baseEnv(path.join(work, 'deno-dir'), spec.env);
-    if (spec.cwdMode === 'tmp') freshDir(cwd);
+    if (spec.cwdMode === 'tmp') freshDir(cwd, spec.links);
     const deno = await runDeno(spec.file, flags, args, cwd, env);
-    if (spec.cwdMode === 'tmp') freshDir(cwd);
+    if (spec.cwdMode === 'tmp') freshDir(cwd, spec.links);
     const sandbox = await runner.run({ file: spec.file, args, permissionFlags: flags, cwd, env });
     const stderrDiffers = spec.compareStderr && deno.stderr !== sandbox.stderr;
     if (deno.stdout === sandbox.stdout && deno.exitCode === sandbox.exitCode && !stderrDiffers) continue;

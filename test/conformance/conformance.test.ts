@@ -56,7 +56,7 @@ function prepare(fileName: string): Prepared {
 }
 
 async function denoRun(p: Prepared): Promise<RunOutcome> {
-  if (p.spec.cwdMode === 'tmp') freshDir(p.cwd);
+  if (p.spec.cwdMode === 'tmp') freshDir(p.cwd, p.spec.links);
   const deno = await runDeno(p.spec.file, p.flags, p.args, p.cwd, p.env);
   // every script prints something under Deno: an empty stdout means the script broke
   assert.notEqual(deno.stdout, '', `${p.spec.name} printed nothing under deno (stderr: ${deno.stderr})`);
@@ -89,7 +89,7 @@ for (const fileName of scripts) {
   const p = prepare(fileName);
   test(p.spec.name, { timeout: 90_000 }, async (t) => {
     const deno = await denoRun(p);
-    if (p.spec.cwdMode === 'tmp') freshDir(p.cwd);
+    if (p.spec.cwdMode === 'tmp') freshDir(p.cwd, p.spec.links);
     const sandbox = await runner.run({ file: p.spec.file, args: p.args, permissionFlags: p.flags, cwd: p.cwd, env: p.env });
     const same = sandbox.stdout === deno.stdout && sandbox.exitCode === deno.exitCode;
     if (!same || (p.spec.compareStderr && sandbox.stderr !== deno.stderr)) {

@@ -27,6 +27,8 @@ export interface ScriptSpec {
   cwdMode: 'conformance' | 'tmp';
   /** compare stderr byte for byte too (only where Deno's stderr is plain console output) */
   compareStderr: boolean;
+  /** symlinks made in the tmp cwd before each run (`// links: name=target ...`; targets may use `{cwd}`) */
+  links: [string, string][];
 }
 
 /** `{url}` and `{port}` of the local server; `{cwd}` the absolute directory the script runs in. */
@@ -54,7 +56,7 @@ export function readScriptSpec(fileName: string): ScriptSpec {
   const file = path.join(scriptsDir, fileName);
   const header = new Map<string, string>();
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const m = /^\/\/ (flags|args|env|cwd|stderr): ?(.*)$/.exec(line);
+    const m = /^\/\/ (flags|args|env|cwd|stderr|links): ?(.*)$/.exec(line);
     if (m) header.set(m[1]!, m[2]!.trim());
     if (!line.startsWith('//')) break;
   }
@@ -78,6 +80,10 @@ export function readScriptSpec(fileName: string): ScriptSpec {
     env,
     cwdMode: header.get('cwd') === 'tmp' ? 'tmp' : 'conformance',
     compareStderr: header.get('stderr') === 'exact',
+    links: words(header.get('links')).map((pair) => {
+      const eq = pair.indexOf('=');
+      return [pair.slice(0, eq), pair.slice(eq + 1)] as [string, string];
+    }),
   };
 }
 
@@ -197,8 +203,12 @@ export function runDeno(
  * Gives a write test its working directory. Both runs use the same path (emptied and made
  * again in between) so messages that name it are identical.
  */
-export function freshDir(dir: string): string {
+export function freshDir(dir: string, links: readonly [string, string][] = []): string {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
+  for (const [name, target] of links) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.symlinkSync(target.replaceAll('{cwd}', dir), path.join(dir, name));
+  }
   return dir;
 }

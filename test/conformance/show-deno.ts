@@ -14,7 +14,7 @@ const server = await startServer();
 try {
   for (const fileName of listScripts().filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))) {
     const spec = readScriptSpec(fileName);
-    const cwd = spec.cwdMode === 'tmp' ? freshDir(path.join(work, spec.name)) : conformanceDir;
+    const cwd = spec.cwdMode === 'tmp' ? freshDir(path.join(work, spec.name), spec.links) : conformanceDir;
     const values = { url: server.url, port: server.port, cwd };
     const flags = fill(spec.flags, values);
     const r = await runDeno(spec.file, flags, fill(spec.args, values), cwd, baseEnv(path.join(work, 'deno-dir'), spec.env));

@@ -17,8 +17,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createScriptRunner } from '../../kernel/run/script-runner.ts';
 import type { ScriptLimits, ScriptRunResult } from '../../kernel/run/script-run-types.ts';
-import { ESCAPE_FILE_PREFIX, ESCAPE_MARK, describeRun, loadHostileScripts, outcomeProblems } from './hostile-scripts.ts';
-import type { HostileScript } from './hostile-scripts.ts';
+import { ESCAPE_FILE_PREFIX, ESCAPE_MARK, describeRun, fillPlaceholders, loadHostileScripts, outcomeProblems, prepareWorkspace, snapshot } from './hostile-scripts.ts';
+import type { HostileScript, Workspace } from './hostile-scripts.ts';
 
 const LIMITS: ScriptLimits = {
   memoryMb: 64,
@@ -51,9 +51,10 @@ async function runGuarded(
   file: string,
   cwd: string,
   profile: string,
+  grant: { flags: string[]; env: Record<string, string>; args: string[] } = { flags: [], env: {}, args: [] },
 ): Promise<{ result: ScriptRunResult | null; ms: number; late: Promise<unknown> }> {
   const started = performance.now();
-  const run = runner.run({ file, args: [], permissionFlags: [], cwd, env: {}, profile, limits: LIMITS });
+  const run = runner.run({ file, args: grant.args, permissionFlags: grant.flags, cwd, env: grant.env, profile, limits: LIMITS });
   let timer: NodeJS.Timeout | undefined;
   const hang = new Promise<null>((resolve) => {
     timer = setTimeout(() => resolve(null), LIMITS.wallMs + GRACE_MS);
@@ -71,9 +72,27 @@ async function checkCanary(runner: Runner, canary: string, cwd: string, profile:
   assert.equal(result.ok, true, `canary after ${after}: ${describeRun(result, ms)}`);
 }
 
+/** The script's grant and folders: with `@flags` or `@setup`, a fresh workspace of its own. */
+function grantFor(script: HostileScript, cwd: string): { cwd: string; w: Workspace | null; grant: { flags: string[]; env: Record<string, string>; args: string[] } } {
+  if (script.flags.length === 0 && script.setup.length === 0 && script.env.length === 0) return { cwd, w: null, grant: { flags: [], env: {}, args: [] } };
+  const w = prepareWorkspace(script, fs.mkdtempSync(path.join(os.tmpdir(), `rtc-hostile-${script.name.slice(0, 2)}-`)));
+  const env: Record<string, string> = {};
+  for (const pair of script.env) {
+    const eq = pair.indexOf('=');
+    env[pair.slice(0, eq)] = fillPlaceholders(pair.slice(eq + 1), w);
+  }
+  return { cwd: w.work, w, grant: { flags: script.flags.map((f) => fillPlaceholders(f, w)), env, args: [w.work, w.outside] } };
+}
+
 async function runHostile(t: TestContext, runner: Runner, script: HostileScript, canary: string, cwd: string, profile: string): Promise<void> {
-  const { result, ms, late } = await runGuarded(runner, script.file, cwd, profile);
+  const setup = grantFor(script, cwd);
+  const outsideBefore = setup.w ? snapshot(setup.w.outside) : [];
+  const { result, ms, late } = await runGuarded(runner, script.file, setup.cwd, profile, setup.grant);
   const problems: string[] = [];
+  if (setup.w) {
+    const outsideAfter = snapshot(setup.w.outside);
+    if (outsideAfter.join('\n') !== outsideBefore.join('\n')) problems.push(`changed the folder outside its grant: ${JSON.stringify(outsideAfter)} (was ${JSON.stringify(outsideBefore)})`);
+  }
   if (!result) {
     problems.push(`did not end within its wall limit + grace (${LIMITS.wallMs + GRACE_MS} ms)`);
     // give the runner a little longer, so the canary below tells whether it recovered
@@ -92,6 +111,7 @@ async function runHostile(t: TestContext, runner: Runner, script: HostileScript,
   const files = escapeFiles();
   if (files.length > 0) problems.push(`left ${files.map((f) => `/tmp/${f}`).join(', ')} behind`);
   await checkCanary(runner, canary, cwd, profile, script.name);
+  if (setup.w) fs.rmSync(path.dirname(setup.w.work), { recursive: true, force: true });
   const summary = result ? `${describeRun(result, ms)}\n  stderr: ${JSON.stringify(result.stderr.slice(0, 400))}` : 'no result';
   assert.deepEqual(problems, [], `${script.name}: ${summary}`);
 }
@@ -116,7 +136,7 @@ test('every hostile script stays contained in the process-pool tier, and one ker
   try {
     await checkCanary(runner, canary, cwd, 'default', 'start-up');
     for (const script of scripts) {
-      await t.test(script.name, async (st) => runHostile(st, runner, script, canary, cwd, 'default'));
+      await t.test(script.name, async (st) => runHostile(st, runner, script, canary, cwd, script.profile ?? 'default'));
     }
     await checkCanary(runner, canary, cwd, 'default', 'the whole suite');
   } finally {

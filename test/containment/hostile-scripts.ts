@@ -11,8 +11,17 @@
  *   @stdout-not-match  a regular expression stdout must not match
  *   @error-match       a regular expression the error message must match when the outcome is `error`
  *   @tier: trusted     also run it in the in-process (trusted) tier
+ *   @profile           the sandbox profile of its process-tier run (default: `default`)
+ *   @flags             Deno permission flags; `{work}` is the script's own fresh folder (its
+ *                      cwd; Deno.args[0]), `{outside}` a folder beside it that holds a secret
+ *                      and must stay exactly as it was (Deno.args[1])
+ *   @env               NAME=VALUE for the run's environment (`{work}`, `{outside}` filled in)
+ *   @setup             made before the run, in `{work}`: `fifo NAME`, `link NAME TARGET`,
+ *                      `sparse NAME BYTES` (a file that size, with no blocks), `file NAME TEXT`
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ScriptRunResult } from '../../kernel/run/script-run-types.ts';
 
@@ -51,6 +60,10 @@ export interface HostileScript {
   stdoutNotMatch?: RegExp;
   errorMatch?: RegExp;
   trusted: boolean;
+  profile?: string;
+  flags: string[];
+  env: string[];
+  setup: string[][];
 }
 
 export const SCRIPTS_DIR = path.join(import.meta.dirname, 'scripts');
@@ -92,7 +105,72 @@ function parseHeader(name: string, file: string): HostileScript {
     ...(stdoutNotMatch === undefined ? {} : { stdoutNotMatch: new RegExp(stdoutNotMatch) }),
     ...(errorMatch === undefined ? {} : { errorMatch: new RegExp(errorMatch, 'i') }),
     trusted: one('tier') === 'trusted',
+    ...(one('profile') === undefined ? {} : { profile: one('profile') }),
+    flags: (tags.get('flags') ?? []).flatMap((line) => line.split(/\s+/).filter(Boolean)),
+    env: (tags.get('env') ?? []).flatMap((line) => line.split(/\s+/).filter(Boolean)),
+    setup: (tags.get('setup') ?? []).map((line) => line.split(/\s+/).filter(Boolean)),
   };
+}
+
+/** Where a script runs: its own folder (granted by its flags), and a folder beside it that must stay untouched. */
+export interface Workspace {
+  work: string;
+  outside: string;
+}
+
+export const OUTSIDE_SECRET = 'secret.txt';
+export const OUTSIDE_SECRET_TEXT = 'the secret outside every grant\n';
+
+export function fillPlaceholders(value: string, w: Workspace): string {
+  return value.replaceAll('{work}', w.work).replaceAll('{outside}', w.outside);
+}
+
+/** Makes the script's folders and its `@setup` entries. */
+export function prepareWorkspace(script: HostileScript, root: string): Workspace {
+  const w = { work: path.join(root, 'work'), outside: path.join(root, 'outside') };
+  mkdirSync(w.work, { recursive: true });
+  mkdirSync(w.outside, { recursive: true });
+  writeFileSync(path.join(w.outside, OUTSIDE_SECRET), OUTSIDE_SECRET_TEXT);
+  for (const [kind, name, ...rest] of script.setup) {
+    if (!name) throw new Error(`${script.name}: @setup ${kind} needs a name`);
+    const at = path.join(w.work, name);
+    mkdirSync(path.dirname(at), { recursive: true });
+    switch (kind) {
+      case 'fifo':
+        execFileSync('mkfifo', [at]);
+        break;
+      case 'link':
+        symlinkSync(fillPlaceholders(rest[0] ?? '', w), at);
+        break;
+      case 'sparse':
+        writeFileSync(at, '');
+        truncateSync(at, Number(rest[0]));
+        break;
+      case 'file':
+        writeFileSync(at, fillPlaceholders(rest.join(' '), w));
+        break;
+      default:
+        throw new Error(`${script.name}: unknown @setup kind "${kind}"`);
+    }
+  }
+  return w;
+}
+
+/** Every entry under `dir` with its type and content digest: what "untouched" is compared on. */
+export function snapshot(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d).sort()) {
+      const p = path.join(d, name);
+      const st = lstatSync(p);
+      if (st.isDirectory()) {
+        out.push(`${path.relative(dir, p)}/`);
+        walk(p);
+      } else out.push(`${path.relative(dir, p)} ${st.isFile() ? createHash('sha256').update(readFileSync(p)).digest('hex').slice(0, 16) : 'special'} ${st.mode.toString(8)}`);
+    }
+  };
+  walk(dir);
+  return out;
 }
 
 export function classify(result: ScriptRunResult): Outcome {

@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DenoOpError } from '../../kernel/broker/deno-error.ts';
 import { PermissionGate } from '../../kernel/permissions/gate.ts';
-import { parsePermissionFlags } from '../../kernel/permissions/parse-flags.ts';
+import { flagsLayer, parsePermissionFlags } from '../../kernel/permissions/parse-flags.ts';
+import { resolveRunLayer } from '../../kernel/permissions/run-grants.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
 
 const gate = (flags: string[], cwd = '/work') => new PermissionGate([{ label: 'flags', set: parsePermissionFlags(flags, cwd) }]);
@@ -39,13 +43,52 @@ test('net: host without port covers all ports; host:port only that one; *.domain
   assert.equal(g.query('net', 'badexample.com:80').state, 'prompt');
 });
 
-test('env: exact names and suffix wildcards; run: exact command strings', () => {
-  const g = gate(['--allow-env=HOME,AWS_*', '--allow-run=echo']);
+test('env: exact names and suffix wildcards', () => {
+  const g = gate(['--allow-env=HOME,AWS_*']);
   assert.equal(g.query('env', 'AWS_SECRET').state, 'granted');
   assert.equal(g.query('env', 'HOME').state, 'granted');
   assert.equal(g.query('env', 'HOMEX').state, 'prompt');
-  assert.equal(g.query('run', 'echo').state, 'granted');
-  assert.equal(g.query('run', '/bin/echo').state, 'prompt');
+});
+
+test('run: a name grants the program it resolves to on the PATH at start, only that path; a deny name matches any path to that file', () => {
+  const bin = mkdtempSync(path.join(os.tmpdir(), 'rtc-bin-'));
+  writeFileSync(path.join(bin, 'tool'), '#!/bin/sh\n', { mode: 0o755 });
+  const layer = resolveRunLayer({ label: 'flags', set: parsePermissionFlags(['--allow-run=tool,absent', '--deny-run=id'], '/w') }, `/nonexistent:${bin}`, '/w');
+  assert.deepEqual(layer.set.run.allow, [path.join(bin, 'tool')], 'the name is replaced by what it resolved to; one not found grants nothing');
+  const g = new PermissionGate([layer]);
+  assert.equal(g.query('run', path.join(bin, 'tool')).state, 'granted');
+  assert.equal(g.query('run', 'tool').state, 'prompt', 'the bare name is not a grant');
+  assert.equal(g.query('run', '/elsewhere/tool').state, 'prompt');
+  const all = new PermissionGate([resolveRunLayer({ label: 'flags', set: parsePermissionFlags(['--allow-run', '--deny-run=id'], '/w') }, '', '/w')]);
+  for (const p of ['/usr/bin/id', '/bin/id', '/x/id.sh', '/x/ID']) assert.equal(all.query('run', p).state, 'denied', p);
+  assert.equal(all.query('run', '/x/idle').state, 'granted');
+  assert.equal(all.query('run', '/x/link', ['/usr/bin/id']).state, 'denied', 'a link whose target is id is id');
+});
+
+test('revoke follows Deno: a value removes every allow entry covering it, a kind clears it, a whole-kind grant keeps specific revokes', () => {
+  const g = gate(['--allow-read=/a,/b/c', '--allow-env=HOME,USER']);
+  assert.equal(g.revoke('read', '/a/x/y').state, 'prompt');
+  assert.equal(g.query('read', '/a').state, 'prompt');
+  assert.equal(g.query('read', '/a/z').state, 'prompt', 'a sibling beneath the revoked folder goes too (the covering entry was removed)');
+  assert.equal(g.query('read', '/b/c').state, 'granted');
+  assert.equal(g.revoke('read', '/b').state, 'prompt');
+  assert.equal(g.query('read', '/b/c').state, 'granted', 'an entry beneath the revoked value stays, as in Deno');
+  g.revoke('env');
+  assert.equal(g.query('env', 'USER').state, 'prompt');
+  const whole = gate(['-R']);
+  assert.equal(whole.revoke('read', '/etc').state, 'granted');
+  assert.equal(whole.revoke('read').state, 'prompt');
+  assert.equal(whole.query('read', '/etc/x').state, 'prompt');
+});
+
+test('allowsAll is -A, not every kind granted one by one, and not -A narrowed by any layer', () => {
+  const a = new PermissionGate([flagsLayer(['-A'], '/')]);
+  assert.equal(a.allowsAll(), true);
+  assert.equal(new PermissionGate([flagsLayer(['-R', '-W', '-N', '-E', '--allow-run'], '/')]).allowsAll(), false);
+  assert.equal(new PermissionGate([flagsLayer(['-A', '--deny-read=/x'], '/')]).allowsAll(), false);
+  assert.equal(new PermissionGate([flagsLayer(['-A'], '/'), { label: 'ceiling', set: parsePermissionFlags(['-R', '-W'], '/') }]).allowsAll(), false);
+  a.revoke('net');
+  assert.equal(a.allowsAll(), false);
 });
 
 test('a refusal is NotCapable with Deno\'s message', () => {

@@ -34,7 +34,7 @@ test('a bundle is rebuilt only when an input changes, and a warm start compiles 
   assert.equal(cold.callSync('f', [2]), 6);
   assert.equal(cold.compiles.at(-1)?.fromCache, false);
   cold.dispose();
-  assert.ok(readdirSync(path.join(cacheDir, 'bundles')).some((f) => f === `${third.digest}.v8`));
+  assert.ok(readdirSync(path.join(cacheDir, 'bundles')).some((f) => f === `${third.digest}.kernel.v8`));
   const warm = start();
   await warm.load(withCodeCache(third.code, third.digest, 'mod', cacheDir));
   assert.equal(warm.callSync('f', [2]), 6);
@@ -52,7 +52,7 @@ test('a corrupted code cache is ignored, never loaded', async () => {
   const rt = IsolateRuntime.create(shim, { limits, webAssembly: false, args: [], syncMode: 'callback', ops: noOps, onOutput: () => undefined });
   await rt.load(withCodeCache(bundle.code, bundle.digest, 'mod', cacheDir));
   rt.dispose();
-  writeFileSync(path.join(cacheDir, 'bundles', `${bundle.digest}.v8`), 'not machine code');
+  writeFileSync(path.join(cacheDir, 'bundles', `${bundle.digest}.kernel.v8`), 'not machine code');
   assert.equal(withCodeCache(bundle.code, bundle.digest, 'mod', cacheDir).cachedData, undefined);
 });
 

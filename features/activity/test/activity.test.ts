@@ -54,7 +54,7 @@ const EXPECTED_24H = {
   tokens_per_hour: 34.79,
   sessions: 6,
   sessions_per_day: 6,
-  cycles: { total: 12, executed: 5, deferred: 5, idle: 1, failed: 1, other: 0 },
+  cycles: { total: 12, executed: 5, deferred: 5, idle: 1, failed: 1, interrupted: 0, other: 0 },
   defer_reasons: [
     { reason: 'session cap reached', outcome: 'deferred', count: 3 },
     { reason: 'no daily token budget', outcome: 'deferred', count: 2 },

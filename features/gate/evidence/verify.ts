@@ -9,9 +9,18 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { sha256 } from '../../../kernel/build/bundle.ts';
 import { describeZodError } from '../../../kernel/manifest/load.ts';
-import { treeDigest } from './digest.ts';
+import { legacyTreeDigest, treeDigest } from './digest.ts';
 import { hashEntry, listPackageFiles } from './inventory.ts';
-import { evidenceManifestSchema, MANIFEST_FILE, type EvidenceManifest } from './manifest-schema.ts';
+import { EVIDENCE_FORMAT, evidenceManifestSchema, MANIFEST_FILE, type EvidenceManifest } from './manifest-schema.ts';
+import { EVIDENCE_FORMAT_V1, evidenceManifestSchemaV1, type EvidenceManifestV1 } from './manifest-schema-v1.ts';
+
+/** The schema and input digest of each format this kernel verifies. */
+function formatOf(value: unknown): { schema: typeof evidenceManifestSchema | typeof evidenceManifestSchemaV1; inputDigest: (files: EvidenceManifest['input']['files']) => string } | null {
+  const format = (value as { format?: unknown } | null)?.format;
+  if (format === EVIDENCE_FORMAT) return { schema: evidenceManifestSchema, inputDigest: treeDigest };
+  if (format === EVIDENCE_FORMAT_V1) return { schema: evidenceManifestSchemaV1, inputDigest: legacyTreeDigest };
+  return null;
+}
 
 export type ProblemKind = 'missing' | 'changed' | 'unlisted' | 'invalid' | 'manifest-changed' | 'input-digest';
 
@@ -32,6 +41,8 @@ export interface PackageVerification {
   /** sha256 of manifest.json as it is now (undefined when it is missing) */
   digest?: string;
   verdict?: string;
+  /** each check's name and status, as the manifest records them */
+  checks?: { name: string; status: string; required: boolean; reason: string }[];
   problems: EvidenceProblem[];
 }
 
@@ -73,9 +84,17 @@ export function verifyPackage(target: string, expectedDigest?: string): PackageV
   if (expectedDigest !== undefined && digest !== expectedDigest) {
     problems.push({ kind: 'manifest-changed', path: path.basename(manifest), expected: expectedDigest, actual: digest, detail: 'the manifest is not the one that was selected' });
   }
-  let parsed: EvidenceManifest;
+  let parsed: EvidenceManifest | EvidenceManifestV1;
+  let inputDigest: (files: EvidenceManifest['input']['files']) => string;
   try {
-    const result = evidenceManifestSchema.safeParse(JSON.parse(bytes.toString('utf8')));
+    const value: unknown = JSON.parse(bytes.toString('utf8'));
+    const format = formatOf(value);
+    if (!format) {
+      problems.push({ kind: 'invalid', path: path.basename(manifest), detail: `format: not one this kernel reads (${EVIDENCE_FORMAT} or ${EVIDENCE_FORMAT_V1})` });
+      return done({ digest });
+    }
+    inputDigest = format.inputDigest;
+    const result = format.schema.safeParse(value);
     if (!result.success) {
       const { field, reason } = describeZodError(result.error);
       problems.push({ kind: 'invalid', path: path.basename(manifest), detail: `${field}: ${reason}` });
@@ -99,10 +118,10 @@ export function verifyPackage(target: string, expectedDigest?: string): PackageV
     if (!listed.has(rel)) checkFile(dir, rel, file.sha256, problems, `source file ${file.path}`);
     else if (listed.get(rel)!.sha256 !== file.sha256) problems.push({ kind: 'invalid', path: rel, expected: file.sha256, actual: listed.get(rel)!.sha256, detail: `the input and the inventory record different digests for ${file.path}` });
   }
-  const recomputed = treeDigest(parsed.input.files);
+  const recomputed = inputDigest(parsed.input.files);
   if (recomputed !== parsed.input.digest) problems.push({ kind: 'input-digest', path: path.basename(manifest), expected: parsed.input.digest, actual: recomputed, detail: 'the input digest does not match its per-file digests' });
   for (const rel of listPackageFiles(dir, new Set([path.basename(manifest)]))) {
     if (!listed.has(rel)) problems.push({ kind: 'unlisted', path: rel, detail: 'a file the manifest does not list was added to the package' });
   }
-  return done({ digest, verdict: parsed.verdict });
+  return done({ digest, verdict: parsed.verdict, checks: parsed.checks.map((c) => ({ name: c.name, status: c.status, required: c.required, reason: c.reason })) });
 }

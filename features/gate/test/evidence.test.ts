@@ -5,6 +5,7 @@
  */
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { verifyPackage } from '../evidence/verify.ts';
@@ -104,4 +105,54 @@ test('a missing or malformed current.json is one line naming the file and the fi
   const gone = await cli(['evidence', 'verify'], dir);
   assert.equal(gone.status, 1);
   assert.match(gone.stdout, /^FAIL  a gone: missing manifest\.json: the manifest is missing/m);
+});
+
+test('select warns before it selects an incomplete package, naming the checks that did not run', async () => {
+  const run = await gate('full', path.join(DRAFTS, 'no-tests'), [], { RUNTIMECTL_DENO: 'none' });
+  assert.equal(run.report.verdict, 'incomplete');
+  const dir = tempDir();
+  const result = await cli(['evidence', 'select', '--name', 'n', '--package', run.out, '--json'], dir);
+  assert.equal(result.status, 0);
+  assert.match(result.stderr, /^runtimectl: warning: .* is incomplete: reference-runtime \(no Deno on this host.*\); nothing vouches for what those checks cover\n$/);
+  assert.equal(JSON.parse(result.stdout).warnings.length, 1);
+  const rejected = await cli(['evidence', 'select', '--name', 'm', '--package', original], dir);
+  assert.match(rejected.stderr, /^runtimectl: warning: .* is rejected: skill-manifest\b.*failed; selecting it records the rejection/);
+});
+
+test('a package written in evidence format 1 still verifies, by its own (line) input digest', async () => {
+  const dir = tempDir();
+  const pkg = path.join(dir, 'old');
+  const text = '---\nname: old\ndescription: An old draft.\n---\n';
+  const sha = (data: string) => `sha256:${createHash('sha256').update(data).digest('hex')}`;
+  fs.mkdirSync(path.join(pkg, 'source', 'old'), { recursive: true });
+  fs.mkdirSync(path.join(pkg, 'checks'));
+  fs.writeFileSync(path.join(pkg, 'source', 'old', 'SKILL.md'), text);
+  const checkText = '{"check":"snapshot","status":"passed"}\n';
+  fs.writeFileSync(path.join(pkg, 'checks', '01-snapshot.json'), checkText);
+  const files = [{ path: 'SKILL.md', type: 'file', bytes: text.length, sha256: sha(text) }];
+  const manifest = {
+    format: 'runtimectl-evidence/1',
+    kind: 'gate',
+    created_at: '2026-11-01T00:00:00.000Z',
+    kernel: { version: '0.1.0' },
+    input: { path: '/drafts/old', name: 'old', digest: sha(`${sha(text)} SKILL.md\n`), copy: 'source/old', files },
+    gate: { profile: 'community-draft', file: 'policies/gates/community-draft.yaml', digest: sha('p'), sandbox: { name: 'community-draft', file: 'x', digest: sha('s') }, limits: { memoryMb: 32, cpuMs: 1000, wallMs: 5000, outputBytes: 65536, transferBytes: 1048576 }, checks: ['snapshot'], may_be_unavailable: [] },
+    checks: [{ name: 'snapshot', status: 'passed', reason: 'ok', required: true, output: 'checks/01-snapshot.json', sha256: sha(checkText) }],
+    limitations: [],
+    verdict: 'accepted',
+    exit_status: 0,
+    proposal: 'review queue not available',
+    files: [
+      { path: 'checks/01-snapshot.json', type: 'file', bytes: checkText.length, sha256: sha(checkText) },
+      { path: 'source/old/SKILL.md', type: 'file', bytes: text.length, sha256: sha(text) },
+    ],
+  };
+  fs.writeFileSync(path.join(pkg, 'manifest.json'), JSON.stringify(manifest));
+  const ok = verifyPackage(pkg);
+  assert.deepEqual(ok.problems, []);
+  assert.equal(ok.verdict, 'accepted');
+  fs.writeFileSync(path.join(pkg, 'manifest.json'), JSON.stringify({ ...manifest, input: { ...manifest.input, digest: sha('forged') } }));
+  assert.deepEqual(verifyPackage(pkg).problems.map((p) => p.kind), ['input-digest']);
+  fs.writeFileSync(path.join(pkg, 'manifest.json'), JSON.stringify({ ...manifest, format: 'runtimectl-evidence/9' }));
+  assert.match(verifyPackage(pkg).problems[0]!.detail, /^format: not one this kernel reads/);
 });

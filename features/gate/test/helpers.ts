@@ -9,6 +9,7 @@ import { main } from '../../../kernel/cli/main.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../../..');
 export const DRAFTS = path.join(REPO, 'test', 'fixtures', 'drafts');
+export const CORPUS = path.resolve(REPO, '..', 'shared', 'corpus', 'anthropic-skills');
 
 export function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'rtc-'));
@@ -28,8 +29,8 @@ export interface GateJson {
   out: string;
   manifest: string;
   manifest_digest: string;
-  checks: { name: string; status: string; reason: string; required: boolean; output: string; sha256: string }[];
-  limitations: { check: string; reason: string }[];
+  checks: { name: string; status: string; reason: string; required: boolean; internal: boolean; not_evaluated: string[]; output: string; sha256: string }[];
+  limitations: { check: string; kind: string; reason: string }[];
   proposal: { status: string; id?: string; reason?: string; queue?: string };
 }
 
@@ -75,7 +76,7 @@ export function assertCompletePackage(out: string, report: GateJson): Record<str
   for (const c of manifest.checks) {
     assert.ok(listed.has(c.output), `${c.output} is in the inventory`);
     assert.equal(sha(fs.readFileSync(path.join(out, c.output))), c.sha256);
-    assert.ok(['passed', 'failed', 'unavailable'].includes(c.status));
+    assert.ok(['passed', 'failed', 'not-applicable', 'unavailable'].includes(c.status));
   }
   for (const file of manifest.input.files) {
     const copy = path.join(out, manifest.input.copy, file.path);
@@ -83,8 +84,25 @@ export function assertCompletePackage(out: string, report: GateJson): Record<str
     assert.equal(actual, file.sha256, `the copy of ${file.path} matches`);
   }
   assert.match(manifest.kernel.version, /^\d+\.\d+\.\d+/);
+  assert.equal(manifest.format, 'runtimectl-evidence/2');
+  assert.ok(manifest.limitations.some((l: { check: string }) => l.check === 'gate'), 'every verdict says the prose is not proven safe');
+  for (const plugin of manifest.gate.checks) assert.match(plugin.manifest_sha256, /^sha256:[0-9a-f]{64}$/, `${plugin.name} names its plugin manifest`);
   assert.match(manifest.gate.digest, /^sha256:[0-9a-f]{64}$/);
   return manifest;
+}
+
+/** Writes a draft folder from a map of relative paths to contents. */
+export function writeDraft(name: string, files: Record<string, string | Buffer>, root = tempDir()): string {
+  const dir = path.join(root, name);
+  for (const [rel, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), content);
+  }
+  return dir;
+}
+
+export function skillMd(name: string, body = 'A small skill used by the gate tests.'): string {
+  return `---\nname: ${name}\ndescription: ${body}\n---\n\n# ${name}\n\n${body}\n`;
 }
 
 /** Copies a fixture draft into a temp folder (same folder name) so a test can add to it. */

@@ -9,6 +9,8 @@ import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
 import { readEvents } from '../../../kernel/events/verify.ts';
 
 export const CYCLE_EVENT = 'continuous_loop_cycle';
+/** A session a crashed kernel left behind, found and ended at the next start: it counts as a session, at its estimate. */
+export const INTERRUPTED_EVENT = 'executor_session_interrupted';
 export const DAY_MS = 24 * 3600 * 1000;
 
 export interface UsageEntry {
@@ -30,6 +32,10 @@ function numberOr0(value: unknown): number {
 
 /** The usage one cycle event records, or undefined for any other event. */
 export function usageOfEvent(event: Pick<EventEnvelope, 'type' | 'payload' | 'at'>): UsageEntry | undefined {
+  if (event.type === INTERRUPTED_EVENT) {
+    const usage = event.payload.provider_usage as Record<string, unknown> | null | undefined;
+    return { atMs: Date.parse(event.at), tokens: usage && typeof usage === 'object' ? numberOr0(usage.total_tokens) : 0, session: true };
+  }
   if (event.type !== CYCLE_EVENT) return undefined;
   const usage = event.payload.provider_usage as Record<string, unknown> | null | undefined;
   const executor = event.payload.executor as Record<string, unknown> | undefined;

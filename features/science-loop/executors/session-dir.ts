@@ -3,7 +3,7 @@
  * workspace the executor runs in (prepareWorkspace, before every run), and the manifest
  * the kernel writes itself when a plugin died before writing its own.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { prepareWorkspace, type PreparedWorkspace } from '../../workspace/prepare.ts';
 import type { VisibleSkills } from '../../workspace/skill-catalog-record.ts';
@@ -30,4 +30,17 @@ export function writeFallbackManifest(dir: string, fields: Record<string, unknow
   const file = path.join(dir, 'manifest.json');
   if (existsSync(file)) return;
   writeFileSync(file, `${JSON.stringify({ format: 'runtimectl.executor-session/1', written_by: 'kernel (the executor plugin ended before writing its manifest)', ...fields }, null, 2)}\n`);
+}
+
+/** Sets fields of a session manifest the plugin wrote (an interrupted session says so in its own folder); writes one when there is none. */
+export function markSessionManifest(dir: string, fields: Record<string, unknown>): void {
+  const file = path.join(dir, 'manifest.json');
+  let manifest: Record<string, unknown>;
+  try {
+    manifest = JSON.parse(readFileSync(file, 'utf8').slice(0, 4 << 20)) as Record<string, unknown>;
+  } catch {
+    writeFallbackManifest(dir, fields);
+    return;
+  }
+  writeFileSync(file, `${JSON.stringify({ ...manifest, ...fields }, null, 2)}\n`);
 }

@@ -58,6 +58,9 @@ async function setup(declared: string[], granted: string[]) {
   const plugins = new PersonaPlugins(
     {
       personaId: 'ada',
+      personaDir: paths.dir,
+      osSandbox: 'required',
+      hidden: [stateDir],
       shim,
       allow: emptyPermissionSet(),
       vars: {},

@@ -82,7 +82,7 @@ test('with no daily budget codex never runs: the cycle is read-only planning, pl
   const p = profile(dir, 'mo', `runtime: agent-mo
 executor: { plugin: executor.codex }
 wallet: { monthly_token_budget: 900000 }
-allow: { read: ["\${state}"], write: ["\${state}"], run: [codex] }`);
+allow: { read: ["\${state}"], write: ["\${state}"], run: [codex], net: [api.openai.com] }`);
   packet(stateDir, 'mo', 'q.md', '# Plan this\n');
   const [r] = await run([p], { stateDir, cycles: 2, ...fakeTime() });
   for (const report of r!.reports) {
@@ -104,7 +104,7 @@ test('SCIDEX_AGENT_DAILY_TOKEN_BUDGET in the environment gives the same persona 
   const stateDir = path.join(dir, 'state');
   const p = profile(dir, 'mo', `runtime: agent-mo
 executor: { plugin: executor.codex }
-allow: { read: ["\${state}"], write: ["\${state}"], run: [codex] }`);
+allow: { read: ["\${state}"], write: ["\${state}"], run: [codex], net: [api.openai.com] }`);
   packet(stateDir, 'mo', 'q.md', '# Run this\n');
   const [r] = await run([p], { stateDir, env: fakeEnv({ SCIDEX_AGENT_DAILY_TOKEN_BUDGET: '250000' }), ...fakeTime() });
   assert.equal(r!.reports[0]!.outcome, 'executed');
@@ -142,7 +142,7 @@ test('the session cap stops executor work; the reason names the cap', async () =
   const p = profile(dir, 'ada', `runtime: agent-ada
 executor: { plugin: executor.codex }
 budget: { daily_tokens: 500000, max_autonomous_sessions_per_day: 1 }
-allow: { read: ["\${state}"], write: ["\${state}"], run: [codex] }`);
+allow: { read: ["\${state}"], write: ["\${state}"], run: [codex], net: [api.openai.com] }`);
   const time = fakeTime();
   packet(stateDir, 'ada', 'a.md', '# First\n');
   const [first] = await run([p], { stateDir, env: fakeEnv(), ...time });
@@ -179,7 +179,7 @@ test('the VOI policy steps down to a cheaper tier when the chosen one does not f
 executor: { plugin: executor.codex }
 phases: [science_compute_patrol]
 budget: { daily_tokens: 40000, max_tokens_per_session: 100000 }
-allow: { read: ["\${state}"], write: ["\${state}"], run: [codex] }`);
+allow: { read: ["\${state}"], write: ["\${state}"], run: [codex], net: [api.openai.com] }`);
   packet(stateDir, 'ada', 'q.md', '# Analyse\n');
   const [r] = await run([p], { stateDir, ...fakeTime() });
   const d = r!.reports[0]!.act.decision!;

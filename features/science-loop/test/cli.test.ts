@@ -61,7 +61,7 @@ test('run refuses bad command lines and unknown personas with one line', async (
 
 test('status prints one row per persona with its last cycle, phase, budget posture, executor and last defer reason', async () => {
   const dir = tempDir();
-  writeProfile(dir, 'ada', 'runtime: agent-ada\nexecutor: { plugin: executor.codex }\nbudget: { daily_tokens: 90000, max_autonomous_sessions_per_day: 3 }\nallow: { read: ["${state}"], write: ["${state}"], run: [codex] }\n');
+  writeProfile(dir, 'ada', 'runtime: agent-ada\nexecutor: { plugin: executor.codex }\nbudget: { daily_tokens: 90000, max_autonomous_sessions_per_day: 3 }\nallow: { read: ["${state}"], write: ["${state}"], run: [codex], net: [api.openai.com] }\n');
   writeProfile(dir, 'bo', 'runtime: agent-bo\nexecutor: { plugin: executor.claude }\nwallet: { monthly_token_budget: 3000 }\n');
   packet(path.join(dir, 's'), 'ada', 'q.md', '# Q\n');
   packet(path.join(dir, 's'), 'bo', 'q.md', '# Q\n');
@@ -99,9 +99,9 @@ test('run --demo: the example personas on their embedded profiles, three cycles,
   for (const id of ['hypatia', 'jerome', 'mendel']) assert.equal(cycleEvents(path.join(dir, 'demo'), id).length, 3);
 });
 
-test('SIGTERM during a cycle: the cycle finishes, logs are flushed, the exit status is 0', async () => {
+test('a first SIGINT during a cycle: the cycle finishes, logs are flushed, the exit status is 0', async () => {
   const dir = tempDir();
-  const file = writeProfile(dir, 'ada', 'runtime: agent-ada\nexecutor: { plugin: executor.codex, config: { args: ["--fake-sleep=1"] } }\nbudget: { daily_tokens: 100000 }\nallow: { read: ["${state}"], write: ["${state}"], run: [codex] }\n');
+  const file = writeProfile(dir, 'ada', 'runtime: agent-ada\nexecutor: { plugin: executor.codex, config: { args: ["--fake-sleep=1"] } }\nbudget: { daily_tokens: 100000 }\nallow: { read: ["${state}"], write: ["${state}"], run: [codex], net: [api.openai.com] }\n');
   const stateDir = path.join(dir, 'state');
   packet(stateDir, 'ada', 'q.md', '# Q\n');
   const child = spawn(process.execPath, ['--no-node-snapshot', path.join(ROOT, 'bin', 'runtimectl.js'), 'run', '--persona', file, '--state-dir', stateDir], {
@@ -116,9 +116,9 @@ test('SIGTERM during a cycle: the cycle finishes, logs are flushed, the exit sta
   // The fake codex writes its prompt before it sleeps: the cycle is in progress.
   const started = path.join(workspaceDir(personaPaths(stateDir, 'ada')), 'fake-codex-prompt.txt');
   while (!existsSync(started)) await new Promise((r) => setTimeout(r, 20));
-  child.kill('SIGTERM');
+  child.kill('SIGINT');
   assert.equal(await exited, 0, err);
-  assert.match(err, /SIGTERM: finishing the current cycle, then stopping/);
+  assert.match(err, /SIGINT: finishing the current cycle, then stopping/);
   assert.match(out, /^ada #1 science_patrol executed: executor\.codex ran c000001-codex, 1500 tokens/);
   const log = verifyEventLog(path.join(stateDir, 'ada', 'logs', 'events.jsonl'));
   assert.equal(log.ok, true);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -17,20 +18,27 @@ test('executor.codex runs `codex exec --json` in the workspace, writes the sessi
   const report = r!.reports[0]!;
   assert.equal(report.outcome, 'executed');
   const s = session(stateDir, 'ada', 'c000001-codex');
-  assert.deepEqual(readdirSync(s).sort(), ['last-message.md', 'manifest.json', 'prompt.md', 'stderr.txt', 'stdout.txt']);
+  assert.deepEqual(readdirSync(s).sort(), ['last-message.md', 'manifest.json', 'prompt.md', 'sandbox.json', 'stderr.txt', 'stdout.txt']);
   assert.match(readFileSync(path.join(s, 'prompt.md'), 'utf8'), /### Work packet: Does X cause Y\?/);
   assert.match(readFileSync(path.join(s, 'stdout.txt'), 'utf8'), /"type":"turn.completed"/);
   assert.equal(readFileSync(path.join(s, 'last-message.md'), 'utf8'), 'Drafted notes/answer.md; next: ask a reviewer.\n');
   const manifest = readJson(path.join(s, 'manifest.json'));
   assert.equal(manifest.command, 'codex');
-  assert.deepEqual(manifest.args, ['exec', '--json', '--skip-git-repo-check', '<prompt.md>']);
+  const ws = workspaceDir(personaPaths(stateDir, 'ada'));
+  // codex's own controls follow the grant: no approvals, workspace-write, the workspace as its
+  // root, no network for the model's commands (only the provider host is granted), prompt on stdin
+  assert.deepEqual(manifest.args, ['-a', 'never', 'exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-C', ws, '-c', 'sandbox_workspace_write.network_access=false', '-']);
+  assert.equal(manifest.prompt_via, 'stdin');
+  assert.equal(manifest.prompt_sha256, `sha256:${createHash('sha256').update(readFileSync(path.join(s, 'prompt.md'))).digest('hex')}`);
   assert.equal(manifest.status, 'ok');
   assert.equal(manifest.budget_decision.action, 'execute', 'the decision record is written before the work');
   // cached input is part of input (OpenAI's convention), so the total is input + output
   assert.deepEqual(report.act.usage, { input_tokens: 1200, cached_input_tokens: 800, output_tokens: 300, reasoning_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, total_tokens: 1500, source: 'codex-json' });
-  // the command ran in the persistent workspace, with the prompt as its last argument
-  const ws = workspaceDir(personaPaths(stateDir, 'ada'));
+  // the command ran in the persistent workspace, with the prompt on stdin and nowhere in argv
   assert.equal(readFileSync(path.join(ws, 'fake-codex-prompt.txt'), 'utf8'), readFileSync(path.join(s, 'prompt.md'), 'utf8'));
+  assert.doesNotMatch(readFileSync(path.join(ws, 'fake-codex-args.txt'), 'utf8'), /Work packet/);
+  // its provider home is the persona's own, inside its state
+  assert.ok(existsSync(path.join(stateDir, 'ada', 'brain', 'providers', 'codex')));
   assert.ok(existsSync(path.join(ws, 'manifests', 'workspace.json')), 'prepareWorkspace ran first');
 });
 
@@ -52,7 +60,17 @@ test('executor.claude runs `claude -p --output-format stream-json --verbose` and
   assert.equal(report.outcome, 'executed');
   assert.deepEqual(report.act.usage, { input_tokens: 10, cached_input_tokens: 0, output_tokens: 250, reasoning_tokens: 0, cache_read_input_tokens: 12000, cache_creation_input_tokens: 500, total_tokens: 12760, source: 'claude-result' });
   const s = session(stateDir, 'bo', 'c000001-claude');
-  assert.deepEqual(readJson(path.join(s, 'manifest.json')).args, ['-p', '--output-format', 'stream-json', '--verbose', '<prompt.md>']);
+  // claude's own controls follow the grant: nothing waits for a prompt, edits only under the
+  // workspace, no web tools (only its provider's host is granted), no settings files, no MCP
+  // server but the kernel's (none here)
+  assert.deepEqual(readJson(path.join(s, 'manifest.json')).args, [
+    '-p', '--output-format', 'stream-json', '--verbose',
+    '--permission-mode', 'dontAsk',
+    '--allowedTools', 'Read,Glob,Grep,Edit(./**),Write(./**),NotebookEdit(./**),Bash',
+    '--disallowedTools', 'WebFetch,WebSearch',
+    '--setting-sources', '',
+    '--strict-mcp-config',
+  ]);
   assert.equal(readFileSync(path.join(s, 'last-message.md'), 'utf8'), 'Filed a review request for the packet.\n');
   // the usage reaches the event unredacted, and the next cycle counts it
   const [first] = cycleEvents(stateDir, 'bo');
@@ -90,7 +108,7 @@ test('the executor is swapped by SCIDEX_AGENT_CONTINUOUS_EXECUTOR and _ENABLED, 
   const stateDir = path.join(dir, 'state');
   const harness = profile(dir, 'minimax', `runtime: minimax
 budget: { daily_tokens: 100000 }
-allow: { read: ["\${state}"], write: ["\${state}"], run: [claude] }`);
+allow: { read: ["\${state}"], write: ["\${state}"], run: [claude], net: [api.anthropic.com] }`);
   packet(stateDir, 'minimax', 'q.md', '# Q\n');
   const [off] = await run([harness], { stateDir, ...fakeTime() });
   assert.equal(off!.reports[0]!.executor, 'executor.none');
@@ -102,6 +120,10 @@ allow: { read: ["\${state}"], write: ["\${state}"], run: [claude] }`);
   assert.equal(report.outcome, 'executed');
   const e = cycleEvents(stateDir, 'minimax').at(-1)!;
   assert.deepEqual([e.executor.plugin_source, e.executor.enabled_source], ['env', 'env']);
+  // only its provider's host is granted: no web tools for the model
+  const args = readJson(path.join(session(stateDir, 'minimax', report.act.session!.run_id), 'manifest.json')).args as string[];
+  assert.equal(args[args.indexOf('--disallowedTools') + 1], 'WebFetch,WebSearch');
+  assert.doesNotMatch(args[args.indexOf('--allowedTools') + 1]!, /WebFetch/);
 });
 
 test('a missing executor binary is recorded; the work waits and the persona carries on next cycle', async () => {
@@ -142,7 +164,7 @@ test('an executor past its wall limit is killed; the cycle records it and charge
   const p = profile(dir, 'ada', `runtime: agent-ada
 executor: { plugin: executor.codex, config: { args: ["--fake-sleep=30"] } }
 budget: { daily_tokens: 200000, wall_seconds_per_cycle: 1 }
-allow: { read: ["\${state}"], write: ["\${state}"], run: [codex] }`);
+allow: { read: ["\${state}"], write: ["\${state}"], run: [codex], net: [api.openai.com] }`);
   const other = budgeted(dir, 'bo', 'executor.orchestra');
   packet(stateDir, 'bo', 'q.md', '# Q\n');
   const [slow, fine] = await run([p, other], { stateDir, ...fakeTime() });

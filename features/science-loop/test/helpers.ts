@@ -59,7 +59,10 @@ export function readJson(file: string): any {
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 
-/** A budgeted persona running `executor` with the fake CLIs allowed. */
+/** The API host each provider CLI is granted in test profiles (the fakes never connect). */
+const PROVIDER_HOSTS: Record<string, string> = { 'executor.codex': 'api.openai.com', 'executor.claude': 'api.anthropic.com' };
+
+/** A budgeted persona running `executor` with the fake CLIs allowed, and its provider's host granted. */
 export function budgeted(dir: string, id: string, executor: string, extra = ''): LoadedPersona {
   return profile(
     dir,
@@ -78,6 +81,7 @@ allow:
   read: ["\${state}"]
   write: ["\${state}"]
   run: [codex, claude, sh]
+  net: [${PROVIDER_HOSTS[executor] ?? ''}]
   env: [ORCHESTRA_DB, ORCHESTRA_DB_PATH]
 bindings: [ledger, events, memory]`,
   );

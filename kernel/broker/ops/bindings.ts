@@ -10,9 +10,10 @@
  */
 import { isKernelError } from '../../errors.ts';
 import { DenoOpError } from '../deno-error.ts';
-import type { BrokerContext } from '../op.ts';
+import type { BrokerContext, OpCall } from '../op.ts';
 import { defineOp } from '../op.ts';
 import { record } from './args.ts';
+import type { GateBindings } from '../../contracts/gate-check.ts';
 
 export interface TaskSummary {
   id: string;
@@ -32,12 +33,16 @@ export interface BindingImplementations {
   memory?: {
     read(): unknown;
   };
+  /** a gate run's services for one of its check plugins (kernel/contracts/gate-check.ts) */
+  gate?: GateBindings;
 }
 
 /** The bindings one plugin instance may reach. */
 export interface PluginBindings {
   /** who grants (the persona id), for messages */
   grantor: string;
+  /** who grants, when it is not a persona: `gate profile "x" (checks[4].bindings)` */
+  grantorLabel?: string;
   /** the plugin manifest's `bindings` */
   declared: readonly string[];
   /** the persona profile's `bindings` */
@@ -50,27 +55,20 @@ const MAX_TITLE = 200;
 const MAX_TEXT = 2000;
 const MAX_PAYLOAD_BYTES = 16 * 1024;
 
-function audit(ctx: BrokerContext, op: string, binding: string, decision: 'granted' | 'denied'): void {
-  ctx.audit({ type: 'capability', subject: ctx.subject, op, permission: 'binding', value: binding, decision });
-}
-
-/** Throws NotCapable (audited) unless the binding is both declared and granted. */
-function admit(ctx: BrokerContext, op: string, binding: string): PluginBindings {
+/** Throws a NotCapable Refusal (the broker audits it) unless the binding is both declared and granted. */
+export function admit(ctx: BrokerContext, call: OpCall, binding: string): PluginBindings {
   const b = ctx.bindings;
   let why: string | undefined;
   if (!b) why = 'bindings exist only for plugins a persona runs';
   else if (!b.declared.includes(binding)) why = `plugin ${ctx.subject} does not declare it (plugin.yaml bindings: [${b.declared.join(', ')}])`;
-  else if (!b.granted.includes(binding)) why = `persona "${b.grantor}" does not grant it (profile bindings: [${b.granted.join(', ')}])`;
-  if (why !== undefined || !b) {
-    audit(ctx, op, binding, 'denied');
-    throw new DenoOpError('NotCapable', `Requires the "${binding}" binding: ${why ?? 'not available'}`);
-  }
-  audit(ctx, op, binding, 'granted');
+  else if (!b.granted.includes(binding)) why = `${b.grantorLabel ?? `persona "${b.grantor}"`} does not grant it (${b.grantorLabel ? 'bindings granted' : 'profile bindings'}: [${b.granted.join(', ')}])`;
+  if (why !== undefined || !b) call.refuse('binding', binding, `Requires the "${binding}" binding: ${why ?? 'not available'}`, 'binding');
+  call.granted('binding', binding);
   return b;
 }
 
 /** A failure of the implementation becomes an ordinary Error inside the isolate, never a host fault. */
-async function forward<T>(fn: () => T | Promise<T>): Promise<T> {
+export async function forward<T>(fn: () => T | Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
@@ -79,7 +77,7 @@ async function forward<T>(fn: () => T | Promise<T>): Promise<T> {
   }
 }
 
-function text(o: Record<string, unknown>, key: string, max: number, required: boolean): string {
+export function text(o: Record<string, unknown>, key: string, max: number, required: boolean): string {
   const value = o[key];
   if (value === undefined || value === null) {
     if (required) throw new DenoOpError('TypeError', `"${key}" is required`);
@@ -90,7 +88,7 @@ function text(o: Record<string, unknown>, key: string, max: number, required: bo
   return value;
 }
 
-function unavailable(binding: string): never {
+export function unavailable(binding: string): never {
   throw new DenoOpError('NotSupported', `the "${binding}" binding is not implemented by this kernel`);
 }
 
@@ -102,8 +100,8 @@ export const bindingLedgerCreateTask = defineOp({
     return { title: text(o, 'title', MAX_TITLE, true), description: text(o, 'description', MAX_TEXT, false) };
   },
   needs: () => [],
-  async run(a, ctx) {
-    const b = admit(ctx, 'binding.ledger.createTask', 'ledger');
+  async run(a, ctx, call) {
+    const b = admit(ctx, call, 'ledger');
     const ledger = b.impl.ledger ?? unavailable('ledger');
     return forward(() => ledger.createTask(a, ctx.subject));
   },
@@ -118,8 +116,8 @@ export const bindingLedgerList = defineOp({
     return state === '' ? {} : { state };
   },
   needs: () => [],
-  async run(a, ctx) {
-    const b = admit(ctx, 'binding.ledger.list', 'ledger');
+  async run(a, ctx, call) {
+    const b = admit(ctx, call, 'ledger');
     const ledger = b.impl.ledger ?? unavailable('ledger');
     return forward(() => ledger.list(a));
   },
@@ -137,8 +135,8 @@ export const bindingEventsAppend = defineOp({
     return { type, payload };
   },
   needs: () => [],
-  async run(a, ctx) {
-    const b = admit(ctx, 'binding.events.append', 'events');
+  async run(a, ctx, call) {
+    const b = admit(ctx, call, 'events');
     const events = b.impl.events ?? unavailable('events');
     return forward(() => events.append(a.type, a.payload, ctx.subject));
   },
@@ -149,8 +147,8 @@ export const bindingMemoryRead = defineOp({
   mode: 'async',
   parse: () => ({}),
   needs: () => [],
-  async run(_a, ctx) {
-    const b = admit(ctx, 'binding.memory.read', 'memory');
+  async run(_a, ctx, call) {
+    const b = admit(ctx, call, 'memory');
     const memory = b.impl.memory ?? unavailable('memory');
     return forward(() => memory.read());
   },

@@ -1,6 +1,5 @@
 /** `Deno.env`: reads and writes a private copy of the environment the run was given. */
 import { DenoOpError } from '../deno-error.ts';
-import { notCapableMessage } from '../../permissions/gate.ts';
 import { defineOp } from '../op.ts';
 import { record, str } from './args.ts';
 
@@ -46,15 +45,12 @@ export const envToObject = defineOp({
   mode: 'sync',
   parse: () => ({}),
   needs: () => [],
-  run: (_a, ctx) => {
+  run: (_a, ctx, call) => {
     const whole = ctx.gate.query('env');
-    if (whole.state !== 'granted') {
-      ctx.audit({ type: 'capability', subject: ctx.subject, op: 'env.toObject', permission: 'env', value: null, decision: 'denied' });
-      throw new DenoOpError('NotCapable', notCapableMessage('env'));
-    }
+    if (whole.state !== 'granted') call.require('env', undefined);
     const out: Record<string, string> = {};
     for (const [k, v] of Object.entries(ctx.env)) if (!whole.partial || ctx.gate.query('env', k).state === 'granted') out[k] = v;
-    ctx.audit({ type: 'capability', subject: ctx.subject, op: 'env.toObject', permission: 'env', value: null, decision: 'granted' });
+    call.granted('env', null);
     return out;
   },
 });

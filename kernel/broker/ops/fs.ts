@@ -1,68 +1,41 @@
 /**
  * File-system ops behind `Deno.readTextFile`, `writeTextFile`, `readDir`, `stat`, `mkdir`,
- * `remove`. They run synchronously on the host (the shim still hands the script a
- * promise): a local file op costs tens of microseconds this way against hundreds for an
- * asynchronous round trip through the isolate's task queue. Reads are bounded by the
- * transfer cap, so a huge file or an endless device cannot exhaust the kernel's memory.
+ * `remove`, `realPath`. They run synchronously on the host (the shim still hands the script
+ * a promise): a local file op costs tens of microseconds this way against hundreds for an
+ * asynchronous round trip through the isolate's task queue, and it cannot block: every path
+ * goes through `guardPath` (special files, strict symlinks, dangling links) and files are
+ * opened by kernel/storage/safe-open.ts (non-blocking, regular files only, reads capped by
+ * the transfer limit).
  */
-import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, realpathSync, rmSync, rmdirSync, statSync, unlinkSync, accessSync, writeFileSync, type Stats } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { DenoOpError, fromNodeError } from '../deno-error.ts';
+import { guardPath } from '../fs-guard.ts';
 import { defineOp, type BrokerContext, type PermissionNeed } from '../op.ts';
+import { isDiscardingDevice, isNullDevice } from '../special-files.ts';
+import { readRegularFile, UnsafeFileError, writeRegularFile } from '../../storage/safe-open.ts';
 import { bool, record, resolvePath, str } from './args.ts';
+import { Refusal } from '../refusal.ts';
+import { WriteQuota } from '../write-quota.ts';
 
-/** The real location of `p` (or of its nearest existing ancestor, for paths being created). */
-function realLocation(p: string): string {
-  let current = p;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      return path.join(realpathSync(current), ...rest.reverse());
-    } catch {
-      const parent = path.dirname(current);
-      if (parent === current) return p;
-      rest.push(path.basename(current));
-      current = parent;
-    }
+/** Folders `mkdir` will create: the target, and with `recursive` each missing parent. */
+function missingFolders(target: string, recursive: boolean): number {
+  let count = 0;
+  for (let dir = target; ; dir = path.dirname(dir)) {
+    if (existsSync(dir)) return count;
+    count += 1;
+    if (!recursive || path.dirname(dir) === dir) return count;
   }
 }
 
-/**
- * With `strictSymlinks`, a path inside the grant that resolves (through a symlink) to a
- * place outside it is refused, with the real path named. Deno itself follows such links;
- * untrusted drafts must not.
- */
-function checkReal(ctx: BrokerContext, kind: 'read' | 'write', p: string): void {
-  if (!ctx.strictSymlinks) return;
-  const real = realLocation(p);
-  if (real !== p) ctx.gate.check(kind, real);
-}
-
-/** Reads at most `cap` bytes; a longer file (or an endless device) is refused, not read. */
-function readBounded(p: string, cap: number): Buffer {
-  const fd = openSync(p, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    if (size > cap) throw new DenoOpError('InvalidData', `file of ${size} bytes is larger than the sandbox transfer cap of ${cap} bytes: ${p}`);
-    // The stat size is a hint (files under /proc say 0, files can grow): read to EOF, bounded.
-    let buffer = Buffer.allocUnsafe(Math.min(cap, size) + 1);
-    let total = 0;
-    for (;;) {
-      if (total === buffer.length) {
-        if (total > cap) throw new DenoOpError('InvalidData', `file is larger than the sandbox transfer cap of ${cap} bytes: ${p}`);
-        const bigger = Buffer.allocUnsafe(Math.min(cap + 1, Math.max(65536, buffer.length * 2)));
-        buffer.copy(bigger, 0, 0, total);
-        buffer = bigger;
-      }
-      const n = readSync(fd, buffer, total, buffer.length - total, null);
-      if (n === 0) break;
-      total += n;
-    }
-    if (total > cap) throw new DenoOpError('InvalidData', `file is larger than the sandbox transfer cap of ${cap} bytes: ${p}`);
-    return buffer.subarray(0, total);
-  } finally {
-    closeSync(fd);
+/** Deno's words for an OS error; what safe-open refuses becomes the error a script can catch. */
+function fsError(error: unknown, syscall: string, given: string, cap?: number): DenoOpError {
+  if (error instanceof UnsafeFileError) {
+    if (error.reason === 'too-large') return new DenoOpError('InvalidData', `file of ${error.size ?? 'more than ' + cap} bytes is larger than the sandbox transfer cap of ${cap} bytes: ${syscall} '${given}'`);
+    if (error.reason === 'changed') return new DenoOpError('Busy', `the file changed while it was being opened: ${syscall} '${given}'`);
+    return new DenoOpError('NotSupported', `not a regular file (a ${error.kind}); the sandbox reads and writes only regular files: ${syscall} '${given}'`);
   }
+  return fromNodeError(error, syscall, given);
 }
 
 const pathArg = (raw: unknown, ctx: BrokerContext) => {
@@ -71,35 +44,25 @@ const pathArg = (raw: unknown, ctx: BrokerContext) => {
 };
 const need = (kind: 'read' | 'write') => <T extends { path: string; given: string }>(args: T): PermissionNeed[] => [{ kind, value: args.path, display: args.given }];
 
-export const readTextFile = defineOp({
-  name: 'fs.readTextFile',
-  mode: 'sync',
-  parse: pathArg,
-  needs: need('read'),
-  run({ path: p, given }, ctx) {
-    checkReal(ctx, 'read', p);
-    try {
-      return readBounded(p, ctx.maxResponseBytes).toString('utf8');
-    } catch (error) {
-      throw fromNodeError(error, 'readfile', given);
-    }
-  },
-});
+function readOp(name: string, encode: (data: Buffer) => string) {
+  return defineOp({
+    name,
+    mode: 'sync',
+    parse: pathArg,
+    needs: need('read'),
+    run({ path: p, given }, ctx, call) {
+      try {
+        const g = guardPath(ctx, call, 'read', p, 'read-file');
+        return encode(readRegularFile(g.target, ctx.maxResponseBytes, { stats: g.stats ?? undefined, noFollow: g.resolved, acceptDevice: isNullDevice }));
+      } catch (error) {
+        throw fsError(error, 'readfile', given, ctx.maxResponseBytes);
+      }
+    },
+  });
+}
 
-export const readFile = defineOp({
-  name: 'fs.readFile',
-  mode: 'sync',
-  parse: pathArg,
-  needs: need('read'),
-  run({ path: p, given }, ctx) {
-    checkReal(ctx, 'read', p);
-    try {
-      return readBounded(p, ctx.maxResponseBytes).toString('base64');
-    } catch (error) {
-      throw fromNodeError(error, 'readfile', given);
-    }
-  },
-});
+export const readTextFile = readOp('fs.readTextFile', (data) => data.toString('utf8'));
+export const readFile = readOp('fs.readFile', (data) => data.toString('base64'));
 
 export const writeFile = defineOp({
   name: 'fs.writeFile',
@@ -113,15 +76,31 @@ export const writeFile = defineOp({
     return { path: resolvePath(ctx.cwd, str(o, 'path')), given: str(o, 'path'), data: typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(base64 as string, 'base64'), append: bool(o, 'append'), create: o.create !== false, createNew: bool(o, 'createNew'), mode };
   },
   needs: (args) => [{ kind: 'write', value: args.path, display: args.given }],
-  run(args, ctx) {
-    checkReal(ctx, 'write', args.path);
-    const flag = args.createNew ? (args.append ? 'ax' : 'wx') : args.append ? 'a' : 'w';
+  quota: true,
+  run(args, ctx, call) {
+    let refund: (() => void) | undefined;
     try {
-      if (!args.create && !args.createNew) accessSync(args.path);
-      writeFileSync(args.path, args.data, { flag, ...(args.mode === null ? {} : { mode: args.mode }) });
+      const g = guardPath(ctx, call, 'write', args.path, 'write-file', { create: args.create, createNew: args.createNew });
+      const quota = ctx.scope.writes;
+      if (quota && !(g.stats && isDiscardingDevice(g.stats))) {
+        // Charged before a byte is written: what the file will hold, less what it holds now.
+        const before = g.stats?.isFile() ? g.stats.size : 0;
+        const after = args.append ? before + args.data.length : args.data.length;
+        refund = quota.charge(after - before, g.stats === null ? 1 : 0, 'writefile', args.path, args.given);
+      }
+      writeRegularFile(g.target, args.data, {
+        append: args.append,
+        create: g.stats === null,
+        ...(args.mode === null ? {} : { mode: args.mode }),
+        ...(g.stats ? { stats: g.stats } : {}),
+        noFollow: g.resolved,
+        acceptDevice: isDiscardingDevice,
+      });
       return null;
     } catch (error) {
-      throw fromNodeError(error, 'writefile', args.given);
+      refund?.();
+      if (error instanceof Refusal) throw error;
+      throw fsError(error, 'writefile', args.given);
     }
   },
 });
@@ -131,13 +110,13 @@ export const readDir = defineOp({
   mode: 'sync',
   parse: pathArg,
   needs: need('read'),
-  run({ path: p, given }, ctx) {
-    checkReal(ctx, 'read', p);
+  run({ path: p, given }, ctx, call) {
     try {
-      const entries = readdirSync(p, { withFileTypes: true });
+      const g = guardPath(ctx, call, 'read', p, 'read-dir');
+      const entries = readdirSync(g.target, { withFileTypes: true });
       return entries.map((e) => ({ name: e.name, isFile: e.isFile(), isDirectory: e.isDirectory(), isSymlink: e.isSymbolicLink() }));
     } catch (error) {
-      throw fromNodeError(error, 'readdir', given);
+      throw fsError(error, 'readdir', given);
     }
   },
 });
@@ -158,13 +137,13 @@ export const stat = defineOp({
   mode: 'sync',
   parse: (raw, ctx) => ({ ...pathArg(raw, ctx), follow: record(raw).follow !== false }),
   needs: need('read'),
-  run({ path: p, given, follow }, ctx) {
-    if (follow) checkReal(ctx, 'read', p);
+  run({ path: p, given, follow }, ctx, call) {
     try {
-      const s = follow ? statSync(p) : lstatSync(p);
-      return fileInfo(s, s.isSymbolicLink());
+      const g = guardPath(ctx, call, 'read', p, follow ? 'stat' : 'lstat');
+      if (!g.stats) throw Object.assign(new Error(`ENOENT: ${p}`), { code: 'ENOENT' });
+      return fileInfo(g.stats, g.stats.isSymbolicLink());
     } catch (error) {
-      throw fromNodeError(error, follow ? 'stat' : 'lstat', given);
+      throw fsError(error, follow ? 'stat' : 'lstat', given);
     }
   },
 });
@@ -177,13 +156,18 @@ export const mkdir = defineOp({
     return { ...pathArg(raw, ctx), recursive: bool(o, 'recursive'), mode: typeof o.mode === 'number' ? o.mode : null };
   },
   needs: need('write'),
-  run(args, ctx) {
-    checkReal(ctx, 'write', args.path);
+  quota: true,
+  run(args, ctx, call) {
+    let refund: (() => void) | undefined;
     try {
-      mkdirSync(args.path, { recursive: args.recursive, ...(args.mode === null ? {} : { mode: args.mode }) });
+      const g = guardPath(ctx, call, 'write', args.path, 'create-dir');
+      if (ctx.scope.writes) refund = ctx.scope.writes.charge(0, missingFolders(g.target, args.recursive), 'mkdir', args.path, args.given);
+      mkdirSync(g.target, { recursive: args.recursive, ...(args.mode === null ? {} : { mode: args.mode }) });
       return null;
     } catch (error) {
-      throw fromNodeError(error, 'mkdir', args.given);
+      refund?.();
+      if (error instanceof Refusal) throw error;
+      throw fsError(error, 'mkdir', args.given);
     }
   },
 });
@@ -193,17 +177,22 @@ export const remove = defineOp({
   mode: 'sync',
   parse: (raw, ctx) => ({ ...pathArg(raw, ctx), recursive: bool(record(raw), 'recursive') }),
   needs: need('write'),
-  run(args, ctx) {
-    checkReal(ctx, 'write', path.dirname(args.path));
+  quota: true,
+  run(args, ctx, call) {
     try {
-      const s = lstatSync(args.path);
+      const g = guardPath(ctx, call, 'write', args.path, 'remove');
+      const s = g.stats;
+      if (!s) throw Object.assign(new Error(`ENOENT: ${args.path}`), { code: 'ENOENT' });
+      // Measured before, given back after: a removal that fails frees nothing.
+      const freed = ctx.scope.writes ? (s.isDirectory() && !args.recursive ? { bytes: 0, entries: 1 } : WriteQuota.measure(g.target)) : null;
       if (s.isDirectory()) {
-        if (args.recursive) rmSync(args.path, { recursive: true, force: false });
-        else rmdirSync(args.path);
-      } else unlinkSync(args.path);
+        if (args.recursive) rmSync(g.target, { recursive: true, force: false });
+        else rmdirSync(g.target);
+      } else unlinkSync(g.target);
+      if (freed) ctx.scope.writes!.release(freed.bytes, freed.entries);
       return null;
     } catch (error) {
-      throw fromNodeError(error, 'remove', args.given);
+      throw fsError(error, 'remove', args.given);
     }
   },
 });
@@ -213,11 +202,11 @@ export const realPath = defineOp({
   mode: 'sync',
   parse: pathArg,
   needs: need('read'),
-  run({ path: p, given }) {
+  run({ path: p, given }, ctx, call) {
     try {
-      return realpathSync(p);
+      return guardPath(ctx, call, 'read', p, 'real-path').real;
     } catch (error) {
-      throw fromNodeError(error, 'realpath', given);
+      throw fsError(error, 'realpath', given);
     }
   },
 });

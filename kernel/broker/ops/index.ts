@@ -12,6 +12,7 @@ import { SQLITE_BINDING_OPS } from '../../persistence/sqlite-bindings.ts';
 import { EVENT_BINDING_OPS } from '../../persistence/event-bindings.ts';
 import { LEDGER_BINDING_OPS } from '../../persistence/ledger-bindings.ts';
 import { POSTGRES_BINDING_OPS } from '../../persistence/postgres/pg-bindings.ts';
+import { GATE_BINDING_OPS } from './gate-bindings.ts';
 
 export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
   [
@@ -22,5 +23,6 @@ export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
     runOutput, netFetch,
     ...BINDING_OPS,
     ...FILE_BINDING_OPS, ...SQLITE_BINDING_OPS, ...EVENT_BINDING_OPS, ...LEDGER_BINDING_OPS, ...POSTGRES_BINDING_OPS,
+    ...GATE_BINDING_OPS,
   ].map((op) => [op.name, op as OpDefinition]),
 );

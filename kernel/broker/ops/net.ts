@@ -1,11 +1,15 @@
 /**
  * `fetch` through undici. The host of the URL and of every redirect hop is checked
- * against `net` (Deno refuses a redirect to an ungranted host); a bad port is a TypeError
- * before any permission check, as the Fetch standard and Deno have it. Bodies are
- * buffered and capped.
+ * against `net` (Deno refuses a redirect to an ungranted host; the hop's check is audited
+ * like the first); a bad port is a TypeError before any permission check, as the Fetch
+ * standard and Deno have it. Bodies are buffered and capped, each by the transfer limit and
+ * all of a run's together by its scope (run-scope.ts), which also limits how many fetches
+ * run at once, gives them the run's own connection pool and aborts them when the run ends.
+ * Waiting for headers, and for each next chunk of a body, is bounded by `netTimeoutMs`.
  */
 import { request } from 'undici';
 import { DenoOpError } from '../deno-error.ts';
+import type { OpTicket } from '../run-scope.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
 import { optStr, record, str } from './args.ts';
 
@@ -25,15 +29,25 @@ function target(raw: string): { url: URL; hostPort: string } {
   return { url, hostPort: `${url.hostname}:${port}` };
 }
 
-async function readCapped(body: AsyncIterable<Buffer>, cap: number): Promise<Buffer> {
+async function readCapped(body: AsyncIterable<Buffer>, cap: number, ticket: OpTicket): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
     if (size > cap) throw new DenoOpError('InvalidData', `response body is larger than the sandbox cap of ${cap} bytes`);
+    ticket.hold(chunk.length);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks);
+  return Buffer.concat(chunks, size);
+}
+
+function sendError(error: unknown, url: URL, ticket: OpTicket): DenoOpError {
+  if (error instanceof DenoOpError) return error;
+  if (ticket.signal.aborted) return ticket.signal.reason instanceof DenoOpError ? ticket.signal.reason : new DenoOpError('Interrupted', 'the run ended while this fetch was in flight');
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ECONNREFUSED') return new DenoOpError('TypeError', `error sending request for url (${url.href}): client error (Connect): tcp connect error: Connection refused (os error 111)`);
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return new DenoOpError('TypeError', `error sending request for url (${url.href}): the server sent nothing for too long (${(error as Error).message})`);
+  return new DenoOpError('TypeError', `error sending request for url (${url.href}): ${(error as Error).message}`);
 }
 
 export const netFetch = defineOp({
@@ -50,23 +64,31 @@ export const netFetch = defineOp({
     return { first, method: str(o, 'method'), headers: headers as [string, string][], body: body === null ? null : Buffer.from(body, 'base64'), redirect: optStr(o, 'redirect') ?? 'follow' };
   },
   needs: (a) => [{ kind: 'net', value: a.first.hostPort }],
-  async run(a, ctx: BrokerContext) {
+  scoped: true,
+  async run(a, ctx: BrokerContext, call) {
+    const ticket = call.ticket!;
     let current = a.first;
     let method = a.method;
     let body = a.body;
     for (let hop = 0; hop <= 20; hop++) {
-      if (hop > 0) ctx.gate.check('net', current.hostPort);
+      if (hop > 0) call.require('net', current.hostPort, current.hostPort, 'redirect');
       let response;
       try {
-        response = await request(current.url, { method: method as 'GET', headers: Object.fromEntries(a.headers), body: body ?? undefined });
+        response = await request(current.url, {
+          method: method as 'GET',
+          headers: Object.fromEntries(a.headers),
+          body: body ?? undefined,
+          signal: ticket.signal,
+          dispatcher: ticket.dispatcher,
+          headersTimeout: ctx.netTimeoutMs,
+          bodyTimeout: ctx.netTimeoutMs,
+        });
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'ECONNREFUSED') throw new DenoOpError('TypeError', `error sending request for url (${current.url.href}): client error (Connect): tcp connect error: Connection refused (os error 111)`);
-        throw new DenoOpError('TypeError', `error sending request for url (${current.url.href}): ${(error as Error).message}`);
+        throw sendError(error, current.url, ticket);
       }
       const location = response.headers.location;
       if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string' && a.redirect !== 'manual') {
-        await response.body.dump();
+        await response.body.dump().catch(() => undefined);
         if (a.redirect === 'error') throw new DenoOpError('TypeError', 'Fetch failed: redirect mode is set to error');
         current = target(new URL(location, current.url).href);
         if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
@@ -75,7 +97,13 @@ export const netFetch = defineOp({
         }
         continue;
       }
-      const data = await readCapped(response.body, ctx.maxResponseBytes);
+      let data: Buffer;
+      try {
+        data = await readCapped(response.body, ctx.maxResponseBytes, ticket);
+      } catch (error) {
+        response.body.destroy();
+        throw sendError(error, current.url, ticket);
+      }
       const headers: [string, string][] = [];
       for (const [k, v] of Object.entries(response.headers)) {
         if (v === undefined) continue;

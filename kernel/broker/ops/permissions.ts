@@ -1,11 +1,24 @@
-/** `Deno.permissions.query/request/revoke`, answered from the run's grant. */
+/**
+ * `Deno.permissions.query/request/revoke`, answered from the run's live grant. A revocation
+ * narrows the grant itself (PermissionGate.revoke, Deno's rule), so every later check of
+ * the run sees it: a revoked path is no longer readable, a revoked variable no longer
+ * readable by `Deno.env.get`, and a path beneath a revoked folder queries "prompt" too.
+ * A `run` descriptor names a program the way `Deno.Command` does: a bare name is resolved
+ * on the sandbox's PATH now.
+ */
 import { DenoOpError } from '../deno-error.ts';
 import { PERMISSION_NAMES, type PermissionName } from '../../permissions/descriptors.ts';
 import { normalizeValue } from '../../permissions/parse-flags.ts';
+import { resolveCommand } from '../../permissions/run-grants.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
 import { record } from './args.ts';
 
 const VALUE_KEY: Partial<Record<PermissionName, string>> = { read: 'path', write: 'path', ffi: 'path', net: 'host', import: 'host', env: 'variable', run: 'command', sys: 'kind' };
+
+function normalize(kind: PermissionName, value: string, ctx: BrokerContext): string {
+  if (kind === 'run') return resolveCommand(value, { searchPath: ctx.env.PATH ?? '', cwd: ctx.cwd, base: ctx.cwd }) ?? value;
+  return normalizeValue(kind, value, ctx.cwd);
+}
 
 function descriptor(raw: unknown, ctx: BrokerContext): { kind: PermissionName; value: string | undefined } {
   const o = record(raw);
@@ -16,15 +29,10 @@ function descriptor(raw: unknown, ctx: BrokerContext): { kind: PermissionName; v
   const key = VALUE_KEY[kind as PermissionName]!;
   const raw2 = o[key];
   if (raw2 !== undefined && typeof raw2 !== 'string') throw new DenoOpError('TypeError', `"${key}" must be a string`);
-  return { kind: kind as PermissionName, value: raw2 === undefined ? undefined : normalizeValue(kind as PermissionName, raw2, ctx.cwd) };
+  return { kind: kind as PermissionName, value: raw2 === undefined ? undefined : normalize(kind as PermissionName, raw2, ctx) };
 }
 
-/** Values revoked during this run, per kind: revocation only ever narrows a grant. */
-const revoked = new WeakMap<BrokerContext, Set<string>>();
-
 function answer(ctx: BrokerContext, kind: PermissionName, value: string | undefined) {
-  const gone = revoked.get(ctx);
-  if (gone && (gone.has(`${kind}:*`) || (value !== undefined && gone.has(`${kind}:${value}`)))) return { state: 'prompt', partial: false };
   const a = ctx.gate.query(kind, value);
   return { state: a.state, partial: a.partial };
 }
@@ -55,9 +63,7 @@ export const permissionsRevoke = defineOp({
   parse: descriptor,
   needs: () => [],
   run: (d, ctx) => {
-    const set = revoked.get(ctx) ?? new Set<string>();
-    set.add(`${d.kind}:${d.value ?? '*'}`);
-    revoked.set(ctx, set);
-    return answer(ctx, d.kind, d.value);
+    const a = ctx.gate.revoke(d.kind, d.value);
+    return { state: a.state, partial: a.partial };
   },
 });

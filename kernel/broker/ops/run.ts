@@ -1,16 +1,79 @@
-/** `new Deno.Command(...).output()`: checked against `run`, executed by the subprocess runner. */
-import { resolveExecutable, runCommand } from '../../../sandboxes/subprocess/run-command.ts';
+/**
+ * `new Deno.Command(...).output()`: checked against `run` the way Deno 2.9.6 checks it, then
+ * executed by the subprocess runner by the absolute path that was checked (never found
+ * again on a PATH the script controls):
+ *  1. the child's environment is what it will really get: the sandbox's environment (as
+ *     `Deno.env.set` left it) plus `env`, or `env` alone with `clearEnv`;
+ *  2. the command is resolved on that environment's PATH (the sandbox's own when it has
+ *     none), relative PATH entries against Deno.cwd(), a path with a slash against `cwd`;
+ *     not found is NotFound, before any permission (Deno's order);
+ *  3. without the whole `run` kind, a loader variable (LD_*, DYLD_*, any case) with a value
+ *     in that environment is refused, inherited or passed;
+ *  4. the resolved path must be granted (run-grants.ts), and no deny may match it or its
+ *     canonical path (links followed);
+ *  5. the child runs inside the OS sandbox planned from this same grant (its file system,
+ *     its network through the kernel's proxy, each connection checked and audited here like
+ *     `fetch`); a sandbox that cannot be built is a refusal, never an unsandboxed run.
+ */
+import { grantView } from '../../../sandboxes/subprocess/os-sandbox/grant-view.ts';
+import { runCommand, type OsSandboxRequest } from '../../../sandboxes/subprocess/run-command.ts';
+import { isKernelError } from '../../errors.ts';
+import { Refusal } from '../refusal.ts';
+import { canonicalCommand, resolveCommand } from '../../permissions/run-grants.ts';
 import { DenoOpError } from '../deno-error.ts';
-import { defineOp } from '../op.ts';
+import { defineOp, type BrokerContext } from '../op.ts';
 import { bool, optStr, record, resolvePath, str } from './args.ts';
 
-// Variables that change what a binary loads: Deno asks for full --allow-run to pass them.
-const LOADER_VARIABLES = /^(LD_|DYLD_)/;
+/** Variables that change what a binary loads: Deno asks for the whole --allow-run to pass them. */
+export function loaderVariables(env: Readonly<Record<string, string>>): string[] {
+  return Object.keys(env)
+    .filter((k) => /^(LD_|DYLD_)/i.test(k.trim()) && env[k] !== '')
+    .sort();
+}
+
+function loaderMessage(names: readonly string[]): string {
+  const many = names.length !== 1;
+  return `Requires --allow-run permissions to spawn subprocess with ${names.join(', ')} environment variable${many ? 's' : ''}. Alternatively, spawn with ${many ? 'these' : 'the'} environment variable${many ? 's' : ''} unset.`;
+}
+
+interface RunArgs {
+  command: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  clearEnv: boolean;
+  input: Buffer | null;
+  stdout: unknown;
+  stderr: unknown;
+  /** filled by admit: the environment the child gets and the program it runs */
+  childEnv?: Record<string, string>;
+  resolved?: string;
+}
+
+function notFound(command: string): DenoOpError {
+  return new DenoOpError('NotFound', `Failed to spawn '${command}': entity not found`);
+}
+
+/** The OS sandbox request for a child of this context: its grant, the context's settings, the proxy's policy. */
+export function osSandboxFor(ctx: BrokerContext): OsSandboxRequest {
+  const settings = ctx.os ?? { mode: 'required' as const, hide: [] };
+  const { mode, tracker: _tracker, hostEnv, ...context } = settings;
+  return {
+    mode: mode === 'off' ? 'off' : 'bubblewrap',
+    ...(hostEnv ? { hostEnv } : {}),
+    grant: grantView(ctx.gate),
+    context,
+    net: {
+      allows: (hostPort) => ctx.gate.query('net', hostPort).state === 'granted',
+      audit: (hostPort, granted) => ctx.audit({ type: 'capability', subject: ctx.subject, op: 'run.net', permission: 'net', value: hostPort, decision: granted ? 'granted' : 'denied' }),
+    },
+  };
+}
 
 export const runOutput = defineOp({
   name: 'run.output',
   mode: 'async',
-  parse(raw, ctx) {
+  parse(raw, ctx): RunArgs {
     const o = record(raw);
     const args = o.args;
     if (!Array.isArray(args) || args.some((a) => typeof a !== 'string')) throw new DenoOpError('TypeError', 'args must be an array of strings');
@@ -29,40 +92,57 @@ export const runOutput = defineOp({
       stderr: o.stderr,
     };
   },
-  needs: (a, ctx) => {
-    const resolved = a.command.includes('/') ? undefined : resolveExecutable(a.command, a.env.PATH ?? ctx.env.PATH ?? '', a.cwd);
-    return [{ kind: 'run', value: a.command, ...(resolved ? { alternatives: [resolved] } : {}) }];
-  },
-  async run(a, ctx) {
-    // A loader variable with a value needs the whole `run` kind, with nothing denied.
-    const loader = Object.keys(a.env).find((k) => LOADER_VARIABLES.test(k) && a.env[k] !== '');
+  needs: () => [],
+  admit(a, ctx: BrokerContext, call) {
+    const childEnv = a.clearEnv ? { ...a.env } : { ...ctx.env, ...a.env };
+    const resolved = resolveCommand(a.command, { searchPath: childEnv.PATH ?? ctx.env.PATH ?? '', cwd: a.cwd, base: ctx.cwd });
+    if (resolved === undefined) throw notFound(a.command);
     const whole = ctx.gate.query('run');
-    if (loader && (whole.state !== 'granted' || whole.partial)) {
-      throw new DenoOpError('NotCapable', `Requires --allow-run permissions to spawn subprocess with ${loader} environment variable. Alternatively, spawn with the environment variable unset.`);
+    if (whole.state !== 'granted' || whole.partial) {
+      const loaders = loaderVariables(childEnv);
+      if (loaders.length > 0) call.refuse('run', loaders.join(','), loaderMessage(loaders), 'loader-variable');
     }
-    // The child inherits the sandbox's own environment (only what the run was given, never
-    // the kernel's), plus what the script passes, unless it clears it: Deno's rule.
-    const env = a.clearEnv ? { ...a.env } : { ...ctx.env, ...a.env };
+    const canonical = canonicalCommand(resolved);
+    call.require('run', resolved, a.command, undefined, canonical === resolved ? [] : [canonical]);
+    a.childEnv = childEnv;
+    a.resolved = resolved;
+  },
+  scoped: true,
+  async run(a, ctx, call) {
+    const ticket = call.ticket!;
     let result;
     try {
       result = await runCommand({
-        command: a.command,
+        // The path that was checked, absolute: the runner does not search any PATH again.
+        command: a.resolved!,
         args: a.args,
         cwd: a.cwd,
-        env,
-        searchPath: env.PATH ?? ctx.env.PATH ?? '',
+        env: a.childEnv!,
+        searchPath: '',
         input: a.input,
         wallMs: ctx.subprocess.wallMs,
         outputBytes: ctx.subprocess.outputBytes,
+        signal: ticket.signal,
+        sandbox: osSandboxFor(ctx),
+        ...(ctx.os?.tracker ? { tracker: ctx.os.tracker } : {}),
       });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') throw new DenoOpError('NotFound', `Failed to spawn '${a.command}': entity not found`);
+      // The OS sandbox could not be built: a refusal (audited by the broker), never an unsandboxed run.
+      if (isKernelError(error) && error.code === 'RTC_ERR_OSBOX_GRANT') throw new Refusal('run', a.command, `Failed to spawn '${a.command}': ${error.toLine()}`, 'os-sandbox');
+      if (isKernelError(error) || code === 'EOSBOX') {
+        ctx.audit({ type: 'capability', subject: ctx.subject, op: 'run.output', permission: 'run', value: a.command, decision: 'denied', reason: 'os-sandbox' });
+        throw new DenoOpError('NotSupported', `Failed to spawn '${a.command}': ${isKernelError(error) ? error.toLine() : (error as Error).message}`);
+      }
+      if (code === 'ESTOPPING') throw new DenoOpError('Interrupted', `Failed to spawn '${a.command}': ${(error as Error).message}`);
+      if (code === 'ENOENT') throw notFound(a.command);
       if (code === 'EACCES') throw new DenoOpError('PermissionDenied', `Failed to spawn '${a.command}': Permission denied (os error 13)`);
       throw new DenoOpError('Error', `Failed to spawn '${a.command}': ${(error as Error).message}`);
     }
     if (result.killed === 'timeout') throw new DenoOpError('TimedOut', `command "${a.command}" passed its wall time limit of ${ctx.subprocess.wallMs} ms; its process group was killed`);
     if (result.killed === 'output') throw new DenoOpError('Interrupted', `command "${a.command}" passed its output cap of ${ctx.subprocess.outputBytes} bytes; its process group was killed`);
+    // killed === 'stop' (the kernel is stopping) is answered like an exit: the executor records the session as interrupted with what it printed.
+    if (result.killed === 'aborted') throw new DenoOpError('Interrupted', `command "${a.command}" was still running when the run ended; its process group was killed`);
     const keep = (mode: unknown, data: Buffer) => (mode === 'null' || mode === 'inherit' ? '' : data.toString('base64'));
     return { code: result.code, signal: result.signal, stdout: keep(a.stdout, result.stdout), stderr: keep(a.stderr, result.stderr) };
   },

@@ -1,0 +1,53 @@
+/**
+ * Each executor's provider home, `<state>/<persona>/brain/providers/<executor>/`: HOME of its
+ * sessions, and where codex (`CODEX_HOME`) and claude (`CLAUDE_CONFIG_DIR`) keep their
+ * configuration, credentials, session history and project memory. One per persona and
+ * executor, inside the persona's state: nothing is shared between personas, and it moves with
+ * the persona's volume. Credentials are staged here by the operator (docs/executors.md); the
+ * kernel never copies anything from the operator's own home.
+ */
+import { lstatSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { kernelError } from '../../../kernel/errors.ts';
+
+/** `executor.codex` → `codex`: the folder name under brain/providers/. */
+export function providerName(pluginId: string): string {
+  return pluginId.replace(/^executor\./, '').replace(/[^a-z0-9_-]/gi, '-');
+}
+
+export function providerHomeDir(personaDir: string, pluginId: string): string {
+  return path.join(personaDir, 'brain', 'providers', providerName(pluginId));
+}
+
+/**
+ * Creates the provider home when missing and checks it is a real folder inside the persona's
+ * own state that the kernel can write; RTC_ERR_EXECUTOR_PROVIDER_HOME saying what is wrong.
+ */
+export function ensureProviderHome(personaDir: string, home: string): void {
+  const fail = (why: string, cause?: unknown): never => {
+    throw kernelError('RTC_ERR_EXECUTOR_PROVIDER_HOME', `provider home ${path.relative(path.dirname(personaDir), home)}: ${why}`, { details: { home }, ...(cause ? { cause } : {}) });
+  };
+  try {
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    fail(`cannot be created (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, error);
+  }
+  const st = lstatSync(home, { throwIfNoEntry: false });
+  if (!st || st.isSymbolicLink() || !st.isDirectory()) fail('is not a folder (a link or a file stands there)');
+  let real: string;
+  try {
+    real = realpathSync(home);
+  } catch (error) {
+    return fail(`cannot be resolved (${(error as Error).message})`, error);
+  }
+  const ownReal = realpathSync(personaDir);
+  if (!real.startsWith(`${ownReal}${path.sep}`)) fail(`resolves to ${real}, outside the persona's own folder`);
+  // access(W_OK) says yes to root on a read-only mount: a real write is the only honest check.
+  const probe = path.join(home, '.runtimectl-write-check');
+  try {
+    writeFileSync(probe, '');
+    rmSync(probe, { force: true });
+  } catch (error) {
+    fail(`is not writable (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, error);
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * Opening a file the way a long-running kernel must: never blocking its main thread, never
+ * reading without bound. Used by the broker's file ops (what a sandboxed script reads and
+ * writes) and meant for every read the kernel does on a persona's behalf (inbox, dm queue,
+ * profile, brain).
+ *
+ *  - what is not a regular file is refused *before* it is opened (a FIFO would block the
+ *    open or the read; a tty, /dev/stdin, /dev/zero never end; opening some devices has
+ *    effects of its own), and checked again on the descriptor, which must be the same inode
+ *    the path named (a swap in between is refused, not followed);
+ *  - every open is O_NONBLOCK and O_NOCTTY, and O_NOFOLLOW when the caller resolved the
+ *    path itself (strict symlink checks);
+ *  - a read is capped: a file above `cap` bytes is refused from its size without reading it,
+ *    and a file that grows while read stops at the cap.
+ * One open, one fstat and the reads: the fast path costs one stat more than a bare read.
+ */
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, statSync, lstatSync, writeSync, type Stats } from 'node:fs';
+
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NONBLOCK, O_NOCTTY, O_NOFOLLOW } = constants;
+
+export type UnsafeFileReason = 'not-regular' | 'too-large' | 'changed';
+
+/** A file refused by these helpers; `kind` says what it was (`FIFO`, `socket`, `character device`...). */
+export class UnsafeFileError extends Error {
+  readonly reason: UnsafeFileReason;
+  readonly path: string;
+  readonly kind: string;
+  readonly size: number | undefined;
+
+  constructor(reason: UnsafeFileReason, path: string, kind: string, message: string, size?: number) {
+    super(message);
+    this.name = 'UnsafeFileError';
+    this.reason = reason;
+    this.path = path;
+    this.kind = kind;
+    this.size = size;
+  }
+}
+
+export function fileKind(s: Stats): string {
+  if (s.isFile()) return 'regular file';
+  if (s.isDirectory()) return 'directory';
+  if (s.isFIFO()) return 'FIFO';
+  if (s.isSocket()) return 'socket';
+  if (s.isCharacterDevice()) return 'character device';
+  if (s.isBlockDevice()) return 'block device';
+  if (s.isSymbolicLink()) return 'symbolic link';
+  return 'special file';
+}
+
+function errno(code: string, path: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: ${path}`), { code, path });
+}
+
+export interface OpenOptions {
+  /** the path was resolved by the caller: refuse a symlink in its last component */
+  noFollow?: boolean;
+  /** what the caller already stat'ed at this path (saves a stat) */
+  stats?: Stats;
+  /** also accept these non-regular files (e.g. /dev/null); they must never block */
+  acceptDevice?: (s: Stats) => boolean;
+}
+
+function refuseKind(file: string, s: Stats, accept: OpenOptions['acceptDevice'], doing: string): void {
+  if (s.isDirectory()) throw errno('EISDIR', file);
+  if (!s.isFile() && !accept?.(s)) throw new UnsafeFileError('not-regular', file, fileKind(s), `${file} is a ${fileKind(s)}, not a regular file: the kernel ${doing} only regular files`);
+}
+
+function sameFile(fd: number, file: string, before: Stats, accept: OpenOptions['acceptDevice'], doing: string): Stats {
+  const after = fstatSync(fd);
+  if (after.dev !== before.dev || after.ino !== before.ino) throw new UnsafeFileError('changed', file, fileKind(after), `${file} was replaced while it was being opened`);
+  refuseKind(file, after, accept, doing);
+  return after;
+}
+
+/**
+ * Reads a whole regular file of at most `cap` bytes. Throws an ErrnoException for OS
+ * errors (ENOENT, EISDIR, EACCES, ELOOP with noFollow) and an UnsafeFileError for what is
+ * not a regular file, too large, or swapped while opened.
+ */
+export function readRegularFile(file: string, cap: number, options: OpenOptions = {}): Buffer {
+  const before = options.stats ?? (options.noFollow ? lstatSync(file) : statSync(file));
+  refuseKind(file, before, options.acceptDevice, 'reads');
+  if (before.size > cap) throw new UnsafeFileError('too-large', file, 'regular file', `${file} has ${before.size} bytes, more than the cap of ${cap} bytes`, before.size);
+  const fd = openSync(file, O_RDONLY | O_NONBLOCK | O_NOCTTY | (options.noFollow ? O_NOFOLLOW : 0));
+  try {
+    const stats = sameFile(fd, file, before, options.acceptDevice, 'reads');
+    if (stats.size > cap) throw new UnsafeFileError('too-large', file, 'regular file', `${file} has ${stats.size} bytes, more than the cap of ${cap} bytes`, stats.size);
+    // The size is a hint (files under /proc say 0, files grow): read to EOF, bounded by the cap.
+    let buffer = Buffer.allocUnsafe(Math.min(cap, stats.size) + 1);
+    let total = 0;
+    for (;;) {
+      if (total === buffer.length) {
+        if (total > cap) break;
+        const bigger = Buffer.allocUnsafe(Math.min(cap + 1, Math.max(65536, buffer.length * 2)));
+        buffer.copy(bigger, 0, 0, total);
+        buffer = bigger;
+      }
+      const n = readSync(fd, buffer, total, buffer.length - total, null);
+      if (n === 0) break;
+      total += n;
+    }
+    if (total > cap) throw new UnsafeFileError('too-large', file, 'regular file', `${file} grew past the cap of ${cap} bytes while it was read`);
+    return buffer.subarray(0, total);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface WriteOptions extends OpenOptions {
+  append: boolean;
+  /** the file does not exist (the caller checked): create it, never following a link */
+  create: boolean;
+  /** permission bits for a new file (before the umask) */
+  mode?: number;
+}
+
+/**
+ * Writes `data` to a regular file (or an accepted device), without blocking: an existing
+ * file is opened without O_TRUNC and truncated only once the descriptor is checked; a new
+ * one is created with O_EXCL|O_NOFOLLOW, so a link planted in its place is never followed.
+ */
+export function writeRegularFile(file: string, data: Uint8Array, options: WriteOptions): void {
+  let fd: number;
+  let truncate = false;
+  if (options.create) {
+    fd = openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | (options.append ? O_APPEND : 0), options.mode ?? 0o666);
+  } else {
+    const before = options.stats ?? (options.noFollow ? lstatSync(file) : statSync(file));
+    refuseKind(file, before, options.acceptDevice, 'writes');
+    fd = openSync(file, O_WRONLY | O_NONBLOCK | O_NOCTTY | (options.append ? O_APPEND : 0) | (options.noFollow ? O_NOFOLLOW : 0));
+    try {
+      truncate = sameFile(fd, file, before, options.acceptDevice, 'writes').isFile() && !options.append;
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+  try {
+    if (truncate) ftruncateSync(fd, 0);
+    let offset = 0;
+    while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
+  } finally {
+    closeSync(fd);
+  }
+}

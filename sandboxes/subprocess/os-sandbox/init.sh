@@ -1,0 +1,38 @@
+# The first program inside the OS sandbox (pid 2; bwrap's own init is pid 1). It starts the
+# network bridge when the grant names hosts, runs the command in the foreground, and when
+# the command ends reports on fd 5 how many processes it left behind. They do not outlive
+# it: this script ends, bwrap's init follows, and the kernel kills whatever remains in the
+# pid namespace. A TERM for the sandbox reaches the command; this script waits for it
+# (a trap that does nothing defers until the foreground command has ended, per POSIX).
+#
+# usage: sh init.sh NET NODE BRIDGE SOCKET -- COMMAND [ARGS...]
+#   NET is "net" or "none"; NODE, BRIDGE and SOCKET are used only with "net".
+net=$1 node=$2 bridge_js=$3 socket=$4
+shift 4
+[ "$1" = -- ] && shift
+bridge=
+if [ "$net" = net ]; then
+  ready=/tmp/.runtimectl-bridge-ready
+  NODE_OPTIONS= "$node" "$bridge_js" "$socket" 3128 "$ready" </dev/null 5>&- &
+  bridge=$!
+  while [ ! -e "$ready" ]; do
+    if ! kill -0 "$bridge" 2>/dev/null; then
+      echo "runtimectl sandbox: the network bridge did not start" >&2
+      printf 'bridge-failed\n' >&5
+      exit 125
+    fi
+    sleep 0.005
+  done
+  rm -f "$ready"
+fi
+trap : TERM INT HUP
+"$@" 5>&-
+rc=$?
+left=0
+for p in /proc/[0-9]*; do
+  p=${p#/proc/}
+  case "$p" in 1 | "$$" | "$bridge") continue ;; esac
+  left=$((left + 1))
+done
+printf 'exit %s left %s\n' "$rc" "$left" >&5
+exit "$rc"
