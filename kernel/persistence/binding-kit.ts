@@ -7,7 +7,8 @@
  */
 import { isKernelError } from '../errors.ts';
 import { DenoOpError } from '../broker/deno-error.ts';
-import { defineOp, type BrokerContext, type OpDefinition } from '../broker/op.ts';
+import { defineOp, type BrokerContext, type OpCall, type OpDefinition } from '../broker/op.ts';
+import { Refusal } from '../broker/refusal.ts';
 import { record } from '../broker/ops/args.ts';
 import type { StorageHost, StorageSession } from './storage-session.ts';
 
@@ -21,16 +22,22 @@ export interface StorageGrant {
   declared: readonly string[];
 }
 
-function admit(ctx: BrokerContext, op: string, binding: StorageBindingName): StorageGrant {
+/**
+ * A refusal is audited by the broker (a Refusal); a pass is not, unlike the persona bindings:
+ * a storage op runs per appended batch, and the grant behind it is fixed at the plugin's load.
+ */
+function admit(ctx: BrokerContext, call: OpCall, binding: StorageBindingName): StorageGrant {
   const grant = ctx.storage;
   let why: string | undefined;
   if (!grant) why = 'storage bindings are handed only to persistence backends and the ledger';
   else if (!grant.declared.includes(binding)) why = `plugin ${ctx.subject} does not declare it (plugin.yaml bindings: [${grant.declared.join(', ')}])`;
-  if (why !== undefined || !grant) {
-    ctx.audit({ type: 'capability', subject: ctx.subject, op, permission: 'binding', value: binding, decision: 'denied' });
-    throw new DenoOpError('NotCapable', `Requires the "${binding}" binding: ${why ?? 'not available'}`);
-  }
+  if (why !== undefined || !grant) call.refuse('binding', binding, `Requires the "${binding}" binding: ${why ?? 'not available'}`, 'binding');
   return grant;
+}
+
+/** The token names no session this binding serves: refused as the binding (audited by the broker). */
+export function noSession(binding: StorageBindingName, message: string): Refusal {
+  return new Refusal('binding', binding, message, 'binding');
 }
 
 /** A kernel error (or any host failure) as the Error the plugin sees. */
@@ -59,9 +66,9 @@ export function storageOp<A, R>(spec: StorageOpSpec<A, R>): OpDefinition<{ s: un
       return { s: o.s, args: spec.parse(o) };
     },
     needs: () => [],
-    run(a, ctx) {
-      const grant = admit(ctx, spec.name, spec.binding);
-      const session = grant.host.get(a.s);
+    run(a, ctx, call) {
+      const grant = admit(ctx, call, spec.binding);
+      const session = grant.host.get(a.s, spec.binding);
       if (spec.mode === 'sync') {
         try {
           return spec.run(session, a.args, ctx) as R;

@@ -15,12 +15,12 @@
  *           { ok: false } when the ledger changed since `base` (the plugin reloads and retries)
  */
 import { DenoOpError } from '../broker/deno-error.ts';
-import { optInt, storageOp } from './binding-kit.ts';
+import { noSession, optInt, storageOp } from './binding-kit.ts';
 import type { StorageSession } from './storage-session.ts';
 
 function rows(session: StorageSession) {
   const target = session.ledgerRows;
-  if (target === undefined) throw new DenoOpError('NotCapable', `Requires a ledger session: persona ${session.personaId} has no ledger open on this session`);
+  if (target === undefined) throw noSession('storage.ledger', `Requires a ledger session: persona ${session.personaId} has no ledger open on this session`);
   return target;
 }
 

@@ -14,6 +14,7 @@ import type Database from 'better-sqlite3';
 import type { Batch } from '../events/batch.ts';
 import type { FileSink, PreparedEventFile } from '../events/event-log.ts';
 import { DenoOpError } from '../broker/deno-error.ts';
+import { noSession, type StorageBindingName } from './binding-kit.ts';
 import { kernelError } from '../errors.ts';
 import { resolveInsidePersona } from '../storage/persona-path.ts';
 import type { PgBridge } from './postgres/pg-bridge.ts';
@@ -214,9 +215,9 @@ export class StorageHost {
   }
 
   /** The session a binding call names; anything else is refused. */
-  get(token: unknown): StorageSession {
+  get(token: unknown, binding: StorageBindingName): StorageSession {
     const session = typeof token === 'string' ? this.#sessions.get(token) : undefined;
-    if (session === undefined || session.closed) throw new DenoOpError('NotCapable', 'Requires a storage session: the token names no open persona on this backend');
+    if (session === undefined || session.closed) throw noSession(binding, 'Requires a storage session: the token names no open persona on this backend');
     return session;
   }
 

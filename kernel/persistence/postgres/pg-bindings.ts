@@ -21,7 +21,7 @@ import { GENESIS_HASH, type EventEnvelope } from '../../events/envelope.ts';
 import { checkEventRows, type StoredEventRow } from '../../events/rows.ts';
 import { kernelError } from '../../errors.ts';
 import type { EventChainReport } from '../../contracts/persistence.ts';
-import { storageOp } from '../binding-kit.ts';
+import { noSession, storageOp } from '../binding-kit.ts';
 import { registerPlacementReader } from '../event-placement.ts';
 import { checkPluginSql, tokenizeSql } from '../sql-guard.ts';
 import type { EventPlacement, StorageSession } from '../storage-session.ts';
@@ -33,7 +33,7 @@ type PgPlacement = Extract<EventPlacement, { kind: 'postgres' }>;
 
 function pg(session: StorageSession) {
   const target = session.postgres;
-  if (target === undefined) throw new DenoOpError('NotCapable', `Requires a postgres session: persona ${session.personaId} is not kept in Postgres`);
+  if (target === undefined) throw noSession('storage.postgres', `Requires a postgres session: persona ${session.personaId} is not kept in Postgres`);
   return target;
 }
 
