@@ -16,6 +16,7 @@ import { trustedCall, processCall } from './cases/call-round-trip.ts';
 import { brokerOp } from './cases/broker-op.ts';
 import { coldStart } from './cases/cold-start.ts';
 import { eventAppends } from './cases/event-appends.ts';
+import { postgresAppends } from './cases/postgres-appends.ts';
 import { fetchMemory } from './cases/fetch-memory.ts';
 import { memory } from './cases/memory.ts';
 import { replay } from './cases/replay.ts';
@@ -38,6 +39,7 @@ const CASES: { name: string; run: (ctx: BenchContext) => Promise<ResultRow[]> | 
   { name: 'memory', run: memory },
   { name: 'persona-memory', run: personaMemory },
   { name: 'event-appends', run: eventAppends },
+  { name: 'postgres-appends', run: postgresAppends },
   { name: 'replay', run: replay },
   { name: 'fetch-memory', run: fetchMemory },
   { name: 'executor-sandbox-start', run: executorSandboxStart },
