@@ -20,6 +20,8 @@ import { PERSISTENCE_CLI_COMMANDS } from '../features/persistence/cli.ts';
 import { activityCommand } from '../features/activity/cli.ts';
 import { replayCommand } from '../features/replay/cli.ts';
 import { fleetRenderCommand } from '../features/fleet/cli.ts';
+import { EVENTS_CLI_COMMANDS } from '../features/events/cli.ts';
+import { OPERATOR_CLI_COMMANDS } from '../features/review/operator-cli.ts';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -34,11 +36,13 @@ export const COMMANDS: readonly Command[] = [
   verifyCommand,
   activityCommand,
   replayCommand,
+  ...EVENTS_CLI_COMMANDS,
   gateCommand,
   evidenceVerifyCommand,
   evidenceSelectCommand,
   ...LEDGER_CLI_COMMANDS,
   ...PROPOSALS_CLI_COMMANDS,
+  ...OPERATOR_CLI_COMMANDS,
   ...PERSISTENCE_CLI_COMMANDS,
   fleetRenderCommand,
 ];

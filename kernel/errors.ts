@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   // command line
   RTC_ERR_CLI_USAGE: 'the command line is not valid',
   RTC_ERR_CLI_FILE_NOT_FOUND: 'a file named on the command line does not exist',
+  RTC_ERR_FS_ACCESS: 'a file or folder a command needs is missing, of the wrong kind, or cannot be read, written or created',
   // manifests and profiles
   RTC_ERR_MANIFEST_INVALID: 'a manifest does not match its schema',
   RTC_ERR_MANIFEST_YAML: 'a manifest is not valid YAML',
@@ -68,6 +69,8 @@ export const ERROR_CODES = {
   RTC_ERR_REVIEW_BLOB: 'content stored for a proposal is missing or does not match its digest',
   RTC_ERR_REVIEW_MEMORY_DRIFT: 'long-term memory changed outside the review queue',
   RTC_ERR_REVIEW_BACKEND: "a review queue was opened without the persistence backend its persona's persistence.yaml names",
+  RTC_ERR_REVIEW_OPERATOR: 'a review decision has no valid operator credential, or the operator configuration is invalid',
+  RTC_ERR_REVIEW_EVIDENCE: "a proposal's evidence cannot be found or no longer has the digest it was proposed with",
   // local task ledger
   RTC_ERR_LEDGER_PATH_ESCAPE: 'a ledger path resolves outside the persona directory',
   RTC_ERR_LEDGER_SCHEMA_NEWER: 'the ledger was written by a newer schema version than this runtimectl supports',

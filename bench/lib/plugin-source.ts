@@ -32,7 +32,7 @@ function dataTable(count: number): string {
 }
 
 const BIG_ENTRY = `import { TABLE } from './table.ts';
-import { DATA, type Entry } from './data.ts';
+import { DATA, type Entry } from './plugin-source.ts';
 
 export function echo<T>(x: T): T {
   return x;

@@ -2,9 +2,6 @@
  * `runtimectl activity [--since 24h] [--persona ID] [--state-dir DIR] [--json]`: what each
  * persona did over the window, from its own event log (features/activity).
  */
-import { statSync } from 'node:fs';
-import path from 'node:path';
-import { kernelError } from '../../kernel/errors.ts';
 import { isActivityError, personaActivity, type ActivityEntry } from './collect.ts';
 import { sharedPersonas } from '../persistence/fleet.ts';
 import { describeDsn } from '../../kernel/persistence/postgres/pg-bridge.ts';
@@ -12,6 +9,8 @@ import type { PersonaActivity } from './report.ts';
 import { parseSince } from './window.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { listPersonaIds } from '../verify/cli.ts';
+import { existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
+import { kernelError } from '../../kernel/errors.ts';
 
 const USAGE = `Usage: runtimectl activity [--since 24h] [--persona ID] [--state-dir DIR | --dsn DSN] [--json]
 
@@ -32,13 +31,6 @@ Options:
 Exit status: 0, or 1 when some persona's log could not be read (it is reported; the others still are).
 `;
 
-function isDirectory(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 function fixed(value: number): string {
   return Number.isInteger(value) ? String(value) : value.toFixed(2);
@@ -66,17 +58,11 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { since: { type: 'string' }, persona: { type: 'string' }, 'state-dir': { type: 'string' }, dsn: { type: 'string' }, json: { type: 'boolean' } }, 'activity', false);
   const windowMs = parseSince(values.since ?? '24h');
   if (values.dsn !== undefined) return runFleet(values.dsn, values, windowMs, io);
-  const given = values['state-dir'] ?? io.env.SCIDEX_AGENT_STATE_DIR ?? 'state';
-  const stateDir = path.resolve(io.cwd, given);
-  if (!isDirectory(stateDir)) {
-    throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `state directory ${given} does not exist; pass --state-dir DIR or set SCIDEX_AGENT_STATE_DIR`, { details: { path: given } });
-  }
+  const choice = existingStateDir(values['state-dir'], io.env, io.cwd);
+  const { stateDir, given } = choice;
   let ids: string[];
   if (values.persona !== undefined) {
-    if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(values.persona)) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ${values.persona}: lowercase letters, digits, "-" and "_"; see "runtimectl activity --help"`);
-    if (!isDirectory(path.join(stateDir, values.persona))) {
-      throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `persona ${values.persona} has no folder in state directory ${given}`, { details: { persona: values.persona } });
-    }
+    existingPersonaDir(choice, values.persona, 'activity');
     ids = [values.persona];
   } else ids = listPersonaIds(stateDir);
 

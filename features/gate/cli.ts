@@ -9,10 +9,11 @@ import { pluginSearchPath } from './check-plugins.ts';
 import { findDeno } from './reference-deno.ts';
 import { listGateProfiles } from './profiles.ts';
 import { runGate, type GateReport } from './run-gate.ts';
-import { resolvePersona } from '../../kernel/personas/load.ts';
+import { listPersonaIds, resolvePersona } from '../../kernel/personas/load.ts';
 import { parseReviewPolicy, type ReviewPolicy } from '../../kernel/review/index.ts';
 import { assertReviewPersonaId } from '../../kernel/review/paths.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { chooseStateDir, knownPersonaDir } from '../../kernel/storage/state-dir.ts';
 
 const USAGE = `Usage: runtimectl gate --profile NAME|FILE --target PATH --out DIR [--plugins-dir DIR]...
                        [--persona ID [--state-dir DIR]] [--json]
@@ -67,7 +68,9 @@ non-empty --out): nothing was evaluated and no package was written.
  */
 function reviewQueueOf(persona: string, stateDir: string | undefined, io: CliIo): { reviewPersonaDir: string; reviewPolicy?: ReviewPolicy } {
   assertReviewPersonaId(persona);
-  const reviewPersonaDir = path.join(path.resolve(io.cwd, stateDir ?? io.env['SCIDEX_AGENT_STATE_DIR'] ?? 'state'), persona);
+  // The proposal goes to a persona that exists (a folder, or a profile): a typo is refused
+  // before the gate runs, and never becomes a new persona folder.
+  const reviewPersonaDir = knownPersonaDir(chooseStateDir(stateDir, io.env, io.cwd), persona, 'gate', listPersonaIds());
   try {
     const loaded = resolvePersona(persona, { cwd: io.cwd });
     const review = (loaded.profile as { review?: unknown }).review;

@@ -24,6 +24,7 @@ import { defaultCacheDir, sha256 } from '../../kernel/build/bundle.ts';
 import type { GateCheckResult } from '../../kernel/contracts/gate-check.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import type { ReviewPolicy } from '../../kernel/review/index.ts';
+import { scrubber } from '../../kernel/redact/secret-values.ts';
 import { KERNEL_VERSION, PROJECT_ROOT } from '../../kernel/version.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import { isInside } from '../skills/read-reference.ts';
@@ -95,6 +96,9 @@ function verdictOf(records: readonly Recorded[]): Verdict {
   return 'accepted';
 }
 
+/** Evidence is written with secret-shaped strings scrubbed (a draft's test that prints a token leaves none in the package). */
+const evidenceScrub = scrubber();
+
 /** Everything the verdict does not vouch for, in check order, ending with what no check can. */
 function limitationsOf(records: readonly Recorded[]): Limitation[] {
   const out: Limitation[] = [];
@@ -108,7 +112,7 @@ function limitationsOf(records: readonly Recorded[]): Limitation[] {
 }
 
 function writeJson(file: string, value: unknown): string {
-  const text = `${JSON.stringify(value, null, 2)}\n`;
+  const text = `${JSON.stringify(evidenceScrub.deep(value), null, 2)}\n`;
   writeFileSync(file, text);
   return `sha256:${sha256(text)}`;
 }

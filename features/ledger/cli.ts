@@ -26,6 +26,7 @@ import {
   type Surprise,
   type Task,
 } from './index.ts';
+import { chooseStateDir, ensureStateDir, existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
 import { parseFlags, printJson, type CliIo, type Command, type Options } from '../../kernel/cli/command.ts';
 
 const COMMON_OPTIONS = {
@@ -65,10 +66,17 @@ function usageError(message: string, command: string): never {
 function common(values: { persona?: string; 'state-dir'?: string; backend?: string; json?: boolean }, io: CliIo, command: string): Common {
   if (values.persona === undefined) usageError('--persona ID is required', command);
   assertPersonaId(values.persona);
-  const stateDir = path.resolve(io.cwd, values['state-dir'] ?? io.env['SCIDEX_AGENT_STATE_DIR'] ?? 'state');
+  // init starts a ledger (and the persona's folder); every other verb works on a persona that
+  // exists, so a typo is refused (with "did you mean") instead of becoming a new persona.
+  let personaDir: string;
+  if (command === 'init') {
+    const choice = chooseStateDir(values['state-dir'], io.env, io.cwd);
+    ensureStateDir(choice.given, choice.stateDir);
+    personaDir = path.join(choice.stateDir, values.persona);
+  } else personaDir = existingPersonaDir(existingStateDir(values['state-dir'], io.env, io.cwd), values.persona, `ledger ${command}`);
   return {
     personaId: values.persona,
-    personaDir: path.join(stateDir, values.persona),
+    personaDir,
     ...(values.backend === undefined ? {} : { backend: parseBackend(values.backend) }),
     json: values.json ?? false,
   };

@@ -3,7 +3,6 @@
  * backend into another (then switching is one line of its persistence.yaml, or --switch),
  * and seeing which backend holds what.
  */
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { copyPersistence, type CopyReport } from './copy.ts';
@@ -12,37 +11,23 @@ import { openBackend } from './open.ts';
 import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { listPersonaIds } from '../verify/cli.ts';
+import { lockPersonaWriter, type WriterLock } from '../../kernel/storage/writer-lock.ts';
+import { existingPersonaDir, existingStateDir, type StateDirChoice } from '../../kernel/storage/state-dir.ts';
 
-const PERSONA_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 function usageError(message: string, command: string): never {
   throw kernelError('RTC_ERR_CLI_USAGE', `${message}; see "runtimectl persistence ${command} --help"`);
 }
 
-function stateDirOf(values: { 'state-dir'?: string }, io: CliIo): { given: string; stateDir: string } {
-  const given = values['state-dir'] ?? io.env['SCIDEX_AGENT_STATE_DIR'] ?? 'state';
-  const stateDir = path.resolve(io.cwd, given);
-  if (!isDirectory(stateDir)) {
-    throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `state directory ${given} does not exist; pass --state-dir DIR or set SCIDEX_AGENT_STATE_DIR`, { details: { path: given } });
-  }
-  return { given, stateDir };
+function stateDirOf(values: { 'state-dir'?: string }, io: CliIo): StateDirChoice {
+  return existingStateDir(values['state-dir'], io.env, io.cwd);
 }
 
-function personaDirOf(stateDir: string, persona: string | undefined, command: string): string {
+function personaDirOf(choice: StateDirChoice, persona: string | undefined, command: string): string {
   if (persona === undefined) usageError('--persona ID is required', command);
-  if (!PERSONA_ID.test(persona)) usageError(`--persona ${persona}: lowercase letters, digits, "-" and "_"`, command);
-  const dir = path.join(stateDir, persona);
-  if (!isDirectory(dir)) throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `persona ${persona} has no folder in the state directory (${dir})`, { details: { persona } });
-  return dir;
+  return existingPersonaDir(choice, persona, `persistence ${command}`);
 }
 
-function isDirectory(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 function backendName(value: string, flag: string, command: string): string {
   try {
@@ -90,7 +75,7 @@ ledger from one backend into the other. The target must be empty; nothing is mer
 overwritten. The ledger has one home (orchestra/orchestra.db): it is rebuilt in the target's
 format, checked, and swapped in, with the old file kept beside it as orchestra.db.<old>
 (to or from postgres, whose ledger is rows, it is copied and read back instead).
-Stop the persona first.
+A persona that is running is refused (its writer lock is held): stop it first.
 
 Options:
   --persona ID       the persona (required)
@@ -115,8 +100,7 @@ export const persistenceExportCommand: Command = {
       'persistence export',
       false,
     );
-    const { stateDir } = stateDirOf(values, io);
-    const personaDir = personaDirOf(stateDir, values.persona, 'export');
+    const personaDir = personaDirOf(stateDirOf(values, io), values.persona, 'export');
     if (values.to === undefined) usageError('--to BACKEND is required', 'export');
     const to = backendName(values.to, '--to', 'export');
     const from = values.from === undefined ? readPersistenceConfig(personaDir).backend : backendName(values.from, '--from', 'export');
@@ -124,18 +108,23 @@ export const persistenceExportCommand: Command = {
 
     let source: PersistenceBackend | undefined;
     let target: PersistenceBackend | undefined;
+    let lock: WriterLock | undefined;
     let report: CopyReport;
     try {
       const dsn = values.dsn ?? io.env['RUNTIMECTL_POSTGRES_DSN'];
       const shared = dsn === undefined ? {} : { dsn };
       source = await openBackend(personaDir, from, { readonly: true, ...shared });
+      // A running kernel would keep appending to the source while it is copied (and after a
+      // switch, to the backend nobody reads): the export holds the persona's writer lock.
+      lock = await lockPersonaWriter(source, 'persistence export');
       target = await openBackend(personaDir, to, shared);
       report = await copyPersistence(source, target);
+      if (values.switch) writePersistenceConfig(personaDir, to);
     } finally {
       await target?.close();
       await source?.close();
+      lock?.release();
     }
-    if (values.switch) writePersistenceConfig(personaDir, to);
     const switched = values.switch === true;
     if (values.json) {
       printJson(io, { ok: true, ...report, switched });
@@ -191,8 +180,9 @@ export const persistenceStatusCommand: Command = {
   usage: STATUS_USAGE,
   async run(argv, io) {
     const { values } = parseFlags(argv, { persona: { type: 'string' }, 'state-dir': { type: 'string' }, dsn: { type: 'string' }, json: { type: 'boolean' } }, 'persistence status', false);
-    const { stateDir } = stateDirOf(values, io);
-    const ids = values.persona === undefined ? listPersonaIds(stateDir) : [path.basename(personaDirOf(stateDir, values.persona, 'status'))];
+    const choice = stateDirOf(values, io);
+    const { stateDir } = choice;
+    const ids = values.persona === undefined ? listPersonaIds(stateDir) : [path.basename(personaDirOf(choice, values.persona, 'status'))];
     const personas = [];
     for (const id of ids) {
       const dir = path.join(stateDir, id);

@@ -22,7 +22,7 @@ import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { checkBrainText, checkProposalLine, parseProposalLines } from './records.ts';
 import type { LedgerBackend } from '../ledger/repo.ts';
 import { sessionLease } from '../../kernel/persistence/postgres/pg-bindings.ts';
-import type { WriterLockLike } from './writer-lock-like.ts';
+import { selfHolder, type WriterLock } from '../../kernel/storage/writer-lock.ts';
 
 /** What every persistence plugin exports (the first argument of each is the session token). */
 export const BACKEND_EXPORTS = [
@@ -123,8 +123,6 @@ export interface IsolatedBackend extends PersistenceBackend {
   callPluginSync(name: string, ...args: unknown[]): unknown;
   /** Lets go of the session's connections to one file of the persona folder (a ledger closed). */
   releaseFile(relative: string): void;
-  /** A shared store's one-writer lock for this persona (the Postgres lease), when the backend has one. */
-  acquireWriterLock?: (purpose: string) => Promise<WriterLockLike>;
 }
 
 /** Builds the backend plugin's isolate (once per process); after it, openIsolatedBackendSync works. */
@@ -220,9 +218,10 @@ export function openIsolatedBackendSync(plugin: LoadedPlugin, context: IsolatedB
     // A shared store brings its own one-writer lock (the Postgres lease); file stores leave it to the persona folder.
     ...(session.postgres
       ? {
-          acquireWriterLock: async (purpose: string): Promise<WriterLockLike> => {
+          // The lease is the session's: the events' open finds it held and appends under it.
+          acquireWriterLock: async (purpose: string): Promise<WriterLock> => {
             const lease = sessionLease(session, purpose);
-            return { holder: { ...lease.info, lease: lease.holder }, release: () => void lease.release() };
+            return { holder: selfHolder(purpose), release: () => void lease.release() };
           },
         }
       : {}),

@@ -4,13 +4,11 @@
  * performs no effect (kernel/replay). Exit 0 when every selected cycle matched; 1 with the
  * first divergence named (persona, cycle, call, effect index, expected, asked).
  */
-import { existsSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
 import { replayPersona, type ReplayReport } from '../../kernel/replay/replay-persona.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
-import { resolveStateDir } from '../science-loop/cli.ts';
 import { listPersonaIds } from '../verify/cli.ts';
+import { existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
 
 const USAGE = `Usage: runtimectl replay [--state-dir DIR] [--persona ID] [--cycle N | --all] [--installed] [--json]
 
@@ -65,17 +63,11 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   if (values.cycle !== undefined && values.all) throw kernelError('RTC_ERR_CLI_USAGE', '--cycle and --all are exclusive; see "runtimectl replay --help"');
   if (values.cycle !== undefined && !/^[1-9]\d*$/.test(values.cycle)) throw kernelError('RTC_ERR_CLI_USAGE', `--cycle ${values.cycle}: must be a cycle number (1 or more)`);
   if (values.cycle !== undefined && values.persona === undefined) throw kernelError('RTC_ERR_CLI_USAGE', '--cycle needs --persona (cycle numbers are per persona)');
-  const stateDir = resolveStateDir(values['state-dir'], io);
-  const shown = values['state-dir'] ?? path.relative(io.cwd, stateDir) ?? stateDir;
-  if (!existsSync(stateDir) || !statSync(stateDir).isDirectory()) {
-    throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `state directory ${shown} does not exist; pass --state-dir DIR or set SCIDEX_AGENT_STATE_DIR`, { details: { path: shown } });
-  }
+  const choice = existingStateDir(values['state-dir'], io.env, io.cwd);
+  const { stateDir, given: shown } = choice;
   let ids: string[];
   if (values.persona !== undefined) {
-    if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(values.persona)) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ${values.persona}: lowercase letters, digits, "-" and "_"`);
-    if (!existsSync(path.join(stateDir, values.persona))) {
-      throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `persona ${values.persona} has no folder in state directory ${shown}`, { details: { persona: values.persona } });
-    }
+    existingPersonaDir(choice, values.persona, 'replay');
     ids = [values.persona];
   } else ids = listPersonaIds(stateDir);
 

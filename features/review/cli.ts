@@ -10,12 +10,12 @@
  * gets RTC_ERR_REVIEW_DECIDED. The command line is the caller that supplies the clock
  * (--now MS, default the current time); the queue never reads one.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { readManifestFile } from '../../kernel/manifest/load.ts';
 import { PERSISTENCE_CONFIG_FILE } from '../persistence/config-schema.ts';
-import { resolvePersona } from '../../kernel/personas/load.ts';
+import { listPersonaIds as listProfileIds, resolvePersona } from '../../kernel/personas/load.ts';
 import { proposalDetails, proposalLine } from './format.ts';
 import {
   DEFAULT_REVIEW_POLICY,
@@ -34,6 +34,13 @@ import {
   type ProposalState,
   type ReviewPolicy,
 } from '../../kernel/review/index.ts';
+import { chooseStateDir, existingPersonaDir, existingStateDir, knownPersonaDir } from '../../kernel/storage/state-dir.ts';
+import type { EventEnvelope } from '../../kernel/events/envelope.ts';
+import { openBackend } from '../persistence/open.ts';
+import { evidenceDigest } from '../../kernel/review/evidence.ts';
+import { DIGEST_PATTERN } from '../../kernel/review/records.ts';
+import { loadOperatorKey, loadOperatorTrust } from '../../kernel/review/operators.ts';
+import type { RatifyContext } from '../../kernel/review/ratify.ts';
 import { parseFlags, printJson, type CliIo, type Command, type Options } from '../../kernel/cli/command.ts';
 
 const WHERE_OPTIONS = {
@@ -55,7 +62,12 @@ function usageError(message: string, command: string): never {
 }
 
 function stateDirOf(values: { 'state-dir'?: string }, io: CliIo): string {
-  return path.resolve(io.cwd, values['state-dir'] ?? io.env['SCIDEX_AGENT_STATE_DIR'] ?? 'state');
+  return existingStateDir(values['state-dir'], io.env, io.cwd).stateDir;
+}
+
+/** The folder of an existing persona (a typo is never a new queue), named by --persona or by the proposal id. */
+function existingPersona(values: { 'state-dir'?: string }, io: CliIo, persona: string, command: string): string {
+  return existingPersonaDir(existingStateDir(values['state-dir'], io.env, io.cwd), persona, `proposals ${command}`);
 }
 
 function nowOf(values: { now?: string }, command: string): number {
@@ -85,9 +97,6 @@ function oneId(positionals: string[], command: string): string {
 
 /** Personas under the state directory that may have a proposal log: the file, or a persistence backend that may hold one. */
 function personasWithQueues(stateDir: string): string[] {
-  if (!existsSync(stateDir) || !statSync(stateDir).isDirectory()) {
-    throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `state directory ${stateDir} does not exist; pass --state-dir DIR or set SCIDEX_AGENT_STATE_DIR`, { details: { path: stateDir } });
-  }
   return readdirSync(stateDir, { withFileTypes: true })
     .filter((e) => e.isDirectory() && (existsSync(path.join(stateDir, e.name, PROPOSAL_LOG_RELATIVE)) || existsSync(path.join(stateDir, e.name, PERSISTENCE_CONFIG_FILE))))
     .map((e) => e.name)
@@ -165,7 +174,7 @@ ${WHERE_USAGE}
     const stateDir = stateDirOf(values, io);
     const now = nowOf(values, 'list');
     const states = values.state === undefined ? undefined : parseStates(values.state);
-    const candidates = values.persona === undefined ? personasWithQueues(stateDir) : [values.persona];
+    const candidates = values.persona === undefined ? personasWithQueues(stateDir) : [path.basename(existingPersona(values, io, values.persona, 'list'))];
     const personas: string[] = [];
     const proposals: Proposal[] = [];
     for (const persona of candidates) {
@@ -200,7 +209,7 @@ ${WHERE_USAGE}
   async run(argv, io) {
     const { values, positionals } = parseFlags(argv, WHERE_OPTIONS, 'proposals show');
     const id = oneId(positionals, 'show');
-    const proposal = await withQueue(path.join(stateDirOf(values, io), personaFor(id, values.persona)), { readonly: true }, (queue) => queue.get(id));
+    const proposal = await withQueue(existingPersona(values, io, personaFor(id, values.persona), 'show'), { readonly: true }, (queue) => queue.get(id));
     if (values.json) printJson(io, { proposal });
     else io.stdout(proposalDetails(proposal, nowOf(values, 'show')));
     return 0;
@@ -217,18 +226,25 @@ function decisionCommand(verb: 'start-review' | 'accept' | 'reject', summary: st
     async run(argv, io) {
       const { values, positionals } = parseFlags(argv, DECIDE_OPTIONS, `proposals ${verb}`);
       const id = oneId(positionals, verb);
-      if (values.by === undefined) usageError('--by NAME is required (who decides is recorded)', verb);
       if (verb === 'reject' && values.reason === undefined) usageError('--reason TEXT is required to reject', verb);
       const now = nowOf(values, verb);
-      const decision = { by: values.by, now, ...(values.reason === undefined ? {} : { reason: values.reason }) };
-      const result = await withQueue(path.join(stateDirOf(values, io), personaFor(id, values.persona)), {}, (queue) =>
+      const personaDir = existingPersona(values, io, personaFor(id, values.persona), verb);
+      // Every decision is signed with the operator's credential and checked against the trust
+      // list before it is recorded (kernel/review/ratify.ts); the loop checks it again when it applies.
+      const operator = loadOperatorKey(io.env, path.dirname(personaDir));
+      if (values.by !== undefined && values.by !== operator.name) {
+        throw kernelError('RTC_ERR_REVIEW_OPERATOR', `--by ${values.by}: this operator credential is "${operator.name}" (${operator.fingerprint.slice(0, 23)}…); a decision is recorded under the name of the key that signs it`);
+      }
+      const ratify = await ratifyContextFor(personaDir, io);
+      const decision = { by: operator.name, now, operator, ratify, ...(values.reason === undefined ? {} : { reason: values.reason }) };
+      const result = await withQueue(personaDir, {}, (queue) =>
         verb === 'accept' ? queue.accept(id, decision) : verb === 'reject' ? queue.reject(id, { ...decision, reason: values.reason! }) : queue.startReview(id, decision),
       );
       if (values.json) printJson(io, result);
       else {
         const p = result.proposal;
         const note = p.state === 'accepted' ? '; it takes effect at the persona\'s next cycle' : '';
-        io.stdout(`${p.id}: ${p.history.at(-1)?.from ?? 'pending'} → ${p.state} by ${values.by}${note}\n`);
+        io.stdout(`${p.id}: ${p.history.at(-1)?.from ?? 'pending'} → ${p.state} by ${operator.name} (signed, key ${operator.fingerprint.slice(0, 23)}…)${note}\n`);
       }
       return 0;
     },
@@ -243,7 +259,7 @@ export const proposalsStartReviewCommand = decisionCommand(
 Moves a pending proposal to under-review. It still expires at its expiry if undecided.
 
 Options:
-  --by NAME          who is reviewing (required)
+  --by NAME          who is reviewing (default and only allowed value: the name of your operator credential)
   --reason TEXT      a note kept in the history
 ${WHERE_USAGE}
 `,
@@ -258,7 +274,8 @@ Accepts a pending or under-review proposal. A proposal is decided once: acceptin
 was already accepted or rejected, or that expired, fails with one line and exit status 1.
 
 Options:
-  --by NAME          who accepts (required; recorded, and written into long-term.md headers)
+  --by NAME          who accepts (default and only allowed value: the name of your operator
+                     credential; recorded, and written into long-term.md headers)
   --reason TEXT      why
 ${WHERE_USAGE}
 `,
@@ -272,11 +289,42 @@ export const proposalsRejectCommand = decisionCommand(
 Rejects a pending or under-review proposal. A proposal is decided once.
 
 Options:
-  --by NAME          who rejects (required)
+  --by NAME          who rejects (default: the name of your operator credential)
   --reason TEXT      why (required)
 ${WHERE_USAGE}
 `,
 );
+
+/** What the ratification check needs for this persona: the trust list, and its evidence (files, and events through its backend). */
+async function ratifyContextFor(personaDir: string, io: CliIo): Promise<RatifyContext> {
+  const trust = loadOperatorTrust(io.env);
+  const backend = await openBackend(personaDir, undefined, { readonly: true, personaId: path.basename(personaDir) });
+  // The events are read now (the check runs synchronously under the queue's lock).
+  let events: EventEnvelope[] | undefined;
+  try {
+    events = [...backend.events.read()];
+  } catch {
+    events = undefined;
+  } finally {
+    await backend.close();
+  }
+  return { trust, evidenceDigest: (ref) => evidenceDigest(ref, { personaDir, ...(events ? { events: () => events! } : {}) }) };
+}
+
+/** Refuses a submission whose evidence cannot be checked or does not match (an all-zero digest matches nothing). */
+async function checkSubmittedEvidence(personaDir: string, input: ProposalInput, io: CliIo): Promise<void> {
+  const { evidenceDigest: digestOf } = await ratifyContextFor(personaDir, io);
+  const refs = [...input.evidence, ...(input.kind === 'skill-draft' ? [input.package] : [])];
+  for (const { ref, digest } of refs) {
+    // A digest that is not sha256:<hex> is the queue's to refuse, with its own message.
+    if (!DIGEST_PATTERN.test(digest)) continue;
+    const actual = digestOf(ref);
+    if (actual === undefined) {
+      throw kernelError('RTC_ERR_REVIEW_EVIDENCE', `--evidence ${ref}: cannot be found or read (a file, absolute or relative to the persona folder, or events#SEQ); a proposal rests on evidence that can be checked`, { details: { ref } });
+    }
+    if (actual !== digest) throw kernelError('RTC_ERR_REVIEW_EVIDENCE', `--evidence ${ref}: its digest is ${actual}, not ${digest}`, { details: { ref, digest, actual } });
+  }
+}
 
 // ---- proposals submit
 
@@ -363,7 +411,9 @@ ${WHERE_USAGE}
     const input = submitInput(values, io);
     const now = nowOf(values, 'submit');
     const { policy, source } = policyFor(values.persona, values.policy, io);
-    const outcome = await withQueue(path.join(stateDirOf(values, io), values.persona), { policy }, (queue) => queue.submit(input, { now }));
+    const personaDir = knownPersonaDir(chooseStateDir(values['state-dir'], io.env, io.cwd), values.persona, 'proposals submit', listProfileIds());
+    await checkSubmittedEvidence(personaDir, input, io);
+    const outcome = await withQueue(personaDir, { policy }, (queue) => queue.submit(input, { now }));
     if (values.json) {
       printJson(io, { ...outcome, policy, policy_source: source });
       return outcome.status === 'queued' ? 0 : 1;

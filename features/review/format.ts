@@ -54,7 +54,10 @@ export function proposalDetails(proposal: Proposal, now: number): string {
     }
   }
   lines.push('  history:', `    ${iso(proposal.created_at)}  submitted by ${proposal.proposer}`);
-  for (const t of proposal.history) lines.push(`    ${iso(t.at)}  ${t.from} → ${t.to} by ${t.by}${t.reason === undefined ? '' : `: ${t.reason}`}`);
+  for (const t of proposal.history) {
+    const signed = t.ratification ? ` (signed, key ${t.ratification.key_fingerprint.slice(0, 23)}…)` : ' (unsigned: never applied)';
+    lines.push(`    ${iso(t.at)}  ${t.from} → ${t.to} by ${t.by}${signed}${t.reason === undefined ? '' : `: ${t.reason}`}`);
+  }
   if (proposal.applied) {
     const effect = proposal.applied.effect;
     const what = effect.status === 'applied' ? `appended ${effect.bytes} bytes to ${effect.file}` : effect.action;

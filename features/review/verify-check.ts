@@ -3,7 +3,6 @@
  * chain and records, the stored blobs, and long-term.md against the last promotion applied.
  * Read-only. Register `proposalsVerifyCheck` in VERIFY_CHECKS (features/verify/cli.ts).
  */
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { VerifyCheck, VerifyCheckResult, VerifyFinding } from '../verify/cli.ts';
 import { isKernelError } from '../../kernel/errors.ts';
@@ -15,6 +14,7 @@ import { LONG_TERM_MEMORY_RELATIVE, reviewPaths } from '../../kernel/review/path
 import type { FileChangeContent } from '../../kernel/review/records.ts';
 import { sha256Digest } from '../../kernel/review/session.ts';
 import { fileReviewStorage, reviewStorage, type ReviewBackend } from '../../kernel/review/storage.ts';
+import { READ_CAPS, readFileCapped } from '../../kernel/storage/safe-read.ts';
 
 /**
  * The queue's state checked: with `backend`, the records and long-term.md it holds (sqlite's
@@ -52,7 +52,7 @@ export function checkReviewState(personaDir: string, backend?: ReviewBackend): V
     }
     // An announced block not yet recorded is finished by the next application, not an error.
     if (state.longTerm && state.applying.size === 0) {
-      const bytes = storage.kind === 'file' ? (existsSync(paths.longTerm) ? readFileSync(paths.longTerm) : Buffer.alloc(0)) : storage.readLongTerm();
+      const bytes = storage.kind === 'file' ? (readFileCapped(paths.longTerm, { maxBytes: READ_CAPS.longTerm }) ?? Buffer.alloc(0)) : storage.readLongTerm();
       if (bytes.length !== state.longTerm.size || sha256Digest(bytes) !== state.longTerm.sha256) {
         findings.push({
           severity: 'error',

@@ -9,11 +9,14 @@
  * (whatever the backend: it is evidence for an operator) and a fresh brain starts, replacing
  * it at the end of the cycle; the cycle says so.
  */
+import { lstatSync, renameSync } from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
 import type { WorkItem } from '../../kernel/contracts/executor.ts';
 import type { MemoryStore } from '../../kernel/contracts/persistence.ts';
 import { replaceFileDurably } from '../../kernel/storage/persona-storage.ts';
 import type { PersonaPaths } from '../../kernel/loop/layout.ts';
+import type { Scrubber } from '../../kernel/redact/secret-values.ts';
 
 export const BRAIN_FORMAT = 'runtimectl.brain/1';
 /** Recent cycles kept in medium-term memory. */
@@ -93,7 +96,17 @@ export interface LoadedBrain {
 }
 
 export function loadBrain(memory: Pick<MemoryStore, 'readBrain'>, paths: PersonaPaths, personaId: string, runtime: string): LoadedBrain {
-  const text = memory.readBrain();
+  let text: string | undefined;
+  try {
+    text = memory.readBrain();
+  } catch (error) {
+    // Not a regular file, or over its cap: never read, never waited on. It is moved aside
+    // whole (a rename reads nothing) so the fresh brain saved at the end of the cycle cannot
+    // replace it, and the cycle says so.
+    const aside = moveAside(paths.brainFile);
+    const line = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    return { brain: freshBrain(personaId, runtime), status: 'reset', reason: `brain.json cannot be read (${line}); ${aside ? `moved aside as ${path.basename(aside)} and ` : ''}started a fresh brain` };
+  }
   if (text === undefined) return { brain: freshBrain(personaId, runtime), status: 'created' };
   let reason: string;
   try {
@@ -106,6 +119,17 @@ export function loadBrain(memory: Pick<MemoryStore, 'readBrain'>, paths: Persona
   }
   replaceFileDurably(`${paths.brainFile}.corrupt`, text);
   return { brain: freshBrain(personaId, runtime), status: 'reset', reason: `${reason}; kept as brain.json.corrupt and started a fresh brain` };
+}
+
+/** Renames `file` to a free `<file>.unreadable[-n]` beside it; undefined when there is nothing there. */
+function moveAside(file: string): string | undefined {
+  if (lstatSync(file, { throwIfNoEntry: false }) === undefined) return undefined;
+  for (let n = 1; ; n++) {
+    const target = `${file}.unreadable${n === 1 ? '' : `-${n}`}`;
+    if (lstatSync(target, { throwIfNoEntry: false }) !== undefined) continue;
+    renameSync(file, target);
+    return target;
+  }
 }
 
 export function saveBrain(memory: Pick<MemoryStore, 'writeBrain'>, brain: Brain): void {
@@ -125,6 +149,20 @@ export async function saveBrainDurably(memory: Pick<MemoryStore, 'writeBrain' | 
 
 function brainText(brain: Brain): string {
   return `${JSON.stringify(brain, null, 2)}\n`;
+}
+
+/**
+ * The brain as it is saved: the parts that hold text from outside the kernel (the short-term
+ * reflection and last message, the last defer reason, pending work) with the persona's
+ * secrets scrubbed (by value and pattern). The rest is the kernel's own (digests, counters),
+ * and is not walked every cycle.
+ */
+export function scrubBrain(brain: Brain, scrub: Pick<Scrubber, 'deep'>): Brain {
+  const shortTerm = scrub.deep(brain.short_term);
+  const lastCycle = scrub.deep(brain.last_cycle);
+  const pending = scrub.deep(brain.probes.pending);
+  if (shortTerm === brain.short_term && lastCycle === brain.last_cycle && pending === brain.probes.pending) return brain;
+  return { ...brain, short_term: shortTerm, last_cycle: lastCycle, probes: { ...brain.probes, pending } };
 }
 
 /** Adds work to the pending list, oldest dropped beyond the cap; returns what was dropped. */

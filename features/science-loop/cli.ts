@@ -12,7 +12,7 @@
  * back to back with token-spending executors held back (--no-spend), then a summary of what
  * each persona did and why.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readAgentEnv, STATE_DIR_ENV } from './budget/env.ts';
@@ -24,6 +24,8 @@ import { cycleLine, personaSummary } from './summary.ts';
 import { listPersonaIds, PERSONAS_DIR, resolvePersonas, type LoadedPersona } from '../../kernel/personas/load.ts';
 import { runtimeKindOf } from '../../kernel/personas/profile-schema.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { chooseStateDir, ensureStateDir, makeDirectories } from '../../kernel/storage/state-dir.ts';
+import { scrubber, SecretValues } from '../../kernel/redact/secret-values.ts';
 
 const USAGE = `Usage: runtimectl run --persona ID_OR_FILE... [--cycles N] [--state-dir DIR] [options]
        runtimectl run --demo [--cycles N] [--state-dir DIR]
@@ -62,8 +64,7 @@ export const DEFAULT_STOP_GRACE_SECONDS = 20;
 
 /** --state-dir, else SCIDEX_AGENT_STATE_DIR, else ./state; relative to the command's cwd. */
 export function resolveStateDir(flag: string | undefined, io: CliIo): string {
-  const chosen = flag ?? (io.env[STATE_DIR_ENV]?.trim() || undefined) ?? 'state';
-  return path.resolve(io.cwd, chosen);
+  return chooseStateDir(flag, io.env, io.cwd).stateDir;
 }
 
 function positiveInt(name: string, value: string | undefined): number | undefined {
@@ -89,9 +90,10 @@ function demoSetup(stateFlag: string | undefined, io: CliIo): { personas: Loaded
   const all = resolvePersonas(listPersonaIds(PERSONAS_DIR), { cwd: io.cwd });
   const personas = all.filter((p) => runtimeKindOf(p.profile.runtime) === 'canonical');
   const stateDir = stateFlag ? path.resolve(io.cwd, stateFlag) : mkdtempSync(path.join(os.tmpdir(), 'runtimectl-demo-'));
+  if (stateFlag) ensureStateDir(stateFlag, stateDir);
   for (const p of personas) {
     const inbox = path.join(stateDir, p.profile.id, 'inbox');
-    mkdirSync(inbox, { recursive: true });
+    makeDirectories(inbox);
     if (!existsSync(inbox) || readdirSync(inbox).length === 0) writeFileSync(path.join(inbox, 'demo-question.md'), DEMO_PACKET);
   }
   return { personas, stateDir };
@@ -128,7 +130,8 @@ function jsonCycle(r: CycleReport): Record<string, unknown> {
   };
 }
 
-async function run(argv: string[], io: CliIo): Promise<number> {
+async function run(argv: string[], given: CliIo): Promise<number> {
+  let io = given;
   await prepareLedger();
   const { values, positionals } = parseFlags(
     argv,
@@ -163,12 +166,15 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const setup = demo
     ? demoSetup(values['state-dir'], io)
     : { personas: resolvePersonas([...(values.persona ?? []), ...positionals], { cwd: io.cwd }), stateDir: resolveStateDir(values['state-dir'], io) };
-  const kernel = await openLoopKernel({ stateDir: setup.stateDir, env: io.env, spendTokens, ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}) });
+  const kernel = await openLoopKernel({ stateDir: setup.stateDir, stateDirShown: demo && !values['state-dir'] ? setup.stateDir : chooseStateDir(values['state-dir'], io.env, io.cwd).given, env: io.env, spendTokens, ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}) });
   if (demo && !values.json) {
     io.stdout(`runtimectl demo: ${setup.personas.map((p) => `${p.profile.id} (${p.profile.runtime})`).join(', ')}\n`);
     io.stdout(`state directory: ${setup.stateDir}\none work packet in each inbox; ${cycles} cycles back to back; token-spending executors held back (--no-spend)\n\n`);
   }
   const runtimes = await openPersonas(kernel, setup.personas);
+  // What run prints about its personas has their secrets scrubbed too (by value and pattern).
+  const scrub = scrubber(SecretValues.union(runtimes.map((rt) => rt.secrets)));
+  io = { ...given, stdout: (text) => given.stdout(scrub.text(text)), stderr: (text) => given.stderr(scrub.text(text)) };
 
   const controller = new AbortController();
   let interrupts = 0;

@@ -12,9 +12,11 @@
  * reviewer handoff) finishes them.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { existsSync, readdirSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import type { WorkItem } from '../../kernel/contracts/executor.ts';
+import { errorLine } from '../../kernel/errors.ts';
+import { READ_CAPS, readFileCapped } from '../../kernel/storage/safe-read.ts';
 import { addPending, rememberKeys, type Brain } from './brain.ts';
 import type { PersonaPaths } from '../../kernel/loop/layout.ts';
 
@@ -80,22 +82,28 @@ function listInbox(dir: string): Dirent[] | undefined {
 export function probeWorkPackets(paths: PersonaPaths, brain: Brain): { record: ProbeRecord; loaded: WorkItem[] } {
   const entries = listInbox(paths.inboxDir);
   if (entries === undefined) return { record: { probe: 'work_packets', action: 'skipped', reason: 'no inbox folder' }, loaded: [] };
-  const names = entries
-    .filter((d) => d.isFile() && !d.name.startsWith('.'))
-    .map((d) => d.name)
-    .sort();
-  if (names.length === 0) return { record: { probe: 'work_packets', action: 'skipped', reason: 'inbox is empty' }, loaded: [] };
+  const visible = entries.filter((d) => !d.name.startsWith('.')).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const skipped: string[] = [];
+  // A packet is a regular file; anything else (a folder, a FIFO, a device, a link) is named and left alone.
+  for (const d of visible) if (!d.isFile()) skipped.push(`${d.name}: not a regular file`);
+  const names = visible.filter((d) => d.isFile()).map((d) => d.name);
+  if (names.length === 0 && skipped.length === 0) return { record: { probe: 'work_packets', action: 'skipped', reason: 'inbox is empty' }, loaded: [] };
   const seen = new Set(brain.probes.seen_keys);
   const loaded: WorkItem[] = [];
-  const skipped: string[] = [];
   for (const name of names) {
-    const file = path.join(paths.inboxDir, name);
-    const size = statSync(file).size;
-    if (size > MAX_PACKET_BYTES) {
-      skipped.push(`${name}: ${size} bytes is over the ${MAX_PACKET_BYTES}-byte packet cap`);
+    let bytes: Buffer | undefined;
+    try {
+      // Capped, non-blocking, regular files inside the persona folder only: the entry may
+      // have changed since the listing, and the kernel never reads a host file for a persona.
+      bytes = readFileCapped(path.join(paths.inboxDir, name), { maxBytes: MAX_PACKET_BYTES, within: paths.dir, shown: name });
+    } catch (error) {
+      skipped.push(errorLine(error).replace(/^RTC_ERR_[A-Z_]+: /, ''));
       continue;
     }
-    const bytes = readFileSync(file);
+    if (bytes === undefined) {
+      skipped.push(`${name}: removed before it was read`);
+      continue;
+    }
     const key = `packet:${sha256(bytes)}`;
     if (seen.has(key)) {
       skipped.push(`${name}: digest already recorded`);
@@ -114,9 +122,11 @@ export function probeWorkPackets(paths: PersonaPaths, brain: Brain): { record: P
 }
 
 export function probeDirectMessages(paths: PersonaPaths, brain: Brain): { record: ProbeRecord; loaded: WorkItem[] } {
-  // Asked first here (unlike the inbox): a missing queue is the usual case, and a failed read's exception costs more than the question.
-  if (!existsSync(paths.dmQueueFile)) return { record: { probe: 'dm_queue', action: 'skipped', reason: 'queue missing (dm/queue.jsonl)' }, loaded: [] };
-  const lines = readFileSync(paths.dmQueueFile, 'utf8').split('\n');
+  // Capped, non-blocking, regular file inside the persona folder: a FIFO, /dev/zero or a
+  // multi-GB file here is this probe's failure (thrown, recorded by findWork), never a hang.
+  const bytes = readFileCapped(paths.dmQueueFile, { maxBytes: READ_CAPS.dmQueue, within: paths.dir, shown: 'dm/queue.jsonl' });
+  if (bytes === undefined) return { record: { probe: 'dm_queue', action: 'skipped', reason: 'queue missing (dm/queue.jsonl)' }, loaded: [] };
+  const lines = bytes.toString('utf8').split('\n');
   // A last line without its newline may still be being written: it waits for the next cycle.
   const complete = lines.slice(0, -1);
   const from = brain.probes.dm_loaded_lines;
@@ -163,9 +173,18 @@ export function probePeriodic(brain: Brain, phase: string, nowMs: number, period
 }
 
 /** Runs the three work probes; returns the work offered this cycle (pending first, then periodic). */
+/** A probe that failed on a bad file: recorded with its reason, and the cycle goes on. */
+function guarded(probe: string, run: () => { record: ProbeRecord; loaded: WorkItem[] }): { record: ProbeRecord; loaded: WorkItem[] } {
+  try {
+    return run();
+  } catch (error) {
+    return { record: { probe, action: 'failed', reason: `${clip(errorLine(error), 480)} (retried next cycle)` }, loaded: [] };
+  }
+}
+
 export function findWork(paths: PersonaPaths, brain: Brain, phase: string, nowMs: number, periodicSeconds: number): { work: WorkItem[]; records: ProbeRecord[] } {
-  const packets = probeWorkPackets(paths, brain);
-  const messages = probeDirectMessages(paths, brain);
+  const packets = guarded('work_packets', () => probeWorkPackets(paths, brain));
+  const messages = guarded('dm_queue', () => probeDirectMessages(paths, brain));
   const dropped = addPending(brain, [...packets.loaded, ...messages.loaded]);
   const periodic = probePeriodic(brain, phase, nowMs, periodicSeconds);
   const records = [packets.record, messages.record, periodic.record];

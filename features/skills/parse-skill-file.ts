@@ -5,9 +5,14 @@
  * the others from loading.
  */
 import { createHash } from 'node:crypto';
-import { parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { formatFieldPath } from '../../kernel/manifest/load.ts';
+import { decodeManifestText, formatFieldPath, parseYaml } from '../../kernel/manifest/load.ts';
+
+/** A KernelError's message without its leading `SKILL.md: ` (the refusal names the file itself). */
+function errorMessageAfterWhere(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^SKILL\.md(:\d+:\d+)?: /, '');
+}
 import { SKILL_BODY_ADVISED_LINES, SkillFrontmatterSchema, type SkillFrontmatter } from './frontmatter-schema.ts';
 
 /** Pseudo-field names used when the fault is not in one front matter key. */
@@ -66,19 +71,25 @@ function countLines(text: string): number {
  * which the front matter `name` must equal.
  */
 export function parseSkillFile(bytes: Uint8Array, folderName: string): ParsedSkillFile {
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes).replace(/\r\n/g, '\n');
+  let decoded: string;
+  try {
+    decoded = decodeManifestText(bytes, 'SKILL.md');
+  } catch (error) {
+    return { ok: false, field: FIELD_FILE, reason: errorMessageAfterWhere(error) };
+  }
+  const text = decoded.replace(/\r\n/g, '\n');
   const split = splitFrontmatter(text);
   if ('field' in split) return { ok: false, ...split };
 
-  const doc = parseDocument(split.yamlText, { prettyErrors: false, uniqueKeys: true });
-  const yamlError = doc.errors[0];
-  if (yamlError) {
-    // Offsets into the front matter text, reported as lines of the whole file.
-    const before = split.yamlText.slice(0, yamlError.pos[0]).split('\n');
-    const at = ` at line ${before.length + split.yamlFirstLine - 1}, column ${(before.at(-1)?.length ?? 0) + 1}`;
-    return { ok: false, field: FIELD_FRONT_MATTER, reason: `invalid YAML${at}: ${yamlError.message.split('\n')[0]}` };
+  // The kernel's one YAML parser, with its limits (alias bombs, depth, duplicate keys, binary).
+  let value: unknown;
+  try {
+    value = parseYaml(split.yamlText, 'SKILL.md', { firstLine: split.yamlFirstLine });
+  } catch (error) {
+    const d = (error as { details?: { line?: number; column?: number; what?: string } }).details ?? {};
+    const at = d.line !== undefined ? ` at line ${d.line}, column ${d.column}` : '';
+    return { ok: false, field: FIELD_FRONT_MATTER, reason: `invalid YAML${at}: ${d.what ?? errorMessageAfterWhere(error)}` };
   }
-  const value: unknown = doc.toJS();
   if (value === null || value === undefined) return { ok: false, field: FIELD_FRONT_MATTER, reason: 'is empty; name and description are required' };
   if (typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, field: FIELD_FRONT_MATTER, reason: 'must be a YAML mapping of fields' };

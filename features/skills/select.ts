@@ -4,6 +4,7 @@
  * skill id (`shared/<name>`, `persona/<persona>/<name>`); one without matches the bare
  * name in any scope. `*` and `?` stay within one path segment, `**` crosses segments.
  */
+import { didYouMean } from '../../kernel/suggest.ts';
 import type { SkillCatalog, SkillMeta } from './catalog.ts';
 
 function globToRegExp(pattern: string): RegExp {
@@ -36,4 +37,29 @@ export function selectSkills(catalog: HasSkills, patterns: readonly string[]): S
 /** Patterns that matched no skill: a typo in a profile, or a skill that was refused. */
 export function unmatchedPatterns(catalog: HasSkills, patterns: readonly string[]): string[] {
   return patterns.filter((pattern) => !catalog.skills.some(matcher(pattern)));
+}
+
+/** A pattern with no wildcard names one skill: matching nothing is a typo, not an empty glob. */
+export function isExactName(pattern: string): boolean {
+  return !/[*?]/.test(pattern);
+}
+
+/**
+ * The profile's exact skill names that match no loaded skill, each with why: refused (its
+ * SKILL.md is broken), or unknown with "did you mean" when one loaded skill is close.
+ * Globs that match nothing are not here (a persona may have no skills of its own yet).
+ */
+export function unknownSkillNames(catalog: Pick<SkillCatalog, 'skills' | 'refused'>, patterns: readonly string[]): { pattern: string; why: string }[] {
+  const out: { pattern: string; why: string }[] = [];
+  for (const pattern of unmatchedPatterns(catalog, patterns).filter(isExactName)) {
+    const name = pattern.split('/').at(-1) ?? pattern;
+    const refused = catalog.refused.find((r) => r.folder === name);
+    if (refused) {
+      out.push({ pattern, why: `the skill was refused (${refused.message})` });
+      continue;
+    }
+    const candidates = pattern.includes('/') ? catalog.skills.map((s) => s.id) : catalog.skills.map((s) => s.name);
+    out.push({ pattern, why: `matches no skill${didYouMean(pattern, candidates)}` });
+  }
+  return out;
 }

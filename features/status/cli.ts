@@ -6,7 +6,8 @@
 import { readFleetStatus, readStatus, type PersonaStatus } from './status.ts';
 import { describeDsn } from '../../kernel/persistence/postgres/pg-bridge.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
-import { resolveStateDir } from '../science-loop/cli.ts';
+import { existingStateDir, knownPersonaDir } from '../../kernel/storage/state-dir.ts';
+import { listPersonaIds } from '../../kernel/personas/load.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { PERSONA_ID_PATTERN } from '../../kernel/personas/profile-schema.ts';
 
@@ -66,10 +67,19 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   );
   const dsn = values.dsn;
   if (dsn !== undefined && values['state-dir'] !== undefined) throw kernelError('RTC_ERR_CLI_USAGE', '--dsn and --state-dir: give one of them');
-  const where = dsn === undefined ? resolveStateDir(values['state-dir'], io) : describeDsn(dsn);
+  // Usage errors first (exit 2), whatever the state directory holds.
   const persona = values.persona;
   if (persona !== undefined && !PERSONA_ID_PATTERN.test(persona)) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ${JSON.stringify(persona)}: not a persona id`);
   const staleAfter = staleAfterSeconds(values['stale-after']);
+  let where: string;
+  if (dsn === undefined) {
+    // One state-dir check for every command: a missing one is an error here too, as for activity and verify.
+    const choice = existingStateDir(values['state-dir'], io.env, io.cwd);
+    where = choice.stateDir;
+    // A typo is refused with "did you mean"; a persona with a profile that has not run yet (a
+    // fresh deployment's first health check) is "no cycle yet", not an error about its folder.
+    if (persona !== undefined) knownPersonaDir(choice, persona, 'status', listPersonaIds());
+  } else where = describeDsn(dsn);
   const nowMs = Date.now();
   const all = dsn === undefined ? await readStatus(where, nowMs) : await readFleetStatus(dsn, nowMs);
   const rows = all.filter((r) => persona === undefined || r.persona_id === persona);

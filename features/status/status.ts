@@ -7,7 +7,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { CYCLE_EVENT, DAY_MS, usageOfEvent } from '../science-loop/budget/usage.ts';
+import { CYCLE_EVENT, DAY_MS, setAsideUsageOfEvent, usageOfEvent } from '../science-loop/budget/usage.ts';
 import { EVENT_LOG_RELATIVE } from '../../kernel/events/paths.ts';
 import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
 import { PERSISTENCE_CONFIG_FILE } from '../persistence/config-schema.ts';
@@ -52,6 +52,10 @@ async function personaStatus(stateDir: string, personaId: string, nowMs: number,
       const atMs = Date.parse(event.at);
       const recent = nowMs - atMs < DAY_MS && atMs <= nowMs;
       if (recent) row.events_24h += 1;
+      for (const aside of setAsideUsageOfEvent(event)) {
+        if (nowMs - aside.atMs < DAY_MS && aside.atMs <= nowMs) tokens += aside.tokens;
+        if (nowMs - aside.atMs < DAY_MS && aside.atMs <= nowMs && aside.session) sessions += 1;
+      }
       if (event.type !== CYCLE_EVENT) continue;
       row.cycles += 1;
       last = { payload: event.payload, at: event.at };

@@ -7,14 +7,14 @@
  * the persistence backend and the ledger's consistency (features/verify). STATE_VERIFY_CHECKS
  * run once per state directory: the digests of manifests and bundles (substrate.json).
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { kernelError } from '../../kernel/errors.ts';
 import { eventLogPath } from '../../kernel/events/paths.ts';
 import { verifyEventLog } from '../../kernel/events/verify.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { ledgerCheck, persistenceCheck, substrateCheck } from './checks.ts';
 import { proposalsVerifyCheck } from '../review/verify-check.ts';
+import { existingStateDir } from '../../kernel/storage/state-dir.ts';
 
 const USAGE = `Usage: runtimectl verify [--state-dir DIR] [--json]
 
@@ -168,13 +168,7 @@ export function formatFinding(finding: VerifyFinding, cwd: string): string {
 
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(argv, { 'state-dir': { type: 'string' }, json: { type: 'boolean' } }, 'verify', false);
-  const given = values['state-dir'] ?? io.env.SCIDEX_AGENT_STATE_DIR ?? 'state';
-  const stateDir = path.resolve(io.cwd, given);
-  if (!isDirectory(stateDir)) {
-    throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `state directory ${given} does not exist; pass --state-dir DIR or set SCIDEX_AGENT_STATE_DIR`, {
-      details: { path: given },
-    });
-  }
+  const { given, stateDir } = existingStateDir(values['state-dir'], io.env, io.cwd);
   const report = await verifyStateDir(stateDir);
 
   if (values.json) {
@@ -201,13 +195,6 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   return report.ok ? 0 : 1;
 }
 
-function isDirectory(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 export const verifyCommand: Command = {
   path: ['verify'],

@@ -2,13 +2,13 @@
  * `runtimectl workspace prepare`: the CLI face of prepareWorkspace (features/workspace), the
  * same primitive executors call before a run.
  */
-import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { loadSkillCatalog } from '../skills/catalog.ts';
 import { REPO_SKILLS_DIR } from '../skills/layout.ts';
 import { prepareWorkspace } from './prepare.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { skillRootsForDirs } from '../skills/cli.ts';
+import { checkStateDirUsable, chooseStateDir } from '../../kernel/storage/state-dir.ts';
 
 const USAGE = `Usage: runtimectl workspace prepare --agent-id ID --workspace-id ID
          [--resource REF]... [--local-resource KIND:NAME=PATH]...
@@ -49,7 +49,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     if (values[flag] === undefined) throw kernelError('RTC_ERR_CLI_USAGE', `--${flag} is required; see "runtimectl workspace prepare --help"`);
   }
   // An empty SCIDEX_AGENT_STATE_DIR counts as unset, not as the current directory.
-  const stateDir = path.resolve(io.cwd, values['state-dir'] ?? (io.env.SCIDEX_AGENT_STATE_DIR || undefined) ?? 'state');
+  const { given, stateDir } = chooseStateDir(values['state-dir'], io.env, io.cwd);
+  checkStateDirUsable(given, stateDir);
   const skillsDirs = values['skills-dir'] && values['skills-dir'].length > 0 ? values['skills-dir'] : [REPO_SKILLS_DIR];
   const skillCatalog = await loadSkillCatalog(skillRootsForDirs(skillsDirs, io.cwd), { displayRoot: io.cwd });
 

@@ -81,6 +81,12 @@ export interface BrokerContext {
   bindings?: PluginBindings;
   /** storage bindings (persistence backends and the ledger only); see kernel/persistence/binding-kit.ts */
   storage?: StorageGrant;
+  /**
+   * applied to the bytes of every file write before they reach the disk (a persona's plugins:
+   * its secret values scrubbed from what lands in its folder); the recorded effect keeps the
+   * arguments as the plugin gave them
+   */
+  scrubWrite?: (file: string, data: Buffer) => Buffer;
 }
 
 export interface WorldSources {

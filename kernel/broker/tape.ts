@@ -50,14 +50,14 @@ export class ReplayTape implements Tape {
   readonly mode = 'replay';
   readonly #effects: readonly Effect[];
   readonly #where: string;
-  readonly #normalize: (args: string) => string;
+  readonly #normalize: (args: string, op: string) => string;
   #next = 0;
 
   /**
    * `where` names the recording in errors, e.g. `persona-jerome cycle 12`; `normalize` turns
    * the arguments the code asks with into the recording's form (host paths as placeholders).
    */
-  constructor(effects: readonly Effect[], where: string, options: { normalize?: (args: string) => string } = {}) {
+  constructor(effects: readonly Effect[], where: string, options: { normalize?: (args: string, op: string) => string } = {}) {
     this.#effects = effects;
     this.#where = where;
     this.#normalize = options.normalize ?? ((args) => args);
@@ -76,7 +76,7 @@ export class ReplayTape implements Tape {
 
   answer(op: string, asked: string): string {
     if (this.divergence) throw this.divergence;
-    const args = this.#normalize(asked);
+    const args = this.#normalize(asked, op);
     const index = this.#next;
     const recorded = this.#effects[index];
     if (!recorded) {

@@ -5,6 +5,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { kernelError } from '../errors.ts';
+import { didYouMean } from '../suggest.ts';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -25,13 +26,37 @@ export interface Command {
 
 export type Options = NonNullable<ParseArgsConfig['options']>;
 
+/**
+ * What went wrong with a flag, in the kernel's words (not Node's parser text), with "did you
+ * mean" when one known flag is close: `--cycle` for `--cycles`.
+ */
+function flagProblem(error: unknown, argv: readonly string[], options: Options): string {
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  const quoted = /'([^']+)'/.exec(message)?.[1] ?? '';
+  const flag = quoted.split(' ')[0] ?? quoted;
+  const known = Object.keys(options).map((name) => `--${name}`);
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${flag}${didYouMean(flag.split('=')[0]!, known)}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
+      const name = flag.replace(/^-+/, '');
+      const option = options[name] ?? Object.values(options).find((o) => o.short === name);
+      return option?.type === 'boolean' ? `${flag} takes no value (it is a switch)` : `${flag} needs a value`;
+    }
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument "${quoted || argv.find((a) => !a.startsWith('-'))}" (this command takes options only)`;
+    default:
+      return message.split('\n')[0] ?? message;
+  }
+}
+
 /** parseArgs with the kernel's error for unknown or malformed flags. */
 export function parseFlags<T extends Options>(argv: string[], options: T, commandName: string, allowPositionals = true) {
   try {
     return parseArgs({ args: argv, options, strict: true, allowPositionals });
   } catch (error) {
-    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    throw kernelError('RTC_ERR_CLI_USAGE', `${reason}; see "runtimectl ${commandName} --help"`);
+    throw kernelError('RTC_ERR_CLI_USAGE', `${flagProblem(error, argv, options)}; see "runtimectl ${commandName} --help"`);
   }
 }
 

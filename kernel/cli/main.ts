@@ -4,6 +4,8 @@
  * trace is printed only for a fault in the kernel itself.
  */
 import { isKernelError } from '../errors.ts';
+import { fsReason } from '../storage/state-dir.ts';
+import { didYouMean } from '../suggest.ts';
 import { assertNodeFlags } from '../node-flags.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import type { CliIo, Command } from './command.ts';
@@ -16,6 +18,55 @@ function findCommand(argv: readonly string[]): { command: Command; rest: string[
     if (matches && (!best || command.path.length > best.path.length)) best = command;
   }
   return best ? { command: best, rest: argv.slice(best.path.length) } : undefined;
+}
+
+/** The verbs of a command group (`plugins` → list, check), empty for a plain command. */
+function verbsOf(group: string): Command[] {
+  return COMMANDS.filter((c) => c.path.length === 2 && c.path[0] === group);
+}
+
+/** A group's help: its own usage when it has a group command, else made from its verbs. */
+function groupHelp(group: string): string {
+  const own = COMMANDS.find((c) => c.path.length === 1 && c.path[0] === group);
+  if (own) return `${own.usage.trimEnd()}\n`;
+  const verbs = verbsOf(group);
+  const width = Math.max(...verbs.map((c) => c.path[1]!.length));
+  return [`Usage: runtimectl ${group} <command> [options]`, '', 'Commands:', ...verbs.map((c) => `  ${c.path[1]!.padEnd(width)}  ${c.summary}`), '', 'Every command takes --help.', ''].join('\n');
+}
+
+/**
+ * A group named without a verb prints its help (exit 2, like runtimectl alone); a verb it does
+ * not have is a usage error with "did you mean". Undefined when argv names a command to run.
+ */
+function groupAnswer(argv: readonly string[], io: CliIo): number | undefined {
+  const group = argv[0]!;
+  const verbs = verbsOf(group);
+  if (verbs.length === 0) return undefined;
+  const verb = argv[1];
+  if (verb !== undefined && verbs.some((c) => c.path[1] === verb)) return undefined;
+  if (verb === undefined || verb.startsWith('-')) {
+    const help = verb === '--help' || verb === '-h';
+    io.stdout(groupHelp(group));
+    return help ? 0 : 2;
+  }
+  const names = verbs.map((c) => c.path[1]!);
+  io.stderr(`runtimectl: RTC_ERR_CLI_USAGE: unknown ${group} command "${verb}"${didYouMean(verb, names)}; one of ${names.join(', ')}; see "runtimectl ${group} --help"\n`);
+  return 2;
+}
+
+/** The errnos that describe the files a command was pointed at, not a fault of the kernel. */
+const FS_ERRNOS = new Set(['ENOENT', 'ENOTDIR', 'EACCES', 'EPERM', 'EEXIST', 'EISDIR', 'EROFS', 'ENOSPC', 'ELOOP', 'ENAMETOOLONG', 'EMFILE', 'ENFILE', 'EDQUOT', 'EBUSY', 'ETXTBSY', 'EXDEV']);
+
+/**
+ * A file-system error that reached the top (a folder where a file belongs, a file that went
+ * away, a full disk) as one line naming the path, instead of an internal error's stack.
+ */
+function fsErrorLine(error: unknown): string | undefined {
+  const e = error as NodeJS.ErrnoException;
+  if (!(error instanceof Error) || typeof e.code !== 'string' || !FS_ERRNOS.has(e.code) || typeof e.path !== 'string') return undefined;
+  const target = (error as { dest?: unknown }).dest;
+  const dest = typeof target === 'string' ? ` -> ${target}` : '';
+  return `RTC_ERR_FS_ACCESS: ${e.path}${dest}: ${fsReason(e)} (${e.syscall ?? 'fs'})`;
 }
 
 export function topLevelHelp(): string {
@@ -35,6 +86,13 @@ export function topLevelHelp(): string {
 }
 
 function defaultIo(): CliIo {
+  // A reader that stops early (`runtimectl verify | head`) closes the pipe: the rest of the
+  // output has nowhere to go, which is no error of the command's.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+    });
+  }
   return {
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
@@ -52,9 +110,12 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     io.stdout(`runtimectl ${KERNEL_VERSION}\n`);
     return 0;
   }
+  const grouped = groupAnswer(argv, io);
+  if (grouped !== undefined) return grouped;
   const found = findCommand(argv);
   if (!found) {
-    io.stderr(`runtimectl: RTC_ERR_CLI_USAGE: unknown command "${argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}"; see "runtimectl --help"\n`);
+    const words = [...new Set(COMMANDS.map((c) => c.path[0]!))];
+    io.stderr(`runtimectl: RTC_ERR_CLI_USAGE: unknown command "${argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}"${didYouMean(argv[0]!, words)}; see "runtimectl --help"\n`);
     return 2;
   }
   const { command, rest } = found;
@@ -72,6 +133,11 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     if (isKernelError(error) && !error.internal) {
       io.stderr(`runtimectl: ${error.toLine()}\n`);
       return error.code === 'RTC_ERR_CLI_USAGE' ? 2 : 1;
+    }
+    const fs = fsErrorLine(error);
+    if (fs !== undefined) {
+      io.stderr(`runtimectl: ${fs}\n`);
+      return 1;
     }
     io.stderr(`runtimectl: internal error (a bug in the kernel; please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return 70;

@@ -22,6 +22,7 @@ import type { LedgerBackend } from '../../features/ledger/repo.ts';
 import type { OpenedLedger } from '../../features/ledger/open.ts';
 import type { LedgerExport } from '../../features/ledger/records.ts';
 import type { LedgerConsistencyProblem } from '../../features/ledger/consistency.ts';
+import type { AcquireWriterLock } from '../storage/writer-lock.ts';
 
 /** Where in a store a problem is: a line of a file, or a row (by seq) of a table. */
 export interface StoreProblem {
@@ -136,6 +137,12 @@ export interface PersistenceBackend {
    * are the files trace/cycles.jsonl and trace/blobs/ in the persona folder.
    */
   readonly trace?: TraceStorage;
+  /**
+   * Optional: the backend's own one-writer lock for this persona (a lease in a shared
+   * store). Without it the kernel takes the file lock in the persona folder
+   * (writer-lock.ts); either way a second writer is refused, naming the holder.
+   */
+  readonly acquireWriterLock?: AcquireWriterLock;
   /** Waits for pending appends, then releases files and databases. */
   close(): Promise<void>;
 }

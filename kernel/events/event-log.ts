@@ -18,7 +18,7 @@
  * by a crash: only ever unacknowledged events) is saved aside, cut off, and logged.
  */
 import { createHash } from 'node:crypto';
-import { close, constants, fdatasync, mkdirSync, openSync, write } from 'node:fs';
+import { close, constants, fdatasync, mkdirSync, write } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { isKernelError, kernelError, type KernelError } from '../errors.ts';
@@ -26,8 +26,9 @@ import { redactedCanonicalJson, redactRecord } from '../redact/index.ts';
 import { canonicalJson } from './canonical.ts';
 import { appendEnvelopeLine, appendHashInput, EVENT_TYPE_PATTERN, GENESIS_HASH, sha256 } from './envelope.ts';
 import { Batch } from './batch.ts';
+import { openRegular } from '../storage/safe-read.ts';
 import { cutTornTail, syncDirectory, type Repair } from './repair.ts';
-import { describeProblem, scanEventLog, type TornTail } from './scan.ts';
+import { chainRepairHint, describeProblem, scanEventLog, type TornTail } from './scan.ts';
 
 /** fs.write as a promise of the bytes written. */
 function writeAsync(fd: number, bytes: Buffer, offset: number, length: number): Promise<number> {
@@ -98,7 +99,7 @@ export class FileSink implements BatchSink {
     if (openFiles.has(absolute)) {
       throw kernelError('RTC_ERR_EVENTS_BUSY', `${file}: this event log is already open in this process; share the one EventLog`);
     }
-    const fd = openSync(absolute, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_DSYNC, 0o644);
+    const fd = openRegular(absolute, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_DSYNC, 0o644)!;
     openFiles.add(absolute);
     return new FileSink(absolute, fd);
   }
@@ -345,7 +346,7 @@ export function prepareEventFile(file: string): PreparedEventFile {
   let torn: TornTail | undefined;
   for (const item of scanEventLog(file)) {
     if (item.kind === 'problem') {
-      throw kernelError(item.problem.code, `${describeProblem(item.problem)}; the file was left as it is`, { details: { ...item.problem } });
+      throw kernelError(item.problem.code, `${describeProblem(item.problem)}; the file was left as it is${chainRepairHint(item.problem)}`, { details: { ...item.problem } });
     }
     if (item.kind === 'event') {
       lastSeq = item.event.seq;

@@ -7,7 +7,9 @@
  * (It formats zod issues itself rather than through manifest/load.ts, which would load the
  * YAML parser into every process that only appends events.)
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import path from 'node:path';
+import { openRegularFile } from '../storage/safe-read.ts';
 import { computeEventHash, EVENT_SCHEMA_VERSION, EventEnvelopeSchema, GENESIS_HASH, type EventEnvelope } from './envelope.ts';
 
 export type EventProblemCode = 'RTC_ERR_EVENTS_CORRUPT' | 'RTC_ERR_EVENTS_CHAIN' | 'RTC_ERR_EVENTS_VERSION';
@@ -45,18 +47,24 @@ export function describeProblem(problem: EventLogProblem): string {
   return `${problem.file}:${problem.line}${seq}: ${problem.what}`;
 }
 
+/**
+ * For a chain problem: two writers on one log leave repeated seqs and crossed prev links, and
+ * `runtimectl events repair` is the way back. '' for other problems.
+ */
+export function chainRepairHint(problem: Pick<EventLogProblem, 'file' | 'code'>): string {
+  if (problem.code !== 'RTC_ERR_EVENTS_CHAIN') return '';
+  const persona = path.basename(path.dirname(path.dirname(path.resolve(problem.file))));
+  return `; if two kernels wrote it, "runtimectl events repair --persona ${persona}" keeps one chain and the rest aside`;
+}
+
 const CHUNK = 1 << 16;
 const NEWLINE = 0x0a;
 
 /** Every complete line with its number and offset, then the torn tail if there is one. A missing file yields nothing. */
 export function* readLines(file: string): Generator<{ line: number; offset: number; bytes: Buffer; terminated: boolean }> {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
+  // Non-blocking, regular files only: a FIFO or a device at the log's path is refused, never waited on.
+  const fd = openRegularFile(file);
+  if (fd === undefined) return;
   try {
     let carry: Buffer = Buffer.alloc(0);
     let carryOffset = 0;

@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { kernelError } from '../errors.ts';
 import type { EventEnvelope } from './envelope.ts';
 import { GENESIS_HASH } from './envelope.ts';
-import { describeProblem, scanEventLog, type EventLogProblem } from './scan.ts';
+import { chainRepairHint, describeProblem, scanEventLog, type EventLogProblem } from './scan.ts';
 
 export interface EventLogReport {
   file: string;
@@ -54,7 +54,7 @@ export function* readEvents(file: string): Generator<EventEnvelope> {
   for (const item of scanEventLog(file)) {
     if (item.kind === 'event') yield item.event;
     else if (item.kind === 'problem') {
-      throw kernelError(item.problem.code, describeProblem(item.problem), { details: { ...item.problem } });
+      throw kernelError(item.problem.code, `${describeProblem(item.problem)}${chainRepairHint(item.problem)}`, { details: { ...item.problem } });
     }
   }
 }

@@ -78,15 +78,17 @@ explicit task, never by being recent. The loop itself does not write this file.
  * Creates the brain folders, and long-term.md with its header in the persona's persistence
  * backend (the file for jsonl-fs) when it holds none; true when the brain did not exist yet.
  */
-export function ensureBrainLayout(paths: PersonaPaths, memory: Pick<MemoryStore, 'isEmpty' | 'readLongTerm' | 'appendLongTerm'>): boolean {
-  const created = !existsSync(paths.memoryDir) && memory.isEmpty();
+export function ensureBrainLayout(paths: PersonaPaths, memory: Pick<MemoryStore, 'isEmpty' | 'appendLongTerm'>): boolean {
+  const empty = memory.isEmpty();
+  const created = !existsSync(paths.memoryDir) && empty;
   try {
     // Runs every cycle and the folders almost always exist: one stat each, where mkdirSync
     // (recursive) costs a mkdir and a stat; anything not a folder goes to mkdirSync as before.
     for (const dir of [paths.memoryDir, paths.sessionsDir, paths.workspaceRoot, paths.artifactsDir, paths.inboxDir]) {
       if (statSync(dir, { throwIfNoEntry: false })?.isDirectory() !== true) mkdirSync(dir, { recursive: true });
     }
-    if (memory.readLongTerm() === '') memory.appendLongTerm(LONG_TERM_HEADER);
+    // Only a persona with no memory at all gets the header: long-term.md is not read every cycle.
+    if (empty) memory.appendLongTerm(LONG_TERM_HEADER);
   } catch (error) {
     throw kernelError('RTC_ERR_STATE_DIR', `cannot create the brain of persona ${path.basename(paths.dir)} under the state directory (${(error as Error).message})`, { cause: error });
   }

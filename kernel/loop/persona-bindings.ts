@@ -56,13 +56,25 @@ function brainObject(text: string | undefined): Record<string, unknown> | null {
   }
 }
 
-export function personaBindings(paths: PersonaPaths, personaId: string, clock: Clock, log: () => BindingLog, stores: BindingStores = fileStores(paths, personaId)): BindingImplementations {
+/**
+ * `scrub` (the persona's secret values and the pattern rules) is applied to what plugins
+ * write through the bindings: a task's title and description, an event's payload.
+ */
+export function personaBindings(
+  paths: PersonaPaths,
+  personaId: string,
+  clock: Clock,
+  log: () => BindingLog,
+  stores: BindingStores = fileStores(paths, personaId),
+  scrub: <T>(value: T) => T = (value) => value,
+): BindingImplementations {
   return {
     ledger: {
       createTask(input, by) {
         const { store } = stores.ledger.open();
         try {
-          return summary(store.addTask({ title: input.title, description: input.description, by, now: clock() }));
+          const clean = scrub({ title: input.title, description: input.description });
+          return summary(store.addTask({ title: clean.title, description: clean.description, by, now: clock() }));
         } finally {
           store.close();
         }
@@ -79,7 +91,7 @@ export function personaBindings(paths: PersonaPaths, personaId: string, clock: C
     },
     events: {
       async append(type, payload, by) {
-        const { seq } = await log().append(`plugin.${type}`, { ...payload, plugin: by });
+        const { seq } = await log().append(`plugin.${type}`, scrub({ ...payload, plugin: by }));
         return { seq };
       },
     },

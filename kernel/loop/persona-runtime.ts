@@ -27,14 +27,14 @@
  * failing executor binary, an executor past its wall limit): it records the reason and the
  * next cycle starts fresh. It throws only when the persona's own state cannot be written.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import { HOST_SOURCES } from '../broker/ops/entropy.ts';
 import { defaultCacheDir } from '../build/bundle.ts';
 import { readAgentEnv, type AgentEnv } from '../../features/science-loop/budget/env.ts';
 import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from '../../features/science-loop/budget/posture.ts';
-import { CYCLE_EVENT, INTERRUPTED_EVENT, UsageWindow, usageOfEvent } from '../../features/science-loop/budget/usage.ts';
+import { CYCLE_EVENT, INTERRUPTED_EVENT, setAsideUsageOfEvent, UsageWindow, usageOfEvent } from '../../features/science-loop/budget/usage.ts';
 import { kernelError } from '../errors.ts';
 import { chooseExecutor, type ExecutorChoice } from '../../features/science-loop/executors/choice.ts';
 import { ChildRegistry, recoverLeftSessions, type PersonaChildren } from '../../features/science-loop/executors/children.ts';
@@ -51,12 +51,17 @@ import { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { pathCodec, type PathCodec } from '../replay/path-codec.ts';
 import { TraceStore } from '../replay/trace-store.ts';
 import { REPO_SKILLS_DIR, skillRootsForPersona } from '../../features/skills/layout.ts';
-import { selectSkills, unmatchedPatterns } from '../../features/skills/select.ts';
+import { selectSkills, unknownSkillNames, unmatchedPatterns } from '../../features/skills/select.ts';
 import { checkSubstrateAtStart, type SubstrateAtStart } from '../substrate/substrate-at-start.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
-import { loadBrain, RECENT_CYCLES, saveBrainDurably, type Brain } from '../../features/science-loop/brain.ts';
+import { loadBrain, RECENT_CYCLES, saveBrainDurably, scrubBrain, type Brain } from '../../features/science-loop/brain.ts';
+import { ensurePersonaDir, ensureStateDir } from '../storage/state-dir.ts';
+import { lockPersonaWriter, type WriterLock } from '../storage/writer-lock.ts';
+import { evidenceDigest } from '../review/evidence.ts';
+import { loadOperatorTrust, operatorHome, refuseInsideState, type OperatorTrust } from '../review/operators.ts';
+import type { RatifyContext } from '../review/ratify.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { act, errorLine, estimateUsage, type ActResult } from '../../features/science-loop/decide.ts';
 import { hostPathScrubber, type PathScrubber } from './host-paths.ts';
@@ -64,7 +69,9 @@ import { ensureBrainLayout, personaPaths, relToState, WORKSPACE_ID, type Persona
 import { LedgerInspector } from '../../features/science-loop/ledger-inspection.ts';
 import { personaBindings } from './persona-bindings.ts';
 import { PersonaPlugins, PluginDirectory } from './persona-plugins.ts';
-import { personaPluginOptions } from './plugin-options.ts';
+import { personaPluginOptions, personaSecrets } from './plugin-options.ts';
+import { ledgerEnv } from '../../features/ledger/layout.ts';
+import { scrubber, type Scrubber, type SecretValues } from '../redact/secret-values.ts';
 import { DEFAULT_MAX_RESIDENT_ISOLATES, ResidentIsolates } from './resident-isolates.ts';
 import { findWork, type ProbeRecord } from '../../features/science-loop/probes.ts';
 
@@ -72,6 +79,8 @@ export const CYCLE_STEPS = ['brain', 'usage', 'budget', 'skills', 'ledger', 'pha
 
 export interface LoopOptions {
   stateDir: string;
+  /** how messages name the state directory (default: as given in stateDir) */
+  stateDirShown?: string;
   /** the process environment: budget and executor overrides, and what plugins may inherit */
   env: Readonly<Record<string, string | undefined>>;
   clock?: Clock;
@@ -114,6 +123,8 @@ export interface LoopKernel {
   resident: ResidentIsolates;
   /** what the start found of the substrate (manifest and bundle digests) against `<state>/substrate.json` */
   substrate: SubstrateAtStart;
+  /** the operators whose signatures ratify review decisions (kernel/review/operators.ts) */
+  trust: OperatorTrust;
   /** every subprocess the personas' plugins have running: a stop reaches them all */
   children: ChildRegistry;
   mcpServer: (personaId: string) => McpServerSpec | null;
@@ -123,11 +134,8 @@ export interface LoopKernel {
 export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> {
   const agentEnv = readAgentEnv(options.env);
   const stateDir = path.resolve(options.stateDir);
-  try {
-    mkdirSync(stateDir, { recursive: true });
-  } catch (error) {
-    throw kernelError('RTC_ERR_STATE_DIR', `state directory ${options.stateDir}: ${(error as Error).message}`, { cause: error });
-  }
+  // One line for a state directory that is a file, unreadable, or under /proc (where Node's own recursive mkdir spins forever).
+  ensureStateDir(options.stateDirShown ?? options.stateDir, stateDir);
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const clock = options.clock ?? systemClock;
   // A pinned clock is also the plugins' monotonic clock (its origin would otherwise be this
@@ -137,6 +145,9 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
     monotonic: options.clock ? clock : HOST_SOURCES.monotonic,
     randomBytes: options.entropy ?? HOST_SOURCES.randomBytes,
   };
+  // The operators whose signed decisions take effect; their folder must be out of every persona's reach.
+  const trust = loadOperatorTrust(options.env);
+  if (existsSync(operatorHome(options.env))) refuseInsideState(operatorHome(options.env), stateDir);
   const substrate = await checkSubstrateAtStart(stateDir, { cacheDir, ...(options.pluginsDir ? { pluginsDir: options.pluginsDir } : {}), now: () => new Date(clock()) });
   return {
     stateDir,
@@ -145,6 +156,7 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
     clock,
     sources,
     substrate,
+    trust,
     resident: new ResidentIsolates(options.maxResidentIsolates ?? DEFAULT_MAX_RESIDENT_ISOLATES),
     shim: await loadShim(cacheDir),
     directory: new PluginDirectory(options.pluginsDir),
@@ -203,10 +215,14 @@ export class PersonaRuntime {
   readonly #kernel: LoopKernel;
   /** The persona's persistence backend (events, brain memory, ledger, proposals), open from open() to close(). */
   readonly #backend: PersistenceBackend;
+  /** The persona's one-writer lock, held from open() to close() (writer-lock.ts). */
+  readonly #lock: WriterLock;
   readonly #usage: UsageWindow;
   readonly #catalog: SkillCatalog;
   readonly #plugins: PersonaPlugins;
   readonly #scrub: PathScrubber;
+  /** the persona's secret values and the pattern rules (kernel/redact/secret-values.ts) */
+  readonly #secrets: Scrubber;
   readonly #trace: TraceStore;
   readonly #codec: PathCodec;
   /** sha256 of the profile text the persona opened with (kept in the trace's blobs) */
@@ -222,7 +238,7 @@ export class PersonaRuntime {
   readonly #children: PersonaChildren;
   readonly #mcp: McpServerSpec | null;
 
-  private constructor(kernel: LoopKernel, persona: LoadedPersona, parts: { backend: PersistenceBackend; usage: UsageWindow; catalog: SkillCatalog; cycles: number; trace: TraceStore; profileDigest: string }) {
+  private constructor(kernel: LoopKernel, persona: LoadedPersona, parts: { backend: PersistenceBackend; lock: WriterLock; usage: UsageWindow; catalog: SkillCatalog; cycles: number; trace: TraceStore; profileDigest: string }) {
     this.#kernel = kernel;
     this.persona = persona;
     this.profile = persona.profile;
@@ -230,13 +246,18 @@ export class PersonaRuntime {
     this.choice = chooseExecutor(this.profile, kernel.agentEnv);
     this.limits = budgetLimits(this.profile, kernel.agentEnv);
     this.#backend = parts.backend;
+    this.#lock = parts.lock;
     this.#usage = parts.usage;
     this.#catalog = parts.catalog;
     this.#cycles = parts.cycles;
     this.#trace = parts.trace;
     this.#profileDigest = parts.profileDigest;
-    this.#codec = pathCodec(kernel.stateDir);
-    this.#scrub = hostPathScrubber(kernel.stateDir);
+    // Secrets by value (the profile's env values) and by pattern, out of everything written or printed for this persona.
+    this.#secrets = scrubber(personaSecrets(kernel.env, this.profile, ledgerEnv(this.paths.dir, this.profile.id)));
+    this.#codec = pathCodec(kernel.stateDir, undefined, this.#secrets.json);
+    const paths = hostPathScrubber(kernel.stateDir);
+    // Events: the values here; the event log itself redacts by pattern and key.
+    this.#scrub = <T>(value: T) => this.#secrets.values(paths(value));
     this.#ledger = new LedgerInspector(this.paths, this.#backend.ledger);
     this.#skills = { selected: selectSkills(this.#catalog, this.profile.skills), unmatched: unmatchedPatterns(this.#catalog, this.profile.skills) };
     this.#children = kernel.children.forPersona(this.profile.id);
@@ -245,6 +266,7 @@ export class PersonaRuntime {
     this.#plugins = new PersonaPlugins(
       personaPluginOptions({
         stateDir: kernel.stateDir,
+        scrub: this.#secrets,
         tracker: this.#children,
         ...(mcpProgram ? { programs: [mcpProgram] } : {}),
         ...(this.#mcp?.reads ? { programReads: this.#mcp.reads } : {}),
@@ -252,7 +274,7 @@ export class PersonaRuntime {
         hostEnv: kernel.env,
         limits: this.limits,
         shim: kernel.shim,
-        bindings: personaBindings(this.paths, this.profile.id, kernel.clock, () => this.#backend.events, this.#backend),
+        bindings: personaBindings(this.paths, this.profile.id, kernel.clock, () => this.#backend.events, this.#backend, this.#secrets.deep),
         audit: (event) => this.#onAudit(event),
         cacheDir: kernel.cacheDir,
         sources: kernel.sources,
@@ -270,29 +292,52 @@ export class PersonaRuntime {
   static async open(kernel: LoopKernel, persona: LoadedPersona): Promise<PersonaRuntime> {
     const paths = personaPaths(kernel.stateDir, persona.profile.id);
     // The persona folder must exist for the backend's and the ledger's path checks; step 1 creates the brain.
-    mkdirSync(paths.dir, { recursive: true });
+    ensurePersonaDir(kernel.stateDir, persona.profile.id);
     const now = kernel.clock();
     const backend = await openBackend(paths.dir, undefined, { personaId: persona.profile.id, now: () => new Date(kernel.clock()) });
-    const usage = new UsageWindow();
-    let cycles = 0;
-    let catalog: SkillCatalog;
+    // One writer per persona, taken before the first read of its events: a second kernel is
+    // refused here, naming the holder, instead of forking the log (issue 12).
+    let lock: WriterLock;
     try {
-      for (const event of backend.events.read()) {
-        const entry = usageOfEvent(event);
-        if (!entry) continue;
-        cycles += 1;
-        if (now - entry.atMs < 24 * 3600 * 1000) usage.add(entry);
-      }
-      await backend.events.open();
-      catalog = await loadSkillCatalog(skillRootsForPersona(kernel.skillsDir, persona.profile.id), { displayRoot: kernel.skillsDir });
+      lock = await lockPersonaWriter(backend, 'run');
     } catch (error) {
       await backend.close();
       throw error;
     }
+    try {
+      return await PersonaRuntime.#openLocked(kernel, persona, { paths, now, backend, lock });
+    } catch (error) {
+      await backend.close();
+      lock.release();
+      throw error;
+    }
+  }
+
+  /** open()'s steps once the writer lock is held: usage from the events, the append side, skills, trace, persona_start. */
+  static async #openLocked(kernel: LoopKernel, persona: LoadedPersona, o: { paths: PersonaPaths; now: number; backend: PersistenceBackend; lock: WriterLock }): Promise<PersonaRuntime> {
+    const { paths, now, backend, lock } = o;
+    const usage = new UsageWindow();
+    let cycles = 0;
+    for (const event of backend.events.read()) {
+      for (const aside of setAsideUsageOfEvent(event)) if (now - aside.atMs < 24 * 3600 * 1000) usage.add(aside);
+      const entry = usageOfEvent(event);
+      if (!entry) continue;
+      cycles += 1;
+      if (now - entry.atMs < 24 * 3600 * 1000) usage.add(entry);
+    }
+    await backend.events.open();
+    const catalog = await loadSkillCatalog(skillRootsForPersona(kernel.skillsDir, persona.profile.id), { displayRoot: kernel.skillsDir });
+    // A skill named exactly (no glob) that matches nothing is a typo: the persona would run without it, silently.
+    const unknown = unknownSkillNames(catalog, persona.profile.skills);
+    if (unknown.length > 0) {
+      throw kernelError('RTC_ERR_SKILL_UNKNOWN', `${path.basename(persona.file)}: skills: ${unknown.map((u) => `"${u.pattern}" ${u.why}`).join('; ')}`, {
+        details: { persona: persona.profile.id, unknown },
+      });
+    }
     // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy.
     const trace = new TraceStore(paths.dir, backend.trace);
-    const profileDigest = trace.keep(readFileSync(persona.file, 'utf8'));
-    const runtime = new PersonaRuntime(kernel, persona, { backend, usage, catalog, cycles, trace, profileDigest });
+    const profileDigest = trace.keep(persona.text);
+    const runtime = new PersonaRuntime(kernel, persona, { backend, lock, usage, catalog, cycles, trace, profileDigest });
     // Before anything new: a session a crashed predecessor left running is ended and recorded.
     await runtime.#recoverLeftSessions(now);
     const substrate = kernel.substrate;
@@ -361,7 +406,7 @@ export class PersonaRuntime {
       now,
       profile: this.#profileDigest,
       limits: { cpu_seconds: this.limits.cpu_seconds_per_cycle, wall_seconds: this.limits.wall_seconds_per_cycle },
-    });
+    }, this.#secrets);
     this.#plugins.recorder = recorder;
     cyclesInFlight.set(k, (cyclesInFlight.get(k) ?? 0) + 1);
     try {
@@ -410,6 +455,8 @@ export class PersonaRuntime {
     const probes: ProbeRecord[] = [await this.#startupSmoke(brain), this.#bootstrapProbe(brain, selected)];
     const found = findWork(this.paths, brain, phase, now, p.cadence.periodic_seconds);
     probes.push(...found.records);
+    // A probe that failed on a bad file (a FIFO for a queue, a file over its cap) is this cycle's problem, and the next cycle tries again.
+    for (const r of found.records) if (r.action === 'failed') problems.push(`${r.probe}: ${r.reason}`);
     const result = await act({
       profile: p,
       paths: this.paths,
@@ -485,21 +532,29 @@ export class PersonaRuntime {
     this.#cycles = cycle;
     this.#remember(brain, { cycle, phase, result, found: found.work, posture });
     // Awaited before the cycle returns: an acknowledged cycle's brain.json survives kill -9.
-    await saveBrainDurably(this.#backend.memory, brain, { offThread: (cyclesInFlight.get(k) ?? 0) > 1 });
+    await saveBrainDurably(this.#backend.memory, scrubBrain(brain, this.#secrets), { offThread: (cyclesInFlight.get(k) ?? 0) > 1 });
     return { persona_id: p.id, cycle, seq, phase, outcome: result.outcome, defer_reason: payload.defer_reason as string | null, executor: this.choice.plugin, steps, posture, act: result, probes, payload };
   }
 
   /** Applies proposals accepted since the last cycle; a queue that cannot be read is a problem of this cycle, never a stop. */
   async #applyAccepted(now: number, problems: string[]): Promise<ReviewAtBoundary> {
     try {
-      this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review });
+      // Accepted proposals take effect only when ratified by a trusted operator, their evidence unchanged (kernel/review/ratify.ts).
+      this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review, ratify: this.#ratifyContext() });
       const outcome = this.#boundaryQueue.applyAccepted({ now });
       for (const event of outcome.events) await this.#backend.events.append(event.type, this.#scrub(event.payload));
+      for (const held of outcome.held) problems.push(`review queue: ${held.id} is accepted but not applied: ${held.reason}`);
       return { applied: outcome.applied.map((p) => p.id), expired: outcome.expired.map((p) => p.id) };
     } catch (error) {
       problems.push(`review queue: ${errorLine(error)}`);
       return { applied: [], expired: [] };
     }
+  }
+
+  /** What the ratification check needs: the trusted operators, and the persona's evidence (its files and events). */
+  #ratifyContext(): RatifyContext {
+    const personaDir = this.paths.dir;
+    return { trust: this.#kernel.trust, evidenceDigest: (ref) => evidenceDigest(ref, { personaDir, events: () => this.#backend.events.read() }) };
   }
 
   /** Once per kernel version: the persona's executor and budget policy load and answer. */
@@ -555,6 +610,16 @@ export class PersonaRuntime {
     if (result.ran && result.spends_tokens) m.sessions_total += 1;
   }
 
+  /** Text with this persona's secrets (by value and pattern) replaced: for what the CLI prints about it. */
+  scrubText(text: string): string {
+    return this.#secrets.text(text);
+  }
+
+  /** The persona's secret values (names only are ever shown), for a CLI printing several personas. */
+  get secrets(): SecretValues {
+    return this.#secrets.secrets;
+  }
+
   /** The persistence backend holding this persona's state: `jsonl-fs`, `sqlite`. */
   get persistence(): string {
     return this.#backend.name;
@@ -571,6 +636,10 @@ export class PersonaRuntime {
   /** Flushes and closes the persistence backend and disposes the plugins' isolates. */
   async close(): Promise<void> {
     this.#plugins.dispose();
-    await this.#backend.close();
+    try {
+      await this.#backend.close();
+    } finally {
+      this.#lock.release();
+    }
   }
 }

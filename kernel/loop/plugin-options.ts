@@ -16,6 +16,7 @@ import { toPermissionSet, type PathVariables } from '../manifest/permissions-sch
 import type { PermissionSet } from '../permissions/descriptors.ts';
 import type { PersonaProfile } from '../personas/profile-schema.ts';
 import { PluginInstance } from '../plugins/plugin-instance.ts';
+import { SecretValues, type Scrubber } from '../redact/secret-values.ts';
 import type { LoadedPlugin } from '../plugins/registry.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
 import type { ChildTracker } from '../../sandboxes/subprocess/run-command.ts';
@@ -59,6 +60,54 @@ export interface PersonaPluginOptions {
   cacheDir?: string;
   /** the clock and randomness plugins see (default: the host's) */
   sources?: WorldSources;
+  /** scrubs what the plugins write inside the persona folder (personaWriteScrub) */
+  scrubWrite?: (file: string, data: Buffer) => Buffer;
+}
+
+/**
+ * The persona's secrets by value (issue 12 item 13): every variable its profile's `env` hands
+ * its plugins and their subprocesses, whatever its name. PATH, HOME and the ledger's own
+ * variables are the kernel's, not secrets.
+ */
+export function personaSecrets(host: Readonly<Record<string, string | undefined>>, profile: PersonaProfile, ledger: Record<string, string> = {}): SecretValues {
+  const handed = pluginEnv(host, profile, {});
+  return SecretValues.fromEnv(handed, ['PATH', 'HOME', ...Object.keys(ledger)]);
+}
+
+/**
+ * The broker's write hook for a persona's plugins: what they write inside the persona's
+ * folder has the persona's secret values scrubbed, and session files (brain/sessions/: the
+ * executor's stdout, stderr, last message, manifest) the pattern rules too. Writes elsewhere
+ * (a granted folder outside the state) are the plugin's own business and are left as written.
+ */
+export function personaWriteScrub(personaDir: string, sessionsDir: string, scrub: Scrubber): (file: string, data: Buffer) => Buffer {
+  const inside = (file: string, dir: string) => {
+    const rel = path.relative(dir, file);
+    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  };
+  return (file, data) => {
+    if (!inside(file, personaDir)) return data;
+    const valued = scrub.bytes(data);
+    if (!inside(file, sessionsDir)) return valued;
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(valued);
+    } catch {
+      return valued;
+    }
+    if (file.endsWith('.json')) {
+      const json = scrub.json(text.trimEnd());
+      if (json === text.trimEnd()) return valued;
+      // Re-written only when a pattern matched; keep it readable as the executor wrote it.
+      try {
+        return Buffer.from(`${JSON.stringify(JSON.parse(json), null, 2)}\n`, 'utf8');
+      } catch {
+        return Buffer.from(json, 'utf8');
+      }
+    }
+    const scrubbed = scrub.text(text);
+    return scrubbed === text ? valued : Buffer.from(scrubbed, 'utf8');
+  };
 }
 
 /** The environment a persona's plugins see: PATH, HOME, the profile's `env` names, and the local ledger's path. */
@@ -76,11 +125,15 @@ export function pluginEnv(host: Readonly<Record<string, string | undefined>>, pr
       for (const name of Object.keys(host)) if (name.startsWith(prefix)) take(name);
     } else take(pattern);
   }
+  // Where the operator's credential lives is the operator's, never a persona's, whatever its profile asks.
+  for (const name of Object.keys(out)) if (name.startsWith('RUNTIMECTL_OPERATOR')) delete out[name];
   return { ...out, ...ledger };
 }
 
 export interface PersonaPluginInputs {
   stateDir: string;
+  /** the persona's scrub (its secret values and the pattern rules), for what its plugins write */
+  scrub?: Scrubber;
   tracker?: ChildTracker;
   programs?: string[];
   programReads?: string[];
@@ -124,6 +177,7 @@ export function personaPluginOptions(i: PersonaPluginInputs): PersonaPluginOptio
     audit: i.audit,
     ...(i.cacheDir ? { cacheDir: i.cacheDir } : {}),
     ...(i.sources ? { sources: i.sources } : {}),
+    ...(i.scrub ? { scrubWrite: personaWriteScrub(paths.dir, paths.sessionsDir, i.scrub) } : {}),
   };
 }
 
@@ -151,6 +205,7 @@ export function buildPersonaPlugin(o: PersonaPluginOptions, plugin: LoadedPlugin
   // the subprocess wall limit (below the isolate's) and this persona's bindings.
   const context = instance.broker.context;
   context.subprocess.wallMs = subprocessWallMs;
+  if (o.scrubWrite) context.scrubWrite = o.scrubWrite;
   context.os = {
     mode: o.osSandbox,
     hide: o.hidden,

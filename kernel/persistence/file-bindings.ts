@@ -11,6 +11,7 @@
  *
  * The event log is not written through these: see event-bindings.ts.
  */
+import { openRegularFile } from '../storage/safe-read.ts';
 import { closeSync, constants, existsSync, ftruncateSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { DenoOpError, fromNodeError } from '../broker/deno-error.ts';
@@ -60,7 +61,9 @@ export const filesRead = storageOp({
     if (want > MAX_READ_BYTES) throw new DenoOpError('RangeError', `${a.path}: a read of ${want} bytes is over the ${MAX_READ_BYTES} a call may answer; read it in ranges`);
     const buffer = Buffer.allocUnsafe(want);
     let got = 0;
-    const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    // Non-blocking, regular files only (kernel/storage/safe-read.ts): a FIFO or a device planted here is refused, never read.
+    const fd = openRegularFile(file, a.path);
+    if (fd === undefined) return { text: null, size: 0, end: 0 };
     try {
       while (got < want) {
         const n = readSync(fd, buffer, got, want - got, start + got);

@@ -4,10 +4,11 @@
  * id, so a renamed file cannot run under someone else's state directory.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
-import { readManifestFile } from '../manifest/load.ts';
+import { didYouMean } from '../suggest.ts';
+import { parseYaml, readManifestSource, validateManifest } from '../manifest/load.ts';
 import { PROJECT_ROOT } from '../version.ts';
 import { personaProfileSchema, type PersonaProfile } from './profile-schema.ts';
 
@@ -19,6 +20,8 @@ export interface LoadedPersona {
   file: string;
   /** sha256 of the file's bytes: which profile text a cycle ran under. */
   digest: string;
+  /** the file's text as read (kept in the trace's blobs) */
+  text: string;
 }
 
 function looksLikeFile(ref: string): boolean {
@@ -26,9 +29,12 @@ function looksLikeFile(ref: string): boolean {
 }
 
 export function readPersonaFile(file: string, displayRoot = PROJECT_ROOT): LoadedPersona {
-  const profile = readManifestFile(personaProfileSchema, file, displayRoot);
-  const digest = `sha256:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
-  return { profile, file: path.resolve(file), digest };
+  // Read once (capped, regular files only): the profile, its digest and the text the trace keeps are the same bytes.
+  const where = path.relative(displayRoot, file) || file;
+  const { bytes, text } = readManifestSource(file, where);
+  const profile = validateManifest(personaProfileSchema, parseYaml(text, where), where);
+  const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+  return { profile, file: path.resolve(file), digest, text: bytes.toString('utf8') };
 }
 
 /** Every profile id in a folder (file stems), sorted. */
@@ -52,7 +58,7 @@ export function resolvePersona(ref: string, options: { cwd?: string; dir?: strin
   const file = path.join(dir, `${ref}.yaml`);
   if (!existsSync(file)) {
     const known = listPersonaIds(dir);
-    throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `--persona ${ref}: no profile ${ref}.yaml in ${path.relative(cwd, dir) || dir} (have: ${known.join(', ') || 'none'})`, {
+    throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `--persona ${ref}${didYouMean(ref, known)}: no profile ${ref}.yaml in ${path.relative(cwd, dir) || dir} (have: ${known.join(', ') || 'none'})`, {
       details: { persona: ref, known },
     });
   }

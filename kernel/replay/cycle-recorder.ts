@@ -10,6 +10,8 @@
 import { RecordingTape } from '../broker/tape.ts';
 import type { PluginInstance } from '../plugins/plugin-instance.ts';
 import { errorLine } from '../errors.ts';
+import { scrubber, type Scrubber } from '../redact/secret-values.ts';
+import { scrubEffectText } from './effect-scrub.ts';
 import type { PathCodec } from './path-codec.ts';
 import { TRACE_FORMAT_VERSION, traceHash, type TraceBody, type TracedCall, type TraceSummary } from './trace-record.ts';
 import type { TraceStore } from './trace-store.ts';
@@ -34,10 +36,14 @@ export class CycleRecorder {
   readonly #header: CycleHeader;
   readonly #calls: TracedCall[] = [];
 
-  constructor(store: TraceStore, codec: PathCodec, header: CycleHeader) {
+  readonly #scrub: Scrubber;
+
+  /** `scrub`: the persona's secrets (by value and pattern), for the bytes inside effects; the codec scrubs the rest. */
+  constructor(store: TraceStore, codec: PathCodec, header: CycleHeader, scrub: Scrubber = scrubber()) {
     this.#store = store;
     this.#codec = codec;
     this.#header = header;
+    this.#scrub = scrub;
   }
 
   async call(instance: PluginInstance, method: string, args: unknown[]): Promise<unknown> {
@@ -71,7 +77,7 @@ export class CycleRecorder {
       method,
       args: text(JSON.stringify(args)),
       result: text(resultText(outcome)),
-      effects: tape.effects.map((e) => ({ op: e.op, args: text(e.args), answer: text(e.answer) })),
+      effects: tape.effects.map((e) => ({ op: e.op, args: text(scrubEffectText(e.op, 'args', e.args, this.#scrub)), answer: text(scrubEffectText(e.op, 'answer', e.answer, this.#scrub)) })),
     });
   }
 

@@ -8,6 +8,7 @@
  * from replay as the path; both forms hash the same, so the check is unaffected.
  */
 import { pathVariants } from '../loop/host-paths.ts';
+import { scrubber } from '../redact/secret-values.ts';
 import { PROJECT_ROOT } from '../version.ts';
 
 export interface PathCodec {
@@ -19,7 +20,12 @@ export interface PathCodec {
 
 const escaped = (p: string) => JSON.stringify(p).slice(1, -1);
 
-export function pathCodec(stateDir: string, projectRoot = PROJECT_ROOT): PathCodec {
+/**
+ * `scrub` (the persona's secret values and the pattern rules) runs before the path
+ * placeholders on everything recorded and on everything a replay compares, so no secret is
+ * written into a trace and a replay produces the recorded bytes.
+ */
+export function pathCodec(stateDir: string, projectRoot = PROJECT_ROOT, scrub: (jsonText: string) => string = scrubber().json): PathCodec {
   const places: [string, string][] = [
     ['<state>', stateDir],
     ['<runtimectl>', projectRoot],
@@ -34,5 +40,5 @@ export function pathCodec(stateDir: string, projectRoot = PROJECT_ROOT): PathCod
     for (const [from, to] of pairs) if (out.includes(from)) out = out.split(from).join(to);
     return out;
   };
-  return { toRecord: (text) => replace(text, forward), fromRecord: (text) => replace(text, back) };
+  return { toRecord: (text) => replace(scrub(text), forward), fromRecord: (text) => replace(text, back) };
 }

@@ -30,6 +30,8 @@ import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { resultText } from './cycle-recorder.ts';
 import { pathCodec, type PathCodec } from './path-codec.ts';
+import { scrubEffectText } from './effect-scrub.ts';
+import { scrubber } from '../redact/secret-values.ts';
 import { INLINE_LIMIT, TRACE_FORMAT_VERSION, checkedTraceHash, traceSummarySchema, type TraceRecord, type TracedCall, type TracedText } from './trace-record.ts';
 import { TraceStore } from './trace-store.ts';
 
@@ -183,6 +185,8 @@ function truncate(text: string): string {
 class Replayer {
   readonly #store: TraceStore;
   readonly #codec: PathCodec;
+  /** the pattern rules (a replayed plugin only sees the scrubbed record, so values need none) */
+  readonly #scrub = scrubber();
   readonly #stateDir: string;
   readonly #plugins: Map<string, LoadedPlugin>;
   readonly #shim: CompiledSource;
@@ -266,7 +270,7 @@ class Replayer {
       }));
       const argsText = this.#store.internalize(call.args);
       const instance = this.#instance(trace, call);
-      const tape = new ReplayTape(effects, where, { normalize: this.#codec.toRecord });
+      const tape = new ReplayTape(effects, where, { normalize: (args, op) => this.#codec.toRecord(scrubEffectText(op, 'args', args, this.#scrub)) });
       instance.broker.context.tape = tape;
       let outcome: { ok: unknown } | { err: unknown };
       try {

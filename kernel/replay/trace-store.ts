@@ -7,12 +7,13 @@
  * writes that cycle again, and replay takes the line whose hash the event names. A line torn
  * by a kill is saved aside (`cycles.jsonl.torn-<offset>`) and cut before the next append.
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, ftruncateSync, writeSync, fdatasyncSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, ftruncateSync, writeSync, fdatasyncSync, constants } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
 import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
 import { contentStore, sha256Digest, type ContentStore } from '../storage/content-store.ts';
 import { INLINE_LIMIT, checkedTraceHash, traceRecordSchema, type TraceRecord, type TracedText } from './trace-record.ts';
+import { openRegular } from '../storage/safe-read.ts';
 
 export const TRACE_DIR = 'trace';
 export const TRACE_FILE = path.join(TRACE_DIR, 'cycles.jsonl');
@@ -100,7 +101,7 @@ export class TraceStore {
     if (this.#fd !== undefined) return this.#fd;
     mkdirSync(path.dirname(this.file), { recursive: true });
     const created = !existsSync(this.file);
-    const fd = openSync(this.file, 'a+');
+    const fd = openRegular(this.file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o644)!;
     if (created) syncDirectory(path.dirname(this.file));
     this.#cutTornTail(fd);
     this.#fd = fd;

@@ -21,12 +21,15 @@ import { LONG_TERM_MEMORY_RELATIVE } from './paths.ts';
 import { RECORD_TYPES, REVIEW_SCHEMA_VERSION, type AppliedEffect, type FileChangeContent, type MemoryPromotionContent, type SkillDraftContent } from './records.ts';
 import { sha256Digest, type ReviewSession } from './session.ts';
 import { unappliedAccepted, type Proposal, type Transition } from './state.ts';
+import { checkRatification, type RatifyContext } from './ratify.ts';
 
 export interface ApplyOutcome {
   /** Proposals applied (or, for restart-bound kinds, recorded as awaiting an operator) by this call. */
   applied: Proposal[];
   /** Proposals this call found past their expiry and recorded as expired. */
   expired: Proposal[];
+  /** Accepted proposals not applied because their decision is not ratified (ratify.ts), with why. */
+  held: { id: string; reason: string }[];
 }
 
 /** The bytes one promotion adds to long-term.md. A function of the proposal, its acceptance and the offset only. */
@@ -107,12 +110,37 @@ function awaitingOperator(session: ReviewSession, proposal: Proposal): AppliedEf
   };
 }
 
-/** Expires what is due, then applies every accepted, unapplied proposal in acceptance order. */
-export function applyAcceptedIn(session: ReviewSession): ApplyOutcome {
+/**
+ * Expires what is due, then applies every accepted, unapplied proposal in acceptance order.
+ * With `ratify` (the loop always passes it), a proposal whose acceptance is not ratified by a
+ * trusted operator, or whose evidence no longer matches, is held: not applied, and an
+ * operator alert says why (once per decision). Without it this is the bare state machine.
+ */
+export function applyAcceptedIn(session: ReviewSession, ratify?: RatifyContext): ApplyOutcome {
   const expired = expireDueIn(session);
   const applied: Proposal[] = [];
+  const held: ApplyOutcome['held'] = [];
   for (const proposal of unappliedAccepted(session.state)) {
     const accepted = proposal.decision!;
+    if (ratify) {
+      const verdict = checkRatification(proposal, ratify);
+      if (!verdict.ok) {
+        held.push({ id: proposal.id, reason: verdict.reason });
+        const alerted = session.state.alerts.some((a) => a.alert === 'decision_not_ratified' && a.id === proposal.id && a.decision_seq === accepted.seq);
+        if (!alerted) {
+          session.append(RECORD_TYPES.alert, {
+            schema_version: REVIEW_SCHEMA_VERSION,
+            alert: 'decision_not_ratified',
+            persona: session.state.persona,
+            at: session.now,
+            message: `${proposal.id} was recorded as accepted by ${accepted.by} but is not applied: ${verdict.reason}`.slice(0, 1000),
+            id: proposal.id,
+            decision_seq: accepted.seq,
+          });
+        }
+        continue;
+      }
+    }
     const effect = proposal.kind === 'memory-promotion' ? applyMemory(session, proposal, accepted) : awaitingOperator(session, proposal);
     session.append(RECORD_TYPES.applied, {
       schema_version: REVIEW_SCHEMA_VERSION,
@@ -125,5 +153,5 @@ export function applyAcceptedIn(session: ReviewSession): ApplyOutcome {
     });
     applied.push(proposal);
   }
-  return { applied, expired };
+  return { applied, expired, held };
 }

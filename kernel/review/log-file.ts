@@ -4,7 +4,7 @@
  * chained to the one before, so the same code checks both logs. What the review queue adds
  * is the meaning of each record (state.ts) and the rule that a writer holds the lock.
  */
-import { closeSync, constants, fsyncSync, mkdirSync, openSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, mkdirSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
 import { canonicalJson } from '../events/canonical.ts';
@@ -13,6 +13,7 @@ import { syncDirectory } from '../events/repair.ts';
 import { describeProblem, scanEventLog, type TornTail } from '../events/scan.ts';
 import { redactRecord } from '../redact/index.ts';
 import { emptyQueueState, ImpossibleRecord, reduce, type QueueState } from './state.ts';
+import { openRegular } from '../storage/safe-read.ts';
 
 /** One record as written and as read back. */
 export interface ReviewRecord {
@@ -94,13 +95,11 @@ export function appendDurably(file: string, bytes: Buffer | string): void {
   mkdirSync(dir, { recursive: true });
   let created = false;
   let fd: number;
-  try {
-    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);
+  const existing = openRegular(file, constants.O_WRONLY | constants.O_APPEND);
+  if (existing === undefined) {
+    fd = openRegular(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644)!;
     created = true;
-  }
+  } else fd = existing;
   try {
     let written = 0;
     while (written < data.length) written += writeSync(fd, data, written, data.length - written);

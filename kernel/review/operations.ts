@@ -21,6 +21,8 @@ import {
   type ProposalState,
   type RefusalReason,
 } from './records.ts';
+import type { OperatorKey } from './operators.ts';
+import { checkEvidence, checkSignature, signDecision, type RatifyContext } from './ratify.ts';
 import { sha256Digest, type ReviewSession } from './session.ts';
 import { openProposals, proposalsOf, type Proposal } from './state.ts';
 import type { ReviewRecord } from './log-file.ts';
@@ -160,6 +162,14 @@ export function submitIn(session: ReviewSession, input: ProposalInput, policy: R
 export interface Decision {
   by: string;
   reason?: string;
+  /** the operator credential that signs the decision (ratify.ts); without it the record carries no signature */
+  operator?: OperatorKey;
+  /**
+   * checked under the lock before the record is written: the signature must be a trusted
+   * operator's, and (to accept) the evidence must still match. A decision that would not be
+   * ratified is refused, not recorded.
+   */
+  ratify?: RatifyContext;
 }
 
 const VERB: Record<string, string> = { 'under-review': 'taken under review', accepted: 'accepted', rejected: 'rejected' };
@@ -203,6 +213,16 @@ export function decideIn(session: ReviewSession, id: string, to: 'under-review' 
     const who = proposal.history.at(-1)?.by ?? '?';
     throw kernelError('RTC_ERR_REVIEW_TRANSITION', `${id} is already under review by ${who}`, { details: { id, state: proposal.state } });
   }
+  const fields = { persona: proposal.persona, id, from: proposal.state as ProposalState, to, by: by.data, at: session.now, ...(reason === undefined ? {} : { reason }) };
+  const ratification = decision.operator ? signDecision(decision.operator, proposal, fields) : undefined;
+  if (decision.ratify) {
+    const verdict = checkSignature(proposal, { ...fields, ...(ratification ? { ratification } : {}) }, decision.ratify.trust);
+    if (!verdict.ok) throw kernelError('RTC_ERR_REVIEW_OPERATOR', `${id} cannot be ${verb}: ${verdict.reason}`, { details: { id } });
+    if (to === 'accepted') {
+      const evidence = checkEvidence(proposal, decision.ratify.evidenceDigest);
+      if (evidence !== undefined) throw kernelError('RTC_ERR_REVIEW_EVIDENCE', `${id} cannot be accepted: ${evidence}`, { details: { id } });
+    }
+  }
   session.append(RECORD_TYPES.state, {
     schema_version: REVIEW_SCHEMA_VERSION,
     id,
@@ -211,6 +231,7 @@ export function decideIn(session: ReviewSession, id: string, to: 'under-review' 
     by: by.data,
     at: session.now,
     ...(reason === undefined ? {} : { reason }),
+    ...(ratification === undefined ? {} : { ratification }),
   });
   return proposal;
 }

@@ -15,6 +15,7 @@ import { openBackend } from '../../features/persistence/open.ts';
 import type { PersistenceBackend } from '../contracts/persistence.ts';
 import { DEFAULT_BACKEND_NAME } from '../../features/persistence/config-schema.ts';
 import { applyAcceptedIn, type ApplyOutcome } from './apply.ts';
+import type { RatifyContext } from './ratify.ts';
 import { decideIn, expireDueIn, findProposal, submitIn, toEvents, type Decision, type ReviewEvent, type SubmitOutcome } from './operations.ts';
 import { reviewPaths, type ReviewPaths } from './paths.ts';
 import { DEFAULT_REVIEW_POLICY, parseReviewPolicy, type ReviewPolicy } from './policy.ts';
@@ -33,6 +34,11 @@ export interface ReviewQueueOptions {
    * one the queue uses the jsonl-fs files, and refuses a persona configured for another backend.
    */
   backend?: ReviewBackend;
+  /**
+   * The ratification check applyAccepted runs before anything accepted takes effect (the
+   * loop always passes it: ratify.ts). Without it the queue is the bare state machine.
+   */
+  ratify?: RatifyContext;
 }
 
 /** Every change returns the records it appended as events for the persona's event log. */
@@ -48,6 +54,7 @@ export class ReviewQueue {
   readonly #lockWaitMs: number | undefined;
   readonly #storage: ReviewStorage;
   readonly #backend: ReviewBackend | undefined;
+  readonly #ratify: RatifyContext | undefined;
   /** A backend this queue opened itself (openPersonaReviewQueue), closed by close(). */
   #owned: PersistenceBackend | undefined;
 
@@ -57,6 +64,7 @@ export class ReviewQueue {
     this.#lockWaitMs = options.lockWaitMs;
     this.#storage = reviewStorage(this.paths, options.backend);
     this.#backend = options.backend;
+    this.#ratify = options.ratify;
   }
 
   /**
@@ -131,8 +139,9 @@ export class ReviewQueue {
 
   /** Applies accepted proposals (see apply.ts). A persona that never proposed anything costs one stat. */
   applyAccepted(at: At): WithEvents<ApplyOutcome> {
-    if (!this.#storage.hasRecords()) return { applied: [], expired: [], events: [] };
-    return this.#change(at.now, (session) => clone(applyAcceptedIn(session)));
+    if (!this.#storage.hasRecords()) return { applied: [], expired: [], held: [], events: [] };
+    const ratify = this.#ratify;
+    return this.#change(at.now, (session) => clone(applyAcceptedIn(session, ratify)));
   }
 
   /** The queue as the log says it is now (no lock, nothing written). */

@@ -98,6 +98,19 @@ export type MemoryPromotionContent = z.output<typeof memoryPromotionContentSchem
 export type SkillDraftContent = z.output<typeof skillDraftContentSchema>;
 export type FileChangeContent = z.output<typeof fileChangeContentSchema>;
 
+/**
+ * An operator's signature on a decision (ratify.ts): the key's fingerprint, the digest of the
+ * proposal decided, and an Ed25519 signature over the decision. (Named so that redaction,
+ * which replaces anything under an `auth*` key, leaves it readable.)
+ */
+export const ratificationSchema = z.strictObject({
+  scheme: z.literal('ed25519'),
+  key_fingerprint: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lower-case hex digits>'),
+  proposal_digest: digest,
+  signature: z.string().regex(/^[0-9a-f]{128}$/, 'must be 128 lower-case hex digits (an Ed25519 signature)'),
+});
+export type Ratification = z.output<typeof ratificationSchema>;
+
 export const stateChangeSchema = z.strictObject({
   schema_version: version,
   id,
@@ -106,6 +119,7 @@ export const stateChangeSchema = z.strictObject({
   by: actorSchema,
   at: time,
   reason: reason.optional(),
+  ratification: ratificationSchema.optional(),
 });
 export type StateChangeRecord = z.output<typeof stateChangeSchema>;
 
@@ -128,14 +142,27 @@ export const refusalSchema = z.strictObject({
 });
 export type RefusalRecord = z.output<typeof refusalSchema>;
 
-export const alertSchema = z.strictObject({
-  schema_version: version,
-  alert: z.enum(['review_backpressure']),
-  persona,
-  at: time,
-  message: z.string().min(1).max(1000),
-  refusal_seq: z.number().int().min(1),
-});
+export const alertSchema = z.discriminatedUnion('alert', [
+  z.strictObject({
+    schema_version: version,
+    alert: z.literal('review_backpressure'),
+    persona,
+    at: time,
+    message: z.string().min(1).max(1000),
+    refusal_seq: z.number().int().min(1),
+  }),
+  // An accepted proposal the loop did not apply: its decision is not ratified by a trusted
+  // operator, or its evidence no longer matches. Recorded once per decision.
+  z.strictObject({
+    schema_version: version,
+    alert: z.literal('decision_not_ratified'),
+    persona,
+    at: time,
+    message: z.string().min(1).max(1000),
+    id,
+    decision_seq: z.number().int().min(1),
+  }),
+]);
 export type AlertRecord = z.output<typeof alertSchema>;
 
 /** Written and synced before long-term.md is touched, so a crash in between is finished, not repeated. */

@@ -29,6 +29,8 @@ export interface Transition {
   by: string;
   at: number;
   reason?: string;
+  /** the operator's signature on the decision, when it carries one (ratify.ts checks it) */
+  ratification?: StateChangeRecord['ratification'];
   /** seq of the record in the proposal log. */
   seq: number;
 }
@@ -138,7 +140,15 @@ function changed(state: QueueState, change: StateChangeRecord, seq: number): voi
     const what = proposal.decision ? `it was already ${proposal.decision.to} at seq ${proposal.decision.seq}` : `${change.from} cannot become ${change.to}`;
     throw new ImpossibleRecord(`${change.id} becomes ${change.to} but ${what}`);
   }
-  const transition: Transition = { from: change.from, to: change.to, by: change.by, at: change.at, seq, ...(change.reason === undefined ? {} : { reason: change.reason }) };
+  const transition: Transition = {
+    from: change.from,
+    to: change.to,
+    by: change.by,
+    at: change.at,
+    seq,
+    ...(change.reason === undefined ? {} : { reason: change.reason }),
+    ...(change.ratification === undefined ? {} : { ratification: change.ratification }),
+  };
   proposal.state = change.to;
   proposal.history.push(transition);
   if (change.to === 'accepted' || change.to === 'rejected') proposal.decision = transition;

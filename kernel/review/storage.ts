@@ -17,7 +17,7 @@
  * has no place for a cross-process lock or for content-addressed files, and both are the
  * queue's own mechanics rather than persona state a backend should hold.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
 import { cutTornTail, type Repair } from '../events/repair.ts';
@@ -31,6 +31,7 @@ import { appendDurably, readProposalLog } from './log-file.ts';
 import { displayName, PROPOSAL_LOG_RELATIVE, type ReviewPaths } from './paths.ts';
 import type { QueueState } from './state.ts';
 import { cursorStatus, lineDigest, lineDigestAt, replayTail, type LogCursor } from './tail.ts';
+import { READ_CAPS, readFileCapped } from '../storage/safe-read.ts';
 
 /** What the queue needs of a persistence backend (a PersistenceBackend has it). */
 export interface ReviewBackend {
@@ -132,7 +133,8 @@ export function fileReviewStorage(paths: ReviewPaths): ReviewStorage {
         },
       };
     },
-    readLongTerm: () => (existsSync(paths.longTerm) ? readFileSync(paths.longTerm) : Buffer.alloc(0)),
+    // Capped, non-blocking, regular file only: a FIFO or a runaway file here is one line.
+    readLongTerm: () => readFileCapped(paths.longTerm, { maxBytes: READ_CAPS.longTerm, shown: 'brain/memory/long-term.md' }) ?? Buffer.alloc(0),
     appendLongTerm: (bytes) => appendDurably(paths.longTerm, bytes),
   };
 }

@@ -14,11 +14,12 @@
  * version, seq with no gap, prev matching, hash matching its content.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, readSync, statSync } from 'node:fs';
 import { kernelError } from '../errors.ts';
 import { computeEventHash, EVENT_SCHEMA_VERSION, EventEnvelopeSchema, type EventEnvelope } from '../events/envelope.ts';
 import type { TornTail } from '../events/scan.ts';
 import { ImpossibleRecord, reduce, type QueueState } from './state.ts';
+import { openRegularFile } from '../storage/safe-read.ts';
 
 export interface LogCursor {
   /** Inode of the file the cursor belongs to. */
@@ -35,7 +36,8 @@ export interface LogCursor {
 }
 
 function readRange(file: string, from: number, to?: number): Buffer {
-  const fd = openSync(file, 'r');
+  const fd = openRegularFile(file);
+  if (fd === undefined) return Buffer.alloc(0);
   try {
     const size = to ?? fstatSync(fd).size;
     const out = Buffer.alloc(Math.max(0, size - from));

@@ -9,6 +9,10 @@ import { existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync } f
 import path from 'node:path';
 import { kernelError, type ErrorCode } from '../errors.ts';
 import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
+import { readFileCapped } from './safe-read.ts';
+
+/** The largest blob read back (a proposal's content, a trace text): far above any real one. */
+const BLOB_CAP = 256 * 1024 * 1024;
 
 export function sha256Digest(bytes: Buffer | string): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
@@ -49,12 +53,14 @@ export function contentStore(dir: string, options: { base: string; code: ErrorCo
         throw kernelError(options.code, `${options.what}: "${digest}" is not a sha256 digest`, { details: { digest } });
       }
       const relative = relativeOf(digest);
-      let bytes: Buffer;
+      let bytes: Buffer | undefined;
       try {
-        bytes = readFileSync(fileOf(digest));
+        // Capped, regular files only: a planted FIFO or device is refused, never waited on.
+        bytes = readFileCapped(fileOf(digest), { maxBytes: BLOB_CAP, shown: relative });
       } catch (error) {
-        throw kernelError(options.code, `${relative}: ${options.what} is missing (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`, { details: { blob: relative, digest } });
+        throw kernelError(options.code, `${relative}: ${options.what} is unreadable (${(error as Error).message})`, { details: { blob: relative, digest } });
       }
+      if (bytes === undefined) throw kernelError(options.code, `${relative}: ${options.what} is missing (ENOENT)`, { details: { blob: relative, digest } });
       const actual = sha256Digest(bytes);
       if (actual !== digest) {
         throw kernelError(options.code, `${relative}: ${options.what} has digest ${actual}, not ${digest}; it was changed after it was stored`, { details: { blob: relative, digest, actual } });

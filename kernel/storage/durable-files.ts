@@ -4,6 +4,7 @@
  * replace through a temp file, fsync, rename and (by default) a directory fsync, in this
  * thread or in Node's thread pool.
  */
+import { openRegular } from './safe-read.ts';
 import { close, existsSync, fsync, mkdirSync, open, openSync, rename, renameSync, write, constants } from 'node:fs';
 import path from 'node:path';
 import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
@@ -13,7 +14,7 @@ export function appendFileDurably(file: string, data: string | Buffer): void {
   const dir = path.dirname(file);
   const created = !existsSync(file);
   mkdirSync(dir, { recursive: true });
-  const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);
+  const fd = openRegular(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644)!;
   writeAllSyncClose(fd, bytes);
   if (created) syncDirectory(dir);
 }

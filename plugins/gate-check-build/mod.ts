@@ -10,8 +10,18 @@ import { deno, gate } from '../gate-check-shared/globals.ts';
 import { earlier, result, type GateCheckInput, type GateCheckResult } from '../gate-check-shared/results.ts';
 import { foreignLanguage, RUNNABLE, TEST_FILE } from './code-files.ts';
 
-function moduleEntry(input: GateCheckInput): string | undefined {
-  const plugin = (earlier(input, 'skill-manifest')?.output as { plugin?: { valid?: boolean; manifest?: { entry?: string } } } | undefined)?.plugin;
+interface ManifestDetail {
+  present?: boolean;
+  valid?: boolean;
+  problem?: string;
+  manifest?: { entry?: string };
+}
+
+function manifestDetail(input: GateCheckInput): ManifestDetail | undefined {
+  return (earlier(input, 'skill-manifest')?.output as { plugin?: ManifestDetail } | undefined)?.plugin;
+}
+
+function moduleEntry(plugin: ManifestDetail | undefined, input: GateCheckInput): string | undefined {
   if (plugin?.valid && typeof plugin.manifest?.entry === 'string') return plugin.manifest.entry.replace(/^\.\//, '');
   return input.draft.files.some((f) => f.path === 'mod.ts' && f.type === 'file') ? 'mod.ts' : undefined;
 }
@@ -28,7 +38,13 @@ async function head(input: GateCheckInput, file: string): Promise<string> {
 export async function check(input: GateCheckInput): Promise<GateCheckResult> {
   const files = input.draft.files.filter((f) => f.type === 'file').map((f) => f.path);
   const tests = files.filter((f) => TEST_FILE.test(f));
-  const mod = moduleEntry(input);
+  const plugin = manifestDetail(input);
+  // A plugin.yaml that is there but unreadable names an entry nobody can read: building mod.ts
+  // instead would be a silent default standing in for the draft's own module.
+  if (plugin?.present && !plugin.valid) {
+    return result('unavailable', `plugin.yaml did not validate, so its entry cannot be read (${plugin.problem ?? 'invalid'})`, { module: null, plugin: 'invalid' });
+  }
+  const mod = moduleEntry(plugin, input);
   const code = files.filter((f) => RUNNABLE.test(f) && !TEST_FILE.test(f) && f !== mod);
   const foreign: { file: string; language: string }[] = [];
   for (const file of files.filter((f) => !RUNNABLE.test(f))) {

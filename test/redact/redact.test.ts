@@ -204,3 +204,13 @@ test('a `__proto__` key is copied as an own key, not as the prototype', () => {
   assert.equal(Object.getPrototypeOf(out), Object.prototype);
   assert.equal(JSON.stringify(out), '{"__proto__":{"password":"[REDACTED]"},"a":1}');
 });
+
+test('a header line inside a JSON string ends at its escaped newline: the rest of the string is kept, and scrubbing before or after encoding agrees', () => {
+  const script = 'echo "Authorization: Bearer abcdefgh12345678" >&2\necho next line\n';
+  const encoded = JSON.stringify({ args: ['-c', script] });
+  const scrubbedEncoded = scrubString(encoded);
+  assert.match(scrubbedEncoded, /Authorization: \[REDACTED\]\\necho next line\\n/);
+  assert.equal(scrubbedEncoded.includes('abcdefgh12345678'), false);
+  // The same text scrubbed first and encoded after (what a replay asks) is what was recorded.
+  assert.equal(scrubString(JSON.stringify({ args: ['-c', scrubString(script)] })), scrubbedEncoded);
+});

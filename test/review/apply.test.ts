@@ -48,7 +48,7 @@ test('long-term.md grows only by accepted memory promotions, applied once each a
   // Nothing more to apply: the next cycle boundary leaves the file and the log alone.
   const bytes = fs.readFileSync(lt);
   const log = fs.readFileSync(logFile(dir));
-  assert.deepEqual(applyAccepted(dir, { now: 101_003 }), { applied: [], expired: [], events: [] });
+  assert.deepEqual(applyAccepted(dir, { now: 101_003 }), { applied: [], expired: [], held: [], events: [] });
   assert.deepEqual(fs.readFileSync(lt), bytes);
   assert.deepEqual(fs.readFileSync(logFile(dir)), log);
   assert.doesNotMatch(bytes.toString(), /Rejected guess|Left to expire|Still pending/);
@@ -56,7 +56,7 @@ test('long-term.md grows only by accepted memory promotions, applied once each a
 
 test('a persona that never proposed anything: applying creates nothing', () => {
   const dir = personaDir();
-  assert.deepEqual(applyAccepted(dir, { now: 1 }), { applied: [], expired: [], events: [] });
+  assert.deepEqual(applyAccepted(dir, { now: 1 }), { applied: [], expired: [], held: [], events: [] });
   assert.equal(fs.existsSync(dir), false);
 });
 

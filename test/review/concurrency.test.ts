@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openReviewQueue } from '../../kernel/review/index.ts';
 import { withExclusiveLock } from '../../kernel/review/lock.ts';
-import { logFile, memory, personaDir, ROOMY } from './helpers.ts';
+import { logFile, memory, OPERATORS, personaDir, realEvidence, ROOMY } from './helpers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const DECIDER = path.join(ROOT, 'test/review/decider.ts');
@@ -26,7 +26,7 @@ function decider(stateDir: string, verb: string, name: string, go: string, order
   let markReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   const done = new Promise<Outcome[]>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', DECIDER, stateDir, verb, name, String(COUNT), go, order], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', DECIDER, stateDir, verb, name, String(COUNT), go, order, OPERATORS[name]!.home], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8');
@@ -49,7 +49,8 @@ test('two processes racing accept against reject: exactly one decision per propo
   const dir = personaDir('alpha');
   const stateDir = path.dirname(dir);
   const queue = openReviewQueue(dir, { policy: ROOMY });
-  for (let i = 1; i <= COUNT; i++) queue.submit(memory(`fact ${i}`), { now: i });
+  const evidence = realEvidence(dir);
+  for (let i = 1; i <= COUNT; i++) queue.submit({ ...memory(`fact ${i}`), evidence }, { now: i });
   const go = path.join(stateDir, 'go');
   const racers = [decider(stateDir, 'accept', 'alice', go, 'up'), decider(stateDir, 'reject', 'bob', go, 'down')];
   await Promise.race([Promise.all(racers.map((r) => r.ready)), Promise.all(racers.map((r) => r.done))]);

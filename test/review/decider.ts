@@ -4,14 +4,15 @@
  * as fast as it can, racing the other operator, who goes through them in the opposite order
  * (ORDER up or down) so the two meet somewhere in the middle. Prints "ready" once loaded,
  * starts when GO_FILE appears, and prints one JSON line: [{id, status, stderr}] in id order.
- * Usage: decider.ts STATE_DIR VERB NAME COUNT GO_FILE ORDER
+ * Usage: decider.ts STATE_DIR VERB NAME COUNT GO_FILE ORDER OPERATOR_HOME
+ * (OPERATOR_HOME holds NAME's operator credential: every decision is signed.)
  */
 import { existsSync } from 'node:fs';
 import { main } from '../../kernel/cli/main.ts';
 
-const [stateDir, verb, name, count, go, order] = process.argv.slice(2);
-if (stateDir === undefined || verb === undefined || name === undefined || count === undefined || go === undefined || order === undefined) {
-  throw new Error('usage: STATE_DIR VERB NAME COUNT GO_FILE up|down');
+const [stateDir, verb, name, count, go, order, operatorHome] = process.argv.slice(2);
+if (stateDir === undefined || verb === undefined || name === undefined || count === undefined || go === undefined || order === undefined || operatorHome === undefined) {
+  throw new Error('usage: STATE_DIR VERB NAME COUNT GO_FILE up|down OPERATOR_HOME');
 }
 process.stdout.write('ready\n');
 const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -25,7 +26,7 @@ for (const i of order === 'down' ? numbers.reverse() : numbers) {
     stdout: () => {},
     stderr: (t) => void (stderr += t),
     cwd: process.cwd(),
-    env: {},
+    env: { RUNTIMECTL_OPERATOR_HOME: operatorHome },
   });
   outcomes.push({ id, status, stderr: stderr.trim() });
 }

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { main } from '../../kernel/cli/main.ts';
 import type { CliIo } from '../../kernel/cli/command.ts';
 import type { EvidenceRef, ProposalInput, ReviewPolicy } from '../../kernel/review/index.ts';
+import { makeOperators } from '../support/operator.ts';
 
 export function digestOf(text: string): string {
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;
@@ -17,6 +18,16 @@ export const EVIDENCE: EvidenceRef[] = [{ ref: 'logs/events.jsonl#12', digest: d
 export function personaDir(persona = 'alpha'): string {
   const state = fs.mkdtempSync(path.join(os.tmpdir(), 'rtc-'));
   return path.join(state, persona);
+}
+
+/**
+ * Evidence a ratified decision accepts: a file written into the persona folder, named by its
+ * path and digest (the bare queue tests use EVIDENCE, which nothing checks).
+ */
+export function realEvidence(dir: string, text = 'cycle 12'): EvidenceRef[] {
+  fs.mkdirSync(path.join(dir, 'brain', 'artifacts'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'brain', 'artifacts', 'evidence.md'), text);
+  return [{ ref: 'brain/artifacts/evidence.md', digest: digestOf(text) }];
 }
 
 export function memory(text: string, proposer = 'loop'): ProposalInput {
@@ -51,11 +62,19 @@ export interface Captured {
   stderr: string;
 }
 
-/** Runs `runtimectl ...` in-process with a captured io. */
+/** Two operators, alice and bob, each with a credential, trusting each other. */
+export const OPERATORS = makeOperators(['alice', 'bob']);
+
+/**
+ * Runs `runtimectl ...` in-process with a captured io. Without `env`, the command runs with
+ * the credential of the operator its `--by` names (alice when it names none).
+ */
 export async function cli(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Captured> {
   let stdout = '';
   let stderr = '';
-  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd: options.cwd ?? os.tmpdir(), env: options.env ?? {} };
+  const by = args.includes('--by') ? args[args.indexOf('--by') + 1] : undefined;
+  const env = options.env ?? (OPERATORS[by ?? 'alice'] ?? OPERATORS.alice)!.env;
+  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd: options.cwd ?? os.tmpdir(), env };
   const status = await main(args, io);
   return { status, stdout, stderr };
 }

@@ -205,6 +205,8 @@ test('host without Deno: accepted with reference-runtime published as a limitati
 
 test('the good draft, after all the hostile ones in this process: accepted, proposed to the review queue, never enabled', { skip: NO_RUNNER }, async () => {
   const stateDir = tempDir();
+  // The proposal goes to a persona that exists (a typo is refused, never a new persona folder).
+  fs.mkdirSync(path.join(stateDir, 'gate-test'));
   const { report, out, status } = await gate('community-draft', path.join(DRAFTS, 'good-draft'), ['--persona', 'gate-test', '--state-dir', stateDir]);
   assert.equal(report.verdict, 'accepted');
   assert.equal(status, 0);

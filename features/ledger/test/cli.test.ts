@@ -101,8 +101,8 @@ describe('runtimectl ledger errors', () => {
     const state = tempDir();
     oneLineError(await cli(state, 'ledger', 'list'), 'RTC_ERR_CLI_USAGE', '--persona');
     oneLineError(await cli(state, 'ledger', 'list', '--persona', '../etc'), 'RTC_ERR_LEDGER_CONFIG', '../etc');
-    oneLineError(await cli(state, 'ledger', 'list', '--persona', 'nobody'), 'RTC_ERR_LEDGER_NOT_FOUND', 'does not exist');
-    oneLineError(await cli(state, 'ledger', 'add', '--persona', 'nobody', '--title', 'x'), 'RTC_ERR_LEDGER_NOT_FOUND', 'does not exist');
+    oneLineError(await cli(state, 'ledger', 'list', '--persona', 'nobody'), 'RTC_ERR_PERSONA_NOT_FOUND', 'persona nobody has no folder');
+    oneLineError(await cli(state, 'ledger', 'add', '--persona', 'nobody', '--title', 'x'), 'RTC_ERR_PERSONA_NOT_FOUND', 'persona nobody has no folder');
     assert.equal(fs.existsSync(path.join(state, 'nobody')), false, 'a typo never creates a persona');
     fs.mkdirSync(path.join(state, 'bare'));
     oneLineError(await cli(state, 'ledger', 'list', '--persona', 'bare'), 'RTC_ERR_LEDGER_NOT_FOUND', 'ledger init');

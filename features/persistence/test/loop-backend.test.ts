@@ -19,13 +19,17 @@ import { openBackend, writePersistenceConfig } from '../index.ts';
 import { openPersonaReviewQueue, openReviewQueue } from '../../../kernel/review/index.ts';
 import { budgeted, CACHE_DIR, fakeEnv, fakeTime, packet, run, tempDir } from '../../science-loop/test/helpers.ts';
 import { assertRejectsKernel } from './helpers.ts';
+import { makeOperators } from '../../../test/support/operator.ts';
 
 const JSONL_FS_FILES = ['logs/events.jsonl', 'brain/memory/brain.json', 'brain/memory/long-term.md', 'review/proposals.jsonl'];
+
+/** alice, an operator whose credential signs the decisions of these tests (and whom the kernel trusts). */
+const ALICE = makeOperators(['alice']).alice!;
 
 async function cli(argv: string[], cwd: string): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const io: CliIo = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), cwd, env: {} };
+  const io: CliIo = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), cwd, env: ALICE.env };
   const code = await main(argv, io);
   return { code, out, err };
 }
@@ -135,7 +139,16 @@ test('proposals on a sqlite persona: queued, listed, decided through the CLI, ap
   const queue = await openPersonaReviewQueue(personaDir);
   try {
     assert.match(queue.location, /persistence\.db#proposals$/);
-    const outcome = queue.submit({ kind: 'memory-promotion', proposer: 'loop', evidence: [{ ref: 'persistence.db#events/2', digest: `sha256:${'a'.repeat(64)}` }], text: 'The assay needs a control.' }, { now: time.clock() });
+    // Evidence the ratification check can find: event 2 of the persona's own log, by its hash.
+    const event2 = await (async () => {
+      const b = await openBackend(personaDir, undefined, { readonly: true });
+      try {
+        return [...b.events.read()].find((e) => e.seq === 2)!;
+      } finally {
+        await b.close();
+      }
+    })();
+    const outcome = queue.submit({ kind: 'memory-promotion', proposer: 'loop', evidence: [{ ref: 'persistence.db#events/2', digest: `sha256:${event2.hash}` }], text: 'The assay needs a control.' }, { now: time.clock() });
     assert.equal(outcome.status, 'queued');
   } finally {
     await queue.close();
@@ -152,7 +165,8 @@ test('proposals on a sqlite persona: queued, listed, decided through the CLI, ap
 
   // The next cycle boundary applies it through the runtime's own backend: long-term.md grows
   // inside persistence.db, the cycle event names it and the queue's records join the log.
-  const kernel = await openLoopKernel({ stateDir, env: fakeEnv(), clock: time.clock, cacheDir: CACHE_DIR });
+  // (The kernel trusts alice: the decision is ratified.)
+  const kernel = await openLoopKernel({ stateDir, env: fakeEnv(ALICE.env), clock: time.clock, cacheDir: CACHE_DIR });
   const runtime = await PersonaRuntime.open(kernel, persona);
   try {
     assert.equal(runtime.persistence, 'sqlite');

@@ -10,10 +10,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { cli, digestOf, logFile, recordTypes } from '../../../test/review/helpers.ts';
 
-const EVIDENCE_ARG = `logs/events.jsonl#3@${digestOf('cycle 3')}`;
+/** Evidence that can be checked: a file in the persona folder, with its digest. */
+const EVIDENCE_ARG = `brain/artifacts/cycle-3.md@${digestOf('cycle 3')}`;
 
+/** A state directory holding persona alpha's folder (a proposal goes to a persona that exists) and the evidence file. */
 function stateDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'rtc-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rtc-'));
+  fs.mkdirSync(path.join(dir, 'alpha', 'brain', 'artifacts'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'alpha', 'brain', 'artifacts', 'cycle-3.md'), 'cycle 3');
+  return dir;
 }
 
 async function submit(state: string, text: string, now: number, extra: string[] = []) {
@@ -39,7 +44,7 @@ test('submit, list, show, accept, reject: the operator round trip, text and --js
 
   const accepted = await cli(['proposals', 'accept', 'P-alpha-1', '--by', 'alice', '--reason', 'seen twice', '--now', '3000', '--state-dir', state]);
   assert.equal(accepted.status, 0, accepted.stderr);
-  assert.equal(accepted.stdout, "P-alpha-1: pending → accepted by alice; it takes effect at the persona's next cycle\n");
+  assert.match(accepted.stdout, /^P-alpha-1: pending → accepted by alice \(signed, key sha256:[0-9a-f]{16}…\); it takes effect at the persona's next cycle\n$/);
 
   const rejected = await cli(['proposals', 'reject', 'P-alpha-2', '--by', 'bob', '--reason', 'vague', '--now', '3001', '--state-dir', state, '--json']);
   assert.equal(rejected.status, 0, rejected.stderr);
@@ -51,8 +56,8 @@ test('submit, list, show, accept, reject: the operator round trip, text and --js
   const show = await cli(['proposals', 'show', 'P-alpha-1', '--state-dir', state, '--now', '4000']);
   assert.equal(show.status, 0);
   assert.match(show.stdout, /^P-alpha-1  memory-promotion  accepted \(takes effect next cycle\)\n/);
-  assert.match(show.stdout, /pending → accepted by alice: seen twice/);
-  assert.match(show.stdout, /logs\/events\.jsonl#3  sha256:/);
+  assert.match(show.stdout, /pending → accepted by alice \(signed, key sha256:[0-9a-f]{16}…\): seen twice/);
+  assert.match(show.stdout, /brain\/artifacts\/cycle-3\.md  sha256:/);
 
   const json = await cli(['proposals', 'list', '--persona', 'alpha', '--state', 'rejected', '--json'], { env: { SCIDEX_AGENT_STATE_DIR: state } });
   assert.equal(json.status, 0, json.stderr);
@@ -81,7 +86,8 @@ test('unknown id, expired proposal, already decided: one line on stderr and exit
   oneLineError(await cli(['proposals', 'accept', 'P-alpha-1', '--by', 'alice', '--now', late, '--state-dir', state]), 1, 'RTC_ERR_REVIEW_EXPIRED');
 
   oneLineError(await cli(['proposals', 'reject', 'P-alpha-1', '--by', 'bob', '--state-dir', state]), 2, 'RTC_ERR_CLI_USAGE');
-  oneLineError(await cli(['proposals', 'accept', 'P-alpha-1', '--state-dir', state]), 2, 'RTC_ERR_CLI_USAGE');
+  // Without --by the decision is recorded under the credential's name (here: expired all the same).
+  oneLineError(await cli(['proposals', 'accept', 'P-alpha-1', '--state-dir', state]), 1, 'RTC_ERR_REVIEW_EXPIRED');
   oneLineError(await cli(['proposals', 'accept', '--state-dir', state, '--by', 'x']), 2, 'RTC_ERR_CLI_USAGE');
   oneLineError(await cli(['proposals', 'frobnicate']), 2, 'RTC_ERR_CLI_USAGE');
   oneLineError(await cli(['proposals', 'list', '--state-dir', path.join(state, 'missing')]), 1, 'RTC_ERR_CLI_FILE_NOT_FOUND');
@@ -116,7 +122,9 @@ test('submit covers every kind: a plugin change stores its content by digest, a 
   assert.equal(proposal.content.content_digest, digestOf('id: executor.codex\n'));
   assert.equal(fs.readFileSync(path.join(state, 'alpha', 'review', 'blobs', proposal.content.content_digest.slice(7)), 'utf8'), 'id: executor.codex\n');
 
-  const skill = await cli(['proposals', 'submit', '--persona', 'alpha', '--kind', 'skill-draft', '--skill', 'persona/alpha/triage', '--package', `gates/triage@${digestOf('pkg')}`, '--evidence', EVIDENCE_ARG, '--now', '2', '--state-dir', state]);
+  fs.mkdirSync(path.join(state, 'alpha', 'gates'));
+  fs.writeFileSync(path.join(state, 'alpha', 'gates', 'triage.json'), 'pkg');
+  const skill = await cli(['proposals', 'submit', '--persona', 'alpha', '--kind', 'skill-draft', '--skill', 'persona/alpha/triage', '--package', `gates/triage.json@${digestOf('pkg')}`, '--evidence', EVIDENCE_ARG, '--now', '2', '--state-dir', state]);
   assert.equal(skill.status, 0, skill.stderr);
   assert.match(skill.stdout, /^P-alpha-2: pending/);
 

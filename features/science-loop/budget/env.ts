@@ -4,6 +4,7 @@
  * never turn into "unlimited" or "zero" silently. An empty value counts as unset.
  */
 import { kernelError } from '../../../kernel/errors.ts';
+import { didYouMean } from '../../../kernel/suggest.ts';
 
 /** Budget fields the environment may override, by variable name. */
 export const BUDGET_ENV = {
@@ -48,8 +49,25 @@ function parseNumber(name: string, raw: string, integer: boolean): number {
   return value;
 }
 
-/** Reads every override; throws RTC_ERR_ENV_INVALID naming the first bad variable. */
+/** Every SCIDEX_AGENT_* variable the kernel reads; any other one is a typo (or from a newer version). */
+export const KNOWN_AGENT_ENV: readonly string[] = [...Object.values(BUDGET_ENV), EXECUTOR_ENV, EXECUTOR_ENABLED_ENV, STATE_DIR_ENV];
+
+/**
+ * Refuses a SCIDEX_AGENT_* variable the kernel does not read: `SCIDEX_AGENT_DAILY_TOKEN_BUGDET`
+ * would otherwise leave the budget it meant to set at the profile's value, silently.
+ */
+export function refuseUnknownAgentEnv(env: Readonly<Record<string, string | undefined>>): void {
+  for (const name of Object.keys(env).sort()) {
+    if (!name.startsWith('SCIDEX_AGENT_') || KNOWN_AGENT_ENV.includes(name)) continue;
+    throw kernelError('RTC_ERR_ENV_INVALID', `${name}${didYouMean(name, KNOWN_AGENT_ENV)} is not a variable runtimectl reads (it reads ${KNOWN_AGENT_ENV.join(', ')}); fix or unset it`, {
+      details: { variable: name },
+    });
+  }
+}
+
+/** Reads every override; throws RTC_ERR_ENV_INVALID naming the first bad (or unknown) variable. */
 export function readAgentEnv(env: Readonly<Record<string, string | undefined>>): AgentEnv {
+  refuseUnknownAgentEnv(env);
   const out: AgentEnv = { budget: {} };
   for (const [field, name] of Object.entries(BUDGET_ENV) as [BudgetField, string][]) {
     const raw = env[name];

@@ -46,6 +46,23 @@ export function usageOfEvent(event: Pick<EventEnvelope, 'type' | 'payload' | 'at
   };
 }
 
+/**
+ * The usage of cycles a fork repair set aside (kernel/events/fork-repair.ts): those tokens
+ * were spent, so they still count against the budget although their events left the log.
+ */
+export function setAsideUsageOfEvent(event: Pick<EventEnvelope, 'type' | 'payload'>): UsageEntry[] {
+  if (event.type !== 'log_repaired' || event.payload.reason !== 'forked chain') return [];
+  const chains = Array.isArray(event.payload.set_aside) ? (event.payload.set_aside as Record<string, unknown>[]) : [];
+  const out: UsageEntry[] = [];
+  for (const chain of chains) {
+    for (const u of Array.isArray(chain?.usage) ? (chain.usage as Record<string, unknown>[]) : []) {
+      const atMs = typeof u?.at === 'string' ? Date.parse(u.at) : Number.NaN;
+      if (Number.isFinite(atMs)) out.push({ atMs, tokens: numberOr0(u.tokens), session: u.session === true });
+    }
+  }
+  return out;
+}
+
 export class UsageWindow {
   #entries: UsageEntry[] = [];
 
@@ -55,6 +72,7 @@ export class UsageWindow {
     for (const event of readEvents(file)) {
       const entry = usageOfEvent(event);
       if (entry && nowMs - entry.atMs < DAY_MS) window.add(entry);
+      for (const aside of setAsideUsageOfEvent(event)) if (nowMs - aside.atMs < DAY_MS) window.add(aside);
     }
     return window;
   }

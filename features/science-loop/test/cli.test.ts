@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../../kernel/cli/main.ts';
@@ -81,7 +81,12 @@ test('status prints one row per persona with its last cycle, phase, budget postu
   assert.deepEqual(row.budget, { source: 'profile', token_budget: 90000, tokens_used_24h: 1500, tokens_remaining_24h: 88500, sessions_24h: 1, max_autonomous_sessions_per_day: 3, read_only: false });
   assert.deepEqual(row.executor, { plugin: 'executor.codex', enabled: true, ran: false, status: null });
   assert.equal(row.last_cycle.phase, 'science_compute_patrol');
+  mkdirSync(path.join(dir, 'empty'));
   assert.equal((await cli(['status', '--state-dir', 'empty'], dir)).out, `no persona has run under ${path.join(dir, 'empty')}\n`);
+  // A state directory that does not exist is an error, as for activity and verify (issue 12 item 19).
+  const missing = await cli(['status', '--state-dir', 'nope'], dir);
+  assert.equal(missing.code, 1);
+  assert.match(missing.err, /^runtimectl: RTC_ERR_CLI_FILE_NOT_FOUND: state directory nope does not exist/);
 });
 
 test('run --demo: the example personas on their embedded profiles, three cycles, and a summary of what each did and why', async () => {

@@ -55,7 +55,7 @@ test('work packets are loaded once, by digest; a changed file is a new packet; e
   assert.equal(e2!.outcome, 'idle');
   assert.equal(probe(e3!, 'work_packets').action, 'ran');
   assert.match(probe(e3!, 'work_packets').reason, /^loaded 1 new packet\(s\): Alpha, revised; skipped 2$/);
-  assert.deepEqual(probe(e3!, 'work_packets').skipped, ['b.json: digest already recorded', 'big.txt: 71680 bytes is over the 65536-byte packet cap']);
+  assert.deepEqual(probe(e3!, 'work_packets').skipped, ['b.json: digest already recorded', 'big.txt: 71680 bytes is over the 65536-byte cap; it was not read']);
 });
 
 test('a packet asking for a tier gets it', async () => {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { main } from '../../../kernel/cli/main.ts';
 import type { CliIo } from '../../../kernel/cli/command.ts';
+import { skipWithoutShared } from '../../../test/support/outside-material.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 
@@ -31,7 +32,7 @@ test('malformed skills: the rest are listed, each refusal is one stderr line, ex
   assert.ok(lines.includes('runtimectl: refused skill: test/fixtures/skills/malformed/long-description/SKILL.md: description: must be at most 1024 characters'));
 });
 
-test('--json with two --dir gives one document with skills and refusals', async () => {
+test('--json with two --dir gives one document with skills and refusals', { skip: skipWithoutShared('corpus/anthropic-skills') }, async () => {
   const { status, stdout } = await run(['skills', 'list', '--json', '--dir', 'skills', '--dir', '../shared/corpus/anthropic-skills']);
   assert.equal(status, 0);
   const doc = JSON.parse(stdout) as { skills: Array<{ id: string; file: string; digest: string }>; refused: unknown[] };

@@ -81,14 +81,16 @@ export const writeFile = defineOp({
     let refund: (() => void) | undefined;
     try {
       const g = guardPath(ctx, call, 'write', args.path, 'write-file', { create: args.create, createNew: args.createNew });
+      // A persona's plugins: what lands in its folder has the persona's secrets scrubbed (scrubWrite).
+      const data = ctx.scrubWrite ? Buffer.from(ctx.scrubWrite(g.target, Buffer.from(args.data))) : args.data;
       const quota = ctx.scope.writes;
       if (quota && !(g.stats && isDiscardingDevice(g.stats))) {
         // Charged before a byte is written: what the file will hold, less what it holds now.
         const before = g.stats?.isFile() ? g.stats.size : 0;
-        const after = args.append ? before + args.data.length : args.data.length;
+        const after = args.append ? before + data.length : data.length;
         refund = quota.charge(after - before, g.stats === null ? 1 : 0, 'writefile', args.path, args.given);
       }
-      writeRegularFile(g.target, args.data, {
+      writeRegularFile(g.target, data, {
         append: args.append,
         create: g.stats === null,
         ...(args.mode === null ? {} : { mode: args.mode }),
