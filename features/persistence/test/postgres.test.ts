@@ -278,7 +278,10 @@ describe('persistence.postgres on a real server', { skip }, () => {
         p.on('exit', (code) => resolve({ code, out, err }));
       });
     const runs = [child(stateA), child(stateB)];
-    await new Promise((r) => setTimeout(r, 3000));
+    // Both children at the start line (each leaves a ready file), then they go at once.
+    const ready = () => fs.readdirSync(path.dirname(go)).filter((f) => f.endsWith('.ready')).length;
+    for (let i = 0; i < 1200 && ready() < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(ready(), 2, 'both writers got ready');
     fs.writeFileSync(go, '');
     const [a, b] = await Promise.all(runs);
     assert.equal(a!.code, 0, a!.err);
