@@ -155,7 +155,10 @@ allow: { read: ["\${state}"], write: ["\${state}"], run: [sh] }
   packet(stateDir, 'ada', 'q.md', '# Q\n');
   const k = startKernel([file], stateDir);
   const started = path.join(workspaceDir(personaPaths(stateDir, 'ada')), 'started.txt');
-  while (!existsSync(started)) await new Promise((r) => setTimeout(r, 20));
+  // The kernel writes the session's process marker just after the spawn returns; the child can
+  // get to started.txt first (a loaded machine): kill only once both are there.
+  const marker = path.join(stateDir, 'ada', 'brain', 'sessions', 'c000001-command', 'process.json');
+  while (!existsSync(started) || !existsSync(marker)) await new Promise((r) => setTimeout(r, 20));
   k.child.kill('SIGKILL');
   await k.exited;
   for (let i = 0; i < 40 && processesNamed(sleep).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
