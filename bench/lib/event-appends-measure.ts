@@ -70,14 +70,14 @@ export interface EventAppendsFigures {
   isolated: IsolatedAppendsFigures[];
 }
 
-interface Appender {
+export interface Appender {
   append(type: string, payload: Record<string, unknown>): Promise<AppendResult>;
 }
 
 const RAW_BATCH = 100;
 
 /** A payload shaped like a loop's usage event. */
-function samplePayload(n: number): Record<string, unknown> {
+export function samplePayload(n: number): Record<string, unknown> {
   return { cycle: n, phase: 'execute', skill: 'literature-scan', input_tokens: 1200 + (n % 97), output_tokens: 300 + (n % 13), note: 'cycle finished' };
 }
 
@@ -157,7 +157,7 @@ export async function measureEventAppends(options: MeasureEventAppendsOptions): 
 }
 
 /** `count` appends by `concurrency` producers; pushes each ack latency; returns the seconds taken. */
-async function groupRound(log: Appender, count: number, concurrency: number, firstN: number, acks: number[]): Promise<number> {
+export async function groupRound(log: Appender, count: number, concurrency: number, firstN: number, acks: number[]): Promise<number> {
   let next = 0;
   const start = process.hrtime.bigint();
   const producer = async (): Promise<void> => {
@@ -201,12 +201,12 @@ function lineLength(file: string): number {
   }
 }
 
-function percentile(sorted: Float64Array, q: number): number {
+export function percentile(sorted: Float64Array, q: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 }
 
-function round(value: number, digits: number): number {
+export function round(value: number, digits: number): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 }

@@ -18,7 +18,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { openBackend } from '../../features/persistence/open.ts';
 import { closeBridges } from '../../kernel/persistence/postgres/pg-bridge.ts';
-import type { AppendResult } from '../../kernel/events/event-log.ts';
+import { groupRound, percentile, round, samplePayload } from './event-appends-measure.ts';
 import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
 import { startPostgres } from '../../test/support/postgres.ts';
 
@@ -33,14 +33,6 @@ export interface PostgresAppendsFigures {
   ratioToFloor: number;
   /** postgres / sqlite */
   ratioToSqlite: number;
-}
-
-interface Appender {
-  append(type: string, payload: Record<string, unknown>): Promise<AppendResult>;
-}
-
-function samplePayload(n: number): Record<string, unknown> {
-  return { cycle: n, phase: 'execute', skill: 'literature-scan', input_tokens: 1200 + (n % 97), output_tokens: 300 + (n % 13), note: 'cycle finished' };
 }
 
 export async function measurePostgresAppends(options: { events: number; dir: string; concurrency?: number; rounds?: number }): Promise<PostgresAppendsFigures> {
@@ -73,19 +65,19 @@ export async function measurePostgresAppends(options: { events: number; dir: str
     let rawSeconds = 0;
     let rawSeq = 0;
     const warm = Math.min(perRound, 2 * concurrency);
-    await appendRound(postgres.events, warm, concurrency, 0, []);
-    await appendRound(sqlite.events, warm, concurrency, 0, []);
+    await groupRound(postgres.events, warm, concurrency, 0, []);
+    await groupRound(sqlite.events, warm, concurrency, 0, []);
     await rawRound(raw, warm, concurrency, 0, []);
     rawSeq = warm;
     for (let r = 0; r < rounds; r++) {
       const first = (r + 1) * perRound;
       const variants: (() => Promise<void>)[] = [
-        async () => void (pgSeconds += await appendRound(postgres!.events, perRound, concurrency, first, pgAcks)),
+        async () => void (pgSeconds += await groupRound(postgres!.events, perRound, concurrency, first, pgAcks)),
         async () => {
           rawSeconds += await rawRound(raw, perRound, concurrency, rawSeq, commits);
           rawSeq += perRound;
         },
-        async () => void (sqliteSeconds += await appendRound(sqlite!.events, perRound, concurrency, first, sqliteAcks)),
+        async () => void (sqliteSeconds += await groupRound(sqlite!.events, perRound, concurrency, first, sqliteAcks)),
       ];
       for (let i = 0; i < variants.length; i++) await variants[(i + r) % variants.length]!();
     }
@@ -113,20 +105,6 @@ export async function measurePostgresAppends(options: { events: number; dir: str
     server.stop();
     rmSync(scratch, { recursive: true, force: true });
   }
-}
-
-async function appendRound(log: Appender, count: number, concurrency: number, firstN: number, acks: number[]): Promise<number> {
-  let next = 0;
-  const start = process.hrtime.bigint();
-  const producer = async (): Promise<void> => {
-    for (let n = next++; n < count; n = next++) {
-      const t0 = process.hrtime.bigint();
-      await log.append('bench.cycle', samplePayload(firstN + n));
-      acks.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, producer));
-  return Number(process.hrtime.bigint() - start) / 1e9;
 }
 
 const HEX = 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90';
@@ -163,14 +141,4 @@ async function rawRound(client: pg.Client, count: number, batch: number, firstSe
     commits.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
   return Number(process.hrtime.bigint() - start) / 1e9;
-}
-
-function percentile(sorted: Float64Array, q: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-}
-
-function round(value: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(value * f) / f;
 }
