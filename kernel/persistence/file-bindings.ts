@@ -12,7 +12,8 @@
  * The event log is not written through these: see event-bindings.ts.
  */
 import { openRegularFile } from '../storage/safe-read.ts';
-import { closeSync, constants, existsSync, ftruncateSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync } from 'node:fs';
+import { kernelError } from '../errors.ts';
+import { closeSync, constants, existsSync, fstatSync, ftruncateSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { DenoOpError, fromNodeError } from '../broker/deno-error.ts';
 import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
@@ -51,34 +52,38 @@ export const filesRead = storageOp({
   name: 'storage.files.read',
   binding: 'storage.files',
   mode: 'sync',
-  parse: (o) => ({ path: pathArg(o), offset: optInt(o, 'offset') ?? 0, length: optInt(o, 'length', 1), wholeLines: o.whole_lines === true }),
+  parse: (o) => ({ path: pathArg(o), offset: optInt(o, 'offset') ?? 0, length: optInt(o, 'length', 1), wholeLines: o.whole_lines === true, maxBytes: optInt(o, 'max_bytes', 1) }),
   run(session, a) {
     const file = session.resolve(a.path);
-    const { exists, size } = statOf(file);
-    if (!exists) return { text: null, size: 0, end: 0 };
-    const start = Math.min(a.offset, size);
-    const want = Math.min(a.length ?? size - start, size - start);
-    if (want > MAX_READ_BYTES) throw new DenoOpError('RangeError', `${a.path}: a read of ${want} bytes is over the ${MAX_READ_BYTES} a call may answer; read it in ranges`);
-    const buffer = Buffer.allocUnsafe(want);
-    let got = 0;
-    // Non-blocking, regular files only (kernel/storage/safe-read.ts): a FIFO or a device planted here is refused, never read.
+    // Non-blocking, regular files only (kernel/storage/safe-read.ts): a FIFO, a device or a
+    // folder planted here is refused (RTC_ERR_FS_ACCESS), never read and never taken for "missing".
     const fd = openRegularFile(file, a.path);
     if (fd === undefined) return { text: null, size: 0, end: 0 };
     try {
+      const size = fstatSync(fd).size;
+      // A whole-file cap the reader names (brain.json, long-term.md): a runaway file is refused, not read in ranges.
+      if (a.maxBytes !== undefined && size > a.maxBytes) {
+        throw kernelError('RTC_ERR_FS_ACCESS', `${a.path}: ${size} bytes is over the ${a.maxBytes}-byte cap; it was not read`, { details: { file: a.path } });
+      }
+      const start = Math.min(a.offset, size);
+      const want = Math.min(a.length ?? size - start, size - start);
+      if (want > MAX_READ_BYTES) throw new DenoOpError('RangeError', `${a.path}: a read of ${want} bytes is over the ${MAX_READ_BYTES} a call may answer; read it in ranges`);
+      const buffer = Buffer.allocUnsafe(want);
+      let got = 0;
       while (got < want) {
         const n = readSync(fd, buffer, got, want - got, start + got);
         if (n === 0) break;
         got += n;
       }
+      let bytes = buffer.subarray(0, got);
+      if (a.wholeLines) {
+        const nl = bytes.lastIndexOf(0x0a);
+        bytes = bytes.subarray(0, nl + 1);
+      }
+      return { text: bytes.toString('utf8'), size, end: start + bytes.length };
     } finally {
       closeSync(fd);
     }
-    let bytes = buffer.subarray(0, got);
-    if (a.wholeLines) {
-      const nl = bytes.lastIndexOf(0x0a);
-      bytes = bytes.subarray(0, nl + 1);
-    }
-    return { text: bytes.toString('utf8'), size, end: start + bytes.length };
   },
 });
 

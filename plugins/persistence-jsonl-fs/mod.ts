@@ -45,8 +45,16 @@ export async function importEvents(s: Token, ref: BatchRef): Promise<void> {
   await files.events.import(s, EVENTS, ref.batch);
 }
 
+/**
+ * Whole-file caps, the kernel's READ_CAPS (kernel/storage/safe-read.ts: a module this isolate
+ * bundle cannot import, it reads the disk): brain.json is bounded by its own caps, long-term.md
+ * grows by reviewed promotions of at most 64 KiB each.
+ */
+const BRAIN_CAP = 8 * 1024 * 1024;
+const LONG_TERM_CAP = 64 * 1024 * 1024;
+
 export function readBrain(s: Token): string | null {
-  return files.readText(s, BRAIN) ?? null;
+  return files.readText(s, BRAIN, BRAIN_CAP) ?? null;
 }
 
 /**
@@ -63,7 +71,7 @@ export async function writeBrainAsync(s: Token, text: string): Promise<void> {
 }
 
 export function readLongTerm(s: Token): string {
-  return files.readText(s, LONG_TERM) ?? '';
+  return files.readText(s, LONG_TERM, LONG_TERM_CAP) ?? '';
 }
 
 export function appendLongTerm(s: Token, text: string): void {

@@ -26,11 +26,14 @@ const READ_RANGE = 16 * 1024 * 1024;
 
 export const files = {
   stat: (s: Token, path: string) => sync<{ exists: boolean; size: number }>('storage.files.stat', { s, path }),
-  read: (s: Token, path: string, range: { offset?: number; length?: number; whole_lines?: boolean } = {}) =>
+  read: (s: Token, path: string, range: { offset?: number; length?: number; whole_lines?: boolean; max_bytes?: number } = {}) =>
     sync<{ text: string | null; size: number; end: number }>('storage.files.read', { s, path, ...range }),
-  /** The whole file's text, or undefined when there is none (read in ranges of whole lines when long). */
-  readText(s: Token, path: string): string | undefined {
-    const first = files.read(s, path, { length: READ_RANGE });
+  /**
+   * The whole file's text, or undefined when there is none (read in ranges when long); a file
+   * over `maxBytes`, or one that is not a regular file, is refused by the binding (RTC_ERR_FS_ACCESS).
+   */
+  readText(s: Token, path: string, maxBytes?: number): string | undefined {
+    const first = files.read(s, path, { length: READ_RANGE, ...(maxBytes === undefined ? {} : { max_bytes: maxBytes }) });
     if (first.text === null) return undefined;
     if (first.end >= first.size) return first.text;
     const parts = [first.text];
