@@ -3,6 +3,7 @@
  * to its floor (and the alternative a user would pick) in this same process, interleaved,
  * after warm-up; writes bench/results.json and bench/RESULTS.md and prints the table.
  * --quick runs few iterations (under a minute on an idle machine) for CI and for checking the bench;
+ * --history-events=<n> sizes the history case's long persona (e.g. 42230, the size issue 14 measured main at);
  * --only runs some cases; it and --quick print their table without touching the result files
  * (bench/results.json and RESULTS.md always hold the last full run).
  */
@@ -20,6 +21,8 @@ import { postgresAppends } from './cases/postgres-appends.ts';
 import { fetchMemory } from './cases/fetch-memory.ts';
 import { memory } from './cases/memory.ts';
 import { replay } from './cases/replay.ts';
+import { history } from './cases/history.ts';
+import { consoleCase } from './cases/console.ts';
 import { personaCycles } from './cases/persona-cycles.ts';
 import { personaMemory } from './cases/persona-memory.ts';
 import { readTextFile } from './cases/read-text-file.ts';
@@ -44,6 +47,8 @@ const CASES: { name: string; run: (ctx: BenchContext) => Promise<ResultRow[]> | 
   { name: 'fetch-memory', run: fetchMemory },
   { name: 'executor-sandbox-start', run: executorSandboxStart },
   { name: 'executor-stop', run: executorStop },
+  { name: 'history', run: history },
+  { name: 'console', run: consoleCase },
 ];
 
 const HOW_TO_READ = `How to read the table: every case runs the project's path and its comparisons in the same process run, interleaved round by round (each round starts from a different variant), after warm-up rounds that are discarded. **median** and **p99** are of the timed samples (nearest rank, no interpolation); **n** is the number of samples. **ratio to floor** is the row's median divided by the floor's median for times and memory (1.00x is the floor; lower is better) and the row's rate divided by the floor's rate for rates (higher is better). The **floor** is the least any implementation could do for the same work on this machine (raw isolated-vm, a raw child-process round trip, the real Deno, raw writeSync + fsync); an **alternative** is what a user would pick instead. **target met** applies issue 7's targets unchanged; "missed" rows are explained under the table. Rates and memory are single figures per run (no p99).`;
@@ -69,14 +74,17 @@ function loadAverage(): number {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, 'history-events': { type: 'string' } }, strict: true });
   assertNodeFlags();
   const only = values.only?.split(',').map((s) => s.trim());
   const unknown = only?.filter((name) => !CASES.some((c) => c.name === name)) ?? [];
   if (unknown.length) throw new Error(`unknown case ${unknown.join(', ')} (have: ${CASES.map((c) => c.name).join(', ')})`);
+  const historyEvents = values['history-events'] === undefined ? undefined : Number(values['history-events']);
+  if (historyEvents !== undefined && !(Number.isInteger(historyEvents) && historyEvents >= 1000)) throw new Error(`--history-events must be a whole number of at least 1000, not ${values['history-events']}`);
   const started = performance.now();
   const loadAtStart = loadAverage();
   const ctx = await createContext(values.quick);
+  if (historyEvents !== undefined) ctx.historyEvents = historyEvents;
   const rows: ResultRow[] = [];
   const timings: Record<string, number> = {};
   const loadAtCaseStart: Record<string, number> = {};
@@ -119,12 +127,12 @@ async function main(): Promise<void> {
       '',
     ].join('\n');
     // A quick run or a run of only some cases prints its table but never overwrites the full results.
-    if (!only && !values.quick) {
+    if (!only && !values.quick && historyEvents === undefined) {
       const out = path.dirname(new URL(import.meta.url).pathname);
       writeFileSync(path.join(out, 'results.json'), `${JSON.stringify({ generatedAt, mode, seconds, machine: facts, caseSeconds: timings, rows }, null, 2)}\n`);
       writeFileSync(path.join(out, 'RESULTS.md'), markdown);
     }
-    const wrote = only || values.quick ? `bench/results.json and bench/RESULTS.md left as they were (${only ? '--only' : '--quick'})` : 'Wrote bench/results.json and bench/RESULTS.md';
+    const wrote = only || values.quick || historyEvents !== undefined ? `bench/results.json and bench/RESULTS.md left as they were (${only ? '--only' : values.quick ? '--quick' : '--history-events'})` : 'Wrote bench/results.json and bench/RESULTS.md';
     process.stdout.write(`\n${table}\n\nMachine: ${factsLine}\n${wrote} (${mode} mode, ${seconds} s).\n`);
   } finally {
     rmSync(ctx.tmp, { recursive: true, force: true });

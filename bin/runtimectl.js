@@ -5,7 +5,7 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../kernel/cli/main.ts');
+const { main } = await import('../cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));
 // An in-process isolate thread wedged by hostile code (isolated-vm copies an unhandled
 // rejection's value at the end of a task, outside any timeout) keeps the process from

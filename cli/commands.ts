@@ -1,11 +1,14 @@
 /**
- * Every subcommand, in the order `runtimectl --help` lists them. A new command is one file
- * in this folder and one line here.
+ * The composition root's list of verbs: every subcommand, in the order `runtimectl --help`
+ * lists them, each defined beside its feature (features/<name>/cli.ts). A new command is one file
+ * in its feature and one line here.
  */
 import type { Command } from '../kernel/cli/command.ts';
 import { LEDGER_CLI_COMMANDS } from '../features/ledger/cli.ts';
 import { sandboxRunCommand } from '../features/sandbox-run/cli.ts';
-import { pluginsCheckCommand, pluginsListCommand } from '../features/plugins/cli.ts';
+import { sandboxTestCommand } from '../features/sandbox-run/test-cli.ts';
+import { denoCommand } from '../features/sandbox-run/deno-cli.ts';
+import { pluginsCheckCommand, pluginsInstallCommand, pluginsListCommand, pluginsNewCommand } from '../features/plugins/cli.ts';
 import { demoCommand } from '../features/sandbox-run/demo-cli.ts';
 import { runtimeManifestCheckCommand } from '../features/runtime-manifest/cli.ts';
 import { skillsListCommand } from '../features/skills/cli.ts';
@@ -19,23 +22,32 @@ import { PROPOSALS_CLI_COMMANDS } from '../features/review/cli.ts';
 import { PERSISTENCE_CLI_COMMANDS } from '../features/persistence/cli.ts';
 import { activityCommand } from '../features/activity/cli.ts';
 import { replayCommand } from '../features/replay/cli.ts';
+import { HISTORY_CLI_COMMANDS } from '../features/history/cli.ts';
 import { fleetRenderCommand } from '../features/fleet/cli.ts';
 import { EVENTS_CLI_COMMANDS } from '../features/events/cli.ts';
 import { OPERATOR_CLI_COMMANDS } from '../features/review/operator-cli.ts';
+import { serveCommand } from '../features/console/cli.ts';
+import { logsCommand } from '../features/logs/cli.ts';
 
 export const COMMANDS: readonly Command[] = [
   demoCommand,
   runCommand,
   statusCommand,
   sandboxRunCommand,
+  sandboxTestCommand,
   pluginsListCommand,
   pluginsCheckCommand,
+  pluginsNewCommand,
+  pluginsInstallCommand,
   skillsListCommand,
   workspacePrepareCommand,
   runtimeManifestCheckCommand,
   verifyCommand,
   activityCommand,
+  logsCommand,
+  serveCommand,
   replayCommand,
+  ...HISTORY_CLI_COMMANDS,
   ...EVENTS_CLI_COMMANDS,
   gateCommand,
   evidenceVerifyCommand,
@@ -45,4 +57,5 @@ export const COMMANDS: readonly Command[] = [
   ...OPERATOR_CLI_COMMANDS,
   ...PERSISTENCE_CLI_COMMANDS,
   fleetRenderCommand,
+  denoCommand,
 ];

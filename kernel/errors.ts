@@ -28,6 +28,16 @@ export const ERROR_CODES = {
   // build
   RTC_ERR_BUILD_FAILED: 'a plugin or script could not be bundled',
   RTC_ERR_CACHE_CORRUPT: 'a cached bundle or code cache failed its digest check',
+  // modules and npm packages (kernel/build)
+  RTC_ERR_MODULE_UNSUPPORTED: 'a script imports a kind of module the sandbox does not load (jsr:, remote URLs)',
+  RTC_ERR_MODULE_NOT_FOUND: 'a bare or npm: import names no declared dependency or is malformed',
+  RTC_ERR_NPM_NOT_INSTALLED: 'an npm package a script imports is not installed at its locked version',
+  RTC_ERR_NPM_LOCKFILE: 'the package-lock.json beside a script or plugin is missing an entry or its integrity hash',
+  RTC_ERR_NPM_NODE_BUILTIN: 'a script or an npm package it imports needs a Node built-in the sandbox does not provide',
+  RTC_ERR_NPM_NATIVE_ADDON: 'an npm package a script imports is a native addon',
+  RTC_ERR_NPM_INSTALL: 'installing the npm packages of a plugin or script failed',
+  // the Deno-compatible surface
+  RTC_ERR_UNSUPPORTED: 'a script used a Deno or web API outside the sandbox\'s supported subset',
   // sandbox
   RTC_ERR_SANDBOX_MEMORY: 'a sandboxed script exceeded its memory limit',
   RTC_ERR_SANDBOX_CPU: 'a sandboxed script exceeded its CPU time limit',
@@ -57,6 +67,14 @@ export const ERROR_CODES = {
   RTC_ERR_REPLAY_OUTPUT: 'a replayed plugin call returned something other than the recorded result',
   RTC_ERR_REPLAY_RECORDING: 'a cycle recording (trace line, effect blob, profile or bundle) is missing, damaged or does not match its event',
   RTC_ERR_TRACE_WRITE: 'a cycle trace could not be written durably',
+  // history: sealed segments, checkpoints, rollups, retention (kernel/history, features/history)
+  RTC_ERR_HISTORY_SEGMENT: 'a sealed log segment is missing, truncated, out of order, edited or does not match the header that follows it',
+  RTC_ERR_HISTORY_CHECKPOINT: 'a history checkpoint does not match the segment it seals or cannot be read',
+  RTC_ERR_HISTORY_INDEX: 'the segment index (rollups) does not match the sealed segments',
+  RTC_ERR_HISTORY_CONFIG: "a persona's history.yaml (segments, retention) is invalid",
+  RTC_ERR_HISTORY_RETENTION: 'a retention or archive request would drop unsealed data or cannot be carried out',
+  RTC_ERR_HISTORY_ARCHIVE: 'an archive is missing, incomplete or does not match the digests kept in the chain',
+  RTC_ERR_HISTORY_ARCHIVED: 'the events asked for are in an archived segment, not in the live history',
   // review queue (proposals awaiting an operator)
   RTC_ERR_REVIEW_NOT_FOUND: 'no proposal with that id is in the review queue',
   RTC_ERR_REVIEW_EXPIRED: 'a proposal expired before it was decided',
@@ -116,6 +134,15 @@ export const ERROR_CODES = {
   RTC_ERR_PERSONA_LOCKED: 'another process is writing this persona (it holds the persona\'s writer lock)',
   RTC_ERR_EXECUTOR_RESULT: 'an executor or budget-policy plugin returned a value outside its contract',
   RTC_ERR_EXECUTOR_PROVIDER_HOME: "an executor's provider home cannot be created or written",
+  RTC_ERR_PERSONA_START: 'a persona names a plugin, harness, skill or program that cannot work, so it does not start',
+  // composition: harnesses, loop steps, tools, plugin authoring
+  RTC_ERR_HARNESS_STEP: 'a harness names a loop step no feature provides, or leaves out the final record step',
+  RTC_ERR_PLUGIN_KIND: 'a plugin of one kind was named where another kind is needed',
+  RTC_ERR_PLUGIN_EXPORT_MISSING: "a plugin manifest lists an export its bundle does not provide",
+  RTC_ERR_PLUGIN_REFUSED: 'a plugin that was named exists but its manifest was refused',
+  RTC_ERR_TOOL_UNKNOWN: 'no tool with that name is offered to the persona',
+  RTC_ERR_TOOL_ARGS: "a tool's arguments do not match its input schema",
+  RTC_ERR_PLUGIN_SCAFFOLD: 'plugins new cannot write the plugin where it was asked',
   // workspaces
   RTC_ERR_WORKSPACE_ID_INVALID: 'an agent or workspace id is not a safe single path segment',
   RTC_ERR_WORKSPACE_RESOURCE_INVALID: 'a workspace resource reference is malformed',
@@ -131,6 +158,12 @@ export const ERROR_CODES = {
   RTC_ERR_EVIDENCE_NOT_FOUND: 'an evidence package or selection file does not exist',
   RTC_ERR_EVIDENCE_INVALID: 'an evidence manifest or selection file does not match its schema',
   RTC_ERR_EVIDENCE_MISMATCH: 'an evidence package no longer matches the digests recorded for it',
+  // the operator console (features/console) and the live tail (features/logs)
+  RTC_ERR_CONSOLE_AUTH: 'a console request that changes state came without the operator credential, or with a wrong one',
+  RTC_ERR_CONSOLE_CSRF: 'a state-changing console request came from another site, or without its form token',
+  RTC_ERR_CONSOLE_NOT_FOUND: 'no console page, persona, session or evidence package by that name',
+  RTC_ERR_CONSOLE_REQUEST: 'a console request is malformed (a missing or invalid field, a host the console does not serve)',
+  RTC_ERR_CONSOLE_LISTEN: 'the console could not listen on the address asked for',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -171,8 +204,14 @@ export class KernelError extends Error {
     return LIMIT_CODES.has(this.code);
   }
 
-  /** The one line a user sees: `runtimectl: RTC_ERR_X: message`. */
+  /** The one line a user sees: `runtimectl: RTC_ERR_X: message`, and where in a plugin's code it was thrown. */
   toLine(): string {
+    const at = typeof this.details.at === 'string' ? ` (at ${this.details.at})` : '';
+    return `${this.code}: ${this.message}${at}`;
+  }
+
+  /** The line without the plugin-code location (what a recorded call's outcome is compared by). */
+  toBareLine(): string {
     return `${this.code}: ${this.message}`;
   }
 

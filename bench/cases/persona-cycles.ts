@@ -29,6 +29,7 @@
  * each write a session folder) and no profiled round (they borrow the 100 personas'
  * profile), and the quick mode stops at 100 personas (profiled at 1) with fewer rounds.
  */
+import { scienceReport } from '../../features/science-loop/report.ts';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { CycleReport } from '../../kernel/loop/persona-runtime.ts';
@@ -103,7 +104,7 @@ const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word
 const ms = (x: number) => (x >= 10 ? x.toFixed(0) : x >= 1 ? x.toFixed(1) : x.toFixed(2));
 
 function outcomeOf(report: CycleReport): string {
-  const a = report.act;
+  const a = scienceReport(report).act;
   const detail = a.decision?.action === 'reviewer_handoff' ? 'reviewer handoff' : a.status ? `executor ${a.status}` : a.decision ? a.decision.action.replace(/_/g, ' ') : '';
   return detail ? `${a.outcome} (${detail})` : a.outcome;
 }

@@ -10,6 +10,7 @@
  *            its plugin's bundle (executor.none, budget.voi-tiers) run in a context, with
  *            the executor answering `describe()`: no shim, no broker, no persona state.
  */
+import { scienceReport } from '../../features/science-loop/report.ts';
 import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -57,7 +58,7 @@ if (kind === 'project') {
   openSeconds = (performance.now() - t0) / 1000;
   fleet.packets(0);
   const reports = await fleet.cycle();
-  if (reports.some((r) => r.act.decision === null)) throw new Error('a cycle did not call the budget policy');
+  if (reports.some((r) => scienceReport(r).act.decision === null)) throw new Error('a cycle did not call the budget policy');
   keep.push(fleet);
 } else {
   const sources = await Promise.all(

@@ -20,7 +20,8 @@ import { personaProfileSchema } from '../../kernel/personas/profile-schema.ts';
 import { loadPlugin } from '../../kernel/plugins/registry.ts';
 import { CycleRecorder } from '../../kernel/replay/cycle-recorder.ts';
 import { pathCodec } from '../../kernel/replay/path-codec.ts';
-import { replayPersona } from '../../kernel/replay/replay-persona.ts';
+import { replayPersona } from '../../features/science-loop/preset.ts';
+import { PLUGINS_DIR, PluginRegistry } from '../../kernel/plugins/registry.ts';
 import { TraceStore } from '../../kernel/replay/trace-store.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import { verdict, type ResultRow } from '../lib/result-row.ts';
@@ -126,14 +127,14 @@ export async function replay(ctx: BenchContext): Promise<ResultRow[]> {
   const floorMs: number[] = [];
   let checked = 0;
   // one warm-up of each (bundle and code caches, file cache), then interleaved rounds
-  await replayPersona({ stateDir: rec.stateDir, personaId: PERSONA, pluginsDir: rec.pluginsDir });
+  await replayPersona({ stateDir: rec.stateDir, personaId: PERSONA, registry: PluginRegistry.scan([PLUGINS_DIR, rec.pluginsDir]) });
   readAndParse(rec.traceFile);
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ['replay', 'floor'] : ['floor', 'replay'];
     for (const which of order) {
       const t0 = performance.now();
       if (which === 'replay') {
-        const report = await replayPersona({ stateDir: rec.stateDir, personaId: PERSONA, pluginsDir: rec.pluginsDir });
+        const report = await replayPersona({ stateDir: rec.stateDir, personaId: PERSONA, registry: PluginRegistry.scan([PLUGINS_DIR, rec.pluginsDir]) });
         if (!report.ok) throw new Error(`bench replay diverged: ${report.divergence?.message}`);
         checked = report.effects;
         replayMs.push(performance.now() - t0);

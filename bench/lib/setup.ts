@@ -23,6 +23,8 @@ export interface Budget {
 
 export interface BenchContext {
   quick: boolean;
+  /** --history-events: the long persona's size for the history case (default 1,000,000; --quick 50,000) */
+  historyEvents?: number;
   /** scratch folder, removed at the end */
   tmp: string;
   cacheDir: string;

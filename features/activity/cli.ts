@@ -18,7 +18,10 @@ For each persona, over the window ending now (times are each event's "at"):
 events and events per hour; tokens and tokens per hour (usage records found in event
 payloads: total_tokens, else input + output + cache tokens; plugin.* events excluded);
 autonomous sessions and sessions per day (cycles whose executor ran and spends tokens);
-cycles executed, deferred, idle and failed; and the defer reasons with their counts.
+cycles executed, deferred, idle and failed; the defer reasons with their counts; and the
+same figures hour by hour (UTC clock hours; listed for windows up to 48 h, always in --json).
+Sealed history is read from each segment's rollup; raw events only where a segment
+straddles the window's start.
 Each persona's events are read through the backend its persistence.yaml names.
 
 Options:
@@ -51,6 +54,11 @@ function textReport(entry: ActivityEntry): string {
     lines.push('  defer reasons');
     for (const r of a.defer_reasons) lines.push(`    ${String(r.count).padStart(5)}  ${r.outcome.padEnd(8)}  ${r.reason}`);
   }
+  // True hourly buckets, not one average: shown for windows up to two days (--json has them always).
+  if (a.hourly.length > 0 && a.window.hours <= 48) {
+    lines.push('  by hour (UTC)       events   tokens  sessions  cycles');
+    for (const h of a.hourly) lines.push(`    ${h.hour.slice(0, 13).replace('T', ' ')}:00  ${String(h.events).padStart(6)}  ${String(h.tokens).padStart(7)}  ${String(h.sessions).padStart(8)}  ${String(h.cycles).padStart(6)}`);
+  } else if (a.hourly.length > 0) lines.push(`  by hour: ${a.hourly.length} hour(s) with events (listed by --json)`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,15 +1,14 @@
 /**
  * Activity for every persona of a state directory (or one), each read through the backend
- * its persistence.yaml names, read-only. A persona whose log cannot be read is reported with
- * the reason, and the others are still reported.
+ * its persistence.yaml names, read-only, from its history's read path (rollups of the
+ * segments the window covers, raw events only where a segment straddles its edge, and the
+ * open segment). A persona whose log cannot be read is reported with the reason, and the
+ * others are still reported.
  */
-import path from 'node:path';
 import { isKernelError } from '../../kernel/errors.ts';
-import { openBackend } from '../persistence/open.ts';
-import { readPersistenceConfig } from '../persistence/config.ts';
+import { HistoryReader, openHistoryReader } from '../history/read-path.ts';
 import { openShared } from '../persistence/fleet.ts';
-import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
-import { activityOf, type PersonaActivity } from './report.ts';
+import type { PersonaActivity } from './report.ts';
 
 export interface PersonaActivityError {
   persona: string;
@@ -31,15 +30,14 @@ export interface CollectOptions {
 }
 
 export async function personaActivity(stateDir: string, persona: string, options: CollectOptions): Promise<ActivityEntry> {
-  const dir = path.join(stateDir, persona);
-  let backend: PersistenceBackend | undefined;
+  let reader: HistoryReader | undefined;
   try {
-    const name = options.dsn === undefined ? readPersistenceConfig(dir).backend : 'postgres';
-    backend = options.dsn === undefined ? await openBackend(dir, name, { readonly: true, ...(options.pluginsDir ? { pluginsDir: options.pluginsDir } : {}) }) : await openShared(options.dsn, persona);
-    return activityOf(backend.events.read(), { persona, backend: name, windowMs: options.windowMs, nowMs: options.nowMs });
+    // A shared database's persona is read through the postgres backend, without a state directory.
+    reader = options.dsn === undefined ? await openHistoryReader(stateDir, persona, options.pluginsDir ? { pluginsDir: options.pluginsDir } : {}) : new HistoryReader(persona, await openShared(options.dsn, persona));
+    return reader.activity(options.windowMs, options.nowMs);
   } catch (error) {
     return { persona, error: isKernelError(error) ? error.toLine() : error instanceof Error ? error.message : String(error) };
   } finally {
-    await backend?.close();
+    await reader?.close();
   }
 }

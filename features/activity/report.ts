@@ -5,7 +5,7 @@
  * folder is the contract with the loop's event fields.
  */
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
-import { tokensIn } from './tokens.ts';
+import { bucketsOf, type HourBucket } from '../history/buckets.ts';
 
 export const CYCLE_EVENT = 'continuous_loop_cycle';
 export const SESSION_EVENT = 'executor_session';
@@ -43,6 +43,8 @@ export interface PersonaActivity {
   defer_reasons: DeferReasonCount[];
   /** Events in the window by type, most frequent first. */
   event_types: { type: string; count: number }[];
+  /** The window hour by hour (UTC clock hours that had events), oldest first. */
+  hourly: HourlyActivity[];
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
@@ -98,6 +100,25 @@ export interface ActivityOptions {
 
 export function activityOf(events: Iterable<Pick<EventEnvelope, 'type' | 'payload' | 'at'>>, options: ActivityOptions): PersonaActivity {
   const start = options.nowMs - options.windowMs;
+  return activityFromBuckets(bucketsOf(events, (at) => at >= start && at <= options.nowMs), options);
+}
+
+/** One hour of activity, as `activity --json` lists them (`hourly`). */
+export interface HourlyActivity {
+  hour: string;
+  events: number;
+  tokens: number;
+  sessions: number;
+  cycles: number;
+}
+
+/**
+ * The figures from hourly buckets holding only events inside the window (features/history
+ * answers a window from sealed segments' rollups this way, reading raw events only where a
+ * segment straddles the window's edge).
+ */
+export function activityFromBuckets(buckets: readonly HourBucket[], options: ActivityOptions): PersonaActivity {
+  const start = options.nowMs - options.windowMs;
   const hours = options.windowMs / 3_600_000;
   const cycles: PersonaActivity['cycles'] = { total: 0, executed: 0, deferred: 0, idle: 0, failed: 0, interrupted: 0, other: 0 };
   const reasons = new Map<string, DeferReasonCount>();
@@ -105,25 +126,19 @@ export function activityOf(events: Iterable<Pick<EventEnvelope, 'type' | 'payloa
   let count = 0;
   let tokens = 0;
   let sessions = 0;
-  for (const event of events) {
-    const at = Date.parse(event.at);
-    if (!(at >= start && at <= options.nowMs)) continue;
-    count += 1;
-    types.set(event.type, (types.get(event.type) ?? 0) + 1);
-    const fromPlugin = event.type.startsWith(PLUGIN_EVENT_PREFIX);
-    if (!fromPlugin) tokens += tokensIn(event.payload);
-    if (isSession(event)) sessions += 1;
-    if (event.type !== CYCLE_EVENT) continue;
-    const outcome = cycleOutcome(event.payload);
-    cycles.total += 1;
-    cycles[outcome] += 1;
-    if (outcome === 'executed') continue;
-    const key = reasonKey(event.payload);
-    if (key === undefined) continue;
-    const id = `${outcome}\0${key}`;
-    const entry = reasons.get(id) ?? { reason: key, outcome, count: 0 };
-    entry.count += 1;
-    reasons.set(id, entry);
+  for (const b of buckets) {
+    count += b.events;
+    tokens += b.tokens;
+    sessions += b.sessions;
+    cycles.total += b.cycles.total;
+    for (const o of [...CYCLE_OUTCOMES, 'other'] as const) cycles[o] += b.cycles[o];
+    for (const [type, n] of Object.entries(b.types)) types.set(type, (types.get(type) ?? 0) + n);
+    for (const [outcome, reason, n] of b.reasons) {
+      const id = `${outcome}\0${reason}`;
+      const entry = reasons.get(id) ?? { reason, outcome, count: 0 };
+      entry.count += n;
+      reasons.set(id, entry);
+    }
   }
   const byCount = <T extends { count: number }>(a: T, b: T, name: (x: T) => string) => b.count - a.count || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
   return {
@@ -139,5 +154,6 @@ export function activityOf(events: Iterable<Pick<EventEnvelope, 'type' | 'payloa
     cycles,
     defer_reasons: [...reasons.values()].sort((a, b) => byCount(a, b, (x) => `${x.outcome} ${x.reason}`)),
     event_types: [...types].map(([type, n]) => ({ type, count: n })).sort((a, b) => byCount(a, b, (x) => x.type)),
+    hourly: buckets.map((b) => ({ hour: new Date(b.hour).toISOString(), events: b.events, tokens: b.tokens, sessions: b.sessions, cycles: b.cycles.total })),
   };
 }

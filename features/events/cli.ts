@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
-import { analyzeFork, notForked, repairForkedLog, type ChainSummary, type ForkAnalysis } from '../../kernel/events/fork-repair.ts';
+import { analyzeFork, notForked, repairForkedLog, type ChainSummary, type ForkAnalysis } from './fork-repair.ts';
 import { openBackend } from '../persistence/open.ts';
 import { existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
 import { lockPersonaWriter } from '../../kernel/storage/writer-lock.ts';

@@ -5,7 +5,6 @@
  */
 import path from 'node:path';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
-import { pluginSearchPath } from './check-plugins.ts';
 import { findDeno } from './reference-deno.ts';
 import { listGateProfiles } from './profiles.ts';
 import { runGate, type GateReport } from './run-gate.ts';
@@ -13,6 +12,7 @@ import { listPersonaIds, resolvePersona } from '../../kernel/personas/load.ts';
 import { parseReviewPolicy, type ReviewPolicy } from '../../kernel/review/index.ts';
 import { assertReviewPersonaId } from '../../kernel/review/paths.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { pluginSearchPath } from '../../kernel/plugins/registry.ts';
 import { chooseStateDir, knownPersonaDir } from '../../kernel/storage/state-dir.ts';
 
 const USAGE = `Usage: runtimectl gate --profile NAME|FILE --target PATH --out DIR [--plugins-dir DIR]...
@@ -121,7 +121,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       target: path.resolve(io.cwd, values.target!),
       out: path.resolve(io.cwd, values.out!),
       deno: findDeno(io.env, io.cwd),
-      pluginDirs: pluginSearchPath(io.env, values['plugins-dir'] ?? [], io.cwd),
+      pluginDirs: pluginSearchPath({ env: io.env, dirs: values['plugins-dir'] ?? [], cwd: io.cwd }),
       cwd: io.cwd,
       ...(values.persona === undefined ? {} : reviewQueueOf(values.persona, values['state-dir'], io)),
     });

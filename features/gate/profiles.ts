@@ -14,11 +14,11 @@ import { sha256 } from '../../kernel/build/bundle.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { readManifestFile } from '../../kernel/manifest/load.ts';
 import { loadSandboxProfile, PROFILES_DIR, type Limits, type SandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
-import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
+import { PLUGINS_DIR, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { PERMISSION_NAMES } from '../../kernel/permissions/descriptors.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { beyondCeiling } from './ceiling.ts';
-import { missingCheckReason, scanGateChecks } from './check-plugins.ts';
+import { gateChecksOf, missingCheckReason } from './check-plugins.ts';
 import { checkEntry, gateProfileSchema, type CheckEntry, type GateProfile } from './profile-schema.ts';
 
 export const GATES_DIR = path.join(PROJECT_ROOT, 'policies', 'gates');
@@ -77,7 +77,7 @@ export interface LoadGateProfileOptions {
   /** the gates folder for a bare name */
   dir?: string;
   sandboxDir?: string;
-  /** the plugin folders to find checks in (check-plugins.ts pluginSearchPath) */
+  /** the plugin search path to find checks on (kernel/plugins/registry.ts pluginSearchPath) */
   pluginDirs?: readonly string[];
   cwd?: string;
 }
@@ -86,7 +86,7 @@ export interface LoadGateProfileOptions {
 const DRAFT_PLACEHOLDER = '/nonexistent/runtimectl-gate-draft';
 
 function resolveChecks(profile: GateProfile, where: string, pluginDirs: readonly string[]): ResolvedCheck[] {
-  const found = scanGateChecks(pluginDirs);
+  const found = gateChecksOf(pluginDirs);
   const listed = new Set(profile.checks.map((raw) => checkEntry(raw).check));
   const resolved: ResolvedCheck[] = [];
   const fail = (code: 'RTC_ERR_GATE_CHECK_UNKNOWN' | 'RTC_ERR_GATE_CHECK_GRANT', field: string, reason: string) =>
@@ -149,7 +149,7 @@ export function loadGateProfile(nameOrFile: string, options: LoadGateProfileOpti
     if (value > sandbox.limits[key]) throw invalid(`limits.${key}`, `${value} is above the sandbox profile "${sandbox.name}"'s ${sandbox.limits[key]}`);
     limits[key] = value;
   }
-  const checks = resolveChecks(profile, where, options.pluginDirs ?? [path.join(PROJECT_ROOT, 'plugins')]);
+  const checks = resolveChecks(profile, where, options.pluginDirs ?? [PLUGINS_DIR]);
   const sandboxFile = path.join(options.sandboxDir ?? PROFILES_DIR, `${sandbox.name}.yaml`);
   return { profile, file, digest: fileDigest(file), sandbox, sandboxFile, sandboxDigest: fileDigest(sandboxFile), limits, checks };
 }

@@ -4,6 +4,7 @@
  * proposes: enabling the skill is an operator's decision in the queue
  * (`runtimectl proposals accept`). The queue's backpressure applies as to any proposal.
  */
+import { persistenceProvider } from '../persistence/provider.ts';
 import { isKernelError } from '../../kernel/errors.ts';
 import { openPersonaReviewQueue, type ReviewPolicy } from '../../kernel/review/index.ts';
 
@@ -27,7 +28,7 @@ export interface ProposalRequest {
 export async function proposeSkillDraft(request: ProposalRequest): Promise<ProposalOutcome> {
   const evidence = { ref: request.manifestFile, digest: request.manifestDigest };
   try {
-    const queue = await openPersonaReviewQueue(request.personaDir, request.policy === undefined ? {} : { policy: request.policy });
+    const queue = await openPersonaReviewQueue(request.personaDir, persistenceProvider, request.policy === undefined ? {} : { policy: request.policy });
     try {
       const outcome = queue.submit({ kind: 'skill-draft', proposer: `gate:${request.profile}`, evidence: [evidence], skill: request.skill, package: evidence }, { now: request.now });
       if (outcome.status === 'queued') return { status: 'queued', id: outcome.proposal.id, queue: queue.location };

@@ -1,5 +1,15 @@
 /**
- * The ledger's path guard: kernel/storage/persona-path.ts with the ledger's error code
- * (RTC_ERR_LEDGER_PATH_ESCAPE). Nothing is opened outside the persona's own directory.
+ * The one rule the ledger's files live by: nothing is opened outside the persona's own
+ * directory (kernel/storage/path-guard.ts), with the ledger's own error code.
  */
-export { resolveInsidePersona } from '../../kernel/storage/persona-path.ts';
+import { resolveInside } from '../../kernel/storage/path-guard.ts';
+
+const LEDGER_VOICE = { code: 'RTC_ERR_LEDGER_PATH_ESCAPE', what: 'ledger path' } as const;
+
+/**
+ * Resolves `relative` against the persona directory and returns its real absolute path,
+ * or throws RTC_ERR_LEDGER_PATH_ESCAPE when it would leave the persona directory.
+ */
+export function resolveInsidePersona(personaDir: string, relative: string): string {
+  return resolveInside(LEDGER_VOICE, personaDir, relative);
+}

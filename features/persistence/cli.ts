@@ -6,9 +6,9 @@
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { copyPersistence, type CopyReport } from './copy.ts';
-import { KNOWN_BACKENDS, parseBackendName, readPersistenceConfig, writePersistenceConfig } from './config.ts';
+import { KNOWN_BACKENDS, parseBackendName, readPersistenceConfig, writePersistenceConfig } from '../../kernel/storage/persistence-config.ts';
 import { openBackend } from './open.ts';
-import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
+import type { PersonaBackend as PersistenceBackend } from './backend.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { listPersonaIds } from '../verify/cli.ts';
 import { lockPersonaWriter, type WriterLock } from '../../kernel/storage/writer-lock.ts';

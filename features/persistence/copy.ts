@@ -16,11 +16,12 @@
  */
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { rollupOf } from '../history/rollup.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { detectLedgerFormat } from '../ledger/format.ts';
 import { openLedger, type LedgerRowsBackend } from '../ledger/open.ts';
 import type { LedgerExport } from '../ledger/records.ts';
-import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
+import type { PersonaBackend as PersistenceBackend } from './backend.ts';
 import { eventLine } from '../../kernel/events/rows.ts';
 import { convertLedgerInPlace } from './ledger-convert.ts';
 
@@ -93,6 +94,9 @@ export async function copyPersistence(from: PersistenceBackend, to: PersistenceB
     });
   }
 
+  // An archived segment cannot be copied: its bytes are not in the live history.
+  const archived = from.events.history.list().segments.find((s) => s.archived);
+  if (archived) refuse(`${archived.name}: segment ${archived.index} of the source is archived (${archived.archived!.archive.path}); restore it with "runtimectl archive restore" before exporting; nothing was exported`, { file: archived.name });
   // Check the source before writing anything.
   const source = from.events.verify();
   const firstError = source.problems.find((p) => p.severity === 'error');
@@ -113,7 +117,8 @@ export async function copyPersistence(from: PersistenceBackend, to: PersistenceB
   const ledgerDoc = rowsLedger ? from.ledger.exportDoc() : ledgerFormat === 'jsonl-fs' || ledgerFormat === 'sqlite' ? readLedgerDoc(from.personaDir, from.personaId) : undefined;
 
   // Events, then their check: same count, same chain, the same line for every event.
-  const copied = await to.events.importEvents(from.events.read());
+  // The copy is segmented as the source (each log_segment header seals what came before it), with the same rollups.
+  const copied = await to.events.importEvents(from.events.read(), { rollup: rollupOf });
   const target = to.events.verify();
   if (!target.ok || target.events !== copied || target.lastSeq !== source.lastSeq || target.lastHash !== source.lastHash) {
     refuse(`the copied events do not verify in ${to.name} (${target.events} of ${copied} events, last hash ${target.lastHash.slice(0, 12)}…); ${target.problems[0]?.what ?? ''}`.trim());

@@ -3,15 +3,8 @@
  * memory and proposal records; implementations are `persistence` plugins (host modules) in
  * plugins/persistence-*; README.md in this folder has the decisions.
  */
-export type {
-  PersistenceBackend,
-  EventStore,
-  LedgerAccess,
-  MemoryStore,
-  ProposalStore,
-  EventChainReport,
-  StoreProblem,
-} from '../../kernel/contracts/persistence.ts';
+export type { PersistenceBackend, EventStore, MemoryStore, ProposalStore, EventChainReport, StoreProblem, PersistenceProvider } from '../../kernel/contracts/persistence.ts';
+export type { PersonaBackend, LedgerAccess } from './backend.ts';
 export { openBackend, findPersistencePlugin, STORAGE_BINDINGS, type OpenBackendOptions } from './open.ts';
 export {
   readPersistenceConfig,
@@ -23,6 +16,6 @@ export {
   PERSISTENCE_SCHEMA_VERSION,
   DEFAULT_BACKEND_NAME,
   KNOWN_BACKENDS,
-} from './config.ts';
+} from '../../kernel/storage/persistence-config.ts';
 export { copyPersistence, type CopyReport } from './copy.ts';
 export { eventLine, encodeEvent, checkEventRows } from '../../kernel/events/rows.ts';

@@ -12,7 +12,8 @@
  */
 import path from 'node:path';
 import { ERROR_CODES, isKernelError, kernelError, type ErrorCode } from '../../kernel/errors.ts';
-import type { LedgerAccess, MemoryStore, PersistenceBackend, ProposalStore } from '../../kernel/contracts/persistence.ts';
+import type { MemoryStore, ProposalStore } from '../../kernel/contracts/persistence.ts';
+import type { LedgerAccess, PersonaBackend as PersistenceBackend } from './backend.ts';
 import { IsolatedEventStore, type BackendCalls } from '../../kernel/persistence/isolated-events.ts';
 import type { StorageSession } from '../../kernel/persistence/storage-session.ts';
 import type { TraceStorage } from '../../kernel/replay/trace-store.ts';
@@ -25,26 +26,8 @@ import { sessionLease } from '../../kernel/persistence/postgres/pg-bindings.ts';
 import { selfHolder, type WriterLock } from '../../kernel/storage/writer-lock.ts';
 
 /** What every persistence plugin exports (the first argument of each is the session token). */
-export const BACKEND_EXPORTS = [
-  'describe',
-  'open',
-  'close',
-  'openEvents',
-  'appendEvents',
-  'readEvents',
-  'importEvents',
-  'readBrain',
-  'writeBrain',
-  'writeBrainAsync',
-  'readLongTerm',
-  'appendLongTerm',
-  'memoryIsEmpty',
-  'appendProposals',
-  'proposalLines',
-  'proposalsIsEmpty',
-  'ledgerLoad',
-  'ledgerCommit',
-] as const;
+export { BACKEND_EXPORTS } from '../../kernel/contracts/persistence.ts';
+import { BACKEND_EXPORTS } from '../../kernel/contracts/persistence.ts';
 
 /** What `describe` answers: the backend's name and where it keeps things, relative to the persona folder. */
 interface Description {

@@ -12,7 +12,7 @@ import { openLedgerOver, type LedgerRowsBackend } from '../ledger/open.ts';
 import type { LedgerExport } from '../ledger/records.ts';
 import type { LedgerBackend } from '../ledger/repo.ts';
 import { checkOpenedLedger, type LedgerConsistencyProblem } from '../ledger/consistency.ts';
-import type { LedgerAccess } from '../../kernel/contracts/persistence.ts';
+import type { LedgerAccess } from './backend.ts';
 
 export function ledgerAccess(backend: LedgerRowsBackend, personaDir: string, personaId: string, format: LedgerBackend, readonly: boolean): LedgerAccess {
   const file = () => locateLedger(personaDir, personaId)?.dbFile;

@@ -12,8 +12,8 @@ import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { bridgeFor, type PgBridge } from '../../kernel/persistence/postgres/pg-bridge.ts';
 import { prepareKernelSchema } from '../../kernel/persistence/postgres/pg-schema.ts';
 import type { StorageSession } from '../../kernel/persistence/storage-session.ts';
-import { PLUGINS_DIR, scanPlugins, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
-import { parseBackendName, pluginIdOf, readPersistenceConfig } from './config.ts';
+import { PLUGINS_DIR, PluginRegistry, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
+import { parseBackendName, pluginIdOf, readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
 import { BACKEND_EXPORTS, openIsolatedBackendSync, prepareBackendPlugin, type IsolatedBackend } from './isolated-backend.ts';
 import { prepareLedgerPlugin } from '../ledger/plugin-host.ts';
 import { ledgerAccess } from './ledger-access.ts';
@@ -34,14 +34,17 @@ export interface OpenBackendOptions {
   dsn?: string;
   /** The postgres lease's time to live (default 15 s, or RUNTIMECTL_POSTGRES_LEASE_SECONDS). */
   leaseSeconds?: number;
+  /** The plugins of this start (wins over pluginsDir): a backend from an outside plugin folder is found there. */
+  registry?: PluginRegistry;
 }
 
 const PERSONA_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 /** The persistence plugin `persistence.<name>` under `pluginsDir`, checked for kind and bindings. */
-export function findPersistencePlugin(name: string, pluginsDir = PLUGINS_DIR): LoadedPlugin {
+export function findPersistencePlugin(name: string, pluginsDir: string | PluginRegistry = PLUGINS_DIR): LoadedPlugin {
   const id = pluginIdOf(parseBackendName(name));
-  const scan = scanPlugins(pluginsDir);
+  const registry = typeof pluginsDir === 'string' ? PluginRegistry.scan(pluginsDir) : pluginsDir;
+  const scan = { plugins: registry.list(), refused: registry.refused };
   const plugin = scan.plugins.find((p) => p.manifest.id === id);
   if (plugin === undefined) {
     const refused = scan.refused.find((r) => path.basename(r.dir) === `persistence-${name}`);
@@ -51,7 +54,7 @@ export function findPersistencePlugin(name: string, pluginsDir = PLUGINS_DIR): L
       details: { plugin: id },
     });
   }
-  const where = `${path.relative(path.dirname(pluginsDir), plugin.dir)}/plugin.yaml`;
+  const where = `${path.relative(path.dirname(plugin.source), plugin.dir)}/plugin.yaml`;
   if (plugin.manifest.kind !== 'persistence') {
     throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `${where}: kind: plugin ${id} is a ${plugin.manifest.kind} plugin, not a persistence backend`, { details: { plugin: id } });
   }
@@ -85,8 +88,8 @@ export async function openBackend(personaDir: string, name?: string, options: Op
 }
 
 /** Builds the isolates of these backends (once per process), so that openBackendSync can run. */
-export async function prepareBackends(names: readonly string[], options: Pick<OpenBackendOptions, 'pluginsDir'> = {}): Promise<void> {
-  await Promise.all([prepareLedgerPlugin(), ...names.map((n) => prepareBackendPlugin(findPersistencePlugin(n, options.pluginsDir)))]);
+export async function prepareBackends(names: readonly string[], options: Pick<OpenBackendOptions, 'pluginsDir' | 'registry'> = {}): Promise<void> {
+  await Promise.all([prepareLedgerPlugin(), ...names.map((n) => prepareBackendPlugin(findPersistencePlugin(n, options.registry ?? options.pluginsDir)))]);
 }
 
 /** openBackend without an await, for a backend whose plugin is prepared (openBackend or prepareBackends ran). */
@@ -150,5 +153,5 @@ function resolveBackend(personaDir: string, name: string | undefined, options: O
     throw kernelError('RTC_ERR_PERSISTENCE_CONFIG', `persona id "${personaId}" must be lowercase letters, digits, "-" and "_" (it names the state directory)`, { details: { personaId } });
   }
   const backendName = name === undefined ? readPersistenceConfig(dir).backend : parseBackendName(name);
-  return { plugin: findPersistencePlugin(backendName, options.pluginsDir), dir, personaId };
+  return { plugin: findPersistencePlugin(backendName, options.registry ?? options.pluginsDir), dir, personaId };
 }

@@ -1,10 +1,15 @@
-/** `runtimectl plugins list` and `runtimectl plugins check [PATH]`. */
+/**
+ * `runtimectl plugins list`, `plugins check [PATH]` and `plugins new`: the plugin registry as
+ * an operator and a plugin author see it. Every verb reads the whole search path: the built-in
+ * plugins/, then RUNTIMECTL_PLUGIN_PATH (folders separated by ":"), then each --plugins-dir.
+ */
 import path from 'node:path';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
-import { pluginBundleRecord } from '../../kernel/substrate/substrate.ts';
-import { loadPlugin, scanPlugins, PLUGINS_DIR, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
-import { PROJECT_ROOT } from '../../kernel/version.ts';
-import { parseFlags, printJson, type Command } from '../../kernel/cli/command.ts';
+import { displayPath, loadPlugin, pluginSearchPath, PLUGIN_PATH_ENV, PluginRegistry, PLUGINS_DIR, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
+import { installPackages } from '../../kernel/build/npm-install.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { checkPlugin } from './check.ts';
+import { scaffoldPlugin, SCAFFOLD_KINDS } from './scaffold.ts';
 
 function describe(plugin: LoadedPlugin) {
   return {
@@ -13,25 +18,34 @@ function describe(plugin: LoadedPlugin) {
     kind: plugin.manifest.kind,
     sandbox: plugin.profile.name,
     tier: plugin.profile.tier,
-    dir: path.relative(PROJECT_ROOT, plugin.dir),
+    dir: displayPath(plugin.dir),
+    source: displayPath(plugin.source),
     permissions: plugin.manifest.permissions,
     bindings: plugin.manifest.bindings,
     exports: plugin.manifest.exports,
+    ...(plugin.manifest.tools ? { tools: plugin.manifest.tools.map((t) => `${plugin.manifest.id}.${t.export}`) } : {}),
   };
+}
+
+const SEARCH_HELP = `The plugin search path: the built-in plugins/, then $${PLUGIN_PATH_ENV} (folders
+separated by ":"), then each --plugins-dir DIR. Plugin ids are unique across all of them.`;
+
+function registryOf(values: { 'plugins-dir'?: string[] | undefined }, io: CliIo): PluginRegistry {
+  return PluginRegistry.scan(pluginSearchPath({ env: io.env, dirs: values['plugins-dir'] ?? [], cwd: io.cwd }));
 }
 
 export const pluginsListCommand: Command = {
   path: ['plugins', 'list'],
-  summary: 'list installed plugins with their kind, sandbox and permissions',
-  usage: 'Usage: runtimectl plugins list [--json]\n\nLists plugins under plugins/ (refused ones with the reason).\n',
+  summary: 'list installed plugins with their kind, sandbox and the folder they come from',
+  usage: `Usage: runtimectl plugins list [--plugins-dir DIR]... [--json]\n\nLists every plugin on the search path with the folder it was found in (refused ones\nwith the reason; exit 1 when one was refused).\n\n${SEARCH_HELP}\n`,
   async run(argv, io) {
-    const { values } = parseFlags(argv, { json: { type: 'boolean' } }, 'plugins list', false);
-    const scan = scanPlugins();
-    const refused = scan.refused.map((r) => ({ dir: path.relative(PROJECT_ROOT, r.dir), code: r.error.code, reason: r.error.message }));
-    if (values.json) printJson(io, { plugins: scan.plugins.map(describe), refused });
+    const { values } = parseFlags(argv, { json: { type: 'boolean' }, 'plugins-dir': { type: 'string', multiple: true } }, 'plugins list', false);
+    const registry = registryOf(values, io);
+    const refused = registry.refused.map((r) => ({ dir: displayPath(r.dir), code: r.error.code, reason: r.error.message }));
+    if (values.json) printJson(io, { search_path: registry.roots.map(displayPath), plugins: registry.list().map(describe), refused });
     else {
-      const idWidth = Math.max(24, ...scan.plugins.map((p) => p.manifest.id.length));
-      for (const p of scan.plugins) io.stdout(`${p.manifest.id.padEnd(idWidth)} ${p.manifest.version.padEnd(8)} ${p.manifest.kind.padEnd(14)} ${p.profile.name}\n`);
+      const idWidth = Math.max(26, ...registry.list().map((p) => p.manifest.id.length));
+      for (const p of registry.list()) io.stdout(`${p.manifest.id.padEnd(idWidth)} ${p.manifest.version.padEnd(8)} ${p.manifest.kind.padEnd(15)} ${p.profile.name.padEnd(16)} ${displayPath(p.dir)}\n`);
       for (const r of refused) io.stderr(`refused ${r.dir}: ${r.code}: ${r.reason}\n`);
     }
     return refused.length === 0 ? 0 : 1;
@@ -40,52 +54,131 @@ export const pluginsListCommand: Command = {
 
 export const pluginsCheckCommand: Command = {
   path: ['plugins', 'check'],
-  summary: 'validate plugin manifests, build their bundles, report grants',
-  usage: 'Usage: runtimectl plugins check [PATH] [--json]\n\nPATH is one plugin folder; without it every folder under plugins/ is checked.\nExit 0 when every manifest is valid and every bundle builds.\n',
+  summary: 'validate plugin manifests, build and load their bundles, check their exports',
+  usage: `Usage: runtimectl plugins check [PATH]... [--plugins-dir DIR]... [--json]
+
+PATH is one plugin folder; without it every plugin on the search path is checked: the
+manifest validates, the bundle builds, and loading it shows that it really exports every
+function the manifest lists. Exit 0 when all of that holds for every plugin.
+
+${SEARCH_HELP}
+`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' } }, 'plugins check');
-    const dirs = positionals.length > 0 ? positionals.map((p) => path.resolve(io.cwd, p)) : undefined;
+    const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, 'plugins-dir': { type: 'string', multiple: true } }, 'plugins check');
     const results: Record<string, unknown>[] = [];
     let failed = 0;
-    // Persistence backends are host modules (they are digested, not bundled for an isolate).
     const check = async (plugin: LoadedPlugin) => {
-      const record = await pluginBundleRecord(plugin);
-      if ('error' in record) throw kernelError('RTC_ERR_BUILD_FAILED', record.error.replace(/^RTC_ERR_BUILD_FAILED: /, ''));
-      results.push({ ...describe(plugin), ok: true, bundle: { kind: record.kind, digest: record.digest, inputs: record.inputs } });
+      try {
+        const checked = await checkPlugin(plugin);
+        results.push({ ...describe(plugin), ok: true, bundle: { kind: checked.bundle.kind, digest: checked.bundle.digest, inputs: checked.bundle.inputs }, loaded_exports: checked.exports });
+      } catch (error) {
+        if (!isKernelError(error)) throw error;
+        failed++;
+        results.push({ id: plugin.manifest.id, dir: displayPath(plugin.dir), ok: false, code: error.code, reason: error.message });
+      }
     };
-    if (dirs) {
-      for (const dir of dirs) {
+    if (positionals.length > 0) {
+      for (const dir of positionals.map((p) => path.resolve(io.cwd, p))) {
+        let plugin: LoadedPlugin;
         try {
-          await check(loadPlugin(dir));
+          plugin = loadPlugin(dir);
         } catch (error) {
           if (!isKernelError(error)) throw error;
           failed++;
-          results.push({ dir: path.relative(io.cwd, dir) || '.', ok: false, code: error.code, reason: error.message });
+          results.push({ dir: shownFrom(io.cwd, dir), ok: false, code: error.code, reason: error.message });
+          continue;
         }
+        await check(plugin);
       }
     } else {
-      const scan = scanPlugins(PLUGINS_DIR);
-      for (const plugin of scan.plugins) {
-        try {
-          await check(plugin);
-        } catch (error) {
-          if (!isKernelError(error)) throw error;
-          failed++;
-          results.push({ id: plugin.manifest.id, ok: false, code: error.code, reason: error.message });
-        }
-      }
-      for (const r of scan.refused) {
+      const registry = registryOf(values, io);
+      for (const plugin of registry.list()) await check(plugin);
+      for (const r of registry.refused) {
         failed++;
-        results.push({ dir: path.relative(PROJECT_ROOT, r.dir), ok: false, code: r.error.code, reason: r.error.message });
+        results.push({ dir: displayPath(r.dir), ok: false, code: r.error.code, reason: r.error.message });
       }
     }
     if (values.json) printJson(io, { ok: failed === 0, plugins: results });
     else {
       for (const r of results) {
-        if (r.ok) io.stdout(`ok      ${String(r.id)}  bundle ${String((r.bundle as { digest: string }).digest).slice(0, 12)}  grants ${JSON.stringify(r.permissions)}\n`);
+        if (r.ok) io.stdout(`ok      ${String(r.id)}  bundle ${String((r.bundle as { digest: string }).digest).slice(0, 12)}  exports ${(r.loaded_exports as string[]).join(', ')}  grants ${JSON.stringify(r.permissions)}\n`);
         else io.stderr(`refused ${String(r.id ?? r.dir)}: ${String(r.code)}: ${String(r.reason)}\n`);
       }
     }
     return failed === 0 ? 0 : 1;
+  },
+};
+
+export const pluginsNewCommand: Command = {
+  path: ['plugins', 'new'],
+  summary: 'write a new plugin (manifest, mod.ts, a test) that check accepts and a persona can select',
+  usage: `Usage: runtimectl plugins new --kind KIND NAME [--dir DIR] [--json]
+
+Writes DIR/<prefix>-NAME/ with plugin.yaml (its schema referenced for the editor), mod.ts
+(typed by the kind's contract, docs/plugin-contracts.md) and test/mod_test.ts (Deno.test;
+run it with node_modules/.bin/deno test --no-check DIR/<prefix>-NAME). The id is <prefix>.NAME.
+
+  --kind KIND   ${SCAFFOLD_KINDS.join(', ')}
+  --dir DIR     the plugin folder to write into (default: the built-in plugins/); a folder
+                outside the checkout is found through --plugins-dir DIR or $${PLUGIN_PATH_ENV}
+
+Then: runtimectl plugins check <the new folder>, and select it in a persona profile (a gate
+check: list it under checks: in a gate profile); the line to add is printed. How plugins are written: docs/writing-plugins.md.
+`,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags(argv, { kind: { type: 'string' }, dir: { type: 'string' }, json: { type: 'boolean' } }, 'plugins new');
+    if (!values.kind) throw usage('name the kind: --kind KIND');
+    if (positionals.length !== 1) throw usage('name the plugin once: runtimectl plugins new --kind KIND NAME');
+    const parent = values.dir ? path.resolve(io.cwd, values.dir) : PLUGINS_DIR;
+    const made = scaffoldPlugin(values.kind, positionals[0]!, parent);
+    if (values.json) {
+      printJson(io, { id: made.id, dir: made.dir, files: made.files, select: made.select, select_in: made.selectIn });
+      return 0;
+    }
+    const outside = path.resolve(parent) !== PLUGINS_DIR;
+    io.stdout(`wrote ${displayPath(made.dir)}/: ${made.files.join(', ')}\n`);
+    io.stdout(`check it:   runtimectl plugins check ${displayPath(made.dir)}\n`);
+    io.stdout(`test it:    node_modules/.bin/deno test --no-check ${displayPath(made.dir)}\n`);
+    io.stdout(`select it:  ${made.select}   (${made.selectIn === 'gate profile' ? 'under checks: in a gate profile' : 'in a persona profile'})\n`);
+    if (outside) io.stdout(`find it:    ${made.selectIn === 'gate profile' ? 'gate' : 'run'} with --plugins-dir ${displayPath(parent)}, or add it to $${PLUGIN_PATH_ENV}\n`);
+    return 0;
+  },
+};
+
+/** A folder named on the command line, as the user sees it: relative to cwd when inside it, else absolute. */
+function shownFrom(cwd: string, dir: string): string {
+  const rel = path.relative(cwd, dir);
+  return rel === '' ? '.' : rel.startsWith('..') || path.isAbsolute(rel) ? dir : rel;
+}
+
+function usage(message: string) {
+  return kernelError('RTC_ERR_CLI_USAGE', `${message}; see "runtimectl plugins new --help"`);
+}
+
+export const pluginsInstallCommand: Command = {
+  path: ['plugins', 'install'],
+  summary: 'install the npm packages a plugin or script imports (npm: specifiers), with a lockfile',
+  usage: `Usage: runtimectl plugins install [PATH] [--json]
+
+PATH is a plugin folder, a script, or a folder of scripts (default: the current folder).
+The npm: specifiers its modules import (npm:name@range) join the dependencies of the
+package.json beside it (created when missing); npm installs them into that folder's
+node_modules with install scripts disabled, and writes package-lock.json with an integrity
+hash for every package. Runs never install anything: an import of a package that is not
+installed at its locked version is refused (RTC_ERR_NPM_NOT_INSTALLED). Packages that are
+native addons or need Node built-ins are refused by name. jsr: imports are not supported.
+The registry is npm's own setting (npm_config_registry, .npmrc).
+`,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' } }, 'plugins install');
+    if (positionals.length > 1) throw kernelError('RTC_ERR_CLI_USAGE', 'plugins install takes one PATH; see "runtimectl plugins install --help"');
+    const result = await installPackages(path.resolve(io.cwd, positionals[0] ?? '.'));
+    if (values.json) printJson(io, { ok: true, ...result });
+    else if (result.installed.length === 0) io.stdout(`nothing to install: no npm: imports or dependencies in ${path.relative(io.cwd, result.root) || '.'}\n`);
+    else {
+      io.stdout(`installed ${result.installed.length} package${result.installed.length === 1 ? '' : 's'} into ${path.join(path.relative(io.cwd, result.root) || '.', 'node_modules')} (lockfile package-lock.json)\n`);
+      for (const p of result.installed) io.stdout(`  ${p}\n`);
+    }
+    return 0;
   },
 };

@@ -5,12 +5,14 @@
  * first divergence named (persona, cycle, call, effect index, expected, asked).
  */
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
-import { replayPersona, type ReplayReport } from '../../kernel/replay/replay-persona.ts';
+import type { ReplayReport } from '../../kernel/replay/replay-persona.ts';
+import { pluginSearchPath, PluginRegistry } from '../../kernel/plugins/registry.ts';
+import { replayPersona } from '../science-loop/preset.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { listPersonaIds } from '../verify/cli.ts';
 import { existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
 
-const USAGE = `Usage: runtimectl replay [--state-dir DIR] [--persona ID] [--cycle N | --all] [--installed] [--json]
+const USAGE = `Usage: runtimectl replay [--state-dir DIR] [--persona ID] [--cycle N | --from-cycle N | --all] [--installed] [--plugins-dir DIR]... [--json]
 
 Re-runs recorded cycles: every plugin call of a cycle runs again on the bundle it ran
 (kept in <state>/<persona>/trace/blobs), under the profile it ran under, while the broker
@@ -25,9 +27,14 @@ Options:
   --persona ID      only this persona (default: every persona in the state directory)
   --cycle N         only cycle N (earlier cycles since its plugins last started fresh are
                     replayed first to rebuild their state, and counted as warm-up)
+  --from-cycle N    cycle N and every later one (warm-up as for --cycle)
   --all             every recorded cycle (the default)
+                    --cycle and --from-cycle read only the sealed segments (of the event
+                    log and of the trace) that can hold the cycles they need
   --installed       replay the installed plugins' current code instead of the recorded
                     bundles: does an upgrade still make the recorded cycles' decisions?
+  --plugins-dir DIR another plugin folder, as given to run (repeatable; after
+                    $RUNTIMECTL_PLUGIN_PATH and the built-in plugins/)
   --json            print one JSON document: {ok, personas: [...]}
 
 Exit status: 0 when every replayed cycle matched; 1 when one diverged (the first is named:
@@ -50,19 +57,25 @@ function textReport(entry: Entry): string {
     const d = r.divergence;
     return `${r.persona}: DIVERGED at cycle ${d.cycle}, call ${d.call} (${d.plugin}.${d.method})${d.effect !== null ? `, effect ${d.effect}` : ''}\n  ${d.message}\n  recorded: ${d.expected}\n  asked:    ${d.got}\n`;
   }
-  return `${r.persona}: ${r.cycles} cycle${r.cycles === 1 ? '' : 's'}${warm}, ${r.calls} plugin calls, ${r.effects} effects replayed: identical${unrecorded}\n`;
+  const read = r.segments_read.events + r.segments_read.trace > 0 ? `; read ${r.segments_read.events} sealed event segment(s) and ${r.segments_read.trace} sealed trace segment(s)` : '';
+  return `${r.persona}: ${r.cycles} cycle${r.cycles === 1 ? '' : 's'}${warm}, ${r.calls} plugin calls, ${r.effects} effects replayed: identical${unrecorded}${read}\n`;
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(
     argv,
-    { 'state-dir': { type: 'string' }, persona: { type: 'string' }, cycle: { type: 'string' }, all: { type: 'boolean' }, installed: { type: 'boolean' }, json: { type: 'boolean' } },
+    { 'state-dir': { type: 'string' }, persona: { type: 'string' }, cycle: { type: 'string' }, 'from-cycle': { type: 'string' }, all: { type: 'boolean' }, installed: { type: 'boolean' }, json: { type: 'boolean' }, 'plugins-dir': { type: 'string', multiple: true } },
     'replay',
     false,
   );
-  if (values.cycle !== undefined && values.all) throw kernelError('RTC_ERR_CLI_USAGE', '--cycle and --all are exclusive; see "runtimectl replay --help"');
-  if (values.cycle !== undefined && !/^[1-9]\d*$/.test(values.cycle)) throw kernelError('RTC_ERR_CLI_USAGE', `--cycle ${values.cycle}: must be a cycle number (1 or more)`);
-  if (values.cycle !== undefined && values.persona === undefined) throw kernelError('RTC_ERR_CLI_USAGE', '--cycle needs --persona (cycle numbers are per persona)');
+  const selections = [values.cycle !== undefined && '--cycle', values['from-cycle'] !== undefined && '--from-cycle', values.all && '--all'].filter(Boolean);
+  if (selections.length > 1) throw kernelError('RTC_ERR_CLI_USAGE', `${selections.join(' and ')} are exclusive; see "runtimectl replay --help"`);
+  for (const flag of ['cycle', 'from-cycle'] as const) {
+    const value = values[flag];
+    if (value === undefined) continue;
+    if (!/^[1-9]\d*$/.test(value)) throw kernelError('RTC_ERR_CLI_USAGE', `--${flag} ${value}: must be a cycle number (1 or more)`);
+    if (values.persona === undefined) throw kernelError('RTC_ERR_CLI_USAGE', `--${flag} needs --persona (cycle numbers are per persona)`);
+  }
   const choice = existingStateDir(values['state-dir'], io.env, io.cwd);
   const { stateDir, given: shown } = choice;
   let ids: string[];
@@ -71,13 +84,17 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     ids = [values.persona];
   } else ids = listPersonaIds(stateDir);
 
+  // The plugins the run had: the built-in folder, RUNTIMECTL_PLUGIN_PATH and --plugins-dir (one scan).
+  const registry = PluginRegistry.scan(pluginSearchPath({ env: io.env, dirs: values['plugins-dir'] ?? [], cwd: io.cwd }));
   const entries: Entry[] = [];
   for (const persona of ids) {
     try {
       const report = await replayPersona({
         stateDir,
         personaId: persona,
+        registry,
         ...(values.cycle !== undefined ? { cycle: Number(values.cycle) } : {}),
+        ...(values['from-cycle'] !== undefined ? { fromCycle: Number(values['from-cycle']) } : {}),
         installed: values.installed ?? false,
         ...(io.env['RUNTIMECTL_POSTGRES_DSN'] ? { dsn: io.env['RUNTIMECTL_POSTGRES_DSN'] } : {}),
         onNotice: (line) => {

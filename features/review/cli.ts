@@ -10,11 +10,12 @@
  * gets RTC_ERR_REVIEW_DECIDED. The command line is the caller that supplies the clock
  * (--now MS, default the current time); the queue never reads one.
  */
+import { persistenceProvider } from '../persistence/provider.ts';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { readManifestFile } from '../../kernel/manifest/load.ts';
-import { PERSISTENCE_CONFIG_FILE } from '../persistence/config-schema.ts';
+import { PERSISTENCE_CONFIG_FILE } from '../../kernel/storage/persistence-config-schema.ts';
 import { listPersonaIds as listProfileIds, resolvePersona } from '../../kernel/personas/load.ts';
 import { proposalDetails, proposalLine } from './format.ts';
 import {
@@ -35,12 +36,9 @@ import {
   type ReviewPolicy,
 } from '../../kernel/review/index.ts';
 import { chooseStateDir, existingPersonaDir, existingStateDir, knownPersonaDir } from '../../kernel/storage/state-dir.ts';
-import type { EventEnvelope } from '../../kernel/events/envelope.ts';
-import { openBackend } from '../persistence/open.ts';
-import { evidenceDigest } from '../../kernel/review/evidence.ts';
 import { DIGEST_PATTERN } from '../../kernel/review/records.ts';
-import { loadOperatorKey, loadOperatorTrust } from '../../kernel/review/operators.ts';
-import type { RatifyContext } from '../../kernel/review/ratify.ts';
+import { loadOperatorKey } from '../../kernel/review/operators.ts';
+import { ratifyContextFor } from './ratify-context.ts';
 import { parseFlags, printJson, type CliIo, type Command, type Options } from '../../kernel/cli/command.ts';
 
 const WHERE_OPTIONS = {
@@ -105,7 +103,7 @@ function personasWithQueues(stateDir: string): string[] {
 
 /** Runs `fn` on the persona's queue, over the persistence backend its persistence.yaml names. */
 async function withQueue<T>(personaDir: string, options: { readonly?: boolean; policy?: ReviewPolicy }, fn: (queue: ReviewQueue) => T): Promise<T> {
-  const queue = await openPersonaReviewQueue(personaDir, options);
+  const queue = await openPersonaReviewQueue(personaDir, persistenceProvider, options);
   try {
     return fn(queue);
   } finally {
@@ -235,7 +233,7 @@ function decisionCommand(verb: 'start-review' | 'accept' | 'reject', summary: st
       if (values.by !== undefined && values.by !== operator.name) {
         throw kernelError('RTC_ERR_REVIEW_OPERATOR', `--by ${values.by}: this operator credential is "${operator.name}" (${operator.fingerprint.slice(0, 23)}…); a decision is recorded under the name of the key that signs it`);
       }
-      const ratify = await ratifyContextFor(personaDir, io);
+      const ratify = await ratifyContextFor(personaDir, io.env);
       const decision = { by: operator.name, now, operator, ratify, ...(values.reason === undefined ? {} : { reason: values.reason }) };
       const result = await withQueue(personaDir, {}, (queue) =>
         verb === 'accept' ? queue.accept(id, decision) : verb === 'reject' ? queue.reject(id, { ...decision, reason: values.reason! }) : queue.startReview(id, decision),
@@ -295,25 +293,10 @@ ${WHERE_USAGE}
 `,
 );
 
-/** What the ratification check needs for this persona: the trust list, and its evidence (files, and events through its backend). */
-async function ratifyContextFor(personaDir: string, io: CliIo): Promise<RatifyContext> {
-  const trust = loadOperatorTrust(io.env);
-  const backend = await openBackend(personaDir, undefined, { readonly: true, personaId: path.basename(personaDir) });
-  // The events are read now (the check runs synchronously under the queue's lock).
-  let events: EventEnvelope[] | undefined;
-  try {
-    events = [...backend.events.read()];
-  } catch {
-    events = undefined;
-  } finally {
-    await backend.close();
-  }
-  return { trust, evidenceDigest: (ref) => evidenceDigest(ref, { personaDir, ...(events ? { events: () => events! } : {}) }) };
-}
 
 /** Refuses a submission whose evidence cannot be checked or does not match (an all-zero digest matches nothing). */
 async function checkSubmittedEvidence(personaDir: string, input: ProposalInput, io: CliIo): Promise<void> {
-  const { evidenceDigest: digestOf } = await ratifyContextFor(personaDir, io);
+  const { evidenceDigest: digestOf } = await ratifyContextFor(personaDir, io.env);
   const refs = [...input.evidence, ...(input.kind === 'skill-draft' ? [input.package] : [])];
   for (const { ref, digest } of refs) {
     // A digest that is not sha256:<hex> is the queue's to refuse, with its own message.

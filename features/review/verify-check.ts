@@ -3,10 +3,14 @@
  * chain and records, the stored blobs, and long-term.md against the last promotion applied.
  * Read-only. Register `proposalsVerifyCheck` in VERIFY_CHECKS (features/verify/cli.ts).
  */
+import { persistenceProvider } from '../persistence/provider.ts';
 import path from 'node:path';
 import type { VerifyCheck, VerifyCheckResult, VerifyFinding } from '../verify/cli.ts';
 import { isKernelError } from '../../kernel/errors.ts';
 import { scanEventLog } from '../../kernel/events/scan.ts';
+import { reviewHistory } from '../../kernel/review/log-history.ts';
+import { verifyHistory } from '../../kernel/history/verify.ts';
+import { checkOpenFile } from '../../kernel/history/open-file-check.ts';
 import { readBlob } from '../../kernel/review/blobs.ts';
 import { readProposalLog } from '../../kernel/review/log-file.ts';
 import { ReviewQueue } from '../../kernel/review/queue.ts';
@@ -33,6 +37,14 @@ export function checkReviewState(personaDir: string, backend?: ReviewBackend): V
       findings.push({ severity: 'error', file: paths.log, line: p.line, ...(p.seq === undefined ? {} : { seq: p.seq }), code: 'RTC_ERR_REVIEW_LOG_CORRUPT', what: p.what });
     } else if (item.kind === 'torn') {
       findings.push({ severity: 'warning', file: paths.log, line: item.torn.line, code: 'RTC_ERR_REVIEW_LOG_CORRUPT', what: `torn last line (${item.torn.bytes.length} bytes); the next change saves and cuts it off` });
+    }
+  }
+  // Sealed segments of the proposal log: their digests against the headers that follow them, every record and link.
+  if (storage.kind === 'file') {
+    const history = reviewHistory(paths.log, paths.persona, true);
+    if (history.list().segments.length > 0) {
+      const report = verifyHistory({ history, location: paths.log, checkOpen: (start) => checkOpenFile(paths.log, start) }, { mode: 'full', deep: true });
+      for (const p of report.problems) findings.push({ severity: p.severity, file: p.file, ...(p.line === undefined ? {} : { line: p.line }), ...(p.seq === undefined ? {} : { seq: p.seq }), code: p.code, what: p.what });
     }
   }
   if (findings.some((f) => f.severity === 'error')) return { status: 'failed', summary: 'proposal log is damaged', findings };
@@ -82,7 +94,7 @@ export function checkReviewState(personaDir: string, backend?: ReviewBackend): V
 export const proposalsVerifyCheck: VerifyCheck = {
   name: 'proposals',
   async run(target) {
-    const queue = await ReviewQueue.open(target.personaDir, { readonly: true });
+    const queue = await ReviewQueue.open(target.personaDir, persistenceProvider, { readonly: true });
     try {
       return checkReviewState(target.personaDir, queue.backend);
     } finally {

@@ -31,10 +31,10 @@ export const demoCommand: Command = {
     if (stats) {
       const instance = new PluginInstance(stats, { shim, allow: allPermissionSet(), cwd: PROJECT_ROOT, audit: (e) => void (e.decision === 'denied' && denials.push(`${e.op} ${e.value}`)) });
       const skill = path.join(PROJECT_ROOT, 'skills', 'shared', 'value-of-information-budgeting', 'SKILL.md');
-      const result = (await instance.call('stats', skill)) as { bytes: number; lines: number; headings: number };
+      const result = (await instance.call('stats', { file: skill })) as { bytes: number; lines: number; headings: number };
       say(`tool.skill-stats read ${path.relative(PROJECT_ROOT, skill)}: ${result.bytes} bytes, ${result.lines} lines, ${result.headings} headings`);
       try {
-        await instance.call('stats', '/etc/passwd');
+        await instance.call('stats', { file: '/etc/passwd' });
       } catch (error) {
         say(`tool.skill-stats asked for /etc/passwd: refused (${(error as Error).message.split('\n')[0]})`);
       }

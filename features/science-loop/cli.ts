@@ -18,12 +18,18 @@ import path from 'node:path';
 import { readAgentEnv, STATE_DIR_ENV } from './budget/env.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { openLedger, prepareLedger } from '../ledger/open.ts';
-import { openLoopKernel, type CycleReport } from '../../kernel/loop/persona-runtime.ts';
-import { openPersonas, runPersonaLoop, type PersonaRun } from '../../kernel/loop/run-personas.ts';
+import { HarnessCatalog } from '../../kernel/loop/harness.ts';
+import { openPersonas, runFailed, runPersonaLoop, type PersonaRun } from '../../kernel/loop/run-personas.ts';
 import { cycleLine, personaSummary } from './summary.ts';
 import { listPersonaIds, PERSONAS_DIR, resolvePersonas, type LoadedPersona } from '../../kernel/personas/load.ts';
-import { runtimeKindOf } from '../../kernel/personas/profile-schema.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { openLoopKernel } from './preset.ts';
+import { ChildRegistry } from './executors/children.ts';
+import { REPO_SKILLS_DIR } from '../skills/layout.ts';
+
+/** Extra skill folders, separated by `:` (like PATH). */
+export const SKILLS_PATH_ENV = 'RUNTIMECTL_SKILLS_PATH';
+import { scienceReport, type ScienceCycleReport as CycleReport, type ScienceRun } from './report.ts';
+import { parseFlags, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { chooseStateDir, ensureStateDir, makeDirectories } from '../../kernel/storage/state-dir.ts';
 import { scrubber, SecretValues } from '../../kernel/redact/secret-values.ts';
 
@@ -43,12 +49,17 @@ Options:
   --state-dir DIR       where personas keep their files (default: $${STATE_DIR_ENV}, else ./state)
   --every SECONDS       seconds between cycles for every persona (default: each profile's cadence)
   --no-spend            never launch token-spending executors (the budget policy still decides)
-  --max-isolates N      plugin isolates kept alive across all personas (default 256); the least
+  --max-isolates N      plugin isolates kept alive across all personas (default 384); the least
                         recently used beyond it are released and rebuilt on their next call
+  --plugins-dir DIR     another folder of plugins (repeatable; after $RUNTIMECTL_PLUGIN_PATH,
+                        which is a :-separated list of such folders, and the built-in plugins/)
+  --skills-dir DIR      another folder of skills (repeatable; after $RUNTIMECTL_SKILLS_PATH, a
+                        :-separated list of such folders, and the built-in skills/)
   --stop-grace SECONDS  how long a stop on SIGTERM or a second SIGINT may take (default 20,
                         under Kubernetes' 30); sessions get KILL at half of it
   --summary             after the run, print what each persona did and why
-  --json                print one JSON document with every cycle instead of lines
+  --json                NDJSON instead of lines: one object per cycle as it ends
+                        ({"type":"cycle",...}), then one {"type":"run_end",...}
   --demo                the example agent-* personas with a work packet each, a fresh state
                         directory, 3 cycles back to back, --no-spend and --summary
 
@@ -57,6 +68,12 @@ _MIN_TOKENS_REMAINING_FOR_EXECUTOR, _MAX_AUTONOMOUS_SESSIONS_PER_DAY, _CPU_SECON
 _WALL_SECONDS_PER_CYCLE override every profile's budget; SCIDEX_AGENT_CONTINUOUS_EXECUTOR
 (none|orchestra|codex|claude|command) and _ENABLED (0|1) override its executor. An invalid
 value stops the start with the variable named.
+
+A persona whose profile names something that cannot work (a missing plugin, a plugin of the
+wrong kind, an export the bundle lacks, a harness step nobody provides, a token-spending
+executor whose program is not on PATH, a skill pattern that matches nothing) does not start:
+one line per problem names the persona, the file and the field; the other personas run. The
+exit status is 1 when a persona did not start, stopped, or failed every one of its cycles.
 `;
 
 /** Seconds a stop (SIGTERM, a second SIGINT) may take: under Kubernetes' default grace of 30. */
@@ -88,7 +105,8 @@ measurement would most change our belief, what it costs, and when to stop.
 /** The canonical (agent-*) profiles, each with one work packet in its inbox under a fresh state dir. */
 function demoSetup(stateFlag: string | undefined, io: CliIo): { personas: LoadedPersona[]; stateDir: string } {
   const all = resolvePersonas(listPersonaIds(PERSONAS_DIR), { cwd: io.cwd });
-  const personas = all.filter((p) => runtimeKindOf(p.profile.runtime) === 'canonical');
+  const harnesses = new HarnessCatalog();
+  const personas = all.filter((p) => harnesses.forProfile(p.profile).manifest.runtime_kind === 'canonical');
   const stateDir = stateFlag ? path.resolve(io.cwd, stateFlag) : mkdtempSync(path.join(os.tmpdir(), 'runtimectl-demo-'));
   if (stateFlag) ensureStateDir(stateFlag, stateDir);
   for (const p of personas) {
@@ -127,7 +145,24 @@ function jsonCycle(r: CycleReport): Record<string, unknown> {
     session_manifest: r.act.session?.manifest_path ?? null,
     provider_usage: r.act.usage,
     tasks_created: r.act.tasks,
+    review: reviewAtBoundary(r),
   };
+}
+
+/** Proposals the cycle's boundary applied and expired (the loop writes them into the cycle event). */
+function reviewAtBoundary(r: CycleReport): { applied: string[]; expired: string[] } {
+  const review = r.payload.review as { applied?: unknown; expired?: unknown } | undefined;
+  const ids = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
+  return { applied: ids(review?.applied), expired: ids(review?.expired) };
+}
+
+/** What `run` prints about the review queue at a cycle's boundary, one line each. */
+export function reviewLines(r: CycleReport): string[] {
+  const { applied, expired } = reviewAtBoundary(r);
+  return [
+    ...applied.map((id) => `${r.persona_id} #${r.cycle}: applied accepted proposal ${id} at this cycle's boundary (runtimectl proposals show ${id})`),
+    ...expired.map((id) => `${r.persona_id} #${r.cycle}: proposal ${id} expired undecided`),
+  ];
 }
 
 async function run(argv: string[], given: CliIo): Promise<number> {
@@ -146,6 +181,8 @@ async function run(argv: string[], given: CliIo): Promise<number> {
       summary: { type: 'boolean' },
       json: { type: 'boolean' },
       demo: { type: 'boolean' },
+      'plugins-dir': { type: 'string', multiple: true },
+      'skills-dir': { type: 'string', multiple: true },
     },
     'run',
   );
@@ -166,15 +203,32 @@ async function run(argv: string[], given: CliIo): Promise<number> {
   const setup = demo
     ? demoSetup(values['state-dir'], io)
     : { personas: resolvePersonas([...(values.persona ?? []), ...positionals], { cwd: io.cwd }), stateDir: resolveStateDir(values['state-dir'], io) };
-  const kernel = await openLoopKernel({ stateDir: setup.stateDir, stateDirShown: demo && !values['state-dir'] ? setup.stateDir : chooseStateDir(values['state-dir'], io.env, io.cwd).given, env: io.env, spendTokens, ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}) });
+  // The skill search path: the built-in skills/, then RUNTIMECTL_SKILLS_PATH, then --skills-dir.
+  const fromEnv = (io.env[SKILLS_PATH_ENV] ?? '').split(':').map((d) => d.trim()).filter((d) => d !== '').map((d) => path.resolve(io.cwd, d));
+  const extraSkills = [...fromEnv, ...(values['skills-dir'] ?? []).map((d) => path.resolve(io.cwd, d))];
+  for (const dir of extraSkills) if (!existsSync(dir)) throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `skills folder ${dir} does not exist (from ${fromEnv.includes(dir) ? SKILLS_PATH_ENV : '--skills-dir'})`);
+  const skillsDirs = extraSkills.length > 0 ? [REPO_SKILLS_DIR, ...extraSkills] : [];
+  const children = new ChildRegistry();
+  const kernel = await openLoopKernel({
+    children,
+    stateDir: setup.stateDir,
+    stateDirShown: demo && !values['state-dir'] ? setup.stateDir : chooseStateDir(values['state-dir'], io.env, io.cwd).given,
+    env: io.env,
+    spendTokens,
+    ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}),
+    ...(values['plugins-dir'] ? { pluginPath: values['plugins-dir'].map((d) => path.resolve(io.cwd, d)) } : {}),
+    ...(skillsDirs.length > 0 ? { skillsDirs } : {}),
+  });
+  for (const r of kernel.registry.refused) io.stderr(`runtimectl: refused plugin ${r.error.toLine()}\n`);
   if (demo && !values.json) {
     io.stdout(`runtimectl demo: ${setup.personas.map((p) => `${p.profile.id} (${p.profile.runtime})`).join(', ')}\n`);
     io.stdout(`state directory: ${setup.stateDir}\none work packet in each inbox; ${cycles} cycles back to back; token-spending executors held back (--no-spend)\n\n`);
   }
-  const runtimes = await openPersonas(kernel, setup.personas);
+  const { runtimes, refused } = await openPersonas(kernel, setup.personas);
   // What run prints about its personas has their secrets scrubbed too (by value and pattern).
   const scrub = scrubber(SecretValues.union(runtimes.map((rt) => rt.secrets)));
   io = { ...given, stdout: (text) => given.stdout(scrub.text(text)), stderr: (text) => given.stderr(scrub.text(text)) };
+  for (const r of refused) for (const line of r.problems) io.stderr(`runtimectl: RTC_ERR_PERSONA_START: ${line}\n`);
 
   const controller = new AbortController();
   let interrupts = 0;
@@ -183,8 +237,8 @@ async function run(argv: string[], given: CliIo): Promise<number> {
     if (backstop) return;
     controller.abort();
     const killAfter = graceSeconds / 2;
-    io.stderr(`runtimectl: ${why}: stopping now: ${kernel.children.running} running subprocess(es) get TERM, KILL after ${killAfter} s\n`);
-    void kernel.children.stop(killAfter * 1000);
+    io.stderr(`runtimectl: ${why}: stopping now: ${children.running} running subprocess(es) get TERM, KILL after ${killAfter} s\n`);
+    void children.stop(killAfter * 1000);
     // A kernel that cannot finish its stop in the grace still exits: the event log is durable
     // and the next start ends and records whatever was left.
     backstop = setTimeout(() => {
@@ -202,7 +256,7 @@ async function run(argv: string[], given: CliIo): Promise<number> {
   const onTerm = () => stopNow('SIGTERM');
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
-  let runs: PersonaRun[];
+  let runs: ScienceRun[];
   try {
     runs = await Promise.all(
       runtimes.map((rt) =>
@@ -211,11 +265,14 @@ async function run(argv: string[], given: CliIo): Promise<number> {
           ...(every !== undefined ? { everySeconds: every } : {}),
           signal: controller.signal,
           onCycle: (report) => {
-            if (!values.json) io.stdout(`${cycleLine(report)}\n`);
+            // --json streams too: one object per cycle as it ends, so an endless run is watchable.
+            const science = scienceReport(report);
+            if (values.json) io.stdout(`${JSON.stringify({ type: 'cycle', persona_id: report.persona_id, ...jsonCycle(science) })}\n`);
+            else for (const line of [...reviewLines(science), cycleLine(science)]) io.stdout(`${line}\n`);
           },
         }),
       ),
-    );
+    ) as ScienceRun[];
   } finally {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
@@ -224,14 +281,20 @@ async function run(argv: string[], given: CliIo): Promise<number> {
   }
 
   if (values.json) {
-    printJson(io, { state_dir: setup.stateDir, personas: runs.map((r) => ({ persona_id: r.persona_id, stopped: r.stopped ?? null, cycles: r.reports.map(jsonCycle) })) });
+    // The stream's last object: how each persona ended (a refused one names its problems).
+    const personas = [
+      ...runs.map((r) => ({ persona_id: r.persona_id, stopped: r.stopped ?? null, refused: null, cycles: r.reports.length })),
+      ...refused.map((r) => ({ persona_id: r.persona_id, stopped: null, refused: r.problems, cycles: 0 })),
+    ];
+    io.stdout(`${JSON.stringify({ type: 'run_end', state_dir: setup.stateDir, personas })}\n`);
   } else if (summary) {
     io.stdout('\nSummary: what each persona did and why\n\n');
     for (const r of runs) io.stdout(`${personaSummary(r, ledgerCounts(setup.stateDir, r.persona_id))}\n`);
     io.stdout(`Inspect: runtimectl status --state-dir ${setup.stateDir}\nReplay the recorded cycles: runtimectl replay --state-dir ${setup.stateDir}\n`);
   }
   for (const r of runs) if (r.stopped) io.stderr(`runtimectl: persona ${r.persona_id} stopped: ${r.stopped}\n`);
-  return runs.some((r) => r.stopped) ? 1 : 0;
+  for (const r of runs) if (!r.stopped && runFailed(r)) io.stderr(`runtimectl: persona ${r.persona_id}: every cycle failed (last: ${r.reports.at(-1)?.defer_reason ?? 'see its events'})\n`);
+  return refused.length > 0 || runs.some((r) => runFailed(r)) ? 1 : 0;
 }
 
 export const runCommand: Command = {

@@ -20,18 +20,9 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { hardStop, type BudgetPosture } from './budget/posture.ts';
-import {
-  budgetDecisionSchema,
-  checkPluginAnswer,
-  executorDescriptionSchema,
-  executorResultSchema,
-  type BudgetDecision,
-  type ExecutorInput,
-  type McpServerSpec,
-  type ProviderUsage,
-  type SessionSandbox,
-  type WorkItem,
-} from '../../kernel/contracts/executor.ts';
+import { checkPluginAnswer } from '../../kernel/contracts/answer.ts';
+import { budgetDecisionSchema, type BudgetDecision } from '../../kernel/contracts/budget-policy.ts';
+import { executorDescriptionSchema, executorResultSchema, type ExecutorInput, type McpServerSpec, type ProviderUsage, type SessionSandbox, type WorkItem } from '../../kernel/contracts/executor.ts';
 import type { PersonaChildren } from './executors/children.ts';
 import { ensureProviderHome, providerHomeDir } from './executors/provider-home.ts';
 import { scrubString } from '../../kernel/redact/index.ts';
@@ -39,9 +30,9 @@ import type { SandboxRecord } from '../../sandboxes/subprocess/run-command.ts';
 import type { ExecutorChoice } from './executors/choice.ts';
 import { buildPrompt } from './executors/prompt.ts';
 import { allocateRunId, markSessionManifest, preparePersonaWorkspace, writeFallbackManifest } from './executors/session-dir.ts';
-import { isKernelError } from '../../kernel/errors.ts';
+import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import type { TaskSummary } from '../../kernel/broker/ops/bindings.ts';
-import type { LedgerAccess } from '../../kernel/contracts/persistence.ts';
+import type { LedgerAccess } from '../persistence/backend.ts';
 import type { PersonaProfile } from '../../kernel/personas/profile-schema.ts';
 import type { SkillMeta } from '../skills/catalog.ts';
 import type { RecentCycle } from './brain.ts';
@@ -83,6 +74,8 @@ export interface ActContext {
   ledger: Pick<LedgerAccess, 'open'>;
   plugins: PersonaPlugins;
   choice: ExecutorChoice;
+  /** the chosen executor's own config (executor.config.<its id>, or {}) */
+  executorConfig: Record<string, unknown>;
   posture: BudgetPosture;
   cycle: number;
   phase: string;
@@ -99,11 +92,7 @@ export interface ActContext {
   secrets?: readonly string[];
 }
 
-/** One line for an error: the kernel code and message, or the error's own text. */
-export function errorLine(error: unknown): string {
-  if (isKernelError(error)) return error.toLine();
-  return error instanceof Error ? error.message.split('\n')[0] ?? String(error) : String(error);
-}
+export { errorLine } from '../../kernel/errors.ts';
 
 function sourceText(source: ExecutorChoice['enabled_source']): string {
   return source === 'env' ? 'SCIDEX_AGENT_CONTINUOUS_EXECUTOR_ENABLED=0' : source === 'profile' ? 'the profile disables it' : 'the compatibility-harness default';
@@ -119,7 +108,7 @@ export async function act(c: ActContext): Promise<ActResult> {
   let executor;
   try {
     executor = c.plugins.get(c.choice.plugin, 'executor');
-    const description = checkPluginAnswer(executorDescriptionSchema, await executor.call('describe', c.profile.executor.config), c.choice.plugin, 'describe');
+    const description = checkPluginAnswer(executorDescriptionSchema, await executor.call('describe', c.executorConfig), c.choice.plugin, 'describe');
     r.spends_tokens = description.spends_tokens;
   } catch (error) {
     return stop('failed', `executor ${c.choice.plugin}: ${errorLine(error)}`);
@@ -220,7 +209,7 @@ async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlug
     sandbox,
     mcp: c.mcp ?? null,
     work: c.work,
-    config: c.profile.executor.config,
+    config: c.executorConfig,
     paths: {
       session_dir: dir,
       workspace_dir: workspaceDir(c.paths),

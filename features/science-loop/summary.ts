@@ -2,9 +2,7 @@
  * Human-readable lines about cycles: one line as each cycle ends, and a summary per persona
  * of what it did and why. Only relative paths and figures; the same facts the event holds.
  */
-import { runtimeKindOf } from '../../kernel/personas/profile-schema.ts';
-import type { CycleReport } from '../../kernel/loop/persona-runtime.ts';
-import type { PersonaRun } from '../../kernel/loop/run-personas.ts';
+import type { ScienceCycleReport as CycleReport, ScienceRun as PersonaRun } from './report.ts';
 
 function what(report: CycleReport): string {
   const a = report.act;
@@ -43,9 +41,9 @@ export function personaSummary(run: PersonaRun, tasks: Record<string, number> = 
   const first = run.reports[0];
   const last = run.reports[run.reports.length - 1];
   if (!first || !last) return `${run.persona_id}: no cycle ran${run.stopped ? ` (${run.stopped})` : ''}\n`;
-  const payload = last.payload as { runtime: string; executor: { plugin_source: string; enabled: boolean }; ledger: { path: string } };
+  const payload = last.payload as { runtime: string; runtime_kind: string; executor: { plugin_source: string; enabled: boolean }; ledger: { path: string } };
   const lines = [
-    `${run.persona_id} (${payload.runtime}, ${runtimeKindOf(payload.runtime).replace('_', ' ')}): executor ${last.executor} ${payload.executor.enabled ? 'enabled' : 'disabled'} (${payload.executor.plugin_source.replace('_', ' ')})`,
+    `${run.persona_id} (${payload.runtime}, ${payload.runtime_kind.replace('_', ' ')}): executor ${last.executor} ${payload.executor.enabled ? 'enabled' : 'disabled'} (${payload.executor.plugin_source.replace('_', ' ')})`,
     `  budget: ${postureText(last)}`,
   ];
   for (const r of run.reports) {

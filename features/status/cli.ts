@@ -31,7 +31,9 @@ const USAGE = `Usage: runtimectl status [--state-dir DIR | --dsn DSN] [--persona
 
 One row per persona found under the state directory (default: $SCIDEX_AGENT_STATE_DIR, else
 ./state): its last cycle and phase, budget posture, executor, the last defer reason, and
-tokens per hour and sessions over the last 24 hours. Read from each persona's event log only.
+tokens per hour and sessions over the last 24 hours. Read from each persona's history only:
+its last checkpoint, the rollups of its sealed segments and its open segment, never the
+whole log (features/history/README.md).
 
 With --dsn, every persona kept in that shared Postgres database (all kernels of a fleet),
 read-only; no state directory is needed.

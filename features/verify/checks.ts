@@ -3,7 +3,8 @@
  * features/verify/cli.ts):
  *
  *   persistence  per persona: persistence.yaml parses and names an installed backend; a
- *                sqlite persistence.db, when there is one, has an intact event chain
+ *                persistence.db the configured backend does not use has an intact event chain
+ *                (the configured backend's chain is the events check's, history-checks.ts)
  *   ledger       per persona: checkLedgerConsistency (features/ledger), read-only
  *   substrate    once per state directory: every plugin manifest loads, and no manifest or
  *                bundle changed since `recordSubstrate` wrote substrate.json
@@ -18,7 +19,7 @@ import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import { checkLedgerConsistency } from '../ledger/consistency.ts';
 import { prepareLedger } from '../ledger/open.ts';
 import { LEDGER_DIR } from '../ledger/config.ts';
-import { PERSISTENCE_CONFIG_FILE, readPersistenceConfig } from '../persistence/config.ts';
+import { PERSISTENCE_CONFIG_FILE, readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
 import { findPersistencePlugin, openBackend } from '../persistence/open.ts';
 import { PLUGINS_DIR } from '../../kernel/plugins/registry.ts';
 import { compareSubstrate, currentSubstrate, readSubstrate, SUBSTRATE_FILE, type SubstrateOptions } from '../../kernel/substrate/substrate.ts';
@@ -58,7 +59,9 @@ export const persistenceCheck: VerifyCheck = {
       findings.push({ severity: 'error', file: configFile, ...(isKernelError(error) ? { code: error.code } : {}), what: errorLine(error) });
     }
     let summary = `${configured}`;
-    if (existsSync(dbFile)) {
+    // The configured backend's events are the events check's; a persistence.db another
+    // backend left behind (a switch back to jsonl-fs) is still checked here.
+    if (existsSync(dbFile) && configured !== 'sqlite') {
       try {
         const backend = await openBackend(target.personaDir, 'sqlite', { readonly: true, personaId: target.personaId });
         try {

@@ -9,23 +9,37 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { eventLogPath } from '../../kernel/events/paths.ts';
-import { verifyEventLog } from '../../kernel/events/verify.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { ledgerCheck, persistenceCheck, substrateCheck } from './checks.ts';
+import { eventChainCheck, traceCheck } from './history-checks.ts';
+import { readVerifiedRecord, writeVerifiedRecord } from './verified-record.ts';
 import { proposalsVerifyCheck } from '../review/verify-check.ts';
 import { existingStateDir } from '../../kernel/storage/state-dir.ts';
 
-const USAGE = `Usage: runtimectl verify [--state-dir DIR] [--json]
+const USAGE = `Usage: runtimectl verify [--full | --deep] [--state-dir DIR] [--json]
 
-Checks every persona folder under the state directory: the event log's hash chain
-(JSON per line, schema, version, seq with no gaps, each prev matching the hash before it,
-each hash matching its event); its persistence backend (persistence.yaml, and the chain in
-persistence.db for sqlite); its local task ledger's consistency. Once for the state
-directory: every plugin manifest loads, and no manifest or bundle changed since
-substrate.json was recorded (at loop start). Nothing is written; a torn last line is a warning.
+Checks every persona folder under the state directory: the event log's hash chain, in the
+backend its persistence.yaml names (JSON per record, schema, version, seq with no gaps, each
+prev matching the hash before it, each hash matching its event), across its sealed segments
+(each one's digest against the header that follows it, its index entry and rollup); the
+cycle trace's segments; its persistence.yaml; its local task ledger's consistency; its
+proposal log. Once for the state directory: every plugin manifest loads, and no manifest or
+bundle changed since substrate.json was recorded (at loop start). A torn last line is a warning.
+
+By default the check is incremental: sealed segments unchanged since the last verification
+(same stored identity: inode, size, ctime) are not read again; everything after them and
+the open segment are checked record by record, and the report says how far back it looked.
+Each persona's last successful verification is kept in <persona>/logs/verified.json (the
+only file verify writes; a read-only state directory is verified all the same).
+
+A sealed segment is checked against the digest the chain records for it, every record's
+hash over its stored text and every link (each record was parsed and checked when the
+segment was sealed, and the digest pins those bytes); --deep parses every record again and
+recomputes every segment's rollup.
 
 Options:
+  --full            read every segment and check every chain link; report the throughput
+  --deep            --full, and parse every sealed record and recompute every rollup
   --state-dir DIR   default: $SCIDEX_AGENT_STATE_DIR, else ./state
   --json            print one JSON document: {ok, stateDir, state: [checks], personas: [{id, ok, checks}]}
 
@@ -37,6 +51,12 @@ export interface VerifyTarget {
   stateDir: string;
   personaId: string;
   personaDir: string;
+  /** incremental (the default): skip what the last verification saw unchanged; full: read everything */
+  mode?: 'full' | 'incremental';
+  /** what the last verification of this persona kept (logs/verified.json), by check name */
+  since?: Record<string, unknown>;
+  /** also parse every sealed record again and recompute every rollup (--deep) */
+  deep?: boolean;
 }
 
 export interface VerifyFinding {
@@ -58,6 +78,10 @@ export interface VerifyCheckResult {
   /** A few words for the text report, e.g. "120 events, last seq 120". */
   summary: string;
   findings: VerifyFinding[];
+  /** What the next incremental verification may skip (kept in logs/verified.json when the persona verifies). */
+  keep?: unknown;
+  /** Figures for --json (records checked, throughput, how far back it looked). */
+  details?: Record<string, unknown>;
 }
 
 export interface VerifyCheck {
@@ -66,29 +90,8 @@ export interface VerifyCheck {
   run(target: VerifyTarget): VerifyCheckResult | Promise<VerifyCheckResult>;
 }
 
-export const eventChainCheck: VerifyCheck = {
-  name: 'events',
-  run(target) {
-    const report = verifyEventLog(eventLogPath(target.stateDir, target.personaId));
-    if (!report.exists) return { status: 'absent', summary: 'no event log', findings: [] };
-    const findings: VerifyFinding[] = report.problems.map((problem) => ({
-      severity: problem.severity,
-      file: problem.file,
-      line: problem.line,
-      ...(problem.seq === undefined ? {} : { seq: problem.seq }),
-      code: problem.code,
-      what: problem.what,
-    }));
-    return {
-      status: report.ok ? 'ok' : 'failed',
-      summary: `${report.events} event(s), last seq ${report.lastSeq}`,
-      findings,
-    };
-  },
-};
-
 /** Every check run for every persona, in report order. */
-export const VERIFY_CHECKS: VerifyCheck[] = [eventChainCheck, persistenceCheck, ledgerCheck, proposalsVerifyCheck];
+export const VERIFY_CHECKS: VerifyCheck[] = [eventChainCheck, traceCheck, persistenceCheck, ledgerCheck, proposalsVerifyCheck];
 
 /** A check of the state directory as a whole (run once, before the personas): the substrate record. */
 export interface StateVerifyCheck {
@@ -130,6 +133,7 @@ export async function verifyStateDir(
   stateDir: string,
   checks: readonly VerifyCheck[] = VERIFY_CHECKS,
   stateChecks: readonly StateVerifyCheck[] = STATE_VERIFY_CHECKS,
+  options: { mode?: 'full' | 'incremental'; deep?: boolean } = {},
 ): Promise<VerifyReport> {
   const state: VerifyReport['state'] = [];
   for (const check of stateChecks) {
@@ -142,7 +146,9 @@ export async function verifyStateDir(
   }
   const personas: PersonaVerification[] = [];
   for (const id of listPersonaIds(stateDir)) {
-    const target: VerifyTarget = { stateDir, personaId: id, personaDir: path.join(stateDir, id) };
+    const personaDir = path.join(stateDir, id);
+    const mode = options.mode ?? 'incremental';
+    const target: VerifyTarget = { stateDir, personaId: id, personaDir, mode, ...(options.deep ? { deep: true } : {}), ...(mode === 'incremental' ? { since: readVerifiedRecord(personaDir) } : {}) };
     const results: PersonaVerification['checks'] = [];
     for (const check of checks) {
       try {
@@ -152,7 +158,11 @@ export async function verifyStateDir(
         results.push({ name: check.name, status: 'failed', summary: 'check failed', findings: [{ severity: 'error', file: target.personaDir, what }] });
       }
     }
-    personas.push({ id, ok: results.every((r) => r.status !== 'failed'), checks: results });
+    const ok = results.every((r) => r.status !== 'failed');
+    // Only a persona that verified records what the next incremental run may skip.
+    const kept = Object.fromEntries(results.filter((r) => r.keep !== undefined).map((r) => [r.name, r.keep]));
+    if (ok && Object.keys(kept).length > 0) writeVerifiedRecord(personaDir, kept);
+    personas.push({ id, ok, checks: results.map(({ keep: _keep, ...rest }) => rest) });
   }
   return { ok: personas.every((p) => p.ok) && state.every((c) => c.status !== 'failed'), stateDir, state, personas };
 }
@@ -167,9 +177,9 @@ export function formatFinding(finding: VerifyFinding, cwd: string): string {
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseFlags(argv, { 'state-dir': { type: 'string' }, json: { type: 'boolean' } }, 'verify', false);
+  const { values } = parseFlags(argv, { 'state-dir': { type: 'string' }, full: { type: 'boolean' }, deep: { type: 'boolean' }, json: { type: 'boolean' } }, 'verify', false);
   const { given, stateDir } = existingStateDir(values['state-dir'], io.env, io.cwd);
-  const report = await verifyStateDir(stateDir);
+  const report = await verifyStateDir(stateDir, VERIFY_CHECKS, STATE_VERIFY_CHECKS, { mode: values.full || values.deep ? 'full' : 'incremental', ...(values.deep ? { deep: true } : {}) });
 
   if (values.json) {
     printJson(io, report);
@@ -198,7 +208,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
 
 export const verifyCommand: Command = {
   path: ['verify'],
-  summary: "check every persona's event-log hash chain (file, line and what is wrong)",
+  summary: "check every persona's event-log hash chain (incremental; --full reads every segment)",
   usage: USAGE,
   run,
 };

@@ -15,6 +15,7 @@ import { notCapableMessage } from '../permissions/gate.ts';
 import { DenoOpError } from './deno-error.ts';
 import type { BrokerContext, OpCall, OpDefinition } from './op.ts';
 import { OPS } from './ops/index.ts';
+import { closeResources } from './resources.ts';
 import { Refusal, type AuditPermission, type RefusalReason } from './refusal.ts';
 import type { OpTicket } from './run-scope.ts';
 import type { PermissionName } from '../permissions/descriptors.ts';
@@ -117,7 +118,13 @@ export class CapabilityBroker {
     }
     const args = op.parse(raw, this.context);
     for (const need of op.needs(args, this.context)) {
-      call.require(need.kind, need.value, need.display ?? need.value, undefined, need.aliases);
+      try {
+        call.require(need.kind, need.value, need.display ?? need.value, undefined, need.aliases);
+      } catch (error) {
+        // Deno words a few refusals its own way (symlink's unscoped check, makeTemp's <TMP>).
+        if (need.message && error instanceof Refusal) throw new Refusal(error.permission, error.value, need.message, error.reason);
+        throw error;
+      }
       // Deno: anything under /proc, /sys, /dev (but a few devices) also needs --allow-all.
       if ((need.kind === 'read' || need.kind === 'write') && need.value !== undefined && isSpecialPath(need.value)) call.requireAll(specialDisplay(need.display, need.value));
     }
@@ -155,6 +162,11 @@ export class CapabilityBroker {
       if (!(this.#audited(name, error) instanceof DenoOpError)) throw error;
     }
     return this.context.tape!.answer(name, argsJson);
+  }
+
+  /** Closes what the sandboxed code still holds (open files, children, fetch bodies): the end of its run. */
+  close(): void {
+    closeResources(this.context);
   }
 
   /** Runs an op by its own mode; for callers that cannot tell (the process tier's pipe). See OpHandler.any for `deliver`. */

@@ -19,6 +19,7 @@ export type DenoErrorClass =
   | 'ConnectionRefused'
   | 'NotSupported'
   | 'FilesystemLoop'
+  | 'WouldBlock'
   | 'TypeError'
   | 'RangeError'
   | 'Error';
@@ -50,6 +51,14 @@ const ERRNO_TO_DENO: Record<string, [DenoErrorClass, number]> = {
   ELOOP: ['FilesystemLoop', 40],
   EBUSY: ['Busy', 16],
   ECONNREFUSED: ['ConnectionRefused', 111],
+  // Deno raises EINVAL (readLink of a file, a seek before the start) as a TypeError.
+  EINVAL: ['TypeError', 22],
+  EAGAIN: ['WouldBlock', 11],
+  EBADF: ['BadResource', 9],
+  EXDEV: ['Error', 18],
+  ENOSPC: ['Error', 28],
+  EROFS: ['Error', 30],
+  EMLINK: ['Error', 31],
 };
 
 const ERRNO_TEXT: Record<string, string> = {
@@ -63,6 +72,13 @@ const ERRNO_TEXT: Record<string, string> = {
   ELOOP: 'Too many levels of symbolic links',
   EBUSY: 'Device or resource busy',
   ECONNREFUSED: 'Connection refused',
+  EINVAL: 'Invalid argument',
+  EAGAIN: 'Resource temporarily unavailable',
+  EBADF: 'Bad file descriptor',
+  EXDEV: 'Invalid cross-device link',
+  ENOSPC: 'No space left on device',
+  EROFS: 'Read-only file system',
+  EMLINK: 'Too many links',
 };
 
 /**

@@ -77,6 +77,12 @@ export interface BrokerContext {
    * a kernel that pins its clock (tests, a deterministic re-run) pins the plugins' clock too
    */
   sources?: WorldSources;
+  /** under `sandbox test`: the run's own grant, which each test's `permissions` narrow (ops/test-permissions.ts) */
+  testGrant?: { base: PermissionGate };
+  /** `Deno.mainModule`: the URL of the entry module (a script's file, a plugin's entry) */
+  mainModule?: string;
+  /** `Deno.execPath()`: a program that runs `eval` and `run` as deno does (kernel/run/exec-path.ts) */
+  execPath?: string;
   /** kernel bindings this plugin may reach (declared by its manifest ∩ granted by its persona); see ops/bindings.ts */
   bindings?: PluginBindings;
   /** storage bindings (persistence backends and the ledger only); see kernel/persistence/binding-kit.ts */
@@ -105,6 +111,8 @@ export interface PermissionNeed {
   display?: string;
   /** other names of the same thing (a command's canonical path): a deny of any of them refuses */
   aliases?: string[];
+  /** Deno's own wording for this refusal, where it is not the usual `Requires ... access` */
+  message?: string;
 }
 
 /**

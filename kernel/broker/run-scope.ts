@@ -30,6 +30,23 @@ export interface OpTicket {
   readonly dispatcher: Dispatcher;
   /** gives the slot and every byte held back; idempotent */
   done(): void;
+  /**
+   * Takes the slot and the bytes over from the broker, for what outlives the op's answer
+   * (a streaming response body: net-body.ts): the broker's `done` then does nothing, and
+   * the returned ticket gives them back.
+   */
+  keep(): KeptTicket;
+}
+
+/** A ticket kept past its op's answer: it gives its slot back and its bytes back separately. */
+export interface KeptTicket {
+  readonly signal: AbortSignal;
+  hold(bytes: number): void;
+  /** gives `bytes` of what was held back (delivered to the script) */
+  release(bytes: number): void;
+  /** gives the slot back (the next waiting op starts); the bytes stay held until released or `done` */
+  freeSlot(): void;
+  done(): void;
 }
 
 class Generation {
@@ -73,27 +90,44 @@ export class RunScope {
     gen.running++;
     this.stats.ops++;
     let held = 0;
-    let finished = false;
+    let slot = true;
+    let kept = false;
+    const hold = (bytes: number): void => {
+      if (gen.bytes + bytes > this.limits.maxBytes) {
+        this.stats.overCap++;
+        throw new DenoOpError('RangeError', `${what}: the run's operations in flight would hold more than ${this.limits.maxBytes} bytes (the sandbox cap)`);
+      }
+      gen.bytes += bytes;
+      held += bytes;
+    };
+    const release = (bytes: number): void => {
+      const n = Math.min(bytes, held);
+      held -= n;
+      gen.bytes -= n;
+    };
+    const freeSlot = (): void => {
+      if (!slot) return;
+      slot = false;
+      gen.running--;
+      gen.waiting.shift()?.start();
+    };
+    const finish = (): void => {
+      release(held);
+      freeSlot();
+    };
     return {
       signal: gen.controller.signal,
-      hold: (bytes) => {
-        if (gen.bytes + bytes > this.limits.maxBytes) {
-          this.stats.overCap++;
-          throw new DenoOpError('RangeError', `${what}: the run's operations in flight would hold more than ${this.limits.maxBytes} bytes (the sandbox cap)`);
-        }
-        gen.bytes += bytes;
-        held += bytes;
-      },
+      hold,
       get dispatcher() {
         gen.agent ??= new Agent();
         return gen.agent;
       },
       done: () => {
-        if (finished) return;
-        finished = true;
-        gen.bytes -= held;
-        gen.running--;
-        gen.waiting.shift()?.start();
+        if (!kept) finish();
+      },
+      keep: () => {
+        kept = true;
+        return { signal: gen.controller.signal, hold, release, freeSlot, done: finish };
       },
     };
   }

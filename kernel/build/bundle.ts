@@ -16,11 +16,15 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-import { kernelError } from '../errors.ts';
+import { isKernelError, kernelError } from '../errors.ts';
 import { seal, sealMatches, SEAL_BYTES } from './cache-integrity.ts';
 import { PROJECT_ROOT } from '../version.ts';
+import { denoModules, IMPORT_META } from './deno-modules.ts';
+import { shimPartLinks } from './shim-part-links.ts';
+
+/** `module`: a plugin or script; `shim`: the shim's core; `part`: a shim part loaded on first use. */
+export type BundleKind = 'module' | 'shim' | 'part';
 
 export interface BuiltBundle {
   /** the wrapped script text */
@@ -45,6 +49,27 @@ interface IndexRecord {
 
 function recordSeal(cacheDir: string, key: string, r: Omit<IndexRecord, 'seal'>): Buffer {
   return seal(cacheDir, 'bundle-index', key, JSON.stringify(r.inputs), r.digest, String(r.size));
+}
+
+let recipe: string | undefined;
+
+/**
+ * What a bundle depends on besides its inputs: the build code itself and esbuild's version.
+ * Part of every cache key, so a kernel whose build changed never reuses an older bundle.
+ */
+export function buildRecipe(): string {
+  if (recipe === undefined) {
+    const dir = path.join(PROJECT_ROOT, 'kernel', 'build');
+    const parts = ['bundle.ts', 'deno-modules.ts', 'npm-resolve.ts', 'shim-part-links.ts'].map((f) => {
+      try {
+        return readFileSync(path.join(dir, f), 'utf8');
+      } catch {
+        return f;
+      }
+    });
+    recipe = sha256(`${esbuild.version}\n${parts.join('\n')}`).slice(0, 16);
+  }
+  return recipe;
 }
 
 export function defaultCacheDir(): string {
@@ -93,41 +118,48 @@ export function wrapModule(moduleCode: string): string {
   return `(async function () {\n"use strict";\n${body}\nreturn ${returned};\n})`;
 }
 
-/**
- * Deno treats every file as an ES module; esbuild would treat a file without import or
- * export that uses top-level `this` as CommonJS (where `this` is `exports`). Appending an
- * empty export keeps Deno's semantics: top-level `this` is undefined.
- */
-const forceEsm: esbuild.Plugin = {
-  name: 'force-esm',
-  setup(build) {
-    build.onLoad({ filter: /\.(m?[jt]s|[jt]sx)$/ }, (args) => {
-      if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
-      const ext = path.extname(args.path).replace(/^\.m?/, '');
-      const loader = (ext === 'mts' ? 'ts' : ext) as esbuild.Loader;
-      return { contents: `${readFileSync(args.path, 'utf8')}\nexport {};\n`, loader };
-    });
-  },
-};
-
 /** The shim is CommonJS (core-js is) and evaluates to its `install` function. */
 function wrapShim(cjsCode: string): string {
   return `(function () {\nvar module = { exports: {} }; var exports = module.exports;\n${cjsCode}\nreturn module.exports.install;\n})()`;
+}
+
+/** A shim part is CommonJS evaluated on first use by the shim's part loader (parts-loader.ts). */
+function wrapPart(cjsCode: string): string {
+  return `(function (require, module, exports) {\n${cjsCode}\n})`;
+}
+
+function indexFileOf(sealKey: string, cacheDir: string): string {
+  return path.join(cacheDir, 'index', `${sha256(`${buildRecipe()}:${sealKey}`)}.json`);
+}
+
+/** Where the index record of `entry`'s bundle is kept (tests plant forged records there). */
+export function bundleIndexFile(entry: string, cacheDir = defaultCacheDir(), kind: BundleKind = 'module', options: BundleOptions = {}): string {
+  return indexFileOf(`${kind}:${options.main ?? true ? '' : 'not-main:'}${path.resolve(entry)}`, cacheDir);
+}
+
+export interface BundleOptions {
+  /**
+   * `import.meta.main` of the entry module (true for `sandbox run` and plugins; false for a
+   * test file under `sandbox test`, as in `deno test`). Imported modules always see false.
+   */
+  main?: boolean;
 }
 
 /**
  * Bundles `entry` (absolute path) or returns the cached bundle when no input changed.
  * A build error becomes one KernelError line naming the file, line and reason.
  */
-export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), kind: 'module' | 'shim' = 'module'): Promise<BuiltBundle> {
+export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), kind: BundleKind = 'module', options: BundleOptions = {}): Promise<BuiltBundle> {
   const absolute = path.resolve(entry);
   const base = path.dirname(absolute);
-  const indexFile = path.join(cacheDir, 'index', `${sha256(`${kind}:${absolute}`)}.json`);
+  const main = options.main ?? true;
+  const sealKey = `${kind}:${main ? '' : 'not-main:'}${absolute}`;
+  const indexFile = indexFileOf(sealKey, cacheDir);
   if (existsSync(indexFile)) {
     try {
       const record = JSON.parse(readFileSync(indexFile, 'utf8')) as IndexRecord;
       const bundleFile = path.join(cacheDir, 'bundles', `${record.digest}.js`);
-      const sealed = typeof record.seal === 'string' && sealMatches(recordSeal(cacheDir, `${kind}:${absolute}`, record), Buffer.from(record.seal, 'hex'));
+      const sealed = typeof record.seal === 'string' && sealMatches(recordSeal(cacheDir, sealKey, record), Buffer.from(record.seal, 'hex'));
       if (sealed && hashInputs(record.inputs, base) && existsSync(bundleFile)) {
         const code = readFileSync(bundleFile, 'utf8');
         if (sha256(code) === record.digest) return { code, digest: record.digest, inputs: record.inputs, size: record.size, cached: true };
@@ -143,37 +175,70 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
       bundle: true,
       write: false,
       metafile: true,
-      format: kind === 'shim' ? 'cjs' : 'esm',
+      format: kind === 'module' ? 'esm' : 'cjs',
       platform: 'neutral',
       target: 'es2022',
       logLevel: 'silent',
-      mainFields: kind === 'shim' ? ['main'] : ['module', 'main'],
+      mainFields: kind === 'module' ? ['module', 'main'] : ['main'],
       absWorkingDir: base,
-      plugins: kind === 'module' ? [forceEsm] : [],
-      define: {
-        'import.meta.main': 'true',
-        'import.meta.url': JSON.stringify(pathToFileURL(absolute).href),
-      },
+      // Kept beside the bundle: stack traces are mapped back to the script's own lines.
+      ...(kind === 'module' ? { sourcemap: 'external' as const, outfile: path.join(base, '__bundle.js'), sourcesContent: true } : {}),
+      plugins: kind === 'module' ? [denoModules(absolute, main)] : kind === 'part' ? [shimPartLinks(absolute)] : [],
+      ...(kind === 'module' ? { define: { 'import.meta': IMPORT_META } } : {}),
     });
   } catch (error) {
     const failure = error as esbuild.BuildFailure;
     const first = failure.errors?.[0];
     const where = first?.location ? `${path.relative(process.cwd(), path.resolve(base, first.location.file))}:${first.location.line}:${first.location.column}` : path.relative(process.cwd(), absolute);
+    // A refusal from the module plugin (npm, jsr, Node built-ins) keeps its own code.
+    if (isKernelError(first?.detail)) throw kernelError(first.detail.code, `${where}: ${first.detail.message}`, { details: { file: absolute } });
     throw kernelError('RTC_ERR_BUILD_FAILED', `${where}: ${first?.text ?? String(error)}`, { details: { file: absolute } });
   }
-  const moduleCode = result.outputFiles[0]?.text ?? '';
-  const code = kind === 'shim' ? wrapShim(moduleCode) : wrapModule(moduleCode);
+  const js = result.outputFiles.find((f) => f.path.endsWith('.js'));
+  const mapFile = result.outputFiles.find((f) => f.path.endsWith('.map'));
+  const moduleCode = (js ?? result.outputFiles[0])?.text.replace(/\n\/\/# sourceMappingURL=.*\n?$/, '\n') ?? '';
+  const code = kind === 'shim' ? wrapShim(moduleCode) : kind === 'part' ? wrapPart(moduleCode) : wrapModule(moduleCode);
   const digest = sha256(code);
   const inputs: Record<string, string> = {};
   for (const input of Object.keys(result.metafile.inputs).sort()) {
+    // virtual modules (import.meta's `rtc-meta:`) are made from the paths, not read
+    if (/^[a-z][a-z-]*:/.test(input)) continue;
     const file = path.resolve(base, input);
     inputs[path.relative(base, file)] = sha256(readFileSync(file));
   }
   writeAtomic(path.join(cacheDir, 'bundles', `${digest}.js`), code);
+  if (mapFile) writeSourceMap(cacheDir, digest, mapFile.text);
   const indexed = { inputs, digest, size: moduleCode.length };
-  writeAtomic(indexFile, JSON.stringify({ ...indexed, seal: recordSeal(cacheDir, `${kind}:${absolute}`, indexed).toString('hex') } satisfies IndexRecord));
+  writeAtomic(indexFile, JSON.stringify({ ...indexed, seal: recordSeal(cacheDir, sealKey, indexed).toString('hex') } satisfies IndexRecord));
   return { code, digest, inputs, size: moduleCode.length, cached: false };
 }
+
+function sourceMapSeal(cacheDir: string, digest: string, text: string): Buffer {
+  return seal(cacheDir, 'source-map', digest, text);
+}
+
+/** Keeps a bundle's source map beside it, sealed like its code cache (a planted map would misname lines). */
+function writeSourceMap(cacheDir: string, digest: string, text: string): void {
+  writeAtomic(path.join(cacheDir, 'bundles', `${digest}.map`), Buffer.concat([sourceMapSeal(cacheDir, digest, text), Buffer.from(text, 'utf8')]));
+}
+
+/**
+ * The source map of a module bundle (lines counted from the module code: the wrapper adds
+ * WRAPPER_LINES before it), or undefined when none was kept or its seal does not match.
+ */
+export function readSourceMap(digest: string, cacheDir = defaultCacheDir()): string | undefined {
+  try {
+    const file = readFileSync(path.join(cacheDir, 'bundles', `${digest}.map`));
+    if (file.length <= SEAL_BYTES) return undefined;
+    const text = file.subarray(SEAL_BYTES).toString('utf8');
+    return sealMatches(sourceMapSeal(cacheDir, digest, text), file.subarray(0, SEAL_BYTES)) ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Lines `wrapModule` puts before the bundled module code. */
+export const WRAPPER_LINES = 2;
 
 /** Who compiled a code cache: the kernel's own isolates, or a sandbox host process (untrusted code ran there). */
 export type CodeCacheProducer = 'kernel' | 'host';

@@ -22,6 +22,11 @@ export interface Command {
   usage: string;
   /** Returns the exit status. Throws KernelError for user errors. */
   run(argv: string[], io: CliIo): Promise<number>;
+  /**
+   * A one-word command that is also a group (`archive` beside `archive restore`) and takes
+   * flags of its own: `archive --persona ID` runs it instead of printing the group's help.
+   */
+  takesFlags?: boolean;
 }
 
 export type Options = NonNullable<ParseArgsConfig['options']>;

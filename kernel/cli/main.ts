@@ -1,6 +1,7 @@
 /**
- * `runtimectl`: finds the subcommand, handles `--help` and `--version`, and turns every
- * KernelError caused by input into one line on stderr with a non-zero status. A stack
+ * The CLI skeleton: finds the subcommand among the ones a composition registers (cli/ at the
+ * repository root lists the features' verbs), handles `--help` and `--version`, and turns
+ * every KernelError caused by input into one line on stderr with a non-zero status. A stack
  * trace is printed only for a fault in the kernel itself.
  */
 import { isKernelError } from '../errors.ts';
@@ -9,11 +10,10 @@ import { didYouMean } from '../suggest.ts';
 import { assertNodeFlags } from '../node-flags.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import type { CliIo, Command } from './command.ts';
-import { COMMANDS } from '../../cli/commands.ts';
 
-function findCommand(argv: readonly string[]): { command: Command; rest: string[] } | undefined {
+function findCommand(commands: readonly Command[], argv: readonly string[]): { command: Command; rest: string[] } | undefined {
   let best: Command | undefined;
-  for (const command of COMMANDS) {
+  for (const command of commands) {
     const matches = command.path.every((word, i) => argv[i] === word);
     if (matches && (!best || command.path.length > best.path.length)) best = command;
   }
@@ -21,15 +21,15 @@ function findCommand(argv: readonly string[]): { command: Command; rest: string[
 }
 
 /** The verbs of a command group (`plugins` → list, check), empty for a plain command. */
-function verbsOf(group: string): Command[] {
-  return COMMANDS.filter((c) => c.path.length === 2 && c.path[0] === group);
+function verbsOf(commands: readonly Command[], group: string): Command[] {
+  return commands.filter((c) => c.path.length === 2 && c.path[0] === group);
 }
 
 /** A group's help: its own usage when it has a group command, else made from its verbs. */
-function groupHelp(group: string): string {
-  const own = COMMANDS.find((c) => c.path.length === 1 && c.path[0] === group);
+function groupHelp(commands: readonly Command[], group: string): string {
+  const own = commands.find((c) => c.path.length === 1 && c.path[0] === group);
   if (own) return `${own.usage.trimEnd()}\n`;
-  const verbs = verbsOf(group);
+  const verbs = verbsOf(commands, group);
   const width = Math.max(...verbs.map((c) => c.path[1]!.length));
   return [`Usage: runtimectl ${group} <command> [options]`, '', 'Commands:', ...verbs.map((c) => `  ${c.path[1]!.padEnd(width)}  ${c.summary}`), '', 'Every command takes --help.', ''].join('\n');
 }
@@ -38,15 +38,17 @@ function groupHelp(group: string): string {
  * A group named without a verb prints its help (exit 2, like runtimectl alone); a verb it does
  * not have is a usage error with "did you mean". Undefined when argv names a command to run.
  */
-function groupAnswer(argv: readonly string[], io: CliIo): number | undefined {
+function groupAnswer(commands: readonly Command[], argv: readonly string[], io: CliIo): number | undefined {
   const group = argv[0]!;
-  const verbs = verbsOf(group);
+  const verbs = verbsOf(commands, group);
   if (verbs.length === 0) return undefined;
   const verb = argv[1];
   if (verb !== undefined && verbs.some((c) => c.path[1] === verb)) return undefined;
   if (verb === undefined || verb.startsWith('-')) {
     const help = verb === '--help' || verb === '-h';
-    io.stdout(groupHelp(group));
+    // A group that is also a command taking flags (`archive --persona ID`, beside `archive restore`) runs it.
+    if (!help && verb !== undefined && commands.some((c) => c.path.length === 1 && c.path[0] === group && c.takesFlags)) return undefined;
+    io.stdout(groupHelp(commands, group));
     return help ? 0 : 2;
   }
   const names = verbs.map((c) => c.path[1]!);
@@ -69,9 +71,9 @@ function fsErrorLine(error: unknown): string | undefined {
   return `RTC_ERR_FS_ACCESS: ${e.path}${dest}: ${fsReason(e)} (${e.syscall ?? 'fs'})`;
 }
 
-export function topLevelHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.path.join(' ').length));
-  const lines = COMMANDS.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
+export function topLevelHelp(commands: readonly Command[]): string {
+  const width = Math.max(...commands.map((c) => c.path.join(' ').length));
+  const lines = commands.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`);
   return [
     `runtimectl ${KERNEL_VERSION}: a plugin kernel for forever-running agents`,
     '',
@@ -101,20 +103,21 @@ function defaultIo(): CliIo {
   };
 }
 
-export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+/** Runs one command line against `commands`; returns the exit status. */
+export async function runCommandLine(commands: readonly Command[], argv: string[], io: CliIo = defaultIo()): Promise<number> {
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    io.stdout(topLevelHelp());
+    io.stdout(topLevelHelp(commands));
     return argv.length === 0 ? 2 : 0;
   }
   if (argv[0] === '--version' || argv[0] === '-V') {
     io.stdout(`runtimectl ${KERNEL_VERSION}\n`);
     return 0;
   }
-  const grouped = groupAnswer(argv, io);
+  const grouped = groupAnswer(commands, argv, io);
   if (grouped !== undefined) return grouped;
-  const found = findCommand(argv);
+  const found = findCommand(commands, argv);
   if (!found) {
-    const words = [...new Set(COMMANDS.map((c) => c.path[0]!))];
+    const words = [...new Set(commands.map((c) => c.path[0]!))];
     io.stderr(`runtimectl: RTC_ERR_CLI_USAGE: unknown command "${argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ')}"${didYouMean(argv[0]!, words)}; see "runtimectl --help"\n`);
     return 2;
   }
@@ -122,7 +125,9 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   // `--help` belongs to runtimectl only before a script's own arguments (sandbox run FILE --help).
   const helpIndex = rest.findIndex((a) => a === '--help' || a === '-h');
   const firstPositional = rest.findIndex((a) => !a.startsWith('-'));
-  if (helpIndex !== -1 && (firstPositional === -1 || helpIndex < firstPositional || !command.path.includes('sandbox'))) {
+  // `runtimectl deno ...` is a deno command line: only `runtimectl deno --help` is ours.
+  const ours = command.path[0] === 'deno' ? helpIndex === 0 : helpIndex !== -1 && (firstPositional === -1 || helpIndex < firstPositional || !command.path.includes('sandbox'));
+  if (ours) {
     io.stdout(`${command.usage.trimEnd()}\n`);
     return 0;
   }

@@ -1,78 +1,68 @@
 /**
- * What the loop and its executor and budget-policy plugins exchange. Plugins run in the
- * sandbox, so every value coming back is checked here before the loop acts on it or logs
- * it; unknown fields are dropped, numbers are bounded, text is cut to size.
+ * The executor contract (`kind: executor`): `describe(config) → description` and
+ * `run(input) → result`. Executors run in the sandbox, so every value coming back is checked
+ * against these schemas before the loop acts on it or logs it: unknown fields are dropped,
+ * numbers are bounded, text is cut to size.
+ *
+ * One copy for kernel and plugins: plugins import the types (`import type`), which esbuild
+ * erases, so nothing of zod is bundled into an isolate.
  */
 import { z } from 'zod';
-import { kernelError } from '../errors.ts';
-import { describeZodError } from '../manifest/load.ts';
+import { budgetDecisionSchema } from './budget-policy.ts';
+import { workItemSchema } from './work.ts';
 
-/** One piece of work a probe found for this cycle. */
-export interface WorkItem {
-  kind: 'packet' | 'message' | 'periodic';
-  /** stable identity: `packet:<sha256>`, `message:<sha256>`, `periodic:<phase>` */
-  key: string;
-  title: string;
-  /** the packet or message text (bounded), empty for periodic work */
-  body: string;
-  /** a packet may ask for a budget tier (front matter `tier: N`) */
-  tier_hint?: number;
-}
+export { workItemSchema, type WorkItem } from './work.ts';
+export { budgetDecisionSchema, TIER_NAMES, BUDGET_ACTIONS, type BudgetDecision } from './budget-policy.ts';
+
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const short = (max: number) => z.string().transform((s) => (s.length > max ? `${s.slice(0, max - 1)}…` : s));
 
 /**
  * An MCP server an executor hands its harness (stdio: a command and its arguments). The
  * kernel's own (`runtimectl mcp serve --persona ID`, the persona's tools through the broker)
- * is passed here by LoopOptions.mcpServer; codex gets it as `-c mcp_servers.<name>.*`, claude
- * as `--mcp-config` with `--strict-mcp-config`. Its install is visible read-only in the OS
+ * is passed by LoopOptions.mcpServer; codex gets it as `-c mcp_servers.<name>.*`, claude as
+ * `--mcp-config` with `--strict-mcp-config`. Its install is visible read-only in the OS
  * sandbox, so the harness can start it as its own child.
  */
-export interface McpServerSpec {
-  name: string;
-  command: string;
-  args: string[];
-  env?: Record<string, string>;
-  /** trees the server needs to read (its own code, e.g. the runtimectl install): visible read-only in the sandbox */
-  reads?: string[];
-}
+export const mcpServerSpecSchema = z.object({
+  name: z.string(),
+  command: z.string(),
+  args: z.array(z.string()),
+  env: z.record(z.string(), z.string()).optional(),
+  reads: z.array(z.string()).optional().describe('trees the server needs to read (its own code, e.g. the runtimectl install): visible read-only in the sandbox'),
+});
+export type McpServerSpec = z.infer<typeof mcpServerSpecSchema>;
 
 /** What the OS sandbox around the session lets through, for the harness's own controls to agree. */
-export interface SessionSandbox {
-  /** bubblewrap, or off when the profile opted out */
-  mode: 'bubblewrap' | 'off';
-  /** the hosts the session may reach (through the kernel's proxy): all, or these */
-  net: true | string[];
-}
+export const sessionSandboxSchema = z.object({
+  mode: z.enum(['bubblewrap', 'off']).describe('bubblewrap, or off when the profile opted out'),
+  net: z.union([z.literal(true), z.array(z.string())]).describe('the hosts the session may reach (through the kernel\'s proxy): all, or these'),
+});
+export type SessionSandbox = z.infer<typeof sessionSandboxSchema>;
 
-/** Executor exports: `describe(config)` and `run(input)`. */
-export interface ExecutorInput {
-  run_id: string;
-  persona_id: string;
-  runtime: string;
-  phase: string;
-  /** goes to the harness on stdin, never in argv */
-  prompt: string;
-  /** `sha256:<hex>` of the prompt, for the session manifest */
-  prompt_sha256: string;
-  sandbox: SessionSandbox;
-  mcp: McpServerSpec | null;
-  work: WorkItem[];
-  config: Record<string, unknown>;
-  paths: {
-    /** absolute, for the plugin's own file writes (inside its ${session} grant) */
-    session_dir: string;
-    workspace_dir: string;
-    /** relative to the state directory: what the plugin may quote in its files */
-    session_rel: string;
-    ledger_db_rel: string;
-    /** the executor's provider home: HOME, CODEX_HOME, CLAUDE_CONFIG_DIR of the session */
-    provider_home: string;
-  };
-  limits: { wall_seconds: number; max_tokens_per_session: number | null };
-  decision: BudgetDecision | null;
-}
-
-const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const short = (max: number) => z.string().transform((s) => (s.length > max ? `${s.slice(0, max - 1)}…` : s));
+/** What `run` is called with. */
+export const executorInputSchema = z.object({
+  run_id: z.string().describe('`c<cycle>-<executor>`: also the session folder\'s name'),
+  persona_id: z.string().describe('the persona the session works for'),
+  runtime: z.string().describe('its runtime target (agent-<persona>, or a compatibility target)'),
+  phase: z.string().describe('the activity phase the phase selector picked'),
+  prompt: z.string().describe('the prompt the kernel built (skills, work, budget decision); it goes to the harness on stdin, never in argv'),
+  prompt_sha256: z.string().describe('`sha256:<hex>` of the prompt, for the session manifest'),
+  sandbox: sessionSandboxSchema,
+  mcp: mcpServerSpecSchema.nullable().describe('the persona\'s MCP server, when the kernel hands one to the harness'),
+  work: z.array(workItemSchema).describe('the work offered this cycle (at most 5 items)'),
+  config: z.record(z.string(), z.unknown()).describe('this executor\'s own config from the profile (executor.config.<plugin id>), or {}'),
+  paths: z.object({
+    session_dir: z.string().describe('absolute, for the plugin\'s own file writes (inside its ${session} grant)'),
+    workspace_dir: z.string().describe('absolute: the persistent workspace (the session\'s cwd)'),
+    session_rel: z.string().describe('relative to the state directory: what the plugin may quote in its files'),
+    ledger_db_rel: z.string().describe('the local ledger\'s database, relative to the state directory'),
+    provider_home: z.string().describe('the executor\'s provider home: HOME, CODEX_HOME, CLAUDE_CONFIG_DIR of the session'),
+  }),
+  limits: z.object({ wall_seconds: z.number(), max_tokens_per_session: z.number().nullable() }).describe('the session\'s wall limit (its process group is killed after it) and token cap'),
+  decision: budgetDecisionSchema.nullable().describe('the budget policy\'s decision that approved this run'),
+});
+export type ExecutorInput = z.output<typeof executorInputSchema>;
 
 export const usageSchema = z.object({
   input_tokens: count.default(0),
@@ -82,61 +72,33 @@ export const usageSchema = z.object({
   cache_read_input_tokens: count.default(0),
   cache_creation_input_tokens: count.default(0),
   total_tokens: count.default(0),
-  source: short(40).default('unknown'),
+  source: short(40).default('unknown').describe('which output the figures were read from'),
 });
 export type ProviderUsage = z.output<typeof usageSchema>;
 
 export const EXECUTOR_STATUSES = ['ok', 'failed', 'timed_out', 'not_found', 'skipped', 'interrupted'] as const;
+export type ExecutorStatus = (typeof EXECUTOR_STATUSES)[number];
 
+/** What `describe(config)` returns. */
 export const executorDescriptionSchema = z.object({
-  spends_tokens: z.boolean(),
-  command: short(200).optional(),
+  spends_tokens: z.boolean().describe('true: sessions spend provider tokens, so budgets and hard stops apply'),
+  command: short(200).optional().describe('the program it runs (first word), checked on PATH at start when it spends tokens'),
 });
 export type ExecutorDescription = z.output<typeof executorDescriptionSchema>;
 
+/** What `run(input)` returns. */
 export const executorResultSchema = z.object({
-  status: z.enum(EXECUTOR_STATUSES),
-  reason: short(500).optional(),
+  status: z.enum(EXECUTOR_STATUSES).describe('ok, failed, timed_out, not_found (program missing), skipped, interrupted (the kernel stopped it)'),
+  reason: short(500).optional().describe('why, in one line (failed, skipped)'),
   exit_code: z.number().int().nullable().optional(),
-  usage: usageSchema.nullable().optional(),
-  files: z.array(short(200)).max(20).default([]),
-  last_message: short(2000).optional(),
-  tasks: z.array(z.object({ id: short(40), title: short(200), state: short(40) })).max(100).default([]),
-  /** keys of the work items this run handled; they are not offered again */
-  work_done: z.array(short(200)).max(200).default([]),
+  usage: usageSchema.nullable().optional().describe('tokens spent, as the provider printed them'),
+  files: z.array(short(200)).max(20).default([]).describe('session files written (relative to the session folder)'),
+  last_message: short(2000).optional().describe('the agent\'s last message, for the brain\'s short-term memory'),
+  tasks: z.array(z.object({ id: short(40), title: short(200), state: short(40) })).max(100).default([]).describe('tasks created in the persona\'s ledger'),
+  work_done: z.array(short(200)).max(200).default([]).describe('keys of the work items this run handled; they are not offered again'),
 });
 export type ExecutorResult = z.output<typeof executorResultSchema>;
+/** What a plugin may return from `run` (before defaults are filled in). */
+export type ExecutorAnswer = z.input<typeof executorResultSchema>;
 
-export const TIER_NAMES = [
-  'read/search existing context',
-  'profile a bounded external source',
-  'draft or update a small artifact',
-  'request review from another role',
-  'run an analysis, benchmark or experiment-planning pass',
-  'escalate to challenge, Senate or resource allocation',
-] as const;
-
-export const BUDGET_ACTIONS = ['execute', 'read_only_planning', 'reviewer_handoff'] as const;
-
-export const budgetDecisionSchema = z.object({
-  action: z.enum(BUDGET_ACTIONS),
-  tier: z.number().int().min(1).max(6),
-  tier_name: short(120),
-  decision: short(500).pipe(z.string().min(1)),
-  uncertainty: short(500).pipe(z.string().min(1)),
-  alternatives: z.array(z.object({ tier: z.number().int().min(1).max(6), tier_name: short(120), why_not: short(300) })).max(6),
-  expected_cost: z.object({ tokens: count, cpu_seconds: z.number().min(0).max(86_400), wall_seconds: z.number().min(0).max(86_400) }),
-  stop_condition: short(500).pipe(z.string().min(1)),
-  reserve: z.object({ tokens: count.nullable(), sessions: count }),
-  expected_improvement: z.number().min(0).max(1),
-  reason: short(500).pipe(z.string().min(1)),
-});
-export type BudgetDecision = z.output<typeof budgetDecisionSchema>;
-
-/** Parses a plugin's answer; a bad one is RTC_ERR_EXECUTOR_RESULT naming the plugin and field. */
-export function checkPluginAnswer<S extends z.ZodType>(schema: S, value: unknown, plugin: string, exportName: string): z.output<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  const { field, reason } = describeZodError(result.error);
-  throw kernelError('RTC_ERR_EXECUTOR_RESULT', `plugin ${plugin}: ${exportName}() returned a bad value at ${field}: ${reason}`, { details: { plugin, field, reason } });
-}
+export const EXECUTOR_EXPORTS = ['describe', 'run'] as const;

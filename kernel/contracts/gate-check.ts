@@ -37,41 +37,34 @@ export const gateCheckSectionSchema = z.strictObject({
 export type GateCheckSection = z.output<typeof gateCheckSectionSchema>;
 
 const snapshotFileSchema = z.object({
-  path: z.string(),
+  path: z.string().describe('relative to the snapshot root'),
   type: z.enum(['file', 'symlink']),
   bytes: z.number().int().min(0),
-  sha256: z.string(),
-  target: z.string().optional(),
+  sha256: z.string().describe('hex digest of the content (of the link text for a symlink)'),
+  target: z.string().optional().describe('a symlink\'s target, as recorded'),
 });
 
 /** What `check` is called with. */
 export const gateCheckInputSchema = z.object({
-  /** this check's name */
-  check: checkNameSchema,
+  check: checkNameSchema.describe('this check\'s name (its plugin id without `gate-check.`)'),
   draft: z.object({
-    /** the draft folder's name (= its SKILL.md name when valid) */
-    name: z.string(),
-    /** absolute path of the snapshot every check reads (`${draft}` in a check's manifest) */
-    root: z.string(),
-    digest: z.string(),
-    files: z.array(snapshotFileSchema),
-    /** what the snapshot could not copy, and why */
-    problems: z.array(z.object({ path: z.string(), problem: z.string(), detail: z.string() })),
+    name: z.string().describe('the draft folder\'s name (= its SKILL.md name when valid)'),
+    root: z.string().describe('absolute path of the snapshot every check reads (`${draft}` in a check\'s manifest)'),
+    digest: z.string().describe('the snapshot\'s digest over every path, type and content'),
+    files: z.array(snapshotFileSchema).describe('every entry the snapshot holds'),
+    problems: z.array(z.object({ path: z.string(), problem: z.string(), detail: z.string() })).describe('what the snapshot could not copy, and why'),
   }),
   gate: z.object({
-    profile: z.string(),
-    sandbox: z.object({ name: z.string(), tier: z.enum(['in-process', 'process']) }),
-    /** the most a draft's plugin.yaml may ask for; its tests run with exactly this */
-    ceiling: z.record(z.string(), z.unknown()),
-    /** bindings a draft may declare */
-    bindings: z.array(z.string()),
-    /** limits of each run of the draft's code */
-    limits: z.record(z.string(), z.number()),
-    /** bounds on the draft itself (max_files, max_tests, max_scratch_bytes, ...) */
-    draft: z.record(z.string(), z.number()),
+    profile: z.string().describe('the gate profile\'s name'),
+    sandbox: z.object({ name: z.string(), tier: z.enum(['in-process', 'process']) }).describe('the sandbox profile the draft\'s code runs under'),
+    ceiling: z.record(z.string(), z.unknown()).describe('the most a draft\'s plugin.yaml may ask for; its tests run with exactly this'),
+    bindings: z.array(z.string()).describe('bindings a draft may declare'),
+    limits: z.record(z.string(), z.number()).describe('limits of each run of the draft\'s code'),
+    draft: z.record(z.string(), z.number()).describe('bounds on the draft itself (max_files, max_tests, max_scratch_bytes, ...)'),
   }),
-  /** results of the earlier checks this one reads, by name (absent: not in the profile) */
-  earlier: z.record(z.string(), z.object({ status: z.enum(GATE_CHECK_STATUSES), reason: z.string(), output: z.unknown() })),
+  earlier: z
+    .record(z.string(), z.object({ status: z.enum(GATE_CHECK_STATUSES), reason: z.string(), output: z.unknown() }))
+    .describe('results of the earlier checks this one reads, by name (absent: not in the profile)'),
 });
 export type GateCheckInput = z.infer<typeof gateCheckInputSchema>;
 
@@ -81,13 +74,10 @@ const cut = (max: number) => z.string().min(1).transform((s) => (s.length > max 
 
 /** What `check` returns. */
 export const gateCheckResultSchema = z.strictObject({
-  status: z.enum(GATE_CHECK_STATUSES),
-  /** one line: why it passed, failed, did not apply or could not run; a failure names each finding */
-  reason: cut(MAX_REASON),
-  /** the raw evidence (any JSON), written to checks/<nn>-<name>.json */
-  output: z.unknown(),
-  /** what this check looked at but cannot vouch for: published as limitations of the verdict */
-  not_evaluated: z.array(cut(1000)).max(100).default([]),
+  status: z.enum(GATE_CHECK_STATUSES).describe('failed rejects the draft; not-applicable and unavailable are never a pass'),
+  reason: cut(MAX_REASON).describe('one line: why it passed, failed, did not apply or could not run; a failure names each finding'),
+  output: z.unknown().describe('the raw evidence (any JSON), written to checks/<nn>-<name>.json'),
+  not_evaluated: z.array(cut(1000)).max(100).default([]).describe('what this check looked at but cannot vouch for: published as limitations of the verdict'),
 });
 export type GateCheckResult = z.output<typeof gateCheckResultSchema>;
 

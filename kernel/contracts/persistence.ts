@@ -15,14 +15,38 @@
  * Every backend gives byte-identical event JSON and hashes for the same appends (the one
  * encoder in kernel/events does it).
  */
-import type { AppendResult, EventLogStartup } from '../events/event-log.ts';
+import type { AppendResult, EventLogStartup, OpenSegment, SealOptions, SealOutcome } from '../events/event-log.ts';
+import type { PluginRegistry } from '../plugins/registry.ts';
 import type { EventEnvelope } from '../events/envelope.ts';
 import type { TraceStorage } from '../replay/trace-store.ts';
-import type { LedgerBackend } from '../../features/ledger/repo.ts';
-import type { OpenedLedger } from '../../features/ledger/open.ts';
-import type { LedgerExport } from '../../features/ledger/records.ts';
-import type { LedgerConsistencyProblem } from '../../features/ledger/consistency.ts';
+import type { HistoryStorage } from '../history/storage.ts';
+import type { HistoryVerifyOptions, HistoryVerifyReport } from '../history/verify.ts';
 import type { AcquireWriterLock } from '../storage/writer-lock.ts';
+
+/**
+ * What a persistence backend plugin exports (each called in its isolate with the session token
+ * first; features/persistence/isolated-backend.ts is the kernel's side, its README the contract).
+ */
+export const BACKEND_EXPORTS = [
+  'describe',
+  'open',
+  'close',
+  'openEvents',
+  'appendEvents',
+  'readEvents',
+  'importEvents',
+  'readBrain',
+  'writeBrain',
+  'writeBrainAsync',
+  'readLongTerm',
+  'appendLongTerm',
+  'memoryIsEmpty',
+  'appendProposals',
+  'proposalLines',
+  'proposalsIsEmpty',
+  'ledgerLoad',
+  'ledgerCommit',
+] as const;
 
 /** Where in a store a problem is: a line of a file, or a row (by seq) of a table. */
 export interface StoreProblem {
@@ -57,36 +81,51 @@ export interface EventStore {
    * torn tail where the format can have one, and appends `reboot` when events were already
    * there. append() calls it on first use; call it first to learn what it found.
    */
-  open(): Promise<EventLogStartup>;
+  open(options?: EventOpenOptions): Promise<EventLogStartup>;
   /** Group-committed: resolves once the event is durable (its batch synced). */
   append(type: string, payload: Record<string, unknown>): Promise<AppendResult>;
   /** Resolves when everything appended so far is durable. */
   flush(): Promise<void>;
-  /** The stored events in order; throws the first problem as a KernelError. */
+  /** The stored events in order, every segment; throws the first problem as a KernelError. */
   read(): Iterable<EventEnvelope>;
-  /** Every problem in the stored chain (never writes). */
-  verify(): EventChainReport;
+  /**
+   * Every problem in the stored chain (never writes): by default every segment is read
+   * (`verify --full`); `incremental` re-reads only what changed since `since` (kernel/history/verify.ts).
+   */
+  verify(options?: HistoryVerifyOptions): HistoryVerifyReport;
   /** True when no event is stored. */
   isEmpty(): boolean;
   /**
    * Copies events verbatim (same seq, prev, hash, at; no redaction, no re-hashing) into an
    * empty store, durably. Refused when the store holds events or was opened for appends.
+   * A `log_segment` record in the stream seals the events before it as the segment its
+   * header names, so the copy is segmented as the original was (kernel/history).
    */
-  importEvents(events: Iterable<EventEnvelope>): Promise<number>;
+  importEvents(events: Iterable<EventEnvelope>, options?: Pick<EventOpenOptions, 'rollup'>): Promise<number>;
+  /**
+   * The log's history (kernel/history): its sealed segments, their index with the rollups,
+   * and its checkpoint. Where the bytes go is the backend's; what they mean is the kernel's.
+   */
+  readonly history: HistoryStorage;
+  /**
+   * Seals the open segment (its records become a sealed segment; the next one opens with a
+   * `log_segment` header recording its digest). Undefined when it holds nothing to seal.
+   * Opens the store for appends if it is not open yet.
+   */
+  seal(options?: SealOptions): Promise<SealOutcome | undefined>;
+  /** The open segment: index, first seq, records, bytes, when it started to fill. */
+  openSegment(): OpenSegment;
+  /** The open segment's events only, checked from its header; throws the first problem. */
+  readOpen(): Iterable<EventEnvelope>;
+  /** Events with seq > `afterSeq`, reading only the sealed segments that hold them. */
+  readAfter(afterSeq: number): Iterable<EventEnvelope>;
 }
 
-/** The persona's local task ledger, through the features/ledger backend of this format. */
-export interface LedgerAccess {
-  readonly format: LedgerBackend;
-  /** Absolute path of the ledger file (from the ledger's config.yaml), or undefined with no ledger. */
-  file(): string | undefined;
-  /** Opens (bootstrapping when writing) the ledger in this backend's format. */
-  open(options?: { readonly?: boolean }): OpenedLedger;
-  /** The whole ledger as a backend-neutral document; undefined when the persona has none. */
-  exportDoc(): LedgerExport | undefined;
-  /** Imports into an empty ledger of this format (created if need be). */
-  importDoc(doc: LedgerExport): void;
-  check(): LedgerConsistencyProblem[];
+export interface EventOpenOptions {
+  /** Called with every event of the open segment as the open checks it (the loop folds them into its start state). */
+  onEvent?: (event: EventEnvelope) => void;
+  /** The rollup each sealed segment's index entry carries (features/history). */
+  rollup?: (events: EventEnvelope[]) => unknown;
 }
 
 /** Brain memory: `brain.json` (rewritten whole) and `long-term.md` (append-only). */
@@ -129,7 +168,6 @@ export interface PersistenceBackend {
   readonly personaDir: string;
   readonly readonly: boolean;
   readonly events: EventStore;
-  readonly ledger: LedgerAccess;
   readonly memory: MemoryStore;
   readonly proposals: ProposalStore;
   /**
@@ -145,4 +183,35 @@ export interface PersistenceBackend {
   readonly acquireWriterLock?: AcquireWriterLock;
   /** Waits for pending appends, then releases files and databases. */
   close(): Promise<void>;
+}
+
+/** How a backend is asked for by name: `jsonl-fs`, `sqlite` (the part of its plugin id after `persistence.`). */
+export interface OpenBackendOptions {
+  /** Never write: no file or database is created, repaired or appended to. */
+  readonly?: boolean;
+  /** Clock for event `at` (tests pin it). */
+  now?: () => Date;
+  /** Defaults to the persona directory's name. */
+  personaId?: string;
+  /** The plugins of this start (the backend is looked up there); default: a scan of the built-in folder. */
+  registry?: PluginRegistry;
+  /** A shared database's DSN (the postgres backend); default: RUNTIMECTL_POSTGRES_DSN. */
+  dsn?: string;
+}
+
+/**
+ * What the kernel needs of the persistence feature, handed in by the composition (the kernel
+ * imports no backend): open a persona's state in a named backend (undefined: the one its state
+ * directory records), and say which backend that is.
+ */
+export interface PersistenceProvider {
+  open(personaDir: string, name: string | undefined, options?: OpenBackendOptions): Promise<PersistenceBackend>;
+  /** The backend `<persona>/persistence.yaml` records, or the default when there is none. */
+  configured(personaDir: string): string;
+  /** The backend the state directory records for the persona, undefined when it records none. */
+  recorded(personaDir: string): string | undefined;
+  /** Records the persona's backend in its state directory (so tools that read state without the profile find it). */
+  record(personaDir: string, name: string): void;
+  /** The backend a persona gets when nothing names one. */
+  readonly defaultName: string;
 }

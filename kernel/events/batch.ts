@@ -41,6 +41,11 @@ export class Batch {
     return this.#text;
   }
 
+  /** The lines' length in UTF-8 bytes (the open segment's size grows by it). */
+  get byteLength(): number {
+    return Buffer.byteLength(this.#text, 'utf8');
+  }
+
   /** The lines as UTF-8, for the one write. */
   bytes(): Buffer {
     return Buffer.from(this.#text, 'utf8');

@@ -17,7 +17,9 @@ import {
   sha256,
   type EventEnvelope,
 } from './envelope.ts';
-import { chainLinkProblems } from './scan.ts';
+import { chainLinkProblems, type ScanStart } from './scan.ts';
+import { headerProblem, SEGMENT_EVENT } from './segment-header.ts';
+import { eventLineOf } from '../history/lines.ts';
 import { redactRecord } from '../redact/index.ts';
 import type { StoreProblem } from '../contracts/persistence.ts';
 
@@ -45,12 +47,7 @@ export function encodeEvent(seq: number, prev: string, type: string, payload: Re
 }
 
 /** The JSONL line of an event (with its newline), as kernel/events writes it. */
-export function eventLine(event: EventEnvelope): string {
-  if (event.v !== EVENT_SCHEMA_VERSION) {
-    throw kernelError('RTC_ERR_EVENTS_VERSION', `event seq ${event.seq} has schema version ${event.v}; this kernel writes version ${EVENT_SCHEMA_VERSION}`);
-  }
-  return envelopeLine(event.seq, event.type, canonicalJson(event.payload), event.prev, event.hash, event.at);
-}
+export const eventLine = eventLineOf;
 
 /** One stored event as a table row gives it: every field as stored, the payload as text. */
 export interface StoredEventRow {
@@ -72,10 +69,13 @@ export type RowCheckItem = { kind: 'event'; event: EventEnvelope } | { kind: 'pr
  * match the content. After a problem it carries on from what the bad row claims, so one
  * edited event is reported once.
  */
-export function* checkEventRows(rows: Iterable<StoredEventRow>, file: string): Generator<RowCheckItem> {
-  let expectedSeq = 1;
-  let prevHash = GENESIS_HASH;
+export function* checkEventRows(rows: Iterable<StoredEventRow>, file: string, start?: ScanStart): Generator<RowCheckItem> {
+  let expectedSeq = start?.seq ?? 1;
+  let prevHash = start?.prev ?? GENESIS_HASH;
+  let first = true;
   for (const row of rows) {
+    const isFirst = first;
+    first = false;
     const claimedSeq = typeof row.seq === 'number' && Number.isSafeInteger(row.seq) ? row.seq : undefined;
     const problem = (code: string, what: string, seq = claimedSeq): RowCheckItem => ({
       kind: 'problem',
@@ -109,7 +109,17 @@ export function* checkEventRows(rows: Iterable<StoredEventRow>, file: string): G
     }
     // The payload exactly as JSON.parse read it (zod's record copy drops a `__proto__` key).
     const event: EventEnvelope = { ...parsed.data, payload: payload as EventEnvelope['payload'] };
-    const broken = chainLinkProblems(event, expectedSeq, prevHash);
+    // The open segment's first row is its header after the first seal, as in a segment's file.
+    const broken: string[] = [];
+    if (event.type === SEGMENT_EVENT) {
+      const wrong = !isFirst ? 'a segment header in the middle of a segment (a header is only ever the first record)' : headerProblem(event.payload, event.seq, event.prev);
+      if (wrong !== undefined) broken.push(wrong);
+      else if (start === undefined) {
+        expectedSeq = event.seq;
+        prevHash = event.prev;
+      }
+    }
+    broken.push(...chainLinkProblems(event, expectedSeq, prevHash));
     for (const message of broken) yield problem('RTC_ERR_EVENTS_CHAIN', message, event.seq);
     expectedSeq = event.seq + 1;
     prevHash = event.hash;

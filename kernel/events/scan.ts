@@ -11,6 +11,7 @@ import { closeSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { openRegularFile } from '../storage/safe-read.ts';
 import { computeEventHash, EVENT_SCHEMA_VERSION, EventEnvelopeSchema, GENESIS_HASH, type EventEnvelope } from './envelope.ts';
+import { headerProblem, SEGMENT_EVENT } from './segment-header.ts';
 
 export type EventProblemCode = 'RTC_ERR_EVENTS_CORRUPT' | 'RTC_ERR_EVENTS_CHAIN' | 'RTC_ERR_EVENTS_VERSION';
 
@@ -60,8 +61,27 @@ export function chainRepairHint(problem: Pick<EventLogProblem, 'file' | 'code'>)
 const CHUNK = 1 << 16;
 const NEWLINE = 0x0a;
 
+export interface RawLine {
+  line: number;
+  offset: number;
+  bytes: Buffer;
+  terminated: boolean;
+}
+
+/** The lines of bytes already in memory (a sealed segment, decompressed), as readLines gives a file's. */
+export function* bufferLines(data: Buffer): Generator<RawLine> {
+  let start = 0;
+  let line = 0;
+  for (let nl = data.indexOf(NEWLINE, start); nl !== -1; nl = data.indexOf(NEWLINE, start)) {
+    line += 1;
+    yield { line, offset: start, bytes: data.subarray(start, nl), terminated: true };
+    start = nl + 1;
+  }
+  if (start < data.length) yield { line: line + 1, offset: start, bytes: data.subarray(start), terminated: false };
+}
+
 /** Every complete line with its number and offset, then the torn tail if there is one. A missing file yields nothing. */
-export function* readLines(file: string): Generator<{ line: number; offset: number; bytes: Buffer; terminated: boolean }> {
+export function* readLines(file: string): Generator<RawLine> {
   // Non-blocking, regular files only: a FIFO or a device at the log's path is refused, never waited on.
   const fd = openRegularFile(file);
   if (fd === undefined) return;
@@ -90,14 +110,34 @@ export function* readLines(file: string): Generator<{ line: number; offset: numb
   }
 }
 
+/** Where a scan expects the chain to start. */
+export interface ScanStart {
+  seq: number;
+  prev: string;
+}
+
+export interface ScanOptions {
+  /**
+   * The seq and prev the first line must have. Without it: seq 1 after the genesis, or, when
+   * the first line is a segment header (`log_segment`), whatever that header chains from: a
+   * segment's file cannot know the segments before it, which kernel/history checks.
+   */
+  start?: ScanStart;
+}
+
 /**
- * Checks every line. After a problem it carries on from what the bad line claims (its seq
- * and hash) when it can, so one edited event is reported once, not as a cascade.
+ * Checks every line of a file. After a problem it carries on from what the bad line claims
+ * (its seq and hash) when it can, so one edited event is reported once, not as a cascade.
  */
-export function* scanEventLog(file: string): Generator<ScanItem> {
-  let expectedSeq = 1;
-  let prevHash = GENESIS_HASH;
-  for (const { line, offset, bytes, terminated } of readLines(file)) {
+export function* scanEventLog(file: string, options: ScanOptions = {}): Generator<ScanItem> {
+  yield* scanEventLines(readLines(file), file, options);
+}
+
+/** scanEventLog over lines from anywhere (a file, a decompressed segment); `file` names them in problems. */
+export function* scanEventLines(lines: Iterable<RawLine>, file: string, options: ScanOptions = {}): Generator<ScanItem> {
+  let expectedSeq = options.start?.seq ?? 1;
+  let prevHash = options.start?.prev ?? GENESIS_HASH;
+  for (const { line, offset, bytes, terminated } of lines) {
     if (!terminated) {
       yield { kind: 'torn', torn: { line, offset, bytes } };
       return;
@@ -140,7 +180,17 @@ export function* scanEventLog(file: string): Generator<ScanItem> {
     // zod copies a record key by key, and a `__proto__` key does not survive that copy; the
     // hash and the caller both get the payload exactly as JSON.parse read it.
     const event: EventEnvelope = { ...parsed.data, payload: claimed.payload as EventEnvelope['payload'] };
-    const broken = chainLinkProblems(event, expectedSeq, prevHash);
+    const broken: string[] = [];
+    if (event.type === SEGMENT_EVENT) {
+      const wrong = line !== 1 ? 'a segment header in the middle of a segment (a header is only ever the first line)' : headerProblem(event.payload, event.seq, event.prev);
+      if (wrong !== undefined) broken.push(wrong);
+      else if (options.start === undefined) {
+        // A segment's file starts where its header says the sealed segment before it ended.
+        expectedSeq = event.seq;
+        prevHash = event.prev;
+      }
+    }
+    broken.push(...chainLinkProblems(event, expectedSeq, prevHash));
     for (const message of broken) yield problem('RTC_ERR_EVENTS_CHAIN', message, event.seq);
     expectedSeq = event.seq + 1;
     prevHash = event.hash;

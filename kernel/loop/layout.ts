@@ -99,3 +99,16 @@ export function ensureBrainLayout(paths: PersonaPaths, memory: Pick<MemoryStore,
 export function relToState(paths: Pick<PersonaPaths, 'stateDir'>, p: string): string {
   return path.relative(paths.stateDir, p).split(path.sep).join('/');
 }
+
+/** `executor.codex` → `codex`: the folder name under brain/providers/. */
+export function providerName(pluginId: string): string {
+  return pluginId.replace(/^executor\./, '').replace(/[^a-z0-9_-]/gi, '-');
+}
+
+/**
+ * An executor's provider home, `<state>/<persona>/brain/providers/<executor>/`: HOME of its
+ * sessions (features/science-loop/executors/provider-home.ts creates and checks it).
+ */
+export function providerHomeDir(personaDir: string, pluginId: string): string {
+  return path.join(personaDir, 'brain', 'providers', providerName(pluginId));
+}

@@ -1,81 +1,98 @@
 /**
- * One persona in the kernel: its profile, event log, skills, plugins and probes, and the
- * `continuous_science_loop` cycle, the same function for every persona and every runtime
- * target. The eight steps run in the spec's order:
+ * The loop driver: one persona in the kernel and its cycle, the same function for every
+ * persona and every harness. The driver knows no step: it runs the steps the persona's
+ * harness names (policies/harnesses/<id>.yaml), in order, each implemented by a feature and
+ * registered by name (steps.ts), then its own last step, `record`:
  *
- *   1 brain   create or load brain/ (brain.json, long-term.md, sessions, workspace, artifacts)
- *   2 usage   tokens and sessions of the last 24 h, from the persona's own event log
- *   3 budget  the posture: env over profile; the wallet is advisory; no daily budget = read-only
- *   4 skills  shared and persona skills selected by the profile's names and globs
- *   5 ledger  bootstrap or inspect the persona's local task ledger (orchestra/)
- *   6 phase   the activity phase, taken in turn from the profile
- *   7 decide  the idempotent probes find the work; then defer or execute (decide.ts)
- *   8 record  the cycle's trace line, one `continuous_loop_cycle` event, then brain.json
+ *   (boundary) proposals an operator accepted since the last cycle take effect (the review
+ *              queue's applyAccepted) and their records join the event log
+ *   <steps>    the harness's steps, in order (the science loop's: brain, usage, budget,
+ *              skills, ledger, phase, decide)
+ *   record     the cycle's trace line (durable), one cycle event carrying the trace's hash
+ *              and what the steps added, then the work steps left for after it (brain.json)
  *
- * At the cycle boundary, before step 1, proposals an operator accepted since the last cycle
- * take effect (the review queue's applyAccepted) and their records join the event log.
- *
- * Every plugin call of a cycle is recorded with the effects it made (kernel/replay): the
- * trace line is written durably before the event, and the event carries the trace's hash,
- * so `runtimectl replay` can re-run the cycle against its record. Plugins get fresh isolates
+ * Every plugin call of a cycle is recorded with the effects it made (kernel/replay), so
+ * `runtimectl replay` can re-run the cycle against its record. Plugins get fresh isolates
  * every REPLAY_EPOCH_CYCLES cycles, which bounds how far back a replay of one cycle starts.
  *
- * Events, brain memory (brain.json, long-term.md) and the ledger go through the persona's
- * persistence backend (features/persistence), opened once in open() and closed in close().
- *
- * A cycle never throws for bad input (an unknown plugin, a failing skill, a missing or
- * failing executor binary, an executor past its wall limit): it records the reason and the
- * next cycle starts fresh. It throws only when the persona's own state cannot be written.
+ * A persona starts only when everything it names resolves (start-check.ts): the harness and
+ * its steps, each plugin slot, each export a step will call, the programs and skills it needs.
+ * A cycle never throws for bad input: steps record the reason and the next cycle starts
+ * fresh. It throws only when the persona's own state cannot be written.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
+import type { BindingImplementations } from '../broker/ops/bindings.ts';
 import { HOST_SOURCES } from '../broker/ops/entropy.ts';
 import { defaultCacheDir } from '../build/bundle.ts';
-import { readAgentEnv, type AgentEnv } from '../../features/science-loop/budget/env.ts';
-import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from '../../features/science-loop/budget/posture.ts';
-import { CYCLE_EVENT, INTERRUPTED_EVENT, setAsideUsageOfEvent, UsageWindow, usageOfEvent } from '../../features/science-loop/budget/usage.ts';
-import { kernelError } from '../errors.ts';
-import { chooseExecutor, type ExecutorChoice } from '../../features/science-loop/executors/choice.ts';
-import { ChildRegistry, recoverLeftSessions, type PersonaChildren } from '../../features/science-loop/executors/children.ts';
 import type { McpServerSpec } from '../contracts/executor.ts';
-import { resolveExecutable } from '../../sandboxes/subprocess/run-command.ts';
-import { markSessionManifest, preparePersonaWorkspace } from '../../features/science-loop/executors/session-dir.ts';
-import type { PersistenceBackend } from '../contracts/persistence.ts';
-import { openBackend } from '../../features/persistence/open.ts';
+import type { PersistenceBackend, PersistenceProvider } from '../contracts/persistence.ts';
+import { errorLine } from '../errors.ts';
+import type { AppendResult } from '../events/event-log.ts';
 import type { LoadedPersona } from '../personas/load.ts';
-import { runtimeKindOf, type PersonaProfile } from '../personas/profile-schema.ts';
+import type { PersonaProfile } from '../personas/profile-schema.ts';
+import { pluginSearchPath, PluginRegistry } from '../plugins/registry.ts';
 import { ReviewQueue, type ReviewQueueOptions } from '../review/queue.ts';
-import { loadSkillCatalog, type SkillCatalog } from '../../features/skills/catalog.ts';
-import { CycleRecorder } from '../replay/cycle-recorder.ts';
-import { pathCodec, type PathCodec } from '../replay/path-codec.ts';
-import { TraceStore } from '../replay/trace-store.ts';
-import { REPO_SKILLS_DIR, skillRootsForPersona } from '../../features/skills/layout.ts';
-import { selectSkills, unknownSkillNames, unmatchedPatterns } from '../../features/skills/select.ts';
-import { checkSubstrateAtStart, type SubstrateAtStart } from '../substrate/substrate-at-start.ts';
-import { KERNEL_VERSION } from '../version.ts';
-import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
-import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
-import { loadBrain, RECENT_CYCLES, saveBrainDurably, scrubBrain, type Brain } from '../../features/science-loop/brain.ts';
-import { ensurePersonaDir, ensureStateDir } from '../storage/state-dir.ts';
-import { lockPersonaWriter, type WriterLock } from '../storage/writer-lock.ts';
 import { evidenceDigest } from '../review/evidence.ts';
 import { loadOperatorTrust, operatorHome, refuseInsideState, type OperatorTrust } from '../review/operators.ts';
 import type { RatifyContext } from '../review/ratify.ts';
-import { systemClock, type Clock } from './clock.ts';
-import { act, errorLine, estimateUsage, type ActResult } from '../../features/science-loop/decide.ts';
-import { hostPathScrubber, type PathScrubber } from './host-paths.ts';
-import { ensureBrainLayout, personaPaths, relToState, WORKSPACE_ID, type PersonaPaths } from './layout.ts';
-import { LedgerInspector } from '../../features/science-loop/ledger-inspection.ts';
-import { personaBindings } from './persona-bindings.ts';
-import { PersonaPlugins, PluginDirectory } from './persona-plugins.ts';
-import { personaPluginOptions, personaSecrets } from './plugin-options.ts';
-import { ledgerEnv } from '../../features/ledger/layout.ts';
 import { scrubber, type Scrubber, type SecretValues } from '../redact/secret-values.ts';
+import { ensurePersonaDir, ensureStateDir } from '../storage/state-dir.ts';
+import { lockPersonaWriter, type WriterLock } from '../storage/writer-lock.ts';
+import { CycleRecorder } from '../replay/cycle-recorder.ts';
+import { pathCodec, type PathCodec } from '../replay/path-codec.ts';
+import { TraceStore } from '../replay/trace-store.ts';
+import { checkSubstrateAtStart, type SubstrateAtStart } from '../substrate/substrate-at-start.ts';
+import { listTools, callTool, type ToolInfo } from '../tools/call-tool.ts';
+import { KERNEL_VERSION } from '../version.ts';
+import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
+import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
+import { resolveExecutable, type ChildTracker } from '../../sandboxes/subprocess/run-command.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { CYCLE_EVENT } from './cycle-event.ts';
+import { HarnessCatalog, RECORD_STEP, type LoadedHarness } from './harness.ts';
+import { hostPathScrubber, type PathScrubber } from './host-paths.ts';
+import { personaPaths, type PersonaPaths } from './layout.ts';
+import { PersonaPlugins } from './persona-plugins.ts';
+import { personaPluginOptions, personaSecrets, type PluginLimits } from './plugin-options.ts';
 import { DEFAULT_MAX_RESIDENT_ISOLATES, ResidentIsolates } from './resident-isolates.ts';
-import { findWork, type ProbeRecord } from '../../features/science-loop/probes.ts';
+import { checkPersonaStart, probePlugin } from './start-check.ts';
+import type { CycleContext, LoopStep, PersonaContext, StepRegistry } from './steps.ts';
+import { fullScanHistory, type HistoryPart, type PersonaHistory } from './persona-history.ts';
 
-export const CYCLE_STEPS = ['brain', 'usage', 'budget', 'skills', 'ledger', 'phase', 'decide', 'record'] as const;
+/** What the persona's plugins are given besides the kernel's own (the composition's part). */
+export interface PersonaWiring {
+  paths: PersonaPaths;
+  profile: PersonaProfile;
+  backend: PersistenceBackend;
+  clock: Clock;
+  /** the persona's event log, for bindings that append */
+  log: { append(type: string, payload: Record<string, unknown>): Promise<AppendResult> };
+  /** scrubs the persona's secret values (and host paths) out of what a binding writes */
+  scrub: <T>(value: T) => T;
+}
+
+/**
+ * What a composition hands the driver: the steps features registered, the persistence feature,
+ * the harness manifests, and the few facts of a persona only features know (its plugins' CPU
+ * and wall limits, extra environment, what its bindings do). The kernel imports none of them.
+ */
+export interface LoopComposition {
+  steps: StepRegistry;
+  persistence: PersistenceProvider;
+  harnesses?: HarnessCatalog;
+  /** CPU seconds per plugin call and an executor session's wall seconds, for this persona */
+  limits(profile: PersonaProfile, env: Readonly<Record<string, string | undefined>>): PluginLimits;
+  /** variables every plugin of the persona sees besides PATH, HOME and the profile's `env` */
+  pluginEnv?(paths: PersonaPaths, profile: PersonaProfile): Record<string, string>;
+  /** what the persona's bindings do (ledger, events, memory); the kernel adds `tools` */
+  bindings?(wiring: PersonaWiring): BindingImplementations;
+  /** the registry of the persona's running subprocesses (stops, crash markers), when the composition keeps one */
+  tracker?(personaId: string): ChildTracker;
+  /** the persona's history: start from a checkpoint, seal segments, checkpoint at close (persona-history.ts) */
+  history?: HistoryPart;
+}
 
 export interface LoopOptions {
   stateDir: string;
@@ -83,9 +100,14 @@ export interface LoopOptions {
   stateDirShown?: string;
   /** the process environment: budget and executor overrides, and what plugins may inherit */
   env: Readonly<Record<string, string | undefined>>;
+  composition: LoopComposition;
   clock?: Clock;
+  /** the plugins of this start; default: a scan of the built-in folder, RUNTIMECTL_PLUGIN_PATH and pluginPath */
+  registry?: PluginRegistry;
+  /** the built-in plugin folder (tests); default: the repository's plugins/ */
   pluginsDir?: string;
-  skillsDir?: string;
+  /** more plugin folders (`--plugins-dir`), after RUNTIMECTL_PLUGIN_PATH */
+  pluginPath?: readonly string[];
   cacheDir?: string;
   /** false: token-spending executors are never launched; everything else runs (default true) */
   spendTokens?: boolean;
@@ -94,7 +116,7 @@ export interface LoopOptions {
    * the world plugins see, so the same inputs give the same bytes (tests, a re-run)
    */
   entropy?: (length: number) => Buffer;
-  /** most plugin isolates kept alive across all personas (default 256); the rest are rebuilt on use */
+  /** most plugin isolates kept alive across all personas (default 384); the rest are rebuilt on use */
   maxResidentIsolates?: number;
   /**
    * The MCP server an executor hands its harness for this persona (issue 19: `runtimectl mcp
@@ -106,15 +128,15 @@ export interface LoopOptions {
 /** Plugins get fresh isolates every this many cycles: a replay of one cycle starts at most this far back. */
 export const REPLAY_EPOCH_CYCLES = 32;
 
-/** What every persona in one process shares: the checked env, the shim, the plugin directory. */
+/** What every persona in one process shares: the checked env, the shim, the plugin registry. */
 export interface LoopKernel {
   stateDir: string;
   env: Readonly<Record<string, string | undefined>>;
-  agentEnv: AgentEnv;
   clock: Clock;
   shim: CompiledSource;
-  directory: PluginDirectory;
-  skillsDir: string;
+  registry: PluginRegistry;
+  composition: LoopComposition;
+  harnesses: HarnessCatalog;
   cacheDir: string;
   spendTokens: boolean;
   /** the clock and randomness plugins see: the loop's clock, so a pinned loop pins its plugins too */
@@ -125,14 +147,14 @@ export interface LoopKernel {
   substrate: SubstrateAtStart;
   /** the operators whose signatures ratify review decisions (kernel/review/operators.ts) */
   trust: OperatorTrust;
-  /** every subprocess the personas' plugins have running: a stop reaches them all */
-  children: ChildRegistry;
+  /** bundle exports found by loading each plugin once (start checks), by plugin folder */
+  exportsSeen: Map<string, Promise<readonly string[]>>;
   mcpServer: (personaId: string) => McpServerSpec | null;
 }
 
 /** Checks the environment first (a bad override stops the start), then loads what is shared. */
 export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> {
-  const agentEnv = readAgentEnv(options.env);
+  for (const step of options.composition.steps.all()) step.checkEnvironment?.(options.env);
   const stateDir = path.resolve(options.stateDir);
   // One line for a state directory that is a file, unreadable, or under /proc (where Node's own recursive mkdir spins forever).
   ensureStateDir(options.stateDirShown ?? options.stateDir, stateDir);
@@ -148,36 +170,27 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
   // The operators whose signed decisions take effect; their folder must be out of every persona's reach.
   const trust = loadOperatorTrust(options.env);
   if (existsSync(operatorHome(options.env))) refuseInsideState(operatorHome(options.env), stateDir);
-  const substrate = await checkSubstrateAtStart(stateDir, { cacheDir, ...(options.pluginsDir ? { pluginsDir: options.pluginsDir } : {}), now: () => new Date(clock()) });
+  // One scan per start: every persona, the substrate check and the bindings use this registry.
+  const registry =
+    options.registry ?? PluginRegistry.scan(pluginSearchPath({ env: options.env, ...(options.pluginsDir ? { builtIn: options.pluginsDir } : {}), ...(options.pluginPath ? { dirs: options.pluginPath } : {}) }));
+  const substrate = await checkSubstrateAtStart(stateDir, { cacheDir, registry, now: () => new Date(clock()) });
   return {
     stateDir,
     env: options.env,
-    agentEnv,
     clock,
     sources,
     substrate,
     trust,
+    registry,
+    composition: options.composition,
+    harnesses: options.composition.harnesses ?? new HarnessCatalog(),
     resident: new ResidentIsolates(options.maxResidentIsolates ?? DEFAULT_MAX_RESIDENT_ISOLATES),
     shim: await loadShim(cacheDir),
-    directory: new PluginDirectory(options.pluginsDir),
-    skillsDir: options.skillsDir ?? REPO_SKILLS_DIR,
     cacheDir,
     spendTokens: options.spendTokens ?? true,
-    children: new ChildRegistry(),
+    exportsSeen: new Map(),
     mcpServer: options.mcpServer ?? (() => null),
   };
-}
-
-/** Values of the variables a persona hands its plugins by name (API keys): scrubbed from recorded error text. */
-function secretValues(env: Readonly<Record<string, string | undefined>>, names: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const pattern of names) {
-    for (const [name, value] of Object.entries(env)) {
-      if (typeof value !== 'string' || value === '') continue;
-      if (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern) out.push(value);
-    }
-  }
-  return out;
 }
 
 /** What the cycle boundary did with the review queue: proposal ids applied and expired. */
@@ -186,115 +199,139 @@ export interface ReviewAtBoundary {
   expired: string[];
 }
 
-export interface CycleReport {
+/** A cycle's report: the loop's own fields, the event as written, and what the steps reported. */
+export type CycleReport<R extends object = {}> = {
   persona_id: string;
   cycle: number;
   /** seq of the cycle event in the persona's log */
   seq: number;
-  phase: string;
-  outcome: ActResult['outcome'];
-  defer_reason: string | null;
-  executor: string;
   steps: string[];
-  posture: BudgetPosture;
-  act: ActResult;
-  probes: ProbeRecord[];
   /** the event payload as written (after scrubbing) */
   payload: Record<string, unknown>;
-}
+} & R;
 
-/** Cycles running now in each kernel: step 8 writes brain.json off the main thread only when others can use it. */
+/** Cycles running now in each kernel: a step may do durable work off the main thread only when others can use it. */
 const cyclesInFlight = new WeakMap<LoopKernel, number>();
+
+/** Cycles of this kernel in flight right now (1 when only the asking one runs). */
+export function cyclesRunning(kernel: LoopKernel): number {
+  return cyclesInFlight.get(kernel) ?? 0;
+}
 
 export class PersonaRuntime {
   readonly profile: PersonaProfile;
   readonly persona: LoadedPersona;
   readonly paths: PersonaPaths;
-  readonly choice: ExecutorChoice;
-  readonly limits: BudgetLimits;
+  readonly harness: LoadedHarness;
+  readonly limits: PluginLimits;
   readonly #kernel: LoopKernel;
   /** The persona's persistence backend (events, brain memory, ledger, proposals), open from open() to close(). */
   readonly #backend: PersistenceBackend;
   /** The persona's one-writer lock, held from open() to close() (writer-lock.ts). */
   readonly #lock: WriterLock;
-  readonly #usage: UsageWindow;
-  readonly #catalog: SkillCatalog;
   readonly #plugins: PersonaPlugins;
   readonly #scrub: PathScrubber;
   /** the persona's secret values and the pattern rules (kernel/redact/secret-values.ts) */
   readonly #secrets: Scrubber;
   readonly #trace: TraceStore;
   readonly #codec: PathCodec;
+  readonly #steps: readonly LoopStep[];
+  readonly #context: PersonaContext;
   /** sha256 of the profile text the persona opened with (kept in the trace's blobs) */
   readonly #profileDigest: string;
-  /** step 5; keeps the last inspection while the ledger's files are unchanged (ledger-inspection.ts) */
-  readonly #ledger: LedgerInspector;
-  /** step 4's answer: the catalog (loaded at open) and the profile's patterns never change, so it is computed once */
-  readonly #skills: { selected: ReturnType<typeof selectSkills>; unmatched: string[] };
   /** the queue the cycle boundary applies through: its policy and storage are fixed at open, so it is built once */
   #boundaryQueue: ReviewQueue | undefined;
-  #cycles: number;
+  /** set in open(), once the writer lock is held */
+  #history!: PersonaHistory;
+  #cycles = 0;
   #audit = { granted: 0, denied: [] as string[] };
-  readonly #children: PersonaChildren;
-  readonly #mcp: McpServerSpec | null;
 
-  private constructor(kernel: LoopKernel, persona: LoadedPersona, parts: { backend: PersistenceBackend; lock: WriterLock; usage: UsageWindow; catalog: SkillCatalog; cycles: number; trace: TraceStore; profileDigest: string }) {
+  private constructor(kernel: LoopKernel, persona: LoadedPersona, harness: LoadedHarness, backend: PersistenceBackend, lock: WriterLock) {
     this.#kernel = kernel;
     this.persona = persona;
     this.profile = persona.profile;
+    this.harness = harness;
     this.paths = personaPaths(kernel.stateDir, this.profile.id);
-    this.choice = chooseExecutor(this.profile, kernel.agentEnv);
-    this.limits = budgetLimits(this.profile, kernel.agentEnv);
-    this.#backend = parts.backend;
-    this.#lock = parts.lock;
-    this.#usage = parts.usage;
-    this.#catalog = parts.catalog;
-    this.#cycles = parts.cycles;
-    this.#trace = parts.trace;
-    this.#profileDigest = parts.profileDigest;
+    this.limits = kernel.composition.limits(this.profile, kernel.env);
+    this.#backend = backend;
+    this.#lock = lock;
+    const extraEnv = kernel.composition.pluginEnv?.(this.paths, this.profile) ?? {};
     // Secrets by value (the profile's env values) and by pattern, out of everything written or printed for this persona.
-    this.#secrets = scrubber(personaSecrets(kernel.env, this.profile, ledgerEnv(this.paths.dir, this.profile.id)));
+    this.#secrets = scrubber(personaSecrets(kernel.env, this.profile, extraEnv));
     this.#codec = pathCodec(kernel.stateDir, undefined, this.#secrets.json);
-    const paths = hostPathScrubber(kernel.stateDir);
+    const hostPaths = hostPathScrubber(kernel.stateDir);
     // Events: the values here; the event log itself redacts by pattern and key.
-    this.#scrub = <T>(value: T) => this.#secrets.values(paths(value));
-    this.#ledger = new LedgerInspector(this.paths, this.#backend.ledger);
-    this.#skills = { selected: selectSkills(this.#catalog, this.profile.skills), unmatched: unmatchedPatterns(this.#catalog, this.profile.skills) };
-    this.#children = kernel.children.forPersona(this.profile.id);
-    this.#mcp = kernel.mcpServer(this.profile.id);
-    const mcpProgram = this.#mcp ? resolveExecutable(this.#mcp.command, kernel.env.PATH ?? '', this.paths.dir) : undefined;
+    this.#scrub = <T>(value: T) => this.#secrets.values(hostPaths(value));
+    // A backend that keeps the trace itself (postgres: rows) hands its storage; otherwise the persona folder's files.
+    this.#trace = new TraceStore(this.paths.dir, backend.trace ? { storage: backend.trace } : {});
+    // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy.
+    this.#profileDigest = this.#trace.keep(persona.text);
+    this.#steps = harness.manifest.steps.filter((name) => name !== RECORD_STEP).map((name) => kernel.composition.steps.get(name)!);
+    const wiring: PersonaWiring = { paths: this.paths, profile: this.profile, backend, clock: kernel.clock, log: backend.events, scrub: this.#secrets.deep };
+    const mcp = kernel.mcpServer(this.profile.id);
+    const mcpProgram = mcp ? resolveExecutable(mcp.command, kernel.env.PATH ?? '', this.paths.dir) : undefined;
+    const tracker = kernel.composition.tracker?.(this.profile.id);
+    const bindings: BindingImplementations = {
+      ...(kernel.composition.bindings?.(wiring) ?? {}),
+      tools: {
+        list: () => this.tools(),
+        call: (name, args) => this.callTool(name, args),
+      },
+    };
     this.#plugins = new PersonaPlugins(
       personaPluginOptions({
         stateDir: kernel.stateDir,
         scrub: this.#secrets,
-        tracker: this.#children,
+        ...(tracker ? { tracker } : {}),
         ...(mcpProgram ? { programs: [mcpProgram] } : {}),
-        ...(this.#mcp?.reads ? { programReads: this.#mcp.reads } : {}),
+        ...(mcp?.reads ? { programReads: mcp.reads } : {}),
         profile: this.profile,
         hostEnv: kernel.env,
         limits: this.limits,
+        extraEnv,
         shim: kernel.shim,
-        bindings: personaBindings(this.paths, this.profile.id, kernel.clock, () => this.#backend.events, this.#backend, this.#secrets.deep),
+        bindings,
         audit: (event) => this.#onAudit(event),
         cacheDir: kernel.cacheDir,
         sources: kernel.sources,
       }),
-      kernel.directory,
+      kernel.registry,
       kernel.resident,
     );
+    this.#context = {
+      persona,
+      profile: this.profile,
+      harness,
+      registry: kernel.registry,
+      env: kernel.env,
+      stateDir: kernel.stateDir,
+      paths: this.paths,
+      backend,
+      plugins: this.#plugins,
+      state: new Map(),
+      scrub: this.#scrub,
+      secrets: this.#secrets,
+      clock: kernel.clock,
+      spendTokens: kernel.spendTokens,
+      concurrentCycles: () => cyclesRunning(kernel),
+      mcp,
+      probe: (pluginId, kind, method, ...args) => probePlugin(kernel, this.profile, pluginId, kind, method, args),
+    };
   }
 
   /**
-   * Opens the persona's persistence backend (the one its persistence.yaml names, jsonl-fs by
-   * default), reads its usage history from the events there, opens the events for appends
-   * (writing `persona_start`), and loads its skills.
+   * Checks that everything the persona names can work (RTC_ERR_PERSONA_START with one line per
+   * problem otherwise), opens its persistence backend (the profile's, or the one its state
+   * directory records), reads its history from the events there, opens the events for appends
+   * (writing `reboot` when there were events), lets each step set up, and writes `persona_start`.
    */
   static async open(kernel: LoopKernel, persona: LoadedPersona): Promise<PersonaRuntime> {
+    const { harness, backend: backendName } = await checkPersonaStart(kernel, persona);
     const paths = personaPaths(kernel.stateDir, persona.profile.id);
-    // The persona folder must exist for the backend's and the ledger's path checks; step 1 creates the brain.
+    // The persona folder must exist for the backend's and the ledger's path checks; the brain step creates the rest.
     ensurePersonaDir(kernel.stateDir, persona.profile.id);
-    const now = kernel.clock();
-    const backend = await openBackend(paths.dir, undefined, { personaId: persona.profile.id, now: () => new Date(kernel.clock()) });
+    const persistence = kernel.composition.persistence;
+    const backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry: kernel.registry });
     // One writer per persona, taken before the first read of its events: a second kernel is
     // refused here, naming the holder, instead of forking the log (issue 12).
     let lock: WriterLock;
@@ -304,81 +341,62 @@ export class PersonaRuntime {
       await backend.close();
       throw error;
     }
+    let runtime: PersonaRuntime;
+    const start: Record<string, unknown> = {};
     try {
-      return await PersonaRuntime.#openLocked(kernel, persona, { paths, now, backend, lock });
+      if (backendName !== persistence.configured(paths.dir)) persistence.record(paths.dir, backendName);
+      runtime = new PersonaRuntime(kernel, persona, harness, backend, lock);
+      // A trace line a crash left without its seal is completed before anything new is recorded.
+      await runtime.#trace.recover();
+      for (const step of runtime.#steps) step.prepare?.(runtime.#context);
+      runtime.#history = await runtime.#openHistory();
+      runtime.#cycles = runtime.#history.cycles;
+      for (const step of runtime.#steps) await step.open?.(runtime.#context, start);
     } catch (error) {
       await backend.close();
       lock.release();
       throw error;
     }
-  }
-
-  /** open()'s steps once the writer lock is held: usage from the events, the append side, skills, trace, persona_start. */
-  static async #openLocked(kernel: LoopKernel, persona: LoadedPersona, o: { paths: PersonaPaths; now: number; backend: PersistenceBackend; lock: WriterLock }): Promise<PersonaRuntime> {
-    const { paths, now, backend, lock } = o;
-    const usage = new UsageWindow();
-    let cycles = 0;
-    for (const event of backend.events.read()) {
-      for (const aside of setAsideUsageOfEvent(event)) if (now - aside.atMs < 24 * 3600 * 1000) usage.add(aside);
-      const entry = usageOfEvent(event);
-      if (!entry) continue;
-      cycles += 1;
-      if (now - entry.atMs < 24 * 3600 * 1000) usage.add(entry);
-    }
-    await backend.events.open();
-    const catalog = await loadSkillCatalog(skillRootsForPersona(kernel.skillsDir, persona.profile.id), { displayRoot: kernel.skillsDir });
-    // A skill named exactly (no glob) that matches nothing is a typo: the persona would run without it, silently.
-    const unknown = unknownSkillNames(catalog, persona.profile.skills);
-    if (unknown.length > 0) {
-      throw kernelError('RTC_ERR_SKILL_UNKNOWN', `${path.basename(persona.file)}: skills: ${unknown.map((u) => `"${u.pattern}" ${u.why}`).join('; ')}`, {
-        details: { persona: persona.profile.id, unknown },
-      });
-    }
-    // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy.
-    const trace = new TraceStore(paths.dir, backend.trace);
-    const profileDigest = trace.keep(persona.text);
-    const runtime = new PersonaRuntime(kernel, persona, { backend, lock, usage, catalog, cycles, trace, profileDigest });
-    // Before anything new: a session a crashed predecessor left running is ended and recorded.
-    await runtime.#recoverLeftSessions(now);
     const substrate = kernel.substrate;
     await backend.events.append('persona_start', runtime.#scrub({
       persona_id: persona.profile.id,
       runtime: persona.profile.runtime,
-      runtime_kind: runtimeKindOf(persona.profile.runtime),
+      harness: harness.manifest.id,
+      runtime_kind: harness.manifest.runtime_kind,
       kernel_version: KERNEL_VERSION,
       profile: { file: path.basename(persona.file), digest: persona.digest },
-      executor: runtime.choice,
-      budget: runtime.limits,
-      skills: { loaded: catalog.skills.length, refused: catalog.refused.map((r) => r.message) },
+      persistence: backend.pluginId,
+      tools: persona.profile.tools,
+      ...start,
       substrate: { status: substrate.status, changes: substrate.changes.map((c) => `${c.file}${c.line ? `:${c.line}` : ''}: ${c.what}`) },
+      history: runtime.#history.startup,
     }));
     return runtime;
   }
 
-  get cycles(): number {
-    return this.#cycles;
+  /** The composition's history part, or one full read of the log when it has none (persona-history.ts). */
+  #openHistory(): Promise<PersonaHistory> {
+    const host = {
+      persona: this.#context,
+      trace: this.#trace,
+      reviewQueue: () => this.#queue(),
+      substrate: this.#kernel.substrate,
+      append: (type: string, payload: Record<string, unknown>) => this.#backend.events.append(type, this.#scrub(payload)),
+    };
+    const part = this.#kernel.composition.history;
+    if (part) return part(host);
+    return fullScanHistory(host, (event) => {
+      for (const step of this.#steps) step.history?.(this.#context, event);
+    });
   }
 
-  /** Sessions whose process marker a previous kernel left: ended, their manifest and the log say interrupted. */
-  async #recoverLeftSessions(now: number): Promise<void> {
-    for (const left of await recoverLeftSessions(this.paths.sessionsDir)) {
-      const usage = left.expected_tokens > 0 ? estimateUsage(left.expected_tokens) : null;
-      const reason = left.found === 'running'
-        ? `interrupted: the kernel that started it ended without stopping it; found running at start and ${left.ended === 'killed' ? 'killed' : 'terminated'}`
-        : `interrupted: the kernel that started it ended without stopping it; ${left.sandboxed ? 'the OS sandbox ended it with that kernel' : 'it had already ended'}`;
-      markSessionManifest(left.session_dir, { run_id: left.run_id, status: 'interrupted', reason, interrupted_by: 'kernel crash', usage });
-      await this.#backend.events.append(INTERRUPTED_EVENT, this.#scrub({
-        run_id: left.run_id,
-        session: relToState(this.paths, left.session_dir),
-        command: left.command,
-        found: left.found,
-        ended: left.ended,
-        sandboxed: left.sandboxed,
-        reason,
-        provider_usage: usage,
-      }));
-      this.#usage.add({ atMs: now, tokens: usage?.total_tokens ?? 0, session: true });
-    }
+  /** What start-up found of the persona's history (checkpoint used, refused or absent; what it read). */
+  get historyStartup(): Record<string, unknown> {
+    return this.#history.startup;
+  }
+
+  get cycles(): number {
+    return this.#cycles;
   }
 
   #onAudit(event: AuditEvent): void {
@@ -386,13 +404,12 @@ export class PersonaRuntime {
     else if (this.#audit.denied.length < 20) this.#audit.denied.push(`${event.subject} ${event.op} ${event.permission}:${event.value ?? '*'}`);
   }
 
-  /** One continuous_science_loop cycle. */
+  /** One cycle of the persona's harness. */
   async cycle(): Promise<CycleReport> {
     const k = this.#kernel;
     const p = this.profile;
     const now = k.clock();
     const cycle = this.#cycles + 1;
-    const steps: string[] = [];
     const problems: string[] = [];
     this.#audit = { granted: 0, denied: [] };
 
@@ -410,138 +427,65 @@ export class PersonaRuntime {
     this.#plugins.recorder = recorder;
     cyclesInFlight.set(k, (cyclesInFlight.get(k) ?? 0) + 1);
     try {
-      return await this.#cycleSteps({ now, cycle, steps, problems, review, recorder });
+      return await this.#run({ now, cycle, problems, review, recorder });
     } finally {
       cyclesInFlight.set(k, (cyclesInFlight.get(k) ?? 1) - 1);
       this.#plugins.recorder = undefined;
     }
   }
 
-  async #cycleSteps(c: { now: number; cycle: number; steps: string[]; problems: string[]; review: ReviewAtBoundary; recorder: CycleRecorder }): Promise<CycleReport> {
-    const k = this.#kernel;
+  async #run(c: { now: number; cycle: number; problems: string[]; review: ReviewAtBoundary; recorder: CycleRecorder }): Promise<CycleReport> {
     const p = this.profile;
-    const { now, cycle, steps, problems } = c;
-
-    // 1. brain
-    const brainCreated = ensureBrainLayout(this.paths, this.#backend.memory);
-    const loadedBrain = loadBrain(this.#backend.memory, this.paths, p.id, p.runtime);
-    const brain = loadedBrain.brain;
-    if (loadedBrain.reason) problems.push(loadedBrain.reason);
-    steps.push('brain');
-
-    // 2. usage
-    const usage = this.#usage.totals(now);
-    steps.push('usage');
-
-    // 3. budget posture
-    const posture = derivePosture(this.limits, p, usage);
-    steps.push('budget');
-
-    // 4. skills
-    const selected = this.#skills.selected;
-    const unmatched = [...this.#skills.unmatched];
-    steps.push('skills');
-
-    // 5. ledger
-    const ledger = this.#ledger.inspect();
-    if (ledger.error) problems.push(`ledger: ${ledger.error}`);
-    steps.push('ledger');
-
-    // 6. phase
-    const phase = p.phases[(cycle - 1) % p.phases.length]!;
-    steps.push('phase');
-
-    // 7. probes, then defer or execute
-    const probes: ProbeRecord[] = [await this.#startupSmoke(brain), this.#bootstrapProbe(brain, selected)];
-    const found = findWork(this.paths, brain, phase, now, p.cadence.periodic_seconds);
-    probes.push(...found.records);
-    // A probe that failed on a bad file (a FIFO for a queue, a file over its cap) is this cycle's problem, and the next cycle tries again.
-    for (const r of found.records) if (r.action === 'failed') problems.push(`${r.probe}: ${r.reason}`);
-    const result = await act({
-      profile: p,
-      paths: this.paths,
-      ledger: this.#backend.ledger,
-      plugins: this.#plugins,
-      choice: this.choice,
-      posture,
-      cycle,
-      phase,
-      work: found.work,
-      skills: selected,
-      history: brain.medium_term.recent,
-      spendTokens: k.spendTokens,
-      now,
-      children: this.#children,
-      mcp: this.#mcp,
-      secrets: secretValues(k.env, p.env),
-    });
-    // An operator's opt-out of the OS sandbox is said every cycle, not only at start.
-    if (p.os_sandbox === 'off') problems.push('os_sandbox: off (the profile opts out): this persona\'s subprocesses run without the OS sandbox');
-    if (result.usage && posture.max_tokens_per_session !== null && result.usage.total_tokens > posture.max_tokens_per_session) {
-      problems.push(`the session used ${result.usage.total_tokens} tokens, over the per-session cap of ${posture.max_tokens_per_session}`);
+    const steps: string[] = [];
+    const after: ((seq: number) => void | Promise<void>)[] = [];
+    const ctx: CycleContext = {
+      persona: this.#context,
+      cycle: c.cycle,
+      now: c.now,
+      problems: c.problems,
+      payload: {},
+      report: {},
+      values: new Map(),
+      afterRecord: (work) => void after.push(work),
+    };
+    for (const step of this.#steps) {
+      await step.run(ctx);
+      steps.push(step.name);
     }
-    steps.push('decide');
 
-    // 8. record: the trace line (durable), the event that carries its hash, then brain.json
-    steps.push('record');
+    // record: the trace line (durable), the event that carries its hash, then what steps left for after it
+    steps.push(RECORD_STEP);
     const trace = c.recorder.finish();
     const payload = this.#scrub({
-      loop: 'continuous_science_loop',
-      cycle,
+      loop: this.harness.manifest.loop,
+      cycle: c.cycle,
       steps,
-      runtime_kind: runtimeKindOf(p.runtime),
+      harness: this.harness.manifest.id,
+      runtime_kind: this.harness.manifest.runtime_kind,
       runtime: p.runtime,
       persona_id: p.id,
       kernel_version: KERNEL_VERSION,
       profile_digest: this.persona.digest,
-      brain: { status: brainCreated ? 'created' : loadedBrain.status, file: relToState(this.paths, this.paths.brainFile) },
-      skills: {
-        selected: selected.map((s) => s.id),
-        unmatched_patterns: unmatched,
-        refused: this.#catalog.refused.map((r) => ({ skill: r.folder, scope: r.scope, reason: `${r.field}: ${r.reason}` })),
-      },
-      phase,
-      budget: posture,
-      ledger,
-      probes,
-      work: { offered: found.work.map((w) => ({ kind: w.kind, key: w.key, title: w.title })), pending: brain.probes.pending.length },
-      executor: {
-        plugin: this.choice.plugin,
-        enabled: this.choice.enabled,
-        plugin_source: this.choice.plugin_source,
-        enabled_source: this.choice.enabled_source,
-        spends_tokens: result.spends_tokens,
-        ran: result.ran,
-        status: result.status,
-        os_sandbox: p.os_sandbox,
-      },
-      budget_decision: result.decision,
-      outcome: result.outcome,
-      defer_reason: result.outcome === 'executed' ? null : result.reason,
-      public_writes_allowed: p.public_writes && !posture.read_only && result.outcome === 'executed',
-      executor_session: result.session ? { ...result.session, last_message: result.last_message } : null,
-      provider_usage: result.usage,
-      tasks_created: result.tasks,
+      ...ctx.payload,
       audit: this.#audit,
       review: c.review,
       trace,
-      problems,
+      problems: c.problems,
     });
     const { seq } = await this.#backend.events.append(CYCLE_EVENT, payload);
-    this.#usage.add({ atMs: now, tokens: result.usage?.total_tokens ?? 0, session: result.ran && result.spends_tokens === true });
-    this.#cycles = cycle;
-    this.#remember(brain, { cycle, phase, result, found: found.work, posture });
+    this.#cycles = c.cycle;
     // Awaited before the cycle returns: an acknowledged cycle's brain.json survives kill -9.
-    await saveBrainDurably(this.#backend.memory, scrubBrain(brain, this.#secrets), { offThread: (cyclesInFlight.get(k) ?? 0) > 1 });
-    return { persona_id: p.id, cycle, seq, phase, outcome: result.outcome, defer_reason: payload.defer_reason as string | null, executor: this.choice.plugin, steps, posture, act: result, probes, payload };
+    for (const work of after) await work(seq);
+    // At the boundary, with the cycle's state durable: the history seals its open segment when due.
+    await this.#history.afterCycle(c.now);
+    return { ...ctx.report, persona_id: p.id, cycle: c.cycle, seq, steps, payload };
   }
 
   /** Applies proposals accepted since the last cycle; a queue that cannot be read is a problem of this cycle, never a stop. */
   async #applyAccepted(now: number, problems: string[]): Promise<ReviewAtBoundary> {
     try {
       // Accepted proposals take effect only when ratified by a trusted operator, their evidence unchanged (kernel/review/ratify.ts).
-      this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review, ratify: this.#ratifyContext() });
-      const outcome = this.#boundaryQueue.applyAccepted({ now });
+      const outcome = this.#queue().applyAccepted({ now });
       for (const event of outcome.events) await this.#backend.events.append(event.type, this.#scrub(event.payload));
       for (const held of outcome.held) problems.push(`review queue: ${held.id} is accepted but not applied: ${held.reason}`);
       return { applied: outcome.applied.map((p) => p.id), expired: outcome.expired.map((p) => p.id) };
@@ -551,63 +495,15 @@ export class PersonaRuntime {
     }
   }
 
+  /** The queue the boundary applies through (built once: its policy and storage are fixed at open). */
+  #queue(): ReviewQueue {
+    return (this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review, ratify: this.#ratifyContext() }));
+  }
+
   /** What the ratification check needs: the trusted operators, and the persona's evidence (its files and events). */
   #ratifyContext(): RatifyContext {
     const personaDir = this.paths.dir;
     return { trust: this.#kernel.trust, evidenceDigest: (ref) => evidenceDigest(ref, { personaDir, events: () => this.#backend.events.read() }) };
-  }
-
-  /** Once per kernel version: the persona's executor and budget policy load and answer. */
-  async #startupSmoke(brain: Brain): Promise<ProbeRecord> {
-    if (brain.probes.startup_smoke_version === KERNEL_VERSION) {
-      return { probe: 'startup_smoke', action: 'skipped', reason: `already ran for runtimectl ${KERNEL_VERSION}` };
-    }
-    try {
-      const executor = this.#plugins.get(this.choice.plugin, 'executor');
-      await executor.call('describe', this.profile.executor.config);
-      this.#plugins.get(this.profile.budget.policy, 'budget-policy');
-    } catch (error) {
-      return { probe: 'startup_smoke', action: 'failed', reason: `${errorLine(error)} (retried next cycle)` };
-    }
-    brain.probes.startup_smoke_version = KERNEL_VERSION;
-    return { probe: 'startup_smoke', action: 'ran', reason: `${this.choice.plugin} and ${this.profile.budget.policy} load and answer (runtimectl ${KERNEL_VERSION})` };
-  }
-
-  /** Once per kernel version: the persistent workspace is prepared (the ledger is bootstrapped in step 5). */
-  #bootstrapProbe(brain: Brain, skills: Parameters<typeof preparePersonaWorkspace>[3]): ProbeRecord {
-    if (brain.probes.bootstrap_version === KERNEL_VERSION) {
-      return { probe: 'bootstrap', action: 'skipped', reason: `already ran for runtimectl ${KERNEL_VERSION}` };
-    }
-    try {
-      const ws = preparePersonaWorkspace(this.paths.workspaceRoot, this.profile.id, WORKSPACE_ID, skills);
-      brain.probes.bootstrap_version = KERNEL_VERSION;
-      return { probe: 'bootstrap', action: 'ran', reason: `workspace ${relToState(this.paths, ws.dir)} ${ws.created ? 'created' : 'checked'}` };
-    } catch (error) {
-      return { probe: 'bootstrap', action: 'failed', reason: `${errorLine(error)} (retried next cycle)` };
-    }
-  }
-
-  /** Step 8's brain update: short-term plan and reflection, medium-term history, probe state. */
-  #remember(brain: Brain, c: { cycle: number; phase: string; result: ActResult; found: { key: string; title: string; kind: string }[]; posture: BudgetPosture }): void {
-    const { result } = c;
-    const done = new Set(result.done);
-    brain.probes.pending = brain.probes.pending.filter((w) => !done.has(w.key));
-    brain.cycles = c.cycle;
-    brain.last_cycle = { cycle: c.cycle, phase: c.phase, outcome: result.outcome, defer_reason: result.outcome === 'executed' ? null : result.reason, executor: this.choice.plugin, tier: result.decision?.tier ?? null };
-    const waiting = brain.probes.pending.map((w) => w.title);
-    brain.short_term = {
-      phase: c.phase,
-      reflection: `cycle ${c.cycle} (${c.phase}): ${result.outcome}${result.reason ? `: ${result.reason}` : ''}${waiting.length ? `; ${waiting.length} item(s) wait` : ''}`.slice(0, 1000),
-      plan: waiting.slice(0, 10).map((t) => (c.posture.read_only ? `plan (read-only): ${t}` : `next: ${t}`)),
-      last_message: result.last_message ?? brain.short_term.last_message,
-    };
-    const m = brain.medium_term;
-    m.recent.push({ cycle: c.cycle, phase: c.phase, keys: c.found.map((w) => w.key), outcome: result.outcome, ...(result.status ? { status: result.status } : {}), ...(result.decision ? { tier: result.decision.tier } : {}) });
-    if (m.recent.length > RECENT_CYCLES) m.recent.splice(0, m.recent.length - RECENT_CYCLES);
-    m.phase_counts[c.phase] = (m.phase_counts[c.phase] ?? 0) + 1;
-    m.outcome_counts[result.outcome] = (m.outcome_counts[result.outcome] ?? 0) + 1;
-    m.tokens_spent_total += result.usage?.total_tokens ?? 0;
-    if (result.ran && result.spends_tokens) m.sessions_total += 1;
   }
 
   /** Text with this persona's secrets (by value and pattern) replaced: for what the CLI prints about it. */
@@ -618,6 +514,19 @@ export class PersonaRuntime {
   /** The persona's secret values (names only are ever shown), for a CLI printing several personas. */
   get secrets(): SecretValues {
     return this.#secrets.secrets;
+  }
+
+  /** The tools the persona's profile selects, with their input schemas. */
+  tools(): ToolInfo[] {
+    return listTools({ profile: this.profile, registry: this.#kernel.registry, plugins: this.#plugins });
+  }
+
+  /**
+   * Calls one of the persona's tools in its own isolate under its own grant, audited, and
+   * recorded in the cycle's trace while a cycle runs (a tool an executor calls mid-cycle).
+   */
+  callTool(name: string, args: unknown): Promise<unknown> {
+    return callTool({ profile: this.profile, registry: this.#kernel.registry, plugins: this.#plugins }, name, args);
   }
 
   /** The persistence backend holding this persona's state: `jsonl-fs`, `sqlite`. */
@@ -633,13 +542,20 @@ export class PersonaRuntime {
     return new ReviewQueue(this.paths.dir, { ...options, backend: this.#backend });
   }
 
-  /** Flushes and closes the persistence backend and disposes the plugins' isolates. */
+  /** Flushes the events, closes the history (a shutdown checkpoint), closes the backend and disposes the plugins' isolates. */
   async close(): Promise<void> {
     this.#plugins.dispose();
     try {
-      await this.#backend.close();
+      await this.#backend.events.flush();
+      await this.#history.close(this.#kernel.clock());
     } finally {
-      this.#lock.release();
+      this.#trace.close();
+      try {
+        await this.#backend.close();
+      } finally {
+        // Released only once the checkpoint is written and the backend closed: the next writer reads both.
+        this.#lock.release();
+      }
     }
   }
 }

@@ -10,23 +10,27 @@
 import path from 'node:path';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import type { BindingImplementations } from '../broker/ops/bindings.ts';
-import type { BudgetLimits } from '../../features/science-loop/budget/posture.ts';
-import { ledgerEnv } from '../../features/ledger/layout.ts';
 import { toPermissionSet, type PathVariables } from '../manifest/permissions-schema.ts';
 import type { PermissionSet } from '../permissions/descriptors.ts';
 import type { PersonaProfile } from '../personas/profile-schema.ts';
 import { PluginInstance } from '../plugins/plugin-instance.ts';
 import { SecretValues, type Scrubber } from '../redact/secret-values.ts';
 import type { LoadedPlugin } from '../plugins/registry.ts';
+import type { PluginKind } from '../manifest/plugin-manifest.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
 import type { ChildTracker } from '../../sandboxes/subprocess/run-command.ts';
-import { providerHomeDir } from '../../features/science-loop/executors/provider-home.ts';
-import { personaPaths, workspaceDir } from './layout.ts';
+import { personaPaths, providerHomeDir, workspaceDir } from './layout.ts';
 
 /** Grace between the subprocess wall limit and the isolate's, for writing the session files. */
 const EXECUTOR_WALL_GRACE_MS = 5000;
 
-export type PersonaPluginKind = 'executor' | 'budget-policy';
+export type PersonaPluginKind = PluginKind;
+
+/** CPU seconds one plugin call may use, and an executor session's wall seconds. */
+export interface PluginLimits {
+  cpu_seconds_per_cycle: number;
+  wall_seconds_per_cycle: number;
+}
 
 export interface PersonaPluginOptions {
   personaId: string;
@@ -69,9 +73,9 @@ export interface PersonaPluginOptions {
  * its plugins and their subprocesses, whatever its name. PATH, HOME and the ledger's own
  * variables are the kernel's, not secrets.
  */
-export function personaSecrets(host: Readonly<Record<string, string | undefined>>, profile: PersonaProfile, ledger: Record<string, string> = {}): SecretValues {
+export function personaSecrets(host: Readonly<Record<string, string | undefined>>, profile: PersonaProfile, extra: Record<string, string> = {}): SecretValues {
   const handed = pluginEnv(host, profile, {});
-  return SecretValues.fromEnv(handed, ['PATH', 'HOME', ...Object.keys(ledger)]);
+  return SecretValues.fromEnv(handed, ['PATH', 'HOME', ...Object.keys(extra)]);
 }
 
 /**
@@ -110,8 +114,8 @@ export function personaWriteScrub(personaDir: string, sessionsDir: string, scrub
   };
 }
 
-/** The environment a persona's plugins see: PATH, HOME, the profile's `env` names, and the local ledger's path. */
-export function pluginEnv(host: Readonly<Record<string, string | undefined>>, profile: PersonaProfile, ledger: Record<string, string>): Record<string, string> {
+/** The environment a persona's plugins see: PATH, HOME, the profile's `env` names, and what the composition adds (the local ledger's path). */
+export function pluginEnv(host: Readonly<Record<string, string | undefined>>, profile: PersonaProfile, extra: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
   const take = (name: string) => {
     const value = host[name];
@@ -127,7 +131,7 @@ export function pluginEnv(host: Readonly<Record<string, string | undefined>>, pr
   }
   // Where the operator's credential lives is the operator's, never a persona's, whatever its profile asks.
   for (const name of Object.keys(out)) if (name.startsWith('RUNTIMECTL_OPERATOR')) delete out[name];
-  return { ...out, ...ledger };
+  return { ...out, ...extra };
 }
 
 export interface PersonaPluginInputs {
@@ -139,7 +143,9 @@ export interface PersonaPluginInputs {
   programReads?: string[];
   profile: PersonaProfile;
   hostEnv: Readonly<Record<string, string | undefined>>;
-  limits: Pick<BudgetLimits, 'cpu_seconds_per_cycle' | 'wall_seconds_per_cycle'>;
+  limits: PluginLimits;
+  /** variables the composition hands every plugin of the persona (the local ledger's path) */
+  extraEnv?: Record<string, string>;
   shim: CompiledSource;
   bindings: BindingImplementations;
   audit: (event: AuditEvent) => void;
@@ -167,12 +173,13 @@ export function personaPluginOptions(i: PersonaPluginInputs): PersonaPluginOptio
     shim: i.shim,
     allow: toPermissionSet(i.profile.allow, paths.dir, vars),
     vars,
-    env: pluginEnv(i.hostEnv, i.profile, ledgerEnv(paths.dir, i.profile.id)),
+    env: pluginEnv(i.hostEnv, i.profile, i.extraEnv ?? {}),
     executorCwd: workspaceDir(paths),
     otherCwd: paths.dir,
     cpuSeconds: i.limits.cpu_seconds_per_cycle,
     wallSeconds: i.limits.wall_seconds_per_cycle,
-    grantedBindings: i.profile.bindings,
+    // Selecting tools grants the tools binding (an executor still has to declare it).
+    grantedBindings: i.profile.tools.length > 0 && !i.profile.bindings.includes('tools') ? [...i.profile.bindings, 'tools'] : i.profile.bindings,
     bindings: i.bindings,
     audit: i.audit,
     ...(i.cacheDir ? { cacheDir: i.cacheDir } : {}),

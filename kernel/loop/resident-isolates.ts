@@ -9,7 +9,11 @@
  */
 import type { PluginInstance } from '../plugins/plugin-instance.ts';
 
-export const DEFAULT_MAX_RESIDENT_ISOLATES = 256;
+/**
+ * Three plugins a persona (executor, budget policy, phase selector) for 128 personas: a
+ * 100-persona kernel keeps all its isolates (with 256 it rebuilt a third of them every cycle).
+ */
+export const DEFAULT_MAX_RESIDENT_ISOLATES = 384;
 
 export class ResidentIsolates {
   readonly max: number;

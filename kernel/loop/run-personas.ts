@@ -1,13 +1,15 @@
 /**
  * Many personas in one kernel process: each runs its own cycles on its own cadence, side by
- * side. A persona whose state cannot be written stops alone; the others carry on. A stop
- * request (the signal) ends the waits between cycles, never a cycle in progress; every
- * persona's log is flushed and closed before this returns.
+ * side. A persona that cannot start (start-check.ts) is refused alone, with one line per
+ * problem; the others start. A persona whose state cannot be written stops alone; the others
+ * carry on. A stop request (the signal) ends the waits between cycles, never a cycle in
+ * progress; every persona's log is flushed and closed before this returns.
  */
+import { errorLine } from '../errors.ts';
 import type { LoadedPersona } from '../personas/load.ts';
 import { realSleep, type Sleep } from './clock.ts';
-import { errorLine } from '../../features/science-loop/decide.ts';
 import { openLoopKernel, PersonaRuntime, type CycleReport, type LoopKernel, type LoopOptions } from './persona-runtime.ts';
+import { startProblems } from './start-check.ts';
 
 export interface RunOptions extends LoopOptions {
   /** cycles per persona; undefined runs until the signal aborts */
@@ -24,18 +26,28 @@ export interface PersonaRun {
   reports: CycleReport[];
   /** why the persona stopped early: its own state could not be written */
   stopped?: string;
+  /** why the persona did not start: one line per problem (it ran no cycle) */
+  refused?: string[];
 }
 
-/** Opens every persona (all or none: a start that fails closes what it opened). */
-export async function openPersonas(kernel: LoopKernel, personas: readonly LoadedPersona[]): Promise<PersonaRuntime[]> {
-  const opened: PersonaRuntime[] = [];
-  try {
-    for (const persona of personas) opened.push(await PersonaRuntime.open(kernel, persona));
-  } catch (error) {
-    await Promise.all(opened.map((rt) => rt.close()));
-    throw error;
+export interface OpenedPersonas {
+  runtimes: PersonaRuntime[];
+  /** personas that did not start, each with its problem lines */
+  refused: { persona_id: string; problems: string[] }[];
+}
+
+/** Opens every persona that can start; the others are refused with their problems, never half-opened. */
+export async function openPersonas(kernel: LoopKernel, personas: readonly LoadedPersona[]): Promise<OpenedPersonas> {
+  const out: OpenedPersonas = { runtimes: [], refused: [] };
+  for (const persona of personas) {
+    try {
+      out.runtimes.push(await PersonaRuntime.open(kernel, persona));
+    } catch (error) {
+      const problems = startProblems(error);
+      out.refused.push({ persona_id: persona.profile.id, problems: problems.length > 0 ? problems : [`persona ${persona.profile.id}: ${errorLine(error)}`] });
+    }
   }
-  return opened;
+  return out;
 }
 
 export async function runPersonaLoop(runtime: PersonaRuntime, options: Omit<RunOptions, keyof LoopOptions>): Promise<PersonaRun> {
@@ -57,12 +69,22 @@ export async function runPersonaLoop(runtime: PersonaRuntime, options: Omit<RunO
   return run;
 }
 
-/** Checks the environment, opens the personas, runs them, and closes them. */
+/**
+ * Whether a run went wrong for a persona: it did not start, it stopped, or every one of its
+ * cycles failed (a cycle that records `outcome: failed`). `run` exits non-zero then.
+ */
+export function runFailed(run: Pick<PersonaRun, 'refused' | 'stopped' | 'reports'>): boolean {
+  if (run.refused || run.stopped) return true;
+  return run.reports.length > 0 && run.reports.every((r) => r.payload.outcome === 'failed');
+}
+
+/** Checks the environment, opens the personas that can start, runs them, and closes them. */
 export async function runPersonas(personas: readonly LoadedPersona[], options: RunOptions): Promise<PersonaRun[]> {
   const kernel = await openLoopKernel(options);
-  const runtimes = await openPersonas(kernel, personas);
+  const { runtimes, refused } = await openPersonas(kernel, personas);
   try {
-    return await Promise.all(runtimes.map((rt) => runPersonaLoop(rt, options)));
+    const runs = await Promise.all(runtimes.map((rt) => runPersonaLoop(rt, options)));
+    return [...runs, ...refused.map((r) => ({ persona_id: r.persona_id, reports: [], refused: r.problems }))];
   } finally {
     await Promise.all(runtimes.map((rt) => rt.close()));
   }

@@ -178,6 +178,6 @@ export function readManifestSource(file: string, where: string): { bytes: Buffer
 export function readManifestFile<S extends z.ZodType>(schema: S, file: string, displayRoot = process.cwd()): z.output<S> {
   // Relative to displayRoot when inside it; a file elsewhere is named by its absolute path.
   const rel = path.relative(displayRoot, file);
-  const where = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
+  const where = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : path.resolve(file);
   return validateManifest(schema, parseYaml(readManifestText(file, where), where), where);
 }

@@ -10,7 +10,29 @@ import { GATE_BINDINGS, GATE_CHECK_ID_PREFIX, gateCheckSectionSchema } from '../
 
 export const PLUGIN_KINDS = ['skill', 'executor', 'budget-policy', 'persistence', 'phase-selector', 'tool', 'ledger', 'gate-check'] as const;
 
-export const BINDING_NAMES = ['events', 'usage', 'ledger', 'memory', 'proposals', 'storage.files', 'storage.sqlite', 'storage.postgres', 'storage.ledger', 'workspace', ...GATE_BINDINGS] as const;
+export type PluginKind = (typeof PLUGIN_KINDS)[number];
+
+export const BINDING_NAMES = ['events', 'usage', 'ledger', 'memory', 'proposals', 'storage.files', 'storage.sqlite', 'storage.postgres', 'storage.ledger', 'workspace', 'tools', ...GATE_BINDINGS] as const;
+
+/** A JSON Schema the kernel can check tool arguments with (it becomes a zod schema at load). */
+const jsonSchemaObject = z
+  .record(z.string(), z.unknown())
+  .superRefine((value, ctx) => {
+    if (value.type !== 'object') ctx.addIssue({ code: 'custom', message: 'a tool\'s input_schema must be a JSON Schema with type: object (tools take named arguments)' });
+    try {
+      z.fromJSONSchema(value as Parameters<typeof z.fromJSONSchema>[0]);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `not a JSON Schema the kernel can check arguments with (${(error as Error).message.split('\n')[0]})` });
+    }
+  });
+
+/** One tool a `kind: tool` plugin offers: an export taking one object of named arguments. */
+export const toolDeclarationSchema = z.strictObject({
+  export: z.string().regex(/^[A-Za-z_$][\w$]*$/).describe('the exported function that implements the tool; it is called with the arguments object'),
+  description: z.string().min(1).max(1024).describe('what the tool does, for the agent choosing it'),
+  input_schema: jsonSchemaObject.default({ type: 'object', properties: {}, additionalProperties: false }).describe('JSON Schema of the arguments object (type: object)'),
+});
+export type ToolDeclaration = z.infer<typeof toolDeclarationSchema>;
 
 export const pluginManifestSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -24,10 +46,17 @@ export const pluginManifestSchema = z.strictObject({
   limits: limitsSchema.partial().default({}).describe('per-plugin limits; each is capped by the sandbox profile'),
   sandbox: z.string().regex(/^[a-z][a-z0-9-]*$/).default('trusted').describe('the sandbox profile the plugin runs under'),
   exports: z.array(z.string().regex(/^[A-Za-z_$][\w$]*$/)).min(1).describe('the functions the kernel may call'),
+  tools: z.array(toolDeclarationSchema).min(1).optional().describe('kind tool only: the tools this plugin offers (each one of its exports); a persona can select only a tool plugin that lists some'),
   gate_check: gateCheckSectionSchema.optional().describe('kind gate-check only: which earlier checks this one reads'),
 }).superRefine((m, ctx) => {
+  if (m.kind !== 'tool' && m.tools !== undefined) ctx.addIssue({ code: 'custom', path: ['tools'], message: `only tool plugins declare tools, not ${m.kind} plugins` });
+  for (const [i, tool] of (m.tools ?? []).entries()) {
+    if (!m.exports.includes(tool.export)) ctx.addIssue({ code: 'custom', path: ['tools', i, 'export'], message: `"${tool.export}" is not in exports (${m.exports.join(', ')})` });
+  }
   if (m.kind !== 'gate-check') {
     if (m.gate_check !== undefined) ctx.addIssue({ code: 'custom', path: ['gate_check'], message: `only gate-check plugins have a gate_check section, not ${m.kind} plugins` });
+    // The prefix is how a gate profile names a check: another kind under it would pass for a missing check.
+    if (m.id.startsWith(GATE_CHECK_ID_PREFIX)) ctx.addIssue({ code: 'custom', path: ['id'], message: `ids starting "${GATE_CHECK_ID_PREFIX}" are for gate-check plugins, not ${m.kind} plugins` });
     return;
   }
   if (!m.id.startsWith(GATE_CHECK_ID_PREFIX) || m.id.split('.').length !== 2) ctx.addIssue({ code: 'custom', path: ['id'], message: `a gate-check plugin's id is "${GATE_CHECK_ID_PREFIX}<check name>" (the name profiles list)` });

@@ -1,18 +1,18 @@
 /**
- * Every file format the kernel reads, by name. `npm run schemas` writes each one's JSON
- * Schema to `schemas/<name>.schema.json` from the same zod schema the kernel validates
- * with, so editors check YAML against exactly what the kernel accepts (a test fails when
- * a written schema is stale). A new format is one line here.
+ * Every file format the kernel itself reads, by name, and the plugin contracts it publishes.
+ * `npm run schemas` writes each one's JSON Schema to `schemas/<name>.schema.json` from the
+ * same zod schema the kernel validates with, so editors check YAML against exactly what the
+ * kernel accepts (a test fails when a written schema is stale). Features add theirs in the
+ * composition root (cli/schemas.ts); a new kernel format is one line here.
  */
 import type { z } from 'zod';
 import { pluginManifestSchema } from './plugin-manifest.ts';
 import { sandboxProfileSchema } from './sandbox-profile.ts';
 import { EventEnvelopeSchema } from '../events/envelope.ts';
-import { ScidexRuntimeManifestSchema } from '../../features/runtime-manifest/schema.ts';
-import { SkillFrontmatterSchema } from '../../features/skills/frontmatter-schema.ts';
 import { personaProfileSchema } from '../personas/profile-schema.ts';
-import { gateProfileSchema } from '../../features/gate/profile-schema.ts';
-import { persistenceConfigSchema } from '../../features/persistence/config-schema.ts';
+import { persistenceConfigSchema } from '../storage/persistence-config-schema.ts';
+import { harnessManifestSchema } from '../loop/harness.ts';
+import { PLUGIN_CONTRACTS } from '../contracts/index.ts';
 
 export interface RegisteredSchema {
   /** File stem under schemas/, e.g. `plugin-manifest`. */
@@ -21,13 +21,21 @@ export interface RegisteredSchema {
   schema: z.ZodType;
 }
 
-export const SCHEMAS: RegisteredSchema[] = [
+/** The JSON Schemas of the plugin contracts (schemas/contract-*.schema.json), one per call input and output. */
+export const CONTRACT_SCHEMAS: RegisteredSchema[] = PLUGIN_CONTRACTS.flatMap((c) => [
+  ...c.calls.flatMap((call) => [
+    ...(call.input ? [{ name: call.input.name, title: `${c.kind} contract: what ${call.export}() is called with`, schema: call.input.schema }] : []),
+    ...(call.output ? [{ name: call.output.name, title: `${c.kind} contract: what ${call.export}() returns`, schema: call.output.schema }] : []),
+  ]),
+  ...(c.manifest ? [{ name: c.manifest.name, title: `${c.kind} contract: the manifest's ${c.manifest.field}`, schema: c.manifest.schema }] : []),
+]);
+
+export const KERNEL_SCHEMAS: RegisteredSchema[] = [
   { name: 'plugin-manifest', title: 'runtimectl plugin manifest (plugin.yaml)', schema: pluginManifestSchema },
   { name: 'sandbox-profile', title: 'runtimectl sandbox profile (sandboxes/profiles/*.yaml)', schema: sandboxProfileSchema },
-  { name: 'skill-frontmatter', title: 'SKILL.md front matter (Agent Skills)', schema: SkillFrontmatterSchema },
-  { name: 'scidex-runtime', title: 'scidex-runtime.yaml runtime manifest', schema: ScidexRuntimeManifestSchema },
   { name: 'event', title: 'runtimectl event envelope', schema: EventEnvelopeSchema },
   { name: 'persona-profile', title: 'runtimectl persona profile (policies/personas/*.yaml)', schema: personaProfileSchema },
-  { name: 'gate-profile', title: 'runtimectl gate profile (policies/gates/*.yaml)', schema: gateProfileSchema },
-  { name: 'persistence-config', title: "runtimectl persona persistence choice (<state>/<persona>/persistence.yaml)", schema: persistenceConfigSchema },
+  { name: 'harness', title: 'runtimectl harness (policies/harnesses/*.yaml): the loop steps', schema: harnessManifestSchema },
+  { name: 'persistence-config', title: "runtimectl persona persistence record (<state>/<persona>/persistence.yaml)", schema: persistenceConfigSchema },
+  ...CONTRACT_SCHEMAS,
 ];

@@ -14,14 +14,20 @@
  *   events.import  export's verbatim copy into an empty placement, batch by batch
  *
  * So a backend can choose the place, not the content or the order: every refusal here is
- * RTC_ERR_PERSISTENCE_BACKEND (or the chain's own error at open). With issue 14's segments,
- * sealing one is another op of this kind (the kernel renames a placement it verified), and a
- * segment is one more placement under logs/.
+ * RTC_ERR_PERSISTENCE_BACKEND (or the chain's own error at open). The placement's sealed
+ * segments, index and checkpoint (kernel/history) go with it and are the kernel's alone
+ * (placement-history.ts): the open checks them, the kernel seals without asking the plugin.
  */
 import { statSync } from 'node:fs';
 import { DenoOpError } from '../broker/deno-error.ts';
 import { isEventFileOpen, prepareEventFile } from '../events/event-log.ts';
-import { checkEventRows, type StoredEventRow } from '../events/rows.ts';
+import type { OpenSegment } from '../events/event-log.ts';
+import { checkEventRows, eventLine, type StoredEventRow } from '../events/rows.ts';
+import { GENESIS_HASH } from '../events/envelope.ts';
+import { noteOpenSegmentEvent } from '../history/open-segment.ts';
+import { checkSealedAtOpen } from '../history/open-check.ts';
+import { placementHistory } from './placement-history.ts';
+import { ensureHistoryTables } from './placement-history.ts';
 import { kernelError } from '../errors.ts';
 import { appendFileDurably } from '../storage/durable-files.ts';
 import { pathArg, storageOp } from './binding-kit.ts';
@@ -85,14 +91,10 @@ export const filesEventsOpen = storageOp({
     if (session.opened) refused(`the events of persona ${session.personaId} are already open`);
     const placement = filePlacement(session, a.path);
     session.pin(placement);
-    const prepared = prepareEventFile(placement.kind === 'file' ? placement.file : '');
-    session.opened = {
-      placement,
-      lastSeq: prepared.lastSeq,
-      lastHash: prepared.lastHash,
-      sink: prepared.sink,
-      ...(prepared.repair ? { repair: prepared.repair, removedSha256: prepared.removedSha256! } : {}),
-    };
+    const { history } = placementHistory(session, placement);
+    const prepared = prepareEventFile(placement.kind === 'file' ? placement.file : '', { history, ...session.openOptions });
+    const { file: _file, ...head } = prepared;
+    session.opened = { placement, ...head };
     return { last_seq: prepared.lastSeq, repaired: prepared.repair !== undefined };
   },
 });
@@ -144,6 +146,33 @@ export const filesEventsImport = storageOp({
 
 // ---- sqlite -----------------------------------------------------------------------------
 
+type RowItem = ReturnType<typeof checkEventRows> extends Generator<infer T> ? T : never;
+
+/**
+ * A table placement's open: every stored row checked (a damaged chain is refused, the store
+ * left as it is), the open segment's shape noted, each event handed to `onEvent`.
+ */
+export function openRows(items: Iterable<RowItem>, where: string, onEvent?: (event: import('../events/envelope.ts').EventEnvelope) => void): { lastSeq: number; lastHash: string; segment: OpenSegment } {
+  let lastSeq = 0;
+  let lastHash = GENESIS_HASH;
+  const segment: OpenSegment = { index: 1, firstSeq: 0, bytes: 0, records: 0 };
+  for (const item of items) {
+    if (item.kind === 'problem') {
+      const p = item.problem;
+      throw kernelError(p.code as 'RTC_ERR_EVENTS_CHAIN', `${p.file}${p.seq === undefined ? '' : ` (seq ${p.seq})`}: ${p.what}; the database was left as it is`, { details: { ...p } });
+    }
+    noteOpenSegmentEvent(segment, item.event);
+    segment.bytes += Buffer.byteLength(eventLine(item.event));
+    onEvent?.(item.event);
+    lastSeq = item.event.seq;
+    lastHash = item.event.hash;
+  }
+  if (segment.records > 0 && segment.index === 1 && segment.firstSeq !== 1) {
+    throw kernelError('RTC_ERR_EVENTS_CHAIN', `${where} (seq ${segment.firstSeq}): the events start at seq ${segment.firstSeq} without a segment header: the events before it are missing; the database was left as it is`);
+  }
+  return { lastSeq, lastHash, segment };
+}
+
 export const sqliteEventsOpen = storageOp({
   name: 'storage.sqlite.events.open',
   binding: 'storage.sqlite',
@@ -159,20 +188,19 @@ export const sqliteEventsOpen = storageOp({
     }
     const db = sqliteConnection(session, a.db, true)!;
     db.exec(EVENTS_TABLE_SQL);
-    forgetCheckedPrograms(db);
-    let lastSeq = 0;
-    let lastHash = '0'.repeat(64);
-    for (const item of checkEventRows(db.prepare(EVENT_ROW_QUERY).iterate() as Iterable<StoredEventRow>, placement.file)) {
-      if (item.kind === 'problem') {
-        const p = item.problem;
-        throw kernelError(p.code as 'RTC_ERR_EVENTS_CHAIN', `${p.file}${p.seq === undefined ? '' : ` (seq ${p.seq})`}: ${p.what}; the database was left as it is`, { details: { ...p } });
-      }
-      lastSeq = item.event.seq;
-      lastHash = item.event.hash;
+    ensureHistoryTables(db);
+    const options = session.openOptions;
+    const head = openRows(checkEventRows(db.prepare(EVENT_ROW_QUERY).iterate() as Iterable<StoredEventRow>, placement.file), placement.file, options.onEvent);
+    const { lastSeq } = head;
+    const { history } = placementHistory(session, placement);
+    const sealed = checkSealedAtOpen(history, { index: head.segment.index, ...(head.segment.header ? { header: head.segment.header } : {}), label: placement.file }, { rebuild: true, ...(options.rollup ? { rollup: options.rollup } : {}) });
+    if (sealed.resume) {
+      // The sqlite seal is one transaction: a stored segment at the open one's index is not ours.
+      throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${history.segmentsLabel}/${head.segment.index}: segment ${head.segment.index} is stored, but it is the open segment; the database was left as it is`);
     }
     sqliteOpenForAppend.add(placement.file);
     session.closers.push(() => void sqliteOpenForAppend.delete(placement.file));
-    session.opened = { placement, lastSeq, lastHash };
+    session.opened = { placement, ...head, sealed };
     return { last_seq: lastSeq, repaired: false };
   },
 });

@@ -12,15 +12,26 @@
  * Reads bind a handle to the placement (the plugin's `readEvents`), then the kernel reads
  * and verifies the events there itself (event-placement.ts): what it hands on was never in
  * the plugin's hands.
+ *
+ * The log's history (kernel/history: sealed segments, index, rollups, checkpoint) is the
+ * placement's and the kernel's (placement-history.ts): the log seals through its sink, which
+ * stores the seal at the placement without a plugin call. A placement with no sealed side
+ * (postgres, see pg-history.ts) is one open segment that is never sealed.
  */
-import { appendStartupEvents, EventLog, type AppendResult, type BatchSink, type EventLogStartup } from '../events/event-log.ts';
+import { appendStartupEvents, EventLog, type AppendResult, type BatchSink, type EventLogStartup, type OpenSegment, type SealOptions, type SealOutcome, type SealRequest } from '../events/event-log.ts';
 import { Batch } from '../events/batch.ts';
 import { canonicalJson } from '../events/canonical.ts';
 import type { EventEnvelope } from '../events/envelope.ts';
 import { eventLine } from '../events/rows.ts';
 import { kernelError } from '../errors.ts';
-import type { EventChainReport, EventStore } from '../contracts/persistence.ts';
-import { placementIsEmpty, placementLocation, readPlacement, verifyPlacement } from './event-placement.ts';
+import type { EventOpenOptions, EventStore } from '../contracts/persistence.ts';
+import type { HistoryStorage } from '../history/storage.ts';
+import { importSegmented } from '../history/import.ts';
+import { openSegmentOf } from '../history/open-segment.ts';
+import { eventsAfter } from '../history/reader.ts';
+import { verifyHistory, type HistoryVerifyOptions, type HistoryVerifyReport } from '../history/verify.ts';
+import { placementIsEmpty, placementLocation, readPlacement } from './event-placement.ts';
+import { placementHistory, type PlacementHistory } from './placement-history.ts';
 import type { EventPlacement, StorageSession } from './storage-session.ts';
 
 /** How the store reaches its plugin: calls with the session token already bound (and errors unwrapped). */
@@ -29,9 +40,6 @@ export interface BackendCalls {
   sync(name: string, ...args: unknown[]): unknown;
   async(name: string, ...args: unknown[]): Promise<unknown>;
 }
-
-/** Events per import batch (a long log never sits whole in memory). */
-const IMPORT_BATCH = 4096;
 
 function contractBroken(calls: BackendCalls, what: string): never {
   throw kernelError('RTC_ERR_PERSISTENCE_BACKEND', `plugin ${calls.pluginId} ${what}`, { details: { plugin: calls.pluginId } });
@@ -57,10 +65,19 @@ class PluginSink implements BatchSink {
   constructor(
     readonly session: StorageSession,
     readonly calls: BackendCalls,
+    readonly placement: PlacementHistory,
   ) {}
 
   write(batch: Batch): Promise<void> {
     return storeBatch(this.session, this.calls, 'appendEvents', batch, batch.acks[0]!.result.seq);
+  }
+
+  openBytes(): Buffer {
+    return this.placement.openBytes();
+  }
+
+  seal(request: SealRequest): Promise<void> {
+    return this.placement.seal(request);
   }
 
   async close(): Promise<void> {
@@ -75,6 +92,8 @@ export class IsolatedEventStore implements EventStore {
   readonly #now: () => Date;
   #opening: Promise<EventLog> | undefined;
   #log: EventLog | undefined;
+  #placement: EventPlacement | undefined;
+  #history: PlacementHistory | undefined;
 
   constructor(session: StorageSession, calls: BackendCalls, location: string, now: () => Date) {
     this.#session = session;
@@ -83,14 +102,19 @@ export class IsolatedEventStore implements EventStore {
     this.#now = now;
   }
 
-  #openLog(): Promise<EventLog> {
+  #openLog(options: EventOpenOptions = {}): Promise<EventLog> {
     this.#opening ??= (async () => {
       if (this.#session.readonly) throw kernelError('RTC_ERR_PERSISTENCE_READONLY', 'cannot append events: the persistence backend was opened read-only');
+      this.#session.openOptions = options;
       this.#calls.sync('openEvents');
       const opened = this.#session.opened;
       if (opened === undefined) contractBroken(this.#calls, `did not open the events of persona ${this.#session.personaId} through an events binding`);
-      const log = new EventLog(placementLocation(opened.placement), new PluginSink(this.#session, this.#calls), opened.lastSeq, opened.lastHash, this.#now, {
+      this.#placement = opened.placement;
+      const placement = this.#placementHistory();
+      const log = new EventLog(placementLocation(opened.placement), new PluginSink(this.#session, this.#calls, placement), opened.lastSeq, opened.lastHash, this.#now, {
         keepRows: opened.placement.kind !== 'file',
+        ...(opened.segment ? { segment: opened.segment } : {}),
+        ...(opened.sealed ? { history: { ...opened.sealed, ...(options.rollup ? { rollup: options.rollup } : {}) } } : {}),
       });
       await appendStartupEvents(log, opened);
       // A crashed writer's lease was taken over: the chain says so, right after the reboot that continues it.
@@ -101,13 +125,13 @@ export class IsolatedEventStore implements EventStore {
     return this.#opening;
   }
 
-  async open(): Promise<EventLogStartup> {
-    return (await this.#openLog()).startup;
+  async open(options: EventOpenOptions = {}): Promise<EventLogStartup> {
+    return (await this.#openLog(options)).startup;
   }
 
-  async append(type: string, payload: Record<string, unknown>): Promise<AppendResult> {
-    const log = this.#log ?? (await this.#openLog());
-    return log.append(type, payload);
+  append(type: string, payload: Record<string, unknown>): Promise<AppendResult> {
+    // Straight to the open log (no extra turn): appends made together stay in call order and one batch.
+    return this.#log ? this.#log.append(type, payload) : this.#openLog().then((log) => log.append(type, payload));
   }
 
   async flush(): Promise<void> {
@@ -116,47 +140,90 @@ export class IsolatedEventStore implements EventStore {
 
   /** Where the plugin says this persona's events are (it binds a read handle; the kernel reads). */
   placement(): EventPlacement {
+    if (this.#placement) return this.#placement;
     const handle = this.#session.newRead();
     this.#calls.sync('readEvents', { handle });
     const placement = this.#session.takeRead(handle);
     if (placement === undefined) contractBroken(this.#calls, `did not name where the events of persona ${this.#session.personaId} are (readEvents bound no read handle)`);
+    // The session pins one placement: later reads name the same one.
+    this.#placement = placement;
     return placement;
   }
 
-  read(): Iterable<EventEnvelope> {
+  #placementHistory(): PlacementHistory {
+    this.#history ??= placementHistory(this.#session, this.placement());
+    return this.#history;
+  }
+
+  get history(): HistoryStorage {
+    return this.#placementHistory().history;
+  }
+
+  /** Seals the open segment; a placement with no sealed side (postgres) is never sealed (undefined). */
+  async seal(options?: SealOptions): Promise<SealOutcome | undefined> {
+    const log = this.#log ?? (await this.#openLog());
+    if (!log.history) return undefined;
+    return log.seal(options);
+  }
+
+  openSegment(): OpenSegment {
+    if (this.#log) return this.#log.openSegment;
+    let bytes = 0;
+    const events: EventEnvelope[] = [];
+    for (const event of this.readOpen()) {
+      events.push(event);
+      bytes += Buffer.byteLength(eventLine(event));
+    }
+    return openSegmentOf(events, bytes);
+  }
+
+  readOpen(): Iterable<EventEnvelope> {
     return readPlacement(this.placement());
   }
 
-  verify(): EventChainReport {
-    return verifyPlacement(this.placement());
+  readAfter(afterSeq: number): Iterable<EventEnvelope> {
+    return eventsAfter(this, afterSeq);
+  }
+
+  read(): Iterable<EventEnvelope> {
+    return eventsAfter(this, 0);
+  }
+
+  verify(options?: HistoryVerifyOptions): HistoryVerifyReport {
+    const placement = this.#placementHistory();
+    return verifyHistory({ history: placement.history, location: this.location, checkOpen: (start) => placement.checkOpen(start) }, options);
   }
 
   isEmpty(): boolean {
-    return placementIsEmpty(this.placement());
+    return placementIsEmpty(this.placement()) && this.history.list().segments.length === 0;
   }
 
-  async importEvents(events: Iterable<EventEnvelope>): Promise<number> {
+  async importEvents(events: Iterable<EventEnvelope>, options: Pick<EventOpenOptions, 'rollup'> = {}): Promise<number> {
     if (this.#session.readonly) throw kernelError('RTC_ERR_PERSISTENCE_READONLY', 'cannot import events: the persistence backend was opened read-only');
     if (this.#opening) throw kernelError('RTC_ERR_PERSISTENCE_EXPORT', `${this.location}: events can only be imported into a store that is not open for appends`);
-    let count = 0;
-    let batch = new Batch();
-    let firstSeq = 0;
-    const flush = async () => {
-      if (batch.size === 0) return;
-      await storeBatch(this.#session, this.#calls, 'importEvents', batch, firstSeq);
-      batch = new Batch();
-    };
-    for (const event of events) {
-      if (batch.size === 0) firstSeq = event.seq;
+    if (!this.isEmpty()) throw kernelError('RTC_ERR_PERSISTENCE_EXPORT', `${this.location} already holds events; an import goes only into an empty store`, { details: { file: this.location } });
+    const placement = this.#placementHistory();
+    // Written in batches through the plugin, each synced; a segment header seals what came before it, as in the original.
+    return importSegmented(events, {
+      history: placement.history,
+      file: this.location,
+      appendEvents: (list) => this.#importBatch(list),
+      readOpenBytes: () => placement.openBytes(),
+      replaceOpen: (header) => placement.replaceOpen(header),
+      ...(options.rollup ? { rollup: options.rollup } : {}),
+    });
+  }
+
+  async #importBatch(list: readonly EventEnvelope[]): Promise<void> {
+    if (list.length === 0) return;
+    const batch = new Batch();
+    for (const event of list) {
       const payloadJson = canonicalJson(event.payload);
       batch.addLine(eventLine(event));
       batch.rows.push({ seq: event.seq, type: event.type, payloadJson, prev: event.prev, hash: event.hash, at: event.at });
       batch.acks.push({ result: { seq: event.seq, hash: event.hash }, resolve: () => undefined, reject: () => undefined });
-      count += 1;
-      if (batch.size >= IMPORT_BATCH) await flush();
     }
-    await flush();
-    return count;
+    await storeBatch(this.#session, this.#calls, 'importEvents', batch, list[0]!.seq);
   }
 
   async close(): Promise<void> {

@@ -27,7 +27,8 @@ import { pathArg, storageOp } from './binding-kit.ts';
 import type { StorageSession } from './storage-session.ts';
 
 /** The kernel's tables in a persona's sqlite database: no plugin statement may name them. */
-export const SQLITE_RESERVED = ['events'] as const;
+/** The kernel's tables in a sqlite placement: the chain and its history (sqlite-history.ts HISTORY_TABLES). */
+export const SQLITE_RESERVED = ['events', 'event_segments', 'event_index', 'event_rollups', 'history_documents'] as const;
 
 type SqlValue = string | number | null;
 

@@ -12,11 +12,12 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Batch } from '../events/batch.ts';
-import type { FileSink, PreparedEventFile } from '../events/event-log.ts';
+import type { FileSink, OpenedHead } from '../events/event-log.ts';
+import type { EventOpenOptions } from '../contracts/persistence.ts';
 import { DenoOpError } from '../broker/deno-error.ts';
 import { noSession, type StorageBindingName } from './binding-kit.ts';
 import { kernelError } from '../errors.ts';
-import { resolveInsidePersona } from '../storage/persona-path.ts';
+import { resolveInside } from '../storage/path-guard.ts';
 import type { PgBridge } from './postgres/pg-bridge.ts';
 import type { Lease, LeaseHolder } from './postgres/pg-lease.ts';
 
@@ -26,13 +27,9 @@ export type EventPlacement =
   | { kind: 'sqlite'; db: string; file: string }
   | { kind: 'postgres'; persona: string; bridge: PgBridge };
 
-/** The verified head of a placement opened for appends, and what opening it repaired. */
-export interface OpenedEvents {
+/** The verified head of a placement opened for appends, its open segment and sealed side, and what opening it repaired. */
+export interface OpenedEvents extends OpenedHead {
   placement: EventPlacement;
-  lastSeq: number;
-  lastHash: string;
-  repair?: PreparedEventFile['repair'];
-  removedSha256?: string;
   /** the open log file (file placements) */
   sink?: FileSink;
   /** a shared store's previous writer, whose expired lease this session took over */
@@ -80,6 +77,8 @@ export class StorageSession {
   readonly readonly: boolean;
   /** set by an events.open binding: the placement appends go to */
   opened: OpenedEvents | undefined;
+  /** what the kernel asks of the next events.open: the rollup sealed segments carry, and each open-segment event as it is checked */
+  openOptions: EventOpenOptions = {};
   /** the placement this session's events were first read from or opened at: later calls must name the same */
   pinned: EventPlacement | undefined;
   readonly #batches = new Map<number, HandedBatch>();
@@ -106,7 +105,7 @@ export class StorageSession {
 
   /** The real path of `relative` inside the persona folder (RTC_ERR_PERSISTENCE_PATH_ESCAPE otherwise). */
   resolve(relative: string): string {
-    return resolveInsidePersona(this.personaDir, relative, { code: 'RTC_ERR_PERSISTENCE_PATH_ESCAPE', what: 'persistence path' });
+    return resolveInside({ code: 'RTC_ERR_PERSISTENCE_PATH_ESCAPE', what: 'persistence path' }, this.personaDir, relative);
   }
 
   /** As resolve(), for a write through a generic binding: refused on a read-only session and on the kernel's own files. */

@@ -1,9 +1,10 @@
 /**
  * Persona profiles (`policies/personas/<id>.yaml`): which plugin set one persona runs with.
- * A profile picks skills, one executor, one budget policy and its budgets, the activity
- * phases and cadence, the permission ceiling its plugins get, and the bindings it grants.
- * Every persona runs the same loop; nothing in the kernel looks at a persona's id to decide
- * anything, only at these fields.
+ * A profile names a harness (the loop's steps) and one plugin per slot: skills, tools, one
+ * executor (with config kept per executor), one budget policy and its budgets, one phase
+ * selector and the phases, one persistence backend; also the cadence, the permission ceiling
+ * its plugins get, and the bindings it grants. Nothing in the kernel looks at a persona's id
+ * to decide anything, only at these fields.
  */
 import { z } from 'zod';
 import { BINDING_NAMES } from '../manifest/plugin-manifest.ts';
@@ -14,7 +15,31 @@ import { DEFAULT_REVIEW_POLICY, reviewPolicySchema } from '../review/policy.ts';
 export const PHASES = ['science_patrol', 'science_compute_patrol', 'governance_patrol'] as const;
 export type Phase = (typeof PHASES)[number];
 
-const pluginId = z.string().regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, 'a dotted plugin id such as executor.codex');
+export const PLUGIN_ID_PATTERN = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
+const pluginId = z.string().regex(PLUGIN_ID_PATTERN, 'a dotted plugin id such as executor.codex');
+/** The default phase selector: the phases in turn, one per cycle. */
+export const DEFAULT_PHASE_SELECTOR = 'phase.round-robin';
+
+/**
+ * `executor.config`: keyed by executor plugin id (`executor.codex: {model: ...}`), so an
+ * override of the executor (SCIDEX_AGENT_CONTINUOUS_EXECUTOR) picks that executor's own config
+ * or its defaults, never another's. The older flat form (`config: {command: ...}`) is still
+ * read: it belongs to the executor the profile names (executor.plugin) and to no other.
+ */
+const executorConfigSchema = z
+  .record(z.string(), z.unknown())
+  .superRefine((config, ctx) => {
+    const keys = Object.keys(config);
+    const keyed = keys.filter((k) => PLUGIN_ID_PATTERN.test(k));
+    if (keyed.length > 0 && keyed.length < keys.length) {
+      const flat = keys.find((k) => !PLUGIN_ID_PATTERN.test(k))!;
+      ctx.addIssue({ code: 'custom', path: [flat], message: 'mixes the two forms: key every entry by executor plugin id (executor.codex: {...}), or none (a flat config for executor.plugin only)' });
+    }
+    for (const k of keyed) {
+      const value = config[k];
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) ctx.addIssue({ code: 'custom', path: [k], message: 'an executor\'s config is a mapping' });
+    }
+  });
 const count = z.number().int().min(0);
 const seconds = z.number().positive().max(86_400);
 
@@ -28,13 +53,19 @@ export const personaProfileSchema = z.strictObject({
   runtime: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'a runtime target such as agent-jerome')
-    .describe('runtime target: agent-<persona> for canonical deployments; any other name is a compatibility harness (minimax, operon, rosalind)'),
-  skills: z.array(z.string().min(1).max(200)).default([]).describe('skill names or globs: shared/*, persona/<id>/*, a bare name'),
+    .describe('runtime target: agent-<persona> for canonical deployments; minimax, operon, rosalind, codex, claude are compatibility harnesses'),
+  harness: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'a harness id (policies/harnesses/<id>.yaml)')
+    .optional()
+    .describe('the harness (policies/harnesses/<id>.yaml): the loop steps and slot defaults; default: the harness whose runtimes match this runtime'),
+  skills: z.array(z.string().min(1).max(200)).default([]).describe('skill names or globs: shared/*, persona/<id>/*, a bare name; each must match a skill'),
+  tools: z.array(pluginId).default([]).describe('tool plugins (kind tool) this persona offers its executor (and agents over MCP)'),
   executor: z
     .strictObject({
-      plugin: pluginId.optional().describe('executor plugin id; default: executor.orchestra for agent-* targets, executor.none otherwise'),
-      enabled: z.boolean().optional().describe('default: true for agent-* targets, false otherwise'),
-      config: z.record(z.string(), z.unknown()).default({}).describe('passed to the executor plugin as is'),
+      plugin: pluginId.optional().describe("executor plugin id; default: the harness's (executor.orchestra for the canonical loop)"),
+      enabled: z.boolean().optional().describe("default: the harness's (true for the canonical loop, false for compatibility harnesses)"),
+      config: executorConfigSchema.default({}).describe('config per executor plugin id (executor.codex: {model: ...}); a flat mapping is the config of executor.plugin only'),
     })
     .default({ config: {} }),
   budget: z
@@ -52,7 +83,11 @@ export const personaProfileSchema = z.strictObject({
   wallet: z
     .strictObject({ monthly_token_budget: count.optional().describe('advisory only: never unlocks executor sessions by itself') })
     .default({}),
-  phases: z.array(z.enum(PHASES)).min(1).default([...PHASES]).describe('activity phases, taken in turn one per cycle'),
+  phase: pluginId.default(DEFAULT_PHASE_SELECTOR).describe('the phase-selector plugin that picks each cycle\'s phase from `phases`'),
+  phases: z.array(z.enum(PHASES)).min(1).default([...PHASES]).describe('activity phases the phase selector picks from (the default takes them in turn, one per cycle)'),
+  persistence: pluginId
+    .optional()
+    .describe('the persistence backend plugin (persistence.jsonl-fs, persistence.sqlite); default: the one the state directory records, else persistence.jsonl-fs'),
   cadence: z
     .strictObject({
       cycle_seconds: seconds.default(300).describe('seconds between cycles'),
@@ -79,9 +114,17 @@ export const personaProfileSchema = z.strictObject({
 
 export type PersonaProfile = z.output<typeof personaProfileSchema>;
 
-/** `canonical` for agent-<persona> targets, `compatibility_harness` for every other target. */
-export type RuntimeKind = 'canonical' | 'compatibility_harness';
+/** Whether `config` is keyed by executor plugin id (every key a dotted id); {} counts as keyed. */
+export function isKeyedExecutorConfig(config: Record<string, unknown>): boolean {
+  return Object.keys(config).every((k) => PLUGIN_ID_PATTERN.test(k));
+}
 
-export function runtimeKindOf(runtime: string): RuntimeKind {
-  return /^agent-[a-z0-9]/.test(runtime) ? 'canonical' : 'compatibility_harness';
+/**
+ * The config executor `plugin` runs with: its own entry of a keyed config; with the flat form,
+ * the whole mapping when `plugin` is the executor the profile names, else {} (its defaults).
+ */
+export function executorConfigFor(profile: PersonaProfile, plugin: string): Record<string, unknown> {
+  const config = profile.executor.config;
+  if (isKeyedExecutorConfig(config)) return (config[plugin] as Record<string, unknown> | undefined) ?? {};
+  return profile.executor.plugin === plugin ? config : {};
 }

@@ -5,7 +5,8 @@
  * the isolate is disposed and a fresh one is built on the next call, so one bad call
  * never poisons later ones and never touches other plugins.
  */
-import { bundleEntry, defaultCacheDir } from '../build/bundle.ts';
+import { bundleEntry, defaultCacheDir, readSourceMap } from '../build/bundle.ts';
+import { locateError, parseSourceMap } from './error-location.ts';
 import { CapabilityBroker } from '../broker/broker.ts';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import type { Tape } from '../broker/tape.ts';
@@ -45,6 +46,8 @@ export class PluginInstance {
   #source: CompiledSource | undefined;
   #runtime: IsolateRuntime | RemoteRuntime | undefined;
   #bundle: { code: string; digest: string } | undefined;
+  #exportNames: readonly string[] | undefined;
+  #sourceMap: ReturnType<typeof parseSourceMap>;
   /** isolates built so far (a rebuild after a limit adds one) */
   builds = 0;
   /** calls in flight on this instance */
@@ -71,6 +74,8 @@ export class PluginInstance {
     if (!this.#source) {
       const bundle = this.#options.bundle ?? (await bundleEntry(this.plugin.entry, cacheDir));
       this.#bundle = { code: bundle.code, digest: bundle.digest };
+      // The map kept (and sealed) beside the bundle; without one (a recorded bundle built elsewhere) errors keep their bundle positions.
+      this.#sourceMap = parseSourceMap(readSourceMap(bundle.digest, cacheDir));
       this.#source = withCodeCache(bundle.code, bundle.digest, `plugin:${this.plugin.manifest.id}`, cacheDir);
     }
     if (this.plugin.profile.tier === 'process') {
@@ -85,6 +90,7 @@ export class PluginInstance {
         ops: this.broker,
         onOutput: this.#options.onOutput ?? (() => undefined),
       });
+      this.#exportNames = this.#runtime.exportNames;
       return this.#runtime;
     }
     const runtime = IsolateRuntime.create(this.#options.shim, {
@@ -97,7 +103,7 @@ export class PluginInstance {
     });
     this.builds++;
     try {
-      await runtime.load(this.#source);
+      this.#exportNames = await runtime.load(this.#source);
     } catch (error) {
       runtime.dispose();
       throw error;
@@ -117,7 +123,7 @@ export class PluginInstance {
       return runtime instanceof RemoteRuntime ? await runtime.call(name, args) : await runtime.call(name, args, true);
     } catch (error) {
       if (isKernelError(error) && (error.isLimit || error.code === 'RTC_ERR_SANDBOX_DISPOSED')) runtime.dispose();
-      throw error;
+      throw locateError(error, `plugin:${this.plugin.manifest.id}`, this.#sourceMap, this.plugin.dir);
     } finally {
       // A call is a run: what it left in flight (a fetch, a subprocess) ends with the last call out.
       if (--this.#calls === 0) this.broker.endScope();
@@ -146,8 +152,17 @@ export class PluginInstance {
       return runtime.callSync(name, args);
     } catch (error) {
       if (isKernelError(error) && (error.isLimit || error.code === 'RTC_ERR_SANDBOX_DISPOSED')) runtime.dispose();
-      throw error;
+      throw locateError(error, `plugin:${this.plugin.manifest.id}`, this.#sourceMap, this.plugin.dir);
     }
+  }
+
+  /**
+   * The functions the bundle really exports, found by loading it (building the isolate when
+   * there is none): what the manifest's `exports` is checked against at start.
+   */
+  async exportNames(): Promise<readonly string[]> {
+    await this.#ensure();
+    return this.#exportNames ?? [];
   }
 
   /** The bundle the instance runs (sha256 of its code), known after the first call. */
@@ -161,6 +176,7 @@ export class PluginInstance {
   }
 
   dispose(): void {
+    this.broker.close();
     this.#runtime?.dispose();
     this.broker.endScope();
   }

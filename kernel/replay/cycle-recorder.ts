@@ -9,7 +9,7 @@
  */
 import { RecordingTape } from '../broker/tape.ts';
 import type { PluginInstance } from '../plugins/plugin-instance.ts';
-import { errorLine } from '../errors.ts';
+import { errorLine, isKernelError } from '../errors.ts';
 import { scrubber, type Scrubber } from '../redact/secret-values.ts';
 import { scrubEffectText } from './effect-scrub.ts';
 import type { PathCodec } from './path-codec.ts';
@@ -25,9 +25,14 @@ export interface CycleHeader {
   limits: { cpu_seconds: number; wall_seconds: number };
 }
 
-/** `{"ok":value}` for a result, `{"err":"line"}` for a thrown error: what a call's outcome is compared by. */
+/**
+ * `{"ok":value}` for a result, `{"err":"line"}` for a thrown error: what a call's outcome is
+ * compared by. The line leaves out where in the plugin's code it was thrown (found through a
+ * source map a replaying machine may not have), so it depends on the bundle alone.
+ */
 export function resultText(outcome: { ok: unknown } | { err: unknown }): string {
-  return 'ok' in outcome ? JSON.stringify({ ok: outcome.ok ?? null }) : JSON.stringify({ err: errorLine(outcome.err) });
+  if ('ok' in outcome) return JSON.stringify({ ok: outcome.ok ?? null });
+  return JSON.stringify({ err: isKernelError(outcome.err) ? outcome.err.toBareLine() : errorLine(outcome.err) });
 }
 
 export class CycleRecorder {

@@ -17,6 +17,12 @@ const BASE64_FIELDS: Record<string, { args?: string[][]; answer?: string[][] }> 
   'fs.readFile': { answer: [[]] },
   'fs.writeFile': { args: [['base64']] },
   'net.fetch': { args: [['body']], answer: [['body']] },
+  // Streams and open files (chunks, reads and writes) carry their bytes as base64 too.
+  'fs.file.read': { answer: [[]] },
+  'fs.file.write': { args: [['base64']] },
+  'net.read': { answer: [[]] },
+  'run.read': { answer: [[]] },
+  'run.write': { args: [['base64']] },
 };
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });

@@ -16,15 +16,16 @@ import { existsSync } from 'node:fs';
 import { ReplayTape, type Effect } from '../broker/tape.ts';
 import type { BindingImplementations } from '../broker/ops/bindings.ts';
 import { bundleEntry, defaultCacheDir } from '../build/bundle.ts';
-import { CYCLE_EVENT } from '../../features/science-loop/budget/usage.ts';
+import { CYCLE_EVENT } from '../loop/cycle-event.ts';
 import { kernelError, isKernelError } from '../errors.ts';
 import { buildPersonaPlugin, personaPluginOptions, type PersonaPluginKind, type PersonaPluginOptions } from '../loop/plugin-options.ts';
 import { parseYaml, validateManifest } from '../manifest/load.ts';
-import { openBackend } from '../../features/persistence/open.ts';
-import type { PersistenceBackend } from '../contracts/persistence.ts';
+import type { PersistenceBackend, PersistenceProvider } from '../contracts/persistence.ts';
+import type { PersonaPaths } from '../loop/layout.ts';
+import { personaPaths } from '../loop/layout.ts';
 import { personaProfileSchema, type PersonaProfile } from '../personas/profile-schema.ts';
 import type { PluginInstance } from '../plugins/plugin-instance.ts';
-import { PLUGINS_DIR, scanPlugins, type LoadedPlugin } from '../plugins/registry.ts';
+import { PLUGINS_DIR, PluginRegistry, type LoadedPlugin } from '../plugins/registry.ts';
 import { sha256Digest } from '../storage/content-store.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
@@ -34,12 +35,24 @@ import { scrubEffectText } from './effect-scrub.ts';
 import { scrubber } from '../redact/secret-values.ts';
 import { INLINE_LIMIT, TRACE_FORMAT_VERSION, checkedTraceHash, traceSummarySchema, type TraceRecord, type TracedCall, type TracedText } from './trace-record.ts';
 import { TraceStore } from './trace-store.ts';
+import { traceSegmentsFor } from './trace-segments.ts';
+import { parseRollupLines } from '../history/index-entry.ts';
+import { readIndexEntries } from '../history/reader.ts';
+import { REPLAY_EPOCH_CYCLES } from '../loop/persona-runtime.ts';
 
 export interface ReplayOptions {
   stateDir: string;
   personaId: string;
+  /** the persistence feature (the persona's events are read through it) */
+  persistence: PersistenceProvider;
+  /** variables the composition gives the persona's plugins (as the loop does: the local ledger's path) */
+  pluginEnv?: (paths: PersonaPaths, profile: PersonaProfile) => Record<string, string>;
   /** one cycle; undefined replays every recorded cycle */
   cycle?: number;
+  /** the plugins to replay with (default: a scan of pluginsDir, else the built-in folder) */
+  registry?: PluginRegistry;
+  /** every recorded cycle from this one on (exclusive with `cycle`) */
+  fromCycle?: number;
   pluginsDir?: string;
   cacheDir?: string;
   /**
@@ -79,8 +92,10 @@ export interface ReplayReport {
   persona: string;
   /** cycles checked (the selection) */
   cycles: number;
-  /** earlier cycles replayed only to rebuild plugin state for a --cycle selection */
+  /** earlier cycles replayed only to rebuild plugin state for a --cycle or --from-cycle selection */
   warmup_cycles: number;
+  /** sealed segments read (event log, trace): a selection reads only those that can hold its cycles */
+  segments_read: { events: number; trace: number };
   calls: number;
   effects: number;
   /** cycle events without a trace (written before tracing existed): not replayable */
@@ -111,12 +126,52 @@ function recordingError(message: string, details: Record<string, unknown> = {}):
   throw kernelError('RTC_ERR_REPLAY_RECORDING', message, { details });
 }
 
-/** The persona's cycle events that carry a trace, in log order, each with its trace line. */
-function recordedCycles(backend: PersistenceBackend, personaDir: string, personaId: string, store: TraceStore): { cycles: RecordedCycle[]; unrecorded: number[] } {
+/**
+ * Cycles replayed before a selection to rebuild plugin state reach at most this far back: the
+ * loop builds fresh isolates every REPLAY_EPOCH_CYCLES cycles. A history where that did not
+ * hold (a plugin never rebuilt) is read from its start instead.
+ */
+const WARMUP_REACH = REPLAY_EPOCH_CYCLES;
+
+/**
+ * The first seq to read for cycles from `fromCycle` on: the first sealed segment whose rollup
+ * says it holds a cycle at or after it (cycle numbers grow with seq). Segments without a
+ * rollup are read, never skipped.
+ */
+function firstSeqFor(backend: PersistenceBackend, fromCycle: number): number {
+  const history = backend.events.history;
+  const entries = readIndexEntries(history);
+  const rollups = new Map(parseRollupLines(history.readRollups(1), history.rollupsLabel).map((r) => [r.segment, r.rollup as { last_cycle_number?: number | null } | undefined]));
+  for (const entry of entries) {
+    const last = rollups.get(entry.segment)?.last_cycle_number;
+    if (last === undefined || last === null || last >= fromCycle) return entry.first_seq;
+  }
+  return (entries.at(-1)?.last_seq ?? 0) + 1;
+}
+
+/**
+ * The persona's cycle events that carry a trace, in log order, each with its trace line.
+ * With `range`, only the segments (of the event log and of the trace) that can hold those
+ * cycles are read.
+ */
+function recordedCycles(backend: PersistenceBackend, store: TraceStore, range?: { fromCycle: number; toCycle: number }): { cycles: RecordedCycle[]; unrecorded: number[]; segmentsRead: { events: number; trace: number } } {
+  const { personaDir, personaId } = backend;
   const events = [];
-  for (const event of backend.events.read()) if (event.type === CYCLE_EVENT) events.push(event);
+  let eventSegments = 0;
+  {
+    const fromSeq = range ? firstSeqFor(backend, range.fromCycle) : 1;
+    const entries = readIndexEntries(backend.events.history);
+    eventSegments = entries.filter((e) => e.last_seq >= fromSeq).length;
+    for (const event of backend.events.readAfter(fromSeq - 1)) {
+      if (event.type !== CYCLE_EVENT) continue;
+      const cycle = Number(event.payload.cycle);
+      if (range && cycle > range.toCycle) break;
+      if (!range || cycle >= range.fromCycle) events.push(event);
+    }
+  }
   const byHash = new Map<string, TraceRecord>();
-  for (const { record } of store.read()) byHash.set(record.hash, record);
+  const traceSegments = traceSegmentsFor(store.history, range).length;
+  for (const { record } of store.read(range)) byHash.set(record.hash, record);
   const cycles: RecordedCycle[] = [];
   const unrecorded: number[] = [];
   for (const event of events) {
@@ -143,14 +198,11 @@ function recordedCycles(backend: PersistenceBackend, personaDir: string, persona
     }
     cycles.push({ cycle, seq: event.seq, trace });
   }
-  return { cycles, unrecorded };
+  return { cycles, unrecorded, segmentsRead: { events: eventSegments, trace: traceSegments } };
 }
 
-/**
- * Index of the first cycle to replay so that `target` sees the plugin state it had: the latest
- * cycle from which every plugin called up to the target was first called fresh.
- */
-function replayStart(personaId: string, cycles: readonly RecordedCycle[], target: number): number {
+/** The latest cycle at or before `target` from which every plugin called up to it was first called fresh, or -1. */
+function findStart(cycles: readonly RecordedCycle[], target: number): number {
   for (let start = target; start >= 0; start--) {
     const seen = new Set<string>();
     let ok = true;
@@ -163,6 +215,20 @@ function replayStart(personaId: string, cycles: readonly RecordedCycle[], target
     }
     if (ok) return start;
   }
+  return -1;
+}
+
+function canStart(cycles: readonly RecordedCycle[], target: number): boolean {
+  return target < 0 || findStart(cycles, target) >= 0;
+}
+
+/**
+ * Index of the first cycle to replay so that `target` sees the plugin state it had: the latest
+ * cycle from which every plugin called up to the target was first called fresh.
+ */
+function replayStart(personaId: string, cycles: readonly RecordedCycle[], target: number): number {
+  const start = findStart(cycles, target);
+  if (start >= 0) return start;
   return recordingError(`${personaId} cycle ${cycles[target]!.cycle}: no recorded cycle starts its plugins fresh, so their state cannot be rebuilt`);
 }
 
@@ -198,8 +264,11 @@ class Replayer {
 
   readonly #installed: boolean;
 
-  constructor(o: { store: TraceStore; stateDir: string; plugins: Map<string, LoadedPlugin>; shim: CompiledSource; cacheDir: string; installed: boolean }) {
+  readonly #pluginEnv: ReplayOptions['pluginEnv'];
+
+  constructor(o: { store: TraceStore; stateDir: string; plugins: Map<string, LoadedPlugin>; shim: CompiledSource; cacheDir: string; installed: boolean; pluginEnv: ReplayOptions['pluginEnv'] }) {
     this.#installed = o.installed;
+    this.#pluginEnv = o.pluginEnv;
     this.#store = o.store;
     this.#codec = pathCodec(o.stateDir);
     this.#stateDir = o.stateDir;
@@ -219,10 +288,12 @@ class Replayer {
   }
 
   #options(trace: TraceRecord): PersonaPluginOptions {
+    const profile = this.#profile(trace.profile, trace.persona);
     return personaPluginOptions({
       stateDir: this.#stateDir,
-      profile: this.#profile(trace.profile, trace.persona),
+      profile,
       hostEnv: {},
+      extraEnv: this.#pluginEnv?.(personaPaths(this.#stateDir, profile.id), profile) ?? {},
       limits: { cpu_seconds_per_cycle: trace.limits.cpu_seconds, wall_seconds_per_cycle: trace.limits.wall_seconds },
       shim: this.#shim,
       bindings: NO_BINDINGS,
@@ -353,20 +424,37 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
   if (!existsSync(personaDir)) {
     recordingError(`${options.personaId}: no such persona in ${options.stateDir}`, { persona: options.personaId });
   }
+  const registry = options.registry ?? PluginRegistry.scan(options.pluginsDir ?? PLUGINS_DIR);
   // A backend that keeps the trace itself (postgres) is read for the whole replay.
-  const backend = await openBackend(personaDir, undefined, { readonly: true, personaId: options.personaId, ...(options.dsn ? { dsn: options.dsn } : {}) });
+  const backend = await options.persistence.open(personaDir, undefined, { readonly: true, personaId: options.personaId, registry, ...(options.dsn ? { dsn: options.dsn } : {}) });
   try {
-    const store = new TraceStore(personaDir, backend.trace);
-    return await replayWith(options, store, recordedCycles(backend, personaDir, options.personaId, store));
+    return await replayWith(options, backend, new TraceStore(personaDir, { readonly: true, ...(backend.trace ? { storage: backend.trace } : {}) }), registry);
   } finally {
     await backend.close();
   }
 }
 
-async function replayWith(options: ReplayOptions, store: TraceStore, { cycles, unrecorded }: { cycles: RecordedCycle[]; unrecorded: number[] }): Promise<ReplayReport> {
+async function replayWith(options: ReplayOptions, backend: PersistenceBackend, store: TraceStore, registry: PluginRegistry): Promise<ReplayReport> {
   const stateDir = path.resolve(options.stateDir);
+  const target = options.cycle ?? options.fromCycle;
+  const range = target === undefined ? undefined : { fromCycle: Math.max(1, target - WARMUP_REACH), toCycle: options.cycle ?? Number.MAX_SAFE_INTEGER };
+  let { cycles, unrecorded, segmentsRead } = recordedCycles(backend, store, range);
+  // A plugin that was never rebuilt within the reach (the epoch rule makes that rare): read from the start.
+  if (range && target !== undefined && cycles.length > 0 && !canStart(cycles, cycles.findIndex((c) => c.cycle >= target))) {
+    ({ cycles, unrecorded, segmentsRead } = recordedCycles(backend, store, { fromCycle: 1, toCycle: range.toCycle }));
+  }
   let first = 0;
   let last = cycles.length - 1;
+  if (options.fromCycle !== undefined) {
+    const at = cycles.findIndex((c) => c.cycle >= options.fromCycle!);
+    if (at < 0) {
+      const span = cycles.length > 0 ? `recorded cycles end at ${cycles.at(-1)!.cycle}` : 'no cycle is recorded';
+      recordingError(`${options.personaId} cycle ${options.fromCycle}: nothing to replay from there (${span})`, { cycle: options.fromCycle });
+    }
+    first = replayStart(options.personaId, cycles, at);
+    // warm-up runs to the selection's first cycle; every cycle from it on is checked
+    last = cycles.length - 1;
+  }
   if (options.cycle !== undefined) {
     const at = cycles.findIndex((c) => c.cycle === options.cycle);
     if (at < 0) {
@@ -379,7 +467,7 @@ async function replayWith(options: ReplayOptions, store: TraceStore, { cycles, u
   }
   const selected = cycles.slice(first, last + 1);
   const cacheDir = options.cacheDir ?? defaultCacheDir();
-  const plugins = new Map(scanPlugins(options.pluginsDir ?? PLUGINS_DIR).plugins.map((p) => [p.manifest.id, p]));
+  const plugins = new Map(registry.list().map((p) => [p.manifest.id, p]));
   const used = new Map<string, Set<string>>();
   for (const c of selected) for (const call of callsOf(c)) (used.get(call.plugin) ?? used.set(call.plugin, new Set()).get(call.plugin)!).add(call.bundle);
   const changed = await bundleChanges(used, plugins, cacheDir);
@@ -388,10 +476,12 @@ async function replayWith(options: ReplayOptions, store: TraceStore, { cycles, u
       `${options.personaId}: plugin ${change.plugin} ${change.installed ? `changed since the recording (recorded bundle ${change.recorded.slice(0, 19)}…, installed ${change.installed.slice(0, 19)}…)` : `is no longer installed (recorded bundle ${change.recorded.slice(0, 19)}…)`}; replaying ${options.installed ? 'the installed code' : 'the recorded bundle'}`,
     );
   }
+  const selectionStart = options.fromCycle !== undefined ? cycles.findIndex((c) => c.cycle >= options.fromCycle!) : options.cycle !== undefined ? last : first;
   const report: ReplayReport = {
     persona: options.personaId,
     cycles: 0,
     warmup_cycles: 0,
+    segments_read: segmentsRead,
     calls: 0,
     effects: 0,
     unrecorded,
@@ -399,12 +489,12 @@ async function replayWith(options: ReplayOptions, store: TraceStore, { cycles, u
     divergence: null,
     ok: true,
   };
-  const replayer = new Replayer({ store, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false });
+  const replayer = new Replayer({ store, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false, pluginEnv: options.pluginEnv });
   try {
     for (const [i, c] of selected.entries()) {
       report.divergence = c.trace ? await replayer.cycle(c.trace, c.trace.hash) : null;
       if (report.divergence) break;
-      if (options.cycle !== undefined && first + i < last) report.warmup_cycles += 1;
+      if (first + i < selectionStart) report.warmup_cycles += 1;
       else report.cycles += 1;
     }
   } finally {

@@ -6,13 +6,25 @@
  * A kill between a trace line and its event leaves a line no event points to; the next run
  * writes that cycle again, and replay takes the line whose hash the event names. A line torn
  * by a kill is saved aside (`cycles.jsonl.torn-<offset>`) and cut before the next append.
+ *
+ * The trace seals into segments with the event log (kernel/history): `cycles.jsonl` is the
+ * open segment; `trace/segments/NNNNNN.jsonl.gz` the sealed ones, indexed in
+ * `trace/index.jsonl` with the cycles each holds; every segment after the first opens with a
+ * header line (trace-segments.ts) recording the digest and last hash of the one before, and
+ * the event log's `log_segment` header records the trace segment sealed with it, so the
+ * event chain covers the trace's segments too. Reading a cycle range reads only the segments
+ * that hold it.
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, ftruncateSync, writeSync, fdatasyncSync, constants } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, ftruncateSync, statSync, writeSync, fdatasyncSync, constants } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
 import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
 import { contentStore, sha256Digest, type ContentStore } from '../storage/content-store.ts';
 import { INLINE_LIMIT, checkedTraceHash, traceRecordSchema, type TraceRecord, type TracedText } from './trace-record.ts';
+import { fileHistoryStorage } from '../history/file-storage.ts';
+import type { HistoryStorage } from '../history/storage.ts';
+import { isTraceHeader, openTraceIndex, sealTrace, traceSegmentsFor, type TraceSealed } from './trace-segments.ts';
+import { decompressSegment } from '../history/seal.ts';
 import { openRegular } from '../storage/safe-read.ts';
 
 export const TRACE_DIR = 'trace';
@@ -42,16 +54,72 @@ export class TraceStore {
   readonly personaDir: string;
   readonly file: string;
   readonly blobs: ContentStore;
-  readonly #storage: TraceStorage | undefined;
+  /** sealed trace segments, their index and their stubs (kernel/history) */
+  readonly history: HistoryStorage;
   #fd: number | undefined;
   readonly #stored = new Set<string>();
 
-  /** The trace in the persona folder, or in `storage` when the persona's backend keeps it. */
-  constructor(personaDir: string, storage?: TraceStorage) {
+  readonly #storage: TraceStorage | undefined;
+
+  /**
+   * The trace in the persona folder, or in `options.storage` when the persona's backend keeps
+   * it (postgres: rows, one open segment that is never sealed; the folder's history is empty).
+   */
+  constructor(personaDir: string, options: { readonly?: boolean; storage?: TraceStorage } = {}) {
     this.personaDir = personaDir;
-    this.#storage = storage;
-    this.file = storage?.location ?? path.join(personaDir, TRACE_FILE);
-    this.blobs = storage?.blobs ?? contentStore(path.join(personaDir, TRACE_DIR, 'blobs'), { base: personaDir, code: 'RTC_ERR_REPLAY_RECORDING', what: 'a recorded blob' });
+    this.#storage = options.storage;
+    this.file = options.storage?.location ?? path.join(personaDir, TRACE_FILE);
+    this.blobs = options.storage?.blobs ?? contentStore(path.join(personaDir, TRACE_DIR, 'blobs'), { base: personaDir, code: 'RTC_ERR_REPLAY_RECORDING', what: 'a recorded blob' });
+    this.history = fileHistoryStorage({ dir: path.join(personaDir, TRACE_DIR), label: `${path.basename(personaDir)}/${TRACE_DIR}`, ...(options.readonly || options.storage ? { readonly: true } : {}) });
+  }
+
+  /**
+   * Seals the open trace segment when it holds records (the loop calls it when the event log
+   * seals): what the event log's header then records. Undefined when there was nothing to seal.
+   */
+  async seal(): Promise<TraceSealed | undefined> {
+    if (this.#storage) return undefined;
+    this.close();
+    return sealTrace(this.file, this.history, (text, where) => this.checkLines(text, where));
+  }
+
+  /**
+   * Completes a seal a crash cut short: the open segment is already stored as a sealed one
+   * but the open file was not replaced yet. Call before the first append after a start.
+   */
+  async recover(): Promise<TraceSealed | undefined> {
+    if (this.#storage) return undefined;
+    const index = openTraceIndex(this.file);
+    if (!this.history.list().segments.some((s) => s.index === index && !s.archived)) return undefined;
+    return this.seal();
+  }
+
+  /** Digests this store stored in this process (bundles, profiles): a blob collection keeps them. */
+  keptDigests(): ReadonlySet<string> {
+    return this.#stored;
+  }
+
+  /** The open segment's records only. */
+  readOpen(): TraceLine[] {
+    if (this.#storage) return this.checkLines([...this.#storage.lines(), ''].join('\n'), this.#where());
+    let text: string;
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw kernelError('RTC_ERR_REPLAY_RECORDING', `${this.#where()}: ${(error as Error).message}`);
+    }
+    return this.checkLines(text, this.#where());
+  }
+
+  /** Size of the open trace segment in bytes. */
+  openBytes(): number {
+    if (this.#storage) return 0;
+    try {
+      return statSync(this.file).size;
+    } catch {
+      return 0;
+    }
   }
 
   /** A text as written in a trace: inline, or stored by digest when large. */
@@ -129,24 +197,27 @@ export class TraceStore {
    * (no event can point to it); anything else that does not check out is an error naming
    * the line.
    */
-  read(): TraceLine[] {
-    let lines: string[];
-    if (this.#storage) {
-      lines = [...this.#storage.lines(), ''];
-    } else {
-      let text: string;
-      try {
-        text = readFileSync(this.file, 'utf8');
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-        throw kernelError('RTC_ERR_REPLAY_RECORDING', `${this.#where()}: ${(error as Error).message}`);
+  read(range?: { fromCycle: number; toCycle: number }): TraceLine[] {
+    const out: TraceLine[] = [];
+    // Sealed segments first (those that may hold the range), then the open one.
+    for (const segment of traceSegmentsFor(this.history, range)) {
+      if (segment.archived) {
+        throw kernelError('RTC_ERR_HISTORY_ARCHIVED', `${segment.name}: trace segment ${segment.index} is archived in ${segment.archived.archive.path}; restore it with "runtimectl archive restore" to replay its cycles`, { details: { file: segment.name } });
       }
-      lines = text.split('\n');
+      out.push(...this.checkLines(decompressSegment(this.history.readSealed(segment.index), segment.name).toString('utf8'), segment.name));
     }
+    out.push(...this.readOpen());
+    return out;
+  }
+
+  /** Every complete record line of a segment's text, checked; header lines are checked and left out. */
+  checkLines(text: string, whereFile: string): TraceLine[] {
+    const lines = text.split('\n');
     const out: TraceLine[] = [];
     // the last element is '' after a final newline, or a torn line: neither is a record
     for (let i = 0; i < lines.length - 1; i++) {
-      const where = `${this.#where()}:${i + 1}`;
+      const where = `${whereFile}:${i + 1}`;
+      if (i === 0 && isTraceHeader(lines[0]!, where)) continue;
       let raw: unknown;
       try {
         raw = JSON.parse(lines[i]!);

@@ -17,7 +17,6 @@ export type { ReviewEvent, Refusal, SubmitOutcome, Decision } from './operations
 export type { ApplyOutcome } from './apply.ts';
 export { memoryBlock } from './apply.ts';
 export { reviewPaths, proposalId, parseProposalId, PROPOSAL_LOG_RELATIVE, LONG_TERM_MEMORY_RELATIVE, type ReviewPaths } from './paths.ts';
-export { checkReviewState, proposalsVerifyCheck } from '../../features/review/verify-check.ts';
 export { reviewStorage, fileReviewStorage, configuredBackend, type ReviewStorage, type ReviewBackend } from './storage.ts';
 export { checkRatification, checkSignature, checkEvidence, signDecision, proposalDigest, decisionMessage, type RatifyContext, type RatificationVerdict } from './ratify.ts';
 export { evidenceDigest } from './evidence.ts';

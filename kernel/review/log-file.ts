@@ -13,6 +13,7 @@ import { syncDirectory } from '../events/repair.ts';
 import { describeProblem, scanEventLog, type TornTail } from '../events/scan.ts';
 import { redactRecord } from '../redact/index.ts';
 import { emptyQueueState, ImpossibleRecord, reduce, type QueueState } from './state.ts';
+import { stateBeforeOpen } from './log-history.ts';
 import { openRegular } from '../storage/safe-read.ts';
 
 /** One record as written and as read back. */
@@ -39,7 +40,9 @@ export interface ReadLog {
  * queue's state does not allow. A missing file is an empty queue.
  */
 export function readProposalLog(file: string, persona: string, displayName: string = file): ReadLog {
-  const state = emptyQueueState(persona, GENESIS_HASH);
+  // After a seal the open segment starts with a header: the state before it comes from the
+  // review checkpoint (or every sealed segment), so a change replays only the open segment.
+  const state = stateBeforeOpen(file, persona, displayName);
   let torn: TornTail | undefined;
   let lastLineStart = 0;
   let lines = 0;

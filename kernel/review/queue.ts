@@ -11,16 +11,20 @@
  * Times are logical epoch milliseconds supplied by the caller (`now`); the queue never
  * reads a clock, so the same inputs give the same log, byte for byte.
  */
-import { openBackend } from '../../features/persistence/open.ts';
-import type { PersistenceBackend } from '../contracts/persistence.ts';
-import { DEFAULT_BACKEND_NAME } from '../../features/persistence/config-schema.ts';
+import type { PersistenceBackend, PersistenceProvider } from '../contracts/persistence.ts';
+import { DEFAULT_BACKEND_NAME } from '../storage/persistence-config-schema.ts';
 import { applyAcceptedIn, type ApplyOutcome } from './apply.ts';
 import type { RatifyContext } from './ratify.ts';
 import { decideIn, expireDueIn, findProposal, submitIn, toEvents, type Decision, type ReviewEvent, type SubmitOutcome } from './operations.ts';
 import { reviewPaths, type ReviewPaths } from './paths.ts';
 import { DEFAULT_REVIEW_POLICY, parseReviewPolicy, type ReviewPolicy } from './policy.ts';
 import { OPEN_STATES, type ProposalInput, type ProposalState } from './records.ts';
-import { withReviewSession, type ReviewSession } from './session.ts';
+import { forgetReplayCache, withReviewSession, type ReviewSession } from './session.ts';
+import { withExclusiveLock } from './lock.ts';
+import { readProposalLog } from './log-file.ts';
+import { sealProposalLog, type ReviewSealPolicy } from './log-history.ts';
+import { displayName } from './paths.ts';
+import type { SegmentIndexEntry } from '../history/index-entry.ts';
 import { configuredBackend, reviewStorage, type ReviewBackend, type ReviewStorage } from './storage.ts';
 import { unappliedAccepted, type Proposal, type QueueState } from './state.ts';
 
@@ -72,12 +76,12 @@ export class ReviewQueue {
    * keeps the queue's own files, so nothing is opened; any other backend is opened here
    * (read-only when `readonly`) and released by close().
    */
-  static async open(personaDir: string, options: Omit<ReviewQueueOptions, 'backend'> & { readonly?: boolean } = {}): Promise<ReviewQueue> {
+  static async open(personaDir: string, persistence: PersistenceProvider, options: Omit<ReviewQueueOptions, 'backend'> & { readonly?: boolean } = {}): Promise<ReviewQueue> {
     const { readonly, ...rest } = options;
     const paths = reviewPaths(personaDir);
     const name = configuredBackend(paths.personaDir);
     if (name === DEFAULT_BACKEND_NAME) return new ReviewQueue(personaDir, rest);
-    const backend = await openBackend(paths.personaDir, name, { readonly: readonly ?? false, personaId: paths.persona });
+    const backend = await persistence.open(paths.personaDir, name, { readonly: readonly ?? false, personaId: paths.persona });
     try {
       const queue = new ReviewQueue(personaDir, { ...rest, backend });
       queue.#owned = backend;
@@ -160,6 +164,27 @@ export class ReviewQueue {
     return findProposal(this.read(), id);
   }
 
+  /**
+   * Seals the proposal log into a segment when it is due by `policy` (history.yaml's segment
+   * size and rotation; log-history.ts), under the queue's lock. The file storage only: a
+   * backend that keeps the records elsewhere (sqlite) keeps them as rows.
+   */
+  sealLog(policy: ReviewSealPolicy, now: number): SegmentIndexEntry | undefined {
+    if (this.#storage.kind !== 'file' || !this.#storage.hasRecords()) return undefined;
+    return withExclusiveLock(
+      this.paths.lock,
+      displayName(this.paths),
+      () => {
+        const read = readProposalLog(this.paths.log, this.paths.persona, displayName(this.paths));
+        if (read.torn) return undefined;
+        const entry = sealProposalLog(this.paths.log, this.paths.persona, read.state, policy, now);
+        if (entry) forgetReplayCache(this.#storage.location);
+        return entry;
+      },
+      this.#lockWaitMs,
+    );
+  }
+
   /** Accepted proposals not yet applied, in acceptance order: what the next cycle boundary will apply. */
   pendingEffects(): Proposal[] {
     return unappliedAccepted(this.read());
@@ -207,9 +232,9 @@ export function openReviewQueue(personaDir: string, options: ReviewQueueOptions 
   return new ReviewQueue(personaDir, options);
 }
 
-/** The persona's queue over its configured persistence backend; call close() when done. */
-export function openPersonaReviewQueue(personaDir: string, options: Omit<ReviewQueueOptions, 'backend'> & { readonly?: boolean } = {}): Promise<ReviewQueue> {
-  return ReviewQueue.open(personaDir, options);
+/** The persona's queue over its configured persistence backend (opened through `persistence`); call close() when done. */
+export function openPersonaReviewQueue(personaDir: string, persistence: PersistenceProvider, options: Omit<ReviewQueueOptions, 'backend'> & { readonly?: boolean } = {}): Promise<ReviewQueue> {
+  return ReviewQueue.open(personaDir, persistence, options);
 }
 
 /** The loop's call at the start of each cycle (with the persona's opened backend). */

@@ -8,6 +8,7 @@
  * A proposal's state is never stored as a field to edit: it is what replaying these
  * records gives (kernel/review/state.ts).
  */
+import { segmentHeaderSchema } from '../events/segment-header.ts';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -30,6 +31,8 @@ export const RECORD_TYPES = {
   applying: 'proposal_applying',
   applied: 'proposal_applied',
   repaired: 'log_repaired',
+  /** the header that opens each segment after the first (kernel/history): no change to any proposal */
+  segment: 'log_segment',
 } as const;
 
 /** The latest logical time we accept: the last millisecond of year 9999, so `at` stays ISO. */
@@ -226,6 +229,7 @@ export const PAYLOAD_SCHEMAS: Record<string, z.ZodType> = {
   [RECORD_TYPES.applying]: applyingSchema,
   [RECORD_TYPES.applied]: appliedSchema,
   [RECORD_TYPES.repaired]: repairedSchema,
+  [RECORD_TYPES.segment]: segmentHeaderSchema,
 };
 
 /** What a caller submits; the queue adds id, persona, times and (for file changes) the digest. */

@@ -46,6 +46,11 @@ export interface ReviewSession {
  */
 const caches = new Map<string, ReplayCache>();
 
+/** Drops this thread's cursor for a log whose file was replaced (a seal): the next change reads it afresh. */
+export function forgetReplayCache(location: string): void {
+  caches.delete(location);
+}
+
 function cacheFor(location: string): ReplayCache {
   let cache = caches.get(location);
   if (!cache) caches.set(location, (cache = {}));

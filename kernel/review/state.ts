@@ -114,6 +114,7 @@ export function reduce(state: QueueState, record: { seq: number; type: string; h
       applied(state, parsed.data as AppliedRecord, seq);
       break;
     case RECORD_TYPES.repaired:
+    case RECORD_TYPES.segment:
       break;
     default:
       throw new ImpossibleRecord(`unknown record type "${record.type}"`);

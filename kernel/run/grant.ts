@@ -29,6 +29,11 @@ export function kernelFilesOf(cacheDir: string): KernelFiles {
   return { noWrite: [...new Set([cacheDir, real])], secret: [key] };
 }
 
+function quotaOf(quota: WriteQuotaLimits | WriteQuota | undefined): WriteQuota | null {
+  if (quota === undefined) return null;
+  return quota instanceof WriteQuota ? quota : new WriteQuota(quota);
+}
+
 export function brokerContext(options: {
   subject: string;
   layers: PermissionLayer[];
@@ -39,10 +44,12 @@ export function brokerContext(options: {
   audit?: (event: AuditEvent) => void;
   tape?: Tape;
   sources?: WorldSources;
+  mainModule?: string;
+  execPath?: string;
   /** the build cache of the kernel this context serves: out of every grant's reach */
   cacheDir?: string;
-  /** what the run may add to the disk (write-quota.ts); none: no quota */
-  writeQuota?: WriteQuotaLimits;
+  /** what the run may add to the disk (write-quota.ts): its limits, or an account shared with other modules of one run; none: no quota */
+  writeQuota?: WriteQuotaLimits | WriteQuota;
   /** told of each `run` name of the first (request) layer that resolves to nothing, as Deno says at start */
   warn?: (line: string) => void;
 }): BrokerContext {
@@ -62,10 +69,12 @@ export function brokerContext(options: {
     maxResponseBytes: options.limits.transferBytes,
     // half the wall limit, so a stalled server is a TypeError the script can catch before its time is up
     netTimeoutMs: Math.max(1, Math.min(Math.floor(options.limits.wallMs / 2), NET_IDLE_MAX_MS)),
-    scope: new RunScope(scopeLimits(options.limits.transferBytes), options.writeQuota ? new WriteQuota(options.writeQuota) : null),
+    scope: new RunScope(scopeLimits(options.limits.transferBytes), quotaOf(options.writeQuota)),
     ...(options.cacheDir ? { kernelFiles: kernelFilesOf(options.cacheDir) } : {}),
     audit: options.audit ?? (() => undefined),
     ...(options.tape ? { tape: options.tape } : {}),
     ...(options.sources ? { sources: options.sources } : {}),
+    ...(options.mainModule ? { mainModule: options.mainModule } : {}),
+    ...(options.execPath ? { execPath: options.execPath } : {}),
   };
 }

@@ -4,19 +4,17 @@
  * isolate, or an isolate inside a warm sandbox host process. One runner can serve many
  * runs and keeps its process pool warm between them.
  */
-import { existsSync, statSync } from 'node:fs';
-import path from 'node:path';
-import { bundleEntry, defaultCacheDir } from '../build/bundle.ts';
-import { isKernelError, kernelError, type KernelError } from '../errors.ts';
+import { defaultCacheDir } from '../build/bundle.ts';
+import { mapUncaughtReport } from '../build/stack-remap.ts';
+import { isKernelError, type KernelError } from '../errors.ts';
 import type { AuditEvent } from '../broker/op.ts';
-import { CapabilityBroker } from '../broker/broker.ts';
-import { loadSandboxProfile, type Limits, type SandboxProfile } from '../manifest/sandbox-profile.ts';
-import { flagsLayer } from '../permissions/parse-flags.ts';
+import type { CapabilityBroker } from '../broker/broker.ts';
+import type { Limits, SandboxProfile } from '../manifest/sandbox-profile.ts';
 import { assertNodeFlags } from '../node-flags.ts';
 import { IsolateRuntime, type CompiledSource, type RunOutcome, type Usage } from '../../sandboxes/isolate/isolate-runtime.ts';
-import { loadShim, withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
+import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import { ProcessPool } from '../../sandboxes/pool/process-pool.ts';
-import { brokerContext, profileLayer } from './grant.ts';
+import { prepareModule } from './prepare.ts';
 import type { ScriptRunRequest, ScriptRunResult } from './script-run-types.ts';
 
 export interface ScriptRunnerOptions {
@@ -46,9 +44,6 @@ export class ScriptRunner {
 
   async run(request: ScriptRunRequest): Promise<ScriptRunResult> {
     const started = performance.now();
-    const profile = loadSandboxProfile(request.profile ?? 'default');
-    const limits: Limits = { ...profile.limits, ...definedOnly(request.limits ?? {}) };
-    const file = path.resolve(request.cwd, request.file);
     const stdout: string[] = [];
     const stderr: string[] = [];
     let broker: CapabilityBroker | undefined;
@@ -68,47 +63,32 @@ export class ScriptRunner {
       stderr.push(`error: ${error.code}: ${error.message}\n`);
       return finish({ exitCode: 1, error: { name: error.name, message: error.message, code: error.code } }, { cpuMs: 0, wallMs: performance.now() - started, heapBytes: 0 });
     };
-
-    if (!existsSync(file) || !statSync(file).isFile()) {
-      return failed(kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `module not found: ${request.file}`));
-    }
-    let bundle;
+    let prepared;
     try {
-      bundle = await bundleEntry(file, this.cacheDir);
+      prepared = await prepareModule({ ...request, cacheDir: this.cacheDir, audit: this.#options.audit, warn: (line) => stderr.push(line) });
     } catch (error) {
       if (isKernelError(error)) return failed(error);
       throw error;
     }
-    const source = withCodeCache(bundle.code, bundle.digest, `file://${file}`, this.cacheDir);
-    const layers = [flagsLayer(request.permissionFlags, request.cwd), profileLayer(profile, request.cwd)];
-    broker = new CapabilityBroker(
-      brokerContext({
-        subject: `script:${path.basename(file)}`,
-        layers,
-        cwd: request.cwd,
-        env: request.env,
-        profile,
-        limits,
-        audit: this.#options.audit,
-        cacheDir: this.cacheDir,
-        warn: (line) => stderr.push(line),
-        ...(request.writeQuota ? { writeQuota: request.writeQuota } : {}),
-      }),
-    );
-    // A script's subprocesses run in the OS sandbox from its flags; the kernel's cache stays hidden even under -A.
-    broker.context.os = { mode: 'required', hide: [this.cacheDir] };
-    const onOutput = (fd: 1 | 2, text: string): void => void (fd === 1 ? stdout : stderr).push(text);
+    const { profile, limits, source, mapper } = prepared;
+    broker = prepared.broker;
+    // The uncaught-error report is one write: its frames are mapped to the script's own lines.
+    const onOutput = (fd: 1 | 2 | 3, text: string): void => {
+      if (fd !== 3) (fd === 1 ? stdout : stderr).push(fd === 2 && text.startsWith('error: Uncaught') ? mapUncaughtReport(mapper, text) : text);
+    };
 
     try {
       if (profile.tier === 'in-process') {
-        return await this.#runInProcess(source, profile, limits, request, broker, onOutput, finish);
+        return await this.#runInProcess(source, profile, limits, request, prepared.broker, onOutput, finish);
       }
       const { outcome, usage } = await this.#poolFor().run({ source, limits, webAssembly: profile.webAssembly, args: request.args, rssCapMb: profile.rssCapMb ?? 512, ops: broker, onOutput });
       if (outcome.limit && !stderr.join('').includes(outcome.limit.code)) stderr.push(`error: ${outcome.limit.code}: ${outcome.limit.message}\n`);
       return finish(outcome, usage);
     } finally {
-      // Nothing the run started outlives it: fetches in flight are aborted, subprocess groups killed.
+      // Nothing the run started outlives it: fetches in flight are aborted, subprocess groups
+      // killed, and the files, children and fetch bodies the script left open are closed.
       broker.endScope();
+      broker.close();
     }
   }
 
@@ -141,10 +121,6 @@ export class ScriptRunner {
   async close(): Promise<void> {
     await this.#pool?.close();
   }
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function round(ms: number): number {

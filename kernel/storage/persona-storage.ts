@@ -6,11 +6,13 @@
  * RTC_ERR_PERSISTENCE_PATH_ESCAPE. Persistence backends do not get these: they are isolated
  * plugins and reach storage only through the storage bindings (kernel/persistence).
  */
-import { resolveInsidePersona } from './persona-path.ts';
+import { resolveInside } from './path-guard.ts';
 
 export { appendFileDurably, replaceFileDurably, replaceFileDurablyAsync, type ReplaceOptions } from './durable-files.ts';
 
-/** resolveInsidePersona with the persistence error code. */
+const PERSISTENCE_VOICE = { code: 'RTC_ERR_PERSISTENCE_PATH_ESCAPE', what: 'persistence path' } as const;
+
+/** The path guard with the persistence error code. */
 export function guardPath(personaDir: string, relative: string): string {
-  return resolveInsidePersona(personaDir, relative, { code: 'RTC_ERR_PERSISTENCE_PATH_ESCAPE', what: 'persistence path' });
+  return resolveInside(PERSISTENCE_VOICE, personaDir, relative);
 }

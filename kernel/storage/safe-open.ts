@@ -16,7 +16,7 @@
  */
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, statSync, lstatSync, writeSync, type Stats } from 'node:fs';
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NONBLOCK, O_NOCTTY, O_NOFOLLOW } = constants;
+const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NONBLOCK, O_NOCTTY, O_NOFOLLOW } = constants;
 
 export type UnsafeFileReason = 'not-regular' | 'too-large' | 'changed';
 
@@ -57,12 +57,12 @@ export interface OpenOptions {
   noFollow?: boolean;
   /** what the caller already stat'ed at this path (saves a stat) */
   stats?: Stats;
-  /** also accept these non-regular files (e.g. /dev/null); they must never block */
+  /** also accept these non-regular files (e.g. /dev/null, or a folder opened to be stat'ed); they must never block */
   acceptDevice?: (s: Stats) => boolean;
 }
 
 function refuseKind(file: string, s: Stats, accept: OpenOptions['acceptDevice'], doing: string): void {
-  if (s.isDirectory()) throw errno('EISDIR', file);
+  if (s.isDirectory() && !accept?.(s)) throw errno('EISDIR', file);
   if (!s.isFile() && !accept?.(s)) throw new UnsafeFileError('not-regular', file, fileKind(s), `${file} is a ${fileKind(s)}, not a regular file: the kernel ${doing} only regular files`);
 }
 
@@ -71,6 +71,36 @@ function sameFile(fd: number, file: string, before: Stats, accept: OpenOptions['
   if (after.dev !== before.dev || after.ino !== before.ino) throw new UnsafeFileError('changed', file, fileKind(after), `${file} was replaced while it was being opened`);
   refuseKind(file, after, accept, doing);
   return after;
+}
+
+export interface OpenedFile {
+  fd: number;
+  /** what the descriptor is (fstat) */
+  stats: Stats;
+}
+
+/**
+ * Opens a regular file (or an accepted device) to keep its descriptor (Deno.open, copyFile):
+ * `flags` is the access mode plus O_APPEND; O_NONBLOCK and O_NOCTTY are always added. An
+ * existing file is checked before the open and again on the descriptor (same inode); with
+ * `create` the file must not exist and is made with O_EXCL|O_NOFOLLOW. Never O_TRUNC: a
+ * caller truncates once the descriptor is checked.
+ */
+export function openRegularFile(file: string, flags: number, options: OpenOptions & { create?: boolean; mode?: number } = {}): OpenedFile {
+  if (options.create) {
+    const fd = openSync(file, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, options.mode ?? 0o666);
+    return { fd, stats: fstatSync(fd) };
+  }
+  const doing = flags & (O_WRONLY | O_RDWR) ? 'writes' : 'reads';
+  const before = options.stats ?? (options.noFollow ? lstatSync(file) : statSync(file));
+  refuseKind(file, before, options.acceptDevice, doing);
+  const fd = openSync(file, flags | O_NONBLOCK | O_NOCTTY | (options.noFollow ? O_NOFOLLOW : 0));
+  try {
+    return { fd, stats: sameFile(fd, file, before, options.acceptDevice, doing) };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
 }
 
 /**
@@ -121,23 +151,9 @@ export interface WriteOptions extends OpenOptions {
  * one is created with O_EXCL|O_NOFOLLOW, so a link planted in its place is never followed.
  */
 export function writeRegularFile(file: string, data: Uint8Array, options: WriteOptions): void {
-  let fd: number;
-  let truncate = false;
-  if (options.create) {
-    fd = openSync(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | (options.append ? O_APPEND : 0), options.mode ?? 0o666);
-  } else {
-    const before = options.stats ?? (options.noFollow ? lstatSync(file) : statSync(file));
-    refuseKind(file, before, options.acceptDevice, 'writes');
-    fd = openSync(file, O_WRONLY | O_NONBLOCK | O_NOCTTY | (options.append ? O_APPEND : 0) | (options.noFollow ? O_NOFOLLOW : 0));
-    try {
-      truncate = sameFile(fd, file, before, options.acceptDevice, 'writes').isFile() && !options.append;
-    } catch (error) {
-      closeSync(fd);
-      throw error;
-    }
-  }
+  const { fd, stats } = openRegularFile(file, O_WRONLY | (options.append ? O_APPEND : 0), options);
   try {
-    if (truncate) ftruncateSync(fd, 0);
+    if (!options.create && stats.isFile() && !options.append) ftruncateSync(fd, 0);
     let offset = 0;
     while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
   } finally {

@@ -14,11 +14,11 @@
  */
 import { mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { STATE_DIR_ENV } from '../../features/science-loop/budget/env.ts';
 import { kernelError } from '../errors.ts';
 import { didYouMean } from '../suggest.ts';
 
-export { STATE_DIR_ENV };
+/** The variable naming the state directory when --state-dir is not given. */
+export const STATE_DIR_ENV = 'SCIDEX_AGENT_STATE_DIR';
 
 export interface StateDirChoice {
   /** as the user gave it (flag, env or the default), for messages */

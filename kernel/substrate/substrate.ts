@@ -23,7 +23,7 @@ import { bundleEntry, defaultCacheDir, sha256 } from '../build/bundle.ts';
 import { isKernelError, kernelError } from '../errors.ts';
 import { canonicalJson } from '../events/canonical.ts';
 import { replaceFileDurably } from '../storage/persona-storage.ts';
-import { PLUGINS_DIR, scanPlugins, type LoadedPlugin } from '../plugins/registry.ts';
+import { PLUGINS_DIR, PluginRegistry, type LoadedPlugin } from '../plugins/registry.ts';
 import { KERNEL_VERSION } from '../version.ts';
 
 export const SUBSTRATE_FILE = 'substrate.json';
@@ -61,6 +61,8 @@ export type BundleRecord = z.output<typeof bundleSchema>;
 export interface SubstrateOptions {
   /** Where the plugins are (tests); defaults to the repository's plugins/. */
   pluginsDir?: string;
+  /** The plugins as this start resolved them (the whole search path); wins over pluginsDir. */
+  registry?: PluginRegistry;
   /** Bundle cache (tests); defaults to the kernel's. */
   cacheDir?: string;
   now?: () => Date;
@@ -80,12 +82,16 @@ export async function pluginBundleRecord(plugin: LoadedPlugin, cacheDir: string 
 
 /** The substrate as it is now (nothing written). */
 export async function currentSubstrate(options: SubstrateOptions = {}): Promise<Substrate> {
-  const pluginsDir = options.pluginsDir ?? PLUGINS_DIR;
+  const registry = options.registry ?? PluginRegistry.scan(options.pluginsDir ?? PLUGINS_DIR);
+  const builtIn = registry.roots[0];
   const cacheDir = options.cacheDir ?? defaultCacheDir();
-  const scan = scanPlugins(pluginsDir);
+  const scan = { plugins: registry.list(), refused: registry.refused };
+  // A plugin of the first search-path folder is keyed by its folder name, one from a later
+  // folder by that folder's name too (plugins from two places never share a key).
+  const keyOf = (dir: string) => (path.dirname(dir) === builtIn ? path.basename(dir) : `${path.basename(path.dirname(dir))}/${path.basename(dir)}`);
   const plugins: Substrate['plugins'] = {};
   for (const plugin of scan.plugins) {
-    const folder = path.basename(plugin.dir);
+    const folder = keyOf(plugin.dir);
     const file = path.join(plugin.dir, 'plugin.yaml');
     const text = readFileSync(file, 'utf8');
     const { $schema: _schema, ...declared } = plugin.manifest;
@@ -98,7 +104,7 @@ export async function currentSubstrate(options: SubstrateOptions = {}): Promise<
     };
   }
   const refused: Substrate['refused'] = {};
-  for (const r of scan.refused) refused[path.basename(r.dir)] = r.error.toLine();
+  for (const r of scan.refused) refused[keyOf(r.dir)] = r.error.toLine();
   return { format: SUBSTRATE_FORMAT, recorded_at: (options.now ?? (() => new Date()))().toISOString(), kernel_version: KERNEL_VERSION, plugins, refused };
 }
 

@@ -1,4 +1,9 @@
-/** The spec's six budget tiers, how a cycle's work maps onto one, and what each costs. */
+/**
+ * The spec's six budget tiers, how a cycle's work maps onto one, and what each costs. The tier
+ * names are also kernel/contracts/budget-policy.ts's TIER_NAMES: a plugin bundles only what it
+ * imports by value, and importing the kernel by relative path would tie a copy of this folder
+ * to the checkout, so the six names are written here too (the kernel checks `tier` by number).
+ */
 
 export const TIERS = [
   'read/search existing context',

@@ -10,7 +10,7 @@
  * and verified by the kernel's events binding; no statement of this plugin may name it.
  */
 import { sqlite, type BatchRef, type Token } from '../persistence-shared/storage.ts';
-import { BRAIN_KEY, checkMeta, createSchema, DB_FILE, LONG_TERM_KEY } from './schema.ts';
+import { BRAIN_KEY, checkMeta, createSchema, DB_FILE, LONG_TERM_KEY, upgradeSchema } from './schema.ts';
 
 /** Per persona (session): whose database it is, and whether its schema is known to be there. */
 const sessions = new Map<Token, { personaId: string; ready: boolean }>();
@@ -26,6 +26,7 @@ function writable(s: Token): void {
   const state = session(s);
   if (state.ready) return;
   if (!checkMeta(s, state.personaId)) createSchema(s, state.personaId);
+  else upgradeSchema(s);
   state.ready = true;
 }
 

@@ -8,12 +8,30 @@
  *              every event can be rebuilt byte for byte
  *   memory     `brain.json` and `long-term.md`, as text
  *   proposals  one row per proposal record, the raw JSON line
+ *
+ * Schema 2 adds the event log's history (kernel/history). A segment here is what it is in the
+ * jsonl-fs backend: the events table holds the open segment (its first row is the
+ * `log_segment` header after the first seal); sealing moves its rows, in one transaction,
+ * into one row of `event_segments` (the gzip of their exact JSONL lines, the same bytes the
+ * jsonl-fs backend stores as a file) and one line of `event_index`, and leaves the header of
+ * the next segment as the events table's only row. An archived segment keeps its row with
+ * `data` NULL and the stub (its digests and where it went) in `stub`.
+ *
+ *   event_segments      segment, data (gzip, or NULL when archived), stub (JSON, when archived)
+ *   event_index         segment, line: the index entry
+ *   event_rollups       segment, line: the segment's rollup (status and activity read these)
+ *   history_documents   name, content: the checkpoint (and documents set aside as evidence)
+ *
+ * The history tables, like `events`, are the kernel's (kernel/persistence/sqlite-history.ts):
+ * created and written only by the kernel, out of the plugin's statements' reach. A schema-1
+ * database is upgraded by the first writable open; a kernel that only knows schema 1 refuses
+ * a schema-2 database as newer, as it must: it would not see the sealed events.
  */
 import { coded, sqlite, type Token } from '../persistence-shared/storage.ts';
 
 export const DB_FILE = 'persistence.db';
 export const DB_FORMAT = 'runtimectl-persistence-sqlite';
-export const DB_SCHEMA_VERSION = 1;
+export const DB_SCHEMA_VERSION = 2;
 
 /** Version 1's tables besides the kernel's `events` (same definitions as before backends were isolated). */
 const SCHEMA_V1 = [
@@ -63,7 +81,7 @@ export function checkMeta(s: Token, personaId: string): boolean {
   return true;
 }
 
-/** Creates version 1's tables and meta, all or nothing. */
+/** Creates the plugin's tables and meta, all or nothing (the kernel creates its own: events and the history tables). */
 export function createSchema(s: Token, personaId: string): void {
   sqlite.batch(s, DB_FILE, [
     ...SCHEMA_V1.map((sql) => ({ sql })),
@@ -71,4 +89,14 @@ export function createSchema(s: Token, personaId: string): void {
     { sql: 'INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)', params: ['schema_version', String(DB_SCHEMA_VERSION)] },
     { sql: 'INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)', params: ['persona_id', personaId] },
   ]);
+}
+
+/**
+ * Brings a schema-1 database to schema 2 (writable sessions only). Schema 2's new tables are the
+ * kernel's history tables, which the kernel's events binding creates; the plugin records the version.
+ */
+export function upgradeSchema(s: Token): void {
+  const version = Number(sqlite.query<{ value: string }>(s, DB_FILE, "SELECT value FROM meta WHERE key = 'schema_version'")[0]?.value);
+  if (version >= DB_SCHEMA_VERSION) return;
+  sqlite.batch(s, DB_FILE, [{ sql: "UPDATE meta SET value = ? WHERE key = 'schema_version'", params: [String(DB_SCHEMA_VERSION)] }]);
 }

@@ -32,6 +32,8 @@ export interface CompiledSource {
   /** called with a freshly produced code cache, so the caller can store it */
   onCachedData?: (data: Uint8Array) => void;
   filename: string;
+  /** the shim only: its parts' code by name, handed to the isolate on first use (parts-loader.ts) */
+  parts?: Readonly<Record<string, string>>;
 }
 
 export interface RuntimeOptions {
@@ -41,7 +43,10 @@ export interface RuntimeOptions {
   /** `reference` when sync ops must wait on a promise (the process tier's pipe) */
   syncMode: 'callback' | 'reference';
   ops: OpHandler;
-  onOutput(fd: 1 | 2, text: string): void;
+  /** fd 3 carries `sandbox test` reporter events (JSON), never the script's own output */
+  onOutput(fd: 1 | 2 | 3, text: string): void;
+  /** `test`: Deno.test registers tests for the test runner (kernel/run/test-runner.ts) */
+  mode?: 'run' | 'test';
 }
 
 export interface RunOutcome {
@@ -67,6 +72,9 @@ interface Answer {
 const okJson = (value: unknown): string => JSON.stringify({ ok: value === undefined ? null : value });
 const errJson = (cls: string, message: string): string => JSON.stringify({ err: { class: cls, message } });
 
+
+/** Wall-time bound of installing the shim in a fresh isolate (kernel code only). */
+const SHIM_INSTALL_WALL_MS = 30_000;
 export class IsolateRuntime {
   readonly isolate: ivm.Isolate;
   readonly #context: ivm.Context;
@@ -78,11 +86,13 @@ export class IsolateRuntime {
   #uncaught: { name: string; message: string; stack: string; isError: boolean } | undefined;
   #pendingOps = 0;
   #activity = 0;
-  #timers = new Map<number, { timer: NodeJS.Timeout; resolve: (cancelled: boolean) => void }>();
+  /** `counted`: the timer keeps the run alive (not unref'd), so it is in #pendingOps */
+  #timers = new Map<number, { stop: () => void; resolve: (cancelled: boolean) => void; counted: boolean }>();
   #wake: (() => void) | undefined;
   #exportNames: string[] = [];
   /** set by the shim, synchronously, when the module body's promise settles */
   #mainSettled = false;
+  #parts: Readonly<Record<string, string>> = {};
   /** how each script was compiled: from a V8 code cache or from source */
   readonly compiles: { filename: string; fromCache: boolean }[] = [];
 
@@ -101,6 +111,7 @@ export class IsolateRuntime {
   /** A new isolate with the shim installed and nothing else. */
   static create(shim: CompiledSource, options: RuntimeOptions): IsolateRuntime {
     const runtime = new IsolateRuntime(options);
+    runtime.#parts = shim.parts ?? {};
     try {
       runtime.#installShim(shim);
     } catch (error) {
@@ -129,8 +140,8 @@ export class IsolateRuntime {
   }
 
   dispose(): void {
-    for (const { timer, resolve } of this.#timers.values()) {
-      clearTimeout(timer);
+    for (const { stop, resolve } of this.#timers.values()) {
+      stop();
       resolve(true);
     }
     this.#timers.clear();
@@ -165,7 +176,11 @@ export class IsolateRuntime {
     const global = this.#context.global;
     global.setSync('globalThis', global.derefInto());
     if (!this.#options.webAssembly) this.#context.evalSync('delete globalThis.WebAssembly');
-    const install = this.#compile(shim).runSync(this.#context, { reference: true, timeout: this.#options.limits.cpuMs }) as ivm.Reference;
+    // The shim is the kernel's own code: its install is bounded in wall time by a kernel bound, not
+    // by the plugin's CPU limit (isolated-vm's timeout is wall time: on a loaded host a 500 ms
+    // plugin failed before any of its code ran). The plugin's own code runs under its limits.
+    const shimWallMs = Math.max(this.#options.limits.cpuMs, SHIM_INSTALL_WALL_MS);
+    const install = this.#compile(shim).runSync(this.#context, { reference: true, timeout: shimWallMs }) as ivm.Reference;
     const sync = this.#options.syncMode === 'reference'
       ? new ivm.Reference((op: string, json: string) => this.#onAsyncOp(op, json, true))
       : new ivm.Callback((op: string, json: string) => this.#onSyncOp(op, json));
@@ -175,9 +190,10 @@ export class IsolateRuntime {
       args: this.#options.args,
       transferBytes: this.#options.limits.transferBytes,
       syncMode: this.#options.syncMode,
+      mode: this.#options.mode ?? 'run',
       build: { os: 'linux', arch: process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'aarch64' : process.arch },
     });
-    const dispatcher = install.applySync(undefined, [sync, asyncFn, config], { result: { reference: true }, timeout: this.#options.limits.cpuMs }) as ivm.Reference;
+    const dispatcher = install.applySync(undefined, [sync, asyncFn, config], { result: { reference: true }, timeout: shimWallMs }) as ivm.Reference;
     this.#dispatch = {
       call: dispatcher.getSync('call', { reference: true }) as ivm.Reference,
       settle: dispatcher.getSync('settle', { reference: true }) as ivm.Reference,
@@ -207,8 +223,12 @@ export class IsolateRuntime {
   #local(op: string, json: string): string | undefined {
     switch (op) {
       case 'io.write': {
-        const { fd, text } = JSON.parse(json) as { fd: 1 | 2; text: string };
+        const { fd, text } = JSON.parse(json) as { fd: 1 | 2 | 3; text: string };
         if (this.#exitCode !== undefined || this.#limitHit) return okJson(null);
+        if (fd === 3) {
+          if (this.#options.mode === 'test') this.#options.onOutput(3, text);
+          return okJson(null);
+        }
         this.#outputBytes += Buffer.byteLength(text);
         if (this.#outputBytes > this.#options.limits.outputBytes) this.#hitLimit('output');
         this.#options.onOutput(fd === 2 ? 2 : 1, text);
@@ -222,12 +242,25 @@ export class IsolateRuntime {
       }
       case 'process.uncaught': {
         this.#uncaught ??= JSON.parse(json) as { name: string; message: string; stack: string; isError: boolean };
+        // The test runner hears of it at once: it fails the file, as deno test does.
+        if (this.#options.mode === 'test') this.#options.onOutput(3, JSON.stringify({ type: 'uncaught', error: this.#uncaught }));
         this.#wake?.();
         return okJson(null);
       }
       case 'main.settled':
         this.#mainSettled = true;
         return okJson(null);
+      case 'process.memoryUsage': {
+        // The isolate's own heap: what Deno.memoryUsage() means for this script.
+        const heap = this.isolate.getHeapStatisticsSync();
+        return okJson({ rss: heap.total_physical_size, heapTotal: heap.total_heap_size, heapUsed: heap.used_heap_size, external: heap.externally_allocated_size });
+      }
+      case 'shim.part': {
+        // Code of the shim itself, not an effect: answered here, never recorded or metered.
+        const { name } = JSON.parse(json) as { name: string };
+        const code = Object.prototype.hasOwnProperty.call(this.#parts, name) ? this.#parts[name] : undefined;
+        return code === undefined ? errJson('Error', `no shim part "${name}"`) : okJson(code);
+      }
       case 'sandbox.limit': {
         const { detail } = JSON.parse(json) as { detail: string };
         this.#hitLimit('transfer', detail);
@@ -237,9 +270,21 @@ export class IsolateRuntime {
         const { id } = JSON.parse(json) as { id: number };
         const entry = this.#timers.get(id);
         if (entry) {
-          clearTimeout(entry.timer);
+          entry.stop();
           this.#timers.delete(id);
           entry.resolve(true);
+        }
+        return okJson(null);
+      }
+      case 'timer.ref': {
+        // An unref'd timer no longer keeps the run alive (Deno.unrefTimer, timeout.unref()).
+        const { id, ref } = JSON.parse(json) as { id: number; ref: boolean };
+        const entry = this.#timers.get(id);
+        if (entry && entry.counted !== ref) {
+          entry.counted = ref;
+          this.#pendingOps += ref ? 1 : -1;
+          this.#activity++;
+          if (this.#pendingOps === 0) this.#wake?.();
         }
         return okJson(null);
       }
@@ -267,27 +312,55 @@ export class IsolateRuntime {
       this.#checkTransfer(answer, `${op} result`);
       return answer;
     }
+    if (op === 'timer.sleep') return this.#sleep(json);
     this.#pendingOps++;
     this.#activity++;
     try {
       this.#checkTransfer(json, op);
       if (this.#exitCode !== undefined) return errJson('Interrupted', 'the script has exited');
-      if (op === 'timer.sleep') {
-        const { id, ms } = JSON.parse(json) as { id: number; ms: number };
-        const cancelled = await new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => {
-            this.#timers.delete(id);
-            resolve(false);
-          }, ms);
-          this.#timers.set(id, { timer, resolve });
-        });
-        return okJson({ cancelled });
-      }
       const answer = await this.#options.ops.async(op, json);
       this.#checkTransfer(answer, `${op} result`);
       return answer;
     } finally {
       this.#pendingOps--;
+      this.#activity++;
+      if (this.#pendingOps === 0) this.#wake?.();
+    }
+  }
+
+  /** A timer: counted in #pendingOps unless unref'd; delays past 2^31-1 ms are chained. */
+  async #sleep(json: string): Promise<string> {
+    const { id, ms, unref, immediate } = JSON.parse(json) as { id: number; ms: number; unref?: boolean; immediate?: boolean };
+    if (this.#exitCode !== undefined) return errJson('Interrupted', 'the script has exited');
+    const entry = { stop: () => undefined as void, resolve: (_cancelled: boolean) => undefined as void, counted: !unref };
+    if (entry.counted) this.#pendingOps++;
+    this.#activity++;
+    try {
+      const cancelled = await new Promise<boolean>((resolve) => {
+        entry.resolve = resolve;
+        const fire = (): void => {
+          this.#timers.delete(id);
+          resolve(false);
+        };
+        if (immediate) {
+          const handle = setImmediate(fire);
+          entry.stop = () => clearImmediate(handle);
+        } else {
+          let remaining = Math.max(0, ms);
+          let handle: NodeJS.Timeout;
+          const step = (): void => {
+            const chunk = Math.min(remaining, 2 ** 31 - 1);
+            remaining -= chunk;
+            handle = setTimeout(remaining > 0 ? step : fire, chunk);
+          };
+          step();
+          entry.stop = () => clearTimeout(handle);
+        }
+        this.#timers.set(id, entry);
+      });
+      return okJson({ cancelled });
+    } finally {
+      if (entry.counted) this.#pendingOps--;
       this.#activity++;
       if (this.#pendingOps === 0) this.#wake?.();
     }

@@ -1,6 +1,8 @@
 /** The shim as a compiled source: bundled once per kernel (cached on disk), code-cached like any bundle. */
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { bundleEntry, readCodeCache, writeCodeCache } from '../../kernel/build/bundle.ts';
+import { bundleEntry, readCodeCache, writeCodeCache, type BuiltBundle } from '../../kernel/build/bundle.ts';
+import { PARTS_DIR } from '../../kernel/build/shim-part-links.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import type { CompiledSource } from './isolate-runtime.ts';
 
@@ -23,7 +25,20 @@ export function withCodeCache(code: string, digest: string, filename: string, ca
   return source;
 }
 
+/** The shim parts' entries: `parts/<name>.ts` or `parts/<name>/index.ts`. */
+export function listShimParts(): { name: string; entry: string }[] {
+  return readdirSync(PARTS_DIR, { withFileTypes: true })
+    .map((e) => (e.isDirectory() ? { name: e.name, entry: path.join(PARTS_DIR, e.name, 'index.ts') } : e.name.endsWith('.ts') ? { name: e.name.slice(0, -3), entry: path.join(PARTS_DIR, e.name) } : null))
+    .filter((p): p is { name: string; entry: string } => p !== null && existsSync(p.entry))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
 export async function loadShim(cacheDir: string): Promise<CompiledSource> {
-  const bundle = await bundleEntry(SHIM_ENTRY, cacheDir, 'shim');
-  return withCodeCache(bundle.code, bundle.digest, 'runtimectl:shim', cacheDir);
+  const [bundle, ...parts] = await Promise.all([
+    bundleEntry(SHIM_ENTRY, cacheDir, 'shim'),
+    ...listShimParts().map(async (p) => [p.name, (await bundleEntry(p.entry, cacheDir, 'part')).code] as const),
+  ]);
+  const source = withCodeCache((bundle as BuiltBundle).code, (bundle as BuiltBundle).digest, 'runtimectl:shim', cacheDir);
+  source.parts = Object.freeze(Object.fromEntries(parts as (readonly [string, string])[]));
+  return source;
 }

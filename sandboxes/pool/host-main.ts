@@ -5,7 +5,7 @@
  * (isolated-vm #527), only this process dies; the kernel reports it and starts another.
  */
 import { IsolateRuntime, type CompiledSource } from '../isolate/isolate-runtime.ts';
-import type { FromHost, ToHost, WireSource } from './protocol.ts';
+import type { FromHost, ToHost, WireError, WireSource } from './protocol.ts';
 
 let shim: CompiledSource | undefined;
 let nextCall = 1;
@@ -24,6 +24,7 @@ function compiled(source: WireSource): CompiledSource {
     code: source.code,
     digest: source.digest,
     filename: source.filename,
+    ...(source.parts ? { parts: source.parts } : {}),
     ...(source.cachedData ? { cachedData: Buffer.from(source.cachedData, 'base64') } : {}),
     onCachedData: (data) => {
       out.cachedData = data;
@@ -43,11 +44,12 @@ function forward(runId: number, op: string, json: string, mode: 'sync' | 'async'
 
 const instances = new Map<number, IsolateRuntime>();
 
-function runtimeFor(runId: number, limits: Extract<ToHost, { t: 'load' }>['limits'], webAssembly: boolean, args: readonly string[]): IsolateRuntime {
+function runtimeFor(runId: number, limits: Extract<ToHost, { t: 'load' }>['limits'], webAssembly: boolean, args: readonly string[], mode: 'run' | 'test' = 'run'): IsolateRuntime {
   return IsolateRuntime.create(shim!, {
     limits,
     webAssembly,
     args,
+    mode,
     syncMode: 'reference',
     ops: {
       sync: () => {
@@ -60,14 +62,16 @@ function runtimeFor(runId: number, limits: Extract<ToHost, { t: 'load' }>['limit
   });
 }
 
-function wireError(error: unknown): { name: string; message: string; code?: string } {
-  const e = error as { code?: string; message?: string; name?: string };
-  return { name: e.name ?? 'Error', message: e.message ?? String(error), ...(e.code ? { code: e.code } : {}) };
+function wireError(error: unknown): WireError {
+  const e = error as { code?: string; message?: string; name?: string; details?: { name?: unknown; message?: unknown; stack?: unknown } };
+  const d = e.details;
+  const script = d && typeof d.stack === 'string' ? { script: { name: String(d.name ?? 'Error'), message: String(d.message ?? ''), stack: d.stack } } : {};
+  return { name: e.name ?? 'Error', message: e.message ?? String(error), ...(e.code ? { code: e.code } : {}), ...script };
 }
 
 async function load(message: Extract<ToHost, { t: 'load' }>): Promise<void> {
   try {
-    const runtime = runtimeFor(message.runId, message.limits, message.webAssembly, []);
+    const runtime = runtimeFor(message.runId, message.limits, message.webAssembly, message.args ?? [], message.mode ?? 'run');
     instances.set(message.runId, runtime);
     const exports = await runtime.load(compiled(message.source));
     send({ t: 'loaded', runId: message.runId, exports: [...exports] });

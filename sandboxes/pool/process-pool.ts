@@ -121,7 +121,8 @@ export class ProcessPool {
     if (!run || m.t === 'ready' || !('runId' in m) || m.runId !== run.runId) return;
     switch (m.t) {
       case 'out':
-        run.request.onOutput(m.fd, m.text);
+        // fd 3 is the test reporter's channel, which a plain run never opens
+        if (m.fd !== 3) run.request.onOutput(m.fd, m.text);
         break;
       case 'op':
         answerOp(host, run.request.ops, m);

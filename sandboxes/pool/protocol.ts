@@ -6,6 +6,7 @@ export interface WireSource {
   code: string;
   digest: string;
   filename: string;
+  parts?: Readonly<Record<string, string>>;
   /** base64 V8 code cache that an earlier host process produced for this digest, sealed and checked by the kernel */
   cachedData?: string;
 }
@@ -22,19 +23,21 @@ export type ToHost =
   | { t: 'run'; runId: number; source: WireSource; limits: Limits; webAssembly: boolean; args: readonly string[] }
   | { t: 'op-reply'; callId: number; answer: string }
   // resident plugin instances (the process tier's PluginInstance)
-  | { t: 'load'; runId: number; source: WireSource; limits: Limits; webAssembly: boolean }
+  | { t: 'load'; runId: number; source: WireSource; limits: Limits; webAssembly: boolean; mode?: 'run' | 'test'; args?: readonly string[] }
   | { t: 'call'; runId: number; callId: number; name: string; argsJson: string };
 
 export interface WireError {
   name: string;
   message: string;
   code?: string;
+  /** the script's own error behind a RTC_ERR_SANDBOX_SCRIPT (its name, message and stack) */
+  script?: { name: string; message: string; stack: string };
 }
 
 export type FromHost =
   | { t: 'ready' }
   | { t: 'op'; runId: number; callId: number; op: string; json: string; mode: 'sync' | 'async' }
-  | { t: 'out'; runId: number; fd: 1 | 2; text: string }
+  | { t: 'out'; runId: number; fd: 1 | 2 | 3; text: string }
   | { t: 'done'; runId: number; outcome: Omit<RunOutcome, 'limit'> & { limit?: { code: string; message: string } }; usage: Usage }
   | { t: 'loaded'; runId: number; exports?: string[]; error?: WireError }
   | { t: 'result'; runId: number; callId: number; json?: string; error?: WireError }

@@ -20,15 +20,18 @@ export interface RemoteRuntimeOptions {
   webAssembly: boolean;
   rssCapMb: number;
   ops: OpHandler;
-  onOutput(fd: 1 | 2, text: string): void;
+  onOutput(fd: 1 | 2 | 3, text: string): void;
   graceMs?: number;
+  /** `test`: a test file for the test runner (Deno.test registers) */
+  mode?: 'run' | 'test';
+  args?: readonly string[];
 }
 
 const INSTANCE = 1;
 
 function toKernelError(error: WireError): KernelError {
   const code = (error.code?.startsWith('RTC_ERR_') ? error.code : 'RTC_ERR_SANDBOX_SCRIPT') as ErrorCode;
-  return kernelError(code, error.message, { details: { name: error.name } });
+  return kernelError(code, error.message, { details: { name: error.name, ...(error.script ?? {}) } });
 }
 
 export class RemoteRuntime {
@@ -62,7 +65,7 @@ export class RemoteRuntime {
       const stop = host.guard(options.limits.wallMs, options.graceMs ?? 1000, options.rssCapMb);
       runtime.#inFlight.set(0, { resolve: () => resolve(), reject, stop });
     });
-    host.send({ t: 'load', runId: INSTANCE, source: host.wire(options.source), limits: options.limits, webAssembly: options.webAssembly });
+    host.send({ t: 'load', runId: INSTANCE, source: host.wire(options.source), limits: options.limits, webAssembly: options.webAssembly, ...(options.mode ? { mode: options.mode } : {}), ...(options.args ? { args: options.args } : {}) });
     try {
       await loaded;
     } catch (error) {

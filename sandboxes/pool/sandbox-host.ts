@@ -106,7 +106,7 @@ export class SandboxHost {
   wire(source: CompiledSource): WireSource {
     this.#sent.add(source.digest);
     const cached = readCodeCache(source.digest, this.#cacheDir, 'host');
-    return { code: source.code, digest: source.digest, filename: source.filename, ...(cached ? { cachedData: cached.toString('base64') } : {}) };
+    return { code: source.code, digest: source.digest, filename: source.filename, ...(source.parts ? { parts: source.parts } : {}), ...(cached ? { cachedData: cached.toString('base64') } : {}) };
   }
 
   #keepCodeCache(digest: string, data: unknown): void {

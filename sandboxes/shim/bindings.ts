@@ -1,6 +1,6 @@
 /**
  * `Runtimectl.bindings`: the kernel powers Deno has no word for (the persona's task ledger,
- * its event log, its brain memory, a gate check's services), as async methods. Every method is present in every
+ * its event log, its brain memory, its tools, a gate check's services), as async methods. Every method is present in every
  * isolate; the broker answers only when the plugin's manifest declares the binding and the
  * persona grants it, and otherwise the call rejects with `Deno.errors.NotCapable`.
  */
@@ -33,6 +33,10 @@ export function makeRuntimectl(): unknown {
     sync: <T>(op: string, args: Record<string, unknown>) => callSync<T>(storageOp(op), args),
     async: <T>(op: string, args: Record<string, unknown>) => callAsync<T>(storageOp(op), args),
   });
+  const tools = Object.freeze({
+    list: () => callAsync<unknown[]>('binding.tools.list', {}),
+    call: (name: string, args: Record<string, unknown> = {}) => callAsync<unknown>('binding.tools.call', { name, args }),
+  });
   // A gate check's services (kernel/contracts/gate-check.ts): answered only for a check the gate profile grants them.
   const gate = Object.freeze({
     manifest: Object.freeze({
@@ -51,5 +55,5 @@ export function makeRuntimectl(): unknown {
       test: (file: string) => callAsync<unknown>('binding.gate.deno.test', { file }),
     }),
   });
-  return Object.freeze({ bindings: Object.freeze({ ledger, events, memory, gate }), storage });
+  return Object.freeze({ bindings: Object.freeze({ ledger, events, memory, tools, gate }), storage });
 }

@@ -16,27 +16,42 @@ export interface HostFunctions {
   async(op: string, argsJson: string): Promise<string>;
 }
 
+// The engine's own, captured before any script or polyfill can replace them.
+const stringify = JSON.stringify;
+const parse = JSON.parse;
+
 let host: HostFunctions | undefined;
 let transferCap = 64 * 1024 * 1024;
+let syncWaits = false;
 
-export function bindHost(functions: HostFunctions, maxTransferBytes: number): void {
+/**
+ * `waits`: a sync op may wait for asynchronous host work (the process tier: the isolate's
+ * thread blocks, the kernel does not). In the trusted tier a sync op runs on the kernel's
+ * own thread, so ops that would wait (`outputSync`) are refused there.
+ */
+export function bindHost(functions: HostFunctions, maxTransferBytes: number, waits = false): void {
   host = functions;
   transferCap = maxTransferBytes;
+  syncWaits = waits;
+}
+
+export function syncMayWait(): boolean {
+  return syncWaits;
 }
 
 function encode(op: string, args: unknown): string {
-  const json = JSON.stringify(args ?? {});
+  const json = stringify(args ?? {});
   if (json.length > transferCap) {
     // Tell the host (with a small message, not the oversized one): it ends the run with
     // RTC_ERR_SANDBOX_TRANSFER and disposes the isolate, whatever the script catches.
-    host?.sync('sandbox.limit', JSON.stringify({ reason: 'transfer', detail: `${op}: an argument of ${json.length} bytes` }));
+    host?.sync('sandbox.limit', stringify({ reason: 'transfer', detail: `${op}: an argument of ${json.length} bytes` }));
     throw new RangeError(`${op}: argument of ${json.length} bytes exceeds the sandbox transfer cap of ${transferCap} bytes`);
   }
   return json;
 }
 
 function decode(answer: string): unknown {
-  const parsed = JSON.parse(answer) as { ok?: unknown; err?: { class: string; message: string; code?: string } };
+  const parsed = parse(answer) as { ok?: unknown; err?: { class: string; message: string; code?: string } };
   if (parsed.err) throw makeError(parsed.err.class, parsed.err.message, parsed.err.code);
   return parsed.ok;
 }

@@ -1,53 +1,81 @@
 /**
- * URL, URLSearchParams, structuredClone and DOMException come from core-js, a well-kept
- * standards polyfill. They are installed on first use: a plugin that never touches them
- * never pays for evaluating them, which keeps isolate start-up small. Names that core-js
- * installs together load together (its modules read each other's globals while loading).
+ * Which names load which shim part (parts-loader.ts). Every name is present from the start
+ * (`typeof ReadableStream` is "function", `"fetch" in globalThis` is true), but the part
+ * behind it is evaluated only when a script first touches one of its names.
  */
-declare const require: (id: string) => unknown;
+import { defineLazy, requirePart } from './parts-loader.ts';
 
-function defineLazyGroup(names: readonly string[], load: () => void): void {
-  const g = globalThis as Record<string, unknown>;
-  let loaded = false;
-  const ensure = (): void => {
-    if (loaded) return;
-    loaded = true;
-    for (const name of names) delete g[name];
-    // core-js draws Math.random() once while loading (a uid postfix for its internal keys).
-    // That draw is the polyfill's, not the plugin's: it gets a constant, so loading the
-    // polyfill is not a broker effect, and a fresh isolate asks for the same effects as a
-    // long-lived one (what replay and reboot equivalence rely on).
-    const random = Math.random;
-    Math.random = () => 0.5;
-    try {
-      load();
-    } finally {
-      Math.random = random;
-    }
-  };
-  for (const name of names) {
-    Object.defineProperty(g, name, {
-      configurable: true,
-      enumerable: false,
-      get() {
-        ensure();
-        return g[name];
-      },
-      set(value: unknown) {
-        ensure();
-        Object.defineProperty(g, name, { value, writable: true, configurable: true, enumerable: false });
-      },
-    });
-  }
+/** `on<type>` handler attributes of the global scope (the events part defines them). */
+export const EVENT_HANDLER_TYPES = ['error', 'load', 'beforeunload', 'unload', 'unhandledrejection'] as const;
+
+const GLOBAL_PARTS: Record<string, readonly string[]> = {
+  url: ['URL', 'URLSearchParams'],
+  dom: ['DOMException', 'QuotaExceededError', 'structuredClone'],
+  events: [
+    'Event', 'EventTarget', 'CustomEvent', 'ErrorEvent', 'MessageEvent', 'CloseEvent', 'ProgressEvent',
+    'PromiseRejectionEvent', 'AbortController', 'AbortSignal', 'addEventListener', 'removeEventListener',
+    'dispatchEvent', 'reportError', ...EVENT_HANDLER_TYPES.map((t) => `on${t}`),
+  ],
+  streams: [
+    'ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamBYOBReader', 'ReadableStreamBYOBRequest',
+    'ReadableByteStreamController', 'ReadableStreamDefaultController', 'WritableStream', 'WritableStreamDefaultWriter',
+    'WritableStreamDefaultController', 'TransformStream', 'TransformStreamDefaultController', 'ByteLengthQueuingStrategy',
+    'CountQueuingStrategy', 'TextEncoderStream', 'TextDecoderStream',
+  ],
+  compression: ['CompressionStream', 'DecompressionStream'],
+  fetch: ['fetch', 'Headers', 'Request', 'Response', 'Blob', 'File', 'FormData', 'FileReader'],
+  performance: ['performance', 'Performance', 'PerformanceEntry', 'PerformanceMark', 'PerformanceMeasure', 'PerformanceObserver', 'PerformanceObserverEntryList'],
+  subtle: ['CryptoKey', 'SubtleCrypto', 'Crypto'],
+};
+
+/** Built-ins newer than the V8 of Node 20 (11.3) that Deno has, from core-js: [owner, names]. */
+function esNextTargets(): [object, PropertyKey[]][] {
+  const iteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]())) as object;
+  const asyncIteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf((async function* () {})()).constructor.prototype) as object;
+  const targets: [object, PropertyKey[]][] = [
+    [Promise, ['withResolvers', 'try']],
+    [Object, ['groupBy']],
+    [Map, ['groupBy']],
+    [Array, ['fromAsync']],
+    [ArrayBuffer.prototype, ['transfer', 'transferToFixedLength', 'detached']],
+    [Set.prototype, ['union', 'intersection', 'difference', 'symmetricDifference', 'isSubsetOf', 'isSupersetOf', 'isDisjointFrom']],
+    [globalThis, ['Iterator', 'DisposableStack', 'AsyncDisposableStack', 'SuppressedError']],
+    [iteratorPrototype, ['map', 'filter', 'take', 'drop', 'flatMap', 'reduce', 'toArray', 'forEach', 'some', 'every', 'find']],
+    [RegExp, ['escape']],
+    [Math, ['sumPrecise', 'f16round']],
+    [Error, ['isError']],
+    [Uint8Array, ['fromBase64', 'fromHex']],
+    [Uint8Array.prototype, ['toBase64', 'toHex', 'setFromBase64', 'setFromHex']],
+    [Symbol, ['dispose', 'asyncDispose']],
+    [JSON, ['rawJSON', 'isRawJSON']],
+    [Map.prototype, ['getOrInsert', 'getOrInsertComputed']],
+    [WeakMap.prototype, ['getOrInsert', 'getOrInsertComputed']],
+    [DataView.prototype, ['getFloat16', 'setFloat16']],
+  ];
+  void asyncIteratorPrototype;
+  // Only what this V8 lacks: a newer engine keeps its own.
+  return targets
+    .map(([owner, names]) => [owner, names.filter((n) => !Object.prototype.hasOwnProperty.call(owner, n))] as [object, PropertyKey[]])
+    .filter(([, names]) => names.length > 0);
 }
 
 export function installLazyGlobals(): void {
-  defineLazyGroup(['URL', 'URLSearchParams'], () => {
-    require('core-js/actual/url');
-    require('core-js/actual/url-search-params');
-  });
-  defineLazyGroup(['DOMException', 'structuredClone'], () => {
-    require('core-js/actual/dom-exception');
-    require('core-js/actual/structured-clone');
-  });
+  for (const [part, names] of Object.entries(GLOBAL_PARTS)) {
+    defineLazy(globalThis, names, () => void requirePart(part));
+  }
+  // One group: touching any of them loads the part, which defines them all.
+  const targets = esNextTargets();
+  let loaded = false;
+  const load = (): void => {
+    if (loaded) return;
+    loaded = true;
+    for (const [owner, names] of targets) {
+      for (const name of names) {
+        const desc = Object.getOwnPropertyDescriptor(owner, name);
+        if (desc?.get && (desc.get as { lazy?: boolean }).lazy) delete (owner as Record<PropertyKey, unknown>)[name];
+      }
+    }
+    requirePart('es-next');
+  };
+  for (const [owner, names] of targets) defineLazy(owner, names, load);
 }

@@ -17,11 +17,11 @@ import { accessSync, constants, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bwrapArgs, encodeArgs } from './os-sandbox/bwrap-argv.ts';
-import { locateBwrap } from './os-sandbox/bwrap.ts';
+import { locateBwrap, locateBwrapSync, type Bwrap } from './os-sandbox/bwrap.ts';
 import type { GrantView } from './os-sandbox/grant-view.ts';
 import { NetProxy, type NetPolicy, type NetRecord } from './os-sandbox/net-proxy.ts';
-import { planSandbox, type SandboxContext, type SandboxView } from './os-sandbox/plan.ts';
-import { signal, terminateNamespace } from './os-sandbox/process-tree.ts';
+import { planSandbox, type SandboxContext, type SandboxPlan, type SandboxView } from './os-sandbox/plan.ts';
+import { commandPids, signal, terminateNamespace } from './os-sandbox/process-tree.ts';
 
 const OS_SANDBOX_DIR = path.join(import.meta.dirname, 'os-sandbox');
 const INIT_SCRIPT = path.join(OS_SANDBOX_DIR, 'init.sh');
@@ -65,6 +65,8 @@ export interface ChildHandle {
   terminate(): void;
   /** ends it now */
   kill(): void;
+  /** sends `sig` to the command itself (not its sandbox or group), as Deno's `child.kill`; false when it cannot be found */
+  signalCommand(sig: NodeJS.Signals): boolean;
 }
 
 export interface ChildTracker {
@@ -119,7 +121,15 @@ function signalNumber(name: string): number {
   return (os.constants.signals as Record<string, number>)[name] ?? 15;
 }
 
-interface Launch {
+/** How the child's three standard streams are connected. */
+export interface LaunchStdio {
+  stdin: 'pipe' | 'ignore';
+  stdout: 'pipe' | 'ignore';
+  stderr: 'pipe' | 'ignore';
+}
+
+/** What launching starts: the child, its handle, and under an OS sandbox what it sees and the proxy it talks through. */
+export interface Launch {
   child: ChildProcess;
   handle: ChildHandle;
   record?: SandboxRecord;
@@ -150,64 +160,95 @@ function collectText(stream: NodeJS.ReadableStream | null | undefined): Promise<
   });
 }
 
-async function launchSandboxed(req: CommandRequest, executable: string, sandbox: OsSandboxRequest): Promise<Launch> {
-  // The grant first: one the sandbox cannot express is refused whether or not bwrap is here.
-  const node = process.execPath;
-  const plan = planSandbox({
+/** The sandbox's mounts for this child: a grant the sandbox cannot express is refused here, before bwrap is looked for. */
+function planFor(req: LaunchTarget, executable: string, sandbox: OsSandboxRequest): SandboxPlan {
+  return planSandbox({
     grant: sandbox.grant,
     context: sandbox.context,
     executable,
     cwd: req.cwd,
     searchPath: req.searchPath,
-    helpers: [OS_SANDBOX_DIR, path.dirname(node)],
+    helpers: [OS_SANDBOX_DIR, path.dirname(process.execPath)],
   });
+}
+
+/** What a launch needs of the request: the command as given, its arguments, where and with what it runs. */
+type LaunchTarget = Pick<CommandRequest, 'command' | 'args' | 'cwd' | 'env' | 'searchPath'>;
+
+function startSandboxed(req: LaunchTarget, executable: string, sandbox: OsSandboxRequest, plan: SandboxPlan, bwrap: Bwrap, proxy: NetProxy | undefined, stdio: LaunchStdio): Launch {
+  const node = process.execPath;
+  // The proxy's socket folder (the kernel's, under the host's /tmp): on top of everything.
+  if (proxy) plan.mounts.push({ kind: 'ro', src: proxy.dir, dest: proxy.dir });
+  const argv = ['/bin/sh', INIT_SCRIPT, proxy ? 'net' : 'none', node, BRIDGE_SCRIPT, proxy?.socketPath ?? '-', '--', executable, ...req.args];
+  const args = bwrapArgs({ plan, cwd: path.resolve(req.cwd), env: sandboxEnv(req.env, sandbox), infoFd: 4, argv });
+  // bwrap gets no environment of its own (a loader variable there would run outside the
+  // sandbox); the child's environment travels in the argument pipe. Its stderr is always
+  // read: a mount bwrap cannot make is told there.
+  const child = spawn(bwrap.path, ['--args', '3', ...args.command], {
+    env: {},
+    argv0: 'bwrap',
+    detached: true,
+    stdio: [stdio.stdin, stdio.stdout, 'pipe', 'pipe', 'pipe', 'pipe'],
+  });
+  const argsPipe = child.stdio[3] as NodeJS.WritableStream | null;
+  argsPipe?.on('error', () => undefined);
+  argsPipe?.end(encodeArgs(args.options));
+  let initPid: number | undefined;
+  let namespace: number | undefined;
+  void collectText(child.stdio[4] as NodeJS.ReadableStream).then((text) => {
+    try {
+      const info = JSON.parse(text) as { 'child-pid'?: number; 'pid-namespace'?: number };
+      initPid = info['child-pid'];
+      namespace = info['pid-namespace'];
+    } catch {
+      // bwrap failed before it could say; the outer process group is still killable
+    }
+  });
+  const report = collectText((child.stdio as unknown as (NodeJS.ReadableStream | null)[])[5]);
+  const pid = child.pid ?? -1;
+  const handle: ChildHandle = {
+    pid,
+    command: req.command,
+    sandboxed: true,
+    terminate: () => {
+      if (namespace !== undefined && initPid !== undefined) terminateNamespace(namespace, initPid);
+      else signal(-pid, 'SIGTERM');
+    },
+    kill: () => {
+      if (initPid !== undefined) signal(initPid, 'SIGKILL');
+      signal(-pid, 'SIGKILL');
+    },
+    signalCommand: (sig) => {
+      const targets = initPid === undefined ? [] : commandPids(initPid, BRIDGE_SCRIPT);
+      for (const target of targets) signal(target, sig);
+      return targets.length > 0;
+    },
+  };
+  return { child, handle, ...(proxy ? { proxy } : {}), report, record: { mode: 'bubblewrap', bwrap: bwrap.version, view: plan.view, leftover: null, ...(proxy ? { net: proxy.record } : {}) } };
+}
+
+async function launchSandboxed(req: LaunchTarget, executable: string, sandbox: OsSandboxRequest, stdio: LaunchStdio): Promise<Launch> {
+  // The grant first: one the sandbox cannot express is refused whether or not bwrap is here.
+  const plan = planFor(req, executable, sandbox);
   const bwrap = await locateBwrap(sandbox.hostEnv ?? process.env);
   const proxy = sandbox.grant.netAny ? await NetProxy.start(sandbox.net) : undefined;
   try {
-    // The proxy's socket folder (the kernel's, under the host's /tmp): on top of everything.
-    if (proxy) plan.mounts.push({ kind: 'ro', src: proxy.dir, dest: proxy.dir });
-    const argv = ['/bin/sh', INIT_SCRIPT, proxy ? 'net' : 'none', node, BRIDGE_SCRIPT, proxy?.socketPath ?? '-', '--', executable, ...req.args];
-    const args = bwrapArgs({ plan, cwd: path.resolve(req.cwd), env: sandboxEnv(req.env, sandbox), infoFd: 4, argv });
-    // bwrap gets no environment of its own (a loader variable there would run outside the
-    // sandbox); the child's environment travels in the argument pipe.
-    const child = spawn(bwrap.path, ['--args', '3', ...args.command], {
-      env: {},
-      argv0: 'bwrap',
-      detached: true,
-      stdio: [req.input ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'],
-    });
-    const argsPipe = child.stdio[3] as NodeJS.WritableStream | null;
-    argsPipe?.on('error', () => undefined);
-    argsPipe?.end(encodeArgs(args.options));
-    let initPid: number | undefined;
-    let namespace: number | undefined;
-    void collectText(child.stdio[4] as NodeJS.ReadableStream).then((text) => {
-      try {
-        const info = JSON.parse(text) as { 'child-pid'?: number; 'pid-namespace'?: number };
-        initPid = info['child-pid'];
-        namespace = info['pid-namespace'];
-      } catch {
-        // bwrap failed before it could say; the outer process group is still killable
-      }
-    });
-    const report = collectText((child.stdio as unknown as (NodeJS.ReadableStream | null)[])[5]);
-    const pid = child.pid ?? -1;
-    const handle: ChildHandle = {
-      pid,
-      command: req.command,
-      sandboxed: true,
-      terminate: () => {
-        if (namespace !== undefined && initPid !== undefined) terminateNamespace(namespace, initPid);
-        else signal(-pid, 'SIGTERM');
-      },
-      kill: () => {
-        if (initPid !== undefined) signal(initPid, 'SIGKILL');
-        signal(-pid, 'SIGKILL');
-      },
-    };
-    return { child, handle, proxy, report, record: { mode: 'bubblewrap', bwrap: bwrap.version, view: plan.view, leftover: null, ...(proxy ? { net: proxy.record } : {}) } };
+    return startSandboxed(req, executable, sandbox, plan, bwrap, proxy, stdio);
   } catch (error) {
     await proxy?.close();
+    throw error;
+  }
+}
+
+/** The same launch, answered at once (for spawn()): see locateBwrapSync and NetProxy.startNow. */
+function launchSandboxedNow(req: LaunchTarget, executable: string, sandbox: OsSandboxRequest, stdio: LaunchStdio): Launch {
+  const plan = planFor(req, executable, sandbox);
+  const bwrap = locateBwrapSync(sandbox.hostEnv ?? process.env);
+  const proxy = sandbox.grant.netAny ? NetProxy.startNow(sandbox.net) : undefined;
+  try {
+    return startSandboxed(req, executable, sandbox, plan, bwrap, proxy, stdio);
+  } catch (error) {
+    void proxy?.close();
     throw error;
   }
 }
@@ -223,11 +264,12 @@ function hasSetpriv(): boolean {
   }
 }
 
-function launchPlain(req: CommandRequest, executable: string, diesWithKernel: boolean): Launch {
+function launchPlain(req: LaunchTarget & { sandbox?: OsSandboxRequest }, executable: string, diesWithKernel: boolean, stdio: LaunchStdio): Launch {
   const viaSetpriv = diesWithKernel && hasSetpriv();
+  const streams = [stdio.stdin, stdio.stdout, stdio.stderr];
   const child = viaSetpriv
-    ? spawn(SETPRIV, ['--pdeathsig', 'KILL', '--', executable, ...req.args], { cwd: req.cwd, env: req.env, detached: true, stdio: [req.input ? 'pipe' : 'ignore', 'pipe', 'pipe'] })
-    : spawn(executable, [...req.args], { cwd: req.cwd, env: req.env, argv0: req.command, detached: true, stdio: [req.input ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    ? spawn(SETPRIV, ['--pdeathsig', 'KILL', '--', executable, ...req.args], { cwd: req.cwd, env: req.env, detached: true, stdio: streams })
+    : spawn(executable, [...req.args], { cwd: req.cwd, env: req.env, argv0: req.command, detached: true, stdio: streams });
   const pid = child.pid ?? -1;
   const handle: ChildHandle = {
     pid,
@@ -235,8 +277,36 @@ function launchPlain(req: CommandRequest, executable: string, diesWithKernel: bo
     sandboxed: false,
     terminate: () => void signal(-pid, 'SIGTERM'),
     kill: () => void signal(-pid, 'SIGKILL'),
+    signalCommand: (sig) => signal(pid, sig),
   };
   return { child, handle, ...(req.sandbox ? { record: { mode: 'off' as const, leftover: null } } : {}) };
+}
+
+/**
+ * After the child has closed: reads the sandbox's report into its record (how many
+ * processes it left), and returns the error to answer with when bwrap itself failed (a
+ * mount it could not make) rather than the command: a refusal, not the command's exit.
+ */
+export async function settleLaunch(launch: Launch, stderr: string, killedByKernel: boolean): Promise<Error | undefined> {
+  const report = launch.report ? await launch.report : '';
+  const record = launch.record;
+  const m = /exit (\d+) left (\d+)/.exec(report);
+  if (record && m) record.leftover = Number(m[2]);
+  if (record?.mode !== 'bubblewrap' || m || killedByKernel) return undefined;
+  const line = stderr.trim().split('\n').reverse().find((l) => l.startsWith('bwrap: '));
+  return line ? Object.assign(new Error(`RTC_ERR_OSBOX_UNAVAILABLE: the OS sandbox could not start: ${line}`), { code: 'EOSBOX' }) : undefined;
+}
+
+/**
+ * Starts a long-lived child at once (for `Deno.Command(...).spawn()`): the same checks,
+ * OS sandbox and tracker as runCommand, the streams as asked; the caller owns the rest.
+ */
+export function launchChild(req: LaunchTarget & { sandbox?: OsSandboxRequest; tracker?: ChildTracker }, stdio: LaunchStdio): Launch {
+  const executable = resolveExecutable(req.command, req.searchPath, req.cwd);
+  if (!executable) throw enoent(`Failed to spawn '${req.command}': No such file or directory (os error 2)`);
+  if (statSync(req.cwd, { throwIfNoEntry: false })?.isDirectory() !== true) throw enoent(`Failed to spawn '${req.command}': the cwd ${req.cwd} is not a folder`);
+  req.tracker?.admit(req.command);
+  return req.sandbox?.mode === 'bubblewrap' ? launchSandboxedNow(req, executable, req.sandbox, stdio) : launchPlain(req, executable, req.sandbox?.mode === 'off', stdio);
 }
 
 export async function runCommand(req: CommandRequest): Promise<CommandResult> {
@@ -244,7 +314,8 @@ export async function runCommand(req: CommandRequest): Promise<CommandResult> {
   if (!executable) throw enoent(`Failed to spawn '${req.command}': No such file or directory (os error 2)`);
   if (statSync(req.cwd, { throwIfNoEntry: false })?.isDirectory() !== true) throw enoent(`Failed to spawn '${req.command}': the cwd ${req.cwd} is not a folder`);
   req.tracker?.admit(req.command);
-  const launch = req.sandbox?.mode === 'bubblewrap' ? await launchSandboxed(req, executable, req.sandbox) : launchPlain(req, executable, req.sandbox?.mode === 'off');
+  const stdio: LaunchStdio = { stdin: req.input ? 'pipe' : 'ignore', stdout: 'pipe', stderr: 'pipe' };
+  const launch = req.sandbox?.mode === 'bubblewrap' ? await launchSandboxed(req, executable, req.sandbox, stdio) : launchPlain(req, executable, req.sandbox?.mode === 'off', stdio);
   const { child, handle } = launch;
   return new Promise((resolve, reject) => {
     const out: Buffer[] = [];
@@ -298,19 +369,13 @@ export async function runCommand(req: CommandRequest): Promise<CommandResult> {
       // sandbox needs nothing: its pid namespace ended with its init, before bwrap exited.)
       if (!handle.sandboxed) handle.kill();
       void (async () => {
-        const report = launch.report ? await launch.report : '';
-        const record = launch.record;
-        const m = /exit (\d+) left (\d+)/.exec(report);
-        if (record && m) record.leftover = Number(m[2]);
-        await finish();
         const stderr = Buffer.concat(err);
-        // bwrap itself failed (a mount it could not make): a refusal, not the command's exit.
-        if (record?.mode === 'bubblewrap' && !m && killed === null) {
-          const line = stderr.toString('utf8').trim().split('\n').reverse().find((l) => l.startsWith('bwrap: '));
-          if (line) {
-            reject(Object.assign(new Error(`RTC_ERR_OSBOX_UNAVAILABLE: the OS sandbox could not start: ${line}`), { code: 'EOSBOX' }));
-            return;
-          }
+        const failure = await settleLaunch(launch, stderr.toString('utf8'), killed !== null);
+        const record = launch.record;
+        await finish();
+        if (failure) {
+          reject(failure);
+          return;
         }
         const exit = code ?? 128 + signalNumber(sig ?? 'SIGTERM');
         const shownSignal = sig ?? (killed === 'stop' && exit > 128 ? stopSignal : null);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
-import { main } from '../../kernel/cli/main.ts';
+import { main } from '../../cli/main.ts';
 import { COMMANDS } from '../../cli/commands.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');

@@ -49,7 +49,7 @@ test('a state directory that is a file, below a file, or missing: one line, exit
 
 test('run: under /proc, /sys or /dev (also through a link) it refuses at once, never spins; a file in the way is one line', async () => {
   const dir = tempDir('rtc-newcomer-run-');
-  const p = profile(dir, 'newbie', 'runtime: harness-newbie');
+  const p = profile(dir, 'newbie', 'runtime: agent-newbie');
   const link = path.join(dir, 'to-proc');
   (await import('node:fs')).symlinkSync('/proc', link);
   for (const state of ['/proc/xyz', '/sys/kernel/xyz', '/dev/xyz', path.join(link, 'self', 'xyz')]) {
@@ -62,14 +62,14 @@ test('run: under /proc, /sys or /dev (also through a link) it refuses at once, n
   const state = path.join(dir, 'state');
   mkdirSync(state);
   writeFileSync(path.join(state, 'newbie'), 'oops');
-  oneLine(await runCli(['run', '--persona', p.file, '--state-dir', state, '--cycles', '1'], { cwd: dir, env: fakeEnv() }), 1, /^runtimectl: RTC_ERR_STATE_DIR: .*newbie: is a file where the folder of persona newbie belongs; move it aside/, 'persona file');
+  oneLine(await runCli(['run', '--persona', p.file, '--state-dir', state, '--cycles', '1'], { cwd: dir, env: fakeEnv() }), 1, /^runtimectl: RTC_ERR_PERSONA_START: persona newbie: RTC_ERR_STATE_DIR: .*newbie: is a file where the folder of persona newbie belongs; move it aside/, 'persona file');
   oneLine(await runCli(['ledger', 'list', '--persona', 'newbie', '--state-dir', state]), 1, /is a file where the folder of persona newbie belongs/, 'ledger on a persona file');
 });
 
 test('a folder where a log file belongs is one line, not an internal error', async () => {
   const dir = tempDir('rtc-newcomer-log-');
   const state = path.join(dir, 'state');
-  const p = profile(dir, 'logdir', 'runtime: harness-logdir');
+  const p = profile(dir, 'logdir', 'runtime: agent-logdir');
   mkdirSync(path.join(state, 'logdir', 'logs', 'events.jsonl'), { recursive: true });
   for (const argv of [['run', '--persona', p.file, '--cycles', '1'], ['replay'], ['events', 'repair', '--persona', 'logdir']]) {
     const out = await runCli([...argv, '--state-dir', state], { cwd: dir, env: fakeEnv() });
@@ -81,7 +81,7 @@ test('a folder where a log file belongs is one line, not an internal error', asy
 
 test('an unknown SCIDEX_AGENT_* variable stops the start, with "did you mean" for a near miss; nothing is created', async () => {
   const dir = tempDir('rtc-newcomer-env-');
-  const p = profile(dir, 'envy', 'runtime: harness-envy');
+  const p = profile(dir, 'envy', 'runtime: agent-envy');
   const state = path.join(dir, 'state');
   const cases: [string, RegExp][] = [
     ['SCIDEX_AGENT_DAILY_TOKEN_BUGDET', /SCIDEX_AGENT_DAILY_TOKEN_BUGDET \(did you mean "SCIDEX_AGENT_DAILY_TOKEN_BUDGET"\?\) is not a variable runtimectl reads/],
@@ -101,16 +101,19 @@ test('an unknown SCIDEX_AGENT_* variable stops the start, with "did you mean" fo
 test('a skill named exactly that matches nothing stops the start (with "did you mean"); a glob that matches nothing does not', async () => {
   const dir = tempDir('rtc-newcomer-skill-');
   const state = path.join(dir, 'state');
-  const typo = profile(dir, 'typo', 'runtime: harness-typo\nskills: [value-of-informaton-budgeting, shared/read-only-planing]');
-  await assert.rejects(run([typo], { stateDir: state }), (e: Error) => {
-    assert.match(e.message, /^typo\.yaml: skills: "value-of-informaton-budgeting" matches no skill \(did you mean "value-of-information-budgeting"\?\); "shared\/read-only-planing" matches no skill \(did you mean "shared\/read-only-planning"\?\)$/);
-    return true;
-  });
-  const nothing = profile(dir, 'nothing', 'runtime: harness-nothing\nskills: [quantum-gravity]');
-  await assert.rejects(run([nothing], { stateDir: state }), /"quantum-gravity" matches no skill$/);
-  const glob = profile(dir, 'globby', 'runtime: harness-globby\nskills: [shared/*, persona/globby/*]');
+  const typo = profile(dir, 'typo', 'runtime: agent-typo\nskills: [value-of-informaton-budgeting, shared/read-only-planing]');
+  const [refused] = await run([typo], { stateDir: state });
+  assert.deepEqual(refused!.refused, [
+    `persona typo: ${typo.file}: skills[0]: "value-of-informaton-budgeting" matches no skill (did you mean "value-of-information-budgeting"?)`,
+    `persona typo: ${typo.file}: skills[1]: "shared/read-only-planing" matches no skill (did you mean "shared/read-only-planning"?)`,
+  ]);
+  const nothing = profile(dir, 'nothing', 'runtime: agent-nothing\nskills: [quantum-gravity]');
+  const [none] = await run([nothing], { stateDir: state });
+  assert.match(none!.refused?.[0] ?? '', /skills\[0\]: "quantum-gravity" matches no skill$/);
+  const glob = profile(dir, 'globby', 'runtime: agent-globby\nskills: [shared/*, persona/globby/*]');
   const [r] = await run([glob], { stateDir: state });
   assert.equal(r!.stopped, undefined);
+  assert.equal(r!.refused, undefined, String(r!.refused));
 });
 
 test('flag typos are the kernel\'s one line, with "did you mean"; Node\'s parser text never shows', async () => {
@@ -146,7 +149,9 @@ test('every command group without a verb prints its help; an unknown verb is one
   for (const group of groups) {
     const bare = await runCli([group]);
     assert.equal(bare.status, 2, group);
-    assert.match(bare.stdout, new RegExp(`^Usage: runtimectl ${group} <command>`), group);
+    // A group that is also a command taking flags (archive --persona ID) shows its own usage, which names its verbs.
+    const own = COMMANDS.some((c) => c.path.length === 1 && c.path[0] === group && c.takesFlags);
+    assert.match(bare.stdout, new RegExp(`^Usage: runtimectl ${group} ${own ? '--' : '<command>'}`), group);
     const verbs = COMMANDS.filter((c) => c.path.length === 2 && c.path[0] === group).map((c) => c.path[1]!);
     for (const verb of verbs) assert.ok(bare.stdout.includes(verb), `${group} help names ${verb}`);
     assert.equal((await runCli([group, '--help'])).status, 0, group);

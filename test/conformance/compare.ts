@@ -8,12 +8,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createScriptRunner } from '../../kernel/run/script-runner.ts';
-import { baseEnv, conformanceDir, fill, freshDir, listScripts, readScriptSpec, runDeno, startServer } from './harness.ts';
+import { createTestRunner } from '../../kernel/run/test-runner.ts';
+import { baseEnv, conformanceDir, fill, freshDir, listScripts, normalizeTestReport, readScriptSpec, runDeno, runDenoTest, startServer } from './harness.ts';
 
 const filters = process.argv.slice(2);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'rtc-conf-'));
 const server = await startServer();
 const runner = await createScriptRunner();
+const testRunner = await createTestRunner();
 let differing = 0;
 try {
   const names = listScripts().filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
@@ -25,9 +27,13 @@ try {
     const args = fill(spec.args, values);
     const env = baseEnv(path.join(work, 'deno-dir'), spec.env);
     if (spec.cwdMode === 'tmp') freshDir(cwd, spec.links);
-    const deno = await runDeno(spec.file, flags, args, cwd, env);
+    const deno = spec.mode === 'test' ? await runDenoTest(spec.file, flags, cwd, env) : await runDeno(spec.file, flags, args, cwd, env);
     if (spec.cwdMode === 'tmp') freshDir(cwd, spec.links);
-    const sandbox = await runner.run({ file: spec.file, args, permissionFlags: flags, cwd, env });
+    const sandbox = spec.mode === 'test' ? await testRunner.run({ files: [spec.file], permissionFlags: flags, cwd, env }) : await runner.run({ file: spec.file, args, permissionFlags: flags, cwd, env });
+    if (spec.mode === 'test') {
+      deno.stdout = normalizeTestReport(deno.stdout);
+      sandbox.stdout = normalizeTestReport(sandbox.stdout);
+    }
     const stderrDiffers = spec.compareStderr && deno.stderr !== sandbox.stderr;
     if (deno.stdout === sandbox.stdout && deno.exitCode === sandbox.exitCode && !stderrDiffers) continue;
     differing++;

@@ -10,15 +10,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createScriptRunner } from '../../kernel/run/script-runner.ts';
+import { createTestRunner } from '../../kernel/run/test-runner.ts';
 import {
   baseEnv,
   conformanceDir,
   fill,
   freshDir,
   listScripts,
+  normalizeTestReport,
   readScriptSpec,
   repoRoot,
   runDeno,
+  runDenoTest,
   runProcess,
   scriptsDir,
   startServer,
@@ -30,9 +33,11 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'rtc-conf-'));
 const denoDir = path.join(work, 'deno-dir');
 const server = await startServer();
 const runner = await createScriptRunner();
+const testRunner = await createTestRunner();
 
 after(async () => {
   await runner.close();
+  await testRunner.close();
   await server.close();
   fs.rmSync(work, { recursive: true, force: true });
 });
@@ -57,7 +62,7 @@ function prepare(fileName: string): Prepared {
 
 async function denoRun(p: Prepared): Promise<RunOutcome> {
   if (p.spec.cwdMode === 'tmp') freshDir(p.cwd, p.spec.links);
-  const deno = await runDeno(p.spec.file, p.flags, p.args, p.cwd, p.env);
+  const deno = p.spec.mode === 'test' ? await runDenoTest(p.spec.file, p.flags, p.cwd, p.env) : await runDeno(p.spec.file, p.flags, p.args, p.cwd, p.env);
   // every script prints something under Deno: an empty stdout means the script broke
   assert.notEqual(deno.stdout, '', `${p.spec.name} printed nothing under deno (stderr: ${deno.stderr})`);
   return deno;
@@ -90,11 +95,18 @@ for (const fileName of scripts) {
   test(p.spec.name, { timeout: 90_000 }, async (t) => {
     const deno = await denoRun(p);
     if (p.spec.cwdMode === 'tmp') freshDir(p.cwd, p.spec.links);
-    const sandbox = await runner.run({ file: p.spec.file, args: p.args, permissionFlags: p.flags, cwd: p.cwd, env: p.env });
+    const sandbox = p.spec.mode === 'test'
+      ? await testRunner.run({ files: [p.spec.file], permissionFlags: p.flags, cwd: p.cwd, env: p.env })
+      : await runner.run({ file: p.spec.file, args: p.args, permissionFlags: p.flags, cwd: p.cwd, env: p.env });
+    if (p.spec.mode === 'test') {
+      // durations and Deno's own stack frames differ by nature; everything else must not
+      deno.stdout = normalizeTestReport(deno.stdout);
+      sandbox.stdout = normalizeTestReport(sandbox.stdout);
+    }
     const same = sandbox.stdout === deno.stdout && sandbox.exitCode === deno.exitCode;
     if (!same || (p.spec.compareStderr && sandbox.stderr !== deno.stderr)) {
       t.diagnostic(`flags: ${p.flags.join(' ') || '(none)'}; deno stderr: ${JSON.stringify(deno.stderr.slice(0, 600))}`);
-      t.diagnostic(`sandbox stderr: ${JSON.stringify(sandbox.stderr.slice(0, 600))}; error: ${JSON.stringify(sandbox.error)}`);
+      t.diagnostic(`sandbox stderr: ${JSON.stringify(sandbox.stderr.slice(0, 600))}; error: ${JSON.stringify("error" in sandbox ? sandbox.error : null)}`);
     }
     assert.deepEqual({ stdout: sandbox.stdout, exitCode: sandbox.exitCode }, { stdout: deno.stdout, exitCode: deno.exitCode });
     if (p.spec.compareStderr) assert.equal(sandbox.stderr, deno.stderr);

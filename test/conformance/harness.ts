@@ -27,6 +27,8 @@ export interface ScriptSpec {
   cwdMode: 'conformance' | 'tmp';
   /** compare stderr byte for byte too (only where Deno's stderr is plain console output) */
   compareStderr: boolean;
+  /** `test`: the file is a test module, run by `deno test` and by `sandbox test` */
+  mode: 'run' | 'test';
   /** symlinks made in the tmp cwd before each run (`// links: name=target ...`; targets may use `{cwd}`) */
   links: [string, string][];
 }
@@ -56,7 +58,7 @@ export function readScriptSpec(fileName: string): ScriptSpec {
   const file = path.join(scriptsDir, fileName);
   const header = new Map<string, string>();
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const m = /^\/\/ (flags|args|env|cwd|stderr|links): ?(.*)$/.exec(line);
+    const m = /^\/\/ (flags|args|env|cwd|stderr|mode|links): ?(.*)$/.exec(line);
     if (m) header.set(m[1]!, m[2]!.trim());
     if (!line.startsWith('//')) break;
   }
@@ -80,6 +82,7 @@ export function readScriptSpec(fileName: string): ScriptSpec {
     env,
     cwdMode: header.get('cwd') === 'tmp' ? 'tmp' : 'conformance',
     compareStderr: header.get('stderr') === 'exact',
+    mode: header.get('mode') === 'test' ? 'test' : 'run',
     links: words(header.get('links')).map((pair) => {
       const eq = pair.indexOf('=');
       return [pair.slice(0, eq), pair.slice(eq + 1)] as [string, string];
@@ -186,6 +189,23 @@ export function runProcess(
       });
     });
   });
+}
+
+/**
+ * What a `deno test` report has that cannot match: durations, and the stack frames of
+ * Deno's own code (`ext:...`), which the sandbox does not have.
+ */
+export function normalizeTestReport(text: string): string {
+  return text
+    .replace(/\((\d+(\.\d+)?)(ms|µs|s)\)/g, '(X)')
+    .split('\n')
+    .filter((line) => !/^\s+at .*\(?ext:/.test(line))
+    .join('\n');
+}
+
+/** `deno test --no-prompt --no-config --no-check FLAGS FILE`. */
+export function runDenoTest(file: string, flags: readonly string[], cwd: string, env: Record<string, string>): Promise<RunOutcome> {
+  return runProcess(denoBin, ['test', '--no-prompt', '--no-config', '--no-check', ...flags, file], { cwd, env });
 }
 
 /** `deno run --no-prompt --no-config FLAGS FILE ARGS`: prompts never block, no deno.json is read. */

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openEventLog } from '../../kernel/events/event-log.ts';
-import { analyzeFork } from '../../kernel/events/fork-repair.ts';
+import { analyzeFork } from '../../features/events/fork-repair.ts';
 import { readEvents, verifyEventLog } from '../../kernel/events/verify.ts';
 import { UsageWindow } from '../../features/science-loop/budget/usage.ts';
 import { readStatus } from '../../features/status/status.ts';
@@ -96,7 +96,7 @@ test('the log two real kernels forked on main: dry run changes nothing; repair k
   assert.equal((repair.payload.set_aside as unknown[]).length, 1);
 
   // The persona runs again, and its cycles continue the kept chain.
-  const jerome = profile(tempDir('rtc-fork-prof-'), 'jerome', 'runtime: harness-jerome');
+  const jerome = profile(tempDir('rtc-fork-prof-'), 'jerome', 'runtime: agent-jerome');
   const [after1] = await run([jerome], { stateDir: state });
   assert.equal(after1!.stopped, undefined);
   assert.equal(after1!.reports[0]!.cycle, events.filter((e) => e.type === 'continuous_loop_cycle').length + 1, 'cycle numbers follow the kept chain');
@@ -161,8 +161,10 @@ test('an edited line is tampering, not a fork: refused with the line named, the 
 test('a run on a forked log is refused with the way out named; after the repair it runs', async () => {
   const { bytes } = await syntheticFork([[1], [2, 3]]);
   const { state } = stateWithLog('forky', bytes);
-  const forky = profile(tempDir('rtc-fork-prof-'), 'forky', 'runtime: harness-forky');
-  await assert.rejects(run([forky], { stateDir: state }), /seq \d+ where seq \d+ was expected.*"runtimectl events repair --persona forky" keeps one chain/);
+  const forky = profile(tempDir('rtc-fork-prof-'), 'forky', 'runtime: agent-forky');
+  const [refused] = await run([forky], { stateDir: state });
+  assert.equal(refused!.reports.length, 0);
+  assert.match(refused!.refused?.[0] ?? '', /^persona forky: .*seq \d+ where seq \d+ was expected.*"runtimectl events repair --persona forky" keeps one chain/);
   assert.equal((await runCli(['events', 'repair', '--persona', 'forky', '--state-dir', state])).status, 0);
   const [ok] = await run([forky], { stateDir: state });
   assert.equal(ok!.stopped, undefined);

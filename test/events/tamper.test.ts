@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { main } from '../../kernel/cli/main.ts';
+import { main } from '../../cli/main.ts';
 import type { CliIo } from '../../kernel/cli/command.ts';
 import { VERIFY_CHECKS, type VerifyReport } from '../../features/verify/cli.ts';
 import { computeEventHash, eventLogPath, openEventLog, type EventEnvelope } from '../../kernel/events/index.ts';
@@ -59,7 +59,7 @@ test('an intact state directory verifies: exit 0, every persona listed', async (
   fs.mkdirSync(path.join(state, 'workspaces', 'w1'), { recursive: true });
   const text = await verify(['--state-dir', state]);
   assert.equal(text.status, 0, text.stdout + text.stderr);
-  assert.match(text.stdout, /^alpha {2}events {2}ok {2}5 event\(s\), last seq 5$/m);
+  assert.match(text.stdout, /^alpha {2}events {2}ok {2}5 event\(s\), last seq 5; incremental: checked seq 1\.\.5 \(5 record\(s\): the open segment\)$/m);
   assert.match(text.stdout, /^beta {2}events {2}ok/m);
   assert.match(text.stdout, /^gamma {2}events {2}absent {2}no event log$/m, 'a persona that never ran is not a failure');
   assert.doesNotMatch(text.stdout, /workspaces/);
@@ -120,8 +120,11 @@ for (const [name, tamper, expected] of TAMPERS) {
     assert.equal(typeof first.line, 'number');
     assert.match(first.code ?? '', /^RTC_ERR_EVENTS_(CHAIN|CORRUPT|VERSION)$/);
 
+    // The one file verify writes is the intact persona's verification record (features/verify/verified-record.ts):
+    // the failed persona gets none, and no log is touched.
     const after = snapshot(state);
-    assert.deepEqual([...after.keys()], [...before.keys()]);
+    assert.deepEqual([...after.keys()].filter((name) => name !== 'alpha/logs/verified.json'), [...before.keys()]);
+    assert.ok(!after.has('beta/logs/verified.json'), 'a persona that failed records no verification');
     for (const [name, bytes] of before) assert.ok(after.get(name)!.equals(bytes), `${name} unchanged`);
   });
 }

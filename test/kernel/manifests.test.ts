@@ -5,8 +5,12 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { KernelError } from '../../kernel/errors.ts';
 import { renderJsonSchemas } from '../../kernel/manifest/json-schemas.ts';
+import { SCHEMAS } from '../../cli/schemas.ts';
+import { CONTRACT_DOC, renderContractDoc } from '../../cli/contract-docs.ts';
 import { listSandboxProfiles, loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { loadPlugin, scanPlugins } from '../../kernel/plugins/registry.ts';
+import { PLUGIN_CONTRACTS } from '../../kernel/contracts/index.ts';
+import { PLUGIN_KINDS } from '../../kernel/manifest/plugin-manifest.ts';
 
 function pluginDir(yaml: string, files: Record<string, string> = { 'mod.ts': 'export function f() { return 1; }' }): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-plugin-'));
@@ -35,6 +39,28 @@ test('a bad manifest is refused with the file, the field path and the reason', (
   assert.throws(() => loadPlugin(badYaml), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_MANIFEST_YAML');
 });
 
+test('a kind\'s own manifest sections belong to that kind only, each refused naming the field', () => {
+  const refused = (yaml: string, files?: Record<string, string>) => {
+    try {
+      loadPlugin(pluginDir(yaml, files));
+    } catch (e) {
+      assert.ok(e instanceof KernelError && e.code === 'RTC_ERR_MANIFEST_INVALID', String(e));
+      return e.message;
+    }
+    assert.fail(`accepted: ${yaml}`);
+  };
+  const tool = `${GOOD}tools:\n  - { export: f, description: d }\n`;
+  assert.match(refused(tool.replace('kind: tool', 'kind: executor').replace('tool.demo', 'executor.demo')), /plugin\.yaml: tools: only tool plugins declare tools, not executor plugins/);
+  assert.match(refused(tool.replace('export: f', 'export: g')), /plugin\.yaml: tools\[0\]\.export: "g" is not in exports \(f\)/);
+  assert.match(refused(`${GOOD}tools:\n  - { export: f, description: d, input_schema: { type: string } }\n`), /input_schema: a tool's input_schema must be a JSON Schema with type: object/);
+  assert.match(refused(`${GOOD}gate_check: { reads: [] }\n`), /plugin\.yaml: gate_check: only gate-check plugins have a gate_check section, not tool plugins/);
+  assert.match(refused(GOOD.replace('tool.demo', 'gate-check.demo')), /plugin\.yaml: id: ids starting "gate-check\." are for gate-check plugins, not tool plugins/);
+  const check = 'id: gate-check.demo\nversion: 1.0.0\nkind: gate-check\nentry: mod.ts\ndescription: demo\n';
+  assert.match(refused(`${check}exports: [f]\n`), /plugin\.yaml: exports: a gate-check plugin exports "check"/);
+  assert.match(refused(`${check.replace('gate-check.demo', 'check.demo')}exports: [check]\n`), /plugin\.yaml: id: a gate-check plugin's id is "gate-check\.<check name>"/);
+  assert.equal(loadPlugin(pluginDir(`${check}exports: [check]\n`, { 'mod.ts': 'export function check() {}' })).manifest.id, 'gate-check.demo');
+});
+
 test('a plugin asking for more than its profile ceiling is refused, naming what', () => {
   const dir = pluginDir(`${GOOD}sandbox: community-draft\npermissions:\n  net: [example.com]\n`);
   assert.throws(() => loadPlugin(dir), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_PERMISSION_CEILING' && /net:example\.com/.test(e.message));
@@ -45,10 +71,17 @@ test('a missing entry file is refused', () => {
   assert.throws(() => loadPlugin(dir), /entry: file "mod.ts" does not exist/);
 });
 
-test('the JSON Schemas in schemas/ are the ones the zod schemas generate (run npm run schemas)', () => {
-  for (const [file, text] of renderJsonSchemas()) {
+test('the JSON Schemas in schemas/ and docs/plugin-contracts.md are the ones the zod schemas generate (run npm run schemas)', () => {
+  for (const [file, text] of renderJsonSchemas(SCHEMAS)) {
     assert.equal(readFileSync(file, 'utf8'), text, `${path.basename(file)} is stale`);
   }
+  assert.equal(readFileSync(CONTRACT_DOC, 'utf8'), renderContractDoc(), 'docs/plugin-contracts.md is stale');
+});
+
+test('every plugin kind has exactly one published contract, in the generated reference', () => {
+  assert.deepEqual(PLUGIN_CONTRACTS.map((c) => c.kind).sort(), [...PLUGIN_KINDS].sort());
+  const doc = readFileSync(CONTRACT_DOC, 'utf8');
+  for (const kind of PLUGIN_KINDS) assert.equal(doc.split('\n').filter((l) => l === `## \`${kind}\``).length, 1, kind);
 });
 
 test('a profile name that is not a file is refused with the known ones', () => {

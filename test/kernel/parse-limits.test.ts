@@ -71,11 +71,12 @@ for (const [kind, how] of Object.entries(HOSTILE)) {
 
 test('a persona runs while a plugin beside its own is an alias bomb', async () => {
   const dir = tempDir('rtc-parse-run-');
+  // The bomb is a folder on the plugin search path beside the built-in plugins the persona uses.
   const plugins = path.join(dir, 'plugins');
-  for (const name of ['executor-none', 'budget-voi-tiers', 'executor-shared']) cpSync(path.join(PROJECT_ROOT, 'plugins', name), path.join(plugins, name), { recursive: true });
   plant(path.join(plugins, 'zz-bomb', 'plugin.yaml'), HOSTILE['alias bomb (flow)'] as Buffer);
-  const p = profile(dir, 'calm', 'runtime: harness-calm');
-  const [r] = await run([p], { stateDir: path.join(dir, 'state'), pluginsDir: plugins });
+  const p = profile(dir, 'calm', 'runtime: agent-calm');
+  const [r] = await run([p], { stateDir: path.join(dir, 'state'), pluginPath: [plugins] });
+  assert.equal(r!.refused, undefined, String(r!.refused));
   assert.equal(r!.stopped, undefined);
   assert.equal(r!.reports.length, 1);
 });

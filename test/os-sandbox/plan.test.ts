@@ -132,3 +132,18 @@ test('the bwrap options carry the environment through the argument pipe, never a
   assert.ok(encodeArgs(options).includes(Buffer.from('sk-test-1234567890\0')));
   assert.throws(() => encodeArgs(['a\0b']), /NUL/);
 });
+
+test('a cwd under the host /tmp that only a broad grant covers is bound over the private /tmp, with the grant\'s mode', () => {
+  const { root } = layout();
+  const cwd = path.join(root, 'work');
+  mkdirSync(cwd);
+  assert.ok(root.startsWith('/tmp/'), 'the test layout lives under /tmp');
+  const all = plan(grant(true, true), { hide: [] }, cwd);
+  assert.ok(all.mounts.some((m) => m.kind === 'rw' && m.dest === cwd), '-A: the cwd is there, writable');
+  assert.ok(all.view.writable.includes(cwd));
+  const readOnly = plan(grant(true, []), { hide: [] }, cwd);
+  assert.ok(readOnly.mounts.some((m) => m.kind === 'ro' && m.dest === cwd), 'read-only grant: read-only');
+  const hidden = plan(grant(true, true), { hide: [root] }, cwd);
+  assert.ok(!hidden.mounts.some((m) => (m.kind === 'rw' || m.kind === 'ro') && m.dest === cwd), 'a kernel tree is never bound for it');
+  assert.ok(hidden.mounts.some((m) => m.kind === 'dir' && m.dest === cwd), 'an empty folder stands in');
+});

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { replayPersona } from '../../kernel/replay/replay-persona.ts';
+import { replayPersona } from '../../features/science-loop/preset.ts';
+import { copyPlugins } from '../support/plugins.ts';
 import { PLUGINS_DIR } from '../../kernel/plugins/registry.ts';
 import { CACHE_DIR, cycleEvents, fakeTime, packet, run, tempDir } from '../../features/science-loop/test/helpers.ts';
 import { runCli } from '../support/cli.ts';
@@ -88,7 +89,7 @@ test('--cycle N replays the cycles since its plugins last started fresh as warm-
 
 test('a plugin changed since the recording is reported before replay; the recorded bundle is what replays', async () => {
   const plugins = path.join(tempDir('rtc-replay-plugins-'), 'plugins');
-  cpSync(PLUGINS_DIR, plugins, { recursive: true });
+  copyPlugins(plugins);
   const entry = path.join(plugins, 'executor-codex', 'mod.ts');
   writeFileSync(entry, `${readFileSync(entry, 'utf8')}\nexport const upgraded = Deno.env.get('HOME');\n`);
   const notices: string[] = [];
@@ -101,7 +102,7 @@ test('a plugin changed since the recording is reported before replay; the record
 
 test('replaying new code against the recording (--installed) names the first divergence: persona, cycle, call, effect, recorded and asked', async () => {
   const plugins = path.join(tempDir('rtc-replay-plugins-'), 'plugins');
-  cpSync(PLUGINS_DIR, plugins, { recursive: true });
+  copyPlugins(plugins);
   const entry = path.join(plugins, 'budget-voi-tiers', 'mod.ts');
   // the new version reads the clock first thing in assess: an effect the recording does not have
   writeFileSync(entry, readFileSync(entry, 'utf8').replace(/export (async )?function assess\(([^)]*)\)([^{]*)\{/, (m) => `${m}\n  Date.now();`));

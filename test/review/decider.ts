@@ -8,7 +8,7 @@
  * (OPERATOR_HOME holds NAME's operator credential: every decision is signed.)
  */
 import { existsSync } from 'node:fs';
-import { main } from '../../kernel/cli/main.ts';
+import { main } from '../../cli/main.ts';
 
 const [stateDir, verb, name, count, go, order, operatorHome] = process.argv.slice(2);
 if (stateDir === undefined || verb === undefined || name === undefined || count === undefined || go === undefined || order === undefined || operatorHome === undefined) {

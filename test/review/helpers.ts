@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { main } from '../../kernel/cli/main.ts';
+import { main } from '../../cli/main.ts';
 import type { CliIo } from '../../kernel/cli/command.ts';
 import type { EvidenceRef, ProposalInput, ReviewPolicy } from '../../kernel/review/index.ts';
 import { makeOperators } from '../support/operator.ts';

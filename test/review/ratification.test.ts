@@ -23,7 +23,7 @@ const OPS = OPERATORS;
 const MALLORY = makeOperators(['mallory']).mallory!;
 
 function harness(dir: string, id: string, extra = '') {
-  return profile(dir, id, `runtime: harness-${id}\n${extra}`);
+  return profile(dir, id, `runtime: agent-${id}\n${extra}`);
 }
 
 /** Appends a state change straight to the log, as anything able to write the persona's files could. */

@@ -12,7 +12,7 @@ import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, r
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { bundleEntry, readCodeCache, sha256, writeCodeCache } from '../../kernel/build/bundle.ts';
+import { bundleEntry, bundleIndexFile, readCodeCache, sha256, writeCodeCache } from '../../kernel/build/bundle.ts';
 import { seal } from '../../kernel/build/cache-integrity.ts';
 import { createScriptRunner } from '../../kernel/run/script-runner.ts';
 import { buildHostScript } from '../../sandboxes/pool/sandbox-host.ts';
@@ -47,7 +47,7 @@ test('a planted bundle with a matching index record (right input digests, its ow
   const entry = path.join(dir, 'mod.ts');
   writeFileSync(entry, 'export const answer = () => 42;\n');
   const legit = await bundleEntry(entry, cacheDir);
-  const indexFile = path.join(cacheDir, 'index', `${sha256(`module:${entry}`)}.json`);
+  const indexFile = bundleIndexFile(entry, cacheDir);
   const record = JSON.parse(readFileSync(indexFile, 'utf8')) as { inputs: Record<string, string>; digest: string; size: number; seal: string };
   const evil = `(async function () {\nreturn { answer: () => 'planted' };\n})`;
   const evilDigest = sha256(evil);

@@ -161,9 +161,17 @@ test('broker: a fetch that would take the run past its byte cap fails, the bytes
   assert.ok(Array.isArray(early), 'the calls past the queue were not refused at once');
   for (const json of early as string[]) assert.equal(answer(json).err?.class, 'Busy');
   assert.equal(broker.context.scope.inFlight, 2);
-  // the run ends: the two running are aborted, the three waiting refused
+  // the two running have their headers (bodies stream, each keeping its slot while it arrives)
+  const running = (await Promise.all(calls.slice(0, 2))).map((json) => JSON.parse(json) as { ok?: { rid: number } });
+  for (const r of running) assert.equal(typeof r.ok?.rid, 'number', JSON.stringify(r));
+  // the run ends: the two bodies still arriving are aborted, the three waiting refused
   broker.endScope();
-  for (const json of await Promise.all(calls.slice(0, 5))) assert.equal(answer(json).err?.class, 'Interrupted', json);
+  for (const json of await Promise.all(calls.slice(2, 5))) assert.equal(answer(json).err?.class, 'Interrupted', json);
+  for (const r of running) {
+    const read = answer(await broker.async('net.read', JSON.stringify({ rid: r.ok!.rid })));
+    assert.equal(read.err?.class, 'Interrupted', JSON.stringify(read));
+  }
+  assert.equal(broker.context.scope.inFlight, 0);
   assert.ok(await eventually(() => seen.sockets.size === 0), 'connections outlived the scope');
 });
 

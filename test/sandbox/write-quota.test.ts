@@ -122,3 +122,44 @@ test('while a quota is set, an op that does not charge it (a subprocess) is refu
   assert.deepEqual(free.seen, []);
   assert.equal(free.result.writes, undefined);
 });
+
+test('every other way of adding to the disk charges the same account: copyFile (both forms), FsFile writes, truncate, makeTemp*, links', async () => {
+  const copy = await runQuota('copy', 'await Deno.writeTextFile(`${dir}/src`, big(600_000));\nawait Deno.copyFile(`${dir}/src`, `${dir}/one`);', { profile: 'default' });
+  assert.equal(copy.seen[0]?.code, 'ENOSPC', 'the copy would bring the run to 1,200,000 bytes');
+  assert.match(copy.seen[0]?.message ?? '', /over its write quota of 1048576: copy '/);
+  assert.equal(fs.existsSync(path.join(copy.dir, 'one')), false, 'a refused copy creates nothing');
+  const copySync = await runQuota('copysync', 'await Deno.writeTextFile(`${dir}/src`, big(300_000));\nfor (let i = 0; i < 10; i++) Deno.copyFileSync(`${dir}/src`, `${dir}/c${i}`);', { profile: 'default' });
+  assert.equal(copySync.seen[0]?.code, 'ENOSPC');
+  assert.equal(held(copySync.dir).bytes, 3 * 300_000, 'the source and the two copies that fit');
+  assert.equal(copySync.result.writes?.refused, 1);
+  const file = await runQuota('fsfile', 'const f = await Deno.open(`${dir}/f`, { write: true, create: true });\nfor (let i = 0; i < 40; i++) await f.write(new TextEncoder().encode(big(100_000)));', { profile: 'default' });
+  assert.equal(file.seen[0]?.code, 'ENOSPC');
+  assert.equal(fs.statSync(path.join(file.dir, 'f')).size, 10 * 100_000, 'ten writes fit, the eleventh is refused before it lands');
+  const stream = await runQuota('stream', 'const f = await Deno.create(`${dir}/s`);\nconst w = f.writable.getWriter();\nfor (let i = 0; i < 40; i++) await w.write(new TextEncoder().encode(big(100_000)));', { profile: 'default' });
+  assert.equal(stream.seen[0]?.code, 'ENOSPC', 'a write through FsFile.writable is charged too');
+  assert.ok(held(stream.dir).bytes <= CAP);
+  const grow = await runQuota('truncate', 'await Deno.writeTextFile(`${dir}/t`, "");\nawait Deno.truncate(`${dir}/t`, 2_000_000);');
+  assert.equal(grow.seen[0]?.code, 'ENOSPC', 'a truncate that grows a file charges the growth');
+  assert.equal(fs.statSync(path.join(grow.dir, 't')).size, 0);
+  const ftrunc = await runQuota('ftruncate', 'const f = await Deno.open(`${dir}/t`, { write: true, create: true });\nawait f.truncate(2_000_000);');
+  assert.equal(ftrunc.seen[0]?.code, 'ENOSPC');
+  const temps = await runQuota('temps', 'for (let i = 0; i < 40; i++) { await Deno.makeTempFile({ dir }); Deno.makeTempDirSync({ dir }); }');
+  assert.match(temps.seen[0]?.message ?? '', /over its quota of 64: mk(stemp|dtemp) '/);
+  assert.equal(held(temps.dir).entries, ENTRIES);
+  const links = await runQuota('links', 'await Deno.writeTextFile(`${dir}/a`, "x");\nfor (let i = 0; i < 100; i++) { await Deno.link(`${dir}/a`, `${dir}/h${i}`); await Deno.symlink(`${dir}/a`, `${dir}/s${i}`); }', { flags: ['--allow-read', '--allow-write'] });
+  assert.equal(links.seen[0]?.code, 'ENOSPC');
+  assert.equal(held(links.dir).entries, ENTRIES, 'each new name is an entry, hard link or symlink');
+});
+
+test('a rename over a file the run wrote gives its room back; chmod and utime add nothing and pass', async () => {
+  const { dir, seen, result } = await runQuota('rename', 'await Deno.writeTextFile(`${dir}/a`, big(600_000));\nawait Deno.writeTextFile(`${dir}/b`, big(400_000));\nawait Deno.rename(`${dir}/b`, `${dir}/a`);\nawait Deno.chmod(`${dir}/a`, 0o600);\nawait Deno.utime(`${dir}/a`, 1, 1);\nawait Deno.writeTextFile(`${dir}/c`, big(600_000));');
+  assert.deepEqual(seen, []);
+  assert.deepEqual(held(dir), { bytes: 1_000_000, entries: 2 });
+  assert.equal(result.writes?.bytes, 1_000_000);
+});
+
+test('spawn() is refused under a quota like output(): a child writes with its own system calls', async () => {
+  const sub = await runQuota('spawn', "new Deno.Command('/bin/true').spawn();", { profile: 'default', flags: ['--allow-run', `--allow-write=${path.join(root, 'spawn')}`] });
+  assert.equal(sub.seen[0]?.name, 'NotCapable');
+  assert.match(sub.seen[0]?.message ?? '', /run\.spawn is not available in a run with a write quota/);
+});

@@ -1,7 +1,7 @@
 /** Runs the CLI in this process (no node spawn) and captures what it prints. */
 import os from 'node:os';
 import type { CliIo } from '../../kernel/cli/command.ts';
-import { main } from '../../kernel/cli/main.ts';
+import { main } from '../../cli/main.ts';
 
 export interface CliResult {
   status: number;

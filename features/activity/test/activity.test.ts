@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { main } from '../../../kernel/cli/main.ts';
+import { main } from '../../../cli/main.ts';
 import type { CliIo } from '../../../kernel/cli/command.ts';
 import { activityOf, parseSince, tokensIn, type PersonaActivity } from '../index.ts';
 import { openBackend, writePersistenceConfig } from '../../persistence/index.ts';

@@ -153,7 +153,7 @@ test('an id in two plugin folders is refused in both, and a profile naming it ca
   const out = path.join(tempDir(), 'evidence');
   const result = await cli(['gate', '--profile', 'community-draft', '--target', path.join(DRAFTS, 'no-tests'), '--out', out, '--plugins-dir', plugins], REPO);
   assert.equal(result.status, 2);
-  assert.match(result.stderr, /^runtimectl: RTC_ERR_GATE_CHECK_UNKNOWN: policies\/gates\/community-draft\.yaml: checks\[0\]: the gate-check plugin "gate-check\.snapshot" was refused: .*id: "gate-check\.snapshot" is also used by .*plugins\/gate-check-snapshot\n$/);
+  assert.match(result.stderr, /^runtimectl: RTC_ERR_GATE_CHECK_UNKNOWN: policies\/gates\/community-draft\.yaml: checks\[0\]: the gate-check plugin "gate-check\.snapshot" was refused: plugins\/gate-check-snapshot\/plugin\.yaml: id: "gate-check\.snapshot" is also the id of \/.*\/gate-check-snapshot; plugin ids must be unique across the plugin search path\n$/);
   assert.equal(fs.existsSync(out), false, 'nothing was written');
 });
 

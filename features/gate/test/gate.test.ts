@@ -10,11 +10,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openReviewQueue } from '../../../kernel/review/index.ts';
-import { testRunnerAvailable } from '../draft-tests.ts';
 import { assertCompletePackage, check, cli, copyDraft, DRAFTS, gate, REPO, skillMd, tempDir, writeDraft } from './helpers.ts';
 
 /** The drafts' Deno.test cases need the kernel's deno test runner (features/gate/draft-tests.ts). */
-const NO_RUNNER = !testRunnerAvailable() && 'the kernel deno test runner (kernel/run/test-runner.ts, branch deno) is not on this branch yet';
 
 /** How many test files the tests check ran: the draft was evaluated past an earlier failure. */
 function testRuns(out: string, report: Parameters<typeof check>[0]): number {
@@ -188,7 +186,7 @@ test('the gate refuses a non-empty --out, an unknown profile and a missing targe
   assert.equal(missing.stderr.split('\n').length, 2, 'one line');
 });
 
-test('host without Deno: accepted with reference-runtime published as a limitation; full without Deno: incomplete', { skip: NO_RUNNER }, async () => {
+test('host without Deno: accepted with reference-runtime published as a limitation; full without Deno: incomplete', async () => {
   const host = await gate('host', path.join(DRAFTS, 'good-draft'), [], { RUNTIMECTL_DENO: 'none' });
   assert.equal(host.report.verdict, 'accepted');
   const reference = check(host.report, 'reference-runtime');
@@ -203,7 +201,7 @@ test('host without Deno: accepted with reference-runtime published as a limitati
   assert.equal(check(full.report, 'reference-runtime').required, true);
 });
 
-test('the good draft, after all the hostile ones in this process: accepted, proposed to the review queue, never enabled', { skip: NO_RUNNER }, async () => {
+test('the good draft, after all the hostile ones in this process: accepted, proposed to the review queue, never enabled', async () => {
   const stateDir = tempDir();
   // The proposal goes to a persona that exists (a typo is refused, never a new persona folder).
   fs.mkdirSync(path.join(stateDir, 'gate-test'));
@@ -229,7 +227,7 @@ test('the good draft, after all the hostile ones in this process: accepted, prop
   assert.deepEqual(queued[0]!.evidence, [{ ref: path.join(out, 'manifest.json'), digest: report.manifest_digest }]);
 });
 
-test('host with the real Deno: the reference runtime agrees with the sandbox', { skip: NO_RUNNER || (!fs.existsSync(path.join(REPO, 'node_modules', '.bin', 'deno')) && 'no Deno here') }, async () => {
+test('host with the real Deno: the reference runtime agrees with the sandbox', { skip: !fs.existsSync(path.join(REPO, 'node_modules', '.bin', 'deno')) && 'no Deno here' }, async () => {
   const { report, out } = await gate('host', path.join(DRAFTS, 'good-draft'));
   assert.equal(report.verdict, 'accepted');
   assert.equal(check(report, 'reference-runtime').status, 'passed');

@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { assertCompletePackage, check, cli, copyDraft, gate, REPO, tempDir } from './helpers.ts';
-import { testRunnerAvailable } from '../draft-tests.ts';
 
 test('a plugin.yaml alias bomb: skill-manifest fails naming it, and permissions and build say they could not read it', async () => {
   const draft = copyDraft('good-draft');
@@ -29,7 +28,7 @@ test('a plugin.yaml alias bomb: skill-manifest fails naming it, and permissions 
   assertCompletePackage(out, report);
 });
 
-test("a token a draft's test prints is not in the evidence package", { skip: !testRunnerAvailable() && 'the good draft\'s Deno.test files need the kernel deno test runner (kernel/run/test-runner.ts, branch deno)' }, async () => {
+test("a token a draft's test prints is not in the evidence package", async () => {
   const draft = copyDraft('good-draft');
   const token = 'hf_QwErTyUiOpAsDfGhJkLzXcVbNm0123456789';
   const testFile = fs.readdirSync(path.join(draft, 'tests')).find((f) => f.endsWith('.ts'))!;

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CliIo } from '../../../kernel/cli/command.ts';
-import { main } from '../../../kernel/cli/main.ts';
+import { main } from '../../../cli/main.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../../..');
 export const DRAFTS = path.join(REPO, 'test', 'fixtures', 'drafts');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { main } from '../../../kernel/cli/main.ts';
+import { main } from '../../../cli/main.ts';
 import { BACKENDS, tempDir } from './helpers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');

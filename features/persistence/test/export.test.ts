@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { main } from '../../../kernel/cli/main.ts';
+import { main } from '../../../cli/main.ts';
 import type { CliIo } from '../../../kernel/cli/command.ts';
 import { copyPersistence, openBackend, readPersistenceConfig } from '../index.ts';
 import { detectLedgerFormat } from '../../ledger/format.ts';

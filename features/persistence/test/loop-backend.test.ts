@@ -5,16 +5,18 @@
  * jsonl-fs and switching continues the same hash chain; proposals queued on sqlite are
  * listed, decided and applied through the CLI and the loop's own backend.
  */
+import { persistenceProvider } from '../provider.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { main } from '../../../kernel/cli/main.ts';
+import { main } from '../../../cli/main.ts';
 import type { CliIo } from '../../../kernel/cli/command.ts';
 import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
 import { verifyEventLog } from '../../../kernel/events/verify.ts';
 import { detectLedgerFormat } from '../../ledger/format.ts';
-import { openLoopKernel, PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { openLoopKernel } from '../../science-loop/preset.ts';
 import { openBackend, writePersistenceConfig } from '../index.ts';
 import { openPersonaReviewQueue, openReviewQueue } from '../../../kernel/review/index.ts';
 import { budgeted, CACHE_DIR, fakeEnv, fakeTime, packet, run, tempDir } from '../../science-loop/test/helpers.ts';
@@ -87,7 +89,8 @@ test('a persona configured for sqlite runs its whole loop on sqlite; export to j
 
   const verified = await cli(['verify', '--state-dir', stateDir], dir);
   assert.equal(verified.code, 0, verified.out + verified.err);
-  assert.match(verified.out, /ada {2}persistence {2}ok {2}sqlite; persistence\.db: 4 event\(s\), last seq 4/);
+  assert.match(verified.out, /ada {2}persistence {2}ok {2}sqlite\n/);
+  assert.match(verified.out, /ada {2}events {2}ok {2}4 event\(s\), last seq 4/);
 
   // Export into jsonl-fs and switch: the next run appends to the copied chain.
   const exported = await cli(['persistence', 'export', '--persona', 'ada', '--to', 'jsonl-fs', '--switch', '--state-dir', stateDir], dir);
@@ -136,7 +139,7 @@ test('proposals on a sqlite persona: queued, listed, decided through the CLI, ap
   // Without the backend, the queue refuses rather than write files nobody reads.
   await assertRejectsKernel(() => openReviewQueue(personaDir), 'RTC_ERR_REVIEW_BACKEND', 'persona ada keeps its state in the sqlite persistence backend');
 
-  const queue = await openPersonaReviewQueue(personaDir);
+  const queue = await openPersonaReviewQueue(personaDir, persistenceProvider);
   try {
     assert.match(queue.location, /persistence\.db#proposals$/);
     // Evidence the ratification check can find: event 2 of the persona's own log, by its hash.
@@ -204,7 +207,7 @@ test('proposals on a sqlite persona: queued, listed, decided through the CLI, ap
 test('a long-term memory changed behind a sqlite queue\'s back is caught by verify, as for the file', async () => {
   const { dir, stateDir, personaDir, persona, time } = sqlitePersona();
   await run([persona], { stateDir, cycles: 1, clock: time.clock, sleep: time.sleep });
-  const queue = await openPersonaReviewQueue(personaDir);
+  const queue = await openPersonaReviewQueue(personaDir, persistenceProvider);
   try {
     queue.submit({ kind: 'memory-promotion', proposer: 'loop', evidence: [{ ref: 'x', digest: `sha256:${'b'.repeat(64)}` }], text: 'A fact.' }, { now: 1 });
     queue.accept('P-ada-1', { by: 'alice', now: 2 });

@@ -19,7 +19,7 @@ import { postgresSkipReason, startPostgres, type TestPostgres } from '../../../t
 import { closeBridges, PgBridge } from '../../../kernel/persistence/postgres/pg-bridge.ts';
 import { copyPersistence, eventLine, openBackend, writePersistenceConfig } from '../index.ts';
 import type { IsolatedBackend } from '../isolated-backend.ts';
-import { main } from '../../../kernel/cli/main.ts';
+import { main } from '../../../cli/main.ts';
 import { backendSuite, exercise } from './backend-suite.ts';
 import { assertRejectsKernel, personaDir, pinnedClock } from './helpers.ts';
 import { budgeted, tempDir } from '../../science-loop/test/helpers.ts';

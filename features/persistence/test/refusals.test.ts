@@ -27,10 +27,10 @@ function editDb(dir: string, sql: string): void {
 
 test('a sqlite database from a newer schema version is refused and left byte for byte', async () => {
   const dir = await sqlitePersona();
-  editDb(dir, "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+  editDb(dir, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
   const db = path.join(dir, 'persistence.db');
   const before = sha256File(db);
-  await assertRejectsKernel(() => openBackend(dir, 'sqlite'), 'RTC_ERR_PERSISTENCE_SCHEMA_NEWER', 'persistence.db: schema version 2 is newer than the 1', 'left untouched');
+  await assertRejectsKernel(() => openBackend(dir, 'sqlite'), 'RTC_ERR_PERSISTENCE_SCHEMA_NEWER', 'persistence.db: schema version 3 is newer than the 2', 'left untouched');
   await assertRejectsKernel(() => openBackend(dir, 'sqlite', { readonly: true }), 'RTC_ERR_PERSISTENCE_SCHEMA_NEWER');
   assert.equal(sha256File(db), before);
 });

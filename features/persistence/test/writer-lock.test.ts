@@ -11,9 +11,10 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { isKernelError } from '../../../kernel/errors.ts';
 import { verifyEventLog } from '../../../kernel/events/verify.ts';
-import { openLoopKernel, PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { openLoopKernel } from '../../science-loop/preset.ts';
 import { acquireFileWriterLock, holderIsRunning, selfHolder, WRITER_HOLDER_FILE, WRITER_LOCK_FILE } from '../../../kernel/storage/writer-lock.ts';
-import { writePersistenceConfig } from '../config.ts';
+import { writePersistenceConfig } from '../../../kernel/storage/persistence-config.ts';
 import { PROJECT_ROOT } from '../../../kernel/version.ts';
 import { runCli } from '../../../test/support/cli.ts';
 import { CACHE_DIR, fakeEnv, profile, run, tempDir } from '../../science-loop/test/helpers.ts';
@@ -21,7 +22,7 @@ import { CACHE_DIR, fakeEnv, profile, run, tempDir } from '../../science-loop/te
 const BIN = path.join(PROJECT_ROOT, 'bin', 'runtimectl.js');
 
 function quietProfile(dir: string, id: string) {
-  return profile(dir, id, 'runtime: harness-lock\ncadence:\n  cycle_seconds: 1\n  periodic_seconds: 3600');
+  return profile(dir, id, 'runtime: agent-lock\ncadence:\n  cycle_seconds: 1\n  periodic_seconds: 3600');
 }
 
 function kernel(args: string[]): { child: ChildProcess; out: () => { stdout: string; stderr: string }; exit: Promise<number | null> } {
@@ -59,7 +60,8 @@ test('two real kernels started together on one persona: exactly one runs, the ot
   assert.equal(first.code, 1, `the loser exits 1: ${first.loser.out().stderr}`);
   const refusal = first.loser.out().stderr.trim();
   assert.equal(refusal.split('\n').length, 1, refusal);
-  assert.match(refusal, new RegExp(`^runtimectl: RTC_ERR_PERSONA_LOCKED: persona racer already has a writer: pid ${first.winner.child.pid} \\(started \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z, run since `));
+  // A persona that cannot start is one line (RTC_ERR_PERSONA_START) carrying the lock's own error.
+  assert.match(refusal, new RegExp(`^runtimectl: RTC_ERR_PERSONA_START: persona racer: RTC_ERR_PERSONA_LOCKED: persona racer already has a writer: pid ${first.winner.child.pid} \\(started \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z, run since `));
   const log = path.join(state, 'racer', 'logs', 'events.jsonl');
   await until(() => cycleCount(log) >= 3, 'the winner to run three cycles');
   first.winner.child.kill('SIGTERM');
@@ -117,7 +119,7 @@ for (const backend of ['jsonl-fs', 'sqlite'] as const) {
   });
 }
 
-test('the whole run is refused when one of its personas is held elsewhere; nothing of the free one is left open', async () => {
+test('a persona held elsewhere does not start, naming the holder; the free one runs and releases its lock at the end', async () => {
   const dir = tempDir('rtc-lock-two-');
   const state = path.join(dir, 'state');
   const free = quietProfile(dir, 'free');
@@ -125,8 +127,12 @@ test('the whole run is refused when one of its personas is held elsewhere; nothi
   mkdirSync(path.join(state, 'held'), { recursive: true });
   const lock = acquireFileWriterLock(path.join(state, 'held'), 'held', 'test');
   try {
-    await assert.rejects(run([free, held], { stateDir: state }), /RTC_ERR_PERSONA_LOCKED|persona held already has a writer/);
-    // the free persona's lock was released with the failed start
+    const runs = await run([free, held], { stateDir: state });
+    const refused = runs.find((r) => r.persona_id === 'held')!;
+    assert.equal(refused.reports.length, 0);
+    assert.match(refused.refused?.[0] ?? '', /^persona held: RTC_ERR_PERSONA_LOCKED: persona held already has a writer: pid \d+ /);
+    assert.equal(runs.find((r) => r.persona_id === 'free')!.reports.length, 1, 'the free persona ran');
+    // the free persona's lock was released when its run ended
     const [ok] = await run([free], { stateDir: state });
     assert.equal(ok!.stopped, undefined);
   } finally {
@@ -161,7 +167,10 @@ test('a planted file at writer.lock is one line, and the persona is not started'
   const persona = quietProfile(dir, 'planted');
   mkdirSync(path.join(state, 'planted'), { recursive: true });
   writeFileSync(path.join(state, 'planted', WRITER_LOCK_FILE), 'not a lock, just text that is long enough to look like a header '.repeat(4));
-  await assert.rejects(run([persona], { stateDir: state }), (e: unknown) => isKernelError(e) && e.code === 'RTC_ERR_STATE_DIR' && /writer\.lock: is not a writer lock/.test(e.message));
+  const [r] = await run([persona], { stateDir: state });
+  assert.equal(r!.reports.length, 0);
+  assert.equal(r!.refused?.length, 1);
+  assert.match(r!.refused![0]!, /^persona planted: RTC_ERR_STATE_DIR: .*writer\.lock: is not a writer lock/);
   assert.equal(existsSync(path.join(state, 'planted', 'logs', 'events.jsonl')), false);
 });
 

@@ -9,9 +9,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { z } from 'zod';
-import { main } from '../../../kernel/cli/main.ts';
+import { main } from '../../../cli/main.ts';
 import type { CliIo } from '../../../kernel/cli/command.ts';
-import { SCHEMAS } from '../../../kernel/manifest/schema-registry.ts';
+import { SCHEMAS } from '../../../cli/schemas.ts';
 import { readRuntimeManifest } from '../check.ts';
 import { RUNTIME_KINDS, ScidexRuntimeManifestSchema } from '../schema.ts';
 

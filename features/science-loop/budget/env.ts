@@ -5,6 +5,7 @@
  */
 import { kernelError } from '../../../kernel/errors.ts';
 import { didYouMean } from '../../../kernel/suggest.ts';
+import { STATE_DIR_ENV } from '../../../kernel/storage/state-dir.ts';
 
 /** Budget fields the environment may override, by variable name. */
 export const BUDGET_ENV = {
@@ -20,17 +21,20 @@ export type BudgetField = keyof typeof BUDGET_ENV;
 
 export const EXECUTOR_ENV = 'SCIDEX_AGENT_CONTINUOUS_EXECUTOR';
 export const EXECUTOR_ENABLED_ENV = 'SCIDEX_AGENT_CONTINUOUS_EXECUTOR_ENABLED';
-export const STATE_DIR_ENV = 'SCIDEX_AGENT_STATE_DIR';
+export { STATE_DIR_ENV };
 
-/** The executor names the environment speaks; each is the plugin `executor.<name>`. */
+/** The executors that ship with runtimectl (any installed executor plugin can be named). */
 export const EXECUTOR_NAMES = ['none', 'orchestra', 'codex', 'claude', 'command'] as const;
+
+/** A short name (`codex` → executor.codex) or a whole plugin id (`executor.codex`, `acme.runner`). */
+const EXECUTOR_REF = /^([a-z][a-z0-9-]*)(\.[a-z][a-z0-9-]*)*$/;
 
 /** Token and session counts are whole numbers; seconds may be fractional but must be above zero. */
 const INTEGER_FIELDS: ReadonlySet<BudgetField> = new Set(['daily_tokens', 'max_tokens_per_session', 'min_tokens_remaining_for_executor', 'max_autonomous_sessions_per_day']);
 
 export interface AgentEnv {
   budget: Partial<Record<BudgetField, number>>;
-  /** `executor.<name>` when SCIDEX_AGENT_CONTINUOUS_EXECUTOR is set. */
+  /** the plugin id SCIDEX_AGENT_CONTINUOUS_EXECUTOR names (`codex` → executor.codex); whether it is installed is checked per persona at start */
   executorPlugin?: string;
   executorEnabled?: boolean;
 }
@@ -76,8 +80,8 @@ export function readAgentEnv(env: Readonly<Record<string, string | undefined>>):
   }
   const executor = env[EXECUTOR_ENV]?.trim();
   if (executor) {
-    if (!(EXECUTOR_NAMES as readonly string[]).includes(executor)) invalid(EXECUTOR_ENV, executor, `one of ${EXECUTOR_NAMES.join(', ')}`);
-    out.executorPlugin = `executor.${executor}`;
+    if (!EXECUTOR_REF.test(executor)) invalid(EXECUTOR_ENV, executor, `an executor name (${EXECUTOR_NAMES.join(', ')}, or any installed executor.<name>) or plugin id`);
+    out.executorPlugin = executor.includes('.') ? executor : `executor.${executor}`;
   }
   const enabled = env[EXECUTOR_ENABLED_ENV]?.trim();
   if (enabled) {

@@ -5,33 +5,13 @@
  * live wallet contract exists).
  */
 import type { PersonaProfile } from '../../../kernel/personas/profile-schema.ts';
+import type { BudgetPosture } from '../../../kernel/contracts/budget-policy.ts';
 import { BUDGET_ENV, type AgentEnv, type BudgetField } from './env.ts';
 import type { UsageTotals } from './usage.ts';
 
 /** Where the daily token budget came from. `wallet_advisory` and `none` both mean read-only. */
-export type BudgetSource = 'env' | 'profile' | 'wallet_advisory' | 'none';
-
-export interface BudgetPosture {
-  source: BudgetSource;
-  /** the daily token budget, or null when there is none */
-  token_budget: number | null;
-  tokens_used_24h: number;
-  tokens_remaining_24h: number | null;
-  max_tokens_per_session: number | null;
-  min_tokens_remaining_for_executor: number;
-  sessions_24h: number;
-  max_autonomous_sessions_per_day: number;
-  session_cap_reached: boolean;
-  cpu_seconds_per_cycle: number;
-  wall_seconds_per_cycle: number;
-  wallet_monthly_token_budget: number | null;
-  /** monthly / 30, shown to operators; it never unlocks anything */
-  wallet_advisory_daily_tokens: number | null;
-  /** true when no daily budget exists: read-only planning, reflection and task creation only */
-  read_only: boolean;
-  /** the SCIDEX_AGENT_* budget variables that overrode the profile */
-  env_overrides: string[];
-}
+export type { BudgetPosture } from '../../../kernel/contracts/budget-policy.ts';
+export type BudgetSource = BudgetPosture['source'];
 
 /** The budget limits in force for a persona (env over profile), before any usage is known. */
 export interface BudgetLimits {

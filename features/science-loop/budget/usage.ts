@@ -8,7 +8,9 @@
 import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
 import { readEvents } from '../../../kernel/events/verify.ts';
 
-export const CYCLE_EVENT = 'continuous_loop_cycle';
+import { CYCLE_EVENT } from '../../../kernel/loop/cycle-event.ts';
+
+export { CYCLE_EVENT };
 /** A session a crashed kernel left behind, found and ended at the next start: it counts as a session, at its estimate. */
 export const INTERRUPTED_EVENT = 'executor_session_interrupted';
 export const DAY_MS = 24 * 3600 * 1000;

@@ -10,14 +10,7 @@ import { lstatSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:
 import path from 'node:path';
 import { kernelError } from '../../../kernel/errors.ts';
 
-/** `executor.codex` → `codex`: the folder name under brain/providers/. */
-export function providerName(pluginId: string): string {
-  return pluginId.replace(/^executor\./, '').replace(/[^a-z0-9_-]/gi, '-');
-}
-
-export function providerHomeDir(personaDir: string, pluginId: string): string {
-  return path.join(personaDir, 'brain', 'providers', providerName(pluginId));
-}
+export { providerHomeDir, providerName } from '../../../kernel/loop/layout.ts';
 
 /**
  * Creates the provider home when missing and checks it is a real folder inside the persona's

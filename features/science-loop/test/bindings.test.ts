@@ -7,8 +7,9 @@ import { openEventLog } from '../../../kernel/events/event-log.ts';
 import { bootstrapLedger } from '../../ledger/layout.ts';
 import { openLedger } from '../../ledger/open.ts';
 import { personaPaths } from '../../../kernel/loop/layout.ts';
-import { personaBindings } from '../../../kernel/loop/persona-bindings.ts';
-import { PersonaPlugins, PluginDirectory } from '../../../kernel/loop/persona-plugins.ts';
+import { personaBindings } from '../bindings.ts';
+import { PersonaPlugins } from '../../../kernel/loop/persona-plugins.ts';
+import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
 import { emptyPermissionSet } from '../../../kernel/permissions/descriptors.ts';
 import { createScriptRunner } from '../../../kernel/run/script-runner.ts';
 import { loadShim } from '../../../sandboxes/isolate/shim-source.ts';
@@ -54,7 +55,7 @@ async function setup(declared: string[], granted: string[]) {
   bootstrapLedger(paths.dir, { personaId: 'ada' });
   const log = await openEventLog(paths.logFile, { now: () => new Date(T0) });
   const audits: AuditEvent[] = [];
-  const directory = new PluginDirectory(pluginsDir);
+  const directory = PluginRegistry.scan(pluginsDir);
   const plugins = new PersonaPlugins(
     {
       personaId: 'ada',

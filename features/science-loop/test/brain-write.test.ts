@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { openBackend } from '../../persistence/open.ts';
-import { openLoopKernel, PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { openLoopKernel } from '../preset.ts';
 import { CACHE_DIR, fakeEnv, fakeTime, packet, profile, tempDir } from './helpers.ts';
 
 const BRAIN = { format: 'runtimectl.brain/1', cycles: 4, note: 'ü' };

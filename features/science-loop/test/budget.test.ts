@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { readAgentEnv } from '../budget/env.ts';
 import { budgetLimits, derivePosture, hardStop } from '../budget/posture.ts';
 import { KernelError } from '../../../kernel/errors.ts';
-import { main } from '../../../kernel/cli/main.ts';
+import { main } from '../../../cli/main.ts';
 import { personaProfileSchema } from '../../../kernel/personas/profile-schema.ts';
 import { budgeted, cycleEvents, fakeEnv, fakeTime, packet, profile, run, tempDir } from './helpers.ts';
 
@@ -35,7 +35,7 @@ test('an invalid value is refused naming the variable', () => {
     [{ SCIDEX_AGENT_CPU_SECONDS_PER_CYCLE: '0' }, /^SCIDEX_AGENT_CPU_SECONDS_PER_CYCLE="0" is not a number of seconds above zero/],
     [{ SCIDEX_AGENT_WALL_SECONDS_PER_CYCLE: 'NaN' }, /^SCIDEX_AGENT_WALL_SECONDS_PER_CYCLE/],
     [{ SCIDEX_AGENT_MAX_AUTONOMOUS_SESSIONS_PER_DAY: '1e3' }, /^SCIDEX_AGENT_MAX_AUTONOMOUS_SESSIONS_PER_DAY/],
-    [{ SCIDEX_AGENT_CONTINUOUS_EXECUTOR: 'gpt' }, /^SCIDEX_AGENT_CONTINUOUS_EXECUTOR="gpt" is not one of none, orchestra, codex, claude, command/],
+    [{ SCIDEX_AGENT_CONTINUOUS_EXECUTOR: 'GPT 5' }, /^SCIDEX_AGENT_CONTINUOUS_EXECUTOR="GPT 5" is not an executor name \(none, orchestra, codex, claude, command, or any installed executor.<name>\) or plugin id/],
     [{ SCIDEX_AGENT_CONTINUOUS_EXECUTOR_ENABLED: 'yes' }, /^SCIDEX_AGENT_CONTINUOUS_EXECUTOR_ENABLED="yes" is not 0 or 1/],
   ];
   for (const [env, message] of cases) {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { verifyEventLog } from '../../../kernel/events/verify.ts';
-import { CYCLE_STEPS } from '../../../kernel/loop/persona-runtime.ts';
+import { HarnessCatalog } from '../../../kernel/loop/harness.ts';
 import { budgeted, cycleEvents, events, fakeEnv, fakeTime, packet, profile, readJson, run, tempDir } from './helpers.ts';
 
 test('one cycle runs the eight steps in order and lays out the persona state as the spec does', async () => {
@@ -13,7 +13,7 @@ test('one cycle runs the eight steps in order and lays out the persona state as 
   packet(stateDir, 'ada', 'q.md', '# Is the effect real?\n\nCheck the pilot.\n');
   const [result] = await run([p], { stateDir, ...fakeTime() });
   const report = result!.reports[0]!;
-  assert.deepEqual(report.steps, [...CYCLE_STEPS]);
+  assert.deepEqual(report.steps, new HarnessCatalog().get('continuous-science-loop').manifest.steps, 'the steps the harness manifest names, in order');
   assert.deepEqual(report.steps, ['brain', 'usage', 'budget', 'skills', 'ledger', 'phase', 'decide', 'record']);
 
   for (const rel of ['brain/memory/brain.json', 'brain/memory/long-term.md', 'brain/sessions', 'brain/workspace', 'brain/artifacts', 'orchestra/orchestra.db', 'orchestra/project/.orchestra/config.yaml', 'logs/events.jsonl']) {

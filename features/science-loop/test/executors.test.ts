@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { workspaceDir, personaPaths } from '../../../kernel/loop/layout.ts';
-import { budgeted, cycleEvents, fakeEnv, fakeTime, packet, profile, readJson, run, tempDir } from './helpers.ts';
+import { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { openLoopKernel } from '../preset.ts';
+import { scienceReport } from '../report.ts';
+import { budgeted, CACHE_DIR, cycleEvents, FAKE_BIN, fakeEnv, fakeTime, packet, profile, readJson, run, tempDir } from './helpers.ts';
 
 function session(stateDir: string, persona: string, runId: string): string {
   return path.join(stateDir, persona, 'brain', 'sessions', runId);
@@ -126,14 +129,38 @@ allow: { read: ["\${state}"], write: ["\${state}"], run: [claude], net: [api.ant
   assert.doesNotMatch(args[args.indexOf('--allowedTools') + 1]!, /WebFetch/);
 });
 
-test('a missing executor binary is recorded; the work waits and the persona carries on next cycle', async () => {
+test('a token-spending executor whose program is not on PATH does not start; with sessions held back it starts', async () => {
   const dir = tempDir();
   const stateDir = path.join(dir, 'state');
   packet(stateDir, 'ada', 'q.md', '# Q\n');
   const p = budgeted(dir, 'ada', 'executor.codex');
   const noCodex = { PATH: '/nonexistent-bin', HOME: dir };
-  const [r] = await run([p], { stateDir, env: noCodex, cycles: 2, ...fakeTime() });
-  const [first, second] = r!.reports;
+  const [refused] = await run([p], { stateDir, env: noCodex, cycles: 2, ...fakeTime() });
+  assert.deepEqual(refused!.refused, [`persona ada: ${path.join(dir, 'ada.yaml')}: executor.plugin: executor executor.codex spends tokens and runs "codex", which is not on PATH; install it, or disable the executor (executor.enabled: false)`]);
+  assert.deepEqual(refused!.reports, []);
+  // With token-spending sessions held back (--no-spend) the program is never launched: the persona starts.
+  const [held] = await run([p], { stateDir, env: noCodex, spendTokens: false, ...fakeTime() });
+  assert.equal(held!.refused, undefined);
+  assert.match(held!.reports[0]!.defer_reason ?? '', /--no-spend/);
+});
+
+test('a missing executor binary (gone after the start) is recorded; the work waits and the persona carries on next cycle', async () => {
+  const dir = tempDir();
+  const stateDir = path.join(dir, 'state');
+  packet(stateDir, 'ada', 'q.md', '# Q\n');
+  const p = budgeted(dir, 'ada', 'executor.codex');
+  // codex is on PATH when the persona starts, and removed before its cycles run.
+  const bin = path.join(dir, 'bin');
+  mkdirSync(bin);
+  copyFileSync(path.join(FAKE_BIN, 'codex'), path.join(bin, 'codex'));
+  const time = fakeTime();
+  const kernel = await openLoopKernel({ stateDir, env: { PATH: bin, HOME: dir }, cacheDir: CACHE_DIR, ...time });
+  const runtime = await PersonaRuntime.open(kernel, p);
+  rmSync(path.join(bin, 'codex'));
+  const first = scienceReport(await runtime.cycle());
+  time.advance(3600_000);
+  const second = scienceReport(await runtime.cycle());
+  await runtime.close();
   assert.equal(first!.outcome, 'failed');
   assert.equal(first!.act.status, 'not_found');
   assert.equal(first!.defer_reason, 'codex: executable not found on PATH');

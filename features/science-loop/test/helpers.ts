@@ -3,9 +3,11 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
-import { readEvents } from '../../../kernel/events/verify.ts';
+import { readLogFiles } from '../../../kernel/history/file-log.ts';
 import { readPersonaFile, type LoadedPersona } from '../../../kernel/personas/load.ts';
-import { runPersonas, type PersonaRun, type RunOptions } from '../../../kernel/loop/run-personas.ts';
+import type { RunOptions } from '../../../kernel/loop/run-personas.ts';
+import type { ScienceRun as PersonaRun } from '../report.ts';
+import { runPersonas, type DefaultLoopOptions } from '../preset.ts';
 import type { Sleep } from '../../../kernel/loop/clock.ts';
 
 export const FAKE_BIN = path.resolve(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'bin');
@@ -41,12 +43,12 @@ export function packet(stateDir: string, personaId: string, name: string, text: 
   writeFileSync(path.join(inbox, name), text);
 }
 
-export async function run(personas: LoadedPersona[], options: Partial<RunOptions> & { stateDir: string }): Promise<PersonaRun[]> {
+export async function run(personas: LoadedPersona[], options: Partial<Omit<RunOptions, 'composition'>> & Partial<DefaultLoopOptions> & { stateDir: string }): Promise<PersonaRun[]> {
   return runPersonas(personas, { env: fakeEnv(), cacheDir: CACHE_DIR, cycles: 1, everySeconds: 0, ...options });
 }
 
 export function events(stateDir: string, personaId: string): EventEnvelope[] {
-  return [...readEvents(path.join(stateDir, personaId, 'logs', 'events.jsonl'))];
+  return [...readLogFiles(path.join(stateDir, personaId, 'logs', 'events.jsonl'))];
 }
 
 export function cycleEvents(stateDir: string, personaId: string): Record<string, any>[] {

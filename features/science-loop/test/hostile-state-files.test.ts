@@ -55,8 +55,8 @@ for (const [kind, plant] of Object.entries(HOSTILE)) {
   test(`dm/queue.jsonl is a ${kind}: the probe fails with a reason, the cycle ends, the other persona is served`, async () => {
     const dir = tempDir('rtc-hostile-dm-');
     const state = path.join(dir, 'state');
-    const bad = profile(dir, 'bad', 'runtime: harness-bad');
-    const good = profile(dir, 'good', 'runtime: harness-good');
+    const bad = profile(dir, 'bad', 'runtime: agent-bad');
+    const good = profile(dir, 'good', 'runtime: agent-good');
     plant(path.join(state, 'bad', 'dm', 'queue.jsonl'));
     mkdirSync(path.join(state, 'good', 'dm'), { recursive: true });
     writeFileSync(path.join(state, 'good', 'dm', 'queue.jsonl'), '{"from":"ana","text":"hello"}\n');
@@ -76,7 +76,7 @@ for (const [kind, plant] of Object.entries(HOSTILE)) {
   test(`an inbox packet that is a ${kind} is skipped by name; the regular packets beside it load`, async () => {
     const dir = tempDir('rtc-hostile-inbox-');
     const state = path.join(dir, 'state');
-    const p = profile(dir, 'inboxer', 'runtime: harness-inboxer');
+    const p = profile(dir, 'inboxer', 'runtime: agent-inboxer');
     packet(state, 'inboxer', 'a-real.md', '# A real question\n');
     plant(path.join(state, 'inboxer', 'inbox', 'b-hostile.md'));
     const [r] = await run([p], { stateDir: state });
@@ -93,7 +93,7 @@ test('brain.json that is a FIFO or a runaway file: moved aside unread, a fresh b
   for (const plant of [mkfifo, (f: string) => sparse(f, 3 * 1024 ** 3)]) {
     const dir = tempDir('rtc-hostile-brain-');
     const state = path.join(dir, 'state');
-    const p = profile(dir, 'brainy', 'runtime: harness-brainy');
+    const p = profile(dir, 'brainy', 'runtime: agent-brainy');
     await run([p], { stateDir: state });
     const brain = path.join(state, 'brainy', 'brain', 'memory', 'brain.json');
     execFileSync('rm', [brain]);
@@ -121,9 +121,13 @@ test('a profile or an event log that is a FIFO or a device: one line, no hang', 
   assert.match(zero.stderr, /zero\.yaml: is a character device, not a regular file/);
 
   const state = path.join(dir, 'state');
-  const p = profile(dir, 'logged', 'runtime: harness-logged');
+  const p = profile(dir, 'logged', 'runtime: agent-logged');
   mkfifo(path.join(state, 'logged', 'logs', 'events.jsonl'));
-  await assert.rejects(run([p], { stateDir: state }), /events\.jsonl: is a FIFO \(named pipe\), not a regular file/);
+  // The persona does not start (one line, no hang); a run's other personas would.
+  const [r] = await run([p], { stateDir: state });
+  assert.equal(r!.reports.length, 0);
+  assert.equal(r!.refused?.length, 1);
+  assert.match(r!.refused![0]!, /^persona logged: .*events\.jsonl: is a FIFO \(named pipe\), not a regular file/);
   for (const command of ['status', 'verify', 'activity']) {
     const out = await runCli([command, '--state-dir', state]);
     assert.equal(out.status, 1, `${command}: ${out.stdout}${out.stderr}`);
@@ -140,8 +144,8 @@ test('the safe read refuses what grows past its cap while it is read', () => {
 test('a real kernel serving two personas, one with a FIFO message queue, keeps cycling and stops on SIGTERM', async () => {
   const dir = tempDir('rtc-hostile-sigterm-');
   const state = path.join(dir, 'state');
-  const fifoPersona = profile(dir, 'piped', 'runtime: harness-piped');
-  const other = profile(dir, 'calm', 'runtime: harness-calm');
+  const fifoPersona = profile(dir, 'piped', 'runtime: agent-piped');
+  const other = profile(dir, 'calm', 'runtime: agent-calm');
   mkfifo(path.join(state, 'piped', 'dm', 'queue.jsonl'));
   const child = spawn(process.execPath, ['--no-node-snapshot', path.join(PROJECT_ROOT, 'bin', 'runtimectl.js'), 'run', '--persona', fifoPersona.file, other.file, '--state-dir', state, '--every', '0.05'], {
     cwd: PROJECT_ROOT,

@@ -5,14 +5,18 @@ import { test } from 'node:test';
 import { chooseExecutor } from '../executors/choice.ts';
 import { KernelError } from '../../../kernel/errors.ts';
 import { listPersonaIds, PERSONAS_DIR, resolvePersona, resolvePersonas } from '../../../kernel/personas/load.ts';
-import { personaProfileSchema, runtimeKindOf } from '../../../kernel/personas/profile-schema.ts';
-import { PluginDirectory } from '../../../kernel/loop/persona-plugins.ts';
+import { personaProfileSchema } from '../../../kernel/personas/profile-schema.ts';
+import { HarnessCatalog } from '../../../kernel/loop/harness.ts';
+import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
 import { tempDir } from './helpers.ts';
+
+const HARNESSES = new HarnessCatalog();
+const kindOf = (profile: { harness?: string; runtime: string }) => HARNESSES.forProfile(profile).manifest.runtime_kind;
 
 test('every shipped profile loads: three or more canonical personas and the minimax, operon and rosalind harnesses', () => {
   const personas = resolvePersonas(listPersonaIds());
-  const canonical = personas.filter((p) => runtimeKindOf(p.profile.runtime) === 'canonical');
-  const harness = personas.filter((p) => runtimeKindOf(p.profile.runtime) === 'compatibility_harness');
+  const canonical = personas.filter((p) => kindOf(p.profile) === 'canonical');
+  const harness = personas.filter((p) => kindOf(p.profile) === 'compatibility_harness');
   assert.ok(canonical.length >= 3, `canonical: ${canonical.map((p) => p.profile.id)}`);
   for (const p of canonical) assert.equal(p.profile.runtime, `agent-${p.profile.id}`);
   assert.deepEqual(harness.map((p) => p.profile.runtime).sort(), ['minimax', 'operon', 'rosalind']);
@@ -22,22 +26,27 @@ test('every shipped profile loads: three or more canonical personas and the mini
 });
 
 test('every plugin a shipped profile names is installed, with the right kind', () => {
-  const directory = new PluginDirectory();
+  const directory = PluginRegistry.scan();
   for (const { profile } of resolvePersonas(listPersonaIds())) {
-    const choice = chooseExecutor(profile, { budget: {} });
+    const choice = chooseExecutor(profile, { budget: {} }, HARNESSES.forProfile(profile).manifest);
     assert.equal(directory.find(choice.plugin, 'executor').manifest.kind, 'executor');
     assert.equal(directory.find(profile.budget.policy, 'budget-policy').manifest.kind, 'budget-policy');
+    assert.equal(directory.find(profile.phase, 'phase-selector').manifest.kind, 'phase-selector');
   }
 });
 
-test('executor defaults follow the runtime kind, never the persona id; the profile and then the env override them', () => {
+test('executor defaults follow the harness manifest, never the persona id; the profile and then the env override them', () => {
   const canonical = personaProfileSchema.parse({ id: 'minimax', runtime: 'agent-minimax' });
   const harness = personaProfileSchema.parse({ id: 'jerome', runtime: 'rosalind' });
-  assert.deepEqual(chooseExecutor(canonical, { budget: {} }), { plugin: 'executor.orchestra', enabled: true, plugin_source: 'runtime_default', enabled_source: 'runtime_default' });
-  assert.deepEqual(chooseExecutor(harness, { budget: {} }), { plugin: 'executor.none', enabled: false, plugin_source: 'runtime_default', enabled_source: 'runtime_default' });
+  const choose = (profile: typeof canonical, env: Parameters<typeof chooseExecutor>[1]) => chooseExecutor(profile, env, HARNESSES.forProfile(profile).manifest);
+  assert.deepEqual(choose(canonical, { budget: {} }), { plugin: 'executor.orchestra', enabled: true, plugin_source: 'runtime_default', enabled_source: 'runtime_default' });
+  assert.deepEqual(choose(harness, { budget: {} }), { plugin: 'executor.none', enabled: false, plugin_source: 'runtime_default', enabled_source: 'runtime_default' });
+  // The codex and claude compatibility targets are manifests too: their executor, off.
+  assert.deepEqual(choose(personaProfileSchema.parse({ id: 'x', runtime: 'codex' }), { budget: {} }), { plugin: 'executor.codex', enabled: false, plugin_source: 'runtime_default', enabled_source: 'runtime_default' });
+  assert.deepEqual(choose(personaProfileSchema.parse({ id: 'x', runtime: 'agent-x', harness: 'claude' }), { budget: {} }), { plugin: 'executor.claude', enabled: false, plugin_source: 'runtime_default', enabled_source: 'runtime_default' });
   const configured = personaProfileSchema.parse({ id: 'x', runtime: 'operon', executor: { plugin: 'executor.claude', enabled: true } });
-  assert.deepEqual(chooseExecutor(configured, { budget: {} }), { plugin: 'executor.claude', enabled: true, plugin_source: 'profile', enabled_source: 'profile' });
-  assert.deepEqual(chooseExecutor(configured, { budget: {}, executorPlugin: 'executor.codex', executorEnabled: false }), {
+  assert.deepEqual(choose(configured, { budget: {} }), { plugin: 'executor.claude', enabled: true, plugin_source: 'profile', enabled_source: 'profile' });
+  assert.deepEqual(choose(configured, { budget: {}, executorPlugin: 'executor.codex', executorEnabled: false }), {
     plugin: 'executor.codex',
     enabled: false,
     plugin_source: 'env',
@@ -68,14 +77,22 @@ test('personas are found by id or by file; an unknown id lists the known ones; o
   assert.throws(() => resolvePersonas(['jerome', path.join(PERSONAS_DIR, 'jerome.yaml')]), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_PERSONA_DUPLICATE');
 });
 
-test('the kernel never compares a persona id: only profile fields decide', () => {
-  // A guard against special cases creeping in: no shipped persona id appears in kernel code.
-  const root = path.resolve(import.meta.dirname, '..', '..', '..', 'kernel');
-  const files = (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => path.join(root, f));
+test('no code compares a persona id or a harness name: only profile fields and manifests decide', () => {
+  // A guard against special cases creeping in: no shipped persona id appears in kernel, feature or plugin code.
+  const repo = path.resolve(import.meta.dirname, '..', '..', '..');
+  const files = ['kernel', 'features', 'plugins', 'cli']
+    .flatMap((dir) => (readdirSync(path.join(repo, dir), { recursive: true }) as string[]).map((f) => path.join(dir, f)))
+    .filter((f) => f.endsWith('.ts') && !f.split(path.sep).includes('test'))
+    .map((f) => path.join(repo, f));
+  const root = repo;
   const ids = listPersonaIds();
+  // Harness names in the kernel too (codex and claude are also program names, which executors may name).
+  const harnesses = HARNESSES.ids();
+  assert.ok(harnesses.includes('continuous-science-loop') && harnesses.includes('operon'), 'the harnesses are read');
   for (const file of files) {
     // code only: comments may use a persona as an example
     const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-    for (const id of ids) assert.ok(!new RegExp(`['"\`]${id}['"\`]`).test(text), `${path.relative(root, file)} names persona "${id}"`);
+    const names = path.relative(root, file).startsWith('kernel') ? [...ids, ...harnesses] : ids;
+    for (const id of names) assert.ok(!new RegExp(`['"\`]${id}['"\`]`).test(text), `${path.relative(root, file)} names persona or harness "${id}"`);
   }
 });

@@ -1,7 +1,9 @@
+import { scienceReport } from '../report.ts';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { openLoopKernel, PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { openLoopKernel } from '../preset.ts';
 import { runCli } from '../../../test/support/cli.ts';
 import { budgeted, CACHE_DIR, fakeEnv, fakeTime, packet, tempDir } from './helpers.ts';
 
@@ -17,7 +19,7 @@ test('the kernel keeps at most maxResidentIsolates plugin isolates alive; releas
     for (let round = 1; round <= 2; round++) {
       for (const id of ids) packet(stateDir, id, `q${round}.md`, `# Question ${round} for ${id}\n`);
       for (const rt of runtimes) {
-        const report = await rt.cycle();
+        const report = scienceReport(await rt.cycle());
         assert.ok(report.act.decision !== null, `${rt.profile.id} cycle ${round} called its budget policy`);
         assert.ok(kernel.resident.resident <= 2, `at most 2 isolates alive (have ${kernel.resident.resident})`);
       }

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyPlugins } from '../../../test/support/plugins.ts';
 import path from 'node:path';
 import { test } from 'node:test';
-import { openLoopKernel, PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { openLoopKernel } from '../preset.ts';
 import { PLUGINS_DIR } from '../../../kernel/plugins/registry.ts';
 import { budgeted, CACHE_DIR, events, fakeEnv, fakeTime, tempDir } from './helpers.ts';
 
@@ -17,9 +19,7 @@ async function start(stateDir: string, pluginsDir: string, dir: string): Promise
 test('the first start records the substrate, the next verifies it, and a changed plugin is named in the start event', async () => {
   const dir = tempDir('rtc-substrate-');
   const plugins = path.join(dir, 'plugins');
-  // persistence backends and the ledger bundle shared code from features/ by relative path: they
-  // stay where they are (the kernel finds them in the repository's plugins/)
-  cpSync(PLUGINS_DIR, plugins, { recursive: true, filter: (src) => !path.basename(src).startsWith('persistence-') && path.basename(src) !== 'ledger' });
+  copyPlugins(plugins);
   const stateDir = path.join(dir, 'state');
 
   assert.deepEqual(await start(stateDir, plugins, dir), { status: 'recorded', changes: [] });

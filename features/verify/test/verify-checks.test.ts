@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { main } from '../../../kernel/cli/main.ts';
+import { main } from '../../../cli/main.ts';
 import type { CliIo } from '../../../kernel/cli/command.ts';
 import { VERIFY_CHECKS, verifyStateDir, type VerifyReport } from '../cli.ts';
 import { openLedger } from '../../ledger/index.ts';
@@ -164,7 +164,8 @@ test('a sqlite persona is verified through persistence.db, and a bad persistence
   fs.writeFileSync(path.join(dir, 'persistence.yaml'), 'schema_version: 1\nbackend: sqlite\n');
   const ok = await cli(['verify', '--state-dir', state]);
   assert.equal(ok.status, 0, ok.stdout);
-  assert.match(ok.stdout, /^gamma {2}persistence {2}ok {2}sqlite; persistence\.db: 4 event\(s\), last seq 4$/m);
+  assert.match(ok.stdout, /^gamma {2}persistence {2}ok {2}sqlite$/m);
+  assert.match(ok.stdout, /^gamma {2}events {2}ok {2}4 event\(s\), last seq 4; incremental: checked seq 1\.\.4/m);
 
   const db = new Database(path.join(dir, 'persistence.db'));
   db.prepare("UPDATE events SET type = 'test.tock' WHERE seq = 2").run();

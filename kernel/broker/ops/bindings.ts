@@ -33,6 +33,11 @@ export interface BindingImplementations {
   memory?: {
     read(): unknown;
   };
+  /** the persona's tools (kernel/tools/call-tool.ts): each call runs in the tool's own isolate */
+  tools?: {
+    list(): unknown[] | Promise<unknown[]>;
+    call(name: string, args: unknown, by: string): Promise<unknown>;
+  };
   /** a gate run's services for one of its check plugins (kernel/contracts/gate-check.ts) */
   gate?: GateBindings;
 }
@@ -154,4 +159,34 @@ export const bindingMemoryRead = defineOp({
   },
 });
 
-export const BINDING_OPS = [bindingLedgerCreateTask, bindingLedgerList, bindingEventsAppend, bindingMemoryRead];
+export const bindingToolsList = defineOp({
+  name: 'binding.tools.list',
+  mode: 'async',
+  parse: () => ({}),
+  needs: () => [],
+  async run(_a, ctx, call) {
+    const b = admit(ctx, call, 'tools');
+    const tools = b.impl.tools ?? unavailable('tools');
+    return forward(() => tools.list());
+  },
+});
+
+export const bindingToolsCall = defineOp({
+  name: 'binding.tools.call',
+  mode: 'async',
+  parse(raw) {
+    const o = record(raw);
+    const name = text(o, 'name', 200, true);
+    const args = o.args === undefined ? {} : record(o.args);
+    if (JSON.stringify(args).length > MAX_PAYLOAD_BYTES * 4) throw new DenoOpError('RangeError', `tool arguments may have at most ${MAX_PAYLOAD_BYTES * 4} bytes of JSON`);
+    return { name, args };
+  },
+  needs: () => [],
+  async run(a, ctx, call) {
+    const b = admit(ctx, call, 'tools');
+    const tools = b.impl.tools ?? unavailable('tools');
+    return forward(() => tools.call(a.name, a.args, ctx.subject));
+  },
+});
+
+export const BINDING_OPS = [bindingLedgerCreateTask, bindingLedgerList, bindingEventsAppend, bindingMemoryRead, bindingToolsList, bindingToolsCall];

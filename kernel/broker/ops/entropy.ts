@@ -47,3 +47,15 @@ export const clockMonotonic = defineOp({
   needs: () => [],
   run: (_a, ctx) => (ctx.sources ?? HOST_SOURCES).monotonic(),
 });
+
+/** The wall time the monotonic clock counts from: `performance.timeOrigin`. */
+export const clockOrigin = defineOp({
+  name: 'clock.origin',
+  mode: 'sync',
+  parse: () => ({}),
+  needs: () => [],
+  run: (_a, ctx) => {
+    const sources = ctx.sources ?? HOST_SOURCES;
+    return sources.now() - sources.monotonic();
+  },
+});

@@ -29,7 +29,7 @@ function missingFolders(target: string, recursive: boolean): number {
 }
 
 /** Deno's words for an OS error; what safe-open refuses becomes the error a script can catch. */
-function fsError(error: unknown, syscall: string, given: string, cap?: number): DenoOpError {
+export function fsError(error: unknown, syscall: string, given: string, cap?: number): DenoOpError {
   if (error instanceof UnsafeFileError) {
     if (error.reason === 'too-large') return new DenoOpError('InvalidData', `file of ${error.size ?? 'more than ' + cap} bytes is larger than the sandbox transfer cap of ${cap} bytes: ${syscall} '${given}'`);
     if (error.reason === 'changed') return new DenoOpError('Busy', `the file changed while it was being opened: ${syscall} '${given}'`);
@@ -123,11 +123,12 @@ export const readDir = defineOp({
   },
 });
 
-function fileInfo(s: Stats, isSymlink: boolean) {
+export function fileInfo(s: Stats, isSymlink: boolean) {
   const ms = (d: Date | undefined): number | null => (d ? d.getTime() : null);
   return {
     isFile: s.isFile(), isDirectory: s.isDirectory(), isSymlink, size: s.size,
-    mtime: ms(s.mtime), atime: ms(s.atime), birthtime: ms(s.birthtime), ctime: ms(s.ctime),
+    // Deno reports ctime in whole seconds.
+    mtime: ms(s.mtime), atime: ms(s.atime), birthtime: ms(s.birthtime), ctime: Math.floor(s.ctimeMs / 1000) * 1000,
     dev: s.dev, ino: s.ino, mode: s.mode, nlink: s.nlink, uid: s.uid, gid: s.gid, rdev: s.rdev,
     blksize: s.blksize, blocks: s.blocks, isBlockDevice: s.isBlockDevice(), isCharDevice: s.isCharacterDevice(),
     isFifo: s.isFIFO(), isSocket: s.isSocket(),

@@ -2,12 +2,16 @@
  * `fetch` through undici. The host of the URL and of every redirect hop is checked
  * against `net` (Deno refuses a redirect to an ungranted host; the hop's check is audited
  * like the first); a bad port is a TypeError before any permission check, as the Fetch
- * standard and Deno have it. Bodies are buffered and capped, each by the transfer limit and
- * all of a run's together by its scope (run-scope.ts), which also limits how many fetches
- * run at once, gives them the run's own connection pool and aborts them when the run ends.
+ * standard and Deno have it. Request bodies arrive whole; a response body streams: it stays
+ * on the host as a resource the script reads chunk by chunk (net-body.ts), each body capped
+ * by the transfer limit and each chunk in flight counted by the run's scope (run-scope.ts),
+ * which also limits how many fetches run at once, gives them the run's own connection pool
+ * (destroyed, with every body still open, when the run ends) and aborts them then.
  * Waiting for headers, and for each next chunk of a body, is bounded by `netTimeoutMs`.
  */
+import { STATUS_CODES } from 'node:http';
 import { request } from 'undici';
+import { registerBody } from './net-body.ts';
 import { DenoOpError } from '../deno-error.ts';
 import type { OpTicket } from '../run-scope.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
@@ -29,19 +33,7 @@ function target(raw: string): { url: URL; hostPort: string } {
   return { url, hostPort: `${url.hostname}:${port}` };
 }
 
-async function readCapped(body: AsyncIterable<Buffer>, cap: number, ticket: OpTicket): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > cap) throw new DenoOpError('InvalidData', `response body is larger than the sandbox cap of ${cap} bytes`);
-    ticket.hold(chunk.length);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size);
-}
-
-function sendError(error: unknown, url: URL, ticket: OpTicket): DenoOpError {
+export function sendError(error: unknown, url: URL, ticket: OpTicket): DenoOpError {
   if (error instanceof DenoOpError) return error;
   if (ticket.signal.aborted) return ticket.signal.reason instanceof DenoOpError ? ticket.signal.reason : new DenoOpError('Interrupted', 'the run ended while this fetch was in flight');
   const code = (error as NodeJS.ErrnoException).code;
@@ -97,19 +89,29 @@ export const netFetch = defineOp({
         }
         continue;
       }
-      let data: Buffer;
-      try {
-        data = await readCapped(response.body, ctx.maxResponseBytes, ticket);
-      } catch (error) {
-        response.body.destroy();
-        throw sendError(error, current.url, ticket);
-      }
       const headers: [string, string][] = [];
       for (const [k, v] of Object.entries(response.headers)) {
         if (v === undefined) continue;
         for (const value of Array.isArray(v) ? v : [v]) headers.push([k, value]);
       }
-      return { status: response.statusCode, statusText: '', headers, body: data.toString('base64'), url: current.url.href, redirected: hop > 0 };
+      // The body streams: the script reads it chunk by chunk (net-body.ts) through its rid,
+      // and keeps this fetch's slot until it has all arrived.
+      const kept = ticket.keep();
+      const length = Number(response.headers['content-length'] ?? NaN);
+      try {
+        // A body that says it cannot fit fails now, as a buffered one would.
+        if (length > ctx.maxResponseBytes) throw new DenoOpError('InvalidData', `response body is larger than the sandbox cap of ${ctx.maxResponseBytes} bytes`);
+        if (length > 0) {
+          kept.hold(length);
+          kept.release(length);
+        }
+      } catch (error) {
+        kept.done();
+        response.body.destroy();
+        throw error;
+      }
+      const rid = registerBody(ctx, response.body, current.url, kept);
+      return { status: response.statusCode, statusText: STATUS_CODES[response.statusCode] ?? '', headers, rid, url: current.url.href, redirected: hop > 0 };
     }
     throw new DenoOpError('TypeError', 'Fetch failed: too many redirects');
   },

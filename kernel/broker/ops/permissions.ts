@@ -7,7 +7,7 @@
  * on the sandbox's PATH now.
  */
 import { DenoOpError } from '../deno-error.ts';
-import { PERMISSION_NAMES, type PermissionName } from '../../permissions/descriptors.ts';
+import { GRANTABLE, PERMISSION_NAMES, type PermissionName } from '../../permissions/descriptors.ts';
 import { normalizeValue } from '../../permissions/parse-flags.ts';
 import { resolveCommand } from '../../permissions/run-grants.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
@@ -33,6 +33,12 @@ function descriptor(raw: unknown, ctx: BrokerContext): { kind: PermissionName; v
 }
 
 function answer(ctx: BrokerContext, kind: PermissionName, value: string | undefined) {
+  // Kinds the sandbox never grants (sys, ffi, import) answer as Deno does without the flag:
+  // `prompt`, or `denied` where a --deny flag names them.
+  if (!GRANTABLE.has(kind)) {
+    const denied = ctx.gate.layers.some((l) => l.set[kind].deny === true || (value !== undefined && (l.set[kind].deny as readonly string[]).includes(value)));
+    return { state: denied ? 'denied' : 'prompt', partial: false };
+  }
   const a = ctx.gate.query(kind, value);
   return { state: a.state, partial: a.partial };
 }
@@ -63,7 +69,7 @@ export const permissionsRevoke = defineOp({
   parse: descriptor,
   needs: () => [],
   run: (d, ctx) => {
-    const a = ctx.gate.revoke(d.kind, d.value);
-    return { state: a.state, partial: a.partial };
+    ctx.gate.revoke(d.kind, d.value);
+    return answer(ctx, d.kind, d.value);
   },
 });

@@ -15,9 +15,13 @@
  *     its network through the kernel's proxy, each connection checked and audited here like
  *     `fetch`); a sandbox that cannot be built is a refusal, never an unsandboxed run.
  */
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import { grantView } from '../../../sandboxes/subprocess/os-sandbox/grant-view.ts';
+import type { SandboxContext } from '../../../sandboxes/subprocess/os-sandbox/plan.ts';
 import { runCommand, type OsSandboxRequest } from '../../../sandboxes/subprocess/run-command.ts';
 import { isKernelError } from '../../errors.ts';
+import { PROJECT_ROOT } from '../../version.ts';
 import { Refusal } from '../refusal.ts';
 import { canonicalCommand, resolveCommand } from '../../permissions/run-grants.ts';
 import { DenoOpError } from '../deno-error.ts';
@@ -54,20 +58,66 @@ function notFound(command: string): DenoOpError {
   return new DenoOpError('NotFound', `Failed to spawn '${command}': entity not found`);
 }
 
+/**
+ * A child that is `Deno.execPath()` is this kernel again (`runtimectl deno run|eval|test`, a
+ * sandboxed run of its own): inside the same OS sandbox as any child, but with the kernel's
+ * build cache bound read-write instead of hidden and the kernel's code visible read-only.
+ * That kernel keeps its cache from the code it runs (its broker's kernel files) and hides it
+ * from its own children, as this one does.
+ */
+function kernelChild(ctx: BrokerContext, resolved: string | undefined, context: SandboxContext): SandboxContext {
+  if (resolved === undefined || ctx.execPath === undefined || path.resolve(resolved) !== path.resolve(ctx.execPath)) return context;
+  const cache = path.dirname(path.dirname(path.resolve(ctx.execPath)));
+  const isCache = (p: string) => {
+    const abs = path.resolve(p);
+    return abs === cache || realOf(abs) === realOf(cache);
+  };
+  return { ...context, hide: context.hide.filter((h) => !isCache(h)), kernelWrite: [cache], readOnly: [...(context.readOnly ?? []), PROJECT_ROOT] };
+}
+
+function realOf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
 /** The OS sandbox request for a child of this context: its grant, the context's settings, the proxy's policy. */
-export function osSandboxFor(ctx: BrokerContext): OsSandboxRequest {
+export function osSandboxFor(ctx: BrokerContext, resolved?: string): OsSandboxRequest {
   const settings = ctx.os ?? { mode: 'required' as const, hide: [] };
   const { mode, tracker: _tracker, hostEnv, ...context } = settings;
   return {
     mode: mode === 'off' ? 'off' : 'bubblewrap',
     ...(hostEnv ? { hostEnv } : {}),
     grant: grantView(ctx.gate),
-    context,
+    context: kernelChild(ctx, resolved, context),
     net: {
       allows: (hostPort) => ctx.gate.query('net', hostPort).state === 'granted',
       audit: (hostPort, granted) => ctx.audit({ type: 'capability', subject: ctx.subject, op: 'run.net', permission: 'net', value: hostPort, decision: granted ? 'granted' : 'denied' }),
     },
   };
+}
+
+/**
+ * What the script is told when its child could not start (output() and spawn() alike): the
+ * OS sandbox could not express the grant (a refusal, audited by the broker), could not be
+ * built (NotSupported, audited here), the kernel is stopping, or the OS said no.
+ */
+export function spawnFailure(error: unknown, command: string, ctx: BrokerContext, op: string): DenoOpError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (isKernelError(error) && error.code === 'RTC_ERR_OSBOX_GRANT') return new Refusal('run', command, `Failed to spawn '${command}': ${error.toLine()}`, 'os-sandbox');
+  if (isKernelError(error) || code === 'EOSBOX') return sandboxUnavailable(isKernelError(error) ? error.toLine() : (error as Error).message, command, ctx, op);
+  if (code === 'ESTOPPING') return new DenoOpError('Interrupted', `Failed to spawn '${command}': ${(error as Error).message}`);
+  if (code === 'ENOENT') return notFound(command);
+  if (code === 'EACCES') return new DenoOpError('PermissionDenied', `Failed to spawn '${command}': Permission denied (os error 13)`);
+  return new DenoOpError('Error', `Failed to spawn '${command}': ${(error as Error).message}`);
+}
+
+/** bwrap missing or unable to build the sandbox: audited as a denied `run`, answered NotSupported; never an unsandboxed run. */
+export function sandboxUnavailable(why: string, command: string, ctx: BrokerContext, op: string): DenoOpError {
+  ctx.audit({ type: 'capability', subject: ctx.subject, op, permission: 'run', value: command, decision: 'denied', reason: 'os-sandbox' });
+  return new DenoOpError('NotSupported', `Failed to spawn '${command}': ${why}`);
 }
 
 export const runOutput = defineOp({
@@ -123,21 +173,11 @@ export const runOutput = defineOp({
         wallMs: ctx.subprocess.wallMs,
         outputBytes: ctx.subprocess.outputBytes,
         signal: ticket.signal,
-        sandbox: osSandboxFor(ctx),
+        sandbox: osSandboxFor(ctx, a.resolved),
         ...(ctx.os?.tracker ? { tracker: ctx.os.tracker } : {}),
       });
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      // The OS sandbox could not be built: a refusal (audited by the broker), never an unsandboxed run.
-      if (isKernelError(error) && error.code === 'RTC_ERR_OSBOX_GRANT') throw new Refusal('run', a.command, `Failed to spawn '${a.command}': ${error.toLine()}`, 'os-sandbox');
-      if (isKernelError(error) || code === 'EOSBOX') {
-        ctx.audit({ type: 'capability', subject: ctx.subject, op: 'run.output', permission: 'run', value: a.command, decision: 'denied', reason: 'os-sandbox' });
-        throw new DenoOpError('NotSupported', `Failed to spawn '${a.command}': ${isKernelError(error) ? error.toLine() : (error as Error).message}`);
-      }
-      if (code === 'ESTOPPING') throw new DenoOpError('Interrupted', `Failed to spawn '${a.command}': ${(error as Error).message}`);
-      if (code === 'ENOENT') throw notFound(a.command);
-      if (code === 'EACCES') throw new DenoOpError('PermissionDenied', `Failed to spawn '${a.command}': Permission denied (os error 13)`);
-      throw new DenoOpError('Error', `Failed to spawn '${a.command}': ${(error as Error).message}`);
+      throw spawnFailure(error, a.command, ctx, 'run.output');
     }
     if (result.killed === 'timeout') throw new DenoOpError('TimedOut', `command "${a.command}" passed its wall time limit of ${ctx.subprocess.wallMs} ms; its process group was killed`);
     if (result.killed === 'output') throw new DenoOpError('Interrupted', `command "${a.command}" passed its output cap of ${ctx.subprocess.outputBytes} bytes; its process group was killed`);

@@ -23,6 +23,8 @@ import { kernelError } from '../../errors.ts';
 import type { EventChainReport } from '../../contracts/persistence.ts';
 import { noSession, storageOp } from '../binding-kit.ts';
 import { registerPlacementReader } from '../event-placement.ts';
+import { openRows } from '../event-bindings.ts';
+import type { ScanStart } from '../../events/scan.ts';
 import { checkPluginSql, tokenizeSql } from '../sql-guard.ts';
 import type { EventPlacement, StorageSession } from '../storage-session.ts';
 import type { PgBridge, Statement } from './pg-bridge.ts';
@@ -170,9 +172,13 @@ function tableExists(bridge: PgBridge): boolean {
   return bridge.querySync("SELECT to_regclass('runtimectl.events') IS NOT NULL AS present").rows[0]?.present === true;
 }
 
-function* checked(p: PgPlacement) {
+function placementWhere(p: PgPlacement): string {
+  return `${p.bridge.where}#events(${p.persona})`;
+}
+
+function* checked(p: PgPlacement, start?: ScanStart) {
   if (!tableExists(p.bridge)) return;
-  yield* checkEventRows(pageRows(p.bridge, p.persona), `${p.bridge.where}#events(${p.persona})`);
+  yield* checkEventRows(pageRows(p.bridge, p.persona), placementWhere(p), start);
 }
 
 registerPlacementReader('postgres', {
@@ -248,21 +254,13 @@ export const pgEventsOpen = storageOp({
     session.pin(placement);
     // The lease first: a second kernel is refused before it reads or writes anything.
     const lease = sessionLease(session, 'run');
-    let lastSeq = 0;
-    let lastHash = GENESIS_HASH;
-    for (const item of checked(placement)) {
-      if (item.kind === 'problem') {
-        const p = item.problem;
-        throw kernelError(p.code as 'RTC_ERR_EVENTS_CHAIN', `${p.file}${p.seq === undefined ? '' : ` (seq ${p.seq})`}: ${p.what}; the database was left as it is`, { details: { ...p } });
-      }
-      lastSeq = item.event.seq;
-      lastHash = item.event.hash;
-    }
+    const head = openRows(checked(placement), placementWhere(placement), session.openOptions.onEvent);
+    const { lastSeq } = head;
     placement.bridge.querySync(
       'INSERT INTO runtimectl.personas (persona, backend) VALUES ($1, $2) ON CONFLICT (persona) DO UPDATE SET last_seen = now()',
       [session.personaId, 'postgres'],
     );
-    session.opened = { placement, lastSeq, lastHash, ...(lease.tookOverFrom ? { tookOverFrom: lease.tookOverFrom } : {}) };
+    session.opened = { placement, ...head, ...(lease.tookOverFrom ? { tookOverFrom: lease.tookOverFrom } : {}) };
     return { last_seq: lastSeq, repaired: false };
   },
 });

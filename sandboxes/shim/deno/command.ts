@@ -1,11 +1,17 @@
 /**
- * `new Deno.Command(cmd, options).output()`. The host runs it through the subprocess
- * runner: only the given environment, a wall limit, an output cap, and a kill of the
- * whole process group on timeout.
+ * `new Deno.Command(cmd, options)`: `output()`, `outputSync()` and `spawn()`. The host runs
+ * the child through the subprocess runner (only the given environment, a wall limit, an
+ * output cap, the whole process group killed on timeout); `spawn()` lives in the
+ * child-process part (piped stdio as web streams). `stdout: 'inherit'` is copied to the
+ * run's own output.
  */
-import { callAsync } from '../host.ts';
+import { callAsync, callSync, syncMayWait } from '../host.ts';
+import { requirePart } from '../parts-loader.ts';
 import { base64ToBytes, bytesToBase64 } from '../web/base64.ts';
-import { TextEncoder } from '../web/text-encoding.ts';
+import { PRIVATE_INSPECT } from '../web/inspect.ts';
+import { TextDecoder, TextEncoder } from '../web/text-encoding.ts';
+import { unsupportedError } from '../unsupported.ts';
+import { toPath } from './fs.ts';
 
 export interface CommandOptions {
   args?: string[];
@@ -15,8 +21,17 @@ export interface CommandOptions {
   stdin?: 'null' | 'inherit' | 'piped';
   stdout?: 'piped' | 'null' | 'inherit';
   stderr?: 'piped' | 'null' | 'inherit';
+  signal?: { aborted: boolean; reason: unknown };
+  uid?: number;
+  gid?: number;
+  windowsRawArguments?: boolean;
+  detached?: boolean;
   /** Not Deno: bytes or text fed to stdin (Deno needs spawn() for that). */
   input?: string | Uint8Array;
+}
+
+interface URL {
+  pathname: string;
 }
 
 interface RawOutput {
@@ -26,41 +41,92 @@ interface RawOutput {
   stderr: string;
 }
 
+/** Deno's CommandOutput: stdout/stderr are getters that throw when the stream was not piped. */
+export function commandOutput(code: number, signal: string | null, streams: { stdout: Uint8Array | null; stderr: Uint8Array | null }): Record<string, unknown> {
+  const output: Record<string, unknown> = { success: code === 0 && signal === null, code, signal };
+  for (const name of ['stdout', 'stderr'] as const) {
+    Object.defineProperty(output, name, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const value = streams[name];
+        if (value === null) throw new TypeError(`Cannot get '${name}': '${name}' is not piped`);
+        return value;
+      },
+    });
+  }
+  return output;
+}
+
+/** The child's output on a stream the script left as 'inherit' goes to the run's own output. */
+export function writeInherited(fd: 1 | 2, bytes: Uint8Array): void {
+  if (bytes.byteLength > 0) callSync('io.write', { fd, text: new TextDecoder().decode(bytes) });
+}
+
+export function wireCommand(command: string, o: CommandOptions): Record<string, unknown> {
+  return {
+    command,
+    args: (o.args ?? []).map(String),
+    cwd: o.cwd === undefined ? null : toPath(o.cwd),
+    env: o.env ?? {},
+    clearEnv: Boolean(o.clearEnv),
+  };
+}
+
 export class Command {
   readonly #command: string;
   readonly #options: CommandOptions;
 
   constructor(command: string | URL, options: CommandOptions = {}) {
-    this.#command = command instanceof URL ? decodeURIComponent(command.pathname) : String(command);
-    this.#options = options;
+    if (arguments.length === 0) throw new TypeError("Failed to construct 'Deno.Command': 1 argument required, but only 0 present");
+    this.#command = toPath(command);
+    this.#options = options ?? {};
   }
 
-  async output(): Promise<{ code: number; success: boolean; signal: string | null; stdout: Uint8Array; stderr: Uint8Array }> {
+  #request(): Record<string, unknown> {
     const o = this.#options;
     if (o.stdin === 'piped' && o.input === undefined) {
       throw new TypeError("Piped stdin is not supported for this function, use 'Deno.Command.spawn()' instead");
     }
     const input = o.input === undefined ? null : bytesToBase64(typeof o.input === 'string' ? new TextEncoder().encode(o.input) : o.input);
-    const raw = await callAsync<RawOutput>('run.output', {
-      command: this.#command,
-      args: (o.args ?? []).map(String),
-      cwd: o.cwd === undefined ? null : o.cwd instanceof URL ? decodeURIComponent(o.cwd.pathname) : String(o.cwd),
-      env: o.env ?? {},
-      clearEnv: Boolean(o.clearEnv),
-      input,
-      stdout: o.stdout ?? 'piped',
-      stderr: o.stderr ?? 'piped',
-    });
+    // inherit is fetched too: the shim writes it to the run's output
+    return { ...wireCommand(this.#command, o), input, stdout: o.stdout === 'null' ? 'null' : 'piped', stderr: o.stderr === 'null' ? 'null' : 'piped' };
+  }
+
+  #finish(raw: RawOutput): Record<string, unknown> {
+    const o = this.#options;
     const stdout = base64ToBytes(raw.stdout);
     const stderr = base64ToBytes(raw.stderr);
-    return { code: raw.code, success: raw.code === 0, signal: raw.signal, stdout, stderr };
+    if (o.stdout === 'inherit') writeInherited(1, stdout);
+    if (o.stderr === 'inherit') writeInherited(2, stderr);
+    return commandOutput(raw.code, raw.signal, {
+      stdout: o.stdout === undefined || o.stdout === 'piped' ? stdout : null,
+      stderr: o.stderr === undefined || o.stderr === 'piped' ? stderr : null,
+    });
   }
 
-  outputSync(): never {
-    throw new TypeError('Deno.Command.outputSync is not supported in the sandbox; use output()');
+  async output(): Promise<Record<string, unknown>> {
+    if (this.#options.signal?.aborted) throw this.#options.signal.reason;
+    const raw = await callAsync<RawOutput>('run.output', this.#request());
+    return this.#finish(raw);
   }
 
-  spawn(): never {
-    throw new TypeError('Deno.Command.spawn is not supported in the sandbox; use output()');
+  outputSync(): Record<string, unknown> {
+    if (!syncMayWait()) {
+      throw unsupportedError('Deno.Command.outputSync', 'in the trusted tier it would block the kernel; use output()');
+    }
+    return this.#finish(callSync<RawOutput>('run.output', this.#request()));
+  }
+
+  spawn(): unknown {
+    return requirePart<{ spawn: (command: string, options: CommandOptions) => unknown }>('child-process').spawn(this.#command, this.#options);
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'Deno.Command';
+  }
+
+  [PRIVATE_INSPECT](): unknown {
+    return 'Command {}';
   }
 }

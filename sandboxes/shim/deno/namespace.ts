@@ -1,10 +1,19 @@
-/** The `Deno` global: the documented subset, each member a broker op or pure code. */
+/**
+ * The `Deno` global: the documented subset, each member a broker op or pure code. Members
+ * that need a larger implementation (`Deno.open`/`FsFile`, `Deno.test`, `Deno.Command`'s
+ * `spawn()`) load their shim part on first use. Every other member real Deno has is present
+ * and throws: Deno's own error where Deno has one (a missing `--allow-sys`), else
+ * RTC_ERR_UNSUPPORTED naming it (unsupported.ts).
+ */
 import { callSync } from '../host.ts';
-import { inspect } from '../web/inspect.ts';
+import { defineLazy, requirePart } from '../parts-loader.ts';
+import { formatArgs, inspect, type InspectOptions } from '../web/inspect.ts';
+import { refTimer, unrefTimer } from '../web/timers.ts';
+import { defineUnsupported } from '../unsupported.ts';
 import { Command } from './command.ts';
 import { errors } from './errors.ts';
 import { fs } from './fs.ts';
-import { permissions } from './permissions.ts';
+import { setDenoNamespace } from './namespace-ref.ts';
 
 /** Thrown by `Deno.exit` to unwind the script; the host has already recorded the exit. */
 export class ExitSignal {
@@ -14,6 +23,23 @@ export class ExitSignal {
   }
 }
 
+/** The Deno version whose behaviour the shim follows (the conformance suite's oracle). */
+export const DENO_VERSION = { deno: '2.9.6', v8: '15.0.245.2-rusty', typescript: '6.0.3' };
+
+/** Deno's `sys` kinds: a call needs `--allow-sys=<kind>`, which the sandbox never grants. */
+const SYS_CALLS: Record<string, string> = {
+  hostname: 'hostname', loadavg: 'loadavg', osRelease: 'osRelease', osUptime: 'osUptime',
+  networkInterfaces: 'networkInterfaces', systemMemoryInfo: 'systemMemoryInfo', uid: 'uid', gid: 'gid',
+};
+
+/** Members of real Deno the sandbox does not provide (throw RTC_ERR_UNSUPPORTED when called). */
+const UNSUPPORTED = [
+  'connect', 'connectTls', 'listen', 'listenTls', 'startTls', 'serve', 'serveHttp', 'upgradeWebSocket',
+  'resolveDns', 'createHttpClient', 'dlopen', 'kill', 'addSignalListener', 'removeSignalListener', 'consoleSize',
+  'cpuUsage', 'bench', 'lint', 'run', 'spawn', 'spawnAndWait', 'spawnAndWaitSync', 'chdir', 'isatty', 'HttpClient', 'Process',
+  'UnsafeCallback', 'UnsafeFnPointer', 'UnsafePointer', 'UnsafePointerView',
+];
+
 export function makeDeno(args: readonly string[], build: { os: string; arch: string }): Record<string, unknown> {
   const env = {
     get: (name: string) => callSync<string | null>('env.get', { name: String(name) }) ?? undefined,
@@ -22,20 +48,47 @@ export function makeDeno(args: readonly string[], build: { os: string; arch: str
     delete: (name: string) => void callSync('env.delete', { name: String(name) }),
     toObject: () => callSync<Record<string, string>>('env.toObject', {}),
   };
-  return {
+  const target = build.arch === 'aarch64' ? 'aarch64-unknown-linux-gnu' : `${build.arch}-unknown-linux-gnu`;
+  const deno: Record<string, unknown> = {
     ...fs,
     env,
     Command,
-    permissions,
     errors,
     args: Object.freeze([...args]),
-    build: Object.freeze({ os: build.os, arch: build.arch }),
-    inspect: (value: unknown) => inspect(value, false),
+    build: Object.freeze({ target, arch: build.arch, os: build.os, vendor: 'unknown', env: 'gnu', standalone: false }),
+    version: Object.freeze({ ...DENO_VERSION }),
+    inspect: (value: unknown, options?: InspectOptions) => inspect(value, false, options ?? {}),
     cwd: () => callSync<string>('fs.cwd', {}),
+    execPath: () => callSync<string>('process.execPath', {}),
+    memoryUsage: () => callSync<Record<string, number>>('process.memoryUsage', {}),
+    watchFs: (paths: string | string[]) => callSync('fs.watch', { paths: (Array.isArray(paths) ? paths : [paths]).map(String) }),
+    refTimer,
+    unrefTimer,
     exit: (code = 0): never => {
       const status = Number.isInteger(code) ? code : 0;
       callSync('process.exit', { code: status });
       throw new ExitSignal(status);
     },
   };
+  for (const [name, kind] of Object.entries(SYS_CALLS)) {
+    deno[name] = { [name]: () => callSync('sys.info', { kind }) }[name];
+  }
+  const getter = (name: string, get: () => unknown): void => {
+    Object.defineProperty(deno, name, { get, configurable: true, enumerable: true });
+  };
+  getter('pid', () => callSync<number>('process.pid', {}));
+  getter('ppid', () => callSync<number>('process.ppid', {}));
+  getter('noColor', () => callSync<boolean>('process.noColor', {}));
+  getter('mainModule', () => callSync<string>('process.mainModule', {}));
+  defineLazy(deno, ['open', 'openSync', 'create', 'createSync', 'FsFile', 'SeekMode', 'stdin', 'stdout', 'stderr'], () => void requirePart('fs-file'));
+  defineLazy(deno, ['test'], () => void requirePart('testing'));
+  defineLazy(deno, ['ChildProcess'], () => void requirePart('child-process'));
+  defineLazy(deno, ['permissions', 'Permissions', 'PermissionStatus'], () => void requirePart('permissions'));
+  // Deno[Deno.internal]: what scripts (and Deno's own tests) reach for there: inspectArgs.
+  const internal = Symbol('Deno.internal');
+  Object.defineProperty(deno, 'internal', { value: internal, enumerable: true, configurable: true });
+  Object.defineProperty(deno, internal, { value: Object.freeze({ inspectArgs: (args: unknown[]) => `${formatArgs(args)}\n` }), configurable: true });
+  defineUnsupported(deno, 'Deno', UNSUPPORTED);
+  setDenoNamespace(deno);
+  return deno;
 }

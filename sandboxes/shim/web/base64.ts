@@ -29,17 +29,37 @@ export function base64ToBytes(text: string): Uint8Array {
   return out.subarray(0, o);
 }
 
+function domException(message: string, name: string): Error {
+  const DOMExceptionClass = (globalThis as unknown as { DOMException: new (m: string, n: string) => Error }).DOMException;
+  return new DOMExceptionClass(message, name);
+}
+
+function missingArgument(name: string): TypeError {
+  const error = new TypeError(`Failed to execute '${name}': 1 argument required, but only 0 present`);
+  Object.defineProperty(error, 'code', { value: 'ERR_MISSING_ARGS', writable: true, configurable: true, enumerable: true });
+  return error;
+}
+
 export function btoa(data: string): string {
+  if (arguments.length === 0) throw missingArgument('btoa');
   const s = String(data);
   const bytes = new Uint8Array(s.length);
   for (let i = 0; i < s.length; i++) {
     const code = s.charCodeAt(i);
-    if (code > 255) throw new Error("Cannot encode string: string contains characters outside of the Latin1 range.");
+    if (code > 255) throw domException('Cannot encode string: string contains characters outside of the Latin1 range', 'InvalidCharacterError');
     bytes[i] = code;
   }
   return bytesToBase64(bytes);
 }
 
+/** The HTML standard's forgiving-base64 decode, with Deno's error. */
 export function atob(data: string): string {
-  return String.fromCharCode(...base64ToBytes(String(data)));
+  if (arguments.length === 0) throw missingArgument('atob');
+  let s = String(data).replace(/[\t\n\f\r ]/g, '');
+  if (s.length % 4 === 0) s = s.replace(/={1,2}$/, '');
+  if (s.length % 4 === 1 || /[^A-Za-z0-9+/]/.test(s)) throw domException('Failed to decode base64', 'InvalidCharacterError');
+  const bytes = base64ToBytes(s);
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 8192) out += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  return out;
 }

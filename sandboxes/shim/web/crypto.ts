@@ -5,6 +5,7 @@
  */
 import { callSync } from '../host.ts';
 import { base64ToBytes } from './base64.ts';
+import { defineLazy, requirePart } from '../parts-loader.ts';
 
 const INTEGER_ARRAYS = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'];
 
@@ -35,4 +36,7 @@ export function randomUUID(): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-export const crypto = { getRandomValues, randomUUID };
+export const crypto: Record<string, unknown> = { getRandomValues, randomUUID };
+
+// crypto.subtle (and the Crypto, SubtleCrypto, CryptoKey classes) load on first use.
+defineLazy(crypto, ['subtle'], () => void requirePart('subtle'));

@@ -4,7 +4,59 @@
  * `reduceToSingleString` and `groupArrayElements` closely because scripts printing arrays
  * and objects must produce Deno's exact bytes. Colors, getters and proxies are not shown.
  */
+/**
+ * Internal classes (URL, Event, AbortSignal, Headers...) describe themselves for the console
+ * through this symbol, as Deno's own classes do: the method returns a string, or a view
+ * made by `inspectAs` that is formatted like an object with that class name.
+ */
+export const PRIVATE_INSPECT = Symbol.for('Deno.privateCustomInspect');
+/** The public hook a script's own class may define: `[Symbol.for("Deno.customInspect")](inspect, options)`. */
+export const CUSTOM_INSPECT = Symbol.for('Deno.customInspect');
+
+const VIEW = Symbol('inspect view');
+
+interface View {
+  [VIEW]: true;
+  name: string;
+  fields?: Record<string, unknown>;
+  /** `Name { key => value, ... }`, as Map-like classes print */
+  entries?: [unknown, unknown][];
+  /** key: value pairs where a key may repeat (Headers' set-cookie) */
+  pairs?: [string, unknown][];
+  prefixed?: boolean;
+}
+
+export function inspectAs(name: string, fields: Record<string, unknown>): View {
+  return { [VIEW]: true, name, fields };
+}
+
+/**
+ * `Name { ... }` where the braces are a plain object's own inspect, the name put in front
+ * after line breaking was decided (Deno's Headers, FormData and URL print this way, so a
+ * line breaks a little later than for classes printed as a whole).
+ */
+export function inspectPrefixed(name: string, fields: Record<string, unknown> | [string, unknown][]): View {
+  return Array.isArray(fields) ? { [VIEW]: true, name, pairs: fields, prefixed: true } : { [VIEW]: true, name, fields, prefixed: true };
+}
+
+export function inspectEntriesAs(name: string, entries: [unknown, unknown][]): View {
+  return { [VIEW]: true, name, entries };
+}
+
+export interface InspectOptions {
+  depth?: number;
+  breakLength?: number;
+  compact?: number | boolean;
+  iterableLimit?: number;
+  strAbbreviateSize?: number;
+  sorted?: boolean;
+  getters?: boolean;
+  colors?: boolean;
+}
+
 interface Ctx {
+  sorted?: boolean;
+  getters?: boolean;
   seen: unknown[];
   circular: Map<unknown, number>;
   indentationLvl: number;
@@ -63,7 +115,7 @@ function functionBase(fn: Function): string {
   const source = Function.prototype.toString.call(fn);
   if (source.startsWith('class') && /^class\b/.test(source)) return `[class ${fn.name || '(anonymous)'}]`;
   const kind = source.startsWith('async') ? (source.includes('function*') ? 'AsyncGeneratorFunction' : 'AsyncFunction') : source.startsWith('function*') ? 'GeneratorFunction' : 'Function';
-  return `[${kind}: ${fn.name || '(anonymous)'}]`;
+  return fn.name ? `[${kind}: ${fn.name}]` : `[${kind} (anonymous)]`;
 }
 
 function formatKey(key: string | symbol): string {
@@ -163,9 +215,123 @@ function constructorName(obj: object): string | null {
   return null;
 }
 
+/** A value one level down: Node's formatProperty indents what it formats by two. */
+function nestedValue(ctx: Ctx, value: unknown, depth: number): string {
+  ctx.indentationLvl += 2;
+  try {
+    return formatValue(ctx, value, depth + 1, true);
+  } finally {
+    ctx.indentationLvl -= 2;
+  }
+}
+
+function formatProperty(ctx: Ctx, value: object, key: string | symbol, depth: number): string {
+  const desc = Object.getOwnPropertyDescriptor(value, key);
+  if (desc && !('value' in desc)) {
+    const kind = desc.get ? (desc.set ? 'Getter/Setter' : 'Getter') : desc.set ? 'Setter' : 'undefined';
+    if (kind === 'undefined') return `${formatKey(key)}: undefined`;
+    if (ctx.getters && desc.get) {
+      try {
+        return `${formatKey(key)}: [${kind}: ${nestedValue(ctx, desc.get.call(value), depth)}]`;
+      } catch (error) {
+        return `${formatKey(key)}: [${kind}: <Inspection threw (${error instanceof Error ? error.message : String(error)})>]`;
+      }
+    }
+    return `${formatKey(key)}: [${kind}]`;
+  }
+  return `${formatKey(key)}: ${nestedValue(ctx, (value as Record<string | symbol, unknown>)[key], depth)}`;
+}
+
+function mapEntries(ctx: Ctx, entries: [unknown, unknown][], depth: number, size: number): string[] {
+  ctx.indentationLvl += 2;
+  try {
+    const out = entries.map(([k, v]) => `${formatValue(ctx, k, depth + 1, true)} => ${formatValue(ctx, v, depth + 1, true)}`);
+    if (size > entries.length) out.push(`... ${size - entries.length} more item${size - entries.length > 1 ? 's' : ''}`);
+    return out;
+  } finally {
+    ctx.indentationLvl -= 2;
+  }
+}
+
+function setEntries(ctx: Ctx, entries: unknown[], depth: number, size: number): string[] {
+  ctx.indentationLvl += 2;
+  try {
+    const out = entries.map((v) => formatValue(ctx, v, depth + 1, true));
+    if (size > entries.length) out.push(`... ${size - entries.length} more item${size - entries.length > 1 ? 's' : ''}`);
+    return out;
+  } finally {
+    ctx.indentationLvl -= 2;
+  }
+}
+
+function isView(value: unknown): value is View {
+  return typeof value === 'object' && value !== null && (value as View)[VIEW] === true;
+}
+
+/** A class's own description (PRIVATE_INSPECT) or a script's customInspect, if either applies. */
+function customized(ctx: Ctx, value: object, depth: number): string | undefined {
+  let hook: unknown;
+  let publicHook = false;
+  try {
+    hook = (value as Record<symbol, unknown>)[PRIVATE_INSPECT];
+    if (typeof hook !== 'function') {
+      hook = (value as Record<symbol, unknown>)[CUSTOM_INSPECT];
+      publicHook = true;
+    }
+  } catch {
+    return undefined;
+  }
+  if (typeof hook !== 'function') return undefined;
+  const result = publicHook
+    ? (hook as (inspect: unknown, options: unknown) => unknown).call(value, (v: unknown, o?: InspectOptions) => inspect(v, true, o), { depth: ctx.depth - depth, indentationLvl: ctx.indentationLvl, breakLength: ctx.breakLength })
+    : (hook as () => unknown).call(value);
+  if (typeof result === 'string') return result;
+  if (isView(result)) return formatView(ctx, value, result, depth);
+  return formatValue(ctx, result, depth, true);
+}
+
+function formatView(ctx: Ctx, owner: object, view: View, depth: number): string {
+  if (depth > ctx.depth) return `[${view.name}]`;
+  if (view.prefixed && view.pairs) {
+    if (view.pairs.length === 0) return `${view.name} {}`;
+    ctx.seen.push(owner);
+    try {
+      const output = view.pairs.map(([k, v]) => `${formatKey(k)}: ${nestedValue(ctx, v, depth)}`);
+      return `${view.name} ${reduceToSingleString(ctx, output, '', ['{', '}'], false, depth, owner)}`;
+    } finally {
+      ctx.seen.pop();
+    }
+  }
+  if (view.prefixed) {
+    const plain = Object.assign(Object.create(Object.prototype) as Record<string, unknown>, view.fields);
+    ctx.seen.push(owner);
+    try {
+      return `${view.name} ${formatValue(ctx, plain, depth, true)}`;
+    } finally {
+      ctx.seen.pop();
+    }
+  }
+  ctx.seen.push(owner);
+  ctx.currentDepth = depth;
+  let output: string[];
+  if (view.entries) output = mapEntries(ctx, view.entries, depth, view.entries.length);
+  else {
+    const fields = view.fields ?? {};
+    output = Object.keys(fields).map((k) => `${formatKey(k)}: ${nestedValue(ctx, fields[k], depth)}`);
+  }
+  ctx.seen.pop();
+  if (output.length === 0) return `${view.name} {}`;
+  return reduceToSingleString(ctx, output, '', [`${view.name} {`, '}'], false, depth, owner);
+}
+
 function formatValue(ctx: Ctx, value: unknown, depth: number, nested: boolean): string {
   const primitive = formatPrimitive(value, nested);
-  if (primitive !== undefined) return primitive;
+  if (primitive !== undefined) {
+    if (typeof value === 'string' && nested && value.length > ctx.maxStringLength) {
+      return `${quoteString(value.slice(0, ctx.maxStringLength))}... ${value.length - ctx.maxStringLength} more character${value.length - ctx.maxStringLength > 1 ? 's' : ''}`;
+    }
+    return primitive;
+  }
   if (typeof value === 'function' && !nested) return functionBase(value);
   const obj = value as object;
   if (ctx.seen.includes(obj)) {
@@ -176,6 +342,8 @@ function formatValue(ctx: Ctx, value: unknown, depth: number, nested: boolean): 
     }
     return `[Circular *${index}]`;
   }
+  const custom = customized(ctx, obj, depth);
+  if (custom !== undefined) return custom;
   return formatRaw(ctx, obj, depth);
 }
 
@@ -187,7 +355,15 @@ function formatRaw(ctx: Ctx, value: object, depth: number): string {
   let base = '';
   let isArrayLike = false;
   let formatter: () => string[] = () => [];
-  const prefix = name === null ? '[Object: null prototype] ' : name === 'Object' ? '' : `${name} `;
+  let tag = '';
+  try {
+    const t = (value as { [Symbol.toStringTag]?: unknown })[Symbol.toStringTag];
+    if (typeof t === 'string' && t !== '' && t !== name) tag = t;
+  } catch {
+    tag = '';
+  }
+  // Node's getPrefix: `Object [Array Iterator] {}` when the tag differs from the class name.
+  const prefix = name === null ? `[Object: null prototype] ${tag ? `[${tag}] ` : ''}` : name === 'Object' && !tag ? '' : `${name} ${tag ? `[${tag}] ` : ''}`;
 
   if (Array.isArray(value)) {
     isArrayLike = true;
@@ -206,11 +382,11 @@ function formatRaw(ctx: Ctx, value: object, depth: number): string {
   } else if (value instanceof Map) {
     braces = [`${prefix.trim() === 'Map' ? 'Map' : name}(${value.size}) {`, '}'];
     if (value.size === 0 && keys.length === 0) return `${braces[0]}}`;
-    formatter = () => [...value].map(([k, v]) => `${formatValue(ctx, k, depth + 1, true)} => ${formatValue(ctx, v, depth + 1, true)}`);
+    formatter = () => mapEntries(ctx, [...value].slice(0, ctx.maxArrayLength), depth, value.size);
   } else if (value instanceof Set) {
     braces = [`${name}(${value.size}) {`, '}'];
     if (value.size === 0 && keys.length === 0) return `${braces[0]}}`;
-    formatter = () => [...value].map((v) => formatValue(ctx, v, depth + 1, true));
+    formatter = () => setEntries(ctx, [...value].slice(0, ctx.maxArrayLength), depth, value.size);
     isArrayLike = true;
   } else if (value instanceof Date) {
     base = Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
@@ -245,9 +421,8 @@ function formatRaw(ctx: Ctx, value: object, depth: number): string {
   ctx.seen.push(value);
   ctx.currentDepth = depth;
   const output = formatter();
-  for (const key of [...keys, ...symbols]) {
-    output.push(`${formatKey(key)}: ${formatValue(ctx, (value as Record<string | symbol, unknown>)[key], depth + 1, true)}`);
-  }
+  const shownKeys = ctx.sorted ? [...keys].sort() : keys;
+  for (const key of [...shownKeys, ...symbols]) output.push(formatProperty(ctx, value, key, depth));
   ctx.seen.pop();
   const index = ctx.circular.get(value);
   const reference = index === undefined ? '' : `<ref *${index}> `;
@@ -269,15 +444,25 @@ function formatArray(ctx: Ctx, value: unknown[], depth: number): string[] {
       continue;
     }
     flushHoles();
-    output.push(formatValue(ctx, value[i], depth + 1, true));
+    output.push(nestedValue(ctx, value[i], depth));
   }
   flushHoles();
   if (value.length > max) output.push(`... ${value.length - max} more item${value.length - max > 1 ? 's' : ''}`);
   return output;
 }
 
-export function inspect(value: unknown, nested = true): string {
-  const ctx: Ctx = { seen: [], circular: new Map(), indentationLvl: 0, currentDepth: 0, depth: 4, breakLength: 80, compact: 3, maxArrayLength: 100, maxStringLength: 10_000 };
+export function inspect(value: unknown, nested = true, options: InspectOptions = {}): string {
+  const compact = options.compact === false ? 0 : options.compact === true || options.compact === undefined ? 3 : Number(options.compact);
+  const ctx: Ctx = {
+    seen: [], circular: new Map(), indentationLvl: 0, currentDepth: 0,
+    depth: options.depth === undefined ? 4 : options.depth === null ? Infinity : Number(options.depth),
+    breakLength: options.breakLength ?? 80,
+    compact,
+    maxArrayLength: options.iterableLimit ?? 100,
+    maxStringLength: options.strAbbreviateSize ?? 10_000,
+    sorted: Boolean(options.sorted),
+    getters: Boolean(options.getters),
+  };
   return formatValue(ctx, value, 0, nested);
 }
 

@@ -4,7 +4,7 @@
  * not in the middle of a session). The operator may point at another binary with
  * RUNTIMECTL_BWRAP; otherwise `bwrap` on the kernel's PATH, then /usr/bin/bwrap.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../../kernel/errors.ts';
@@ -37,6 +37,8 @@ function find(env: Readonly<Record<string, string | undefined>>): string | undef
 }
 
 const probes = new Map<string, Promise<Bwrap>>();
+/** Probes that have succeeded, for the synchronous lookup (a spawn() answers at once). */
+const known = new Map<string, Bwrap>();
 
 function run(file: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -47,25 +49,40 @@ function run(file: string, args: string[]): Promise<{ code: number; stdout: stri
   });
 }
 
-async function probe(file: string): Promise<Bwrap> {
-  if (!executable(file)) {
-    throw kernelError('RTC_ERR_OSBOX_UNAVAILABLE', `bubblewrap (bwrap) is not installed at ${file}; install Debian's bubblewrap, or opt out with os_sandbox: off in the profile`, { details: { bwrap: file } });
-  }
-  const version = await run(file, ['--version']);
-  const trial = await run(file, ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', 'true']);
+const TRIAL = ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', 'true'];
+
+function runSync(file: string, args: string[]): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(file, args, { env: {}, timeout: 10_000, encoding: 'utf8' });
+  if (r.error) return { code: 127, stdout: '', stderr: r.error.message };
+  return { code: r.status ?? 128, stdout: r.stdout, stderr: r.stderr };
+}
+
+function notInstalled(file: string): Error {
+  return kernelError('RTC_ERR_OSBOX_UNAVAILABLE', `bubblewrap (bwrap) is not installed at ${file}; install Debian's bubblewrap, or opt out with os_sandbox: off in the profile`, { details: { bwrap: file } });
+}
+
+const NOT_FOUND = "bubblewrap (bwrap) is not installed (looked on PATH and at /usr/bin/bwrap); install Debian's bubblewrap, or opt out with os_sandbox: off in the profile";
+
+/** The probe's verdict from its two runs: `--version`, then a trial sandbox running `true`. */
+function judged(file: string, version: { stdout: string }, trial: { code: number; stderr: string }): Bwrap {
   if (trial.code !== 0) {
     const why = trial.stderr.trim().split('\n').pop() ?? `exit status ${trial.code}`;
     throw kernelError('RTC_ERR_OSBOX_UNAVAILABLE', `bubblewrap at ${file} cannot build a sandbox here: ${why}`, { details: { bwrap: file, stderr: why } });
   }
-  return { path: file, version: version.stdout.trim() || 'unknown' };
+  const found = { path: file, version: version.stdout.trim() || 'unknown' };
+  known.set(file, found);
+  return found;
+}
+
+async function probe(file: string): Promise<Bwrap> {
+  if (!executable(file)) throw notInstalled(file);
+  return judged(file, await run(file, ['--version']), await run(file, TRIAL));
 }
 
 /** The working bwrap, or RTC_ERR_OSBOX_UNAVAILABLE saying why there is none. */
 export function locateBwrap(env: Readonly<Record<string, string | undefined>> = process.env): Promise<Bwrap> {
   const file = find(env);
-  if (!file) {
-    return Promise.reject(kernelError('RTC_ERR_OSBOX_UNAVAILABLE', `bubblewrap (bwrap) is not installed (looked on PATH and at /usr/bin/bwrap); install Debian's bubblewrap, or opt out with os_sandbox: off in the profile`));
-  }
+  if (!file) return Promise.reject(kernelError('RTC_ERR_OSBOX_UNAVAILABLE', NOT_FOUND));
   let found = probes.get(file);
   if (!found) {
     found = probe(file);
@@ -73,5 +90,21 @@ export function locateBwrap(env: Readonly<Record<string, string | undefined>> = 
     // A failed probe is not cached: the operator may install bwrap while the kernel runs.
     found.catch(() => probes.delete(file));
   }
+  return found;
+}
+
+/**
+ * The same answer synchronously, for `Deno.Command(...).spawn()`, which returns its child at
+ * once: a bwrap already probed is answered from memory; otherwise it is probed here, once per
+ * kernel process, holding the thread for the two short runs (a few milliseconds).
+ */
+export function locateBwrapSync(env: Readonly<Record<string, string | undefined>> = process.env): Bwrap {
+  const file = find(env);
+  if (!file) throw kernelError('RTC_ERR_OSBOX_UNAVAILABLE', NOT_FOUND);
+  const ready = known.get(file);
+  if (ready) return ready;
+  if (!executable(file)) throw notInstalled(file);
+  const found = judged(file, runSync(file, ['--version']), runSync(file, TRIAL));
+  probes.set(file, Promise.resolve(found));
   return found;
 }

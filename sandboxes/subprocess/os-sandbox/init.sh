@@ -26,7 +26,12 @@ if [ "$net" = net ]; then
   rm -f "$ready"
 fi
 trap : TERM INT HUP
-"$@" 5>&-
+# The command gets the sandbox's stderr; this shell's own notes ("Terminated" when the command
+# dies of a signal) go nowhere: unsandboxed, nobody would print them.
+# (The redirections are made inside the subshell that becomes the command: dash would apply a
+# simple command's own redirections in this shell while it waits, and print there.)
+exec 6>&2 2>/dev/null
+(exec 2>&6 6>&- 5>&- && exec "$@")
 rc=$?
 left=0
 for p in /proc/[0-9]*; do

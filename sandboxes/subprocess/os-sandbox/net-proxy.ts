@@ -70,6 +70,19 @@ export class NetProxy {
   }
 
   /** A proxy on a fresh Unix socket in a folder only the kernel can enter. */
+  /**
+   * The same, listening once this returns: binding and listening on a Unix socket are
+   * synchronous in Node, only the 'listening' event waits (for spawn(), which answers at
+   * once). A later server error closes it; the child then reaches nothing, as if refused.
+   */
+  static startNow(policy: NetPolicy): NetProxy {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'runtimectl-net-'));
+    const proxy = new NetProxy(dir, policy);
+    proxy.#server.once('error', () => void proxy.close());
+    proxy.#server.listen(proxy.socketPath);
+    return proxy;
+  }
+
   static async start(policy: NetPolicy): Promise<NetProxy> {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'runtimectl-net-'));
     const proxy = new NetProxy(dir, policy);

@@ -44,6 +44,12 @@ export interface SandboxContext {
   programs?: readonly string[];
   /** more trees visible read-only that such a program needs (the MCP server's own code) */
   readOnly?: readonly string[];
+  /**
+   * kernel trees bound read-write for a child that is the kernel itself (`Deno.execPath()`'s
+   * `runtimectl deno`: its build cache), which keeps them from the code it runs as this
+   * kernel does; never under `hide`
+   */
+  kernelWrite?: readonly string[];
 }
 
 export interface PlanInput {
@@ -183,6 +189,10 @@ export function planSandbox(input: PlanInput): SandboxPlan {
       grantEntries.push({ path: p, mode });
     }
   }
+  for (const tree of context.kernelWrite ?? []) {
+    if (underHidden(tree)) refuse(`${tree} is hidden from this child; it cannot also be bound for the kernel`);
+    if (kindOf(tree) === 'dir') grantEntries.push({ path: path.resolve(tree), mode: 'rw' });
+  }
   const covered = (p: string) => grantEntries.some((e) => pathCovers(e.path, p));
 
   // 2. HOME must be writable by the grant and exist.
@@ -263,12 +273,19 @@ export function planSandbox(input: PlanInput): SandboxPlan {
   const mounts: Mount[] = [...symlinks, ...all.map((m) => m.mount)];
 
   // The cwd exists (the runner checked); when no tree shows it, an empty folder stands in.
+  // One under the host's /tmp that only a broader grant covers (`-A`, read `/`) would be
+  // hidden by the private /tmp: the grant lets the child see it, so it is bound there.
   const cwd = path.resolve(input.cwd);
-  if (!visible(cwd) || masks.some((m) => pathCovers(m.dest, cwd) && !grantEntries.some((e) => pathCovers(m.dest, e.path) && pathCovers(e.path, cwd)))) {
+  const deeperThanTmp = grantEntries.some((e) => e.path !== '/tmp' && pathCovers('/tmp', e.path) && pathCovers(e.path, cwd));
+  if (cwd !== '/tmp' && pathCovers('/tmp', cwd) && !deeperThanTmp && pathAllowed(grant.read, cwd) && reachable(cwd) && !readDenies.some((d) => pathCovers(d, cwd))) {
+    const rw = pathAllowed(grant.write, cwd) && !writeDenies.some((d) => pathCovers(d, cwd));
+    mounts.push({ kind: rw ? 'rw' : 'ro', src: real(cwd), dest: cwd });
+    (rw ? view.writable : view.readOnly).push(cwd);
+  } else if (!visible(cwd) || masks.some((m) => pathCovers(m.dest, cwd) && !grantEntries.some((e) => pathCovers(m.dest, e.path) && pathCovers(e.path, cwd)))) {
     mounts.push({ kind: 'dir', dest: cwd });
   }
 
-  view.writable = grantEntries.filter((e) => e.mode === 'rw').map((e) => e.path);
-  view.readOnly = [...grantEntries.filter((e) => e.mode === 'ro').map((e) => e.path), ...readOnlyOverlays.map((e) => e.path)];
+  view.writable = [...grantEntries.filter((e) => e.mode === 'rw').map((e) => e.path), ...view.writable];
+  view.readOnly = [...grantEntries.filter((e) => e.mode === 'ro').map((e) => e.path), ...readOnlyOverlays.map((e) => e.path), ...view.readOnly];
   return { mounts, remountReadOnly: masks.filter((m) => m.kind === 'mask-dir').map((m) => m.dest), view };
 }

@@ -78,3 +78,33 @@ export function processGroupAlive(pgid: number): boolean {
   }
   return false;
 }
+
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Host pids of the command a sandbox runs: the children of its first program (init.sh, the
+ * child of the namespace's init), leaving out the network bridge (`helper` in its command
+ * line). Deno's `child.kill(signal)` reaches this process alone, as it would unsandboxed.
+ */
+export function commandPids(initPid: number, helper: string): number[] {
+  const ns = pidNamespace(initPid);
+  if (ns === undefined) return [];
+  const pids = pidsInNamespace(ns);
+  const first = new Set(pids.filter((pid) => parentOf(pid) === initPid));
+  return pids.filter((pid) => first.has(parentOf(pid) ?? -1) && !commandLine(pid).includes(helper));
+}

@@ -13,7 +13,8 @@ function hostProcess(v, depth = 0) {
   try {
     if (v === null || v === undefined || depth > 2) return null;
     if (typeof v !== 'object' && typeof v !== 'function') return null;
-    if (typeof v.pid === 'number' && (typeof v.getBuiltinModule === 'function' || typeof v.binding === 'function' || typeof v.dlopen === 'function')) return v;
+    // Node's process (Deno's namespace has pid and dlopen too, but no versions.node)
+    if (typeof v.pid === 'number' && typeof v.versions?.node === 'string' && (typeof v.getBuiltinModule === 'function' || typeof v.binding === 'function' || typeof v.dlopen === 'function')) return v;
     if (typeof v.require === 'function' && typeof v.require.resolve === 'function') return v;
     if (v.mainModule && typeof v.mainModule.require === 'function') return v;
     if (v.process && v.process !== v) return hostProcess(v.process, depth + 1);

@@ -1,0 +1,13 @@
+/** `npm run schemas`: writes schemas/*.schema.json and docs/plugin-contracts.md from the zod schemas (a test checks they are current). */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { renderJsonSchemas } from '../kernel/manifest/json-schemas.ts';
+import { CONTRACT_DOC, renderContractDoc } from './contract-docs.ts';
+import { SCHEMAS } from './schemas.ts';
+
+const files = new Map([...renderJsonSchemas(SCHEMAS), [CONTRACT_DOC, renderContractDoc()]]);
+for (const [file, text] of files) {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
+  console.log(`wrote ${path.relative(process.cwd(), file)}`);
+}

@@ -1,0 +1,152 @@
+/**
+ * `runtimectl plugins new --kind KIND NAME [--dir DIR]`: writes a plugin that works as it
+ * stands: a manifest (with its schema reference, so an editor checks it), `mod.ts` typed by the
+ * kind's published contract (kernel/contracts, `import type`: nothing of it is bundled), and a
+ * test in Deno's style (`test/mod_test.ts`, `deno test --no-check`). `plugins check` accepts it
+ * and a persona (or, for a gate check, a gate profile) can select it at once. Isolate kinds
+ * only: a persistence backend is a host module with a different shape (docs/writing-plugins.md).
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { kernelError } from '../../kernel/errors.ts';
+import { PROJECT_ROOT } from '../../kernel/version.ts';
+
+export const SCAFFOLD_KINDS = ['tool', 'executor', 'budget-policy', 'phase-selector', 'gate-check'] as const;
+export type ScaffoldKind = (typeof SCAFFOLD_KINDS)[number];
+
+/** The id prefix of each kind (`tool.<name>`), as the shipped plugins use. */
+const PREFIX: Record<ScaffoldKind, string> = { tool: 'tool', executor: 'executor', 'budget-policy': 'budget', 'phase-selector': 'phase', 'gate-check': 'gate-check' };
+const NAME = /^[a-z][a-z0-9-]{0,40}$/;
+
+export interface Scaffolded {
+  id: string;
+  dir: string;
+  files: string[];
+  /** the profile line that selects it */
+  select: string;
+  /** the profile that line goes in */
+  selectIn: 'persona profile' | 'gate profile';
+}
+
+/** A path from `from` to the repository's `rel`, relative when the folder is inside the repository's tree, else absolute. */
+function toRepo(from: string, rel: string): string {
+  const target = path.join(PROJECT_ROOT, rel);
+  const relative = path.relative(from, target);
+  return path.relative(PROJECT_ROOT, from).startsWith('..') ? target : relative.split(path.sep).join('/');
+}
+
+function manifest(kind: ScaffoldKind, id: string, schemaRef: string): string {
+  const head = `# yaml-language-server: $schema=${schemaRef}\n# Written by "runtimectl plugins new"; the reference of each field: the schema above and docs/writing-plugins.md.\nid: ${id}\nversion: 0.1.0\nkind: ${kind}\nentry: mod.ts\n`;
+  const common = `sandbox: trusted\npermissions: {}\nbindings: []\nlimits: { memoryMb: 32, cpuMs: 500 }\n`;
+  switch (kind) {
+    case 'tool':
+      return `${head}description: Greets someone by name (a starting point for a tool).\n${common}exports: [greet]\ntools:\n  - export: greet\n    description: Says hello to the person named.\n    input_schema:\n      type: object\n      properties:\n        name: { type: string, description: who to greet }\n      required: [name]\n      additionalProperties: false\n`;
+    case 'executor':
+      return `${head}description: Reports the work it was offered and marks it done, spending no tokens (a starting point for an executor).\n${common}exports: [describe, run]\n`;
+    case 'budget-policy':
+      return `${head}description: Approves the cheapest tier for any work, keeping the whole daily budget in reserve (a starting point for a budget policy).\n${common}exports: [assess]\n`;
+    case 'phase-selector':
+      return `${head}description: Works in the phase the last cycles used least (a starting point for a phase selector).\n${common}exports: [pick]\n`;
+    case 'gate-check':
+      // A check reads the draft's snapshot (${draft}); the gate profile that lists it must allow that read too.
+      return `${head}description: Fails when a text file of the draft still holds a TODO, FIXME or XXX marker (a starting point for a gate check).\nsandbox: trusted\npermissions:\n  read: ["\${draft}"]\nbindings: []\nlimits: { memoryMb: 32, cpuMs: 1000 }\nexports: [check]\ngate_check: { reads: [] }\n`;
+  }
+}
+
+function mod(kind: ScaffoldKind, id: string, contracts: string): string {
+  switch (kind) {
+    case 'tool':
+      return `/**\n * ${id}: a tool. Each export listed under tools: in plugin.yaml is called with one object\n * of named arguments (checked against its input_schema first) and returns any JSON value.\n */\nexport function greet(args: { name: string }): { greeting: string } {\n  return { greeting: \`hello, \${args.name}\` };\n}\n`;
+    case 'executor':
+      return `/** ${id}: an executor. describe(config) says whether sessions spend tokens; run(input) does the work. */\nimport type { ExecutorAnswer, ExecutorDescription, ExecutorInput } from '${contracts}/executor.ts';\n\nexport function describe(_config: Record<string, unknown> = {}): ExecutorDescription {\n  return { spends_tokens: false };\n}\n\nexport function run(input: ExecutorInput): ExecutorAnswer {\n  const titles = input.work.map((w) => w.title);\n  return { status: 'ok', last_message: \`offered \${titles.length} item(s): \${titles.join('; ')}\`, work_done: input.work.map((w) => w.key) };\n}\n`;
+    case 'budget-policy':
+      return `/** ${id}: a budget policy. assess(input) decides, before any spending, whether and how the work runs. */\nimport type { BudgetAssessInput, BudgetDecisionAnswer } from '${contracts}/budget-policy.ts';\n\nexport function assess(input: BudgetAssessInput): BudgetDecisionAnswer {\n  const tokens = input.posture.tokens_remaining_24h;\n  return {\n    action: 'execute',\n    tier: 1,\n    tier_name: 'read/search existing context',\n    decision: \`tier 1 for \${input.work.length} item(s) in \${input.phase}\`,\n    uncertainty: 'whether existing context already answers the work',\n    alternatives: [],\n    expected_cost: { tokens: 0, cpu_seconds: 1, wall_seconds: 60 },\n    stop_condition: 'the work is answered from existing context, or the session ends',\n    reserve: { tokens, sessions: 0 },\n    expected_improvement: 0.1,\n    reason: 'the cheapest tier first',\n  };\n}\n`;
+    case 'gate-check':
+      return `/**
+ * ${id}: a gate check. check(input) reads the draft's snapshot (input.draft.root, granted as
+ * \${draft}) and answers passed, failed or not-applicable; what it cannot vouch for goes in
+ * not_evaluated, which the evidence lists among the verdict's limitations.
+ */
+import type { GateCheckInput, GateCheckResult } from '${contracts}/gate-check.ts';
+
+const MARKER = /\\b(TODO|FIXME|XXX)\\b/;
+const TEXT = /\\.(md|txt|ts|mts|js|mjs|json|ya?ml)$/;
+const MAX_BYTES = 256 * 1024;
+
+/** Each line of one file that holds a marker, as "path:line" (pure, so its test needs no permission). */
+export function findMarkers(file: string, text: string): string[] {
+  return text.split('\\n').flatMap((line, i) => (MARKER.test(line) ? [\`\${file}:\${i + 1}\`] : []));
+}
+
+export async function check(input: GateCheckInput): Promise<GateCheckResult> {
+  const files = input.draft.files.filter((f) => f.type === 'file' && TEXT.test(f.path));
+  const skipped = files.filter((f) => f.bytes > MAX_BYTES).map((f) => f.path);
+  const read = files.filter((f) => f.bytes <= MAX_BYTES);
+  const not_evaluated = skipped.length > 0 ? [\`files over \${MAX_BYTES} bytes were not read: \${skipped.join(', ')}\`] : [];
+  if (read.length === 0) return { status: 'not-applicable', reason: 'the draft has no text file to read', output: { files: 0 }, not_evaluated };
+  const found: string[] = [];
+  for (const f of read) found.push(...findMarkers(f.path, await Deno.readTextFile(\`\${input.draft.root}/\${f.path}\`)));
+  const output = { files: read.length, markers: found };
+  if (found.length > 0) return { status: 'failed', reason: \`unfinished work is marked at \${found.slice(0, 5).join(', ')}\${found.length > 5 ? \` and \${found.length - 5} more\` : ''}\`, output, not_evaluated };
+  return { status: 'passed', reason: \`no TODO, FIXME or XXX in \${read.length} text file(s)\`, output, not_evaluated };
+}
+`;
+    case 'phase-selector':
+      return `/** ${id}: a phase selector. pick(input) returns one of the profile's phases for this cycle. */\nimport type { PhaseAnswer, PhasePickInput } from '${contracts}/phase-selector.ts';\n\nexport function pick(input: PhasePickInput): PhaseAnswer {\n  const used = new Map(input.phases.map((p) => [p, 0]));\n  for (const h of input.history) if (used.has(h.phase)) used.set(h.phase, used.get(h.phase)! + 1);\n  let best = input.phases[0]!;\n  for (const p of input.phases) if (used.get(p)! < used.get(best)!) best = p;\n  return { phase: best };\n}\n`;
+  }
+}
+
+function test(kind: ScaffoldKind, id: string): string {
+  const head = `// Run with Deno's own test runner: deno test --no-check ${'<this folder>'}\n// (runtimectl ships Deno as node_modules/.bin/deno). Plain asserts keep it free of imports.\nfunction assertEquals(actual: unknown, expected: unknown): void {\n  if (JSON.stringify(actual) !== JSON.stringify(expected)) throw new Error(\`expected \${JSON.stringify(expected)}, got \${JSON.stringify(actual)}\`);\n}\n\n`;
+  switch (kind) {
+    case 'tool':
+      return `${head}import { greet } from '../mod.ts';\n\nDeno.test('${id}: greet says hello', () => {\n  assertEquals(greet({ name: 'Ada' }), { greeting: 'hello, Ada' });\n});\n`;
+    case 'executor':
+      return `${head}import { describe, run } from '../mod.ts';\n\nDeno.test('${id}: spends nothing and marks the work done', () => {\n  assertEquals(describe().spends_tokens, false);\n  const work = [{ kind: 'packet', key: 'packet:1', title: 'Q', body: '' }] as const;\n  const result = run({ work: [...work] } as never);\n  assertEquals(result.status, 'ok');\n  assertEquals(result.work_done, ['packet:1']);\n});\n`;
+    case 'budget-policy':
+      return `${head}import { assess } from '../mod.ts';\n\nDeno.test('${id}: approves tier 1', () => {\n  const decision = assess({ persona_id: 'p', phase: 'science_patrol', work: [], executor: { plugin: 'executor.none', spends_tokens: false }, posture: { tokens_remaining_24h: 1000 } as never, history: [], config: {} });\n  assertEquals([decision.action, decision.tier], ['execute', 1]);\n});\n`;
+    case 'gate-check':
+      return `${head}import { findMarkers } from '../mod.ts';\n\nDeno.test('${id}: finds each marked line, and nothing in finished text', () => {\n  assertEquals(findMarkers('mod.ts', 'export const a = 1;\\n// TODO: handle b\\n'), ['mod.ts:2']);\n  assertEquals(findMarkers('SKILL.md', 'All done. Todos are fine.'), []);\n});\n`;
+    case 'phase-selector':
+      return `${head}import { pick } from '../mod.ts';\n\nDeno.test('${id}: picks the phase used least', () => {\n  const phases = ['science_patrol', 'governance_patrol'];\n  assertEquals(pick({ persona_id: 'p', cycle: 3, phases, history: [{ cycle: 1, phase: 'science_patrol', outcome: 'idle' }] }).phase, 'governance_patrol');\n});\n`;
+  }
+}
+
+function selectLine(kind: ScaffoldKind, id: string): string {
+  switch (kind) {
+    case 'tool':
+      return `tools: [${id}]`;
+    case 'executor':
+      return `executor: { plugin: ${id} }`;
+    case 'budget-policy':
+      return `budget: { policy: ${id} }`;
+    case 'phase-selector':
+      return `phase: ${id}`;
+    case 'gate-check':
+      return `- { check: ${id.slice('gate-check.'.length)}, allow: { read: ["\${draft}"] } }`;
+  }
+}
+
+export function scaffoldPlugin(kind: string, name: string, parent: string): Scaffolded {
+  if (!(SCAFFOLD_KINDS as readonly string[]).includes(kind)) {
+    const why = kind === 'persistence' ? ': persistence backends are host modules (see docs/writing-plugins.md)' : '';
+    throw kernelError('RTC_ERR_CLI_USAGE', `--kind ${kind}: plugins new writes ${SCAFFOLD_KINDS.join(', ')}${why}`);
+  }
+  const k = kind as ScaffoldKind;
+  if (!NAME.test(name)) throw kernelError('RTC_ERR_CLI_USAGE', `${name}: a plugin name is lowercase letters, digits and "-", starting with a letter (it becomes the id ${PREFIX[k]}.<name> and the folder name)`);
+  const dir = path.join(parent, `${PREFIX[k]}-${name}`);
+  if (existsSync(dir)) throw kernelError('RTC_ERR_PLUGIN_SCAFFOLD', `${dir} already exists; nothing was written (pick another name or --dir)`, { details: { dir } });
+  const id = `${PREFIX[k]}.${name}`;
+  const files: [string, string][] = [
+    ['plugin.yaml', manifest(k, id, toRepo(dir, 'schemas/plugin-manifest.schema.json'))],
+    ['mod.ts', mod(k, id, toRepo(dir, 'kernel/contracts'))],
+    [path.join('test', 'mod_test.ts'), test(k, id)],
+  ];
+  try {
+    mkdirSync(path.join(dir, 'test'), { recursive: true });
+    for (const [file, text] of files) writeFileSync(path.join(dir, file), text, { flag: 'wx' });
+  } catch (error) {
+    throw kernelError('RTC_ERR_PLUGIN_SCAFFOLD', `cannot write ${dir}: ${(error as Error).message.split('\n')[0]}`, { cause: error, details: { dir } });
+  }
+  return { id, dir, files: files.map(([f]) => f), select: selectLine(k, id), selectIn: k === 'gate-check' ? 'gate profile' : 'persona profile' };
+}

@@ -1,0 +1,135 @@
+/**
+ * The plugin author's path: `plugins new` writes a plugin of each kind that `plugins check`
+ * accepts, whose own Deno test passes under the real Deno, and that a persona selects at once
+ * (from a folder outside the checkout); `plugins check` loads a bundle to catch an export the
+ * manifest lists but the module lacks; an error thrown in a plugin points at its own file.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { allPermissionSet } from '../../../kernel/permissions/descriptors.ts';
+import { PluginInstance } from '../../../kernel/plugins/plugin-instance.ts';
+import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
+import { PROJECT_ROOT } from '../../../kernel/version.ts';
+import { loadShim } from '../../../sandboxes/isolate/shim-source.ts';
+import { runCli } from '../../../test/support/cli.ts';
+import { CACHE_DIR, fakeTime, packet, profile, run, tempDir } from '../../science-loop/test/helpers.ts';
+import { check, gate } from '../../gate/test/helpers.ts';
+
+const DENO = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'deno');
+
+test('plugins new writes each kind; check accepts it, its Deno test passes, and a persona selects it at once', async () => {
+  const dir = tempDir();
+  const mine = path.join(dir, 'my-plugins');
+  const made: Record<string, { id: string; dir: string; select: string }> = {};
+  for (const kind of ['tool', 'executor', 'budget-policy', 'phase-selector', 'gate-check']) {
+    const r = await runCli(['plugins', 'new', '--kind', kind, 'starter', '--dir', mine, '--json']);
+    assert.equal(r.status, 0, r.stderr);
+    made[kind] = JSON.parse(r.stdout) as { id: string; dir: string; select: string };
+    assert.deepEqual(['plugin.yaml', 'mod.ts', path.join('test', 'mod_test.ts')].map((f) => existsSync(path.join(made[kind]!.dir, f))), [true, true, true]);
+    assert.match(readFileSync(path.join(made[kind]!.dir, 'plugin.yaml'), 'utf8'), /^# yaml-language-server: \$schema=\/.*\/schemas\/plugin-manifest\.schema\.json$/m);
+    const checked = await runCli(['plugins', 'check', made[kind]!.dir]);
+    assert.equal(checked.status, 0, checked.stderr);
+    assert.match(checked.stdout, new RegExp(`^ok +${made[kind]!.id.replace('.', '\\.')} `));
+  }
+  assert.deepEqual(Object.values(made).map((m) => m.id).sort(), ['budget.starter', 'executor.starter', 'gate-check.starter', 'phase.starter', 'tool.starter']);
+  // Its own test, the way Deno authors run theirs (the real Deno; no type check: the types are runtimectl's).
+  if (existsSync(DENO)) {
+    const deno = spawnSync(DENO, ['test', '--no-check', mine], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' } });
+    assert.equal(deno.status, 0, deno.stdout + deno.stderr);
+    assert.match(deno.stdout, /ok \| 5 passed \| 0 failed/);
+  }
+  // A name taken is refused, nothing overwritten; an unknown kind names the ones there are.
+  const again = await runCli(['plugins', 'new', '--kind', 'tool', 'starter', '--dir', mine]);
+  assert.equal(again.status, 1);
+  assert.match(again.stderr, /RTC_ERR_PLUGIN_SCAFFOLD: .*tool-starter already exists; nothing was written/);
+  const odd = await runCli(['plugins', 'new', '--kind', 'gadget', 'x', '--dir', mine]);
+  assert.equal(odd.status, 2);
+  assert.match(odd.stderr, /--kind gadget: plugins new writes tool, executor, budget-policy, phase-selector, gate-check\n/);
+
+  // Selected from the profile alone, from the outside folder: all four run in one cycle.
+  const stateDir = path.join(dir, 'state');
+  const ada = profile(dir, 'ada', `runtime: agent-ada
+${made['tool']!.select}
+${made['executor']!.select.replace('}', ', enabled: true }')}
+budget: { policy: budget.starter, daily_tokens: 1000 }
+${made['phase-selector']!.select}
+phases: [governance_patrol, science_patrol]
+bindings: [ledger, events, memory]`);
+  packet(stateDir, 'ada', 'q.md', '# Q\n');
+  const [r] = await run([ada], { stateDir, pluginPath: [mine], ...fakeTime() });
+  assert.equal(r!.refused, undefined, String(r!.refused));
+  const report = r!.reports[0]!;
+  assert.equal(report.outcome, 'executed', report.defer_reason ?? '');
+  assert.equal(report.executor, 'executor.starter');
+  assert.equal(report.phase, 'governance_patrol');
+  assert.equal(report.act.decision?.tier, 1);
+  assert.equal(report.act.last_message, 'offered 2 item(s): Q; governance_patrol patrol');
+});
+
+test('plugins check loads the bundle: an export listed but not exported is refused naming the file and field', async () => {
+  const dir = tempDir();
+  const plugin = path.join(dir, 'executor-half');
+  mkdirSync(plugin);
+  writeFileSync(path.join(plugin, 'plugin.yaml'), 'id: executor.half\nversion: 1.0.0\nkind: executor\nentry: mod.ts\ndescription: half an executor\nexports: [describe, run]\n');
+  writeFileSync(path.join(plugin, 'mod.ts'), 'export function describe() { return { spends_tokens: false }; }\nexport const run = 42;\n');
+  const r = await runCli(['plugins', 'check', plugin]);
+  assert.equal(r.status, 1);
+  assert.equal(r.stderr, `refused executor.half: RTC_ERR_PLUGIN_EXPORT_MISSING: ${path.join(plugin, 'plugin.yaml')}: exports: "run" is not exported by mod.ts (it exports: describe)\n`);
+});
+
+test('an error thrown inside a plugin points at the plugin\'s own file and line, without the shim\'s frames', async () => {
+  const dir = tempDir();
+  const folder = path.join(dir, 'plugins', 'tool-thrower');
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(path.join(folder, 'plugin.yaml'), 'id: tool.thrower\nversion: 1.0.0\nkind: tool\nentry: mod.ts\ndescription: throws\nexports: [go]\n');
+  writeFileSync(path.join(folder, 'helper.ts'), '// a helper in its own file\n\nexport function deep(n: number): number {\n  if (n > 2) throw new RangeError(`too deep: ${n}`);\n  return n;\n}\n');
+  writeFileSync(path.join(folder, 'mod.ts'), "import { deep } from './helper.ts';\n\nexport function go(): number {\n  return deep(3);\n}\n");
+  const registry = PluginRegistry.scan(path.join(dir, 'plugins'));
+  const instance = new PluginInstance(registry.find('tool.thrower'), { shim: await loadShim(CACHE_DIR), allow: allPermissionSet(), cwd: dir, cacheDir: CACHE_DIR });
+  try {
+    await assert.rejects(instance.call('go'), (e: Error & { code?: string; details?: { at?: string; stack?: string }; toLine?: () => string }) => {
+      assert.equal(e.code, 'RTC_ERR_SANDBOX_SCRIPT');
+      assert.equal(e.details?.at, 'tool-thrower/helper.ts:4:20');
+      assert.equal(e.toLine?.(), 'RTC_ERR_SANDBOX_SCRIPT: RangeError: too deep: 3 (at tool-thrower/helper.ts:4:20)');
+      assert.deepEqual(e.details?.stack?.split('\n').slice(1).map((l) => l.trim()), ['at deep (tool-thrower/helper.ts:4:20)', 'at go (tool-thrower/mod.ts:4:10)']);
+      return true;
+    });
+  } finally {
+    instance.dispose();
+  }
+});
+
+test('plugins new --kind gate-check writes a check a gate profile runs at once, from the printed line', async () => {
+  const dir = tempDir();
+  const mine = path.join(dir, 'checks');
+  const r = await runCli(['plugins', 'new', '--kind', 'gate-check', 'markers', '--dir', mine]);
+  assert.equal(r.status, 0, r.stderr);
+  const select = /^select it: {2}(.*?) {3}\(under checks: in a gate profile\)$/m.exec(r.stdout)?.[1];
+  assert.ok(select, r.stdout);
+  assert.match(r.stdout, new RegExp(`^find it: +gate with --plugins-dir ${mine.replace(/[/.]/g, '\\$&')}`, 'm'));
+  const profileFile = path.join(dir, 'reviewer.yaml');
+  writeFileSync(profileFile, `name: reviewer
+description: A reviewer's own profile with the new check.
+sandbox: community-draft
+checks:
+  - snapshot
+  ${select}
+ceiling: { read: ["\${plugin}", "\${scratch}"], write: ["\${scratch}"] }
+draft: { max_files: 50, max_file_bytes: 65536, max_total_bytes: 262144, max_tests: 4, max_scratch_bytes: 65536 }
+`);
+  const draft = (name: string, body: string) => {
+    const d = path.join(dir, 'drafts', name);
+    mkdirSync(d, { recursive: true });
+    writeFileSync(path.join(d, 'SKILL.md'), `---\nname: ${name}\ndescription: A draft.\n---\n${body}`);
+    return d;
+  };
+  const clean = await gate(profileFile, draft('clean', 'Count the words.\n'), ['--plugins-dir', mine]);
+  assert.equal(clean.report.verdict, 'accepted');
+  assert.equal(check(clean.report, 'markers').status, 'passed');
+  const marked = await gate(profileFile, draft('marked', 'Count the words.\nTODO: say how.\n'), ['--plugins-dir', mine]);
+  assert.equal(marked.report.verdict, 'rejected');
+  assert.equal(check(marked.report, 'markers').reason, 'unfinished work is marked at SKILL.md:6');
+});

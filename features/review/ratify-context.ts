@@ -1,0 +1,27 @@
+/**
+ * What the ratification check (kernel/review/ratify.ts) needs for one persona: the operator
+ * trust list of this environment, and the digests its evidence has now (files, and events
+ * through the persona's backend). One place for every front end that decides: the CLI
+ * (`proposals accept|reject`) and the console (features/console/decide.ts).
+ */
+import path from 'node:path';
+import type { EventEnvelope } from '../../kernel/events/envelope.ts';
+import { evidenceDigest } from '../../kernel/review/evidence.ts';
+import { loadOperatorTrust } from '../../kernel/review/operators.ts';
+import type { RatifyContext } from '../../kernel/review/ratify.ts';
+import { openBackend } from '../persistence/open.ts';
+
+export async function ratifyContextFor(personaDir: string, env: Readonly<Record<string, string | undefined>>): Promise<RatifyContext> {
+  const trust = loadOperatorTrust(env);
+  const backend = await openBackend(personaDir, undefined, { readonly: true, personaId: path.basename(personaDir) });
+  // The events are read now (the check runs synchronously under the queue's lock).
+  let events: EventEnvelope[] | undefined;
+  try {
+    events = [...backend.events.read()];
+  } catch {
+    events = undefined;
+  } finally {
+    await backend.close();
+  }
+  return { trust, evidenceDigest: (ref) => evidenceDigest(ref, { personaDir, ...(events ? { events: () => events! } : {}) }) };
+}

@@ -1,0 +1,79 @@
+/**
+ * The default composition: the kernel's loop driver with the science-loop steps registered by
+ * name, the persistence feature as its backend provider, and what only these features know of
+ * a persona (its plugins' CPU and wall limits from the budget, the local ledger's path in
+ * their environment, what the ledger, events and memory bindings do). `runtimectl run`,
+ * `replay` and the tests start the loop through here; the kernel imports none of it.
+ */
+import { HarnessCatalog } from '../../kernel/loop/harness.ts';
+import { openLoopKernel as openKernel, type LoopComposition, type LoopKernel, type LoopOptions } from '../../kernel/loop/persona-runtime.ts';
+import { runPersonas as runKernelPersonas, type RunOptions } from '../../kernel/loop/run-personas.ts';
+import type { ScienceRun } from './report.ts';
+import { StepRegistry } from '../../kernel/loop/steps.ts';
+import { replayPersona as replayKernelPersona, type ReplayOptions, type ReplayReport } from '../../kernel/replay/replay-persona.ts';
+import type { LoadedPersona } from '../../kernel/personas/load.ts';
+import { ledgerEnv } from '../ledger/layout.ts';
+import { ChildRegistry, type PersonaChildren } from './executors/children.ts';
+import type { PersonaBackend } from '../persistence/backend.ts';
+import { persistenceProvider } from '../persistence/provider.ts';
+import { personaBindings } from './bindings.ts';
+import { readAgentEnv } from './budget/env.ts';
+import { budgetLimits } from './budget/posture.ts';
+import { scienceLoopSteps, type ScienceLoopSettings } from './steps.ts';
+import { historyPart } from '../history/loop-part.ts';
+
+export interface CompositionSettings extends Omit<ScienceLoopSettings, 'children'> {
+  /** harness manifests (tests); default: policies/harnesses/ */
+  harnessesDir?: string;
+  /** the registry of the run's subprocesses (the run command keeps it to stop them on a signal); default: a new one */
+  children?: ChildRegistry;
+}
+
+/** The default composition for a run with these settings. */
+export function defaultComposition(settings: CompositionSettings = {}): LoopComposition {
+  const registry = settings.children ?? new ChildRegistry();
+  // One tracker a persona, shared by its plugins' subprocesses and its decide step.
+  const trackers = new Map<string, PersonaChildren>();
+  const children = (personaId: string): PersonaChildren => {
+    let tracker = trackers.get(personaId);
+    if (!tracker) trackers.set(personaId, (tracker = registry.forPersona(personaId)));
+    return tracker;
+  };
+  return {
+    steps: new StepRegistry().register(...scienceLoopSteps({ ...settings, children })),
+    tracker: children,
+    persistence: persistenceProvider,
+    history: historyPart,
+    harnesses: new HarnessCatalog(settings.harnessesDir),
+    limits: (profile, env) => budgetLimits(profile, readAgentEnv(env)),
+    pluginEnv: (paths, profile) => ledgerEnv(paths.dir, profile.id),
+    bindings: (w) => personaBindings(w.paths, w.profile.id, w.clock, () => w.log, w.backend as PersonaBackend, w.scrub),
+  };
+}
+
+/** Loop options with the composition optional (the default one, built from `skillsDir`/`skillsDirs`). */
+export type DefaultLoopOptions = Omit<LoopOptions, 'composition'> & { composition?: LoopComposition; skillsDir?: string } & CompositionSettings;
+
+function withComposition<T extends DefaultLoopOptions>(options: T): T & { composition: LoopComposition } {
+  const skillsDirs = options.skillsDirs ?? (options.skillsDir ? [options.skillsDir] : undefined);
+  const composition =
+    options.composition ??
+    defaultComposition({ ...(skillsDirs ? { skillsDirs } : {}), ...(options.harnessesDir ? { harnessesDir: options.harnessesDir } : {}), ...(options.children ? { children: options.children } : {}) });
+  return { ...options, composition };
+}
+
+/** openLoopKernel with the default composition. */
+export function openLoopKernel(options: DefaultLoopOptions): Promise<LoopKernel> {
+  return openKernel(withComposition(options));
+}
+
+/** runPersonas with the default composition. */
+export async function runPersonas(personas: readonly LoadedPersona[], options: Omit<RunOptions, 'composition'> & DefaultLoopOptions): Promise<ScienceRun[]> {
+  return (await runKernelPersonas(personas, withComposition(options))) as ScienceRun[];
+}
+
+/** replayPersona with the default composition's persistence and plugin environment. */
+export function replayPersona(options: Omit<ReplayOptions, 'persistence'> & { persistence?: ReplayOptions['persistence'] }): Promise<ReplayReport> {
+  const composition = defaultComposition();
+  return replayKernelPersona({ persistence: composition.persistence, ...(composition.pluginEnv ? { pluginEnv: composition.pluginEnv } : {}), ...options });
+}

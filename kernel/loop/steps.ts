@@ -1,0 +1,134 @@
+/**
+ * Loop steps: what one named step of a harness does, and the registry features register
+ * their steps in. The kernel's driver (persona-runtime.ts) runs the steps a harness names, in
+ * order, and records them; what each step does is the feature's (features/science-loop has
+ * brain, usage, budget, skills, ledger, phase, decide). `record` is the driver's own.
+ *
+ * A step may also take part in a persona's start: say which plugins it will call (checked
+ * before the persona starts: installed, of the right kind, exporting what will be called),
+ * report other start problems, set up per-persona state, and contribute to `persona_start`.
+ */
+import type { PluginKind } from '../manifest/plugin-manifest.ts';
+import type { McpServerSpec } from '../contracts/executor.ts';
+import type { EventEnvelope } from '../events/envelope.ts';
+import type { PersistenceBackend } from '../contracts/persistence.ts';
+import type { LoadedPersona } from '../personas/load.ts';
+import type { PersonaProfile } from '../personas/profile-schema.ts';
+import type { PluginRegistry } from '../plugins/registry.ts';
+import { kernelError } from '../errors.ts';
+import type { LoadedHarness } from './harness.ts';
+import type { PersonaPaths } from './layout.ts';
+import type { PersonaPlugins } from './persona-plugins.ts';
+import type { PathScrubber } from './host-paths.ts';
+import type { Scrubber } from '../redact/secret-values.ts';
+
+/** A plugin a step will call for a persona, and where that choice was made (for the message). */
+export interface SlotRequirement {
+  /** the profile field (`executor.plugin`) or environment variable that chose it */
+  field: string;
+  /** true when `field` is an environment variable, not a profile field */
+  fromEnv?: boolean;
+  plugin: string;
+  kind: PluginKind;
+  /** the exports the step calls: each must be in the manifest and in the bundle */
+  calls: readonly string[];
+}
+
+/** One start problem of a persona: the field at fault and why (the file defaults to the profile's). */
+export interface StartProblem {
+  /** a file other than the profile (a harness, an environment variable) */
+  file?: string;
+  field: string;
+  reason: string;
+}
+
+/** What a step sees of a persona before it starts. */
+export interface PersonaStart {
+  persona: LoadedPersona;
+  profile: PersonaProfile;
+  harness: LoadedHarness;
+  registry: PluginRegistry;
+  env: Readonly<Record<string, string | undefined>>;
+  stateDir: string;
+  /** false: token-spending executors are never launched (run --no-spend) */
+  spendTokens: boolean;
+  /** calls a plugin in a throwaway isolate under the persona's grant, unrecorded (a start check) */
+  probe(plugin: string, kind: PluginKind, method: string, ...args: unknown[]): Promise<unknown>;
+}
+
+/** A persona while it runs, as its steps see it. */
+export interface PersonaContext extends PersonaStart {
+  paths: PersonaPaths;
+  backend: PersistenceBackend;
+  plugins: PersonaPlugins;
+  /** per-persona state of the steps, kept across cycles (each step owns its keys) */
+  state: Map<string, unknown>;
+  /** keeps host paths and the persona's secret values out of event payloads */
+  scrub: PathScrubber;
+  /** the persona's secret values and the pattern rules, for what steps write elsewhere (brain.json) */
+  secrets: Scrubber;
+  clock: () => number;
+  /** cycles of this kernel in flight now, this one included: durable work may leave the main thread when others can use it */
+  concurrentCycles(): number;
+  /** the MCP server the kernel hands this persona's executors (LoopOptions.mcpServer), or null */
+  mcp: McpServerSpec | null;
+}
+
+/** One cycle, as its steps see it. */
+export interface CycleContext {
+  persona: PersonaContext;
+  cycle: number;
+  now: number;
+  /** problems of this cycle (logged in the cycle event; a cycle never throws for bad input) */
+  problems: string[];
+  /** fields of the cycle event the steps add (the driver adds the loop's own) */
+  payload: Record<string, unknown>;
+  /** what the cycle's report carries for callers besides the event (run --summary, tests) */
+  report: Record<string, unknown>;
+  /** values one step hands to a later one within this cycle */
+  values: Map<string, unknown>;
+  /** work to do once the cycle event is durable (brain.json); run in the order added */
+  afterRecord(work: (seq: number) => void | Promise<void>): void;
+}
+
+export interface LoopStep {
+  readonly name: string;
+  /** once per process, before any persona opens: a bad environment stops the start */
+  checkEnvironment?(env: Readonly<Record<string, string | undefined>>): void;
+  /** the plugins this step will call for the persona */
+  requires?(start: PersonaStart): SlotRequirement[];
+  /** other problems that would keep this step from working for the persona */
+  check?(start: PersonaStart): StartProblem[] | Promise<StartProblem[]>;
+  /** once per persona when it opens, before the history pass: set up the step's state */
+  prepare?(persona: PersonaContext): void;
+  /** each of the persona's events (oldest first) as found at open, e.g. to rebuild a usage window */
+  history?(persona: PersonaContext, event: EventEnvelope): void;
+  /** after the persona's state is open and its history read; may add fields to `persona_start` */
+  open?(persona: PersonaContext, start: Record<string, unknown>): void | Promise<void>;
+  run(cycle: CycleContext): void | Promise<void>;
+}
+
+/** Steps by name. Features register theirs; the composition hands the registry to the driver. */
+export class StepRegistry {
+  readonly #steps = new Map<string, LoopStep>();
+
+  register(...steps: LoopStep[]): this {
+    for (const step of steps) {
+      if (this.#steps.has(step.name)) throw kernelError('RTC_ERR_HARNESS_STEP', `two steps are registered as "${step.name}"`, { internal: true });
+      this.#steps.set(step.name, step);
+    }
+    return this;
+  }
+
+  get(name: string): LoopStep | undefined {
+    return this.#steps.get(name);
+  }
+
+  names(): string[] {
+    return [...this.#steps.keys()].sort();
+  }
+
+  all(): LoopStep[] {
+    return [...this.#steps.values()];
+  }
+}

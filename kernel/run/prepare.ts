@@ -1,0 +1,78 @@
+/**
+ * What a sandboxed module needs before it runs, shared by `sandbox run` (script-runner.ts)
+ * and `sandbox test` (test-runner.ts): its profile and limits, its bundle (cached) with the
+ * V8 code cache, its broker (grant = flags ∩ profile ceiling), and a stack mapper back to
+ * the module's own source lines.
+ */
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { bundleEntry, readSourceMap } from '../build/bundle.ts';
+import { stackMapper, type StackMapper } from '../build/stack-remap.ts';
+import { kernelError } from '../errors.ts';
+import type { AuditEvent } from '../broker/op.ts';
+import { CapabilityBroker } from '../broker/broker.ts';
+import { loadSandboxProfile, type Limits, type SandboxProfile } from '../manifest/sandbox-profile.ts';
+import type { WriteQuota, WriteQuotaLimits } from '../broker/write-quota.ts';
+import { flagsLayer } from '../permissions/parse-flags.ts';
+import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
+import { withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
+import { denoExecPath } from './exec-path.ts';
+import { brokerContext, profileLayer } from './grant.ts';
+import type { ScriptLimits } from './script-run-types.ts';
+
+export interface PrepareRequest {
+  file: string;
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+  permissionFlags: readonly string[];
+  profile?: string;
+  limits?: Partial<ScriptLimits>;
+  cacheDir: string;
+  audit?: (event: AuditEvent) => void;
+  /** import.meta.main of the entry (false for a test file) */
+  main?: boolean;
+  /** bytes and files/folders the run may add to the disk (kernel/broker/write-quota.ts), or the account of a run of several modules; none: no quota */
+  writeQuota?: WriteQuotaLimits | WriteQuota;
+  /** told of Deno's start-up warnings (a `--allow-run` name that resolves to nothing) */
+  warn?: (line: string) => void;
+}
+
+export interface PreparedModule {
+  file: string;
+  profile: SandboxProfile;
+  limits: Limits;
+  source: CompiledSource;
+  broker: CapabilityBroker;
+  mapper: StackMapper;
+}
+
+/** The profile and limits a request names (limits may only be given as numbers the profile allows). */
+export function resolveProfile(name: string | undefined, overrides: Partial<ScriptLimits> = {}): { profile: SandboxProfile; limits: Limits } {
+  const profile = loadSandboxProfile(name ?? 'default');
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as Partial<Limits>;
+  return { profile, limits: { ...profile.limits, ...defined } };
+}
+
+/** Throws a KernelError (missing file, build failure, bad flag) for the caller to report. */
+export async function prepareModule(request: PrepareRequest): Promise<PreparedModule> {
+  const { profile, limits } = resolveProfile(request.profile, request.limits);
+  const file = path.resolve(request.cwd, request.file);
+  if (!existsSync(file) || !statSync(file).isFile()) throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `module not found: ${request.file}`);
+  const bundle = await bundleEntry(file, request.cacheDir, 'module', { main: request.main ?? true });
+  const source = withCodeCache(bundle.code, bundle.digest, `file://${file}`, request.cacheDir);
+  const layers = [flagsLayer(request.permissionFlags, request.cwd), profileLayer(profile, request.cwd)];
+  const broker = new CapabilityBroker(
+    brokerContext({
+      subject: `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: request.audit,
+      mainModule: pathToFileURL(file).href, execPath: denoExecPath(request.cacheDir), cacheDir: request.cacheDir,
+      ...(request.warn ? { warn: request.warn } : {}),
+      ...(request.writeQuota ? { writeQuota: request.writeQuota } : {}),
+    }),
+  );
+  // The module's subprocesses (run.output and spawn) run in the OS sandbox from its grant; the
+  // kernel's cache stays hidden even under -A.
+  broker.context.os = { mode: 'required', hide: [request.cacheDir] };
+  const mapper = stackMapper(source.filename, readSourceMap(bundle.digest, request.cacheDir), path.dirname(file));
+  return { file, profile, limits, source, broker, mapper };
+}

@@ -1,0 +1,110 @@
+/**
+ * Shim parts: the larger pieces of the Deno surface (web streams, fetch, events, URL,
+ * crypto.subtle, newer built-ins from core-js, FsFile, subprocess pipes, the test runner)
+ * are not in the shim's core. Each is its own bundle (sandboxes/shim/parts/), handed to the
+ * isolate by the runtime on first use (`shim.part`, answered by the isolate runtime itself,
+ * not the broker: it is code, not an effect) and evaluated once. An isolate that never
+ * touches a part pays neither its evaluation nor the memory of its source, which keeps
+ * cold start and memory per isolate where the benchmarks hold them.
+ *
+ * A part imports core modules and other parts; its bundle turns those imports into
+ * `require("rtc:<path>")` and `require("rtc-part:<name>")` (kernel/build/shim-part-links.ts),
+ * answered here from the core's own module instances.
+ */
+import { callSync } from './host.ts';
+
+type PartFactory = (require: (id: string) => unknown, module: { exports: unknown }, exports: unknown) => void;
+
+// Captured while the shim installs, before any script runs: a script that replaces
+// globalThis.eval later cannot change how parts are evaluated.
+const evaluate: (code: string) => unknown = globalThis.eval;
+let coreModules: Readonly<Record<string, unknown>> = {};
+const parts = new Map<string, { exports: unknown }>();
+
+export function registerCoreModules(modules: Readonly<Record<string, unknown>>): void {
+  coreModules = modules;
+}
+
+function partRequire(id: string): unknown {
+  if (id.startsWith('rtc-part:')) return requirePart(id.slice('rtc-part:'.length));
+  if (id.startsWith('rtc:')) {
+    const found = coreModules[id.slice('rtc:'.length)];
+    if (found === undefined) throw new Error(`shim part needs core module ${id.slice(4)}, which sandboxes/shim/core-modules.ts does not list`);
+    return found;
+  }
+  throw new Error(`shim part: cannot require "${id}"`);
+}
+
+/**
+ * core-js draws Math.random() once while loading (a uid postfix for its internal keys).
+ * That draw is the polyfill's, not the script's: it gets a constant, so loading a part is
+ * not a broker effect, and a fresh isolate asks for the same effects as a long-lived one
+ * (what replay and reboot equivalence rely on).
+ */
+function withFixedRandom(run: () => void): void {
+  const random = Math.random;
+  Math.random = () => 0.5;
+  try {
+    run();
+  } finally {
+    Math.random = random;
+  }
+}
+
+export function requirePart<T = Record<string, unknown>>(name: string): T {
+  const loaded = parts.get(name);
+  if (loaded) return loaded.exports as T;
+  const source = callSync<string>('shim.part', { name });
+  const factory = evaluate(source) as PartFactory;
+  const module = { exports: {} as unknown };
+  // Registered before it runs: parts that need each other see partial exports, as in CommonJS.
+  parts.set(name, module);
+  try {
+    withFixedRandom(() => factory(partRequire, module, module.exports));
+  } catch (error) {
+    parts.delete(name);
+    throw error;
+  }
+  return module.exports as T;
+}
+
+/**
+ * Defines `names` on `target` as accessors that load on first touch: `load` runs once,
+ * after the accessors are removed (so feature detection in a polyfill sees the names as
+ * absent), and must define the real properties. Reading, writing or calling any of the
+ * names loads the whole group: names a part installs together load together.
+ */
+export function defineLazy(target: object, names: readonly PropertyKey[], load: () => void): void {
+  let state: 'idle' | 'loading' | 'done' = 'idle';
+  const ensure = (): void => {
+    if (state !== 'idle') return;
+    state = 'loading';
+    for (const name of names) {
+      const desc = Object.getOwnPropertyDescriptor(target, name);
+      if (desc?.get && (desc.get as { lazy?: boolean }).lazy) delete (target as Record<PropertyKey, unknown>)[name];
+    }
+    load();
+    state = 'done';
+  };
+  for (const name of names) {
+    const get = function (this: unknown): unknown {
+      ensure();
+      return Reflect.get(target, name, this);
+    };
+    (get as { lazy?: boolean }).lazy = true;
+    Object.defineProperty(target, name, {
+      configurable: true,
+      enumerable: false,
+      get,
+      set(this: unknown, value: unknown) {
+        ensure();
+        Object.defineProperty(this === target || this === undefined ? target : (this as object), name, { value, writable: true, configurable: true, enumerable: false });
+      },
+    });
+  }
+}
+
+/** Defines a global value the way the web platform does: writable, configurable, not enumerable. */
+export function defineGlobal(name: string, value: unknown): void {
+  Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+}

@@ -1,0 +1,267 @@
+/**
+ * `Deno.open`, `Deno.create`, `Deno.FsFile`, `Deno.SeekMode`, and `Deno.stdin`,
+ * `Deno.stdout`, `Deno.stderr`. An FsFile holds the rid of a host resource (kernel/broker/
+ * ops/fs-file.ts); its `readable` and `writable` are web streams over its reads and writes.
+ * The standard streams are the run's own: stdout and stderr write through the runtime (and
+ * count against the output cap), stdin is empty (a sandboxed run has no terminal).
+ */
+import { callSync } from '../host.ts';
+import { base64ToBytes, bytesToBase64 } from '../web/base64.ts';
+import { toFileInfo, toPath, type PathLike } from '../deno/fs.ts';
+import { denoNamespace } from '../deno/namespace-ref.ts';
+import { TextDecoder } from '../web/text-encoding.ts';
+import { unsupportedError } from '../unsupported.ts';
+import { errors } from '../deno/errors.ts';
+import { PRIVATE_INSPECT } from '../web/inspect.ts';
+import { ReadableStream, WritableStream } from './streams.ts';
+
+const INTERNAL = Symbol('internal');
+const CHUNK = 64 * 1024;
+
+export interface OpenOptions {
+  read?: boolean;
+  write?: boolean;
+  append?: boolean;
+  truncate?: boolean;
+  create?: boolean;
+  createNew?: boolean;
+  mode?: number;
+}
+
+type RawInfo = Parameters<typeof toFileInfo>[0];
+
+function seconds(time: number | Date): number {
+  return time instanceof Date ? time.getTime() / 1000 : Number(time);
+}
+
+function into(target: Uint8Array, data: string | null): number | null {
+  if (data === null) return null;
+  const bytes = base64ToBytes(data);
+  target.set(bytes);
+  return bytes.byteLength;
+}
+
+export class FsFile {
+  readonly #rid: number;
+  #closed = false;
+  #readable: ReadableStream<Uint8Array> | undefined;
+  #writable: WritableStream<Uint8Array> | undefined;
+
+  constructor(...args: unknown[]) {
+    if (args[1] !== INTERNAL) throw new TypeError("'Deno.FsFile' cannot be constructed, use 'Deno.open()' or 'Deno.openSync()' instead");
+    this.#rid = args[0] as number;
+  }
+
+  #op<T>(op: string, args: Record<string, unknown> = {}): T {
+    if (this.#closed) throw new errors.BadResource!('Bad resource ID');
+    return callSync<T>(op, { rid: this.#rid, ...args });
+  }
+
+  readSync(p: Uint8Array): number | null {
+    if (!(p instanceof Uint8Array)) throw new TypeError('Argument 1 must be a Uint8Array');
+    if (p.byteLength === 0) return 0;
+    return into(p, this.#op<string | null>('fs.file.read', { length: p.byteLength }));
+  }
+
+  async read(p: Uint8Array): Promise<number | null> {
+    return this.readSync(p);
+  }
+
+  writeSync(p: Uint8Array): number {
+    if (!(p instanceof Uint8Array)) throw new TypeError('Argument 1 must be a Uint8Array');
+    return this.#op<number>('fs.file.write', { base64: bytesToBase64(p) });
+  }
+
+  async write(p: Uint8Array): Promise<number> {
+    return this.writeSync(p);
+  }
+
+  seekSync(offset: number | bigint, whence: number): number {
+    return this.#op<number>('fs.file.seek', { offset: Number(offset), whence });
+  }
+
+  async seek(offset: number | bigint, whence: number): Promise<number> {
+    return this.seekSync(offset, whence);
+  }
+
+  statSync(): Record<string, unknown> {
+    return toFileInfo(this.#op<RawInfo>('fs.file.stat'));
+  }
+
+  async stat(): Promise<Record<string, unknown>> {
+    return this.statSync();
+  }
+
+  truncateSync(len?: number): void {
+    this.#op('fs.file.truncate', { len: len ?? 0 });
+  }
+
+  async truncate(len?: number): Promise<void> {
+    this.truncateSync(len);
+  }
+
+  syncSync(): void {
+    this.#op('fs.file.sync', { dataOnly: false });
+  }
+
+  async sync(): Promise<void> {
+    this.syncSync();
+  }
+
+  syncDataSync(): void {
+    this.#op('fs.file.sync', { dataOnly: true });
+  }
+
+  async syncData(): Promise<void> {
+    this.syncDataSync();
+  }
+
+  utimeSync(atime: number | Date, mtime: number | Date): void {
+    this.#op('fs.file.utime', { atime: seconds(atime), mtime: seconds(mtime) });
+  }
+
+  async utime(atime: number | Date, mtime: number | Date): Promise<void> {
+    this.utimeSync(atime, mtime);
+  }
+
+  isTerminal(): boolean {
+    return false;
+  }
+
+  setRaw(): never {
+    throw unsupportedError('Deno.FsFile.setRaw', 'there is no terminal in the sandbox');
+  }
+
+  lockSync(): never {
+    throw unsupportedError('Deno.FsFile.lockSync');
+  }
+  async lock(): Promise<never> {
+    throw unsupportedError('Deno.FsFile.lock');
+  }
+  tryLockSync(): never {
+    throw unsupportedError('Deno.FsFile.tryLockSync');
+  }
+  async tryLock(): Promise<never> {
+    throw unsupportedError('Deno.FsFile.tryLock');
+  }
+  unlockSync(): never {
+    throw unsupportedError('Deno.FsFile.unlockSync');
+  }
+  async unlock(): Promise<never> {
+    throw unsupportedError('Deno.FsFile.unlock');
+  }
+
+  close(): void {
+    this.#op('fs.file.close');
+    this.#closed = true;
+  }
+
+  [Symbol.dispose ?? Symbol.for('Symbol.dispose')](): void {
+    if (!this.#closed) this.close();
+  }
+
+  /** The file's remaining bytes as a stream; the file closes when the stream ends. */
+  get readable(): ReadableStream<Uint8Array> {
+    this.#readable ??= new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        const buffer = new Uint8Array(CHUNK);
+        const n = this.readSync(buffer);
+        if (n === null) {
+          controller.close();
+          if (!this.#closed) this.close();
+        } else controller.enqueue(buffer.subarray(0, n));
+      },
+      cancel: () => {
+        if (!this.#closed) this.close();
+      },
+    });
+    return this.#readable;
+  }
+
+  get writable(): WritableStream<Uint8Array> {
+    this.#writable ??= new WritableStream<Uint8Array>({
+      write: (chunk) => {
+        let at = 0;
+        while (at < chunk.byteLength) at += this.writeSync(chunk.subarray(at));
+      },
+      close: () => {
+        if (!this.#closed) this.close();
+      },
+      abort: () => {
+        if (!this.#closed) this.close();
+      },
+    });
+    return this.#writable;
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'FsFile';
+  }
+
+  [PRIVATE_INSPECT](): unknown {
+    return 'FsFile {}';
+  }
+}
+
+function openFile(path: PathLike, options: OpenOptions = { read: true }): FsFile {
+  const rid = callSync<number>('fs.open', { path: toPath(path), options: options ?? { read: true } });
+  return new FsFile(rid, INTERNAL);
+}
+
+const CREATE: OpenOptions = { read: true, write: true, create: true, truncate: true };
+
+const SeekMode = Object.freeze({ 0: 'Start', 1: 'Current', 2: 'End', Start: 0, Current: 1, End: 2 });
+
+/** One of the run's own output streams: writes go through the runtime, like console output. */
+function outputStream(fd: 1 | 2): Record<string, unknown> {
+  const decoder = new TextDecoder();
+  const writeSync = (p: Uint8Array): number => {
+    if (!(p instanceof Uint8Array)) throw new TypeError('Argument 1 must be a Uint8Array');
+    callSync('io.write', { fd, text: decoder.decode(p, { stream: true }) });
+    return p.byteLength;
+  };
+  let writable: WritableStream<Uint8Array> | undefined;
+  return {
+    writeSync,
+    write: async (p: Uint8Array) => writeSync(p),
+    get writable() {
+      writable ??= new WritableStream<Uint8Array>({ write: (chunk) => void writeSync(chunk) });
+      return writable;
+    },
+    isTerminal: () => false,
+    close: () => undefined,
+    [Symbol.toStringTag]: fd === 1 ? 'Stdout' : 'Stderr',
+  };
+}
+
+function inputStream(): Record<string, unknown> {
+  let readable: ReadableStream<Uint8Array> | undefined;
+  return {
+    readSync: () => null,
+    read: async () => null,
+    get readable() {
+      readable ??= new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+      return readable;
+    },
+    isTerminal: () => false,
+    setRaw: () => {
+      throw unsupportedError('Deno.stdin.setRaw', 'there is no terminal in the sandbox');
+    },
+    close: () => undefined,
+    [Symbol.toStringTag]: 'Stdin',
+  };
+}
+
+const deno = denoNamespace();
+const define = (name: string, value: unknown): void => {
+  Object.defineProperty(deno, name, { value, writable: true, configurable: true, enumerable: true });
+};
+define('FsFile', FsFile);
+define('SeekMode', SeekMode);
+define('open', async (path: PathLike, options?: OpenOptions) => openFile(path, options));
+define('openSync', (path: PathLike, options?: OpenOptions) => openFile(path, options));
+define('create', async (path: PathLike) => openFile(path, CREATE));
+define('createSync', (path: PathLike) => openFile(path, CREATE));
+define('stdin', inputStream());
+define('stdout', outputStream(1));
+define('stderr', outputStream(2));
