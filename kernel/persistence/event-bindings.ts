@@ -26,8 +26,7 @@ import { checkEventRows, eventLine, type StoredEventRow } from '../events/rows.t
 import { GENESIS_HASH } from '../events/envelope.ts';
 import { noteOpenSegmentEvent } from '../history/open-segment.ts';
 import { checkSealedAtOpen } from '../history/open-check.ts';
-import { placementHistory } from './placement-history.ts';
-import { ensureHistoryTables } from './placement-history.ts';
+import { ensureHistoryTables, placementHistory } from './placement-history.ts';
 import { kernelError } from '../errors.ts';
 import { appendFileDurably } from '../storage/durable-files.ts';
 import { pathArg, storageOp } from './binding-kit.ts';
@@ -149,6 +148,20 @@ export const filesEventsImport = storageOp({
 type RowItem = ReturnType<typeof checkEventRows> extends Generator<infer T> ? T : never;
 
 /**
+ * A table placement's sealed side, checked at open (kernel/history/open-check.ts). Its seal is
+ * one transaction, so a stored segment at the open one's index is not a seal cut short: refused.
+ */
+export function sealedAtOpen(session: StorageSession, placement: EventPlacement, segment: OpenSegment, label: string) {
+  const { history } = placementHistory(session, placement);
+  const rollup = session.openOptions.rollup;
+  const sealed = checkSealedAtOpen(history, { index: segment.index, ...(segment.header ? { header: segment.header } : {}), label }, { rebuild: true, ...(rollup ? { rollup } : {}) });
+  if (sealed.resume) {
+    throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${history.segmentLabel(segment.index)}: segment ${segment.index} is stored, but it is the open segment; the store was left as it is`);
+  }
+  return sealed;
+}
+
+/**
  * A table placement's open: every stored row checked (a damaged chain is refused, the store
  * left as it is), the open segment's shape noted, each event handed to `onEvent`.
  */
@@ -192,12 +205,7 @@ export const sqliteEventsOpen = storageOp({
     const options = session.openOptions;
     const head = openRows(checkEventRows(db.prepare(EVENT_ROW_QUERY).iterate() as Iterable<StoredEventRow>, placement.file), placement.file, options.onEvent);
     const { lastSeq } = head;
-    const { history } = placementHistory(session, placement);
-    const sealed = checkSealedAtOpen(history, { index: head.segment.index, ...(head.segment.header ? { header: head.segment.header } : {}), label: placement.file }, { rebuild: true, ...(options.rollup ? { rollup: options.rollup } : {}) });
-    if (sealed.resume) {
-      // The sqlite seal is one transaction: a stored segment at the open one's index is not ours.
-      throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${history.segmentsLabel}/${head.segment.index}: segment ${head.segment.index} is stored, but it is the open segment; the database was left as it is`);
-    }
+    const sealed = sealedAtOpen(session, placement, head.segment, placement.file);
     sqliteOpenForAppend.add(placement.file);
     session.closers.push(() => void sqliteOpenForAppend.delete(placement.file));
     session.opened = { placement, ...head, sealed };

@@ -20,6 +20,7 @@ import { closeBridges, PgBridge } from '../../../kernel/persistence/postgres/pg-
 import { copyPersistence, eventLine, openBackend, writePersistenceConfig } from '../index.ts';
 import type { IsolatedBackend } from '../isolated-backend.ts';
 import { main } from '../../../cli/main.ts';
+import { rollupOf } from '../../history/rollup.ts';
 import { backendSuite, exercise } from './backend-suite.ts';
 import { assertRejectsKernel, personaDir, pinnedClock } from './helpers.ts';
 import { budgeted, tempDir } from '../../science-loop/test/helpers.ts';
@@ -114,6 +115,62 @@ describe('persistence.postgres on a real server', { skip }, () => {
     await inPg.close();
   });
 
+  test('sealed segments are rows: the seal is one transaction, a reopen checks them, verify reads them, and a segmented export keeps every digest', async () => {
+    const persona = fresh('seg');
+    const dir = personaDir(persona);
+    const backend = await openBackend(dir, 'postgres', { dsn: pg.dsn, now: pinnedClock() });
+    // The loop's rollup: the copy below recomputes it for each segment and must find the one sealed.
+    await backend.events.open({ rollup: rollupOf });
+    for (let i = 0; i < 5; i++) await backend.events.append('test.one', { i });
+    const first = await backend.events.seal();
+    assert.ok(first, 'a segment with records seals');
+    assert.equal(first.entry.segment, 1);
+    for (let i = 0; i < 3; i++) await backend.events.append('test.two', { i });
+    const second = await backend.events.seal({ attached: { note: 'second' } });
+    assert.equal(second?.entry.segment, 2);
+    await backend.events.append('test.three', {});
+    assert.equal(await backend.events.seal().then((o) => o?.entry.segment), 3);
+    assert.equal(await backend.events.seal(), undefined, 'a segment holding only its header is not sealed');
+    await backend.close();
+    // Only the open segment (its header) stays in runtimectl.events; the sealed ones are rows of event_segments.
+    assert.deepEqual(rowsOf(`SELECT count(*)::int AS n FROM runtimectl.events WHERE persona = '${persona}'`), [{ n: 1 }]);
+    assert.deepEqual(rowsOf(`SELECT segment FROM runtimectl.event_segments WHERE persona = '${persona}' ORDER BY segment`), [{ segment: 1 }, { segment: 2 }, { segment: 3 }]);
+    assert.equal(rowsOf(`SELECT count(*)::int AS n FROM runtimectl.event_rollups WHERE persona = '${persona}'`)[0]!.n, 3);
+
+    // A reopen checks the sealed side and continues the chain after the header.
+    const again = await openBackend(dir, 'postgres', { dsn: pg.dsn, now: pinnedClock() });
+    const startup = await again.events.open();
+    assert.equal(startup.rebooted, true);
+    assert.equal(again.events.openSegment().index, 4);
+    await again.close();
+    const reader = await openBackend(dir, 'postgres', { readonly: true, dsn: pg.dsn });
+    const all = [...reader.events.read()];
+    assert.deepEqual(all.map((e) => e.seq), all.map((_, i) => i + 1), 'one chain across the segments');
+    assert.equal(all.filter((e) => e.type === 'log_segment').length, 3);
+    assert.deepEqual([...reader.events.readAfter(all.at(-2)!.seq)].map((e) => e.seq), [all.at(-1)!.seq]);
+    const report = reader.events.verify();
+    assert.equal(report.ok, true, JSON.stringify(report.problems));
+    assert.equal(report.events, all.length);
+
+    // The copy into jsonl-fs is segmented as the source: the same segment bytes, file for row.
+    const copyDir = personaDir(persona);
+    const files = await openBackend(copyDir, 'jsonl-fs');
+    await copyPersistence(reader, files);
+    const sourceIndex = reader.events.history.readIndex().map((l) => JSON.parse(l).sha256);
+    assert.deepEqual(files.events.history.readIndex().map((l) => JSON.parse(l).sha256), sourceIndex);
+    assert.deepEqual([...files.events.read()].map(eventLine), all.map(eventLine));
+    await files.close();
+    await reader.close();
+
+    // An edited sealed segment is refused at the next open, naming it; the rows are left as they are.
+    pg.admin(`UPDATE runtimectl.event_segments SET data = decode('00', 'hex') WHERE persona = '${persona}' AND segment = 3`);
+    const before = rowsOf(`SELECT count(*)::int AS n FROM runtimectl.events WHERE persona = '${persona}'`);
+    const broken = await openBackend(dir, 'postgres', { dsn: pg.dsn });
+    await assert.rejects(broken.events.open(), (e: Error & { code?: string }) => e.code?.startsWith('RTC_ERR_HISTORY') === true && e.message.includes('event_segments'));
+    await broken.close();
+    assert.deepEqual(rowsOf(`SELECT count(*)::int AS n FROM runtimectl.events WHERE persona = '${persona}'`), before);
+  });
+
   test('a database migrated by a newer runtimectl is refused with one line, untouched', async () => {
     const persona = fresh();
     const warm = await openBackend(personaDir(persona), 'postgres', { dsn: pg.dsn });
@@ -133,7 +190,7 @@ describe('persistence.postgres on a real server', { skip }, () => {
     }
     const tables = rowsOf("SELECT component, version FROM runtimectl.schema_versions ORDER BY component");
     assert.deepEqual(tables, [
-      { component: 'kernel', version: 1 },
+      { component: 'kernel', version: 2 },
       { component: 'persistence.postgres', version: 1 },
     ]);
   });

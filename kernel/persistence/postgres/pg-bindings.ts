@@ -23,13 +23,15 @@ import { kernelError } from '../../errors.ts';
 import type { EventChainReport } from '../../contracts/persistence.ts';
 import { noSession, storageOp } from '../binding-kit.ts';
 import { registerPlacementReader } from '../event-placement.ts';
-import { openRows } from '../event-bindings.ts';
+import { openRows, sealedAtOpen } from '../event-bindings.ts';
 import type { ScanStart } from '../../events/scan.ts';
 import { checkPluginSql, tokenizeSql } from '../sql-guard.ts';
 import type { EventPlacement, StorageSession } from '../storage-session.ts';
 import type { PgBridge, Statement } from './pg-bridge.ts';
 import { takeLease, type Lease } from './pg-lease.ts';
 import { migrate, PG_KERNEL_TABLES, type Migration } from './pg-schema.ts';
+// The placement's history (sealed segments, index, checkpoint) registers itself for postgres placements.
+import './pg-history.ts';
 
 type PgPlacement = Extract<EventPlacement, { kind: 'postgres' }>;
 
@@ -176,14 +178,14 @@ function placementWhere(p: PgPlacement): string {
   return `${p.bridge.where}#events(${p.persona})`;
 }
 
-function* checked(p: PgPlacement, start?: ScanStart) {
+export function* checkedRows(p: PgPlacement, start?: ScanStart) {
   if (!tableExists(p.bridge)) return;
   yield* checkEventRows(pageRows(p.bridge, p.persona), placementWhere(p), start);
 }
 
 registerPlacementReader('postgres', {
   *read(p) {
-    for (const item of checked(p as PgPlacement)) {
+    for (const item of checkedRows(p as PgPlacement)) {
       if (item.kind === 'event') yield item.event;
       else {
         const q = item.problem;
@@ -194,7 +196,7 @@ registerPlacementReader('postgres', {
   verify(p) {
     const q = p as PgPlacement;
     const report: EventChainReport = { file: `${q.bridge.where}#events(${q.persona})`, exists: false, events: 0, lastSeq: 0, lastHash: GENESIS_HASH, problems: [], ok: true };
-    for (const item of checked(q)) {
+    for (const item of checkedRows(q)) {
       report.exists = true;
       if (item.kind === 'event') {
         report.events += 1;
@@ -254,13 +256,14 @@ export const pgEventsOpen = storageOp({
     session.pin(placement);
     // The lease first: a second kernel is refused before it reads or writes anything.
     const lease = sessionLease(session, 'run');
-    const head = openRows(checked(placement), placementWhere(placement), session.openOptions.onEvent);
+    const head = openRows(checkedRows(placement), placementWhere(placement), session.openOptions.onEvent);
     const { lastSeq } = head;
+    const sealed = sealedAtOpen(session, placement, head.segment, placementWhere(placement));
     placement.bridge.querySync(
       'INSERT INTO runtimectl.personas (persona, backend) VALUES ($1, $2) ON CONFLICT (persona) DO UPDATE SET last_seen = now()',
       [session.personaId, 'postgres'],
     );
-    session.opened = { placement, ...head, ...(lease.tookOverFrom ? { tookOverFrom: lease.tookOverFrom } : {}) };
+    session.opened = { placement, ...head, sealed, ...(lease.tookOverFrom ? { tookOverFrom: lease.tookOverFrom } : {}) };
     return { last_seq: lastSeq, repaired: false };
   },
 });
@@ -347,7 +350,7 @@ export const POSTGRES_BINDING_OPS = [pgQuery, pgBatch, pgMigrate, pgEventsOpen, 
 /** The events of one persona in a database, read and verified by the kernel (the fleet view). */
 export function readPersonaEvents(bridge: PgBridge, persona: string): Iterable<EventEnvelope> {
   return (function* () {
-    for (const item of checked({ kind: 'postgres', persona, bridge })) {
+    for (const item of checkedRows({ kind: 'postgres', persona, bridge })) {
       if (item.kind === 'event') yield item.event;
       else throw kernelError(item.problem.code as 'RTC_ERR_EVENTS_CHAIN', `${item.problem.file} (seq ${item.problem.seq ?? '?'}): ${item.problem.what}`, { details: { ...item.problem } });
     }

@@ -12,6 +12,9 @@
  *   leases           one writer per persona across machines (pg-lease.ts)
  *   personas         every persona that ever wrote here, for the fleet view
  *   schema_versions  the versions above
+ *   event_segments, event_index, event_rollups, history_documents
+ *                    (version 2) the chain's sealed segments, their index and rollups, and
+ *                    the checkpoint, keyed by persona (pg-history.ts)
  *
  * A plugin's tables are forced under row-level security in the same transaction that creates
  * them: each must have a `persona` column, and a statement sees and writes only the rows of
@@ -22,7 +25,7 @@ import type { PgBridge, Statement } from './pg-bridge.ts';
 
 export const PG_SCHEMA = 'runtimectl';
 /** The kernel's relations: no plugin statement may name them (sql-guard.ts). */
-export const PG_KERNEL_TABLES = ['events', 'leases', 'personas', 'schema_versions'] as const;
+export const PG_KERNEL_TABLES = ['events', 'leases', 'personas', 'schema_versions', 'event_segments', 'event_index', 'event_rollups', 'history_documents'] as const;
 export const KERNEL_COMPONENT = 'kernel';
 
 export interface Migration {
@@ -42,6 +45,16 @@ export const KERNEL_MIGRATIONS: Migration[] = [
         heartbeat_at timestamptz NOT NULL, expires_at timestamptz NOT NULL, previous text)`,
       `CREATE TABLE IF NOT EXISTS runtimectl.personas (
         persona text PRIMARY KEY, backend text NOT NULL, first_seen timestamptz NOT NULL DEFAULT now(), last_seen timestamptz NOT NULL DEFAULT now())`,
+    ],
+  },
+  {
+    // The event log's history (kernel/history, postgres/pg-history.ts): sealed segments, their index and rollups, the checkpoint.
+    version: 2,
+    statements: [
+      'CREATE TABLE IF NOT EXISTS runtimectl.event_segments (persona text NOT NULL, segment integer NOT NULL, data bytea, stub text, PRIMARY KEY (persona, segment))',
+      'CREATE TABLE IF NOT EXISTS runtimectl.event_index (persona text NOT NULL, segment integer NOT NULL, line text NOT NULL, PRIMARY KEY (persona, segment))',
+      'CREATE TABLE IF NOT EXISTS runtimectl.event_rollups (persona text NOT NULL, segment integer NOT NULL, line text NOT NULL, PRIMARY KEY (persona, segment))',
+      'CREATE TABLE IF NOT EXISTS runtimectl.history_documents (persona text NOT NULL, name text NOT NULL, content text NOT NULL, PRIMARY KEY (persona, name))',
     ],
   },
 ];
