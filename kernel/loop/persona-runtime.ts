@@ -57,7 +57,7 @@ import { personaPaths, type PersonaPaths } from './layout.ts';
 import { PersonaPlugins } from './persona-plugins.ts';
 import { personaPluginOptions, personaSecrets, type PluginLimits } from './plugin-options.ts';
 import { DEFAULT_MAX_RESIDENT_ISOLATES, ResidentIsolates } from './resident-isolates.ts';
-import { checkPersonaStart, probePlugin } from './start-check.ts';
+import { backendStartRefusal, checkPersonaStart, probePlugin } from './start-check.ts';
 import type { CycleContext, LoopStep, PersonaContext, StepRegistry } from './steps.ts';
 import { fullScanHistory, type HistoryPart, type PersonaHistory } from './persona-history.ts';
 
@@ -331,7 +331,12 @@ export class PersonaRuntime {
     // The persona folder must exist for the backend's and the ledger's path checks; the brain step creates the rest.
     ensurePersonaDir(kernel.stateDir, persona.profile.id);
     const persistence = kernel.composition.persistence;
-    const backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry: kernel.registry });
+    let backend: PersistenceBackend;
+    try {
+      backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry: kernel.registry });
+    } catch (error) {
+      throw backendStartRefusal(persona, error);
+    }
     // One writer per persona, taken before the first read of its events: a second kernel is
     // refused here, naming the holder, instead of forking the log (issue 12).
     let lock: WriterLock;

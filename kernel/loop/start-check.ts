@@ -45,6 +45,19 @@ function refusal(persona: LoadedPersona, problems: StartProblem[]): KernelError 
   return kernelError('RTC_ERR_PERSONA_START', `${lines[0]}${more}`, { details: { persona: persona.profile.id, problems: lines } });
 }
 
+/**
+ * The persistence slot's backend could not be opened for a reason the operator fixes (no
+ * database named, unreachable, a database newer than this runtimectl, a plugin that does not
+ * load): a start refusal naming the profile's file and field, like every other slot's.
+ */
+const BACKEND_START_CODES: ReadonlySet<string> = new Set(['RTC_ERR_PERSISTENCE_CONFIG', 'RTC_ERR_PERSISTENCE_PLUGIN', 'RTC_ERR_PERSISTENCE_BINDING', 'RTC_ERR_PERSISTENCE_UNREACHABLE', 'RTC_ERR_PERSISTENCE_SCHEMA_NEWER']);
+
+export function backendStartRefusal(persona: LoadedPersona, error: unknown): unknown {
+  if (!isKernelError(error) || error.internal || !BACKEND_START_CODES.has(error.code)) return error;
+  const field = persona.profile.persistence !== undefined ? 'persistence' : 'persistence (default)';
+  return refusal(persona, [{ field, reason: `${error.code}: ${error.message}` }]);
+}
+
 /** The problem lines of an RTC_ERR_PERSONA_START refusal (one per problem). */
 export function startProblems(error: unknown): string[] {
   if (isKernelError(error) && error.code === 'RTC_ERR_PERSONA_START' && Array.isArray(error.details.problems)) return error.details.problems as string[];
