@@ -43,7 +43,7 @@ test('run --json prints each cycle as it ends, one object a line, then run_end',
   assert.deepEqual(objects.map((o) => o.type), ['cycle', 'cycle', 'cycle', 'run_end']);
   assert.deepEqual(objects.slice(0, 3).map((o) => o.cycle), [1, 2, 3]);
   assert.ok(objects.slice(0, 3).every((o) => o.persona_id === 'ada' && typeof o.review === 'object'));
-  assert.deepEqual(objects[3]!.personas, [{ persona_id: 'ada', stopped: null, cycles: 3 }]);
+  assert.deepEqual(objects[3]!.personas, [{ persona_id: 'ada', stopped: null, refused: null, cycles: 3 }]);
   assert.deepEqual(lines.slice(0, 3).map((l) => l.logged), [1, 2, 3], 'each cycle is printed as it ends, before the next one runs');
 });
 
