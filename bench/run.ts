@@ -18,6 +18,7 @@ import { brokerOp } from './cases/broker-op.ts';
 import { coldStart } from './cases/cold-start.ts';
 import { eventAppends } from './cases/event-appends.ts';
 import { postgresAppends } from './cases/postgres-appends.ts';
+import { fleet } from './cases/fleet.ts';
 import { fetchMemory } from './cases/fetch-memory.ts';
 import { memory } from './cases/memory.ts';
 import { replay } from './cases/replay.ts';
@@ -43,6 +44,7 @@ const CASES: { name: string; run: (ctx: BenchContext) => Promise<ResultRow[]> | 
   { name: 'persona-memory', run: personaMemory },
   { name: 'event-appends', run: eventAppends },
   { name: 'postgres-appends', run: postgresAppends },
+  { name: 'fleet', run: fleet },
   { name: 'replay', run: replay },
   { name: 'fetch-memory', run: fetchMemory },
   { name: 'executor-sandbox-start', run: executorSandboxStart },
