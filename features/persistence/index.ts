@@ -1,6 +1,6 @@
 /**
  * Persistence backends: one interface (backend.ts) over a persona's events, ledger, brain
- * memory and proposal records; implementations are `persistence` plugins (host modules) in
+ * memory and proposal records; implementations are `persistence` plugins (isolates) in
  * plugins/persistence-*; README.md in this folder has the decisions.
  */
 export type { PersistenceBackend, EventStore, MemoryStore, ProposalStore, EventChainReport, StoreProblem, PersistenceProvider } from '../../kernel/contracts/persistence.ts';

@@ -34,7 +34,7 @@ export interface PluginContract {
   calls: ContractCall[];
   /** a section of the manifest the kind declares (the tool kind's `tools:`, a gate check's `gate_check:`) */
   manifest?: { field: string; name: string; schema: z.ZodType; doc: string };
-  /** contracts that are not zod schemas (host modules), said in prose */
+  /** contracts that are not zod schemas (an interface of exports, like a persistence backend's), said in prose */
   note?: string;
 }
 

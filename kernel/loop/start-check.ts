@@ -21,8 +21,6 @@ import type { LoopKernel } from './persona-runtime.ts';
 import type { PersonaStart, SlotRequirement, StartProblem } from './steps.ts';
 import type { PluginKind } from '../manifest/plugin-manifest.ts';
 
-/** The export a persistence backend's host module provides. */
-
 export interface StartResolution {
   harness: LoadedHarness;
   /** the persistence backend the persona opens (a name: `jsonl-fs`, `sqlite`) */

@@ -11,7 +11,7 @@
  *
  * `recordSubstrate(stateDir)` writes it (the loop calls it at start; the file is replaced
  * atomically). Isolate plugins are digested by kernel/build's bundleEntry (the same digest
- * the sandbox runs); host plugins (kind `persistence`) by host-digest.ts. Paths are kept
+ * the sandbox runs; persistence backends are isolate plugins too). Paths are kept
  * relative (to the plugins folder, then to each plugin's folder): no host path is recorded.
  * The manifest text is kept (manifests are small and hold no secrets) so a change can be
  * placed at a line, and its parsed form so it can be named by field.
