@@ -52,22 +52,9 @@ export interface FleetResult {
   kernelFailures: string[];
 }
 
+/** An idle persona kept in Postgres: executor none, every other slot its default. */
 function profileText(id: string): string {
-  return `id: ${id}
-runtime: agent-${id}
-persistence: persistence.postgres
-executor:
-  plugin: executor.none
-budget:
-  daily_tokens: 200000
-  max_tokens_per_session: 50000
-  min_tokens_remaining_for_executor: 1000
-  max_autonomous_sessions_per_day: 5
-  wall_seconds_per_cycle: 20
-allow:
-  read: ["\${state}"]
-  write: ["\${state}"]
-`;
+  return `id: ${id}\nruntime: agent-${id}\npersistence: persistence.postgres\nexecutor: { plugin: executor.none }\n`;
 }
 
 interface KernelRun {

@@ -88,6 +88,14 @@ export const PLUGIN_CONTRACTS: PluginContract[] = [
     note: 'Backends run in isolates (sandbox profile `persistence`, no Deno permission) and reach storage only through the storage bindings they declare (`storage.files`, `storage.sqlite`, `storage.postgres`). They export BACKEND_EXPORTS of kernel/contracts/persistence.ts, each called with the session token first; the kernel keeps the hash chain, group commit, verification and the sealed history, and builds the PersistenceBackend interface over those exports (features/persistence/isolated-backend.ts, README there).',
   },
   {
+    kind: 'ledger',
+    module: 'features/ledger/plugin-host.ts',
+    summary: 'The persona\'s local task ledger (container-local Orchestra): task lifecycle, resource leases, checkpoints and surprises, over rows the persona\'s persistence backend keeps.',
+    selectedBy: 'not a profile slot: the one ledger plugin (plugins/ledger) serves every persona, over the ledger rows of the persona\'s persistence backend (`storage.ledger`)',
+    calls: [],
+    note: 'Runs in an isolate under the `persistence` sandbox profile, with only the `storage.ledger` binding (forwarded by the kernel to the persona\'s backend, its `ledgerLoad`/`ledgerCommit` exports). Exports `open`, `call`, `close`; the `ledger` binding and `runtimectl ledger ...` reach the ledger through it (features/ledger/README.md).',
+  },
+  {
     kind: 'gate-check',
     module: 'kernel/contracts/gate-check.ts',
     summary: 'One check of a skill draft at the gate (snapshot, skill-manifest, prose-risk, permissions, build, tests, ...): it reads the draft\'s snapshot through its grant and reaches host services only through the `gate.*` bindings the gate profile grants it.',
