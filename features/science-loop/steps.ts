@@ -40,7 +40,7 @@ import { chooseExecutor, executorConfig, type ExecutorChoice } from './executors
 import { preparePersonaWorkspace } from './executors/session-dir.ts';
 import { LedgerInspector, type LedgerInspection } from './ledger-inspection.ts';
 import { findWork, type ProbeRecord } from './probes.ts';
-import { findProgram } from './programs.ts';
+import { findProgram } from '../../sandboxes/subprocess/executable.ts';
 
 const SCIENCE = 'science-loop';
 

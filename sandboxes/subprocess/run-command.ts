@@ -17,6 +17,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bwrapArgs, encodeArgs } from './os-sandbox/bwrap-argv.ts';
+import { searchPath } from './executable.ts';
 import { locateBwrap, locateBwrapSync, type Bwrap } from './os-sandbox/bwrap.ts';
 import type { GrantView } from './os-sandbox/grant-view.ts';
 import { NetProxy, type NetPolicy, type NetRecord } from './os-sandbox/net-proxy.ts';
@@ -96,21 +97,10 @@ export interface CommandResult {
   sandbox?: SandboxRecord;
 }
 
-/** Finds a bare command on `searchPath`; paths with a slash are used as given. */
-export function resolveExecutable(command: string, searchPath: string, cwd: string): string | undefined {
+/** Finds a bare command on `pathVar`; paths with a slash are used as given (the child is checked by that path). */
+export function resolveExecutable(command: string, pathVar: string, cwd: string): string | undefined {
   if (command.includes('/')) return path.resolve(cwd, command);
-  for (const dir of searchPath.split(':').filter(Boolean)) {
-    const candidate = path.join(dir, command);
-    try {
-      if (statSync(candidate).isFile()) {
-        accessSync(candidate, constants.X_OK);
-        return candidate;
-      }
-    } catch {
-      // not here; keep looking
-    }
-  }
-  return undefined;
+  return searchPath(command, pathVar);
 }
 
 function enoent(message: string): Error {

@@ -5,9 +5,9 @@
  * RUNTIMECTL_BWRAP; otherwise `bwrap` on the kernel's PATH, then /usr/bin/bwrap.
  */
 import { execFile, spawnSync } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../../kernel/errors.ts';
+import { isExecutableFile } from '../executable.ts';
 
 export const BWRAP_ENV = 'RUNTIMECTL_BWRAP';
 
@@ -16,24 +16,15 @@ export interface Bwrap {
   version: string;
 }
 
-function executable(file: string): boolean {
-  try {
-    if (!statSync(file).isFile()) return false;
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function find(env: Readonly<Record<string, string | undefined>>): string | undefined {
   const chosen = env[BWRAP_ENV]?.trim();
   if (chosen) return chosen;
   for (const dir of (env.PATH ?? '').split(':').filter((d) => path.isAbsolute(d))) {
     const candidate = path.join(dir, 'bwrap');
-    if (executable(candidate)) return candidate;
+    if (isExecutableFile(candidate)) return candidate;
   }
-  return executable('/usr/bin/bwrap') ? '/usr/bin/bwrap' : undefined;
+  return isExecutableFile('/usr/bin/bwrap') ? '/usr/bin/bwrap' : undefined;
 }
 
 const probes = new Map<string, Promise<Bwrap>>();
@@ -75,7 +66,7 @@ function judged(file: string, version: { stdout: string }, trial: { code: number
 }
 
 async function probe(file: string): Promise<Bwrap> {
-  if (!executable(file)) throw notInstalled(file);
+  if (!isExecutableFile(file)) throw notInstalled(file);
   return judged(file, await run(file, ['--version']), await run(file, TRIAL));
 }
 
@@ -103,7 +94,7 @@ export function locateBwrapSync(env: Readonly<Record<string, string | undefined>
   if (!file) throw kernelError('RTC_ERR_OSBOX_UNAVAILABLE', NOT_FOUND);
   const ready = known.get(file);
   if (ready) return ready;
-  if (!executable(file)) throw notInstalled(file);
+  if (!isExecutableFile(file)) throw notInstalled(file);
   const found = judged(file, runSync(file, ['--version']), runSync(file, TRIAL));
   probes.set(file, Promise.resolve(found));
   return found;
