@@ -97,6 +97,8 @@ export class PgBridge {
   readonly #sync: MessagePort;
   readonly #flag: Int32Array;
   readonly #pending = new Map<number, { resolve: (a: WorkerAnswer) => void }>();
+  /** the leases the worker renews, by holder: called when a renewal finds one lost */
+  readonly #leaseLost = new Map<string, () => void>();
   readonly #syncTimeoutMs: number;
   #next = 1;
   #closed = false;
@@ -125,7 +127,11 @@ export class PgBridge {
       execArgv: [],
     });
     this.#worker.unref();
-    this.#worker.on('message', (answer: WorkerAnswer) => {
+    this.#worker.on('message', (answer: WorkerAnswer | { op: 'lease-lost'; holders: string[] }) => {
+      if ('op' in answer) {
+        for (const holder of answer.holders) this.#leaseLost.get(holder)?.();
+        return;
+      }
       const waiting = this.#pending.get(answer.id);
       this.#pending.delete(answer.id);
       waiting?.resolve(answer);
@@ -155,6 +161,21 @@ export class PgBridge {
     if (answer.error) throw databaseError(this.where, answer.error);
     if (answer.conflict !== undefined) return { conflict: answer.conflict, rowCount: answer.rowCount ?? 0, value: answer.value ?? null };
     return { results: answer.results ?? [] };
+  }
+
+  /**
+   * Has the worker renew a writer lease every ttl/3, from its own thread (pg-worker.mjs), with
+   * every other lease of this process in one statement; `lost` runs when a renewal finds the
+   * row gone or another's.
+   */
+  holdLease(lease: { persona: string; holder: string; ttlSeconds: number }, lost: () => void): void {
+    this.#leaseLost.set(lease.holder, lost);
+    this.#worker.postMessage({ op: 'lease-hold', persona: lease.persona, holder: lease.holder, ttl: lease.ttlSeconds });
+  }
+
+  dropLease(holder: string): void {
+    this.#leaseLost.delete(holder);
+    if (!this.#ended) this.#worker.postMessage({ op: 'lease-drop', holder });
   }
 
   /** Resolves once the worker runs (openBackend awaits it before any synchronous call). */

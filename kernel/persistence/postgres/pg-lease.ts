@@ -4,10 +4,10 @@
  *   take     one statement: insert the row, or take it over when it has expired (or is
  *            already ours); the database's clock decides, so machines' clocks do not matter.
  *            Refused otherwise, naming the holder (host, pid, start, last heartbeat, expiry).
- *   renew    every ttl/3 in the background, one statement for every lease this process holds
- *            in the database (a kernel of 250 personas renews them in one transaction, not
- *            250: per-lease heartbeats queued behind each other and let early leases expire
- *            while a large kernel was still opening its personas), and in every event
+ *   renew    every ttl/3 from the connection worker's own thread (pg-worker.mjs), one
+ *            statement for every lease this process holds in the database: a main thread
+ *            busy with hundreds of personas never lets them lapse (per-lease renewals on the
+ *            main thread did, in the fleet simulation), and in every event
  *            append's own transaction (an append commits only while this kernel still holds
  *            the lease: a kernel that lost it, paused past its expiry, appends nothing after
  *            another took over)
@@ -90,8 +90,7 @@ export function takeLease(bridge: PgBridge, persona: string, purpose: string, tt
   let held = true;
   let released = false;
   const renewSql = `UPDATE runtimectl.leases SET heartbeat_at = now(), expires_at = now() + make_interval(secs => $3) WHERE persona = $1 AND holder = $2`;
-  const beat = heartbeatOf(bridge);
-  beat.add({ persona, holder, ttlSeconds, lost: () => (held = false) });
+  bridge.holdLease({ persona, holder, ttlSeconds }, () => (held = false));
   return {
     persona,
     holder,
@@ -105,84 +104,9 @@ export function takeLease(bridge: PgBridge, persona: string, purpose: string, tt
     async release() {
       if (released) return;
       released = true;
-      beat.remove(holder);
+      bridge.dropLease(holder);
       await bridge.tx({ statements: [{ sql: 'DELETE FROM runtimectl.leases WHERE persona = $1 AND holder = $2', params: [persona, holder] }] }).catch(() => undefined);
     },
   };
 }
 
-interface HeldLease {
-  persona: string;
-  holder: string;
-  ttlSeconds: number;
-  lost(): void;
-}
-
-/** The leases this process holds in one database, renewed together every ttl/3 (the shortest). */
-class Heartbeat {
-  readonly #bridge: PgBridge;
-  readonly #leases = new Map<string, HeldLease>();
-  #timer: NodeJS.Timeout | undefined;
-  #periodMs = 0;
-  #running = false;
-
-  constructor(bridge: PgBridge) {
-    this.#bridge = bridge;
-  }
-
-  add(lease: HeldLease): void {
-    this.#leases.set(lease.holder, lease);
-    const period = Math.max(500, Math.floor((lease.ttlSeconds * 1000) / 3));
-    if (this.#timer === undefined || period < this.#periodMs) this.#start(period);
-  }
-
-  remove(holder: string): void {
-    this.#leases.delete(holder);
-    if (this.#leases.size === 0 && this.#timer !== undefined) {
-      clearInterval(this.#timer);
-      this.#timer = undefined;
-    }
-  }
-
-  #start(periodMs: number): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#periodMs = periodMs;
-    this.#timer = setInterval(() => void this.#beat(), periodMs);
-    this.#timer.unref();
-  }
-
-  async #beat(): Promise<void> {
-    // One renewal at a time: a slow database gets the next one when this one has answered.
-    if (this.#running || this.#leases.size === 0) return;
-    this.#running = true;
-    const leases = [...this.#leases.values()];
-    try {
-      const answer = await this.#bridge.tx({
-        statements: [
-          {
-            sql: `UPDATE runtimectl.leases l SET heartbeat_at = now(), expires_at = now() + make_interval(secs => u.ttl)
-                  FROM unnest($1::text[], $2::text[], $3::float8[]) AS u(persona, holder, ttl)
-                  WHERE l.persona = u.persona AND l.holder = u.holder RETURNING l.holder`,
-            params: [leases.map((l) => l.persona), leases.map((l) => l.holder), leases.map((l) => l.ttlSeconds)],
-          },
-        ],
-      });
-      if (!('results' in answer)) return;
-      const renewed = new Set(answer.results[0]!.rows.map((r) => String(r.holder)));
-      // A lease whose row is gone or another's is lost: this kernel appends nothing more for it.
-      for (const lease of leases) if (!renewed.has(lease.holder) && this.#leases.has(lease.holder)) lease.lost();
-    } catch {
-      // The database is unreachable: the next beat tries again; an append's own renewal decides.
-    } finally {
-      this.#running = false;
-    }
-  }
-}
-
-const heartbeats = new WeakMap<PgBridge, Heartbeat>();
-
-function heartbeatOf(bridge: PgBridge): Heartbeat {
-  let beat = heartbeats.get(bridge);
-  if (!beat) heartbeats.set(bridge, (beat = new Heartbeat(bridge)));
-  return beat;
-}

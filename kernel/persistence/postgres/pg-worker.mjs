@@ -84,7 +84,54 @@ async function answer(request) {
   return transaction(request);
 }
 
+// The writer leases this kernel holds here, renewed from this thread: a main thread busy with
+// hundreds of personas (or blocked in a long synchronous stretch) never lets them lapse. One
+// statement renews them all; a lease whose row is gone or another's is reported lost.
+const leases = new Map();
+let beatTimer;
+let beatPeriod = 0;
+let beating = false;
+const RENEW_ALL = `UPDATE runtimectl.leases l SET heartbeat_at = now(), expires_at = now() + make_interval(secs => u.ttl)
+  FROM unnest($1::text[], $2::text[], $3::float8[]) AS u(persona, holder, ttl)
+  WHERE l.persona = u.persona AND l.holder = u.holder RETURNING l.holder`;
+
+async function beat() {
+  if (beating || leases.size === 0) return;
+  beating = true;
+  const list = [...leases.values()];
+  try {
+    const result = await transaction({ statements: [{ sql: RENEW_ALL, params: [list.map((l) => l.persona), list.map((l) => l.holder), list.map((l) => l.ttl)] }] });
+    if (!result.results) return;
+    const renewed = new Set(result.results[0].rows.map((r) => String(r.holder)));
+    const lost = list.filter((l) => !renewed.has(l.holder) && leases.has(l.holder)).map((l) => l.holder);
+    for (const holder of lost) leases.delete(holder);
+    if (lost.length > 0) parentPort.postMessage({ op: 'lease-lost', holders: lost });
+  } finally {
+    beating = false;
+  }
+}
+
+function holdLease(request) {
+  leases.set(request.holder, { persona: request.persona, holder: request.holder, ttl: request.ttl });
+  const period = Math.max(500, Math.floor((request.ttl * 1000) / 3));
+  if (beatTimer === undefined || period < beatPeriod) {
+    if (beatTimer !== undefined) clearInterval(beatTimer);
+    beatPeriod = period;
+    beatTimer = setInterval(() => void beat(), period);
+  }
+}
+
+function dropLease(request) {
+  leases.delete(request.holder);
+  if (leases.size === 0 && beatTimer !== undefined) {
+    clearInterval(beatTimer);
+    beatTimer = undefined;
+  }
+}
+
 parentPort.on('message', async (request) => {
+  if (request.op === 'lease-hold') return holdLease(request);
+  if (request.op === 'lease-drop') return dropLease(request);
   const result = await answer(request);
   parentPort.postMessage({ id: request.id, ...result });
 });
