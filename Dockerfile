@@ -8,10 +8,12 @@
 FROM node:20-bookworm AS build
 WORKDIR /opt/runtimectl
 COPY package.json package-lock.json ./
+# bin/ first: npm ci runs its `prepare` script (bin/build-cli.mjs), which builds nothing
+# before the sources are here.
+COPY bin ./bin
 # npm ci compiles isolated-vm and better-sqlite3 from source (python3, make and g++ are in the
 # node:20-bookworm image); dev dependencies (the real Deno, test tools) stay out.
 RUN npm ci --omit=dev --no-audit --no-fund
-COPY bin ./bin
 COPY cli ./cli
 COPY kernel ./kernel
 COPY features ./features
@@ -21,6 +23,8 @@ COPY skills ./skills
 COPY policies ./policies
 COPY schemas ./schemas
 COPY tsconfig.json README.md ./
+# The precompiled CLI (.build/runtimectl.mjs): runtimectl starts without compiling TypeScript.
+RUN node bin/build-cli.mjs
 # Fail the build, not the first pod, when the kernel cannot start here.
 RUN node --no-node-snapshot bin/runtimectl.js --version
 

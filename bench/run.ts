@@ -28,6 +28,7 @@ import { personaCycles } from './cases/persona-cycles.ts';
 import { personaMemory } from './cases/persona-memory.ts';
 import { readTextFile } from './cases/read-text-file.ts';
 import { executorSandboxStart, executorStop } from './cases/executor-sandbox.ts';
+import { mcpTools } from './cases/mcp-tools.ts';
 import type { ResultRow } from './lib/result-row.ts';
 import { createContext, denoVersion, packageVersion, type BenchContext } from './lib/setup.ts';
 import { renderMisses, renderNotes, renderTable } from './lib/table.ts';
@@ -49,6 +50,7 @@ const CASES: { name: string; run: (ctx: BenchContext) => Promise<ResultRow[]> | 
   { name: 'fetch-memory', run: fetchMemory },
   { name: 'executor-sandbox-start', run: executorSandboxStart },
   { name: 'executor-stop', run: executorStop },
+  { name: 'mcp-tools', run: mcpTools },
   { name: 'history', run: history },
   { name: 'console', run: consoleCase },
 ];

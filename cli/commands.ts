@@ -24,6 +24,7 @@ import { activityCommand } from '../features/activity/cli.ts';
 import { replayCommand } from '../features/replay/cli.ts';
 import { HISTORY_CLI_COMMANDS } from '../features/history/cli.ts';
 import { fleetRenderCommand } from '../features/fleet/cli.ts';
+import { MCP_CLI_COMMANDS } from '../features/mcp/cli.ts';
 import { EVENTS_CLI_COMMANDS } from '../features/events/cli.ts';
 import { OPERATOR_CLI_COMMANDS } from '../features/review/operator-cli.ts';
 import { serveCommand } from '../features/console/cli.ts';
@@ -57,5 +58,6 @@ export const COMMANDS: readonly Command[] = [
   ...OPERATOR_CLI_COMMANDS,
   ...PERSISTENCE_CLI_COMMANDS,
   fleetRenderCommand,
+  ...MCP_CLI_COMMANDS,
   denoCommand,
 ];

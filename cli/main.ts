@@ -1,15 +1,18 @@
 /**
  * `runtimectl`: the composition root's entry. The kernel's CLI skeleton (kernel/cli/main.ts)
- * runs the verbs the features provide, as cli/commands.ts lists them.
+ * runs the verbs the features provide, as cli/commands.ts lists them. The list is loaded
+ * only when a command needs it, so `--version` loads none of the features' code (in the
+ * precompiled CLI each part is its own chunk).
  */
 import type { CliIo } from '../kernel/cli/command.ts';
 import { runCommandLine, topLevelHelp as kernelHelp } from '../kernel/cli/main.ts';
-import { COMMANDS } from './commands.ts';
+
+const commands = async () => (await import('./commands.ts')).COMMANDS;
 
 export function main(argv: string[], io?: CliIo): Promise<number> {
-  return runCommandLine(COMMANDS, argv, io);
+  return runCommandLine(commands, argv, io);
 }
 
-export function topLevelHelp(): string {
-  return kernelHelp(COMMANDS);
+export async function topLevelHelp(): Promise<string> {
+  return kernelHelp(await commands());
 }

@@ -4,6 +4,6 @@ import path from 'node:path';
 
 // Inside a sandbox host process the kernel code is a CommonJS bundle without
 // import.meta; the pool passes the project root in RTC_PROJECT_ROOT instead.
-const here = (import.meta as { dirname?: string }).dirname;
+const here: string | undefined = import.meta.dirname;
 export const PROJECT_ROOT = here ? path.resolve(here, '..') : path.resolve(process.env.RTC_PROJECT_ROOT ?? process.cwd());
 export const KERNEL_VERSION: string = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;

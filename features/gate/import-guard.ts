@@ -8,7 +8,8 @@
  * `jsr:` and remote specifiers are refused, as the sandbox does not support them.
  */
 import path from 'node:path';
-import * as esbuild from 'esbuild';
+import type * as esbuild from 'esbuild';
+import { loadEsbuild } from '../../kernel/build/esbuild.ts';
 import { isInside } from '../skills/read-reference.ts';
 
 export type GuardResult = { ok: true } | { ok: false; reason: string };
@@ -29,7 +30,7 @@ export async function guardImports(entry: string, root: string): Promise<GuardRe
     },
   };
   try {
-    await esbuild.build({
+    await (await loadEsbuild()).build({
       entryPoints: [entry],
       bundle: true,
       write: false,

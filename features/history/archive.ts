@@ -26,7 +26,7 @@ import { decompressSegment, sha256Hex } from '../../kernel/history/seal.ts';
 import type { ArchivedStub, HistoryStorage, StoredSegment } from '../../kernel/history/storage.ts';
 import type { SegmentIndexEntry } from '../../kernel/history/index-entry.ts';
 import type { TraceRecord, TracedText } from '../../kernel/replay/trace-record.ts';
-import { TraceStore } from '../../kernel/replay/trace-store.ts';
+import { TOOL_TRACE_FILE, TraceStore } from '../../kernel/replay/trace-store.ts';
 import { syncDirectory } from '../../kernel/events/repair.ts';
 import { openBackend } from '../persistence/open.ts';
 import { lockPersonaWriter, type WriterLock } from '../../kernel/storage/writer-lock.ts';
@@ -232,6 +232,8 @@ export function collectBlobs(trace: TraceStore, nowMs: number, archivedRefs: Rea
     for (const { record } of trace.checkLines(decompressSegment(trace.history.readSealed(s.index), s.name).toString('utf8'), s.name)) blobRefs(record, live);
   }
   for (const { record } of trace.readOpen()) blobRefs(record, live);
+  // tool calls outside cycles (mcp serve, tools call) are never archived: their blobs stay live
+  for (const { record } of new TraceStore(trace.personaDir, { readonly: true, file: TOOL_TRACE_FILE }).readOpen()) blobRefs(record, live);
   for (const digest of trace.keptDigests()) live.add(digest);
   let names: string[];
   try {

@@ -10,11 +10,13 @@ import { pluginSearchPath, PluginRegistry } from '../../kernel/plugins/registry.
 import { replayPersona } from '../science-loop/preset.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { listPersonaIds } from '../verify/cli.ts';
+import { skillSearchPath } from '../science-loop/cli.ts';
 import { existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
 
-const USAGE = `Usage: runtimectl replay [--state-dir DIR] [--persona ID] [--cycle N | --from-cycle N | --all] [--installed] [--plugins-dir DIR]... [--json]
+const USAGE = `Usage: runtimectl replay [--state-dir DIR] [--persona ID] [--cycle N | --from-cycle N | --all] [--installed] [--plugins-dir DIR]... [--skills-dir DIR]... [--json]
 
-Re-runs recorded cycles: every plugin call of a cycle runs again on the bundle it ran
+Re-runs recorded cycles (and, without --cycle, the tool calls made outside any cycle by
+"mcp serve" or "tools call" on their own: trace/tools.jsonl): every plugin call of a cycle runs again on the bundle it ran
 (kept in <state>/<persona>/trace/blobs), under the profile it ran under, while the broker
 answers every clock, random, env, file, command, fetch and binding read from the record
 and performs no effect. A cycle matches when each call asks for exactly the recorded
@@ -35,6 +37,9 @@ Options:
                     bundles: does an upgrade still make the recorded cycles' decisions?
   --plugins-dir DIR another plugin folder, as given to run (repeatable; after
                     $RUNTIMECTL_PLUGIN_PATH and the built-in plugins/)
+  --skills-dir DIR  another folder of skills, as given to run (repeatable; after
+                    $RUNTIMECTL_SKILLS_PATH): where recorded skill-script tool calls find
+                    their skill's manifest
   --json            print one JSON document: {ok, personas: [...]}
 
 Exit status: 0 when every replayed cycle matched; 1 when one diverged (the first is named:
@@ -57,14 +62,15 @@ function textReport(entry: Entry): string {
     const d = r.divergence;
     return `${r.persona}: DIVERGED at cycle ${d.cycle}, call ${d.call} (${d.plugin}.${d.method})${d.effect !== null ? `, effect ${d.effect}` : ''}\n  ${d.message}\n  recorded: ${d.expected}\n  asked:    ${d.got}\n`;
   }
+  const tools = r.tool_calls > 0 ? ` and ${r.tool_calls} tool call${r.tool_calls === 1 ? '' : 's'} outside cycles` : '';
   const read = r.segments_read.events + r.segments_read.trace > 0 ? `; read ${r.segments_read.events} sealed event segment(s) and ${r.segments_read.trace} sealed trace segment(s)` : '';
-  return `${r.persona}: ${r.cycles} cycle${r.cycles === 1 ? '' : 's'}${warm}, ${r.calls} plugin calls, ${r.effects} effects replayed: identical${unrecorded}${read}\n`;
+  return `${r.persona}: ${r.cycles} cycle${r.cycles === 1 ? '' : 's'}${tools}${warm}, ${r.calls} plugin calls, ${r.effects} effects replayed: identical${unrecorded}${read}\n`;
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(
     argv,
-    { 'state-dir': { type: 'string' }, persona: { type: 'string' }, cycle: { type: 'string' }, 'from-cycle': { type: 'string' }, all: { type: 'boolean' }, installed: { type: 'boolean' }, json: { type: 'boolean' }, 'plugins-dir': { type: 'string', multiple: true } },
+    { 'state-dir': { type: 'string' }, persona: { type: 'string' }, cycle: { type: 'string' }, 'from-cycle': { type: 'string' }, all: { type: 'boolean' }, installed: { type: 'boolean' }, json: { type: 'boolean' }, 'plugins-dir': { type: 'string', multiple: true }, 'skills-dir': { type: 'string', multiple: true } },
     'replay',
     false,
   );
@@ -86,6 +92,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
 
   // The plugins the run had: the built-in folder, RUNTIMECTL_PLUGIN_PATH and --plugins-dir (one scan).
   const registry = PluginRegistry.scan(pluginSearchPath({ env: io.env, dirs: values['plugins-dir'] ?? [], cwd: io.cwd }));
+  const skillsDirs = skillSearchPath(values['skills-dir'], io);
   const entries: Entry[] = [];
   for (const persona of ids) {
     try {
@@ -93,6 +100,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         stateDir,
         personaId: persona,
         registry,
+        ...(skillsDirs.length > 0 ? { skillsDirs } : {}),
         ...(values.cycle !== undefined ? { cycle: Number(values.cycle) } : {}),
         ...(values['from-cycle'] !== undefined ? { fromCycle: Number(values['from-cycle']) } : {}),
         installed: values.installed ?? false,

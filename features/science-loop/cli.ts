@@ -23,11 +23,24 @@ import { openPersonas, runFailed, runPersonaLoop, type PersonaRun } from '../../
 import { cycleLine, personaSummary } from './summary.ts';
 import { listPersonaIds, PERSONAS_DIR, resolvePersonas, type LoadedPersona } from '../../kernel/personas/load.ts';
 import { openLoopKernel } from './preset.ts';
+import { harnessToolServer } from '../mcp/harness-server.ts';
 import { ChildRegistry } from './executors/children.ts';
 import { REPO_SKILLS_DIR } from '../skills/layout.ts';
 
 /** Extra skill folders, separated by `:` (like PATH). */
 export const SKILLS_PATH_ENV = 'RUNTIMECTL_SKILLS_PATH';
+
+/**
+ * The skill search path: the built-in skills/, then RUNTIMECTL_SKILLS_PATH, then each
+ * --skills-dir; empty when neither adds a folder (the built-in one alone). A folder that does
+ * not exist is one line naming where it came from.
+ */
+export function skillSearchPath(flagDirs: readonly string[] | undefined, io: Pick<CliIo, 'env' | 'cwd'>): string[] {
+  const fromEnv = (io.env[SKILLS_PATH_ENV] ?? '').split(':').map((d) => d.trim()).filter((d) => d !== '').map((d) => path.resolve(io.cwd, d));
+  const extraSkills = [...fromEnv, ...(flagDirs ?? []).map((d) => path.resolve(io.cwd, d))];
+  for (const dir of extraSkills) if (!existsSync(dir)) throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `skills folder ${dir} does not exist (from ${fromEnv.includes(dir) ? SKILLS_PATH_ENV : '--skills-dir'})`);
+  return extraSkills.length > 0 ? [REPO_SKILLS_DIR, ...extraSkills] : [];
+}
 import { scienceReport, type ScienceCycleReport as CycleReport, type ScienceRun } from './report.ts';
 import { parseFlags, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { chooseStateDir, ensureStateDir, makeDirectories } from '../../kernel/storage/state-dir.ts';
@@ -203,11 +216,7 @@ async function run(argv: string[], given: CliIo): Promise<number> {
   const setup = demo
     ? demoSetup(values['state-dir'], io)
     : { personas: resolvePersonas([...(values.persona ?? []), ...positionals], { cwd: io.cwd }), stateDir: resolveStateDir(values['state-dir'], io) };
-  // The skill search path: the built-in skills/, then RUNTIMECTL_SKILLS_PATH, then --skills-dir.
-  const fromEnv = (io.env[SKILLS_PATH_ENV] ?? '').split(':').map((d) => d.trim()).filter((d) => d !== '').map((d) => path.resolve(io.cwd, d));
-  const extraSkills = [...fromEnv, ...(values['skills-dir'] ?? []).map((d) => path.resolve(io.cwd, d))];
-  for (const dir of extraSkills) if (!existsSync(dir)) throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `skills folder ${dir} does not exist (from ${fromEnv.includes(dir) ? SKILLS_PATH_ENV : '--skills-dir'})`);
-  const skillsDirs = extraSkills.length > 0 ? [REPO_SKILLS_DIR, ...extraSkills] : [];
+  const skillsDirs = skillSearchPath(values['skills-dir'], io);
   const children = new ChildRegistry();
   const kernel = await openLoopKernel({
     children,
@@ -215,6 +224,7 @@ async function run(argv: string[], given: CliIo): Promise<number> {
     stateDirShown: demo && !values['state-dir'] ? setup.stateDir : chooseStateDir(values['state-dir'], io.env, io.cwd).given,
     env: io.env,
     spendTokens,
+    mcpServer: harnessToolServer(setup.personas, setup.stateDir),
     ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}),
     ...(values['plugins-dir'] ? { pluginPath: values['plugins-dir'].map((d) => path.resolve(io.cwd, d)) } : {}),
     ...(skillsDirs.length > 0 ? { skillsDirs } : {}),

@@ -38,6 +38,7 @@ import type { SkillMeta } from '../skills/catalog.ts';
 import type { RecentCycle } from './brain.ts';
 import { relToState, WORKSPACE_ID, workspaceDir, type PersonaPaths } from '../../kernel/loop/layout.ts';
 import type { PersonaPlugins } from '../../kernel/loop/persona-plugins.ts';
+import type { PersonaContext } from '../../kernel/loop/steps.ts';
 
 export type Outcome = 'executed' | 'deferred' | 'idle' | 'failed' | 'interrupted';
 
@@ -88,6 +89,8 @@ export interface ActContext {
   children?: PersonaChildren;
   /** the MCP server handed to the harness (LoopOptions.mcpServer), if any */
   mcp?: McpServerSpec | null;
+  /** the persona's tools (what the session's manifest records of them) */
+  tools?: PersonaContext['tools'];
   /** values scrubbed from error text before it is recorded (the persona's secret variables) */
   secrets?: readonly string[];
 }
@@ -222,6 +225,7 @@ async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlug
   };
   let result;
   let records: SandboxRecord[] = [];
+  const toolsBefore = c.tools?.calls().length ?? 0;
   c.children?.beginSession({ runId, dir, expectedTokens: r.decision?.expected_cost.tokens ?? 0 });
   try {
     result = checkPluginAnswer(executorResultSchema, await executor.call('run', input), c.choice.plugin, 'run');
@@ -229,10 +233,12 @@ async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlug
     records = c.children?.endSession() ?? [];
     const reason = scrubbed(c, `executor ${c.choice.plugin}: ${errorLine(error)}`)!;
     writeFallbackManifest(dir, { run_id: runId, executor: c.choice.plugin, status: 'failed', reason, prompt_sha256: promptSha });
+    await noteSessionTools(c, dir, toolsBefore);
     // The plugin may have died with its command still counted against the budget: charge the estimate.
     return { ...r, outcome: 'failed', reason, ran: true, status: 'failed', session: session('failed', null, ['manifest.json'], { prompt_sha256: promptSha, os_sandbox: summarize(records) }), usage: estimated(r.decision) };
   }
   records = c.children?.endSession() ?? records;
+  await noteSessionTools(c, dir, toolsBefore);
   const osSandbox = summarize(records);
   const stopped = c.children?.stopped.get(runId);
   if (stopped) {
@@ -270,6 +276,25 @@ async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlug
     tasks: result.tasks,
     done: result.work_done.filter((k) => c.work.some((w) => w.key === k)),
   };
+}
+
+/**
+ * What the session's manifest records of the persona's tools, when its harness was handed the
+ * MCP server: the server, the tools it offers, and each call made while the session ran (tool,
+ * who asked, ok or the error's code, and the seq of its `tool_call` event, where the call's
+ * arguments, outcome and usage are).
+ */
+async function noteSessionTools(c: ActContext, dir: string, before: number): Promise<void> {
+  if (!c.mcp || !c.tools) return;
+  const calls = c.tools.calls().slice(before);
+  markSessionManifest(dir, {
+    tools: {
+      server: c.mcp.name,
+      offered: await c.tools.offered(),
+      called: [...new Set(calls.map((call) => call.tool))],
+      calls: calls.map((call) => ({ tool: call.tool, via: call.via, ok: call.ok, ...(call.ok ? {} : { code: call.code }), event_seq: call.seq })),
+    },
+  });
 }
 
 function estimated(decision: BudgetDecision | null): ProviderUsage | null {

@@ -21,6 +21,7 @@ import { readAgentEnv } from './budget/env.ts';
 import { budgetLimits } from './budget/posture.ts';
 import { scienceLoopSteps, type ScienceLoopSettings } from './steps.ts';
 import { historyPart } from '../history/loop-part.ts';
+import { skillScriptTools } from '../skills/scripts.ts';
 
 export interface CompositionSettings extends Omit<ScienceLoopSettings, 'children'> {
   /** harness manifests (tests); default: policies/harnesses/ */
@@ -44,6 +45,7 @@ export function defaultComposition(settings: CompositionSettings = {}): LoopComp
     tracker: children,
     persistence: persistenceProvider,
     history: historyPart,
+    scriptTools: skillScriptTools(settings.skillsDirs ?? []),
     harnesses: new HarnessCatalog(settings.harnessesDir),
     limits: (profile, env) => budgetLimits(profile, readAgentEnv(env)),
     pluginEnv: (paths, profile) => ledgerEnv(paths.dir, profile.id),
@@ -73,7 +75,13 @@ export async function runPersonas(personas: readonly LoadedPersona[], options: O
 }
 
 /** replayPersona with the default composition's persistence and plugin environment. */
-export function replayPersona(options: Omit<ReplayOptions, 'persistence'> & { persistence?: ReplayOptions['persistence'] }): Promise<ReplayReport> {
-  const composition = defaultComposition();
-  return replayKernelPersona({ persistence: composition.persistence, ...(composition.pluginEnv ? { pluginEnv: composition.pluginEnv } : {}), ...options });
+export function replayPersona(options: Omit<ReplayOptions, 'persistence'> & { persistence?: ReplayOptions['persistence']; skillsDirs?: readonly string[] }): Promise<ReplayReport> {
+  const { skillsDirs, ...rest } = options;
+  const composition = defaultComposition(skillsDirs ? { skillsDirs } : {});
+  return replayKernelPersona({
+    persistence: composition.persistence,
+    ...(composition.pluginEnv ? { pluginEnv: composition.pluginEnv } : {}),
+    ...(composition.scriptTools ? { scriptTools: composition.scriptTools } : {}),
+    ...rest,
+  });
 }

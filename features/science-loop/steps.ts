@@ -334,6 +334,7 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
               now: c.now,
               ...(settings.children ? { children: settings.children(p.profile.id) } : {}),
               mcp: p.mcp,
+              tools: p.tools,
               secrets: secretValues(p.env, p.profile.env),
             });
       // An operator's opt-out of the OS sandbox is said every cycle, not only at start.

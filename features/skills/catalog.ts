@@ -135,7 +135,8 @@ async function loadFolder(root: SkillRoot, folder: string, options: Required<Loa
   if (!parsed.ok) return refuse(parsed.field, parsed.reason);
 
   const fm = parsed.frontmatter;
-  const allowedTools = fm['allowed-tools']?.split(/\s+/).filter((t) => t !== '');
+  const declared = fm['allowed-tools'];
+  const allowedTools = declared === undefined ? undefined : (typeof declared === 'string' ? declared.split(/\s+/) : declared).filter((t) => t !== '');
   return {
     skill: {
       id: skillId(root, fm.name),

@@ -2,7 +2,12 @@
  * The front matter of a `SKILL.md`, by the Agent Skills format (agentskills.io): required
  * `name` and `description`, optional `license`, `compatibility`, `metadata` and
  * `allowed-tools`, and nothing else. The rule "name equals the folder's name" needs the
- * folder, so it is checked by the parser (parse-skill-file.ts), not here.
+ * folder, so it is checked by the parser (parse-skill-file.ts), not here; so is reading a
+ * plain YAML scalar (`version: 1.0`, `name: 2024`) as its text, which needs the YAML source.
+ *
+ * Names follow the reference validator (skills-ref): NFKC-normalised, lowercase, Unicode
+ * letters and digits and "-" (`技能`, `мой-навык`, `2024` are names). Where the reference and
+ * the specification disagree, the specification's text is taken (features/skills/README.md).
  */
 import { z } from 'zod';
 
@@ -18,8 +23,9 @@ const requiredString = () => z.string({ error: (issue) => (issue.input === undef
 /** Each rule is its own check so the refusal names the rule that was broken. */
 export const SkillNameSchema = requiredString()
   .min(1, 'must not be empty')
-  .max(SKILL_NAME_MAX, `must be at most ${SKILL_NAME_MAX} characters`)
-  .regex(/^[a-z0-9-]+$/, 'may contain only lowercase letters a-z, digits 0-9 and "-"')
+  .refine((name) => [...name].length <= SKILL_NAME_MAX, `must be at most ${SKILL_NAME_MAX} characters`)
+  .regex(/^[\p{L}\p{N}-]+$/u, 'may contain only letters, digits (of any script) and "-"')
+  .refine((name) => name === name.toLowerCase(), 'must be lowercase')
   .refine((name) => !name.startsWith('-') && !name.endsWith('-'), 'must not start or end with "-"')
   .refine((name) => !name.includes('--'), 'must not contain "--"');
 
@@ -27,18 +33,22 @@ export const SkillFrontmatterSchema = z
   .strictObject({
     name: SkillNameSchema,
     description: requiredString()
-      .min(1, 'must not be empty')
+      .min(1, 'must not be empty or blank')
+      .refine((text) => text.trim() !== '', 'must not be empty or blank')
       .max(SKILL_DESCRIPTION_MAX, `must be at most ${SKILL_DESCRIPTION_MAX} characters`),
-    license: z.string().min(1, 'must not be empty').optional(),
+    /** No constraint in the specification (nor the reference): any text. */
+    license: z.string().optional(),
     compatibility: z
       .string()
       .min(1, 'must not be empty')
       .max(SKILL_COMPATIBILITY_MAX, `must be at most ${SKILL_COMPATIBILITY_MAX} characters`)
       .optional(),
-    /** Client-specific properties; values are strings (quote versions: `version: "1.0"`). */
-    metadata: z.record(z.string(), z.string({ error: 'must be a string; quote values such as version: "1.0"' })).optional(),
-    /** Space-separated tool patterns (experimental in the format). */
-    'allowed-tools': z.string().optional(),
+    /** Client-specific properties: string values (a plain scalar such as `version: 1.0` is read as its text, "1.0"). */
+    metadata: z.record(z.string(), z.string({ error: 'must be a string (a plain value such as 1.0 or true is read as its text; a list or mapping is not a string)' })).optional(),
+    /** Pre-approved tools: a space-delimited string or a list of strings (experimental in the format). */
+    'allowed-tools': z
+      .union([z.string(), z.array(z.string({ error: 'list items must all be strings' }))], { error: 'must be a space-delimited string or a list of strings' })
+      .optional(),
   })
   .describe('Front matter of an Agent Skills SKILL.md');
 

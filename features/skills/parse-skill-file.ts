@@ -5,6 +5,7 @@
  * the others from loading.
  */
 import { createHash } from 'node:crypto';
+import { isMap, isNode, isScalar, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
 import { decodeManifestText, formatFieldPath, parseYaml } from '../../kernel/manifest/load.ts';
 
@@ -53,11 +54,51 @@ function splitFrontmatter(text: string): SplitFile | { field: string; reason: st
 }
 
 function describeIssue(issue: z.core.$ZodIssue): { field: string; reason: string } {
+  if (issue.code === 'invalid_union') {
+    // One alternative got past the value's type (a list with a bad item): its issue says more.
+    const deeper = issue.errors.find((branch) => (branch[0]?.path.length ?? 0) > 0)?.[0];
+    if (deeper) return { field: formatFieldPath([...issue.path, ...deeper.path]), reason: deeper.message };
+  }
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0] ?? '?';
     return { field: formatFieldPath([...issue.path, key]), reason: `is not an Agent Skills front matter field (allowed: ${ALLOWED_KEYS})` };
   }
   return { field: formatFieldPath(issue.path), reason: issue.message };
+}
+
+/** Front matter fields whose value is text: a plain scalar there is read as written. */
+const TEXT_FIELDS = new Set(['name', 'description', 'license', 'compatibility']);
+
+/**
+ * A plain scalar YAML would read as a number, boolean or null is read as the text it was
+ * written with (`version: 1.0` is "1.0", `name: 2024` is "2024", `enabled: true` is "true"),
+ * as the reference validator reads it (strictyaml: every scalar is a string). Only the text
+ * fields and metadata values are read this way; lists and mappings stay what they are.
+ */
+function plainText(node: unknown): unknown {
+  if (isScalar(node) && node.type === 'PLAIN' && typeof node.value !== 'string') return node.source ?? String(node.value);
+  return undefined;
+}
+
+function readFrontmatter(doc: Document, value: unknown): unknown {
+  if (!isMap(doc.contents) || value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const out = value as Record<string, unknown>;
+  for (const pair of doc.contents.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
+    if (key === undefined) continue;
+    const text = TEXT_FIELDS.has(key) ? plainText(pair.value) : undefined;
+    if (text !== undefined) out[key] = text;
+    if (key === 'metadata' && isMap(pair.value)) {
+      const metadata: Record<string, unknown> = {};
+      for (const entry of pair.value.items) {
+        const name = isScalar(entry.key) ? ((plainText(entry.key) as string | undefined) ?? String(entry.key.value)) : String(entry.key);
+        const node = entry.value;
+        metadata[name] = plainText(node) ?? (isNode(node) ? node.toJS(doc) : node);
+      }
+      out.metadata = metadata;
+    }
+  }
+  return out;
 }
 
 /** Counts lines the way an editor does: a trailing newline does not start a new line. */
@@ -90,17 +131,23 @@ export function parseSkillFile(bytes: Uint8Array, folderName: string): ParsedSki
     const at = d.line !== undefined ? ` at line ${d.line}, column ${d.column}` : '';
     return { ok: false, field: FIELD_FRONT_MATTER, reason: `invalid YAML${at}: ${d.what ?? errorMessageAfterWhere(error)}` };
   }
+  // The kernel's parser accepted the text (its limits hold); the nodes say how each scalar was written.
+  value = readFrontmatter(parseDocument(split.yamlText, { prettyErrors: false, uniqueKeys: true }), value);
   if (value === null || value === undefined) return { ok: false, field: FIELD_FRONT_MATTER, reason: 'is empty; name and description are required' };
   if (typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, field: FIELD_FRONT_MATTER, reason: 'must be a YAML mapping of fields' };
   }
 
-  const result = SkillFrontmatterSchema.safeParse(value);
+  // Names are compared and kept NFKC-normalised (the reference's rule): `café` written
+  // decomposed is the skill in the folder `café`.
+  const record = value as Record<string, unknown>;
+  if (typeof record.name === 'string') record.name = record.name.normalize('NFKC');
+  const result = SkillFrontmatterSchema.safeParse(record);
   if (!result.success) {
     const first = result.error.issues[0];
     return { ok: false, ...(first ? describeIssue(first) : { field: FIELD_FRONT_MATTER, reason: 'invalid' }) };
   }
-  if (result.data.name !== folderName) {
+  if (result.data.name !== folderName.normalize('NFKC')) {
     return { ok: false, field: 'name', reason: `must equal the folder name "${folderName}" (got "${result.data.name}")` };
   }
 

@@ -12,7 +12,8 @@
  *    (sockets destroyed, subprocess groups killed), waiting ones are refused, the run's
  *    connection pool is destroyed, and a fresh scope begins for the next call.
  */
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { undiciLoaded } from './undici.ts';
 import { DenoOpError } from './deno-error.ts';
 import type { WriteQuota } from './write-quota.ts';
 
@@ -119,7 +120,7 @@ export class RunScope {
       signal: gen.controller.signal,
       hold,
       get dispatcher() {
-        gen.agent ??= new Agent();
+        gen.agent ??= new (undiciLoaded().Agent)();
         return gen.agent;
       },
       done: () => {

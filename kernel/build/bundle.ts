@@ -16,7 +16,10 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import * as esbuild from 'esbuild';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import type * as esbuild from 'esbuild';
+import { loadEsbuild } from './esbuild.ts';
 import { isKernelError, kernelError } from '../errors.ts';
 import { seal, sealMatches, SEAL_BYTES } from './cache-integrity.ts';
 import { PROJECT_ROOT } from '../version.ts';
@@ -57,6 +60,11 @@ let recipe: string | undefined;
  * What a bundle depends on besides its inputs: the build code itself and esbuild's version.
  * Part of every cache key, so a kernel whose build changed never reuses an older bundle.
  */
+/** esbuild's version from its package.json: reading it does not load esbuild (see esbuild.ts). */
+function esbuildVersion(): string {
+  return (createRequire(import.meta.url)('esbuild/package.json') as { version: string }).version;
+}
+
 export function buildRecipe(): string {
   if (recipe === undefined) {
     const dir = path.join(PROJECT_ROOT, 'kernel', 'build');
@@ -67,7 +75,7 @@ export function buildRecipe(): string {
         return f;
       }
     });
-    recipe = sha256(`${esbuild.version}\n${parts.join('\n')}`).slice(0, 16);
+    recipe = sha256(`${esbuildVersion()}\n${parts.join('\n')}`).slice(0, 16);
   }
   return recipe;
 }
@@ -181,7 +189,7 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
   }
   let result: esbuild.BuildResult<{ write: false; metafile: true }>;
   try {
-    result = await esbuild.build({
+    result = await (await loadEsbuild()).build({
       entryPoints: [absolute],
       bundle: true,
       write: false,

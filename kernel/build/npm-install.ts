@@ -12,7 +12,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import * as esbuild from 'esbuild';
+import type * as esbuild from 'esbuild';
+import { loadEsbuild } from './esbuild.ts';
 import semver from 'semver';
 import { kernelError, isKernelError } from '../errors.ts';
 import { bundleEntry } from './bundle.ts';
@@ -45,7 +46,7 @@ export function installEntries(target: string): string[] {
 /** The `npm:` specifiers reachable from `entries` through relative imports. */
 export async function collectNpmSpecifiers(entries: readonly string[]): Promise<NpmSpecifier[]> {
   const found = new Map<string, NpmSpecifier>();
-  await esbuild.build({
+  await (await loadEsbuild()).build({
     entryPoints: [...entries],
     bundle: true,
     write: false,

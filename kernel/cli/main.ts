@@ -103,15 +103,19 @@ function defaultIo(): CliIo {
   };
 }
 
-/** Runs one command line against `commands`; returns the exit status. */
-export async function runCommandLine(commands: readonly Command[], argv: string[], io: CliIo = defaultIo()): Promise<number> {
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    io.stdout(topLevelHelp(commands));
-    return argv.length === 0 ? 2 : 0;
-  }
+/**
+ * Runs one command line against `commands` (or a loader of them: `--version` then loads
+ * none of the features' code); returns the exit status.
+ */
+export async function runCommandLine(list: readonly Command[] | (() => Promise<readonly Command[]>), argv: string[], io: CliIo = defaultIo()): Promise<number> {
   if (argv[0] === '--version' || argv[0] === '-V') {
     io.stdout(`runtimectl ${KERNEL_VERSION}\n`);
     return 0;
+  }
+  const commands = typeof list === 'function' ? await list() : list;
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    io.stdout(topLevelHelp(commands));
+    return argv.length === 0 ? 2 : 0;
   }
   const grouped = groupAnswer(commands, argv, io);
   if (grouped !== undefined) return grouped;

@@ -8,7 +8,11 @@
  * names was checked at its start (start-check.ts), so a miss here is a plugin removed since.
  */
 import type { PluginInstance } from '../plugins/plugin-instance.ts';
+import { McpMount } from '../tools/mcp-mount.ts';
+import { ScriptTool, type ScriptToolSpec } from '../tools/script-tool.ts';
+import { ScriptRunner } from '../run/script-runner.ts';
 import type { PluginRegistry } from '../plugins/registry.ts';
+import type { OsSandboxSettings } from '../broker/op.ts';
 import type { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { grantView } from '../../sandboxes/subprocess/os-sandbox/grant-view.ts';
 import { buildPersonaPlugin, type PersonaPluginKind, type PersonaPluginOptions } from './plugin-options.ts';
@@ -24,6 +28,9 @@ export class PersonaPlugins {
   readonly #options: PersonaPluginOptions;
   readonly #registry: PluginRegistry;
   readonly #instances = new Map<string, PluginInstance>();
+  readonly #mounts = new Map<string, McpMount>();
+  readonly #scripts = new Map<string, ScriptTool>();
+  #runner: ScriptRunner | undefined;
   /** set for the length of a recorded cycle */
   recorder: CycleRecorder | undefined;
 
@@ -46,6 +53,76 @@ export class PersonaPlugins {
         return this.#resident ? this.#resident.use(instance, run) : run();
       },
     };
+  }
+
+  /**
+   * The MCP server tool plugin `id` mounts (started on first use, under the persona's grant).
+   * Its calls go through `callMount`, recorded like any plugin call while a cycle is.
+   */
+  mount(id: string): McpMount {
+    let mount = this.#mounts.get(id);
+    if (!mount) {
+      const o = this.#options;
+      mount = new McpMount(this.#registry.find(id, 'tool'), { allow: o.allow, vars: o.vars, env: o.env, cwd: o.otherCwd, audit: o.audit, os: this.#osSettings() });
+      this.#mounts.set(id, mount);
+    }
+    return mount;
+  }
+
+  /** How the server plugin `id` mounts is contained, once started (McpMount.osSandbox); undefined for anything else. */
+  mountSandbox(id: string): string | undefined {
+    return this.#mounts.get(id)?.osSandbox;
+  }
+
+  /** Calls tool `name` of the server plugin `id` mounts (recorded on `recorder`, else the cycle's). */
+  callMount(id: string, name: string, args: unknown, recorder: CycleRecorder | undefined = this.recorder): Promise<unknown> {
+    const mount = this.mount(id);
+    return recorder ? recorder.call(mount, name, [args]) : mount.call(name, args);
+  }
+
+  /** The tool a skill's script is (kernel/tools/script-tool.ts), under the persona's grant; each call a fresh run. */
+  script(spec: ScriptToolSpec): ScriptTool {
+    let tool = this.#scripts.get(spec.traceId);
+    if (!tool || tool.spec !== spec) {
+      const o = this.#options;
+      tool = new ScriptTool(spec, {
+        allow: o.allow,
+        vars: o.vars,
+        env: o.env,
+        cwd: o.otherCwd,
+        cpuSeconds: o.cpuSeconds,
+        audit: o.audit,
+        ...(o.sources ? { sources: o.sources } : {}),
+        os: this.#osSettings(),
+      }, () => (this.#runner ??= new ScriptRunner(o.shim, { ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}) })));
+      this.#scripts.set(spec.traceId, tool);
+    }
+    return tool;
+  }
+
+  /** The OS sandbox of what the persona's tools start (a script's children, a mounted server): its state hidden but its own folder. */
+  #osSettings(): OsSandboxSettings {
+    const o = this.#options;
+    return { mode: o.osSandbox, hide: o.hidden, own: o.personaDir, ...(o.tracker ? { tracker: o.tracker } : {}), ...(o.hostEnv ? { hostEnv: o.hostEnv } : {}) };
+  }
+
+  /** Runs the script tool `spec` with `args` (recorded on `recorder`, else the cycle's). */
+  callScript(spec: ScriptToolSpec, args: unknown, recorder: CycleRecorder | undefined = this.recorder): Promise<unknown> {
+    const tool = this.script(spec);
+    return recorder ? recorder.call(tool, 'run', [args]) : tool.call('run', args);
+  }
+
+  /** Calls `method` of plugin `id` recorded on `recorder` (a tool call outside any cycle), within the bound on live isolates. */
+  callRecorded(id: string, kind: PersonaPluginKind, recorder: CycleRecorder | undefined, method: string, args: unknown[]): Promise<unknown> {
+    recorder ??= this.recorder;
+    const instance = this.#instance(id, kind);
+    const run = () => (recorder ? recorder.call(instance, method, args) : instance.call(method, ...args));
+    return this.#resident ? this.#resident.use(instance, run) : run();
+  }
+
+  /** What the last call of plugin `id` (an instance or a mount) used: what a tool call is metered by. */
+  lastCall(id: string): { cpuMs: number; wallMs: number } {
+    return (this.#mounts.get(id) ?? this.#scripts.get(id) ?? this.#instances.get(id))?.lastCall ?? { cpuMs: 0, wallMs: 0 };
   }
 
   /** The hosts a plugin's subprocesses may reach (its grant's `net`): all, or these. */
@@ -74,5 +151,11 @@ export class PersonaPlugins {
       this.#resident?.forget(instance);
     }
     this.#instances.clear();
+    for (const mount of this.#mounts.values()) mount.dispose();
+    this.#mounts.clear();
+    this.#scripts.clear();
+    // the script runner's warm host processes end with it (they are also unref'd children of this process)
+    void this.#runner?.close();
+    this.#runner = undefined;
   }
 }

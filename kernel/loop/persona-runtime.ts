@@ -28,7 +28,7 @@ import { HOST_SOURCES } from '../broker/ops/entropy.ts';
 import { defaultCacheDir } from '../build/bundle.ts';
 import type { McpServerSpec } from '../contracts/executor.ts';
 import type { PersistenceBackend, PersistenceProvider } from '../contracts/persistence.ts';
-import { errorLine } from '../errors.ts';
+import { errorLine, isKernelError, kernelError } from '../errors.ts';
 import type { AppendResult } from '../events/event-log.ts';
 import type { LoadedPersona } from '../personas/load.ts';
 import type { PersonaProfile } from '../personas/profile-schema.ts';
@@ -44,7 +44,9 @@ import { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { pathCodec, type PathCodec } from '../replay/path-codec.ts';
 import { TraceStore } from '../replay/trace-store.ts';
 import { checkSubstrateAtStart, type SubstrateAtStart } from '../substrate/substrate-at-start.ts';
-import { listTools, callTool, type ToolInfo } from '../tools/call-tool.ts';
+import { listToolsReport, callTool, toolPluginOf, type ToolHost, type ToolInfo, type ToolProblem } from '../tools/call-tool.ts';
+import { TOOLS_SOCKET_ENV, ToolRelay } from '../tools/tool-relay.ts';
+import { TOOL_TRACE_FILE } from '../replay/trace-store.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
@@ -58,8 +60,9 @@ import { PersonaPlugins } from './persona-plugins.ts';
 import { personaPluginOptions, personaSecrets, type PluginLimits } from './plugin-options.ts';
 import { DEFAULT_MAX_RESIDENT_ISOLATES, ResidentIsolates } from './resident-isolates.ts';
 import { backendStartRefusal, checkPersonaStart, probePlugin } from './start-check.ts';
-import type { CycleContext, LoopStep, PersonaContext, StepRegistry } from './steps.ts';
+import type { CycleContext, LoopStep, PersonaContext, StepRegistry, ToolCallNote } from './steps.ts';
 import { fullScanHistory, type HistoryPart, type PersonaHistory } from './persona-history.ts';
+import type { ScriptToolSpec } from '../tools/script-tool.ts';
 
 /** What the persona's plugins are given besides the kernel's own (the composition's part). */
 export interface PersonaWiring {
@@ -92,6 +95,8 @@ export interface LoopComposition {
   tracker?(personaId: string): ChildTracker;
   /** the persona's history: start from a checkpoint, seal segments, checkpoint at close (persona-history.ts) */
   history?: HistoryPart;
+  /** the scripts of the persona's selected skills, offered as tools (kernel/tools/script-tool.ts); none without it */
+  scriptTools?(profile: PersonaProfile): Promise<ScriptToolSpec[]>;
 }
 
 export interface LoopOptions {
@@ -245,9 +250,24 @@ export class PersonaRuntime {
   #history!: PersonaHistory;
   #cycles = 0;
   #audit = { granted: 0, denied: [] as string[] };
+  /** the kernel's end of the tool relay, while the persona has tools and an MCP server is handed to its harness */
+  readonly #relay: ToolRelay | undefined;
+  /** the MCP server handed to the harness (with the relay's socket), or null */
+  readonly #mcp: McpServerSpec | null;
+  /** the cycle's recorder while one runs (tool calls made mid-cycle go in its trace) */
+  #recorder: CycleRecorder | undefined;
+  /** tool calls of this cycle (or of this tools-only session): usage against the cycle's budget, and what was called */
+  #toolUse = { cpuMs: 0, wallMs: 0, called: [] as ToolCallNote[] };
+  /** opened for tool calls only (`mcp serve`, `tools call`): each call is recorded on its own line of trace/tools.jsonl */
+  #toolsOnly = false;
+  #toolTrace: TraceStore | undefined;
 
-  private constructor(kernel: LoopKernel, persona: LoadedPersona, harness: LoadedHarness, backend: PersistenceBackend, lock: WriterLock) {
+  /** the scripts of the persona's selected skills, offered as tools */
+  readonly #scripts: readonly ScriptToolSpec[];
+
+  private constructor(kernel: LoopKernel, persona: LoadedPersona, harness: LoadedHarness, backend: PersistenceBackend, lock: WriterLock, scripts: readonly ScriptToolSpec[]) {
     this.#kernel = kernel;
+    this.#scripts = scripts;
     this.persona = persona;
     this.profile = persona.profile;
     this.harness = harness;
@@ -268,14 +288,24 @@ export class PersonaRuntime {
     this.#profileDigest = this.#trace.keep(persona.text);
     this.#steps = harness.manifest.steps.filter((name) => name !== RECORD_STEP).map((name) => kernel.composition.steps.get(name)!);
     const wiring: PersonaWiring = { paths: this.paths, profile: this.profile, backend, clock: kernel.clock, log: backend.events, scrub: this.#secrets.deep };
-    const mcp = kernel.mcpServer(this.profile.id);
+    const handed = kernel.mcpServer(this.profile.id);
+    // The server the harness starts reaches this kernel through the relay's socket (its folder visible read-only in the sandbox).
+    const hasTools = this.profile.tools.length > 0 || scripts.length > 0;
+    this.#relay = handed && hasTools ? new ToolRelay({ list: () => this.tools(), call: (name, args) => this.callTool(name, args, 'mcp') }) : undefined;
+    // A server that names the relay's variable (mcp serve) is handed only with the relay: without
+    // it, it would open the persona on its own, against this kernel's writer lock. Any other server is handed as given.
+    const wantsRelay = handed?.env !== undefined && TOOLS_SOCKET_ENV in handed.env;
+    const mcp: McpServerSpec | null = handed && this.#relay
+      ? { ...handed, env: { ...(handed.env ?? {}), [TOOLS_SOCKET_ENV]: this.#relay.socketPath }, reads: [...(handed.reads ?? []), this.#relay.dir] }
+      : wantsRelay ? null : handed;
+    this.#mcp = mcp;
     const mcpProgram = mcp ? resolveExecutable(mcp.command, kernel.env.PATH ?? '', this.paths.dir) : undefined;
     const tracker = kernel.composition.tracker?.(this.profile.id);
     const bindings: BindingImplementations = {
       ...(kernel.composition.bindings?.(wiring) ?? {}),
       tools: {
         list: () => this.tools(),
-        call: (name, args) => this.callTool(name, args),
+        call: (name, args) => this.callTool(name, args, 'binding'),
       },
     };
     this.#plugins = new PersonaPlugins(
@@ -314,7 +344,17 @@ export class PersonaRuntime {
       clock: kernel.clock,
       spendTokens: kernel.spendTokens,
       concurrentCycles: () => cyclesRunning(kernel),
-      mcp,
+      mcp: this.#mcp,
+      tools: {
+        offered: async () => {
+          try {
+            return (await this.tools()).map((t) => t.name);
+          } catch {
+            return null;
+          }
+        },
+        calls: () => this.#toolUse.called.slice(),
+      },
       probe: (pluginId, kind, method, ...args) => probePlugin(kernel, this.profile, pluginId, kind, method, args),
     };
   }
@@ -326,48 +366,15 @@ export class PersonaRuntime {
    * (writing `reboot` when there were events), lets each step set up, and writes `persona_start`.
    */
   static async open(kernel: LoopKernel, persona: LoadedPersona): Promise<PersonaRuntime> {
-    const { harness, backend: backendName } = await checkPersonaStart(kernel, persona);
-    const paths = personaPaths(kernel.stateDir, persona.profile.id);
-    // The persona folder must exist for the backend's and the ledger's path checks; the brain step creates the rest.
-    ensurePersonaDir(kernel.stateDir, persona.profile.id);
-    const persistence = kernel.composition.persistence;
-    let backend: PersistenceBackend;
-    try {
-      backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry: kernel.registry });
-    } catch (error) {
-      throw backendStartRefusal(persona, error);
-    }
-    // One writer per persona, taken before the first read of its events: a second kernel is
-    // refused here, naming the holder, instead of forking the log (issue 12).
-    let lock: WriterLock;
-    try {
-      lock = await lockPersonaWriter(backend, 'run');
-    } catch (error) {
-      await backend.close();
-      throw error;
-    }
-    let runtime: PersonaRuntime;
     const start: Record<string, unknown> = {};
-    try {
-      if (backendName !== persistence.configured(paths.dir)) persistence.record(paths.dir, backendName);
-      runtime = new PersonaRuntime(kernel, persona, harness, backend, lock);
-      // A trace line a crash left without its seal is completed before anything new is recorded.
-      await runtime.#trace.recover();
-      for (const step of runtime.#steps) step.prepare?.(runtime.#context);
-      runtime.#history = await runtime.#openHistory();
-      runtime.#cycles = runtime.#history.cycles;
-      for (const step of runtime.#steps) await step.open?.(runtime.#context, start);
-    } catch (error) {
-      await backend.close();
-      lock.release();
-      throw error;
-    }
+    const runtime = await PersonaRuntime.#openPersona(kernel, persona, 'run', start);
+    const backend = runtime.#backend;
     const substrate = kernel.substrate;
     await backend.events.append('persona_start', runtime.#scrub({
       persona_id: persona.profile.id,
       runtime: persona.profile.runtime,
-      harness: harness.manifest.id,
-      runtime_kind: harness.manifest.runtime_kind,
+      harness: runtime.harness.manifest.id,
+      runtime_kind: runtime.harness.manifest.runtime_kind,
       kernel_version: KERNEL_VERSION,
       profile: { file: path.basename(persona.file), digest: persona.digest },
       persistence: backend.pluginId,
@@ -430,12 +437,15 @@ export class PersonaRuntime {
       limits: { cpu_seconds: this.limits.cpu_seconds_per_cycle, wall_seconds: this.limits.wall_seconds_per_cycle },
     }, this.#secrets);
     this.#plugins.recorder = recorder;
+    this.#recorder = recorder;
+    this.#toolUse = { cpuMs: 0, wallMs: 0, called: [] };
     cyclesInFlight.set(k, (cyclesInFlight.get(k) ?? 0) + 1);
     try {
       return await this.#run({ now, cycle, problems, review, recorder });
     } finally {
       cyclesInFlight.set(k, (cyclesInFlight.get(k) ?? 1) - 1);
       this.#plugins.recorder = undefined;
+      this.#recorder = undefined;
     }
   }
 
@@ -473,6 +483,7 @@ export class PersonaRuntime {
       profile_digest: this.persona.digest,
       ...ctx.payload,
       audit: this.#audit,
+      ...(this.profile.tools.length > 0 ? { tools: this.#toolSummary() } : {}),
       review: c.review,
       trace,
       problems: c.problems,
@@ -521,17 +532,160 @@ export class PersonaRuntime {
     return this.#secrets.secrets;
   }
 
-  /** The tools the persona's profile selects, with their input schemas. */
-  tools(): ToolInfo[] {
-    return listTools({ profile: this.profile, registry: this.#kernel.registry, plugins: this.#plugins });
+  #toolHost(recorder?: CycleRecorder): ToolHost {
+    return { profile: this.profile, registry: this.#kernel.registry, plugins: this.#plugins, scripts: this.#scripts, ...(recorder ? { recorder } : {}) };
+  }
+
+  /** The tools the persona's profile selects, with their input schemas (a mounted server is started to list its own). */
+  async tools(): Promise<ToolInfo[]> {
+    return (await listToolsReport(this.#toolHost())).tools;
+  }
+
+  /** The tools, and the selected tool plugins that could not list theirs. */
+  toolsReport(): Promise<{ tools: ToolInfo[]; problems: ToolProblem[] }> {
+    return listToolsReport(this.#toolHost());
+  }
+
+  /** What the cycle event says of the tools: how many were offered, which were called, what they used. */
+  #toolSummary(): Record<string, unknown> {
+    const u = this.#toolUse;
+    return { selected: this.profile.tools, calls: u.called.length, failed: u.called.filter((c) => !c.ok).length, called: [...new Set(u.called.map((c) => c.tool))], cpu_ms: Math.round(u.cpuMs), wall_ms: Math.round(u.wallMs) };
   }
 
   /**
-   * Calls one of the persona's tools in its own isolate under its own grant, audited, and
-   * recorded in the cycle's trace while a cycle runs (a tool an executor calls mid-cycle).
+   * Calls one of the persona's tools in its own isolate under its own grant (or through the
+   * MCP server its plugin mounts), audited: each call is a `tool_call` event in the persona's
+   * log, and is recorded in the cycle's trace while a cycle runs (a tool an executor's agent
+   * calls mid-cycle), else on its own line of trace/tools.jsonl. CPU and wall time of the
+   * cycle's tool calls count against its budget: once spent, a call is RTC_ERR_TOOL_BUDGET.
+   * `via`: who asked (`binding`: a plugin through the tools binding; `mcp`: an agent through
+   * `mcp serve`; `cli`: `tools call`).
    */
-  callTool(name: string, args: unknown): Promise<unknown> {
-    return callTool({ profile: this.profile, registry: this.#kernel.registry, plugins: this.#plugins }, name, args);
+  async callTool(name: string, args: unknown, via: 'binding' | 'mcp' | 'cli' = 'binding'): Promise<unknown> {
+    const started = performance.now();
+    const plugin = toolPluginOf(this.#toolHost(), name);
+    const own = this.#toolsOnly && !this.#recorder ? this.#ownRecorder() : undefined;
+    let outcome: { ok: true } | { ok: false; error: unknown } = { ok: true };
+    let ran = false;
+    try {
+      this.#checkToolBudget(name);
+      ran = true;
+      return await callTool(this.#toolHost(own ?? this.#recorder), name, args);
+    } catch (error) {
+      // refused before the tool ran: nothing was used
+      if (isKernelError(error) && ['RTC_ERR_TOOL_UNKNOWN', 'RTC_ERR_TOOL_ARGS', 'RTC_ERR_TOOL_BUDGET'].includes(error.code)) ran = false;
+      outcome = { ok: false, error };
+      throw error;
+    } finally {
+      const wallMs = performance.now() - started;
+      const cpuMs = ran && plugin ? this.#plugins.lastCall(plugin).cpuMs : 0;
+      const use = this.#toolUse;
+      use.cpuMs += cpuMs;
+      use.wallMs += ran ? wallMs : 0;
+      const note: ToolCallNote = { tool: name, via, ok: outcome.ok, code: outcome.ok ? null : isKernelError(outcome.error) ? outcome.error.code : null, seq: null };
+      use.called.push(note);
+      const trace = own ? own.finish() : undefined;
+      const appended = await this.#backend.events.append('tool_call', this.#scrub({
+        persona_id: this.profile.id,
+        tool: name,
+        ...(plugin ? { plugin } : {}),
+        via,
+        cycle: this.#recorder ? this.#cycles + 1 : null,
+        ok: outcome.ok,
+        ...(outcome.ok ? {} : { error: errorLine(outcome.error), code: isKernelError(outcome.error) ? outcome.error.code : null }),
+        usage: { cpu_ms: Math.round(cpuMs * 1000) / 1000, wall_ms: Math.round(wallMs * 1000) / 1000 },
+        // a mounted server says how it was contained (bubblewrap, or why not): visible in every call it answers
+        ...(plugin && this.#plugins.mountSandbox(plugin) ? { os_sandbox: this.#plugins.mountSandbox(plugin) } : {}),
+        ...(trace && trace.calls > 0 ? { trace: { file: TOOL_TRACE_FILE, ...trace } } : {}),
+      }));
+      note.seq = appended.seq;
+    }
+  }
+
+  /** RTC_ERR_TOOL_BUDGET once the cycle's (or the session's) tool calls used its CPU or wall seconds. */
+  #checkToolBudget(name: string): void {
+    const u = this.#toolUse;
+    const cpu = this.limits.cpu_seconds_per_cycle * 1000;
+    const wall = this.limits.wall_seconds_per_cycle * 1000;
+    if (u.cpuMs < cpu && u.wallMs < wall) return;
+    const which = u.cpuMs >= cpu ? `CPU time (${Math.round(u.cpuMs)} ms of ${cpu} ms)` : `wall time (${Math.round(u.wallMs)} ms of ${wall} ms)`;
+    throw kernelError('RTC_ERR_TOOL_BUDGET', `tool ${name}: persona ${this.profile.id}'s tool calls have spent the cycle's ${which}; no more tool calls until the next cycle`, {
+      details: { tool: name, cpu_ms: Math.round(u.cpuMs), wall_ms: Math.round(u.wallMs) },
+    });
+  }
+
+  /** A recorder for one tool call outside any cycle, writing to trace/tools.jsonl. */
+  #ownRecorder(): CycleRecorder {
+    this.#toolTrace ??= new TraceStore(this.paths.dir, { file: TOOL_TRACE_FILE });
+    return new CycleRecorder(this.#toolTrace, this.#codec, {
+      persona: this.profile.id,
+      cycle: this.#cycles,
+      now: this.#kernel.clock(),
+      profile: this.#profileDigest,
+      limits: { cpu_seconds: this.limits.cpu_seconds_per_cycle, wall_seconds: this.limits.wall_seconds_per_cycle },
+    }, this.#secrets);
+  }
+
+  /**
+   * Opens the persona for tool calls only (`runtimectl mcp serve` without a running kernel,
+   * `tools call`): its start is checked and its events opened for appends, but no step is
+   * set up and no `persona_start` is written; every call is one `tool_call` event and one
+   * line of trace/tools.jsonl. The persona must not be running in another process (its log
+   * has one writer): under `runtimectl run`, `mcp serve` relays to that process instead.
+   */
+  static openForTools(kernel: LoopKernel, persona: LoadedPersona): Promise<PersonaRuntime> {
+    return PersonaRuntime.#openPersona(kernel, persona, 'tools', {});
+  }
+
+  /**
+   * The one opening path of `open` and `openForTools`: the start check, the persistence backend
+   * (the profile's, or the one its state directory records), the writer lock, the trace's
+   * recovery, the history (through the composition's history part: the chain continues from
+   * the checkpoint, and close() writes a shutdown checkpoint). `run` also sets up each step
+   * (`start` collects what they add to persona_start) and the tool relay; `tools` sets up no
+   * step and hands the harness no MCP server.
+   */
+  static async #openPersona(kernel: LoopKernel, persona: LoadedPersona, mode: 'run' | 'tools', start: Record<string, unknown>): Promise<PersonaRuntime> {
+    const { harness, backend: backendName } = await checkPersonaStart(kernel, persona);
+    const paths = personaPaths(kernel.stateDir, persona.profile.id);
+    // The persona folder must exist for the backend's and the ledger's path checks; the brain step creates the rest.
+    ensurePersonaDir(kernel.stateDir, persona.profile.id);
+    const persistence = kernel.composition.persistence;
+    let backend: PersistenceBackend;
+    try {
+      backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry: kernel.registry });
+    } catch (error) {
+      throw backendStartRefusal(persona, error);
+    }
+    // One writer per persona, taken before the first read of its events: a second kernel (or a
+    // tools session while `run` runs it) is refused here, naming the holder, instead of forking the log (issue 12).
+    let lock: WriterLock;
+    try {
+      lock = await lockPersonaWriter(backend, mode);
+    } catch (error) {
+      await backend.close();
+      throw error;
+    }
+    let runtime: PersonaRuntime | undefined;
+    try {
+      if (backendName !== persistence.configured(paths.dir)) persistence.record(paths.dir, backendName);
+      const scripts = (await kernel.composition.scriptTools?.(persona.profile)) ?? [];
+      runtime = new PersonaRuntime(mode === 'tools' ? { ...kernel, mcpServer: () => null } : kernel, persona, harness, backend, lock, scripts);
+      runtime.#toolsOnly = mode === 'tools';
+      // A trace line a crash left without its seal is completed before anything new is recorded.
+      await runtime.#trace.recover();
+      for (const step of runtime.#steps) step.prepare?.(runtime.#context);
+      runtime.#history = await runtime.#openHistory();
+      runtime.#cycles = runtime.#history.cycles;
+      if (mode === 'run') for (const step of runtime.#steps) await step.open?.(runtime.#context, start);
+      await runtime.#relay?.listening;
+      return runtime;
+    } catch (error) {
+      if (runtime) await runtime.#closeRelay();
+      await backend.close();
+      lock.release();
+      throw error;
+    }
   }
 
   /** The persistence backend holding this persona's state: `jsonl-fs`, `sqlite`. */
@@ -547,14 +701,20 @@ export class PersonaRuntime {
     return new ReviewQueue(this.paths.dir, { ...options, backend: this.#backend });
   }
 
-  /** Flushes the events, closes the history (a shutdown checkpoint), closes the backend and disposes the plugins' isolates. */
+  async #closeRelay(): Promise<void> {
+    await this.#relay?.close();
+  }
+
+  /** Closes the relay, flushes the events, closes the history (a shutdown checkpoint), closes the backend and disposes the plugins' isolates. */
   async close(): Promise<void> {
+    await this.#closeRelay();
     this.#plugins.dispose();
     try {
       await this.#backend.events.flush();
       await this.#history.close(this.#kernel.clock());
     } finally {
       this.#trace.close();
+      this.#toolTrace?.close();
       try {
         await this.#backend.close();
       } finally {

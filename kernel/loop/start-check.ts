@@ -140,6 +140,8 @@ async function checkRequirement(kernel: LoopKernel, start: PersonaStart, req: Sl
     return [{ ...at, reason: reasonOf(error) }];
   }
   const manifestFile = displayPath(path.join(plugin.dir, 'plugin.yaml'));
+  // A tool plugin that mounts an MCP server has no code of ours to load: its tools are listed when first asked.
+  if (req.kind === 'tool' && plugin.manifest.mcp) return [];
   if (req.kind === 'tool' && (plugin.manifest.tools ?? []).length === 0) {
     return [{ ...at, reason: `tool plugin ${req.plugin} offers no tools (${manifestFile}: tools: lists each exported tool with its description and input_schema)` }];
   }

@@ -72,6 +72,20 @@ export interface PersonaContext extends PersonaStart {
   concurrentCycles(): number;
   /** the MCP server the kernel hands this persona's executors (LoopOptions.mcpServer), or null */
   mcp: McpServerSpec | null;
+  /** the persona's tools: the names it offers (what its MCP server lists; null when they cannot be listed) and this cycle's calls so far */
+  tools: { offered(): Promise<string[] | null>; calls(): readonly ToolCallNote[] };
+}
+
+/** One tool call of the persona: its `tool_call` event, for what a session's manifest records. */
+export interface ToolCallNote {
+  tool: string;
+  /** who asked: `mcp` (an agent through mcp serve), `binding` (a plugin), `cli` (tools call) */
+  via: 'binding' | 'mcp' | 'cli';
+  ok: boolean;
+  /** the error's code when it failed (RTC_ERR_...; null for an error without one) */
+  code: string | null;
+  /** the tool_call event's seq (null only while its append is in flight) */
+  seq: number | null;
 }
 
 /** One cycle, as its steps see it. */

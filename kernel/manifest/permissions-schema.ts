@@ -34,7 +34,8 @@ const KINDS = ['read', 'write', 'net', 'env', 'run'] as const satisfies readonly
 /** `${home}` is an executor's provider home (`<state>/<persona>/brain/providers/<executor>`), HOME of its sessions; `${draft}` a gate's draft snapshot. */
 export type PathVariables = Partial<Record<'plugin' | 'state' | 'workspace' | 'session' | 'scratch' | 'home' | 'draft', string>>;
 
-function expand(value: string, vars: PathVariables): string {
+/** Fills `${plugin}`, `${state}`, ... in a value; an unknown placeholder is left as written. */
+export function expand(value: string, vars: PathVariables): string {
   return value.replace(/\$\{(\w+)\}/g, (whole, name: string) => vars[name as keyof PathVariables] ?? whole);
 }
 

@@ -34,21 +34,49 @@ export const toolDeclarationSchema = z.strictObject({
 });
 export type ToolDeclaration = z.infer<typeof toolDeclarationSchema>;
 
+/** An environment variable name (what `mcp.env` and `mcp.pass_env` name). */
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name');
+
+/**
+ * A tool plugin that mounts an MCP server instead of running code of its own: the kernel
+ * starts `command` (resolved on PATH like a `run` permission, and needing one) as a
+ * subprocess under the plugin's grant, lists its tools and proxies each call, audited,
+ * recorded and metered. The server's environment is only what is declared here.
+ */
+export const mcpServerDeclarationSchema = z.strictObject({
+  command: z.string().min(1).describe('the server program; a bare name is looked up on the persona\'s PATH and must be granted by permissions.run'),
+  args: z.array(z.string()).default([]).describe('its arguments (placeholders such as ${plugin} and ${state} are filled)'),
+  env: z.record(envName, z.string()).default({}).describe('variables the server gets, with these values (placeholders filled); nothing else of any environment reaches it but pass_env'),
+  pass_env: z.array(envName).default([]).describe('variables copied from the persona\'s environment (each must be granted by permissions.env)'),
+});
+export type McpServerDeclaration = z.infer<typeof mcpServerDeclarationSchema>;
+
 export const pluginManifestSchema = z.strictObject({
   $schema: z.string().optional(),
   id: z.string().regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, 'dotted lowercase id such as executor.codex').describe('unique plugin id, e.g. executor.codex'),
   version: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'a semantic version such as 1.0.0'),
   kind: z.enum(PLUGIN_KINDS),
-  entry: z.string().regex(/^[^/].*\.(ts|js|mts|mjs)$/, 'a relative .ts or .js file').refine((p) => !p.split('/').includes('..'), 'must stay inside the plugin folder'),
+  entry: z.string().regex(/^[^/].*\.(ts|js|mts|mjs)$/, 'a relative .ts or .js file').refine((p) => !p.split('/').includes('..'), 'must stay inside the plugin folder').optional().describe('the code (required, except for a tool plugin that mounts an MCP server)'),
   description: z.string().min(1).max(1024),
   permissions: permissionsSchema.default({}),
   bindings: z.array(z.enum(BINDING_NAMES)).default([]).describe('kernel powers Deno has no word for, handed over only when declared and granted'),
   limits: limitsSchema.partial().default({}).describe('per-plugin limits; each is capped by the sandbox profile'),
   sandbox: z.string().regex(/^[a-z][a-z0-9-]*$/).default('trusted').describe('the sandbox profile the plugin runs under'),
-  exports: z.array(z.string().regex(/^[A-Za-z_$][\w$]*$/)).min(1).describe('the functions the kernel may call'),
+  exports: z.array(z.string().regex(/^[A-Za-z_$][\w$]*$/)).default([]).describe('the functions the kernel may call (at least one, except for a tool plugin that mounts an MCP server)'),
   tools: z.array(toolDeclarationSchema).min(1).optional().describe('kind tool only: the tools this plugin offers (each one of its exports); a persona can select only a tool plugin that lists some'),
+  mcp: mcpServerDeclarationSchema.optional().describe('kind tool only, instead of entry, exports and tools: an MCP server whose tools this plugin offers'),
   gate_check: gateCheckSectionSchema.optional().describe('kind gate-check only: which earlier checks this one reads'),
 }).superRefine((m, ctx) => {
+  if (m.mcp !== undefined) {
+    if (m.kind !== 'tool') ctx.addIssue({ code: 'custom', path: ['mcp'], message: `only tool plugins mount an MCP server, not ${m.kind} plugins` });
+    for (const field of ['entry', 'tools'] as const) {
+      if (m[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `a plugin that mounts an MCP server (mcp:) has no ${field}: its tools are the server's` });
+    }
+    if (m.exports.length > 0) ctx.addIssue({ code: 'custom', path: ['exports'], message: 'a plugin that mounts an MCP server (mcp:) has no exports: its tools are the server\'s' });
+    return;
+  }
+  if (m.entry === undefined) ctx.addIssue({ code: 'custom', path: ['entry'], message: 'is required (a relative .ts or .js file), unless the plugin mounts an MCP server (mcp:)' });
+  if (m.exports.length === 0) ctx.addIssue({ code: 'custom', path: ['exports'], message: 'must list at least one exported function' });
   if (m.kind !== 'tool' && m.tools !== undefined) ctx.addIssue({ code: 'custom', path: ['tools'], message: `only tool plugins declare tools, not ${m.kind} plugins` });
   for (const [i, tool] of (m.tools ?? []).entries()) {
     if (!m.exports.includes(tool.export)) ctx.addIssue({ code: 'custom', path: ['tools', i, 'export'], message: `"${tool.export}" is not in exports (${m.exports.join(', ')})` });

@@ -38,6 +38,12 @@ export interface InstanceOptions {
   bundle?: { code: string; digest: string };
 }
 
+/** CPU time an isolate has spent so far (in this process, or reported by its host process). */
+function cpuOf(runtime: IsolateRuntime | RemoteRuntime): number {
+  if (runtime instanceof RemoteRuntime) return runtime.cpuMs;
+  return runtime.disposed ? 0 : runtime.usage().cpuMs;
+}
+
 export class PluginInstance {
   readonly plugin: LoadedPlugin;
   readonly limits: Limits;
@@ -50,6 +56,8 @@ export class PluginInstance {
   #sourceMap: ReturnType<typeof parseSourceMap>;
   /** isolates built so far (a rebuild after a limit adds one) */
   builds = 0;
+  /** CPU and wall time of the last call (what a tool call is metered by) */
+  lastCall: { cpuMs: number; wallMs: number } = { cpuMs: 0, wallMs: 0 };
   /** calls in flight on this instance */
   #calls = 0;
 
@@ -119,12 +127,18 @@ export class PluginInstance {
     }
     const runtime = await this.#ensure();
     this.#calls++;
+    const started = performance.now();
+    const cpuBefore = cpuOf(runtime);
     try {
       return runtime instanceof RemoteRuntime ? await runtime.call(name, args) : await runtime.call(name, args, true);
     } catch (error) {
       if (isKernelError(error) && (error.isLimit || error.code === 'RTC_ERR_SANDBOX_DISPOSED')) runtime.dispose();
       throw locateError(error, `plugin:${this.plugin.manifest.id}`, this.#sourceMap, this.plugin.dir);
     } finally {
+      const wallMs = performance.now() - started;
+      // A runtime disposed by a limit can no longer say what it used: charge its wall time, up to the CPU limit.
+      const cpuMs = runtime.disposed ? Math.min(wallMs, this.limits.cpuMs) : Math.max(0, cpuOf(runtime) - cpuBefore);
+      this.lastCall = { cpuMs, wallMs };
       // A call is a run: what it left in flight (a fetch, a subprocess) ends with the last call out.
       if (--this.#calls === 0) this.broker.endScope();
     }
@@ -163,6 +177,11 @@ export class PluginInstance {
   async exportNames(): Promise<readonly string[]> {
     await this.#ensure();
     return this.#exportNames ?? [];
+  }
+
+  /** What the trace calls this instance: the plugin's id. */
+  get traceId(): string {
+    return this.plugin.manifest.id;
   }
 
   /** The bundle the instance runs (sha256 of its code), known after the first call. */

@@ -77,7 +77,8 @@ export function loadPlugin(dir: string, source = path.dirname(dir)): LoadedPlugi
   const file = path.join(dir, 'plugin.yaml');
   const manifest = readManifestFile(pluginManifestSchema, file, PROJECT_ROOT);
   const where = displayPath(file);
-  const entry = path.resolve(dir, manifest.entry);
+  if (manifest.mcp) return loadMount(manifest, dir, file, source);
+  const entry = path.resolve(dir, manifest.entry!);
   if (!existsSync(entry)) throw kernelError('RTC_ERR_MANIFEST_INVALID', `${where}: entry: file "${manifest.entry}" does not exist`, { details: { file: where, field: 'entry' } });
   const profile = loadSandboxProfile(manifest.sandbox);
   const over = overCeiling(manifest, dir, profile);
@@ -85,6 +86,25 @@ export function loadPlugin(dir: string, source = path.dirname(dir)): LoadedPlugi
     throw kernelError('RTC_ERR_PERMISSION_CEILING', `${where}: permissions: asks for ${over.join(', ')} beyond the "${profile.name}" profile's ceiling`, { details: { file: where, over } });
   }
   return { manifest, dir, entry, profile, source };
+}
+
+/**
+ * A tool plugin that mounts an MCP server: no code to resolve (`entry` is its plugin.yaml),
+ * and its command must be one its own manifest asks to run, within its profile's ceiling.
+ */
+function loadMount(manifest: PluginManifest, dir: string, file: string, source: string): LoadedPlugin {
+  const where = displayPath(file);
+  const profile = loadSandboxProfile(manifest.sandbox);
+  const over = overCeiling(manifest, dir, profile);
+  if (over.length > 0) {
+    throw kernelError('RTC_ERR_PERMISSION_CEILING', `${where}: permissions: asks for ${over.join(', ')} beyond the "${profile.name}" profile's ceiling`, { details: { file: where, over } });
+  }
+  const command = manifest.mcp!.command;
+  const gate = new PermissionGate([{ label: `manifest:${manifest.id}`, set: toPermissionSet(manifest.permissions, dir, { plugin: dir }) }]);
+  if (gate.query('run', command).state !== 'granted') {
+    throw kernelError('RTC_ERR_MANIFEST_INVALID', `${where}: mcp.command: "${command}" is not in permissions.run (the server runs under the plugin's run grant: add it there)`, { details: { file: where, field: 'mcp.command' } });
+  }
+  return { manifest, dir, entry: file, profile, source };
 }
 
 /** The plugin folders of one search-path folder, sorted (folders without a plugin.yaml are not plugins). */

@@ -7,13 +7,12 @@
  * Effects are kept in the order the plugin made them (the tape reserves each slot when the
  * call is made), so parallel work inside a plugin has an explicit order.
  */
-import { RecordingTape } from '../broker/tape.ts';
-import type { PluginInstance } from '../plugins/plugin-instance.ts';
+import { RecordingTape, type Tape } from '../broker/tape.ts';
 import { errorLine, isKernelError } from '../errors.ts';
 import { scrubber, type Scrubber } from '../redact/secret-values.ts';
 import { scrubEffectText } from './effect-scrub.ts';
 import type { PathCodec } from './path-codec.ts';
-import { TRACE_FORMAT_VERSION, traceHash, type TraceBody, type TracedCall, type TraceSummary } from './trace-record.ts';
+import { TRACE_FORMAT_VERSION, traceHash, type TraceBody, type TracedCall, type TraceRecord, type TraceSummary } from './trace-record.ts';
 import type { TraceStore } from './trace-store.ts';
 
 export interface CycleHeader {
@@ -35,6 +34,20 @@ export function resultText(outcome: { ok: unknown } | { err: unknown }): string 
   return JSON.stringify({ err: isKernelError(outcome.err) ? outcome.err.toBareLine() : errorLine(outcome.err) });
 }
 
+/**
+ * What can be recorded: a plugin instance, and the kernel's other callees that answer
+ * through a tape (a skill script, a mounted MCP server: kernel/tools/). `traceId` names it
+ * in the trace (`plugin`), `bundle` is the code it ran (kept in the blobs), `builds` counts
+ * fresh starts (an isolate built, a server started) so the trace can say `fresh`.
+ */
+export interface RecordedCallee {
+  readonly traceId: string;
+  readonly bundle: { code: string; digest: string } | undefined;
+  readonly builds: number;
+  readonly broker: { readonly context: { tape?: Tape } };
+  call(method: string, ...args: unknown[]): Promise<unknown>;
+}
+
 export class CycleRecorder {
   readonly #store: TraceStore;
   readonly #codec: PathCodec;
@@ -51,7 +64,7 @@ export class CycleRecorder {
     this.#scrub = scrub;
   }
 
-  async call(instance: PluginInstance, method: string, args: unknown[]): Promise<unknown> {
+  async call(instance: RecordedCallee, method: string, args: unknown[]): Promise<unknown> {
     const tape = new RecordingTape();
     const context = instance.broker.context;
     const buildsBefore = instance.builds;
@@ -69,14 +82,14 @@ export class CycleRecorder {
     return outcome.ok;
   }
 
-  #keep(instance: PluginInstance, method: string, args: unknown[], outcome: { ok: unknown } | { err: unknown }, tape: RecordingTape, fresh: boolean): void {
+  #keep(instance: RecordedCallee, method: string, args: unknown[], outcome: { ok: unknown } | { err: unknown }, tape: RecordingTape, fresh: boolean): void {
     const bundle = instance.bundle;
     // A call refused before its bundle was built (an unknown export) ran no plugin code.
     if (bundle === undefined) return;
     this.#store.keep(bundle.code);
     const text = (json: string) => this.#store.externalize(this.#codec.toRecord(json));
     this.#calls.push({
-      plugin: instance.plugin.manifest.id,
+      plugin: instance.traceId,
       bundle: `sha256:${bundle.digest}`,
       fresh,
       method,
@@ -86,15 +99,21 @@ export class CycleRecorder {
     });
   }
 
-  /** Writes the trace line (durably) and returns its summary for the cycle event. */
-  finish(): TraceSummary {
+  /** The trace line (undefined when no plugin was called) and its summary, written nowhere. */
+  seal(): { record: TraceRecord | undefined; summary: TraceSummary } {
     const body: TraceBody = { v: TRACE_FORMAT_VERSION, ...this.#header, calls: this.#calls };
     const hash = traceHash(body);
-    // A cycle that called no plugin has nothing to replay: its line is not written (one
-    // fsync less for every idle cycle); the event still carries the hash and `calls: 0`.
-    if (this.#calls.length > 0) this.#store.append({ ...body, hash });
     let effects = 0;
     for (const call of this.#calls) effects += call.effects.length;
-    return { hash, calls: this.#calls.length, effects };
+    return { record: this.#calls.length > 0 ? { ...body, hash } : undefined, summary: { hash, calls: this.#calls.length, effects } };
+  }
+
+  /** Writes the trace line (durably) and returns its summary for the cycle event. */
+  finish(): TraceSummary {
+    const { record, summary } = this.seal();
+    // A cycle that called no plugin has nothing to replay: its line is not written (one
+    // fsync less for every idle cycle); the event still carries the hash and `calls: 0`.
+    if (record) this.#store.append(record);
+    return summary;
   }
 }

@@ -34,11 +34,15 @@ import { pathCodec, type PathCodec } from './path-codec.ts';
 import { scrubEffectText } from './effect-scrub.ts';
 import { scrubber } from '../redact/secret-values.ts';
 import { INLINE_LIMIT, TRACE_FORMAT_VERSION, checkedTraceHash, traceSummarySchema, type TraceRecord, type TracedCall, type TracedText } from './trace-record.ts';
-import { TraceStore } from './trace-store.ts';
+import { TOOL_TRACE_FILE, TraceStore } from './trace-store.ts';
 import { traceSegmentsFor } from './trace-segments.ts';
 import { parseRollupLines } from '../history/index-entry.ts';
 import { readIndexEntries } from '../history/reader.ts';
 import { REPLAY_EPOCH_CYCLES } from '../loop/persona-runtime.ts';
+import { McpMount, mountCode } from '../tools/mcp-mount.ts';
+import { ScriptTool, type ScriptToolSpec } from '../tools/script-tool.ts';
+import { ScriptRunner } from '../run/script-runner.ts';
+import { sha256 } from '../build/bundle.ts';
 
 export interface ReplayOptions {
   stateDir: string;
@@ -64,6 +68,8 @@ export interface ReplayOptions {
   onNotice?: (line: string) => void;
   /** the shared database of a persona kept in Postgres (default: RUNTIMECTL_POSTGRES_DSN) */
   dsn?: string;
+  /** the scripts of a profile's selected skills (the composition's scriptTools): what a recorded script tool's grant is rebuilt from */
+  scriptTools?: (profile: PersonaProfile) => Promise<ScriptToolSpec[]>;
 }
 
 export interface BundleChange {
@@ -98,6 +104,8 @@ export interface ReplayReport {
   segments_read: { events: number; trace: number };
   calls: number;
   effects: number;
+  /** tool calls made outside any cycle (`mcp serve`, `tools call` on their own: trace/tools.jsonl) replayed, with --all */
+  tool_calls: number;
   /** cycle events without a trace (written before tracing existed): not replayable */
   unrecorded: number[];
   changed_bundles: BundleChange[];
@@ -201,6 +209,29 @@ function recordedCycles(backend: PersistenceBackend, store: TraceStore, range?: 
   return { cycles, unrecorded, segmentsRead: { events: eventSegments, trace: traceSegments } };
 }
 
+/** The recorded tool calls made outside any cycle, in log order: each `tool_call` event naming a line of trace/tools.jsonl. */
+async function recordedToolCalls(persistence: PersistenceProvider, personaDir: string, personaId: string, registry: PluginRegistry): Promise<{ seq: number; trace: TraceRecord }[]> {
+  const store = new TraceStore(personaDir, { readonly: true, file: TOOL_TRACE_FILE });
+  const backend = await persistence.open(personaDir, undefined, { readonly: true, personaId, registry });
+  const named: { seq: number; hash: string }[] = [];
+  try {
+    for (const event of backend.events.read()) {
+      const trace = event.type === 'tool_call' ? (event.payload.trace as { file?: string; hash?: string } | undefined) : undefined;
+      if (trace?.file === TOOL_TRACE_FILE && typeof trace.hash === 'string') named.push({ seq: event.seq, hash: trace.hash });
+    }
+  } finally {
+    await backend.close();
+  }
+  if (named.length === 0) return [];
+  const byHash = new Map<string, TraceRecord>();
+  for (const { record } of store.read()) byHash.set(record.hash, record);
+  return named.map(({ seq, hash }) => {
+    const trace = byHash.get(hash);
+    if (!trace) recordingError(`${personaId} tool call (event seq ${seq}): its trace ${hash.slice(0, 16)}… is not in ${TOOL_TRACE_FILE}`, { seq });
+    return { seq, trace };
+  });
+}
+
 /** The latest cycle at or before `target` from which every plugin called up to it was first called fresh, or -1. */
 function findStart(cycles: readonly RecordedCycle[], target: number): number {
   for (let start = target; start >= 0; start--) {
@@ -258,7 +289,10 @@ class Replayer {
   readonly #shim: CompiledSource;
   readonly #cacheDir: string;
   readonly #profiles = new Map<string, PersonaProfile>();
-  readonly #instances = new Map<string, { instance: PluginInstance; bundle: string; profile: string }>();
+  readonly #instances = new Map<string, { instance: PluginInstance | McpMount | ScriptTool; bundle: string; profile: string }>();
+  readonly #scriptTools: ReplayOptions['scriptTools'];
+  readonly #scriptSpecs = new Map<string, Promise<ScriptToolSpec[]>>();
+  #runner: ScriptRunner | undefined;
   calls = 0;
   effects = 0;
 
@@ -266,7 +300,8 @@ class Replayer {
 
   readonly #pluginEnv: ReplayOptions['pluginEnv'];
 
-  constructor(o: { store: TraceStore; stateDir: string; plugins: Map<string, LoadedPlugin>; shim: CompiledSource; cacheDir: string; installed: boolean; pluginEnv: ReplayOptions['pluginEnv'] }) {
+  constructor(o: { store: TraceStore; stateDir: string; plugins: Map<string, LoadedPlugin>; shim: CompiledSource; cacheDir: string; installed: boolean; pluginEnv: ReplayOptions['pluginEnv']; scriptTools: ReplayOptions['scriptTools'] }) {
+    this.#scriptTools = o.scriptTools;
     this.#installed = o.installed;
     this.#pluginEnv = o.pluginEnv;
     this.#store = o.store;
@@ -302,17 +337,43 @@ class Replayer {
     });
   }
 
-  #instance(trace: TraceRecord, call: TracedCall): PluginInstance {
+  async #instance(trace: TraceRecord, call: TracedCall): Promise<PluginInstance | McpMount | ScriptTool> {
     const held = this.#instances.get(call.plugin);
     if (held && !call.fresh && held.bundle === call.bundle && held.profile === trace.profile) return held.instance;
     held?.instance.dispose();
+    if (call.plugin.startsWith('skill:')) return this.#script(trace, call);
     const plugin = this.#plugins.get(call.plugin);
     if (!plugin) recordingError(`${trace.persona} cycle ${trace.cycle}: plugin ${call.plugin} is not installed; its manifest is needed for the grant it ran under`, { plugin: call.plugin });
+    if (plugin.manifest.mcp) {
+      // a mounted MCP server: every call's answer is on the tape, so no server is started
+      const o = this.#options(trace);
+      const mount = new McpMount(plugin, { allow: o.allow, vars: o.vars, env: o.env, cwd: o.otherCwd });
+      this.#instances.set(call.plugin, { instance: mount, bundle: call.bundle, profile: trace.profile });
+      return mount;
+    }
     const kind = plugin.manifest.kind as PersonaPluginKind;
     const bundle = this.#installed ? undefined : { code: this.#store.blobs.get(call.bundle).toString('utf8'), digest: call.bundle.slice('sha256:'.length) };
     const instance = buildPersonaPlugin(this.#options(trace), plugin, kind, bundle);
     this.#instances.set(call.plugin, { instance, bundle: call.bundle, profile: trace.profile });
     return instance;
+  }
+
+  /**
+   * A skill's script, run on its recorded bundle (or, with --installed, its current file)
+   * under the grant its skill's manifest gives now: the skill must still be there, as a
+   * plugin must still be installed.
+   */
+  async #script(trace: TraceRecord, call: TracedCall): Promise<ScriptTool> {
+    const profile = this.#profile(trace.profile, trace.persona);
+    let specs = this.#scriptSpecs.get(trace.profile);
+    if (!specs) this.#scriptSpecs.set(trace.profile, (specs = this.#scriptTools?.(profile) ?? Promise.resolve([])));
+    const spec = (await specs).find((s) => s.traceId === call.plugin);
+    if (!spec) recordingError(`${trace.persona} cycle ${trace.cycle}: ${call.plugin} is not a script of a skill the recorded profile selects (in the skill folders given); its skill's manifest is needed for the grant it ran under`, { plugin: call.plugin });
+    const o = this.#options(trace);
+    const bundle = this.#installed ? undefined : { code: this.#store.blobs.get(call.bundle).toString('utf8'), digest: call.bundle.slice('sha256:'.length) };
+    const tool = new ScriptTool(spec, { allow: o.allow, vars: o.vars, env: o.env, cwd: o.otherCwd, cpuSeconds: o.cpuSeconds }, () => (this.#runner ??= new ScriptRunner(this.#shim, { cacheDir: this.#cacheDir })), bundle);
+    this.#instances.set(call.plugin, { instance: tool, bundle: call.bundle, profile: trace.profile });
+    return tool;
   }
 
   /** Replays one cycle; returns its divergence, or null when it matched. */
@@ -340,7 +401,7 @@ class Replayer {
         answer: this.#codec.fromRecord(this.#store.internalize(e.answer)),
       }));
       const argsText = this.#store.internalize(call.args);
-      const instance = this.#instance(trace, call);
+      const instance = await this.#instance(trace, call);
       const tape = new ReplayTape(effects, where, { normalize: (args, op) => this.#codec.toRecord(scrubEffectText(op, 'args', args, this.#scrub)) });
       instance.broker.context.tape = tape;
       let outcome: { ok: unknown } | { err: unknown };
@@ -397,6 +458,8 @@ class Replayer {
   dispose(): void {
     for (const { instance } of this.#instances.values()) instance.dispose();
     this.#instances.clear();
+    void this.#runner?.close();
+    this.#runner = undefined;
   }
 }
 
@@ -404,9 +467,12 @@ class Replayer {
 async function bundleChanges(used: Map<string, Set<string>>, plugins: Map<string, LoadedPlugin>, cacheDir: string): Promise<BundleChange[]> {
   const out: BundleChange[] = [];
   for (const [plugin, recorded] of [...used.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    // a skill's script is no installed plugin: whether its file changed is not reported here
+    if (plugin.startsWith('skill:')) continue;
     const loaded = plugins.get(plugin);
     let installed: string | null = null;
-    if (loaded) {
+    if (loaded?.manifest.mcp) installed = `sha256:${sha256(mountCode(loaded.manifest.mcp))}`;
+    else if (loaded) {
       try {
         installed = `sha256:${(await bundleEntry(loaded.entry, cacheDir)).digest}`;
       } catch (error) {
@@ -484,12 +550,13 @@ async function replayWith(options: ReplayOptions, backend: PersistenceBackend, s
     segments_read: segmentsRead,
     calls: 0,
     effects: 0,
+    tool_calls: 0,
     unrecorded,
     changed_bundles: changed,
     divergence: null,
     ok: true,
   };
-  const replayer = new Replayer({ store, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false, pluginEnv: options.pluginEnv });
+  const replayer = new Replayer({ store, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false, pluginEnv: options.pluginEnv, scriptTools: options.scriptTools });
   try {
     for (const [i, c] of selected.entries()) {
       report.divergence = c.trace ? await replayer.cycle(c.trace, c.trace.hash) : null;
@@ -502,6 +569,25 @@ async function replayWith(options: ReplayOptions, backend: PersistenceBackend, s
   }
   report.calls = replayer.calls;
   report.effects = replayer.effects;
+  // Tool calls made outside any cycle, with every cycle: in their own replayer (their isolates were their session's, not the loop's).
+  if (options.cycle === undefined && options.fromCycle === undefined && report.divergence === null) {
+    const toolCalls = await recordedToolCalls(options.persistence, backend.personaDir, options.personaId, registry);
+    if (toolCalls.length > 0) {
+      const toolStore = new TraceStore(backend.personaDir, { readonly: true, file: TOOL_TRACE_FILE });
+      const tools = new Replayer({ store: toolStore, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false, pluginEnv: options.pluginEnv, scriptTools: options.scriptTools });
+      try {
+        for (const { trace } of toolCalls) {
+          report.divergence = await tools.cycle(trace, trace.hash);
+          if (report.divergence) break;
+          report.tool_calls += 1;
+        }
+      } finally {
+        tools.dispose();
+      }
+      report.calls += tools.calls;
+      report.effects += tools.effects;
+    }
+  }
   report.ok = report.divergence === null;
   return report;
 }

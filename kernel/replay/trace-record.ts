@@ -48,7 +48,8 @@ export type TracedCall = z.output<typeof tracedCallSchema>;
 export const traceRecordSchema = z.strictObject({
   v: z.literal(TRACE_FORMAT_VERSION),
   persona: z.string().min(1),
-  cycle: z.number().int().positive(),
+  /** the cycle; for a tool call outside any cycle (trace/tools.jsonl), the cycles completed before it (0: none) */
+  cycle: z.number().int().nonnegative(),
   /** the cycle's clock reading (the loop's `now`) */
   now: z.number(),
   /** sha256 of the persona profile's bytes; the text is in trace/blobs/ */

@@ -16,7 +16,9 @@
  * that hold it.
  */
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, ftruncateSync, statSync, writeSync, fdatasyncSync, constants } from 'node:fs';
+import { fdatasync, write } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { kernelError } from '../errors.ts';
 import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
 import { contentStore, sha256Digest, type ContentStore } from '../storage/content-store.ts';
@@ -27,8 +29,15 @@ import { isTraceHeader, openTraceIndex, sealTrace, traceSegmentsFor, type TraceS
 import { decompressSegment } from '../history/seal.ts';
 import { openRegular } from '../storage/safe-read.ts';
 
+const fdatasyncAsync = promisify(fdatasync);
+function writeAsync(fd: number, bytes: Buffer, offset: number, length: number): Promise<number> {
+  return new Promise((resolve, reject) => write(fd, bytes, offset, length, null, (error, n) => (error ? reject(error) : resolve(n))));
+}
+
 export const TRACE_DIR = 'trace';
 export const TRACE_FILE = path.join(TRACE_DIR, 'cycles.jsonl');
+/** Tool calls made outside any cycle (`runtimectl mcp serve`, `tools call`): one line each, named by a `tool_call` event. */
+export const TOOL_TRACE_FILE = path.join(TRACE_DIR, 'tools.jsonl');
 
 export interface TraceLine {
   /** 1-based line in cycles.jsonl */
@@ -57,18 +66,23 @@ export class TraceStore {
   /** sealed trace segments, their index and their stubs (kernel/history) */
   readonly history: HistoryStorage;
   #fd: number | undefined;
+  readonly #segmented: boolean;
   readonly #stored = new Set<string>();
 
   readonly #storage: TraceStorage | undefined;
 
   /**
-   * The trace in the persona folder, or in `options.storage` when the persona's backend keeps
-   * it (postgres: rows, one open segment that is never sealed; the folder's history is empty).
+   * `file`: the trace file under the persona folder (default: the cycles' trace, which seals
+   * into segments with the event log); blobs are shared. Another file (tools.jsonl) is one
+   * plain file: it has no sealed segments. `storage`: the cycles' trace kept by the persona's
+   * backend instead (postgres: rows, one open segment that is never sealed; the folder's
+   * history is empty).
    */
-  constructor(personaDir: string, options: { readonly?: boolean; storage?: TraceStorage } = {}) {
+  constructor(personaDir: string, options: { readonly?: boolean; file?: string; storage?: TraceStorage } = {}) {
     this.personaDir = personaDir;
     this.#storage = options.storage;
-    this.file = options.storage?.location ?? path.join(personaDir, TRACE_FILE);
+    this.file = options.storage?.location ?? path.join(personaDir, options.file ?? TRACE_FILE);
+    this.#segmented = (options.file ?? TRACE_FILE) === TRACE_FILE;
     this.blobs = options.storage?.blobs ?? contentStore(path.join(personaDir, TRACE_DIR, 'blobs'), { base: personaDir, code: 'RTC_ERR_REPLAY_RECORDING', what: 'a recorded blob' });
     this.history = fileHistoryStorage({ dir: path.join(personaDir, TRACE_DIR), label: `${path.basename(personaDir)}/${TRACE_DIR}`, ...(options.readonly || options.storage ? { readonly: true } : {}) });
   }
@@ -79,6 +93,7 @@ export class TraceStore {
    */
   async seal(): Promise<TraceSealed | undefined> {
     if (this.#storage) return undefined;
+    if (!this.#segmented) throw new Error(`${this.#where()} does not seal: only the cycles' trace does`);
     this.close();
     return sealTrace(this.file, this.history, (text, where) => this.checkLines(text, where));
   }
@@ -89,6 +104,7 @@ export class TraceStore {
    */
   async recover(): Promise<TraceSealed | undefined> {
     if (this.#storage) return undefined;
+    if (!this.#segmented) return undefined;
     const index = openTraceIndex(this.file);
     if (!this.history.list().segments.some((s) => s.index === index && !s.archived)) return undefined;
     return this.seal();
@@ -165,6 +181,39 @@ export class TraceStore {
     }
   }
 
+  /**
+   * Appends lines durably without blocking the event loop: lines queued while a write is on
+   * disk go out together in the next write (group commit). Resolves when this line is synced.
+   */
+  appendAsync(record: TraceRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ text: `${JSON.stringify(record)}\n`, resolve, reject });
+      if (!this.#writing) void this.#drain();
+    });
+  }
+
+  readonly #queue: { text: string; resolve: () => void; reject: (error: Error) => void }[] = [];
+  #writing = false;
+
+  async #drain(): Promise<void> {
+    this.#writing = true;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, this.#queue.length);
+      try {
+        const fd = this.#open();
+        const bytes = Buffer.from(batch.map((b) => b.text).join(''));
+        let written = 0;
+        while (written < bytes.length) written += await writeAsync(fd, bytes, written, bytes.length - written);
+        await fdatasyncAsync(fd);
+        for (const b of batch) b.resolve();
+      } catch (error) {
+        const failure = kernelError('RTC_ERR_TRACE_WRITE', `${path.relative(this.personaDir, this.file)}: ${(error as Error).message}`, { cause: error });
+        for (const b of batch) b.reject(failure);
+      }
+    }
+    this.#writing = false;
+  }
+
   #open(): number {
     if (this.#fd !== undefined) return this.#fd;
     mkdirSync(path.dirname(this.file), { recursive: true });
@@ -200,7 +249,7 @@ export class TraceStore {
   read(range?: { fromCycle: number; toCycle: number }): TraceLine[] {
     const out: TraceLine[] = [];
     // Sealed segments first (those that may hold the range), then the open one.
-    for (const segment of traceSegmentsFor(this.history, range)) {
+    for (const segment of this.#segmented ? traceSegmentsFor(this.history, range) : []) {
       if (segment.archived) {
         throw kernelError('RTC_ERR_HISTORY_ARCHIVED', `${segment.name}: trace segment ${segment.index} is archived in ${segment.archived.archive.path}; restore it with "runtimectl archive restore" to replay its cycles`, { details: { file: segment.name } });
       }

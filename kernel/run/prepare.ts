@@ -10,7 +10,9 @@ import { pathToFileURL } from 'node:url';
 import { bundleEntry, readSourceMap } from '../build/bundle.ts';
 import { stackMapper, type StackMapper } from '../build/stack-remap.ts';
 import { kernelError } from '../errors.ts';
-import type { AuditEvent } from '../broker/op.ts';
+import type { AuditEvent, OsSandboxSettings, WorldSources } from '../broker/op.ts';
+import type { Tape } from '../broker/tape.ts';
+import type { PermissionLayer } from '../permissions/gate.ts';
 import { CapabilityBroker } from '../broker/broker.ts';
 import { loadSandboxProfile, type Limits, type SandboxProfile } from '../manifest/sandbox-profile.ts';
 import type { WriteQuota, WriteQuotaLimits } from '../broker/write-quota.ts';
@@ -36,6 +38,21 @@ export interface PrepareRequest {
   writeQuota?: WriteQuotaLimits | WriteQuota;
   /** told of Deno's start-up warnings (a `--allow-run` name that resolves to nothing) */
   warn?: (line: string) => void;
+  /**
+   * The grant's layers instead of the flags' (a skill script run as a tool: the skill's
+   * manifest and the persona's allow); the profile's ceiling is added after them.
+   */
+  layers?: PermissionLayer[];
+  /** who the broker's audit events name (default `script:<file name>`) */
+  subject?: string;
+  /** a recording or replay tape for the run's effects */
+  tape?: Tape;
+  /** the clock and randomness the script sees (default: the host's) */
+  sources?: WorldSources;
+  /** run this recorded bundle instead of building `file` (a replay) */
+  bundle?: { code: string; digest: string };
+  /** the OS sandbox of the module's subprocesses (default: required, the kernel's cache hidden) */
+  os?: OsSandboxSettings;
 }
 
 export interface PreparedModule {
@@ -43,6 +60,8 @@ export interface PreparedModule {
   profile: SandboxProfile;
   limits: Limits;
   source: CompiledSource;
+  /** the code that runs (what a recording keeps) */
+  bundle: { code: string; digest: string };
   broker: CapabilityBroker;
   mapper: StackMapper;
 }
@@ -58,13 +77,15 @@ export function resolveProfile(name: string | undefined, overrides: Partial<Scri
 export async function prepareModule(request: PrepareRequest): Promise<PreparedModule> {
   const { profile, limits } = resolveProfile(request.profile, request.limits);
   const file = path.resolve(request.cwd, request.file);
-  if (!existsSync(file) || !statSync(file).isFile()) throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `module not found: ${request.file}`);
-  const bundle = await bundleEntry(file, request.cacheDir, 'module', { main: request.main ?? true });
+  if (!request.bundle && (!existsSync(file) || !statSync(file).isFile())) throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `module not found: ${request.file}`);
+  const bundle = request.bundle ?? (await bundleEntry(file, request.cacheDir, 'module', { main: request.main ?? true }));
   const source = withCodeCache(bundle.code, bundle.digest, `file://${file}`, request.cacheDir);
-  const layers = [flagsLayer(request.permissionFlags, request.cwd), profileLayer(profile, request.cwd)];
+  const layers = [...(request.layers ?? [flagsLayer(request.permissionFlags, request.cwd)]), profileLayer(profile, request.cwd)];
   const broker = new CapabilityBroker(
     brokerContext({
-      subject: `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: request.audit,
+      subject: request.subject ?? `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: request.audit,
+      ...(request.tape ? { tape: request.tape } : {}),
+      ...(request.sources ? { sources: request.sources } : {}),
       mainModule: pathToFileURL(file).href, execPath: denoExecPath(request.cacheDir), cacheDir: request.cacheDir,
       ...(request.warn ? { warn: request.warn } : {}),
       ...(request.writeQuota ? { writeQuota: request.writeQuota } : {}),
@@ -72,7 +93,7 @@ export async function prepareModule(request: PrepareRequest): Promise<PreparedMo
   );
   // The module's subprocesses (run.output and spawn) run in the OS sandbox from its grant; the
   // kernel's cache stays hidden even under -A.
-  broker.context.os = { mode: 'required', hide: [request.cacheDir] };
+  broker.context.os = request.os ?? { mode: 'required', hide: [request.cacheDir] };
   const mapper = stackMapper(source.filename, readSourceMap(bundle.digest, request.cacheDir), path.dirname(file));
-  return { file, profile, limits, source, broker, mapper };
+  return { file, profile, limits, source, bundle: { code: bundle.code, digest: bundle.digest }, broker, mapper };
 }

@@ -33,6 +33,22 @@ export interface ScriptRunRequest {
   limits?: Partial<ScriptLimits>;
   /** bytes and files/folders the run may add to the disk, enforced as it writes (kernel/broker/write-quota.ts) */
   writeQuota?: { maxBytes: number; maxEntries: number };
+  /**
+   * A skill script run as a tool (kernel/tools/script-tool.ts): its grant's layers instead of
+   * `permissionFlags`' (the profile's ceiling is added), who the audit names, the tape its
+   * effects go on, the clock it sees, the recorded bundle to run instead of building `file`,
+   * and where its capability decisions are audited (default: the runner's).
+   */
+  layers?: import('../permissions/gate.ts').PermissionLayer[];
+  subject?: string;
+  tape?: import('../broker/tape.ts').Tape;
+  sources?: import('../broker/op.ts').WorldSources;
+  bundle?: { code: string; digest: string };
+  /** told the code that runs, once it is built (what a recording keeps); not told when the build failed */
+  onBundle?: (bundle: { code: string; digest: string }) => void;
+  audit?: (event: import('../broker/op.ts').AuditEvent) => void;
+  /** the OS sandbox of the script's subprocesses (default: required, the kernel's cache hidden) */
+  os?: import('../broker/op.ts').OsSandboxSettings;
 }
 
 export interface ScriptRunResult {

@@ -65,11 +65,12 @@ export class ScriptRunner {
     };
     let prepared;
     try {
-      prepared = await prepareModule({ ...request, cacheDir: this.cacheDir, audit: this.#options.audit, warn: (line) => stderr.push(line) });
+      prepared = await prepareModule({ ...request, cacheDir: this.cacheDir, audit: request.audit ?? this.#options.audit, warn: (line) => stderr.push(line) });
     } catch (error) {
       if (isKernelError(error)) return failed(error);
       throw error;
     }
+    request.onBundle?.(prepared.bundle);
     const { profile, limits, source, mapper } = prepared;
     broker = prepared.broker;
     // The uncaught-error report is one write: its frames are mapped to the script's own lines.

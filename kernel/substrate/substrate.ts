@@ -34,7 +34,7 @@ const digest = z.string().regex(/^[0-9a-f]{64}$/);
 const bundleSchema = z.union([
   // `host` was the record of a host-module persistence backend (before backends ran in isolates):
   // still read, so an older substrate.json compares as a change rather than failing to load.
-  z.strictObject({ kind: z.enum(['isolate', 'host']), entry: z.string(), digest, inputs: z.record(z.string(), digest) }),
+  z.strictObject({ kind: z.enum(['isolate', 'host', 'mcp']), entry: z.string(), digest, inputs: z.record(z.string(), digest) }),
   z.strictObject({ error: z.string() }),
 ]);
 
@@ -70,7 +70,11 @@ export interface SubstrateOptions {
 
 /** A plugin's bundle digest (every kind runs in an isolate, persistence backends included). */
 export async function pluginBundleRecord(plugin: LoadedPlugin, cacheDir: string = defaultCacheDir()): Promise<BundleRecord> {
-  const entry = plugin.manifest.entry;
+  if (plugin.manifest.mcp) {
+    // A mounted MCP server has no code of ours: what it is, is the server it declares.
+    return { kind: 'mcp', entry: 'plugin.yaml', digest: sha256(canonicalJson(plugin.manifest.mcp)), inputs: {} };
+  }
+  const entry = plugin.manifest.entry!;
   try {
     const bundle = await bundleEntry(plugin.entry, cacheDir);
     return { kind: 'isolate', entry, digest: bundle.digest, inputs: bundle.inputs };

@@ -7,6 +7,9 @@
  *   usage_format   codex-json | claude-stream-json | codex-stderr | none (default none)
  *   spends_tokens  false for a command that calls no model (default true: the cautious
  *                  answer, so budgets apply)
+ * The persona's MCP server, when the kernel hands one (its tools), is in the command's
+ * environment as RUNTIMECTL_MCP_SERVER: one JSON object {name, command, args, env}, for the
+ * command to start as its own child over stdio.
  */
 import { stringList, type ExecutorInput, type ExecutorResult } from '../executor-shared/contract.ts';
 import { runCli, SESSION_FILES } from '../executor-shared/session.ts';
@@ -30,5 +33,6 @@ export async function run(input: ExecutorInput): Promise<ExecutorResult> {
   }
   const promptFile = `${input.paths.session_dir.replace(/\/+$/, '')}/${SESSION_FILES.prompt}`;
   const args = raw.map((a) => a.replaceAll('{prompt_file}', promptFile));
-  return runCli(input, { plugin: 'executor.command', command, args, env: { HOME: input.paths.provider_home }, parse });
+  const mcp: Record<string, string> = input.mcp ? { RUNTIMECTL_MCP_SERVER: JSON.stringify({ name: input.mcp.name, command: input.mcp.command, args: input.mcp.args, env: input.mcp.env ?? {} }) } : {};
+  return runCli(input, { plugin: 'executor.command', command, args, env: { HOME: input.paths.provider_home, ...mcp }, parse });
 }

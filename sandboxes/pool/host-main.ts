@@ -84,12 +84,15 @@ async function load(message: Extract<ToHost, { t: 'load' }>): Promise<void> {
 
 async function call(message: Extract<ToHost, { t: 'call' }>): Promise<void> {
   const runtime = instances.get(message.runId);
+  // CPU time the isolate spent on this call, for the kernel's metering (a tool call counts against its cycle)
+  const cpuBefore = runtime && !runtime.disposed ? runtime.usage().cpuMs : 0;
+  const cpuMs = () => (runtime && !runtime.disposed ? Math.max(0, runtime.usage().cpuMs - cpuBefore) : 0);
   try {
     if (!runtime || runtime.disposed) throw Object.assign(new Error('the isolate was disposed'), { name: 'KernelError', code: 'RTC_ERR_SANDBOX_DISPOSED' });
     const value = await runtime.call(message.name, JSON.parse(message.argsJson) as unknown[], false);
-    send({ t: 'result', runId: message.runId, callId: message.callId, json: JSON.stringify(value ?? null) });
+    send({ t: 'result', runId: message.runId, callId: message.callId, json: JSON.stringify(value ?? null), cpuMs: cpuMs() });
   } catch (error) {
-    send({ t: 'result', runId: message.runId, callId: message.callId, error: wireError(error) });
+    send({ t: 'result', runId: message.runId, callId: message.callId, error: wireError(error), cpuMs: cpuMs() });
   }
 }
 

@@ -40,6 +40,6 @@ export type FromHost =
   | { t: 'out'; runId: number; fd: 1 | 2 | 3; text: string }
   | { t: 'done'; runId: number; outcome: Omit<RunOutcome, 'limit'> & { limit?: { code: string; message: string } }; usage: Usage }
   | { t: 'loaded'; runId: number; exports?: string[]; error?: WireError }
-  | { t: 'result'; runId: number; callId: number; json?: string; error?: WireError }
+  | { t: 'result'; runId: number; callId: number; json?: string; error?: WireError; cpuMs?: number }
   // a code cache V8 produced for a source the kernel sent (base64); the kernel seals and keeps it for other host processes
   | { t: 'code-cache'; digest: string; data: string };

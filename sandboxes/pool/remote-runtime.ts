@@ -41,6 +41,8 @@ export class RemoteRuntime {
   #nextCall = 1;
   #disposed = false;
   exportNames: readonly string[] = [];
+  /** CPU time the isolate spent in calls so far, as its host reports it with each result */
+  cpuMs = 0;
 
   private constructor(host: SandboxHost, options: RemoteRuntimeOptions) {
     this.#host = host;
@@ -102,6 +104,7 @@ export class RemoteRuntime {
         this.#settle(0, m.error ? { error: m.error } : {});
         break;
       case 'result':
+        this.cpuMs += m.cpuMs ?? 0;
         this.#settle(m.callId, m.error ? { error: m.error } : { value: m.json === undefined ? undefined : JSON.parse(m.json) });
         break;
       default:

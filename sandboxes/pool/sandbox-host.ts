@@ -10,7 +10,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import * as esbuild from 'esbuild';
+import type * as esbuild from 'esbuild';
+import { loadEsbuild } from '../../kernel/build/esbuild.ts';
 import { readCodeCache, writeCodeCache } from '../../kernel/build/bundle.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import type { CompiledSource } from '../isolate/isolate-runtime.ts';
@@ -28,7 +29,7 @@ let hostScript: Promise<string> | undefined;
 /** The host process's code, bundled once per kernel process, in memory, so a child starts without a TS loader. */
 export function buildHostScript(): Promise<string> {
   hostScript ??= (async () => {
-    const result = await esbuild.build({
+    const result = await (await loadEsbuild()).build({
       entryPoints: [HOST_ENTRY],
       bundle: true,
       write: false,

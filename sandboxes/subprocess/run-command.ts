@@ -244,8 +244,8 @@ function launchSandboxedNow(req: LaunchTarget, executable: string, sandbox: OsSa
 }
 
 /** setpriv ties an unsandboxed child to the kernel's life (PR_SET_PDEATHSIG) where util-linux has it. */
-const SETPRIV = '/usr/bin/setpriv';
-function hasSetpriv(): boolean {
+export const SETPRIV = '/usr/bin/setpriv';
+export function hasSetpriv(): boolean {
   try {
     accessSync(SETPRIV, constants.X_OK);
     return true;

@@ -39,6 +39,13 @@ test('two stages: the build stage compiles the native addons, the runtime stage 
   const buildRuns = build!.body.filter((i) => i.getKeyword() === 'RUN').map((i) => args(i).join(' '));
   assert.ok(buildRuns.some((r) => /npm ci\b.*--omit=dev/.test(r)), 'npm ci (which compiles isolated-vm) runs in the build stage');
   assert.ok(buildRuns.some((r) => /--no-node-snapshot bin\/runtimectl\.js --version/.test(r)), 'the build proves the kernel starts');
+  // The precompiled CLI is built after the last source is copied and before the start check.
+  const body = build!.body.map((i) => `${i.getKeyword()} ${args(i).join(' ')}`);
+  const compile = body.findIndex((line) => /^RUN node bin\/build-cli\.mjs\b/.test(line));
+  const lastSource = body.findLastIndex((line) => /^COPY (cli|kernel|features|plugins|sandboxes) /.test(line));
+  const startCheck = body.findIndex((line) => /--version/.test(line));
+  assert.ok(compile > lastSource && compile < startCheck, 'bin/build-cli.mjs runs after the sources are copied and before the start check');
+  assert.ok(body.findIndex((line) => /^COPY bin /.test(line)) < body.findIndex((line) => /npm ci\b/.test(line)), 'bin/ is there for npm ci\'s prepare script');
   // dockerfile-ast keeps flags (--from, --chown) apart from the arguments.
   const copies = runtime!.body.filter((i) => i.getKeyword() === 'COPY').map((i) => i.getTextContent());
   assert.ok(copies.some((c) => /--from=build\b/.test(c)), 'the runtime stage copies the built tree from the build stage');

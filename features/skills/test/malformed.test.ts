@@ -12,7 +12,7 @@ import { loadSkillCatalog, type SkillRefusal } from '../catalog.ts';
 const FIXTURES = path.resolve(import.meta.dirname, '../../../test/fixtures/skills/malformed');
 
 const EXPECTED: Record<string, { field: string; reason: RegExp }> = {
-  Bad_Name: { field: 'name', reason: /lowercase letters a-z, digits 0-9 and "-"/ },
+  Bad_Name: { field: 'name', reason: /may contain only letters, digits \(of any script\) and "-"/ },
   'name-mismatch': { field: 'name', reason: /must equal the folder name "name-mismatch" \(got "other-name"\)/ },
   'unknown-key': { field: 'version', reason: /not an Agent Skills front matter field/ },
   'long-description': { field: 'description', reason: /at most 1024 characters/ },

@@ -10,9 +10,9 @@
  * Waiting for headers, and for each next chunk of a body, is bounded by `netTimeoutMs`.
  */
 import { STATUS_CODES } from 'node:http';
-import { request } from 'undici';
 import { registerBody } from './net-body.ts';
 import { DenoOpError } from '../deno-error.ts';
+import { loadUndici } from '../undici.ts';
 import type { OpTicket } from '../run-scope.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
 import { optStr, record, str } from './args.ts';
@@ -66,7 +66,7 @@ export const netFetch = defineOp({
       if (hop > 0) call.require('net', current.hostPort, current.hostPort, 'redirect');
       let response;
       try {
-        response = await request(current.url, {
+        response = await (await loadUndici()).request(current.url, {
           method: method as 'GET',
           headers: Object.fromEntries(a.headers),
           body: body ?? undefined,

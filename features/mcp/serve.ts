@@ -1,0 +1,97 @@
+/**
+ * The persona's tools as an MCP server (the official SDK's Server over a transport, stdio
+ * for `mcp serve`). `tools/list` is the persona's tools with their declared input schemas;
+ * `tools/call` goes through the tool source (the kernel's one tool path). Whatever goes wrong
+ * in a call (an unknown tool, arguments that fail the schema, a denial, a limit, a tool that
+ * throws, a mounted server that crashed) is an MCP tool error (`isError`) with the kernel's
+ * one-line message: the agent reads it, and the server serves the next call.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { errorLine, isKernelError } from '../../kernel/errors.ts';
+import type { ToolInfo } from '../../kernel/tools/call-tool.ts';
+import { KERNEL_VERSION } from '../../kernel/version.ts';
+import type { ToolSource } from './tool-source.ts';
+import type { ScriptToolResult } from '../../kernel/tools/script-tool.ts';
+
+/** An MCP tool's input schema must be an object schema; a declaration without `type` gets it. */
+function inputSchema(schema: Record<string, unknown>): Tool['inputSchema'] {
+  return (schema.type === 'object' ? schema : { type: 'object', ...schema }) as Tool['inputSchema'];
+}
+
+/** A tool plugin's JSON result as MCP content: the JSON text, and the object itself as structured content. */
+export function resultContent(value: unknown): CallToolResult {
+  const text = value === undefined ? 'null' : JSON.stringify(value);
+  const structured = typeof value === 'object' && value !== null && !Array.isArray(value) ? { structuredContent: value as Record<string, unknown> } : {};
+  return { content: [{ type: 'text', text }], ...structured };
+}
+
+/**
+ * A skill script's run as MCP content: its stdout (then its stderr, when it wrote some), the
+ * run as structured content, and a tool error when it did not exit 0 (an uncaught error, a
+ * denial, a limit: Deno's own stderr line says which).
+ */
+export function scriptContent(value: unknown): CallToolResult {
+  const run = value as ScriptToolResult;
+  const parts = [run.stdout, ...(run.stderr ? [`[stderr]\n${run.stderr}`] : []), ...(run.exit_code !== 0 ? [`[exit code ${run.exit_code}]`] : [])];
+  return { content: [{ type: 'text', text: parts.filter((p) => p !== '').join('\n') }], structuredContent: { ...run }, ...(run.exit_code !== 0 ? { isError: true } : {}) };
+}
+
+export function errorContent(error: unknown): CallToolResult {
+  const line = isKernelError(error) ? error.toBareLine() : errorLine(error);
+  return { isError: true, content: [{ type: 'text', text: line }] };
+}
+
+export interface ServeOptions {
+  source: ToolSource;
+  /** told each listing problem and each failed call (the server's stderr) */
+  log?: (line: string) => void;
+}
+
+export function toolServer(options: ServeOptions): Server {
+  const { source } = options;
+  const server = new Server({ name: 'runtimectl', version: KERNEL_VERSION }, { capabilities: { tools: {} } });
+  let known = new Map<string, ToolInfo>();
+  const unsandboxedSaid = new Set<string>();
+  const list = async (): Promise<ToolInfo[]> => {
+    const { tools, problems } = await source.list();
+    for (const p of problems) options.log?.(`tool plugin ${p.plugin}: ${p.error}`);
+    // a mounted server outside the OS sandbox is said once per plugin, on the server's stderr
+    for (const t of tools) {
+      if (!t.os_sandbox || t.os_sandbox === 'bubblewrap' || unsandboxedSaid.has(t.plugin)) continue;
+      unsandboxedSaid.add(t.plugin);
+      options.log?.(`tool plugin ${t.plugin}: its MCP server runs without the OS sandbox (${t.os_sandbox}): its file and network access are the kernel user's`);
+    }
+    known = new Map(tools.map((t) => [t.name, t]));
+    return tools;
+  };
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: (await list()).map((t) => ({ name: t.name, description: t.description, inputSchema: inputSchema(t.input_schema) })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name } = request.params;
+    try {
+      if (!known.has(name)) await list();
+      const value = await source.call(name, request.params.arguments ?? {});
+      // a mounted server's answer is already MCP content; a script's is its run; a plugin's is JSON
+      const kind = known.get(name)?.source;
+      return kind === 'mcp' ? (value as CallToolResult) : kind === 'script' ? scriptContent(value) : resultContent(value);
+    } catch (error) {
+      options.log?.(`tool ${name}: ${errorLine(error)}`);
+      return errorContent(error);
+    }
+  });
+  return server;
+}
+
+/** Serves until the transport closes (the client went away); then closes the source. */
+export async function serveTools(options: ServeOptions, transport: Transport): Promise<void> {
+  const server = toolServer(options);
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+  });
+  await server.connect(transport);
+  await closed;
+  await options.source.close();
+}
