@@ -210,9 +210,9 @@ function recordedCycles(backend: PersistenceBackend, store: TraceStore, range?: 
 }
 
 /** The recorded tool calls made outside any cycle, in log order: each `tool_call` event naming a line of trace/tools.jsonl. */
-async function recordedToolCalls(persistence: PersistenceProvider, personaDir: string, personaId: string, registry: PluginRegistry): Promise<{ seq: number; trace: TraceRecord }[]> {
+async function recordedToolCalls(persistence: PersistenceProvider, personaDir: string, personaId: string, registry: PluginRegistry, dsn?: string): Promise<{ seq: number; trace: TraceRecord }[]> {
   const store = new TraceStore(personaDir, { readonly: true, file: TOOL_TRACE_FILE });
-  const backend = await persistence.open(personaDir, undefined, { readonly: true, personaId, registry });
+  const backend = await persistence.open(personaDir, undefined, { readonly: true, personaId, registry, ...(dsn ? { dsn } : {}) });
   const named: { seq: number; hash: string }[] = [];
   try {
     for (const event of backend.events.read()) {
@@ -571,7 +571,7 @@ async function replayWith(options: ReplayOptions, backend: PersistenceBackend, s
   report.effects = replayer.effects;
   // Tool calls made outside any cycle, with every cycle: in their own replayer (their isolates were their session's, not the loop's).
   if (options.cycle === undefined && options.fromCycle === undefined && report.divergence === null) {
-    const toolCalls = await recordedToolCalls(options.persistence, backend.personaDir, options.personaId, registry);
+    const toolCalls = await recordedToolCalls(options.persistence, backend.personaDir, options.personaId, registry, options.dsn);
     if (toolCalls.length > 0) {
       const toolStore = new TraceStore(backend.personaDir, { readonly: true, file: TOOL_TRACE_FILE });
       const tools = new Replayer({ store: toolStore, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false, pluginEnv: options.pluginEnv, scriptTools: options.scriptTools });
