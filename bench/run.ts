@@ -17,6 +17,8 @@ import { trustedCall, processCall } from './cases/call-round-trip.ts';
 import { brokerOp } from './cases/broker-op.ts';
 import { coldStart } from './cases/cold-start.ts';
 import { eventAppends } from './cases/event-appends.ts';
+import { postgresAppends } from './cases/postgres-appends.ts';
+import { fleet } from './cases/fleet.ts';
 import { fetchMemory } from './cases/fetch-memory.ts';
 import { memory } from './cases/memory.ts';
 import { replay } from './cases/replay.ts';
@@ -44,6 +46,8 @@ const CASES: { name: string; run: (ctx: BenchContext) => Promise<ResultRow[]> | 
   { name: 'memory', run: memory },
   { name: 'persona-memory', run: personaMemory },
   { name: 'event-appends', run: eventAppends },
+  { name: 'postgres-appends', run: postgresAppends },
+  { name: 'fleet', run: fleet },
   { name: 'replay', run: replay },
   { name: 'fetch-memory', run: fetchMemory },
   { name: 'executor-sandbox-start', run: executorSandboxStart },

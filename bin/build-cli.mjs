@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// Builds the precompiled CLI: the kernel, the features and the first-party persistence
-// backends (host modules) bundled by esbuild into one ES module, `.build/runtimectl.mjs`, so
+// Builds the precompiled CLI: the kernel and the features bundled by esbuild into one ES module, `.build/runtimectl.mjs`, so
 // `runtimectl` starts without compiling TypeScript. npm packages stay external (they load
 // from node_modules as usual). `import.meta.dirname`/`filename`/`url` of each source file are
 // written in as that file's own, so paths computed from them are what they are under tsx.
@@ -19,19 +18,14 @@ const OUT_DIR = path.join(ROOT, '.build');
 export const BUNDLE = path.join(OUT_DIR, 'runtimectl.mjs');
 export const MANIFEST = path.join(OUT_DIR, 'runtimectl.json');
 
-/** Persistence backends are host modules the kernel imports by path: bundled in, and registered by their path. */
+/**
+ * Host modules the kernel imports by path, bundled in and registered by their path: none of the
+ * first-party plugins is one any more (persistence backends run in isolates and are bundled for
+ * their isolate at run time, like every plugin), so the list is empty; kernel/plugins/host-modules.ts
+ * keeps the mechanism.
+ */
 function hostModules() {
-  const dir = path.join(ROOT, 'plugins');
-  const out = [];
-  for (const name of readdirSync(dir).sort()) {
-    const manifest = path.join(dir, name, 'plugin.yaml');
-    if (!existsSync(manifest)) continue;
-    const text = readFileSync(manifest, 'utf8');
-    if (!/^kind:\s*persistence\s*$/m.test(text)) continue;
-    const entry = /^entry:\s*(\S+)\s*$/m.exec(text)?.[1];
-    if (entry && existsSync(path.join(dir, name, entry))) out.push(path.join(dir, name, entry));
-  }
-  return out;
+  return [];
 }
 
 const INLINED = new Set(['zod', 'yaml']);

@@ -114,6 +114,9 @@ export const ERROR_CODES = {
   RTC_ERR_PERSISTENCE_READONLY: 'a write was asked of a persistence backend opened read-only',
   RTC_ERR_PERSISTENCE_INPUT: 'a memory or proposal record to store is not valid',
   RTC_ERR_PERSISTENCE_EXPORT: 'an export between persistence backends was refused or failed its check after copying',
+  RTC_ERR_PERSISTENCE_STATEMENT: 'a persistence plugin sent a statement its storage binding does not allow',
+  RTC_ERR_PERSISTENCE_BACKEND: 'a persistence plugin broke the storage contract (an event batch not stored as handed over, a reserved place written)',
+  RTC_ERR_PERSISTENCE_UNREACHABLE: "the persona's database cannot be reached or refused the connection",
   // substrate record (plugin manifest and bundle digests, <state>/substrate.json)
   RTC_ERR_SUBSTRATE_RECORD: 'the substrate record cannot be read or written',
   RTC_ERR_SUBSTRATE_CHANGED: 'a plugin manifest or bundle changed since the substrate was recorded, or a manifest no longer loads',

@@ -3,13 +3,16 @@
  * persona did over the window, from its own event log (features/activity).
  */
 import { isActivityError, personaActivity, type ActivityEntry } from './collect.ts';
+import { sharedPersonas } from '../persistence/fleet.ts';
+import { describeDsn } from '../../kernel/persistence/postgres/pg-bridge.ts';
 import type { PersonaActivity } from './report.ts';
 import { parseSince } from './window.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { listPersonaIds } from '../verify/cli.ts';
 import { existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
+import { kernelError } from '../../kernel/errors.ts';
 
-const USAGE = `Usage: runtimectl activity [--since 24h] [--persona ID] [--state-dir DIR] [--json]
+const USAGE = `Usage: runtimectl activity [--since 24h] [--persona ID] [--state-dir DIR | --dsn DSN] [--json]
 
 For each persona, over the window ending now (times are each event's "at"):
 events and events per hour; tokens and tokens per hour (usage records found in event
@@ -25,6 +28,7 @@ Options:
   --since WINDOW    30m, 24h, 7d, ... (default 24h)
   --persona ID      only this persona
   --state-dir DIR   default: $SCIDEX_AGENT_STATE_DIR, else ./state
+  --dsn DSN         every persona kept in this shared Postgres database instead (a fleet's view)
   --json            print one JSON document: {since, until, personas: [...]}
 
 Exit status: 0, or 1 when some persona's log could not be read (it is reported; the others still are).
@@ -59,8 +63,9 @@ function textReport(entry: ActivityEntry): string {
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
-  const { values } = parseFlags(argv, { since: { type: 'string' }, persona: { type: 'string' }, 'state-dir': { type: 'string' }, json: { type: 'boolean' } }, 'activity', false);
+  const { values } = parseFlags(argv, { since: { type: 'string' }, persona: { type: 'string' }, 'state-dir': { type: 'string' }, dsn: { type: 'string' }, json: { type: 'boolean' } }, 'activity', false);
   const windowMs = parseSince(values.since ?? '24h');
+  if (values.dsn !== undefined) return runFleet(values.dsn, values, windowMs, io);
   const choice = existingStateDir(values['state-dir'], io.env, io.cwd);
   const { stateDir, given } = choice;
   let ids: string[];
@@ -72,6 +77,23 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const nowMs = Date.now();
   const personas: ActivityEntry[] = [];
   for (const id of ids) personas.push(await personaActivity(stateDir, id, { windowMs, nowMs }));
+  return report(personas, values, windowMs, nowMs, given, io);
+}
+
+/** `--dsn`: every persona of a shared Postgres database (or the one named), read-only. */
+async function runFleet(dsn: string, values: { persona?: string; since?: string; json?: boolean }, windowMs: number, io: CliIo): Promise<number> {
+  const known = (await sharedPersonas(dsn));
+  if (values.persona !== undefined && !known.includes(values.persona)) {
+    throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `persona ${values.persona} has no state in ${describeDsn(dsn)}`, { details: { persona: values.persona } });
+  }
+  const ids = values.persona === undefined ? known : [values.persona];
+  const nowMs = Date.now();
+  const personas: ActivityEntry[] = [];
+  for (const id of ids) personas.push(await personaActivity('', id, { windowMs, nowMs, dsn }));
+  return report(personas, values, windowMs, nowMs, describeDsn(dsn), io);
+}
+
+function report(personas: ActivityEntry[], values: { since?: string; json?: boolean }, windowMs: number, nowMs: number, given: string, io: CliIo): number {
   const since = new Date(nowMs - windowMs).toISOString();
   const until = new Date(nowMs).toISOString();
   if (values.json) printJson(io, { since, until, window: values.since ?? '24h', personas });

@@ -6,7 +6,8 @@
  * others are still reported.
  */
 import { isKernelError } from '../../kernel/errors.ts';
-import { openHistoryReader, type HistoryReader } from '../history/read-path.ts';
+import { HistoryReader, openHistoryReader } from '../history/read-path.ts';
+import { openShared } from '../persistence/fleet.ts';
 import type { PersonaActivity } from './report.ts';
 
 export interface PersonaActivityError {
@@ -24,12 +25,15 @@ export interface CollectOptions {
   windowMs: number;
   nowMs: number;
   pluginsDir?: string;
+  /** read the persona from this shared Postgres database instead of the state directory */
+  dsn?: string;
 }
 
 export async function personaActivity(stateDir: string, persona: string, options: CollectOptions): Promise<ActivityEntry> {
   let reader: HistoryReader | undefined;
   try {
-    reader = await openHistoryReader(stateDir, persona, options.pluginsDir ? { pluginsDir: options.pluginsDir } : {});
+    // A shared database's persona is read through the postgres backend, without a state directory.
+    reader = options.dsn === undefined ? await openHistoryReader(stateDir, persona, options.pluginsDir ? { pluginsDir: options.pluginsDir } : {}) : new HistoryReader(persona, await openShared(options.dsn, persona));
     return reader.activity(options.windowMs, options.nowMs);
   } catch (error) {
     return { persona, error: isKernelError(error) ? error.toLine() : error instanceof Error ? error.message : String(error) };

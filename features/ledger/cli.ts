@@ -17,6 +17,7 @@ import { assertPersonaId } from './config.ts';
 import {
   bootstrapLedger,
   openLedger,
+  prepareLedger,
   parseBackend,
   parseTaskState,
   type Checkpoint,
@@ -504,6 +505,17 @@ ${COMMON_USAGE}
   },
 };
 
+/** Every verb runs the ledger in its plugin: its isolate (and the backends') is built first. */
+function withLedgerPlugin(command: Command): Command {
+  return {
+    ...command,
+    async run(argv, io) {
+      await prepareLedger();
+      return command.run(argv, io);
+    },
+  };
+}
+
 export const LEDGER_CLI_COMMANDS: readonly Command[] = [
   ledgerCommand,
   ledgerInitCommand,
@@ -513,4 +525,4 @@ export const LEDGER_CLI_COMMANDS: readonly Command[] = [
   ledgerLeaseCommand,
   ledgerCheckpointCommand,
   ledgerSurpriseCommand,
-];
+].map(withLedgerPlugin);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { isKernelError } from '../../kernel/errors.ts';
 import { CONFIG_PATH, LEDGER_DIR } from './config.ts';
 import { findLedgerProblems } from './consistency-rules.ts';
-import { openLedger } from './open.ts';
+import { openLedger, type OpenedLedger } from './open.ts';
 import type { LedgerBackend } from './repo.ts';
 
 export interface LedgerConsistencyProblem {
@@ -20,10 +20,15 @@ export interface LedgerConsistencyProblem {
 }
 
 export function checkLedgerConsistency(personaDir: string, backend?: LedgerBackend, personaId?: string): LedgerConsistencyProblem[] {
+  return checkOpenedLedger(personaDir, () => openLedger(personaDir, { readonly: true, ...(backend === undefined ? {} : { backend }), ...(personaId === undefined ? {} : { personaId }) }));
+}
+
+/** The invariants of the ledger `open` opens read-only; an open that fails is one problem. */
+export function checkOpenedLedger(personaDir: string, open: () => OpenedLedger): LedgerConsistencyProblem[] {
   if (!existsSync(path.join(personaDir, LEDGER_DIR))) return [];
   let dbPath = CONFIG_PATH;
   try {
-    const opened = openLedger(personaDir, { readonly: true, ...(backend === undefined ? {} : { backend }), ...(personaId === undefined ? {} : { personaId }) });
+    const opened = open();
     dbPath = opened.dbPath;
     try {
       return findLedgerProblems(opened.store.exportLedger()).map((p) => ({ file: dbPath, ...p }));

@@ -8,7 +8,9 @@ import { kernelError } from '../../kernel/errors.ts';
 import type { LedgerBackend } from './repo.ts';
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
-export const JSONL_FORMAT = 'runtimectl-ledger-jsonl';
+import { JSONL_FORMAT } from './schema-error.ts';
+
+export { JSONL_FORMAT, newerSchemaError } from './schema-error.ts';
 
 export type LedgerFileFormat = LedgerBackend | 'missing' | 'empty' | 'unknown';
 
@@ -51,12 +53,4 @@ export function assertFormat(file: string, displayName: string, wanted: LedgerBa
     );
   }
   return format;
-}
-
-export function newerSchemaError(displayName: string, found: number, supported: number) {
-  return kernelError(
-    'RTC_ERR_LEDGER_SCHEMA_NEWER',
-    `${displayName}: ledger schema version ${found} is newer than the ${supported} this runtimectl supports; upgrade runtimectl (the file was left untouched)`,
-    { details: { file: displayName, found, supported } },
-  );
 }

@@ -4,7 +4,7 @@
  * checking and export/import. README.md in this folder describes the decisions.
  */
 export { bootstrapLedger, ledgerEnv, locateLedger, type BootstrapOptions, type BootstrapResult } from './layout.ts';
-export { openLedger, type OpenLedgerOptions, type OpenedLedger } from './open.ts';
+export { openLedger, prepareLedger, type OpenLedgerOptions, type OpenedLedger } from './open.ts';
 export { checkLedgerConsistency, type LedgerConsistencyProblem } from './consistency.ts';
 export { findLedgerProblems, type LedgerProblem } from './consistency-rules.ts';
 export { exportLedger, importLedger } from './transfer.ts';

@@ -6,7 +6,7 @@
  * reading the file.
  */
 import { z } from 'zod';
-import { JSONL_FORMAT } from './format.ts';
+import { JSONL_FORMAT } from './schema-error.ts';
 import {
   checkpointSchema,
   historyEntrySchema,

@@ -14,7 +14,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { DEFAULT_BACKEND, openRepo } from './backends.ts';
 import {
   CONFIG_PATH,
   DEFAULT_PROMPT,
@@ -25,7 +24,7 @@ import {
   readLedgerConfig,
   type LedgerConfig,
 } from './config.ts';
-import { assertFormat, detectLedgerFormat } from './format.ts';
+import { openLedger } from './open.ts';
 import { resolveInsidePersona } from './paths.ts';
 import type { LedgerBackend } from './repo.ts';
 
@@ -81,7 +80,12 @@ export function locateLedger(personaDir: string, personaId?: string): LedgerLoca
   return { config, dbFile: resolveInsidePersona(personaDir, config.db_path), personaId: id };
 }
 
-export function bootstrapLedger(personaDir: string, options: BootstrapOptions = {}): BootstrapResult {
+/**
+ * The ledger's folders, config.yaml and prompt.md, created where missing (never rewritten);
+ * returns where its database is. The database itself is created by the first writer's open
+ * (openLedger), in the persona's backend.
+ */
+export function ensureLedgerLayout(personaDir: string, options: BootstrapOptions = {}): LedgerLocation {
   const personaId = personaIdOf(personaDir, options.personaId);
   mkdirSync(personaDir, { recursive: true });
   for (const dir of LAYOUT_DIRS) mkdirSync(resolveInsidePersona(personaDir, dir), { recursive: true });
@@ -94,17 +98,19 @@ export function bootstrapLedger(personaDir: string, options: BootstrapOptions = 
 
   const location = locateLedger(personaDir, personaId);
   if (location === undefined) throw new Error(`${CONFIG_PATH} vanished during bootstrap`);
-  const { config, dbFile } = location;
-  mkdirSync(path.dirname(dbFile), { recursive: true });
-  const found = detectLedgerFormat(dbFile);
-  if (found === 'sqlite' || found === 'jsonl-fs') {
-    if (options.backend !== undefined) assertFormat(dbFile, config.db_path, options.backend);
-    return { status: 'existing', dbPath: config.db_path, backend: found, personaId };
-  }
-  const backend = options.backend ?? DEFAULT_BACKEND;
-  // Opening for writing creates the database with its schema version stamped in.
-  openRepo(backend, dbFile, { displayName: config.db_path }).close();
-  return { status: 'created', dbPath: config.db_path, backend, personaId };
+  mkdirSync(path.dirname(location.dbFile), { recursive: true });
+  return location;
+}
+
+/**
+ * Creates what is missing of the persona's ledger (folders, config.yaml, the database in its
+ * backend) and says whether the database was created now. Needs prepareLedger() once per process.
+ */
+export function bootstrapLedger(personaDir: string, options: BootstrapOptions = {}): BootstrapResult {
+  mkdirSync(personaDir, { recursive: true });
+  const opened = openLedger(personaDir, { ...(options.backend === undefined ? {} : { backend: options.backend }), ...(options.personaId === undefined ? {} : { personaId: options.personaId }), ...(options.project === undefined ? {} : { project: options.project }) });
+  opened.store.close();
+  return opened.bootstrap!;
 }
 
 /**

@@ -105,7 +105,7 @@ export const checkpointBodySchema = z
     model: z.strictObject({ requested: z.string().max(MAX_NAME).optional(), observed: z.string().max(MAX_NAME).optional() }).optional(),
     nextAction: requiredText,
   })
-  .refine((body) => Buffer.byteLength(JSON.stringify(body)) <= MAX_CHECKPOINT_BYTES, {
+  .refine((body) => new TextEncoder().encode(JSON.stringify(body)).length <= MAX_CHECKPOINT_BYTES, {
     message: `a checkpoint must stay under ${MAX_CHECKPOINT_BYTES} bytes of JSON; raw logs belong in evidence`,
   });
 export type CheckpointInput = z.input<typeof checkpointBodySchema>;

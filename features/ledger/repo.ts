@@ -9,8 +9,10 @@
  */
 import type { Checkpoint, CounterName, HistoryEntry, Lease, LeaseEvent, Surprise, TaskRow } from './records.ts';
 
+/** The ledger formats kept as a file at the ledger's path (what `--backend` and the file's first bytes name). */
 export const LEDGER_BACKENDS = ['jsonl-fs', 'sqlite'] as const;
-export type LedgerBackend = (typeof LEDGER_BACKENDS)[number];
+/** A ledger format: one of the file formats, or `postgres` (rows in the persona's database, no file). */
+export type LedgerBackend = (typeof LEDGER_BACKENDS)[number] | 'postgres';
 
 export interface LedgerRepo {
   readonly backend: LedgerBackend;

@@ -8,9 +8,9 @@
  */
 import { z } from 'zod';
 import { kernelError } from '../../kernel/errors.ts';
-import { describeZodError } from '../../kernel/manifest/load.ts';
+import { describeZodError } from '../../kernel/manifest/zod-error.ts';
 import { findLedgerProblems } from './consistency-rules.ts';
-import { newerSchemaError } from './format.ts';
+import { newerSchemaError } from './schema-error.ts';
 import { assertTransition, legalTargets, type TaskState } from './lifecycle.ts';
 import {
   LEDGER_SCHEMA_VERSION,

@@ -1,10 +1,11 @@
 /**
  * The persistence feature's side of the backend contract (kernel/contracts/persistence.ts has
  * the parts the kernel itself uses): a backend here also holds the persona's local task
- * ledger, and its factory is handed storage handles that carry the ledger in their format.
+ * ledger, kept by the backend plugin (its ledgerLoad / ledgerCommit exports) and run by the
+ * ledger plugin (plugins/ledger). What a backend plugin exports is BACKEND_EXPORTS in
+ * isolated-backend.ts.
  */
 import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
-import type { PersonaFiles, PersonaSqlite } from '../../kernel/storage/persona-storage.ts';
 import type { LedgerBackend } from '../ledger/repo.ts';
 import type { OpenedLedger } from '../ledger/open.ts';
 import type { LedgerExport } from '../ledger/records.ts';
@@ -28,30 +29,3 @@ export interface LedgerAccess {
 export interface PersonaBackend extends PersistenceBackend {
   readonly ledger: LedgerAccess;
 }
-
-/** `storage.files` as a backend gets it: the kernel's handle and the jsonl-fs ledger. */
-export type BackendFiles = PersonaFiles & { readonly ledger: LedgerAccess };
-/** `storage.sqlite` as a backend gets it: the kernel's handle and the sqlite ledger. */
-export type BackendSqlite = PersonaSqlite & { readonly ledger: LedgerAccess };
-
-/** What the kernel hands a backend's factory: only the storage its manifest declares. */
-export interface BackendContext {
-  personaId: string;
-  /** The persona directory (absolute). Paths must still go through a storage handle. */
-  personaDir: string;
-  readonly: boolean;
-  /** Wall clock for event `at` (tests pin it). */
-  now: () => Date;
-  pluginId: string;
-  storage: {
-    /** Present only when the manifest declares `storage.files`. */
-    files?: BackendFiles;
-    /** Present only when the manifest declares `storage.sqlite`. */
-    sqlite?: BackendSqlite;
-  };
-}
-
-/** The export a persistence plugin's entry module provides (named in its manifest's `exports`). */
-export type CreateBackend = (context: BackendContext) => PersonaBackend | Promise<PersonaBackend>;
-
-export const BACKEND_FACTORY_EXPORT = 'createBackend';

@@ -67,18 +67,20 @@ export const persistenceCommand: Command = {
 // ---- persistence export
 
 const EXPORT_USAGE = `Usage: runtimectl persistence export --persona ID --to BACKEND [--from BACKEND]
-                                  [--state-dir DIR] [--switch] [--json]
+                                  [--state-dir DIR] [--dsn DSN] [--switch] [--json]
 
 Copies the persona's events (same seq, hashes and times; the copy's chain is verified and
 compared event by event), brain memory (brain.json, long-term.md), proposal records and
 ledger from one backend into the other. The target must be empty; nothing is merged or
 overwritten. The ledger has one home (orchestra/orchestra.db): it is rebuilt in the target's
-format, checked, and swapped in, with the old file kept beside it as orchestra.db.<old>.
+format, checked, and swapped in, with the old file kept beside it as orchestra.db.<old>
+(to or from postgres, whose ledger is rows, it is copied and read back instead).
 A persona that is running is refused (its writer lock is held): stop it first.
 
 Options:
   --persona ID       the persona (required)
-  --to BACKEND       jsonl-fs or sqlite (required)
+  --to BACKEND       jsonl-fs, sqlite or postgres (required)
+  --dsn DSN          the Postgres database (default: RUNTIMECTL_POSTGRES_DSN)
   --from BACKEND     default: the backend the persona's persistence.yaml names (else jsonl-fs)
   --state-dir DIR    default: $SCIDEX_AGENT_STATE_DIR, else ./state
   --switch           after a verified copy, set persistence.yaml to the target backend
@@ -94,7 +96,7 @@ export const persistenceExportCommand: Command = {
   async run(argv, io) {
     const { values } = parseFlags(
       argv,
-      { persona: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, 'state-dir': { type: 'string' }, switch: { type: 'boolean' }, json: { type: 'boolean' } },
+      { persona: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, 'state-dir': { type: 'string' }, dsn: { type: 'string' }, switch: { type: 'boolean' }, json: { type: 'boolean' } },
       'persistence export',
       false,
     );
@@ -109,11 +111,13 @@ export const persistenceExportCommand: Command = {
     let lock: WriterLock | undefined;
     let report: CopyReport;
     try {
-      source = await openBackend(personaDir, from, { readonly: true });
+      const dsn = values.dsn ?? io.env['RUNTIMECTL_POSTGRES_DSN'];
+      const shared = dsn === undefined ? {} : { dsn };
+      source = await openBackend(personaDir, from, { readonly: true, ...shared });
       // A running kernel would keep appending to the source while it is copied (and after a
       // switch, to the backend nobody reads): the export holds the persona's writer lock.
       lock = await lockPersonaWriter(source, 'persistence export');
-      target = await openBackend(personaDir, to);
+      target = await openBackend(personaDir, to, shared);
       report = await copyPersistence(source, target);
       if (values.switch) writePersistenceConfig(personaDir, to);
     } finally {
@@ -141,7 +145,7 @@ export const persistenceExportCommand: Command = {
 
 // ---- persistence status
 
-const STATUS_USAGE = `Usage: runtimectl persistence status [--persona ID] [--state-dir DIR] [--json]
+const STATUS_USAGE = `Usage: runtimectl persistence status [--persona ID] [--state-dir DIR] [--dsn DSN] [--json]
 
 For each persona (or the one named): the configured backend, and what each backend holds
 (events and last seq, memory, proposal records). Read-only.
@@ -157,10 +161,10 @@ interface BackendHolding {
   error?: string;
 }
 
-async function holdings(personaDir: string, name: string): Promise<BackendHolding> {
+async function holdings(personaDir: string, name: string, dsn: string | undefined): Promise<BackendHolding> {
   let backend: PersistenceBackend | undefined;
   try {
-    backend = await openBackend(personaDir, name, { readonly: true });
+    backend = await openBackend(personaDir, name, { readonly: true, ...(dsn === undefined ? {} : { dsn }) });
     const report = backend.events.verify();
     return { backend: name, events: report.events, lastSeq: report.lastSeq, ok: report.ok, memory: !backend.memory.isEmpty(), proposals: backend.proposals.lines().length };
   } catch (error) {
@@ -175,7 +179,7 @@ export const persistenceStatusCommand: Command = {
   summary: 'which persistence backend each persona uses and what each holds',
   usage: STATUS_USAGE,
   async run(argv, io) {
-    const { values } = parseFlags(argv, { persona: { type: 'string' }, 'state-dir': { type: 'string' }, json: { type: 'boolean' } }, 'persistence status', false);
+    const { values } = parseFlags(argv, { persona: { type: 'string' }, 'state-dir': { type: 'string' }, dsn: { type: 'string' }, json: { type: 'boolean' } }, 'persistence status', false);
     const choice = stateDirOf(values, io);
     const { stateDir } = choice;
     const ids = values.persona === undefined ? listPersonaIds(stateDir) : [path.basename(personaDirOf(choice, values.persona, 'status'))];
@@ -193,7 +197,12 @@ export const persistenceStatusCommand: Command = {
         source = error instanceof Error ? error.message : String(error);
       }
       const backends: BackendHolding[] = [];
-      for (const name of KNOWN_BACKENDS) backends.push(await holdings(dir, name));
+      // A shared database is looked at only when one is named (--dsn, RUNTIMECTL_POSTGRES_DSN) or the persona uses it.
+      const dsn = values.dsn ?? io.env['RUNTIMECTL_POSTGRES_DSN'];
+      for (const name of KNOWN_BACKENDS) {
+        if (name === 'postgres' && dsn === undefined && configured !== 'postgres') continue;
+        backends.push(await holdings(dir, name, dsn));
+      }
       personas.push({ id, configured, config: source, backends });
     }
     if (values.json) printJson(io, { stateDir, personas });

@@ -19,10 +19,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { rollupOf } from '../history/rollup.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { detectLedgerFormat } from '../ledger/format.ts';
-import { openLedger } from '../ledger/open.ts';
+import { openLedger, type LedgerRowsBackend } from '../ledger/open.ts';
 import type { LedgerExport } from '../ledger/records.ts';
 import type { PersonaBackend as PersistenceBackend } from './backend.ts';
-import { eventLine } from './event-codec.ts';
+import { eventLine } from '../../kernel/events/rows.ts';
 import { convertLedgerInPlace } from './ledger-convert.ts';
 
 export interface CopyReport {
@@ -71,7 +71,9 @@ function occupied(to: PersistenceBackend, sameLedger: boolean): string[] {
   if (!to.events.isEmpty()) parts.push(`events (${path.relative(to.personaDir, to.events.location) || to.events.location})`);
   if (!to.memory.isEmpty()) parts.push('memory');
   if (!to.proposals.isEmpty()) parts.push('proposals');
-  if (!sameLedger) {
+  if (to.ledger.format === 'postgres') {
+    if (!isEmptyLedger(to.ledger.exportDoc())) parts.push('ledger');
+  } else if (!sameLedger) {
     const dbFile = to.ledger.file();
     const format = dbFile === undefined ? 'missing' : detectLedgerFormat(dbFile);
     if (format !== 'missing' && format !== 'empty' && (format !== to.ledger.format || !isEmptyLedger(to.ledger.exportDoc()))) parts.push('ledger');
@@ -105,12 +107,14 @@ export async function copyPersistence(from: PersistenceBackend, to: PersistenceB
   const brain = from.memory.readBrain();
   const longTerm = from.memory.readLongTerm();
   const proposals = from.proposals.lines();
-  const ledgerFile = from.ledger.file();
-  const ledgerFormat = ledgerFile === undefined ? 'missing' : detectLedgerFormat(ledgerFile);
-  // The ledger is read in whatever format its file is in (it may have been created with
-  // `runtimectl ledger init --backend ...` independently of the persistence backend).
+  // A ledger kept as rows (postgres) is read through its backend; one kept as a file in
+  // whatever format the file is in (it may have been created with `runtimectl ledger init
+  // --backend ...` independently of the persistence backend).
+  const rowsLedger = from.ledger.format === 'postgres';
+  const ledgerFile = rowsLedger ? undefined : from.ledger.file();
+  const ledgerFormat = rowsLedger ? 'postgres' : ledgerFile === undefined ? 'missing' : detectLedgerFormat(ledgerFile);
   if (ledgerFile !== undefined && ledgerFormat === 'unknown') refuse(`${path.relative(from.personaDir, ledgerFile)} is not a runtimectl ledger; nothing was exported`);
-  const ledgerDoc = ledgerFormat === 'jsonl-fs' || ledgerFormat === 'sqlite' ? readLedgerDoc(from.personaDir, from.personaId) : undefined;
+  const ledgerDoc = rowsLedger ? from.ledger.exportDoc() : ledgerFormat === 'jsonl-fs' || ledgerFormat === 'sqlite' ? readLedgerDoc(from.personaDir, from.personaId) : undefined;
 
   // Events, then their check: same count, same chain, the same line for every event.
   // The copy is segmented as the source (each log_segment header seals what came before it), with the same rollups.
@@ -134,12 +138,17 @@ export async function copyPersistence(from: PersistenceBackend, to: PersistenceB
   if (!isDeepStrictEqual(to.proposals.lines(), proposals)) refuse(`proposal records read back differently from ${to.name}`);
 
   let ledger: CopyReport['ledger'];
-  if (ledgerFile === undefined || ledgerDoc === undefined || (ledgerFormat !== 'jsonl-fs' && ledgerFormat !== 'sqlite')) {
+  if (ledgerDoc === undefined || (ledgerFormat !== 'jsonl-fs' && ledgerFormat !== 'sqlite' && ledgerFormat !== 'postgres')) {
     ledger = { status: 'none' };
+  } else if (ledgerFile === undefined || to.ledger.format === 'postgres') {
+    // Rows on one side: the ledger is copied through its export and read back.
+    to.ledger.importDoc(ledgerDoc);
+    if (!isDeepStrictEqual(to.ledger.exportDoc(), ledgerDoc)) refuse(`the ledger reads back differently from ${to.name}`);
+    ledger = { status: 'copied', tasks: ledgerDoc.tasks.length };
   } else if (samePersona && ledgerFormat === to.ledger.format) {
     ledger = { status: 'kept', reason: `the ledger is already in the ${ledgerFormat} format, where it stays` };
   } else if (samePersona) {
-    const conversion = convertLedgerInPlace(ledgerFile, path.relative(from.personaDir, ledgerFile), ledgerDoc, ledgerFormat, to.ledger.format);
+    const conversion = convertLedgerInPlace(ledgerFile, path.relative(from.personaDir, ledgerFile), ledgerDoc, ledgerFormat as 'jsonl-fs' | 'sqlite', to.ledger.format, { backend: to as unknown as LedgerRowsBackend, personaDir: to.personaDir, personaId: to.personaId });
     ledger = { status: 'converted', tasks: ledgerDoc.tasks.length, file: path.relative(from.personaDir, conversion.file), savedAs: conversion.savedAs };
   } else {
     to.ledger.importDoc(ledgerDoc);

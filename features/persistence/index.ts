@@ -1,11 +1,11 @@
 /**
  * Persistence backends: one interface (backend.ts) over a persona's events, ledger, brain
- * memory and proposal records; implementations are `persistence` plugins (host modules) in
+ * memory and proposal records; implementations are `persistence` plugins (isolates) in
  * plugins/persistence-*; README.md in this folder has the decisions.
  */
 export type { PersistenceBackend, EventStore, MemoryStore, ProposalStore, EventChainReport, StoreProblem, PersistenceProvider } from '../../kernel/contracts/persistence.ts';
-export type { PersonaBackend, LedgerAccess, BackendContext, CreateBackend, BackendFiles, BackendSqlite } from './backend.ts';
-export { openBackend, findPersistencePlugin, requireStorage, STORAGE_BINDINGS, type OpenBackendOptions } from './open.ts';
+export type { PersonaBackend, LedgerAccess } from './backend.ts';
+export { openBackend, findPersistencePlugin, STORAGE_BINDINGS, type OpenBackendOptions } from './open.ts';
 export {
   readPersistenceConfig,
   writePersistenceConfig,
@@ -18,5 +18,4 @@ export {
   KNOWN_BACKENDS,
 } from '../../kernel/storage/persistence-config.ts';
 export { copyPersistence, type CopyReport } from './copy.ts';
-export { eventLine, encodeEvent, checkEventRows } from './event-codec.ts';
-export type { PersonaFiles, PersonaSqlite } from '../../kernel/storage/persona-storage.ts';
+export { eventLine, encodeEvent, checkEventRows } from '../../kernel/events/rows.ts';

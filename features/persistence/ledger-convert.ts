@@ -13,11 +13,11 @@ import { isDeepStrictEqual } from 'node:util';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { syncDirectory } from '../../kernel/events/repair.ts';
-import { openRepo } from '../ledger/backends.ts';
+import { openPluginLedger } from '../ledger/plugin-host.ts';
+import type { LedgerRowsBackend } from '../ledger/open.ts';
 import { detectLedgerFormat } from '../ledger/format.ts';
 import type { LedgerExport } from '../ledger/records.ts';
 import type { LedgerBackend } from '../ledger/repo.ts';
-import { ledgerStoreOver } from '../ledger/store.ts';
 import { renameSync } from 'node:fs';
 
 export interface LedgerConversion {
@@ -42,7 +42,14 @@ function freeName(file: string, suffix: string): string {
   }
 }
 
-export function convertLedgerInPlace(dbFile: string, displayName: string, doc: LedgerExport, from: LedgerBackend, to: LedgerBackend): LedgerConversion {
+/** The persona and the backend (of the target format) the new copy is written through. */
+export interface ConversionTarget {
+  backend: LedgerRowsBackend;
+  personaDir: string;
+  personaId: string;
+}
+
+export function convertLedgerInPlace(dbFile: string, displayName: string, doc: LedgerExport, from: LedgerBackend, to: LedgerBackend, target: ConversionTarget): LedgerConversion {
   const found = detectLedgerFormat(dbFile);
   if (found !== from) {
     throw kernelError('RTC_ERR_PERSISTENCE_EXPORT', `${displayName} is a ${found} ledger, not ${from}; nothing was converted`, { details: { file: displayName } });
@@ -55,7 +62,21 @@ export function convertLedgerInPlace(dbFile: string, displayName: string, doc: L
   const partial = `${dbFile}.${to}.partial`;
   // A partial file is only ever left by a conversion that never swapped it in.
   for (const leftover of [partial, `${partial}-wal`, `${partial}-shm`, `${partial}.lock`]) rmSync(leftover, { force: true });
-  const store = ledgerStoreOver(openRepo(to, partial, { displayName: `${displayName} (new ${to} copy)` }));
+  const partialRel = path.relative(target.personaDir, partial);
+  const store = openPluginLedger({
+    personaId: target.personaId,
+    personaDir: target.personaDir,
+    readonly: false,
+    backend: to,
+    file: partial,
+    rows: {
+      db: partialRel,
+      load: (args) => target.backend.callPluginSync('ledgerLoad', args),
+      commit: (args) => target.backend.callPluginSync('ledgerCommit', args),
+    },
+    // The copy's connection is closed with the store, before the copy is renamed into place.
+    onClose: () => target.backend.releaseFile?.(partialRel),
+  });
   try {
     store.importLedger(doc);
     if (!isDeepStrictEqual(store.exportLedger(), doc)) {

@@ -2,22 +2,24 @@
  * openBackend: from a persona directory and a backend name to a PersistenceBackend.
  *
  * The backend is a plugin (`plugins/persistence-<name>/plugin.yaml`, id `persistence.<name>`,
- * kind `persistence`). Its manifest is validated like any other; its `bindings` may name only
- * storage (`storage.files`, `storage.sqlite`), and the factory receives a handle for exactly
- * those, each scoped to this persona's directory. The manifest's `entry` is a host module
- * (see backend.ts for why) whose `exports` must include `createBackend`.
+ * kind `persistence`), run in an isolate (isolated-backend.ts). Its manifest is validated like
+ * any other; its `bindings` may name only storage (`storage.files`, `storage.sqlite`,
+ * `storage.postgres`), each served for this persona's own folder (or rows) only, and its
+ * `exports` must include every function of the backend contract.
  */
-import { importHostModule } from '../../kernel/plugins/host-modules.ts';
 import path from 'node:path';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
+import { bridgeFor, type PgBridge } from '../../kernel/persistence/postgres/pg-bridge.ts';
+import { prepareKernelSchema } from '../../kernel/persistence/postgres/pg-schema.ts';
+import type { StorageSession } from '../../kernel/persistence/storage-session.ts';
 import { PLUGINS_DIR, PluginRegistry, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
-import { BACKEND_FACTORY_EXPORT, type BackendContext, type CreateBackend, type PersonaBackend } from './backend.ts';
 import { parseBackendName, pluginIdOf, readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
+import { BACKEND_EXPORTS, openIsolatedBackendSync, prepareBackendPlugin, type IsolatedBackend } from './isolated-backend.ts';
+import { prepareLedgerPlugin } from '../ledger/plugin-host.ts';
 import { ledgerAccess } from './ledger-access.ts';
-import { personaFiles, personaSqlite } from '../../kernel/storage/persona-storage.ts';
 
 /** The bindings a persistence plugin may declare, and nothing else. */
-export const STORAGE_BINDINGS = ['storage.files', 'storage.sqlite'] as const;
+export const STORAGE_BINDINGS = ['storage.files', 'storage.sqlite', 'storage.postgres'] as const;
 
 export interface OpenBackendOptions {
   /** Never write: no file or database is created, repaired or appended to. */
@@ -28,6 +30,10 @@ export interface OpenBackendOptions {
   personaId?: string;
   /** Where to look for persistence plugins (tests); defaults to the repository's plugins/. */
   pluginsDir?: string;
+  /** A shared database's DSN (the postgres backend); default: RUNTIMECTL_POSTGRES_DSN. */
+  dsn?: string;
+  /** The postgres lease's time to live (default 15 s, or RUNTIMECTL_POSTGRES_LEASE_SECONDS). */
+  leaseSeconds?: number;
   /** The plugins of this start (wins over pluginsDir): a backend from an outside plugin folder is found there. */
   registry?: PluginRegistry;
 }
@@ -58,8 +64,12 @@ export function findPersistencePlugin(name: string, pluginsDir: string | PluginR
       details: { plugin: id, bindings: other },
     });
   }
-  if (!plugin.manifest.exports.includes(BACKEND_FACTORY_EXPORT)) {
-    throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `${where}: exports: a persistence backend must export ${BACKEND_FACTORY_EXPORT}`, { details: { plugin: id } });
+  const missing = BACKEND_EXPORTS.filter((e) => !plugin.manifest.exports.includes(e));
+  if (missing.length > 0) {
+    throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `${where}: exports: a persistence backend must export ${missing.join(', ')}`, { details: { plugin: id, missing } });
+  }
+  if (plugin.profile.tier !== 'in-process') {
+    throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `${where}: sandbox: a persistence backend runs in-process (its calls are synchronous); profile ${plugin.profile.name} is ${plugin.profile.tier}`, { details: { plugin: id } });
   }
   return plugin;
 }
@@ -68,59 +78,80 @@ export function findPersistencePlugin(name: string, pluginsDir: string | PluginR
  * Opens persona `personaDir`'s state in backend `name` (default: what its persistence.yaml
  * says, else jsonl-fs). A store written by a newer schema version is refused and left as it is.
  */
-export async function openBackend(personaDir: string, name?: string, options: OpenBackendOptions = {}): Promise<PersonaBackend> {
+export async function openBackend(personaDir: string, name?: string, options: OpenBackendOptions = {}): Promise<IsolatedBackend> {
+  const { plugin } = resolveBackend(personaDir, name, options);
+  await Promise.all([prepareBackendPlugin(plugin), prepareLedgerPlugin()]);
+  // A shared database's connection worker is started (and online) before any synchronous call.
+  const dsn = options.dsn ?? process.env.RUNTIMECTL_POSTGRES_DSN;
+  if (plugin.manifest.bindings.includes('storage.postgres') && dsn) await bridgeFor(dsn).ready();
+  return openBackendSync(personaDir, name, options);
+}
+
+/** Builds the isolates of these backends (once per process), so that openBackendSync can run. */
+export async function prepareBackends(names: readonly string[], options: Pick<OpenBackendOptions, 'pluginsDir' | 'registry'> = {}): Promise<void> {
+  await Promise.all([prepareLedgerPlugin(), ...names.map((n) => prepareBackendPlugin(findPersistencePlugin(n, options.registry ?? options.pluginsDir)))]);
+}
+
+/** openBackend without an await, for a backend whose plugin is prepared (openBackend or prepareBackends ran). */
+export function openBackendSync(personaDir: string, name?: string, options: OpenBackendOptions = {}): IsolatedBackend {
+  const { plugin, dir, personaId } = resolveBackend(personaDir, name, options);
+  const readonly = options.readonly ?? false;
+  const shared = plugin.manifest.bindings.includes('storage.postgres') ? sharedDatabase(personaId, readonly, options) : undefined;
+  try {
+    return openIsolatedBackendSync(plugin, {
+      personaId,
+      personaDir: dir,
+      readonly,
+      now: options.now ?? (() => new Date()),
+      ledger: (format, backend) => ledgerAccess(backend, dir, personaId, format, readonly),
+      ...(shared ? { prepareSession: shared.prepare, locations: shared.locations } : {}),
+    });
+  } catch (error) {
+    throw shared ? namePersona(error, personaId) : error;
+  }
+}
+
+/** A database failure says which persona it stopped. */
+function namePersona(error: unknown, personaId: string): unknown {
+  if (!isKernelError(error) || error.message.startsWith(`persona ${personaId}`)) return error;
+  return kernelError(error.code, `persona ${personaId}: ${error.message}`, { details: { ...error.details, persona: personaId }, cause: error });
+}
+
+/** Kernels check (and migrate) the kernel's tables once per database per process. */
+const preparedDatabases = new Map<PgBridge, boolean>();
+
+/** The shared database a postgres persona's session reaches: the kernel's connection and its tables. */
+function sharedDatabase(personaId: string, readonly: boolean, options: OpenBackendOptions) {
+  const dsn = options.dsn ?? process.env.RUNTIMECTL_POSTGRES_DSN;
+  if (dsn === undefined || dsn === '') {
+    throw kernelError('RTC_ERR_PERSISTENCE_CONFIG', `persona ${personaId} keeps its state in Postgres, but no database is named: set RUNTIMECTL_POSTGRES_DSN (or pass --dsn)`, { details: { persona: personaId } });
+  }
+  const bridge = bridgeFor(dsn);
+  const envLease = Number(process.env.RUNTIMECTL_POSTGRES_LEASE_SECONDS);
+  const leaseSeconds = options.leaseSeconds ?? (Number.isFinite(envLease) && envLease > 0 ? envLease : undefined);
+  try {
+    // A writer migrates the kernel's tables once; a reader only checks they are not newer.
+    if (preparedDatabases.get(bridge) !== true && !(readonly && preparedDatabases.has(bridge))) {
+      prepareKernelSchema(bridge, readonly);
+      preparedDatabases.set(bridge, !readonly);
+    }
+  } catch (error) {
+    throw namePersona(error, personaId);
+  }
+  return {
+    prepare: (session: StorageSession) => {
+      session.postgres = { bridge, ...(leaseSeconds === undefined ? {} : { leaseSeconds }) };
+    },
+    locations: { events: `${bridge.where}#events(${personaId})`, proposals: `${bridge.where}#proposals(${personaId})` },
+  };
+}
+
+function resolveBackend(personaDir: string, name: string | undefined, options: OpenBackendOptions) {
   const dir = path.resolve(personaDir);
   const personaId = options.personaId ?? path.basename(dir);
   if (!PERSONA_ID.test(personaId)) {
     throw kernelError('RTC_ERR_PERSISTENCE_CONFIG', `persona id "${personaId}" must be lowercase letters, digits, "-" and "_" (it names the state directory)`, { details: { personaId } });
   }
   const backendName = name === undefined ? readPersistenceConfig(dir).backend : parseBackendName(name);
-  const plugin = findPersistencePlugin(backendName, options.registry ?? options.pluginsDir ?? PLUGINS_DIR);
-  const readonly = options.readonly ?? false;
-  const declared = new Set(plugin.manifest.bindings);
-  const context: BackendContext = {
-    personaId,
-    personaDir: dir,
-    readonly,
-    now: options.now ?? (() => new Date()),
-    pluginId: plugin.manifest.id,
-    storage: {
-      ...(declared.has('storage.files') ? { files: { ...personaFiles(dir, readonly), ledger: ledgerAccess(dir, personaId, 'jsonl-fs', readonly) } } : {}),
-      ...(declared.has('storage.sqlite') ? { sqlite: { ...personaSqlite(dir, readonly), ledger: ledgerAccess(dir, personaId, 'sqlite', readonly) } } : {}),
-    },
-  };
-  const factory = await loadFactory(plugin);
-  return await factory(context);
-}
-
-async function loadFactory(plugin: LoadedPlugin): Promise<CreateBackend> {
-  let mod: Record<string, unknown>;
-  try {
-    mod = await importHostModule(plugin.entry);
-  } catch (error) {
-    if (isKernelError(error)) throw error;
-    throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `plugin ${plugin.manifest.id}: entry ${plugin.manifest.entry} could not be loaded (${(error as Error).message.split('\n')[0]})`, {
-      details: { plugin: plugin.manifest.id },
-      cause: error,
-    });
-  }
-  const factory = mod[BACKEND_FACTORY_EXPORT];
-  if (typeof factory !== 'function') {
-    throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `plugin ${plugin.manifest.id}: entry ${plugin.manifest.entry} does not export a function ${BACKEND_FACTORY_EXPORT}`, {
-      details: { plugin: plugin.manifest.id },
-    });
-  }
-  return factory as CreateBackend;
-}
-
-/** A factory's guard for a storage binding it needs but was not handed. */
-export function requireStorage<K extends keyof BackendContext['storage']>(context: BackendContext, kind: K): NonNullable<BackendContext['storage'][K]> {
-  const handle = context.storage[kind];
-  if (handle === undefined) {
-    const binding = kind === 'files' ? 'storage.files' : 'storage.sqlite';
-    throw kernelError('RTC_ERR_PERSISTENCE_BINDING', `plugin ${context.pluginId} needs ${binding}, which its manifest does not declare; the kernel hands a backend only the storage it declares`, {
-      details: { plugin: context.pluginId, binding },
-    });
-  }
-  return handle as NonNullable<BackendContext['storage'][K]>;
+  return { plugin: findPersistencePlugin(backendName, options.registry ?? options.pluginsDir), dir, personaId };
 }

@@ -4,7 +4,6 @@
  * lists (an isolate plugin in a throwaway isolate of its own tier, under its own grant; a
  * host-module backend by importing it). A tool plugin's tools are each one of those exports.
  */
-import { importHostModule } from '../../kernel/plugins/host-modules.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +12,7 @@ import { kernelError } from '../../kernel/errors.ts';
 import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
 import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
 import { displayPath, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
-import { HOST_PLUGIN_KINDS, pluginBundleRecord, type BundleRecord } from '../../kernel/substrate/substrate.ts';
+import { pluginBundleRecord, type BundleRecord } from '../../kernel/substrate/substrate.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 
 export interface CheckedPlugin {
@@ -23,10 +22,6 @@ export interface CheckedPlugin {
 }
 
 async function loadedExports(plugin: LoadedPlugin, cacheDir: string | undefined): Promise<readonly string[]> {
-  if (HOST_PLUGIN_KINDS.has(plugin.manifest.kind)) {
-    const mod = await importHostModule(plugin.entry);
-    return Object.keys(mod).filter((k) => typeof mod[k] === 'function');
-  }
   // The placeholders a persona would fill point at a scratch folder of this check.
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'rtc-plugin-check-'));
   const instance = new PluginInstance(plugin, {

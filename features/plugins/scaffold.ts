@@ -4,7 +4,7 @@
  * kind's published contract (kernel/contracts, `import type`: nothing of it is bundled), and a
  * test in Deno's style (`test/mod_test.ts`, `deno test --no-check`). `plugins check` accepts it
  * and a persona (or, for a gate check, a gate profile) can select it at once. Isolate kinds
- * only: a persistence backend is a host module with a different shape (docs/writing-plugins.md).
+ * only: a persistence backend's contract is a set of exports over storage bindings (features/persistence/README.md).
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -129,7 +129,7 @@ function selectLine(kind: ScaffoldKind, id: string): string {
 
 export function scaffoldPlugin(kind: string, name: string, parent: string): Scaffolded {
   if (!(SCAFFOLD_KINDS as readonly string[]).includes(kind)) {
-    const why = kind === 'persistence' ? ': persistence backends are host modules (see docs/writing-plugins.md)' : '';
+    const why = kind === 'persistence' ? ': a persistence backend is a set of exports over storage bindings (copy plugins/persistence-jsonl-fs; features/persistence/README.md)' : '';
     throw kernelError('RTC_ERR_CLI_USAGE', `--kind ${kind}: plugins new writes ${SCAFFOLD_KINDS.join(', ')}${why}`);
   }
   const k = kind as ScaffoldKind;

@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { readAgentEnv, STATE_DIR_ENV } from './budget/env.ts';
 import { kernelError } from '../../kernel/errors.ts';
-import { openLedger } from '../ledger/open.ts';
+import { openLedger, prepareLedger } from '../ledger/open.ts';
 import { HarnessCatalog } from '../../kernel/loop/harness.ts';
 import { openPersonas, runFailed } from '../../kernel/loop/run-personas.ts';
 import { inProcessFleet, type LoopFleet } from './workers/fleet.ts';
@@ -183,6 +183,7 @@ export function reviewLines(r: CycleReport): string[] {
 
 async function run(argv: string[], given: CliIo): Promise<number> {
   let io = given;
+  await prepareLedger();
   const { values, positionals } = parseFlags(
     argv,
     {

@@ -3,7 +3,8 @@
  * directory, from its event log: last cycle, phase, budget posture, executor, last defer
  * reason, and the spending rate over the last 24 hours.
  */
-import { readStatus, type PersonaStatus } from './status.ts';
+import { readFleetStatus, readStatus, type PersonaStatus } from './status.ts';
+import { describeDsn } from '../../kernel/persistence/postgres/pg-bridge.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { existingStateDir, knownPersonaDir } from '../../kernel/storage/state-dir.ts';
 import { listPersonaIds } from '../../kernel/personas/load.ts';
@@ -27,7 +28,7 @@ function staleRows(rows: PersonaStatus[], persona: string | undefined, limitSeco
   });
 }
 
-const USAGE = `Usage: runtimectl status [--state-dir DIR] [--persona ID] [--stale-after SECONDS] [--json]
+const USAGE = `Usage: runtimectl status [--state-dir DIR | --dsn DSN] [--persona ID] [--stale-after SECONDS] [--json]
 
 One row per persona found under the state directory (default: $SCIDEX_AGENT_STATE_DIR, else
 ./state): its last cycle and phase, budget posture, executor, the last defer reason, and
@@ -37,7 +38,11 @@ whole log (features/history/README.md). While a \`run --workers N\` runs on the 
 directory, also which worker thread hosts which persona and how often each worker died and
 was restarted (from <state>/run-workers.json).
 
+With --dsn, every persona kept in that shared Postgres database (all kernels of a fleet),
+read-only; no state directory is needed.
+
 Options:
+  --dsn DSN               read the personas of this shared Postgres database instead
   --persona ID            only this persona
   --stale-after SECONDS   exit 1 when a listed persona's last cycle is older than this (or it has
                           none yet): a health check, since a quiet persona still logs every cycle
@@ -61,33 +66,41 @@ function table(rows: string[][]): string {
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags(
     argv,
-    { 'state-dir': { type: 'string' }, persona: { type: 'string' }, 'stale-after': { type: 'string' }, json: { type: 'boolean' } },
+    { 'state-dir': { type: 'string' }, dsn: { type: 'string' }, persona: { type: 'string' }, 'stale-after': { type: 'string' }, json: { type: 'boolean' } },
     'status',
     false,
   );
+  const dsn = values.dsn;
+  if (dsn !== undefined && values['state-dir'] !== undefined) throw kernelError('RTC_ERR_CLI_USAGE', '--dsn and --state-dir: give one of them');
   // Usage errors first (exit 2), whatever the state directory holds.
   const persona = values.persona;
   if (persona !== undefined && !PERSONA_ID_PATTERN.test(persona)) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ${JSON.stringify(persona)}: not a persona id`);
   const staleAfter = staleAfterSeconds(values['stale-after']);
-  // One state-dir check for every command: a missing one is an error here too, as for activity and verify.
-  const choice = existingStateDir(values['state-dir'], io.env, io.cwd);
-  const stateDir = choice.stateDir;
-  // A typo is refused with "did you mean"; a persona with a profile that has not run yet (a
-  // fresh deployment's first health check) is "no cycle yet", not an error about its folder.
-  if (persona !== undefined) knownPersonaDir(choice, persona, 'status', listPersonaIds());
+  let where: string;
+  if (dsn === undefined) {
+    // One state-dir check for every command: a missing one is an error here too, as for activity and verify.
+    const choice = existingStateDir(values['state-dir'], io.env, io.cwd);
+    where = choice.stateDir;
+    // A typo is refused with "did you mean"; a persona with a profile that has not run yet (a
+    // fresh deployment's first health check) is "no cycle yet", not an error about its folder.
+    if (persona !== undefined) knownPersonaDir(choice, persona, 'status', listPersonaIds());
+  } else where = describeDsn(dsn);
   const nowMs = Date.now();
-  const rows = (await readStatus(stateDir, nowMs)).filter((r) => persona === undefined || r.persona_id === persona);
+  const all = dsn === undefined ? await readStatus(where, nowMs) : await readFleetStatus(dsn, nowMs);
+  const rows = all.filter((r) => persona === undefined || r.persona_id === persona);
   const stale = staleAfter === undefined ? [] : staleRows(rows, persona, staleAfter, nowMs);
   const failed = rows.some((r) => r.error) || stale.length > 0;
-  const running = readRunWorkers(stateDir);
+  // The worker table is a state directory's (a run's); a shared database has none.
+  const running = dsn === undefined ? readRunWorkers(where) : undefined;
   const workers = running && persona !== undefined ? { ...running, workers: running.workers.filter((w) => w.personas.includes(persona)) } : running;
   for (const line of stale) io.stderr(`runtimectl status: ${line}\n`);
   if (values.json) {
-    printJson(io, { state_dir: stateDir, personas: rows, ...(staleAfter === undefined ? {} : { stale }), ...(workers ? { run_workers: workers } : {}) });
+    printJson(io, { ...(dsn === undefined ? { state_dir: where } : { database: where }), personas: rows, ...(staleAfter === undefined ? {} : { stale }), ...(workers ? { run_workers: workers } : {}) });
     return failed ? 1 : 0;
   }
   if (rows.length === 0) {
-    io.stdout(persona === undefined ? `no persona has run under ${stateDir}\n` : `persona ${persona} has not run under ${stateDir}\n`);
+    const place = `${dsn === undefined ? 'under' : 'in'} ${where}`;
+    io.stdout(persona === undefined ? `no persona has run ${place}\n` : `persona ${persona} has not run ${place}\n`);
     return failed ? 1 : 0;
   }
   const lines = [['PERSONA', 'LAST CYCLE', 'PHASE', 'OUTCOME', 'BUDGET (24 h)', 'TOKENS/H', 'EXECUTOR', 'LAST DEFER REASON']];

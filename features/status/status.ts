@@ -9,17 +9,36 @@
  * segment index, the rollups of the last day's segments and the open segment, so its cost
  * does not grow with the persona's age.
  */
-import { fleetSummary, type PersonaSummary } from '../history/read-path.ts';
+import { fleetSummary, HistoryReader, type PersonaSummary } from '../history/read-path.ts';
+import { openShared, sharedPersonas } from '../persistence/fleet.ts';
 import { errorLine } from '../science-loop/decide.ts';
 
 export type PersonaStatus = Omit<PersonaSummary, 'backend' | 'history'> & { backend?: string; history?: PersonaSummary['history']; error?: string };
 
+function errorRow(personaId: string, error: string): PersonaStatus {
+  return { persona_id: personaId, runtime: null, cycles: 0, last_cycle: null, budget: null, executor: null, last_defer_reason: null, events_24h: 0, tokens_per_hour_24h: 0, error };
+}
+
 /** Every persona folder with events (logs/events.jsonl, or in the backend its persistence.yaml names), sorted by id. */
 export async function readStatus(stateDir: string, nowMs: number): Promise<PersonaStatus[]> {
   const entries = await fleetSummary(stateDir, nowMs, errorLine);
-  return entries.map((entry) =>
-    'error' in entry
-      ? { persona_id: entry.persona_id, runtime: null, cycles: 0, last_cycle: null, budget: null, executor: null, last_defer_reason: null, events_24h: 0, tokens_per_hour_24h: 0, error: entry.error }
-      : entry,
-  );
+  return entries.map((entry) => ('error' in entry ? errorRow(entry.persona_id, entry.error) : entry));
+}
+
+/** Every persona of a shared Postgres database (the fleet), sorted by id. */
+export async function readFleetStatus(dsn: string, nowMs: number): Promise<PersonaStatus[]> {
+  const rows: PersonaStatus[] = [];
+  for (const id of await sharedPersonas(dsn)) {
+    let reader: HistoryReader | undefined;
+    try {
+      reader = new HistoryReader(id, await openShared(dsn, id));
+      // A persona the database names but that never stored an event is not a row.
+      if (!reader.isEmpty()) rows.push(reader.summary(nowMs));
+    } catch (error) {
+      rows.push(errorRow(id, errorLine(error)));
+    } finally {
+      await reader?.close();
+    }
+  }
+  return rows;
 }

@@ -17,6 +17,7 @@ import path from 'node:path';
 import type { StateVerifyCheck, VerifyCheck, VerifyCheckResult, VerifyFinding } from './cli.ts';
 import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import { checkLedgerConsistency } from '../ledger/consistency.ts';
+import { prepareLedger } from '../ledger/open.ts';
 import { LEDGER_DIR } from '../ledger/config.ts';
 import { PERSISTENCE_CONFIG_FILE, readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
 import { findPersistencePlugin, openBackend } from '../persistence/open.ts';
@@ -25,8 +26,9 @@ import { compareSubstrate, currentSubstrate, readSubstrate, SUBSTRATE_FILE, type
 
 export const ledgerCheck: VerifyCheck = {
   name: 'ledger',
-  run(target): VerifyCheckResult {
+  async run(target): Promise<VerifyCheckResult> {
     if (!existsSync(path.join(target.personaDir, LEDGER_DIR))) return { status: 'absent', summary: 'no ledger', findings: [] };
+    await prepareLedger();
     const problems = checkLedgerConsistency(target.personaDir, undefined, target.personaId);
     const findings: VerifyFinding[] = problems.map((p) => {
       const line = /^line (\d+)$/.exec(p.position);

@@ -10,6 +10,7 @@ import type { AuditPermission, RefusalReason } from './refusal.ts';
 import type { OpTicket, RunScope } from './run-scope.ts';
 import type { Tape } from './tape.ts';
 import type { PluginBindings } from './ops/bindings.ts';
+import type { StorageGrant } from '../persistence/binding-kit.ts';
 import type { ChildTracker } from '../../sandboxes/subprocess/run-command.ts';
 import type { SandboxContext } from '../../sandboxes/subprocess/os-sandbox/plan.ts';
 
@@ -84,6 +85,8 @@ export interface BrokerContext {
   execPath?: string;
   /** kernel bindings this plugin may reach (declared by its manifest ∩ granted by its persona); see ops/bindings.ts */
   bindings?: PluginBindings;
+  /** storage bindings (persistence backends and the ledger only); see kernel/persistence/binding-kit.ts */
+  storage?: StorageGrant;
   /**
    * applied to the bytes of every file write before they reach the disk (a persona's plugins:
    * its secret values scrubbed from what lands in its folder); the recorded effect keeps the

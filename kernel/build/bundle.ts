@@ -14,7 +14,7 @@
  * script the code cache applies to.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -157,8 +157,19 @@ export interface BundleOptions {
  * Bundles `entry` (absolute path) or returns the cached bundle when no input changed.
  * A build error becomes one KernelError line naming the file, line and reason.
  */
+function realEntry(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    // A missing entry is refused by the build, naming the path as given.
+    return file;
+  }
+}
+
 export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), kind: BundleKind = 'module', options: BundleOptions = {}): Promise<BuiltBundle> {
-  const absolute = path.resolve(entry);
+  // Through links (a plugin folder linked into a search path): its relative imports and its
+  // package.json (the npm packages it may use) are those of the real folder.
+  const absolute = realEntry(path.resolve(entry));
   const base = path.dirname(absolute);
   const main = options.main ?? true;
   const sealKey = `${kind}:${main ? '' : 'not-main:'}${absolute}`;

@@ -34,7 +34,7 @@ export interface PluginContract {
   calls: ContractCall[];
   /** a section of the manifest the kind declares (the tool kind's `tools:`, a gate check's `gate_check:`) */
   manifest?: { field: string; name: string; schema: z.ZodType; doc: string };
-  /** contracts that are not zod schemas (host modules), said in prose */
+  /** contracts that are not zod schemas (an interface of exports, like a persistence backend's), said in prose */
   note?: string;
 }
 
@@ -85,7 +85,15 @@ export const PLUGIN_CONTRACTS: PluginContract[] = [
     summary: 'Holds a persona\'s events, brain memory, ledger and proposals.',
     selectedBy: 'persistence (default: the backend the state directory records, else persistence.jsonl-fs)',
     calls: [],
-    note: 'Backends are host modules today: `createBackend(context)` returns the PersistenceBackend interface of kernel/contracts/persistence.ts (with the ledger part of features/persistence/backend.ts). It is a TypeScript interface of methods, not a zod schema of values.',
+    note: 'Backends run in isolates (sandbox profile `persistence`, no Deno permission) and reach storage only through the storage bindings they declare (`storage.files`, `storage.sqlite`, `storage.postgres`). They export BACKEND_EXPORTS of kernel/contracts/persistence.ts, each called with the session token first; the kernel keeps the hash chain, group commit, verification and the sealed history, and builds the PersistenceBackend interface over those exports (features/persistence/isolated-backend.ts, README there).',
+  },
+  {
+    kind: 'ledger',
+    module: 'features/ledger/plugin-host.ts',
+    summary: 'The persona\'s local task ledger (container-local Orchestra): task lifecycle, resource leases, checkpoints and surprises, over rows the persona\'s persistence backend keeps.',
+    selectedBy: 'not a profile slot: the one ledger plugin (plugins/ledger) serves every persona, over the ledger rows of the persona\'s persistence backend (`storage.ledger`)',
+    calls: [],
+    note: 'Runs in an isolate under the `persistence` sandbox profile, with only the `storage.ledger` binding (forwarded by the kernel to the persona\'s backend, its `ledgerLoad`/`ledgerCommit` exports). Exports `open`, `call`, `close`; the `ledger` binding and `runtimectl ledger ...` reach the ledger through it (features/ledger/README.md).',
   },
   {
     kind: 'gate-check',

@@ -1,28 +1,52 @@
 /**
  * One interface for where a persona's durable state lives: its event log, its local task
- * ledger, its brain memory and its proposal records. Two implementations ship as plugins
- * (`plugins/persistence-jsonl-fs`, the embedded default, and `plugins/persistence-sqlite`);
- * a persona's `persistence.yaml` says which one holds its state (config.ts).
+ * ledger, its brain memory and its proposal records. Implementations are plugins
+ * (`plugins/persistence-jsonl-fs`, the embedded default, `plugins/persistence-sqlite`), each
+ * run in an isolated-vm isolate under the `persistence` sandbox profile: no Deno permission,
+ * storage only through the storage bindings its manifest declares (kernel/persistence), each
+ * call checked against the persona's own folder.
  *
- * HONESTY NOTE: persistence backends run on the host, in the kernel's own process, not in
- * an isolated-vm isolate. Native sqlite (better-sqlite3) and the durable write path
- * (O_DSYNC writes, fsync, rename) cannot run inside an isolate, and a round trip through the
- * broker per event would undo group commit. So, unlike every other plugin kind:
- *   - the manifest is how a backend is selected, declared and audited (its `bindings` say
- *     which storage it may be handed, `verify` records its digests), not a sandbox grant;
- *   - the storage handles the kernel passes (storage.ts) are a contract and a path guard,
- *     not containment: host code could import node:fs itself. Only first-party code in this
- *     repository is ever loaded as a persistence backend.
+ * The kernel keeps the hash chain, group commit and verification: events reach a backend by
+ * reference (a batch id, a read handle), the kernel writes the bytes it encoded and reads back
+ * what it verifies, so no backend can forge, reorder or hide the chain. What a backend plugin
+ * exports is BACKEND_EXPORTS in features/persistence/isolated-backend.ts (documented in
+ * features/persistence/README.md); this file is the interface the rest of runtimectl uses.
  *
- * Every backend gives byte-identical event JSON and hashes for the same appends (both use
- * kernel/events' canonical JSON, envelope and hash helpers, and the same redaction).
+ * Every backend gives byte-identical event JSON and hashes for the same appends (the one
+ * encoder in kernel/events does it).
  */
 import type { AppendResult, EventLogStartup, OpenSegment, SealOptions, SealOutcome } from '../events/event-log.ts';
 import type { PluginRegistry } from '../plugins/registry.ts';
 import type { EventEnvelope } from '../events/envelope.ts';
+import type { TraceStorage } from '../replay/trace-store.ts';
 import type { HistoryStorage } from '../history/storage.ts';
 import type { HistoryVerifyOptions, HistoryVerifyReport } from '../history/verify.ts';
 import type { AcquireWriterLock } from '../storage/writer-lock.ts';
+
+/**
+ * What a persistence backend plugin exports (each called in its isolate with the session token
+ * first; features/persistence/isolated-backend.ts is the kernel's side, its README the contract).
+ */
+export const BACKEND_EXPORTS = [
+  'describe',
+  'open',
+  'close',
+  'openEvents',
+  'appendEvents',
+  'readEvents',
+  'importEvents',
+  'readBrain',
+  'writeBrain',
+  'writeBrainAsync',
+  'readLongTerm',
+  'appendLongTerm',
+  'memoryIsEmpty',
+  'appendProposals',
+  'proposalLines',
+  'proposalsIsEmpty',
+  'ledgerLoad',
+  'ledgerCommit',
+] as const;
 
 /** Where in a store a problem is: a line of a file, or a row (by seq) of a table. */
 export interface StoreProblem {
@@ -147,6 +171,11 @@ export interface PersistenceBackend {
   readonly memory: MemoryStore;
   readonly proposals: ProposalStore;
   /**
+   * The replay trace's lines and blobs, when this backend keeps them (postgres); absent, they
+   * are the files trace/cycles.jsonl and trace/blobs/ in the persona folder.
+   */
+  readonly trace?: TraceStorage;
+  /**
    * Optional: the backend's own one-writer lock for this persona (a lease in a shared
    * store). Without it the kernel takes the file lock in the persona folder
    * (writer-lock.ts); either way a second writer is refused, naming the holder.
@@ -166,6 +195,8 @@ export interface OpenBackendOptions {
   personaId?: string;
   /** The plugins of this start (the backend is looked up there); default: a scan of the built-in folder. */
   registry?: PluginRegistry;
+  /** A shared database's DSN (the postgres backend); default: RUNTIMECTL_POSTGRES_DSN. */
+  dsn?: string;
 }
 
 /**

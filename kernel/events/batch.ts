@@ -10,8 +10,21 @@ export interface Ack {
   reject: (error: unknown) => void;
 }
 
+/** One event's stored fields, for sinks that keep rows rather than lines (EventLogOptions.keepRows). */
+export interface BatchRow {
+  seq: number;
+  type: string;
+  /** canonical JSON of the redacted payload */
+  payloadJson: string;
+  prev: string;
+  hash: string;
+  at: string;
+}
+
 export class Batch {
   readonly acks: Ack[] = [];
+  /** Filled only when the log keeps rows. */
+  readonly rows: BatchRow[] = [];
   /** Concatenation only links the strings; they are copied out once, by bytes(). */
   #text = '';
 
@@ -21,6 +34,16 @@ export class Batch {
 
   addLine(line: string): void {
     this.#text += line;
+  }
+
+  /** The lines as one text (each with its newline). */
+  text(): string {
+    return this.#text;
+  }
+
+  /** The lines' length in UTF-8 bytes (the open segment's size grows by it). */
+  get byteLength(): number {
+    return Buffer.byteLength(this.#text, 'utf8');
   }
 
   /** The lines as UTF-8, for the one write. */

@@ -16,6 +16,10 @@
  * openEventLog() checks the whole file first and refuses a log that is corrupt, out of
  * chain or from a newer version, leaving it untouched. A torn last line (a write cut short
  * by a crash: only ever unacknowledged events) is saved aside, cut off, and logged.
+ *
+ * Where a batch goes is the log's sink (BatchSink): its own file (FileSink), or an isolated
+ * persistence backend's storage binding (kernel/persistence/isolated-events.ts), which also
+ * seals through the sink: the log decides what a seal holds and its header, the sink stores it.
  */
 import { createHash } from 'node:crypto';
 import { close, constants, fdatasync, mkdirSync, readFileSync, statSync, write } from 'node:fs';
@@ -25,7 +29,7 @@ import { isKernelError, kernelError, type KernelError } from '../errors.ts';
 import { redactedCanonicalJson, redactRecord } from '../redact/index.ts';
 import { canonicalJson } from './canonical.ts';
 import { appendEnvelopeLine, appendHashInput, EVENT_TYPE_PATTERN, GENESIS_HASH, sha256 } from './envelope.ts';
-import { Batch } from './batch.ts';
+import { Batch, type BatchRow } from './batch.ts';
 import { openRegular } from '../storage/safe-read.ts';
 import { noteOpenSegmentEvent } from '../history/open-segment.ts';
 import { cutTornTail, syncDirectory, type Repair } from './repair.ts';
@@ -33,7 +37,7 @@ import { chainRepairHint, describeProblem, scanEventLog, type TornTail } from '.
 import { SEGMENT_EVENT, segmentHeaderSchema, type SegmentHeader } from './segment-header.ts';
 import type { HistoryStorage } from '../history/storage.ts';
 import type { SegmentIndexEntry } from '../history/index-entry.ts';
-import { prepareSeal, type SealInput } from '../history/seal.ts';
+import { prepareSeal, type PreparedSeal, type SealInput } from '../history/seal.ts';
 import { checkSealedAtOpen, replaceOpenFile, setAsideSealTemp, type SealedHistory } from '../history/open-check.ts';
 import { decompressSegment, sha256Hex } from '../history/seal.ts';
 
@@ -119,9 +123,120 @@ export interface EventLogStats {
 /** Absolute paths of the logs open in this process: two writers on one file would fork its chain. */
 const openFiles = new Set<string>();
 
-export class EventLog {
+/** One seal as the log hands it to its sink: the segment prepared, and the next segment's header. */
+export interface SealRequest {
+  prepared: PreparedSeal;
+  history: HistoryStorage;
+  /** sealed segments the log knows of before this one */
+  sealedBefore: number;
+  /** the next segment's `log_segment` record: its line and its row */
+  header: { line: string; row: BatchRow };
+}
+
+/**
+ * Where a batch goes: the one durable write per batch. The log's own file (FileSink, below),
+ * or an isolated persistence backend's storage binding (kernel/persistence/isolated-events.ts).
+ * `write` resolves only once every event of the batch is durable; a rejection fails the log.
+ * A sink of a segmented log also gives the open segment's bytes and stores a seal: it throws
+ * a KernelError marked `internal` when the open segment may be half replaced (the log stops
+ * taking appends and must be reopened), any other error when nothing was changed.
+ */
+export interface BatchSink {
+  write(batch: Batch): Promise<void>;
+  close(): Promise<void>;
+  openBytes?(): Buffer | Promise<Buffer>;
+  seal?(request: SealRequest): Promise<void>;
+}
+
+export interface EventLogOptions {
+  /** Keep each event's fields (seq, type, payload JSON, prev, hash, at) on its batch, for sinks that store rows. */
+  keepRows?: boolean;
+  /** The open segment as opening found it. */
+  segment?: OpenSegment;
+  /** The sealed side as opening found it (kernel/history/open-check.ts). */
+  history?: SealedHistory;
+}
+
+/** A log file opened O_APPEND|O_DSYNC: each batch is one write (and fdatasync where O_DSYNC is missing). */
+export class FileSink implements BatchSink {
   readonly file: string;
   #fd: number;
+  #closed = false;
+
+  /** Registers `file` as open in this process (a second open is RTC_ERR_EVENTS_BUSY). */
+  static open(file: string): FileSink {
+    const absolute = path.resolve(file);
+    if (openFiles.has(absolute)) {
+      throw kernelError('RTC_ERR_EVENTS_BUSY', `${file}: this event log is already open in this process; share the one EventLog`);
+    }
+    const fd = openRegular(absolute, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_DSYNC, 0o644)!;
+    openFiles.add(absolute);
+    return new FileSink(absolute, fd);
+  }
+
+  private constructor(file: string, fd: number) {
+    this.file = file;
+    this.#fd = fd;
+  }
+
+  async write(batch: Batch): Promise<void> {
+    const bytes = batch.bytes();
+    let written = 0;
+    while (written < bytes.length) written += await writeAsync(this.#fd, bytes, written, bytes.length - written);
+    if (!O_DSYNC) await fdatasyncAsync(this.#fd);
+  }
+
+  openBytes(): Buffer {
+    return readFileSync(this.file);
+  }
+
+  /**
+   * The file's seal: the segment's gzip, its index entry and rollup go to the history storage
+   * (a seal a crash cut short may have stored them: they must be these very lines), then the
+   * file is replaced by one holding only the next segment's header (the fd is swapped).
+   */
+  async seal(request: SealRequest): Promise<void> {
+    const { prepared, history } = request;
+    try {
+      const stored = history.list().segments.find((s) => s.index === prepared.sealed.segment && !s.archived);
+      if (stored) {
+        const gz = history.readSealed(stored.index);
+        if (!decompressSegment(gz, stored.name).equals(readFileSync(this.file))) {
+          throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${stored.name}: is stored as segment ${stored.index} but does not hold the lines of the open segment ${this.file}; neither was changed`, { details: { file: stored.name } });
+        }
+        prepared.entry = { ...prepared.entry, gz_bytes: gz.length, gz_sha256: sha256Hex(gz) };
+      } else history.writeSealed(prepared.sealed.segment, prepared.gz);
+      if (request.sealedBefore < prepared.sealed.segment && history.readIndex().length < prepared.sealed.segment) history.appendIndex(JSON.stringify(prepared.entry));
+      if (prepared.rollupLine && !history.readRollups(prepared.sealed.segment).length) history.appendRollup(prepared.rollupLine);
+    } catch (error) {
+      if (isKernelError(error) && error.code === 'RTC_ERR_HISTORY_SEGMENT') throw error;
+      throw kernelError('RTC_ERR_EVENTS_WRITE', `${this.file}: sealing segment ${prepared.sealed.segment} failed (${(error as Error).message}); the open segment was left as it is`, { cause: error });
+    }
+    try {
+      this.#fd = await replaceOpenFile(this.file, this.#fd, Buffer.from(request.header.line, 'utf8'), O_DSYNC);
+    } catch (error) {
+      throw kernelError('RTC_ERR_EVENTS_WRITE', `${this.file}: starting segment ${prepared.header.segment} failed (${(error as Error).message}); reopen the log to complete the seal`, { internal: true, cause: error });
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    openFiles.delete(this.file);
+    await closeAsync(this.#fd).catch(() => undefined);
+  }
+}
+
+/** True when this process has `file` open as an event log (busy for a second writer). */
+export function isEventFileOpen(file: string): boolean {
+  return openFiles.has(path.resolve(file));
+}
+
+export class EventLog {
+  /** The file (or the backend's store) the log's events are in, for messages. */
+  readonly file: string;
+  readonly #sink: BatchSink;
+  readonly #keepRows: boolean;
   #lastSeq: number;
   #lastHash: string;
   /** The clock for `at`; undefined means the system clock, read through #at(). */
@@ -145,13 +260,19 @@ export class EventLog {
   /** While a seal runs, appends wait for it (they belong after the new header). */
   #sealing: Promise<SealOutcome | undefined> | undefined;
 
-  /** Use openEventLog(): it checks and repairs the file first. */
-  constructor(file: string, fd: number, lastSeq: number, lastHash: string, now: (() => Date) | undefined, segment?: OpenSegment, history?: SealedHistory) {
+  /**
+   * Use openEventLog() for a file (it checks and repairs the file first); a backend's chain
+   * is built over its sink once the kernel has verified the stored events (lastSeq, lastHash).
+   */
+  constructor(file: string, sink: BatchSink, lastSeq: number, lastHash: string, now: (() => Date) | undefined, options: EventLogOptions = {}) {
     this.file = file;
-    this.#fd = fd;
+    this.#sink = sink;
+    this.#keepRows = options.keepRows === true;
     this.#lastSeq = lastSeq;
     this.#lastHash = lastHash;
     this.#now = now;
+    const segment = options.segment;
+    const history = options.history;
     this.#segment = segment ?? { index: 1, firstSeq: lastSeq > 0 ? 1 : 0, bytes: 0, records: lastSeq };
     this.#history = history?.storage;
     this.#rollup = history?.rollup;
@@ -221,6 +342,7 @@ export class EventLog {
     const batch = this.#queued ?? new Batch();
     try {
       batch.addLine(line);
+      if (this.#keepRows) batch.rows.push({ seq, type, payloadJson, prev, hash, at });
     } catch (error) {
       // A batch past the longest string V8 can hold: this line is not queued and its seq not used.
       return Promise.reject(error);
@@ -287,33 +409,20 @@ export class EventLog {
     while (this.#writing || this.#scheduled || this.#queued !== undefined) await this.flush();
     const headerOnly = this.#segment.header !== undefined ? 1 : 0;
     if (this.#segment.records <= headerOnly) return undefined;
-    const bytes = readFileSync(this.file);
+    const sink = this.#sink;
+    if (!sink.seal || !sink.openBytes) throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${this.file}: this log's store keeps no sealed segments`, { internal: true });
+    const bytes = await sink.openBytes();
     const prepared = await prepareSeal({ segment: this.#segment.index, bytes, file: this.file, ...(options.attached ? { attached: options.attached } : {}), ...(this.#rollup ? { rollup: this.#rollup } : {}) });
     if (prepared.sealed.last_seq !== this.#lastSeq || prepared.sealed.last_hash !== this.#lastHash) {
-      throw kernelError('RTC_ERR_EVENTS_CHAIN', `${this.file}: the file ends at seq ${prepared.sealed.last_seq}, not at the ${this.#lastSeq} this writer appended; another writer changed it (not sealed)`);
+      throw kernelError('RTC_ERR_EVENTS_CHAIN', `${this.file}: the stored events end at seq ${prepared.sealed.last_seq}, not at the ${this.#lastSeq} this writer appended; another writer changed them (not sealed)`);
     }
+    const { line, row, result } = this.#headerLine(prepared.header);
     try {
-      const stored = history.list().segments.find((s) => s.index === prepared.sealed.segment && !s.archived);
-      if (stored) {
-        // A seal a crash cut short stored this segment already: it must hold these very lines.
-        const gz = history.readSealed(stored.index);
-        if (!decompressSegment(gz, stored.name).equals(bytes)) {
-          throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${stored.name}: is stored as segment ${stored.index} but does not hold the lines of the open segment ${this.file}; neither was changed`, { details: { file: stored.name } });
-        }
-        prepared.entry = { ...prepared.entry, gz_bytes: gz.length, gz_sha256: sha256Hex(gz) };
-      } else history.writeSealed(prepared.sealed.segment, prepared.gz);
-      if (this.#sealed.length < prepared.sealed.segment && history.readIndex().length < prepared.sealed.segment) history.appendIndex(JSON.stringify(prepared.entry));
-      if (prepared.rollupLine && !history.readRollups(prepared.sealed.segment).length) history.appendRollup(prepared.rollupLine);
+      await sink.seal({ prepared, history, sealedBefore: this.#sealed.length, header: { line, row } });
     } catch (error) {
-      if (isKernelError(error) && error.code === 'RTC_ERR_HISTORY_SEGMENT') throw error;
-      throw kernelError('RTC_ERR_EVENTS_WRITE', `${this.file}: sealing segment ${prepared.sealed.segment} failed (${(error as Error).message}); the open segment was left as it is`, { cause: error });
-    }
-    const { line, result } = this.#headerLine(prepared.header);
-    try {
-      this.#fd = await replaceOpenFile(this.file, this.#fd, Buffer.from(line, 'utf8'), O_DSYNC);
-    } catch (error) {
-      this.#failure = kernelError('RTC_ERR_EVENTS_WRITE', `${this.file}: starting segment ${prepared.header.segment} failed (${(error as Error).message}); reopen the log to complete the seal`, { internal: true, cause: error });
-      throw this.#failure;
+      // The open segment may be half replaced: nothing more is appended until the log is reopened.
+      if (isKernelError(error) && error.internal) this.#failure = error;
+      throw error;
     }
     this.#lastSeq = result.seq;
     this.#lastHash = result.hash;
@@ -324,11 +433,13 @@ export class EventLog {
   }
 
   /** The chained header line for the next segment (not queued: the seal writes it). */
-  #headerLine(header: SegmentHeader): { line: string; result: AppendResult } {
+  #headerLine(header: SegmentHeader): { line: string; row: BatchRow; result: AppendResult } {
     const payloadJson = canonicalJson(header);
     const seq = this.#lastSeq + 1;
-    const hash = sha256(appendHashInput(seq, SEGMENT_EVENT, payloadJson, this.#lastHash));
-    return { line: appendEnvelopeLine(seq, SEGMENT_EVENT, payloadJson, this.#lastHash, hash, this.#at()), result: { seq, hash } };
+    const prev = this.#lastHash;
+    const hash = sha256(appendHashInput(seq, SEGMENT_EVENT, payloadJson, prev));
+    const at = this.#at();
+    return { line: appendEnvelopeLine(seq, SEGMENT_EVENT, payloadJson, prev, hash, at), row: { seq, type: SEGMENT_EVENT, payloadJson, prev, hash, at }, result: { seq, hash } };
   }
 
   /** Waits for queued events to reach disk, then closes the file. Later appends are refused. */
@@ -338,8 +449,7 @@ export class EventLog {
     try {
       await this.flush().catch(() => undefined);
     } finally {
-      openFiles.delete(this.file);
-      await closeAsync(this.#fd).catch(() => undefined);
+      await this.#sink.close();
     }
   }
 
@@ -358,18 +468,15 @@ export class EventLog {
     while (this.#queued !== undefined && !this.#failure) {
       const batch = this.#queued;
       this.#queued = undefined;
-      const bytes = batch.bytes();
       try {
-        let written = 0;
-        while (written < bytes.length) written += await writeAsync(this.#fd, bytes, written, bytes.length - written);
-        if (!O_DSYNC) await fdatasyncAsync(this.#fd);
+        await this.#sink.write(batch);
       } catch (error) {
         this.#fail(error, batch);
         break;
       }
       this.#stats.batches += 1;
       this.#stats.events += batch.size;
-      this.#segment.bytes += bytes.length;
+      this.#segment.bytes += batch.byteLength;
       for (const ack of batch.acks) ack.resolve(ack.result);
     }
     this.#writing = false;
@@ -384,10 +491,16 @@ export class EventLog {
    */
   #fail(error: unknown, batch: Batch): void {
     const reason = error instanceof Error ? error.message : String(error);
-    this.#failure = kernelError('RTC_ERR_EVENTS_WRITE', `${this.file}: writing events ${batch.acks[0]?.result.seq ?? '?'}.. failed (${reason}); reopen the log to repair it`, {
-      internal: true,
-      cause: error,
-    });
+    const first = batch.acks[0]?.result.seq ?? '?';
+    // A refusal with its own code (a backend that broke the storage contract, a database that
+    // went away) keeps it; a failed write or sync is the log's own write error.
+    this.#failure =
+      isKernelError(error) && !error.internal && error.code !== 'RTC_ERR_EVENTS_WRITE'
+        ? kernelError(error.code, `${this.file}: events ${first}.. were not written: ${reason}; reopen the log`, { details: { ...error.details }, cause: error })
+        : kernelError('RTC_ERR_EVENTS_WRITE', `${this.file}: writing events ${first}.. failed (${reason}); reopen the log to repair it`, {
+            internal: true,
+            cause: error,
+          });
     const failed = this.#queued ? [batch, this.#queued] : [batch];
     this.#queued = undefined;
     for (const lost of failed) for (const ack of lost.acks) ack.reject(this.#failure);
@@ -400,6 +513,40 @@ export class EventLog {
  * byte-for-byte as it was, on a corrupt line, a broken chain or a newer schema version.
  */
 export async function openEventLog(file: string, options: OpenEventLogOptions = {}): Promise<EventLog> {
+  const prepared = prepareEventFile(file, options);
+  const log = new EventLog(prepared.file, prepared.sink, prepared.lastSeq, prepared.lastHash, options.now, { segment: prepared.segment, ...(prepared.sealed ? { history: prepared.sealed } : {}) });
+  await appendStartupEvents(log, prepared);
+  return log;
+}
+
+/** What a chain's open found: the verified head, the open segment, the sealed side, the repair. */
+export interface OpenedHead {
+  lastSeq: number;
+  lastHash: string;
+  repair?: Repair;
+  /** sha256 of the torn bytes that were cut off (with `repair`). */
+  removedSha256?: string;
+  /** the sealed side, when the log keeps a history; `resume` completes a cut-short seal */
+  sealed?: SealedHistory;
+  segment?: OpenSegment;
+  /** files a cut-short seal left, kept aside as evidence */
+  setAside?: string[];
+}
+
+/** What prepareEventFile found and did, and the open sink. */
+export interface PreparedEventFile extends OpenedHead {
+  file: string;
+  sink: FileSink;
+  segment: OpenSegment;
+}
+
+/**
+ * Checks every line of `file` (refusing a corrupt, out-of-chain or newer log, untouched),
+ * checks its sealed side when it keeps a history, saves and cuts a torn tail, and opens the
+ * file for appends. The caller appends the startup events (appendStartupEvents) on the chain
+ * it builds over the sink.
+ */
+export function prepareEventFile(file: string, options: Omit<OpenEventLogOptions, 'now'> = {}): PreparedEventFile {
   const absolute = path.resolve(file);
   if (openFiles.has(absolute)) {
     throw kernelError('RTC_ERR_EVENTS_BUSY', `${file}: this event log is already open in this process; share the one EventLog`);
@@ -437,22 +584,39 @@ export async function openEventLog(file: string, options: OpenEventLogOptions = 
   let repair: Repair | undefined;
   if (torn) repair = cutTornTail(absolute, torn, lastSeq + 1);
   segment.bytes = torn ? torn.offset : fileSize(absolute);
-  const fd = openRegular(absolute, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_DSYNC, 0o644)!;
+  const sink = FileSink.open(absolute);
   if (!hadEvents && !repair) syncNewPath(logsDir, firstCreated);
-  openFiles.add(absolute);
+  return {
+    file: absolute,
+    sink,
+    lastSeq,
+    lastHash,
+    segment,
+    ...(sealed ? { sealed } : {}),
+    ...(partial ? { setAside: [partial] } : {}),
+    ...(repair ? { repair, removedSha256: sha256Bytes(torn!.bytes) } : {}),
+  };
+}
 
-  const log = new EventLog(absolute, fd, lastSeq, lastHash, options.now, segment, sealed);
+/**
+ * The events an open appends: a seal a crash cut short is completed first, then `reboot` on a
+ * chain that already had events and `log_repaired` after a torn tail was cut; sets
+ * `log.startup`. Closes the log when an append fails.
+ */
+export async function appendStartupEvents(log: EventLog, head: OpenedHead): Promise<void> {
+  const hadEvents = head.lastSeq > 0;
+  const repair = head.repair;
   try {
     // A seal cut short by a crash is completed before anything else is appended.
-    if (sealed?.resume) await log.seal();
-    if (hadEvents) await log.append('reboot', { previous_seq: lastSeq, previous_hash: lastHash });
+    if (head.sealed?.resume) await log.seal();
+    if (hadEvents) await log.append('reboot', { previous_seq: head.lastSeq, previous_hash: head.lastHash });
     if (repair) {
       await log.append('log_repaired', {
         reason: 'torn last line',
         line: repair.line,
         offset: repair.offset,
         removed_bytes: repair.removedBytes,
-        removed_sha256: sha256Bytes(torn!.bytes),
+        removed_sha256: head.removedSha256 ?? null,
         saved_as: repair.savedAs,
       });
     }
@@ -463,10 +627,9 @@ export async function openEventLog(file: string, options: OpenEventLogOptions = 
   log.startup = {
     rebooted: hadEvents,
     ...(repair ? { repaired: repair } : {}),
-    ...(sealed?.resume ? { resumedSeal: segment.index } : {}),
-    ...(partial ? { setAside: [partial] } : {}),
+    ...(head.sealed?.resume ? { resumedSeal: head.segment?.index ?? 1 } : {}),
+    ...(head.setAside ? { setAside: head.setAside } : {}),
   };
-  return log;
 }
 
 function fileSize(file: string): number {

@@ -12,8 +12,8 @@ import type { HistoryStorage } from './storage.ts';
 
 export interface ImportTarget {
   history: HistoryStorage;
-  /** appends events to the open segment verbatim, durably */
-  appendEvents(events: readonly EventEnvelope[]): void;
+  /** appends events to the open segment verbatim, durably (done when it returns, or when its promise resolves) */
+  appendEvents(events: readonly EventEnvelope[]): void | Promise<void>;
   /** the open segment's bytes, as JSONL */
   readOpenBytes(): Buffer;
   /** replaces the open segment with this one event (the next segment's header) */
@@ -28,13 +28,13 @@ const BATCH = 4096;
 export async function importSegmented(events: Iterable<EventEnvelope>, target: ImportTarget): Promise<number> {
   let count = 0;
   let batch: EventEnvelope[] = [];
-  const flush = () => {
-    if (batch.length > 0) target.appendEvents(batch);
+  const flush = async () => {
+    if (batch.length > 0) await target.appendEvents(batch);
     batch = [];
   };
   for (const event of events) {
     if (event.type === SEGMENT_EVENT) {
-      flush();
+      await flush();
       const header = segmentHeaderSchema.parse(event.payload);
       const bytes = target.readOpenBytes();
       if (sha256Hex(bytes) !== header.sealed.sha256) {
@@ -49,10 +49,10 @@ export async function importSegmented(events: Iterable<EventEnvelope>, target: I
       target.replaceOpen(event);
     } else {
       batch.push(event);
-      if (batch.length >= BATCH) flush();
+      if (batch.length >= BATCH) await flush();
     }
     count += 1;
   }
-  flush();
+  await flush();
   return count;
 }

@@ -59,7 +59,7 @@ import { personaPaths, type PersonaPaths } from './layout.ts';
 import { PersonaPlugins } from './persona-plugins.ts';
 import { personaPluginOptions, personaSecrets, type PluginLimits } from './plugin-options.ts';
 import { DEFAULT_MAX_RESIDENT_ISOLATES, ResidentIsolates } from './resident-isolates.ts';
-import { checkPersonaStart, probePlugin } from './start-check.ts';
+import { backendStartRefusal, checkPersonaStart, probePlugin } from './start-check.ts';
 import type { CycleContext, LoopStep, PersonaContext, StepRegistry, ToolCallNote } from './steps.ts';
 import { fullScanHistory, type HistoryPart, type PersonaHistory } from './persona-history.ts';
 import type { ScriptToolSpec } from '../tools/script-tool.ts';
@@ -287,7 +287,8 @@ export class PersonaRuntime {
     const hostPaths = hostPathScrubber(kernel.stateDir);
     // Events: the values here; the event log itself redacts by pattern and key.
     this.#scrub = <T>(value: T) => this.#secrets.values(hostPaths(value));
-    this.#trace = new TraceStore(this.paths.dir);
+    // A backend that keeps the trace itself (postgres: rows) hands its storage; otherwise the persona folder's files.
+    this.#trace = new TraceStore(this.paths.dir, backend.trace ? { storage: backend.trace } : {});
     // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy.
     this.#profileDigest = this.#trace.keep(persona.text);
     this.#steps = harness.manifest.steps.filter((name) => name !== RECORD_STEP).map((name) => kernel.composition.steps.get(name)!);
@@ -655,7 +656,12 @@ export class PersonaRuntime {
     // The persona folder must exist for the backend's and the ledger's path checks; the brain step creates the rest.
     ensurePersonaDir(kernel.stateDir, persona.profile.id);
     const persistence = kernel.composition.persistence;
-    const backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry: kernel.registry });
+    let backend: PersistenceBackend;
+    try {
+      backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry: kernel.registry });
+    } catch (error) {
+      throw backendStartRefusal(persona, error);
+    }
     // One writer per persona, taken before the first read of its events: a second kernel (or a
     // tools session while `run` runs it) is refused here, naming the holder, instead of forking the log (issue 12).
     let lock: WriterLock;

@@ -12,17 +12,14 @@ import path from 'node:path';
 import { isKernelError, kernelError, type KernelError } from '../errors.ts';
 import type { LoadedPersona } from '../personas/load.ts';
 import type { PersonaProfile } from '../personas/profile-schema.ts';
+import { BACKEND_EXPORTS } from '../contracts/persistence.ts';
 import { displayPath, type LoadedPlugin } from '../plugins/registry.ts';
-import { HOST_PLUGIN_KINDS } from '../substrate/substrate.ts';
 import { RECORD_STEP, type LoadedHarness } from './harness.ts';
 import { personaPaths } from './layout.ts';
 import { buildPersonaPlugin, personaPluginOptions, type PersonaPluginOptions } from './plugin-options.ts';
 import type { LoopKernel } from './persona-runtime.ts';
 import type { PersonaStart, SlotRequirement, StartProblem } from './steps.ts';
 import type { PluginKind } from '../manifest/plugin-manifest.ts';
-
-/** The export a persistence backend's host module provides. */
-const BACKEND_FACTORY = 'createBackend';
 
 export interface StartResolution {
   harness: LoadedHarness;
@@ -44,6 +41,19 @@ function refusal(persona: LoadedPersona, problems: StartProblem[]): KernelError 
   const lines = problems.map((p) => problemLine(persona, p));
   const more = lines.length > 1 ? ` (and ${lines.length - 1} more problem${lines.length > 2 ? 's' : ''})` : '';
   return kernelError('RTC_ERR_PERSONA_START', `${lines[0]}${more}`, { details: { persona: persona.profile.id, problems: lines } });
+}
+
+/**
+ * The persistence slot's backend could not be opened for a reason the operator fixes (no
+ * database named, unreachable, a database newer than this runtimectl, a plugin that does not
+ * load): a start refusal naming the profile's file and field, like every other slot's.
+ */
+const BACKEND_START_CODES: ReadonlySet<string> = new Set(['RTC_ERR_PERSISTENCE_CONFIG', 'RTC_ERR_PERSISTENCE_PLUGIN', 'RTC_ERR_PERSISTENCE_BINDING', 'RTC_ERR_PERSISTENCE_UNREACHABLE', 'RTC_ERR_PERSISTENCE_SCHEMA_NEWER']);
+
+export function backendStartRefusal(persona: LoadedPersona, error: unknown): unknown {
+  if (!isKernelError(error) || error.internal || !BACKEND_START_CODES.has(error.code)) return error;
+  const field = persona.profile.persistence !== undefined ? 'persistence' : 'persistence (default)';
+  return refusal(persona, [{ field, reason: `${error.code}: ${error.message}` }]);
 }
 
 /** The problem lines of an RTC_ERR_PERSONA_START refusal (one per problem). */
@@ -70,7 +80,7 @@ function harnessProblem(catalogDir: string, persona: LoadedPersona, error: Kerne
 
 /** The kernel's own slots: the persistence backend and the tools the profile selects. */
 function kernelRequirements(profile: PersonaProfile, backend: string, registry: PersonaStart['registry']): SlotRequirement[] {
-  const out: SlotRequirement[] = [{ field: profile.persistence !== undefined ? 'persistence' : 'persistence (default)', plugin: `persistence.${backend}`, kind: 'persistence', calls: [BACKEND_FACTORY] }];
+  const out: SlotRequirement[] = [{ field: profile.persistence !== undefined ? 'persistence' : 'persistence (default)', plugin: `persistence.${backend}`, kind: 'persistence', calls: [...BACKEND_EXPORTS] }];
   profile.tools.forEach((tool, i) => {
     const tools = registry.get(tool)?.manifest.tools?.map((t) => t.export) ?? [];
     out.push({ field: `tools[${i}]`, plugin: tool, kind: 'tool', calls: tools });
@@ -139,7 +149,6 @@ async function checkRequirement(kernel: LoopKernel, start: PersonaStart, req: Sl
   if (unlisted.length > 0) {
     return [{ ...at, reason: `plugin ${req.plugin} does not list ${unlisted.map((n) => `"${n}"`).join(', ')} in its exports (${manifestFile}: exports: [${plugin.manifest.exports.join(', ')}])` }];
   }
-  if (HOST_PLUGIN_KINDS.has(plugin.manifest.kind)) return [];
   let names: readonly string[];
   try {
     names = await bundleExports(kernel, start.profile, plugin, req.kind);

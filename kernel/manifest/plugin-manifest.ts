@@ -8,11 +8,11 @@ import { limitsSchema } from './sandbox-profile.ts';
 import { permissionsSchema } from './permissions-schema.ts';
 import { GATE_BINDINGS, GATE_CHECK_ID_PREFIX, gateCheckSectionSchema } from '../contracts/gate-check.ts';
 
-export const PLUGIN_KINDS = ['skill', 'executor', 'budget-policy', 'persistence', 'phase-selector', 'tool', 'gate-check'] as const;
+export const PLUGIN_KINDS = ['skill', 'executor', 'budget-policy', 'persistence', 'phase-selector', 'tool', 'ledger', 'gate-check'] as const;
 
 export type PluginKind = (typeof PLUGIN_KINDS)[number];
 
-export const BINDING_NAMES = ['events', 'usage', 'ledger', 'memory', 'proposals', 'storage.files', 'storage.sqlite', 'workspace', 'tools', ...GATE_BINDINGS] as const;
+export const BINDING_NAMES = ['events', 'usage', 'ledger', 'memory', 'proposals', 'storage.files', 'storage.sqlite', 'storage.postgres', 'storage.ledger', 'workspace', 'tools', ...GATE_BINDINGS] as const;
 
 /** A JSON Schema the kernel can check tool arguments with (it becomes a zod schema at load). */
 const jsonSchemaObject = z

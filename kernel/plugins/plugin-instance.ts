@@ -144,6 +144,32 @@ export class PluginInstance {
     }
   }
 
+  /** Builds the isolate (bundling the entry if need be) so that callSync can run. */
+  async ready(): Promise<void> {
+    await this.#ensure();
+  }
+
+  /**
+   * Calls an export synchronously, end to end (in-process tier only, after ready()): the
+   * export must not return a promise, and its storage ops run as synchronous ops. An isolate
+   * lost to a limit is rebuilt by the next ready() or call().
+   */
+  callSync(name: string, ...args: unknown[]): unknown {
+    if (!this.plugin.manifest.exports.includes(name)) {
+      throw kernelError('RTC_ERR_SANDBOX_NO_EXPORT', `plugin ${this.plugin.manifest.id} does not list "${name}" in its exports (${this.plugin.manifest.exports.join(', ')})`);
+    }
+    const runtime = this.#runtime;
+    if (!(runtime instanceof IsolateRuntime) || runtime.disposed) {
+      throw kernelError('RTC_ERR_SANDBOX_DISPOSED', `plugin ${this.plugin.manifest.id}: no live in-process isolate for a synchronous call (it was lost to a limit; the next asynchronous call rebuilds it)`);
+    }
+    try {
+      return runtime.callSync(name, args);
+    } catch (error) {
+      if (isKernelError(error) && (error.isLimit || error.code === 'RTC_ERR_SANDBOX_DISPOSED')) runtime.dispose();
+      throw locateError(error, `plugin:${this.plugin.manifest.id}`, this.#sourceMap, this.plugin.dir);
+    }
+  }
+
   /**
    * The functions the bundle really exports, found by loading it (building the isolate when
    * there is none): what the manifest's `exports` is checked against at start.

@@ -20,7 +20,7 @@ import { CYCLE_EVENT } from '../loop/cycle-event.ts';
 import { kernelError, isKernelError } from '../errors.ts';
 import { buildPersonaPlugin, personaPluginOptions, type PersonaPluginKind, type PersonaPluginOptions } from '../loop/plugin-options.ts';
 import { parseYaml, validateManifest } from '../manifest/load.ts';
-import type { PersistenceProvider } from '../contracts/persistence.ts';
+import type { PersistenceBackend, PersistenceProvider } from '../contracts/persistence.ts';
 import type { PersonaPaths } from '../loop/layout.ts';
 import { personaPaths } from '../loop/layout.ts';
 import { personaProfileSchema, type PersonaProfile } from '../personas/profile-schema.ts';
@@ -38,7 +38,6 @@ import { TOOL_TRACE_FILE, TraceStore } from './trace-store.ts';
 import { traceSegmentsFor } from './trace-segments.ts';
 import { parseRollupLines } from '../history/index-entry.ts';
 import { readIndexEntries } from '../history/reader.ts';
-import type { PersistenceBackend } from '../contracts/persistence.ts';
 import { REPLAY_EPOCH_CYCLES } from '../loop/persona-runtime.ts';
 import { McpMount, mountCode } from '../tools/mcp-mount.ts';
 import { ScriptTool, type ScriptToolSpec } from '../tools/script-tool.ts';
@@ -67,6 +66,8 @@ export interface ReplayOptions {
   installed?: boolean;
   /** told about changed bundles before the replay starts */
   onNotice?: (line: string) => void;
+  /** the shared database of a persona kept in Postgres (default: RUNTIMECTL_POSTGRES_DSN) */
+  dsn?: string;
   /** the scripts of a profile's selected skills (the composition's scriptTools): what a recorded script tool's grant is rebuilt from */
   scriptTools?: (profile: PersonaProfile) => Promise<ScriptToolSpec[]>;
 }
@@ -161,11 +162,11 @@ function firstSeqFor(backend: PersistenceBackend, fromCycle: number): number {
  * With `range`, only the segments (of the event log and of the trace) that can hold those
  * cycles are read.
  */
-async function recordedCycles(persistence: PersistenceProvider, registry: PluginRegistry, personaDir: string, personaId: string, store: TraceStore, range?: { fromCycle: number; toCycle: number }): Promise<{ cycles: RecordedCycle[]; unrecorded: number[]; segmentsRead: { events: number; trace: number } }> {
-  const backend = await persistence.open(personaDir, undefined, { readonly: true, personaId, registry });
+function recordedCycles(backend: PersistenceBackend, store: TraceStore, range?: { fromCycle: number; toCycle: number }): { cycles: RecordedCycle[]; unrecorded: number[]; segmentsRead: { events: number; trace: number } } {
+  const { personaDir, personaId } = backend;
   const events = [];
   let eventSegments = 0;
-  try {
+  {
     const fromSeq = range ? firstSeqFor(backend, range.fromCycle) : 1;
     const entries = readIndexEntries(backend.events.history);
     eventSegments = entries.filter((e) => e.last_seq >= fromSeq).length;
@@ -175,8 +176,6 @@ async function recordedCycles(persistence: PersistenceProvider, registry: Plugin
       if (range && cycle > range.toCycle) break;
       if (!range || cycle >= range.fromCycle) events.push(event);
     }
-  } finally {
-    await backend.close();
   }
   const byHash = new Map<string, TraceRecord>();
   const traceSegments = traceSegmentsFor(store.history, range).length;
@@ -211,9 +210,9 @@ async function recordedCycles(persistence: PersistenceProvider, registry: Plugin
 }
 
 /** The recorded tool calls made outside any cycle, in log order: each `tool_call` event naming a line of trace/tools.jsonl. */
-async function recordedToolCalls(persistence: PersistenceProvider, personaDir: string, personaId: string, registry: PluginRegistry): Promise<{ seq: number; trace: TraceRecord }[]> {
+async function recordedToolCalls(persistence: PersistenceProvider, personaDir: string, personaId: string, registry: PluginRegistry, dsn?: string): Promise<{ seq: number; trace: TraceRecord }[]> {
   const store = new TraceStore(personaDir, { readonly: true, file: TOOL_TRACE_FILE });
-  const backend = await persistence.open(personaDir, undefined, { readonly: true, personaId, registry });
+  const backend = await persistence.open(personaDir, undefined, { readonly: true, personaId, registry, ...(dsn ? { dsn } : {}) });
   const named: { seq: number; hash: string }[] = [];
   try {
     for (const event of backend.events.read()) {
@@ -491,14 +490,24 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
   if (!existsSync(personaDir)) {
     recordingError(`${options.personaId}: no such persona in ${options.stateDir}`, { persona: options.personaId });
   }
-  const store = new TraceStore(personaDir, { readonly: true });
   const registry = options.registry ?? PluginRegistry.scan(options.pluginsDir ?? PLUGINS_DIR);
+  // A backend that keeps the trace itself (postgres) is read for the whole replay.
+  const backend = await options.persistence.open(personaDir, undefined, { readonly: true, personaId: options.personaId, registry, ...(options.dsn ? { dsn: options.dsn } : {}) });
+  try {
+    return await replayWith(options, backend, new TraceStore(personaDir, { readonly: true, ...(backend.trace ? { storage: backend.trace } : {}) }), registry);
+  } finally {
+    await backend.close();
+  }
+}
+
+async function replayWith(options: ReplayOptions, backend: PersistenceBackend, store: TraceStore, registry: PluginRegistry): Promise<ReplayReport> {
+  const stateDir = path.resolve(options.stateDir);
   const target = options.cycle ?? options.fromCycle;
   const range = target === undefined ? undefined : { fromCycle: Math.max(1, target - WARMUP_REACH), toCycle: options.cycle ?? Number.MAX_SAFE_INTEGER };
-  let { cycles, unrecorded, segmentsRead } = await recordedCycles(options.persistence, registry, personaDir, options.personaId, store, range);
+  let { cycles, unrecorded, segmentsRead } = recordedCycles(backend, store, range);
   // A plugin that was never rebuilt within the reach (the epoch rule makes that rare): read from the start.
   if (range && target !== undefined && cycles.length > 0 && !canStart(cycles, cycles.findIndex((c) => c.cycle >= target))) {
-    ({ cycles, unrecorded, segmentsRead } = await recordedCycles(options.persistence, registry, personaDir, options.personaId, store, { fromCycle: 1, toCycle: range.toCycle }));
+    ({ cycles, unrecorded, segmentsRead } = recordedCycles(backend, store, { fromCycle: 1, toCycle: range.toCycle }));
   }
   let first = 0;
   let last = cycles.length - 1;
@@ -562,9 +571,9 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
   report.effects = replayer.effects;
   // Tool calls made outside any cycle, with every cycle: in their own replayer (their isolates were their session's, not the loop's).
   if (options.cycle === undefined && options.fromCycle === undefined && report.divergence === null) {
-    const toolCalls = await recordedToolCalls(options.persistence, personaDir, options.personaId, registry);
+    const toolCalls = await recordedToolCalls(options.persistence, backend.personaDir, options.personaId, registry, options.dsn);
     if (toolCalls.length > 0) {
-      const toolStore = new TraceStore(personaDir, { readonly: true, file: TOOL_TRACE_FILE });
+      const toolStore = new TraceStore(backend.personaDir, { readonly: true, file: TOOL_TRACE_FILE });
       const tools = new Replayer({ store: toolStore, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false, pluginEnv: options.pluginEnv, scriptTools: options.scriptTools });
       try {
         for (const { trace } of toolCalls) {

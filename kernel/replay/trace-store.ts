@@ -45,6 +45,20 @@ export interface TraceLine {
   record: TraceRecord;
 }
 
+/**
+ * Where a trace is kept when not in the persona folder: a persistence backend that holds its
+ * persona's state elsewhere (the postgres backend: rows) supplies its lines and blobs.
+ */
+export interface TraceStorage {
+  /** where the lines are, for messages */
+  readonly location: string;
+  /** appends one record line (no newline) durably */
+  appendLine(line: string): void;
+  /** every stored line, in order, without newlines */
+  lines(): string[];
+  readonly blobs: ContentStore;
+}
+
 export class TraceStore {
   readonly personaDir: string;
   readonly file: string;
@@ -55,17 +69,22 @@ export class TraceStore {
   readonly #segmented: boolean;
   readonly #stored = new Set<string>();
 
+  readonly #storage: TraceStorage | undefined;
+
   /**
    * `file`: the trace file under the persona folder (default: the cycles' trace, which seals
    * into segments with the event log); blobs are shared. Another file (tools.jsonl) is one
-   * plain file: it has no sealed segments.
+   * plain file: it has no sealed segments. `storage`: the cycles' trace kept by the persona's
+   * backend instead (postgres: rows, one open segment that is never sealed; the folder's
+   * history is empty).
    */
-  constructor(personaDir: string, options: { readonly?: boolean; file?: string } = {}) {
+  constructor(personaDir: string, options: { readonly?: boolean; file?: string; storage?: TraceStorage } = {}) {
     this.personaDir = personaDir;
-    this.file = path.join(personaDir, options.file ?? TRACE_FILE);
+    this.#storage = options.storage;
+    this.file = options.storage?.location ?? path.join(personaDir, options.file ?? TRACE_FILE);
     this.#segmented = (options.file ?? TRACE_FILE) === TRACE_FILE;
-    this.blobs = contentStore(path.join(personaDir, TRACE_DIR, 'blobs'), { base: personaDir, code: 'RTC_ERR_REPLAY_RECORDING', what: 'a recorded blob' });
-    this.history = fileHistoryStorage({ dir: path.join(personaDir, TRACE_DIR), label: `${path.basename(personaDir)}/${TRACE_DIR}`, ...(options.readonly ? { readonly: true } : {}) });
+    this.blobs = options.storage?.blobs ?? contentStore(path.join(personaDir, TRACE_DIR, 'blobs'), { base: personaDir, code: 'RTC_ERR_REPLAY_RECORDING', what: 'a recorded blob' });
+    this.history = fileHistoryStorage({ dir: path.join(personaDir, TRACE_DIR), label: `${path.basename(personaDir)}/${TRACE_DIR}`, ...(options.readonly || options.storage ? { readonly: true } : {}) });
   }
 
   /**
@@ -73,6 +92,7 @@ export class TraceStore {
    * seals): what the event log's header then records. Undefined when there was nothing to seal.
    */
   async seal(): Promise<TraceSealed | undefined> {
+    if (this.#storage) return undefined;
     if (!this.#segmented) throw new Error(`${this.#where()} does not seal: only the cycles' trace does`);
     this.close();
     return sealTrace(this.file, this.history, (text, where) => this.checkLines(text, where));
@@ -83,6 +103,7 @@ export class TraceStore {
    * but the open file was not replaced yet. Call before the first append after a start.
    */
   async recover(): Promise<TraceSealed | undefined> {
+    if (this.#storage) return undefined;
     if (!this.#segmented) return undefined;
     const index = openTraceIndex(this.file);
     if (!this.history.list().segments.some((s) => s.index === index && !s.archived)) return undefined;
@@ -96,6 +117,7 @@ export class TraceStore {
 
   /** The open segment's records only. */
   readOpen(): TraceLine[] {
+    if (this.#storage) return this.checkLines([...this.#storage.lines(), ''].join('\n'), this.#where());
     let text: string;
     try {
       text = readFileSync(this.file, 'utf8');
@@ -108,6 +130,7 @@ export class TraceStore {
 
   /** Size of the open trace segment in bytes. */
   openBytes(): number {
+    if (this.#storage) return 0;
     try {
       return statSync(this.file).size;
     } catch {
@@ -139,6 +162,14 @@ export class TraceStore {
 
   /** Appends one cycle's record durably (the line is on disk when this returns). */
   append(record: TraceRecord): void {
+    if (this.#storage) {
+      try {
+        this.#storage.appendLine(JSON.stringify(record));
+      } catch (error) {
+        throw kernelError('RTC_ERR_TRACE_WRITE', `${this.file}: ${(error as Error).message}`, { cause: error });
+      }
+      return;
+    }
     const fd = this.#open();
     const bytes = Buffer.from(`${JSON.stringify(record)}\n`);
     try {
@@ -261,7 +292,7 @@ export class TraceStore {
   }
 
   #where(): string {
-    return path.relative(path.dirname(this.personaDir), this.file);
+    return this.#storage ? this.file : path.relative(path.dirname(this.personaDir), this.file);
   }
 
   close(): void {

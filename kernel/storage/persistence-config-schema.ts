@@ -7,7 +7,7 @@ import { z } from 'zod';
 export const PERSISTENCE_CONFIG_FILE = 'persistence.yaml';
 export const PERSISTENCE_SCHEMA_VERSION = 1;
 export const DEFAULT_BACKEND_NAME = 'jsonl-fs';
-export const KNOWN_BACKENDS = ['jsonl-fs', 'sqlite'] as const;
+export const KNOWN_BACKENDS = ['jsonl-fs', 'sqlite', 'postgres'] as const;
 
 /** A backend name is the part after `persistence.` in its plugin id. */
 export const BACKEND_NAME_PATTERN = /^[a-z][a-z0-9-]*$/;

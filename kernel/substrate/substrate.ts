@@ -11,7 +11,7 @@
  *
  * `recordSubstrate(stateDir)` writes it (the loop calls it at start; the file is replaced
  * atomically). Isolate plugins are digested by kernel/build's bundleEntry (the same digest
- * the sandbox runs); host plugins (kind `persistence`) by host-digest.ts. Paths are kept
+ * the sandbox runs; persistence backends are isolate plugins too). Paths are kept
  * relative (to the plugins folder, then to each plugin's folder): no host path is recorded.
  * The manifest text is kept (manifests are small and hold no secrets) so a change can be
  * placed at a line, and its parsed form so it can be named by field.
@@ -25,17 +25,15 @@ import { canonicalJson } from '../events/canonical.ts';
 import { replaceFileDurably } from '../storage/persona-storage.ts';
 import { PLUGINS_DIR, PluginRegistry, type LoadedPlugin } from '../plugins/registry.ts';
 import { KERNEL_VERSION } from '../version.ts';
-import { hostModuleDigest } from './host-digest.ts';
 
 export const SUBSTRATE_FILE = 'substrate.json';
 export const SUBSTRATE_FORMAT = 'runtimectl.substrate/1';
 
-/** Plugin kinds whose entry is a host module rather than an isolate bundle. */
-export const HOST_PLUGIN_KINDS: ReadonlySet<string> = new Set(['persistence']);
-
 const digest = z.string().regex(/^[0-9a-f]{64}$/);
 
 const bundleSchema = z.union([
+  // `host` was the record of a host-module persistence backend (before backends ran in isolates):
+  // still read, so an older substrate.json compares as a change rather than failing to load.
   z.strictObject({ kind: z.enum(['isolate', 'host', 'mcp']), entry: z.string(), digest, inputs: z.record(z.string(), digest) }),
   z.strictObject({ error: z.string() }),
 ]);
@@ -70,10 +68,7 @@ export interface SubstrateOptions {
   now?: () => Date;
 }
 
-/**
- * A plugin's bundle digest: bundleEntry for isolate plugins, hostModuleDigest for host kinds
- * (which esbuild cannot bundle for an isolate). `plugins check` can use it for both.
- */
+/** A plugin's bundle digest (every kind runs in an isolate, persistence backends included). */
 export async function pluginBundleRecord(plugin: LoadedPlugin, cacheDir: string = defaultCacheDir()): Promise<BundleRecord> {
   if (plugin.manifest.mcp) {
     // A mounted MCP server has no code of ours: what it is, is the server it declares.
@@ -81,10 +76,6 @@ export async function pluginBundleRecord(plugin: LoadedPlugin, cacheDir: string 
   }
   const entry = plugin.manifest.entry!;
   try {
-    if (HOST_PLUGIN_KINDS.has(plugin.manifest.kind)) {
-      const host = await hostModuleDigest(plugin.entry);
-      return { kind: 'host', entry, digest: host.digest, inputs: host.inputs };
-    }
     const bundle = await bundleEntry(plugin.entry, cacheDir);
     return { kind: 'isolate', entry, digest: bundle.digest, inputs: bundle.inputs };
   } catch (error) {

@@ -1,11 +1,11 @@
 /**
  * persistence.db, the `sqlite` backend's one database per persona:
  *
- *   meta       format, schema_version, persona_id: checked through a read-only handle
- *              before anything writes, so a newer or foreign database is left untouched
- *   events     one row per event, the envelope's fields as columns (payload as its
- *              canonical JSON text): the same v, seq, type, payload, prev, hash and at as
- *              the JSONL line, so the line can be rebuilt byte for byte
+ *   meta       format, schema_version, persona_id: checked before anything writes (through
+ *              the binding's read-only handle), so a newer or foreign database is left untouched
+ *   events     the kernel's table (created and written only by the kernel's events binding):
+ *              one row per event, the envelope's fields as columns, so the JSONL line of
+ *              every event can be rebuilt byte for byte
  *   memory     `brain.json` and `long-term.md`, as text
  *   proposals  one row per proposal record, the raw JSON line
  *
@@ -22,103 +22,81 @@
  *   event_rollups       segment, line: the segment's rollup (status and activity read these)
  *   history_documents   name, content: the checkpoint (and documents set aside as evidence)
  *
- * A schema-1 database is upgraded by the first writable open (the tables are added); a
- * kernel that only knows schema 1 refuses a schema-2 database as newer, as it must: it would
- * not see the sealed events.
+ * The history tables, like `events`, are the kernel's (kernel/persistence/sqlite-history.ts):
+ * created and written only by the kernel, out of the plugin's statements' reach. A schema-1
+ * database is upgraded by the first writable open; a kernel that only knows schema 1 refuses
+ * a schema-2 database as newer, as it must: it would not see the sealed events.
  */
-import type Database from 'better-sqlite3';
-import { kernelError } from '../../kernel/errors.ts';
+import { coded, sqlite, type Token } from '../persistence-shared/storage.ts';
 
 export const DB_FILE = 'persistence.db';
 export const DB_FORMAT = 'runtimectl-persistence-sqlite';
 export const DB_SCHEMA_VERSION = 2;
 
-export const SCHEMA_V1 = `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS events (
-  seq INTEGER PRIMARY KEY, v INTEGER NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL,
-  prev TEXT NOT NULL, hash TEXT NOT NULL, at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS memory (name TEXT PRIMARY KEY, content TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS proposals (seq INTEGER PRIMARY KEY, line TEXT NOT NULL);
-`;
-
-export const SCHEMA_V2 = `
-CREATE TABLE IF NOT EXISTS event_segments (segment INTEGER PRIMARY KEY, data BLOB, stub TEXT);
-CREATE TABLE IF NOT EXISTS event_index (segment INTEGER PRIMARY KEY, line TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS event_rollups (segment INTEGER PRIMARY KEY, line TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS history_documents (name TEXT PRIMARY KEY, content TEXT NOT NULL);
-`;
+/** Version 1's tables besides the kernel's `events` (same definitions as before backends were isolated). */
+const SCHEMA_V1 = [
+  'CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
+  'CREATE TABLE IF NOT EXISTS memory (name TEXT PRIMARY KEY, content TEXT NOT NULL)',
+  'CREATE TABLE IF NOT EXISTS proposals (seq INTEGER PRIMARY KEY, line TEXT NOT NULL)',
+];
 
 export const BRAIN_KEY = 'brain.json';
 export const LONG_TERM_KEY = 'long-term.md';
 
-/**
- * Checks a database's meta through a read-only handle. Returns false for a database with
- * no tables yet (created but never written), true for ours; throws for anything else.
- */
-export function checkMeta(db: Database.Database, personaId: string): boolean {
-  let tables: { name: string }[];
+function corrupt(what: string): Error {
+  return coded('RTC_ERR_PERSISTENCE_CORRUPT', `${DB_FILE}: ${what}; the file was left untouched`);
+}
+
+/** A query that turns "not a database" into this backend's refusal. */
+function tablesOf(s: Token): string[] {
   try {
-    tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+    return sqlite.query<{ name: string }>(s, DB_FILE, "SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name);
   } catch (error) {
-    throw kernelError('RTC_ERR_PERSISTENCE_CORRUPT', `${DB_FILE}: not a sqlite database (${(error as Error).message.split('\n')[0]}); the file was left untouched`, {
-      details: { file: DB_FILE },
-    });
+    const message = (error as Error).message;
+    if (message.startsWith('RTC_ERR_')) throw error;
+    throw corrupt(`not a sqlite database (${message.replace(/^persistence\.db: /, '').split('\n')[0]})`);
   }
+}
+
+/**
+ * Checks the database's meta. False for a database that does not exist or has no tables yet
+ * (created, never written), true for this persona's; throws for anything else.
+ */
+export function checkMeta(s: Token, personaId: string): boolean {
+  if (!sqlite.exists(s, DB_FILE)) return false;
+  const tables = tablesOf(s);
   if (tables.length === 0) return false;
-  if (!tables.some((t) => t.name === 'meta')) {
-    throw kernelError('RTC_ERR_PERSISTENCE_CORRUPT', `${DB_FILE}: a sqlite database without a meta table is not a runtimectl persistence database; the file was left untouched`, {
-      details: { file: DB_FILE },
-    });
-  }
-  const meta = new Map((db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
-  if (meta.get('format') !== DB_FORMAT) {
-    throw kernelError('RTC_ERR_PERSISTENCE_CORRUPT', `${DB_FILE}: meta.format is ${JSON.stringify(meta.get('format') ?? null)}, not ${DB_FORMAT}; the file was left untouched`, {
-      details: { file: DB_FILE },
-    });
-  }
+  if (!tables.includes('meta')) throw corrupt('a sqlite database without a meta table is not a runtimectl persistence database');
+  const meta = new Map(sqlite.query<{ key: string; value: string }>(s, DB_FILE, 'SELECT key, value FROM meta').map((r) => [r.key, r.value]));
+  if (meta.get('format') !== DB_FORMAT) throw corrupt(`meta.format is ${JSON.stringify(meta.get('format') ?? null)}, not ${DB_FORMAT}`);
   const version = Number(meta.get('schema_version'));
-  if (!Number.isInteger(version) || version < 1) {
-    throw kernelError('RTC_ERR_PERSISTENCE_CORRUPT', `${DB_FILE}: meta.schema_version must be a positive integer; the file was left untouched`, { details: { file: DB_FILE } });
-  }
+  if (!Number.isInteger(version) || version < 1) throw corrupt('meta.schema_version must be a positive integer');
   if (version > DB_SCHEMA_VERSION) {
-    throw kernelError(
-      'RTC_ERR_PERSISTENCE_SCHEMA_NEWER',
-      `${DB_FILE}: schema version ${version} is newer than the ${DB_SCHEMA_VERSION} this runtimectl supports; upgrade runtimectl (the file was left untouched)`,
-      { details: { file: DB_FILE, found: version, supported: DB_SCHEMA_VERSION } },
-    );
+    throw coded('RTC_ERR_PERSISTENCE_SCHEMA_NEWER', `${DB_FILE}: schema version ${version} is newer than the ${DB_SCHEMA_VERSION} this runtimectl supports; upgrade runtimectl (the file was left untouched)`);
   }
   const owner = meta.get('persona_id');
   if (owner !== personaId) {
-    throw kernelError('RTC_ERR_PERSISTENCE_CORRUPT', `${DB_FILE}: belongs to persona ${JSON.stringify(owner ?? null)}, not ${personaId}; a persistence database is never shared between personas`, {
-      details: { file: DB_FILE, found: owner, expected: personaId },
-    });
+    throw coded('RTC_ERR_PERSISTENCE_CORRUPT', `${DB_FILE}: belongs to persona ${JSON.stringify(owner ?? null)}, not ${personaId}; a persistence database is never shared between personas`);
   }
   return true;
 }
 
-export function createSchema(db: Database.Database, personaId: string): void {
-  db.transaction(() => {
-    db.exec(SCHEMA_V1);
-    db.exec(SCHEMA_V2);
-    const put = db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)');
-    put.run('format', DB_FORMAT);
-    put.run('schema_version', String(DB_SCHEMA_VERSION));
-    put.run('persona_id', personaId);
-  }).immediate();
+/** Creates the plugin's tables and meta, all or nothing (the kernel creates its own: events and the history tables). */
+export function createSchema(s: Token, personaId: string): void {
+  sqlite.batch(s, DB_FILE, [
+    ...SCHEMA_V1.map((sql) => ({ sql })),
+    { sql: 'INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)', params: ['format', DB_FORMAT] },
+    { sql: 'INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)', params: ['schema_version', String(DB_SCHEMA_VERSION)] },
+    { sql: 'INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)', params: ['persona_id', personaId] },
+  ]);
 }
 
-/** Brings a schema-1 database to schema 2 (writable handles only): the history tables are added. */
-export function upgradeSchema(db: Database.Database): void {
-  const version = Number((db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").get() as { value: string } | undefined)?.value);
+/**
+ * Brings a schema-1 database to schema 2 (writable sessions only). Schema 2's new tables are the
+ * kernel's history tables, which the kernel's events binding creates; the plugin records the version.
+ */
+export function upgradeSchema(s: Token): void {
+  const version = Number(sqlite.query<{ value: string }>(s, DB_FILE, "SELECT value FROM meta WHERE key = 'schema_version'")[0]?.value);
   if (version >= DB_SCHEMA_VERSION) return;
-  db.transaction(() => {
-    db.exec(SCHEMA_V2);
-    db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(DB_SCHEMA_VERSION));
-  }).immediate();
-}
-
-/** True when the database has the history tables (a schema-1 database read-only does not). */
-export function hasHistoryTables(db: Database.Database): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'event_segments'").get() !== undefined;
+  sqlite.batch(s, DB_FILE, [{ sql: "UPDATE meta SET value = ? WHERE key = 'schema_version'", params: [String(DB_SCHEMA_VERSION)] }]);
 }

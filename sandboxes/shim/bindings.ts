@@ -4,7 +4,7 @@
  * isolate; the broker answers only when the plugin's manifest declares the binding and the
  * persona grants it, and otherwise the call rejects with `Deno.errors.NotCapable`.
  */
-import { callAsync } from './host.ts';
+import { callAsync, callSync } from './host.ts';
 
 export interface TaskSummary {
   id: string;
@@ -22,6 +22,16 @@ export function makeRuntimectl(): unknown {
   });
   const memory = Object.freeze({
     read: () => callAsync<unknown>('binding.memory.read', {}),
+  });
+  // Storage bindings (persistence backends and the ledger only; kernel/persistence/*-bindings.ts):
+  // one door per mode, for ops named `storage.*`; plugins/persistence-shared/storage.ts types them.
+  const storageOp = (op: string): string => {
+    if (typeof op !== 'string' || !op.startsWith('storage.')) throw new TypeError(`"${String(op)}" is not a storage binding`);
+    return op;
+  };
+  const storage = Object.freeze({
+    sync: <T>(op: string, args: Record<string, unknown>) => callSync<T>(storageOp(op), args),
+    async: <T>(op: string, args: Record<string, unknown>) => callAsync<T>(storageOp(op), args),
   });
   const tools = Object.freeze({
     list: () => callAsync<unknown[]>('binding.tools.list', {}),
@@ -45,5 +55,5 @@ export function makeRuntimectl(): unknown {
       test: (file: string) => callAsync<unknown>('binding.gate.deno.test', { file }),
     }),
   });
-  return Object.freeze({ bindings: Object.freeze({ ledger, events, memory, tools, gate }) });
+  return Object.freeze({ bindings: Object.freeze({ ledger, events, memory, tools, gate }), storage });
 }

@@ -46,13 +46,14 @@ test('the bin passes --no-node-snapshot itself; without it the kernel stops with
   assert.equal(bare.stderr, 'runtimectl: RTC_ERR_NODE_FLAGS: isolated-vm needs Node started with --no-node-snapshot; run `node --no-node-snapshot ...` or set NODE_OPTIONS=--no-node-snapshot\n');
 });
 
-test('plugins check builds every shipped plugin (isolate bundles, and host modules for persistence) and exits 0', async () => {
+test('plugins check builds every shipped plugin (all isolate bundles, persistence backends and the ledger included) and exits 0', async () => {
   const r = await capture(['plugins', 'check', '--json']);
   const report = JSON.parse(r.stdout) as { ok: boolean; plugins: { id: string; ok: boolean; bundle?: { kind: string } }[] };
   assert.equal(r.code, 0, r.stderr);
   assert.ok(report.ok);
   assert.ok(report.plugins.length >= 8);
   assert.deepEqual(report.plugins.filter((p) => !p.ok), []);
-  assert.equal(report.plugins.find((p) => p.id === 'persistence.sqlite')?.bundle?.kind, 'host');
+  assert.equal(report.plugins.find((p) => p.id === 'persistence.sqlite')?.bundle?.kind, 'isolate');
+  assert.equal(report.plugins.find((p) => p.id === 'ledger.orchestra')?.bundle?.kind, 'isolate');
   assert.equal(report.plugins.find((p) => p.id === 'executor.none')?.bundle?.kind, 'isolate');
 });

@@ -85,6 +85,6 @@ test('every plugin kind has exactly one published contract, in the generated ref
 });
 
 test('a profile name that is not a file is refused with the known ones', () => {
-  assert.throws(() => loadSandboxProfile('nope'), /no sandbox profile "nope" \(have: community-draft, default, trusted\)/);
+  assert.throws(() => loadSandboxProfile('nope'), /no sandbox profile "nope" \(have: community-draft, default, persistence, trusted\)/);
   void mkdirSync;
 });

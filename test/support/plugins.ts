@@ -7,7 +7,9 @@ import path from 'node:path';
 import { PLUGINS_DIR } from '../../kernel/plugins/registry.ts';
 
 export function copyPlugins(dest: string): string {
-  cpSync(PLUGINS_DIR, dest, { recursive: true, filter: (src) => !path.basename(src).startsWith('persistence-') });
-  for (const name of readdirSync(PLUGINS_DIR).filter((n) => n.startsWith('persistence-'))) symlinkSync(path.join(PLUGINS_DIR, name), path.join(dest, name));
+  // Persistence backends and the ledger bundle shared code from features/ by relative path: linked, not copied.
+  const linked = (name: string) => name.startsWith('persistence-') || name === 'ledger';
+  cpSync(PLUGINS_DIR, dest, { recursive: true, filter: (src) => !linked(path.basename(src)) });
+  for (const name of readdirSync(PLUGINS_DIR).filter(linked)) symlinkSync(path.join(PLUGINS_DIR, name), path.join(dest, name));
   return dest;
 }

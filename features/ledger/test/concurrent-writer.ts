@@ -6,7 +6,9 @@
  * Usage: concurrent-writer.ts PERSONA_DIR BACKEND NAME COUNT GO_FILE
  */
 import { existsSync } from 'node:fs';
-import { openLedger, parseBackend } from '../index.ts';
+import { openLedger, parseBackend, prepareLedger } from '../index.ts';
+
+await prepareLedger();
 
 const [dir, backend, name, count, go] = process.argv.slice(2);
 if (dir === undefined || backend === undefined || name === undefined || count === undefined || go === undefined) throw new Error('usage: PERSONA_DIR BACKEND NAME COUNT GO_FILE');

@@ -8,7 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { isKernelError, type ErrorCode } from '../../../kernel/errors.ts';
-import { LEDGER_BACKENDS, openLedger, type LedgerBackend, type LedgerStore } from '../index.ts';
+import { LEDGER_BACKENDS, openLedger, prepareLedger, type LedgerBackend, type LedgerStore } from '../index.ts';
+
+// The ledger runs in its plugin's isolate over the backends' rows: built once per test process.
+await prepareLedger();
 
 export const BACKENDS: readonly LedgerBackend[] = LEDGER_BACKENDS;
 

@@ -1,8 +1,7 @@
 /**
  * What openBackend refuses, leaving the files as they are: a newer schema version (the
- * database, persistence.yaml), a damaged sqlite event chain, another persona's database; and
- * how plugins are held to their manifests: only declared storage is handed over, only storage
- * bindings may be declared, and no path leaves the persona directory.
+ * database, persistence.yaml), a damaged sqlite event chain, another persona's database.
+ * (How backends are held to their manifests and the persona folder: isolation.test.ts.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,8 +9,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { openBackend, readPersistenceConfig, writePersistenceConfig } from '../index.ts';
-import { personaFiles, personaSqlite } from '../../../kernel/storage/persona-storage.ts';
-import { PLUGINS_DIR } from '../../../kernel/plugins/registry.ts';
 import { assertRejectsKernel, personaDir, pinnedClock, sha256File } from './helpers.ts';
 
 async function sqlitePersona(events = 5): Promise<string> {
@@ -54,7 +51,7 @@ test('a persistence.yaml from a newer schema version, or naming nonsense, is ref
   fs.writeFileSync(file, 'schema_version: 1\nbackend: Oracle\n');
   await assertRejectsKernel(() => openBackend(dir), 'RTC_ERR_PERSISTENCE_CONFIG', 'backend');
   fs.writeFileSync(file, 'schema_version: 1\nbackend: mongo\n');
-  await assertRejectsKernel(() => openBackend(dir), 'RTC_ERR_PERSISTENCE_PLUGIN', 'no persistence backend "mongo"', 'jsonl-fs, sqlite');
+  await assertRejectsKernel(() => openBackend(dir), 'RTC_ERR_PERSISTENCE_PLUGIN', 'no persistence backend "mongo"', 'jsonl-fs, postgres, sqlite');
 });
 
 test('an edited or deleted sqlite event is caught by verify, and refused at open with the database untouched', async () => {
@@ -89,54 +86,4 @@ test("another persona's database is refused", async () => {
   fs.mkdirSync(other);
   fs.copyFileSync(path.join(dir, 'persistence.db'), path.join(other, 'persistence.db'));
   await assertRejectsKernel(() => openBackend(other, 'sqlite'), 'RTC_ERR_PERSISTENCE_CORRUPT', 'belongs to persona "alice", not bob');
-});
-
-/** A plugins dir with one persistence plugin whose factory reports what it was handed. */
-function fakePlugins(bindings: string, factory: string, kind = 'persistence'): string {
-  const root = path.join(path.dirname(personaDir()), '..', 'plugins');
-  const dir = path.join(root, 'persistence-probe');
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'plugin.yaml'), `id: persistence.probe\nversion: 1.0.0\nkind: ${kind}\nentry: backend.ts\ndescription: probe\nbindings: ${bindings}\nexports: [createBackend]\n`);
-  fs.writeFileSync(path.join(dir, 'backend.ts'), factory);
-  return root;
-}
-
-test('a backend is handed only the storage its manifest declares, and only storage bindings may be declared', async () => {
-  const dir = personaDir();
-  const report = `export function createBackend(ctx) { throw new Error('handed ' + Object.keys(ctx.storage).sort().join(',')); }\n`;
-  await assert.rejects(openBackend(dir, 'probe', { pluginsDir: fakePlugins('[storage.sqlite]', report) }), /handed sqlite$/);
-  await assert.rejects(openBackend(dir, 'probe', { pluginsDir: fakePlugins('[storage.files]', report) }), /handed files$/);
-  await assert.rejects(openBackend(dir, 'probe', { pluginsDir: fakePlugins('[]', report) }), /handed $/);
-  await assertRejectsKernel(() => openBackend(dir, 'probe', { pluginsDir: fakePlugins('[storage.files, ledger]', report) }), 'RTC_ERR_PERSISTENCE_BINDING', 'bindings: a persistence backend may declare only storage.files, storage.sqlite, not ledger');
-  await assertRejectsKernel(() => openBackend(dir, 'probe', { pluginsDir: fakePlugins('[storage.files]', report, 'tool') }), 'RTC_ERR_PERSISTENCE_PLUGIN', 'is a tool plugin, not a persistence backend');
-  await assertRejectsKernel(() => openBackend(dir, 'probe', { pluginsDir: fakePlugins('[storage.files]', 'export const other = 1;\n') }), 'RTC_ERR_PERSISTENCE_PLUGIN', 'does not export a function createBackend');
-
-  // The shipped backends hold themselves to the same rule: sqlite without storage.sqlite refuses to start.
-  const root = path.join(path.dirname(personaDir()), '..', 'plugins');
-  fs.cpSync(path.join(PLUGINS_DIR, 'persistence-sqlite'), path.join(root, 'persistence-sqlite'), { recursive: true });
-  const manifest = path.join(root, 'persistence-sqlite', 'plugin.yaml');
-  fs.writeFileSync(manifest, fs.readFileSync(manifest, 'utf8').replace('bindings: [storage.sqlite]', 'bindings: [storage.files]'));
-  // Its imports are relative to the repository; point them back at it.
-  const repo = path.join(PLUGINS_DIR, '..');
-  for (const file of fs.readdirSync(path.join(root, 'persistence-sqlite')).filter((f) => f.endsWith('.ts'))) {
-    const copy = path.join(root, 'persistence-sqlite', file);
-    fs.writeFileSync(copy, fs.readFileSync(copy, 'utf8').replaceAll("'../../kernel/", `'${repo}/kernel/`).replaceAll("'../../features/", `'${repo}/features/`));
-  }
-  // (Loaded from outside the repository, the copy gets its own instance of kernel/errors.ts: compare by code.)
-  await assert.rejects(openBackend(dir, 'sqlite', { pluginsDir: root }), (e: Error & { code?: string }) => e.code === 'RTC_ERR_PERSISTENCE_BINDING' && e.message.includes('needs storage.sqlite, which its manifest does not declare'));
-});
-
-test('storage handles refuse any path outside the persona directory, links included', () => {
-  const dir = personaDir();
-  const outside = path.join(path.dirname(dir), 'bob');
-  fs.mkdirSync(outside);
-  fs.symlinkSync(outside, path.join(dir, 'link'));
-  for (const handle of [personaFiles(dir, false), personaSqlite(dir, false)]) {
-    for (const bad of ['../bob/persistence.db', '/etc/passwd', 'link/persistence.db', '.']) {
-      assert.throws(() => handle.resolve(bad), (e: Error & { code?: string }) => e.code === 'RTC_ERR_PERSISTENCE_PATH_ESCAPE' && e.message.includes('outside the persona directory'), bad);
-    }
-    assert.equal(handle.resolve('brain/memory/brain.json'), path.join(fs.realpathSync(dir), 'brain/memory/brain.json'));
-  }
-  assert.throws(() => personaSqlite(dir, false).open('../bob/x.db'), /PATH_ESCAPE|outside the persona directory/);
-  assert.deepEqual(fs.readdirSync(outside), [], 'nothing was created outside');
 });

@@ -14,6 +14,10 @@ import { emptyPermissionSet } from '../../../kernel/permissions/descriptors.ts';
 import { createScriptRunner } from '../../../kernel/run/script-runner.ts';
 import { loadShim } from '../../../sandboxes/isolate/shim-source.ts';
 import { CACHE_DIR, events, T0, tempDir } from './helpers.ts';
+import { prepareLedger } from '../../ledger/open.ts';
+
+// The ledger runs in its plugin's isolate: built once per test process.
+await prepareLedger();
 
 const shim = await loadShim(CACHE_DIR);
 const cleanups: (() => Promise<void> | void)[] = [];

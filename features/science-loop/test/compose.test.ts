@@ -188,7 +188,9 @@ test('every start-time refusal is one line naming persona, file and field; the o
     ['nophase', 'runtime: agent-x\nphase: phase.nope', 'phase: plugin phase.nope is not installed (phase-selector plugins: phase.reverse, phase.round-robin)'],
     ['noharness', 'runtime: agent-x\nharness: nope', 'harness: no harness "nope"'],
     ['nostep', 'runtime: agent-x\nharness: odd', `${path.join(harnesses, 'odd.yaml')}: steps[1]: unknown step "dance"`],
-    ['nobackend', 'runtime: agent-x\npersistence: persistence.postgres', 'persistence: plugin persistence.postgres is not installed'],
+    ['nobackend', 'runtime: agent-x\npersistence: persistence.cassandra', 'persistence: plugin persistence.cassandra is not installed'],
+    // An installed backend that cannot open (postgres with no database named) is refused at start too, never a failed cycle.
+    ['nodsn', 'runtime: agent-x\npersistence: persistence.postgres', 'keeps its state in Postgres, but no database is named: set RUNTIMECTL_POSTGRES_DSN'],
   ];
   const personas = cases.map(([id, body]) => profile(dir, id, body));
   const fine = profile(dir, 'fine', 'runtime: agent-fine');

@@ -10,6 +10,10 @@ import { openLedger } from '../../ledger/open.ts';
 import { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
 import { openLoopKernel } from '../preset.ts';
 import { CACHE_DIR, budgeted, fakeEnv, fakeTime, tempDir } from './helpers.ts';
+import { prepareLedger } from '../../ledger/open.ts';
+
+// The ledger runs in its plugin's isolate: built once per test process.
+await prepareLedger();
 
 async function persona() {
   const dir = tempDir();

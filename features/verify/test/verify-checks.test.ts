@@ -18,6 +18,10 @@ import { openBackend } from '../../persistence/index.ts';
 import { substrateCheck } from '../checks.ts';
 import { currentSubstrate, recordSubstrate, readSubstrate } from '../../../kernel/substrate/substrate.ts';
 import { populate } from '../../ledger/test/helpers.ts';
+import { prepareLedger } from '../../ledger/open.ts';
+
+// The ledger runs in its plugin's isolate: built once per test process.
+await prepareLedger();
 
 function tmp(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'rtc-'));
@@ -102,15 +106,15 @@ test('verify compares every plugin manifest and bundle with the recorded substra
   assert.match(broken.what, /^tool\.b: the manifest no longer loads: RTC_ERR_MANIFEST_INVALID: .*plugin\.yaml: kind: /);
 });
 
-test('persistence plugins are digested as host modules, over the kernel files they import', async () => {
+test('persistence plugins are isolate bundles, digested over every file they bundle and none of the kernel', async () => {
   const substrate = await currentSubstrate();
   for (const folder of ['persistence-jsonl-fs', 'persistence-sqlite']) {
     const bundle = substrate.plugins[folder]?.bundle;
     assert.ok(bundle && 'kind' in bundle, `${folder}: ${JSON.stringify(bundle)}`);
-    assert.equal(bundle.kind, 'host');
-    assert.ok(Object.keys(bundle.inputs).includes('backend.ts'));
-    assert.ok(Object.keys(bundle.inputs).some((f) => f.endsWith(path.join('kernel', 'events', 'envelope.ts'))), 'kernel code the backend runs is part of its digest');
-    assert.ok(!Object.keys(bundle.inputs).some((f) => f.includes('node_modules')), 'npm packages are not');
+    assert.equal(bundle.kind, 'isolate');
+    assert.ok(Object.keys(bundle.inputs).includes('mod.ts'));
+    assert.ok(Object.keys(bundle.inputs).some((f) => f.endsWith(path.join('persistence-shared', 'storage.ts'))), 'the shared binding wrappers are part of its digest');
+    assert.ok(!Object.keys(bundle.inputs).some((f) => f.includes(`kernel${path.sep}`)), 'no kernel code runs in the backend');
   }
   assert.deepEqual(substrate.refused, {}, 'every shipped manifest loads');
 });

@@ -15,6 +15,11 @@ import { netClose, netRead } from './net-body.ts';
 import { permissionsQuery, permissionsRequest, permissionsRevoke } from './permissions.ts';
 import { runOutput } from './run.ts';
 import { BINDING_OPS } from './bindings.ts';
+import { FILE_BINDING_OPS } from '../../persistence/file-bindings.ts';
+import { SQLITE_BINDING_OPS } from '../../persistence/sqlite-bindings.ts';
+import { EVENT_BINDING_OPS } from '../../persistence/event-bindings.ts';
+import { LEDGER_BINDING_OPS } from '../../persistence/ledger-bindings.ts';
+import { POSTGRES_BINDING_OPS } from '../../persistence/postgres/pg-bindings.ts';
 import { GATE_BINDING_OPS } from './gate-bindings.ts';
 
 export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
@@ -31,6 +36,7 @@ export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
     testPermissions,
     subtleCall,
     ...BINDING_OPS,
+    ...FILE_BINDING_OPS, ...SQLITE_BINDING_OPS, ...EVENT_BINDING_OPS, ...LEDGER_BINDING_OPS, ...POSTGRES_BINDING_OPS,
     ...GATE_BINDING_OPS,
   ].map((op) => [op.name, op as OpDefinition]),
 );

@@ -1,14 +1,14 @@
 /**
- * A write lock for the JSONL ledger, held only for the few milliseconds of one committed
- * change, so the kernel and a `runtimectl ledger` command can both write the same ledger
- * without interleaving records. It is a file created with O_EXCL holding the holder's pid.
+ * A write lock for an append-only record file (the JSONL ledger), held only for the few
+ * milliseconds of one committed change, so the kernel and a `runtimectl ledger` command can
+ * both write the same file without interleaving records. It is a file created with O_EXCL holding the holder's pid.
  *
  * A lock whose holder is gone (a crash mid-change) is taken over. Because a change never
  * spans an await, a lock carrying this process's own pid is always a leftover from an
  * earlier process that had the same pid (common in containers, where the kernel is pid 1).
  */
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { kernelError } from '../../kernel/errors.ts';
+import { kernelError } from '../errors.ts';
 
 const WAIT_LIMIT_MS = 10_000;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));

@@ -1,25 +1,42 @@
 /**
- * kernel/history's storage operations on persistence.db (schema.ts): sealed segments are rows
- * of `event_segments` (gzip bytes, or a stub once archived), the index is `event_index`, the
- * checkpoint is a row of `history_documents`. Each write is its own committed transaction
- * (WAL, synchronous=FULL); the seal itself is one transaction in backend.ts.
+ * kernel/history's storage operations on a sqlite placement's database (the sqlite backend's
+ * persistence.db): sealed segments are rows of `event_segments` (gzip bytes, or a stub once
+ * archived), the index is `event_index`, the rollups `event_rollups`, the checkpoint a row of
+ * `history_documents`. These tables are the kernel's, like `events`: created and written only
+ * here and by the seal (placement-history.ts), never by a plugin's statement (the SQL guard
+ * refuses their names). Each write is its own committed transaction (WAL, synchronous=FULL);
+ * the seal itself is one transaction.
  */
 import type Database from 'better-sqlite3';
-import { kernelError } from '../../kernel/errors.ts';
-import type { ArchivedStub, HistoryDocument, HistoryStorage, SealedListing } from '../../kernel/history/storage.ts';
-import { DB_FILE, hasHistoryTables } from './schema.ts';
+import { kernelError } from '../errors.ts';
+import type { ArchivedStub, HistoryDocument, HistoryStorage, SealedListing } from '../history/storage.ts';
+
+/** The kernel's history tables in a sqlite placement. */
+export const HISTORY_TABLES = ['event_segments', 'event_index', 'event_rollups', 'history_documents'] as const;
+
+export const HISTORY_TABLES_SQL = `
+CREATE TABLE IF NOT EXISTS event_segments (segment INTEGER PRIMARY KEY, data BLOB, stub TEXT);
+CREATE TABLE IF NOT EXISTS event_index (segment INTEGER PRIMARY KEY, line TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS event_rollups (segment INTEGER PRIMARY KEY, line TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS history_documents (name TEXT PRIMARY KEY, content TEXT NOT NULL);
+`;
+
+/** True when the database has the history tables (one never sealed, or read-only before its first writer, does not). */
+export function hasHistoryTables(db: Database.Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'event_segments'").get() !== undefined;
+}
 
 /** What the storage needs of the backend's database handles. */
 export interface HistoryDb {
   /** runs `fn` on a read-only handle; `empty` when there is no database (or no history tables yet) */
   read<T>(fn: (db: Database.Database) => T, empty: T): T;
-  /** the writable handle (creating or upgrading the database) */
+  /** the writable handle, with the history tables there */
   writer(what: string): Database.Database;
   readonly readonly: boolean;
 }
 
-export function sqliteHistoryStorage(db: HistoryDb, personaId: string): HistoryStorage {
-  const label = `${personaId}/${DB_FILE}`;
+export function sqliteHistoryStorage(db: HistoryDb, personaId: string, dbFile: string): HistoryStorage {
+  const label = `${personaId}/${dbFile}`;
   const segmentName = (index: number) => `${label}#event_segments/${index}`;
   const read = <T>(fn: (handle: Database.Database) => T, empty: T): T => db.read((handle) => (hasHistoryTables(handle) ? fn(handle) : empty), empty);
   const write = (what: string, fn: (handle: Database.Database) => void) => {

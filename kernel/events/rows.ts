@@ -5,8 +5,8 @@
  * byte-identical event JSON and hashes; and the same chain checks as kernel/events' scanner,
  * applied to records that come from a table instead of a file's lines.
  */
-import { kernelError } from '../../kernel/errors.ts';
-import { canonicalJson } from '../../kernel/events/canonical.ts';
+import { kernelError } from '../errors.ts';
+import { canonicalJson } from './canonical.ts';
 import {
   envelopeLine,
   EVENT_SCHEMA_VERSION,
@@ -16,12 +16,12 @@ import {
   hashInput,
   sha256,
   type EventEnvelope,
-} from '../../kernel/events/envelope.ts';
-import { chainLinkProblems, type ScanStart } from '../../kernel/events/scan.ts';
-import { headerProblem, SEGMENT_EVENT } from '../../kernel/events/segment-header.ts';
-import { eventLineOf } from '../../kernel/history/lines.ts';
-import { redactRecord } from '../../kernel/redact/index.ts';
-import type { StoreProblem } from '../../kernel/contracts/persistence.ts';
+} from './envelope.ts';
+import { chainLinkProblems, type ScanStart } from './scan.ts';
+import { headerProblem, SEGMENT_EVENT } from './segment-header.ts';
+import { eventLineOf } from '../history/lines.ts';
+import { redactRecord } from '../redact/index.ts';
+import type { StoreProblem } from '../contracts/persistence.ts';
 
 export interface EncodedEvent {
   seq: number;

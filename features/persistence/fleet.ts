@@ -1,0 +1,32 @@
+/**
+ * The fleet in a shared Postgres database, for `status --dsn` and `activity --dsn`: every
+ * persona that ever wrote there (the kernel's `runtimectl.personas`), each read through the
+ * postgres backend, read-only, without a state directory. An operator sees every kernel's
+ * personas from one place.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { bridgeFor } from '../../kernel/persistence/postgres/pg-bridge.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import { openBackend } from './open.ts';
+import type { IsolatedBackend } from './isolated-backend.ts';
+
+/** The persona ids kept in the database, sorted (none when runtimectl never wrote there). */
+export async function sharedPersonas(dsn: string): Promise<string[]> {
+  const bridge = bridgeFor(dsn);
+  await bridge.ready();
+  const present = bridge.querySync("SELECT to_regclass('runtimectl.personas') IS NOT NULL AS present").rows[0]?.present === true;
+  if (!present) return [];
+  return bridge.querySync('SELECT persona FROM runtimectl.personas ORDER BY persona').rows.map((r) => String(r.persona));
+}
+
+/** A persona folder that is never created: a shared store needs none to be read. */
+export function viewFolder(persona: string): string {
+  return path.join(os.tmpdir(), 'runtimectl-fleet-view', persona);
+}
+
+/** Persona `persona`'s state in the database, read-only. */
+export function openShared(dsn: string, persona: string): Promise<IsolatedBackend> {
+  if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(persona)) throw kernelError('RTC_ERR_CLI_USAGE', `persona "${persona}": lowercase letters, digits, "-" and "_"`);
+  return openBackend(viewFolder(persona), 'postgres', { readonly: true, dsn, personaId: persona });
+}

@@ -1,0 +1,43 @@
+/**
+ * A zod failure as one field path and reason. Pure (no file system, no YAML), so code that
+ * runs inside an isolate (the ledger plugin) can word its refusals the way manifests do.
+ */
+import type { z } from 'zod';
+
+/** `a.b[2].c` from a zod issue path. */
+export function formatFieldPath(parts: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of parts) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out === '' ? '(root)' : out;
+}
+
+/** The first issue of a failed parse, as `field.path: reason`. */
+export function describeZodError(error: z.ZodError): { field: string; reason: string } {
+  return describeIssue(error.issues[0]);
+}
+
+type Issue = z.ZodError['issues'][number];
+
+function describeIssue(found: Issue | undefined): { field: string; reason: string } {
+  let issue = found;
+  if (!issue) return { field: '(root)', reason: 'invalid' };
+  // A value that fits no branch of a union: name the fault of the branch it came closest to
+  // (the deepest first issue), not zod's bare "Invalid input" (a union's own message stands).
+  while (issue.code === 'invalid_union' && issue.errors.length > 0 && issue.message === 'Invalid input') {
+    const prefix = issue.path;
+    const best: Issue | undefined = issue.errors
+      .map((branch) => branch[0])
+      .filter((i): i is Issue => i !== undefined)
+      .sort((a, b) => b.path.length - a.path.length)[0];
+    if (!best) break;
+    issue = { ...best, path: [...prefix, ...best.path] } as Issue;
+  }
+  // An unknown key is named as the field itself, not as its parent.
+  if (issue.code === 'unrecognized_keys' && issue.keys.length > 0) {
+    return { field: formatFieldPath([...issue.path, issue.keys[0]!]), reason: `unknown key "${issue.keys[0]!}" (not in the schema)` };
+  }
+  return { field: formatFieldPath(issue.path), reason: issue.message };
+}

@@ -1,0 +1,120 @@
+/**
+ * The kernel's own reads of a placement: whatever a backend plugin is, the events the kernel
+ * reads back, verifies and hands on come from the placement's storage through this code, so
+ * a plugin can neither feed the kernel a forged history nor hide a damaged one.
+ */
+import { readEvents, verifyEventLog } from '../events/verify.ts';
+import { GENESIS_HASH, type EventEnvelope } from '../events/envelope.ts';
+import { checkEventRows, type StoredEventRow } from '../events/rows.ts';
+import { kernelError } from '../errors.ts';
+import type { EventChainReport } from '../contracts/persistence.ts';
+import { openReadOnly } from './sqlite-bindings.ts';
+import { EVENT_ROW_QUERY } from './event-bindings.ts';
+import type { EventPlacement } from './storage-session.ts';
+import { statSync } from 'node:fs';
+
+/** Where a placement is, for messages and `location`. */
+export function placementLocation(p: EventPlacement): string {
+  return p.kind === 'postgres' ? `${p.bridge.where}#events(${p.persona})` : p.file;
+}
+
+function hasEventsTable(db: import('better-sqlite3').Database): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get() !== undefined;
+}
+
+function* sqliteRows(file: string): Generator<ReturnType<typeof checkEventRows> extends Generator<infer T> ? T : never> {
+  const db = openReadOnly(file);
+  if (db === undefined) return;
+  try {
+    if (!hasEventsTable(db)) return;
+    yield* checkEventRows(db.prepare(EVENT_ROW_QUERY).iterate() as Iterable<StoredEventRow>, file);
+  } finally {
+    db.close();
+  }
+}
+
+/** A placement kind this module does not read itself (postgres) registers its reader here. */
+export interface PlacementReader {
+  read(p: EventPlacement): Iterable<EventEnvelope>;
+  verify(p: EventPlacement): EventChainReport;
+  isEmpty(p: EventPlacement): boolean;
+}
+
+const readers = new Map<EventPlacement['kind'], PlacementReader>();
+
+export function registerPlacementReader(kind: EventPlacement['kind'], reader: PlacementReader): void {
+  readers.set(kind, reader);
+}
+
+function other(p: EventPlacement): PlacementReader {
+  const reader = readers.get(p.kind);
+  if (!reader) throw kernelError('RTC_ERR_PERSISTENCE_BACKEND', `no reader for ${p.kind} event placements in this kernel`, { internal: true });
+  return reader;
+}
+
+/** The events at a placement, in order; throws the first problem as a KernelError (a torn file tail is skipped). */
+export function* readPlacement(p: EventPlacement): Generator<EventEnvelope> {
+  if (p.kind === 'file') {
+    yield* readEvents(p.file);
+    return;
+  }
+  if (p.kind === 'sqlite') {
+    for (const item of sqliteRows(p.file)) {
+      if (item.kind === 'event') {
+        yield item.event;
+        continue;
+      }
+      const q = item.problem;
+      throw kernelError(q.code as 'RTC_ERR_EVENTS_CHAIN', `${q.file}${q.seq === undefined ? '' : ` (seq ${q.seq})`}: ${q.what}`, { details: { ...q } });
+    }
+    return;
+  }
+  yield* other(p).read(p);
+}
+
+/** Every problem at a placement (never writes). */
+export function verifyPlacement(p: EventPlacement): EventChainReport {
+  if (p.kind === 'file') {
+    const report = verifyEventLog(p.file);
+    return { ...report, problems: report.problems.map((q) => ({ file: q.file, line: q.line, ...(q.seq === undefined ? {} : { seq: q.seq }), code: q.code, what: q.what, severity: q.severity })) };
+  }
+  if (p.kind === 'sqlite') {
+    const report: EventChainReport = { file: p.file, exists: false, events: 0, lastSeq: 0, lastHash: GENESIS_HASH, problems: [], ok: true };
+    const db = openReadOnly(p.file);
+    if (db === undefined) return report;
+    db.close();
+    report.exists = true;
+    for (const item of sqliteRows(p.file)) {
+      if (item.kind === 'event') {
+        report.events += 1;
+        report.lastSeq = item.event.seq;
+        report.lastHash = item.event.hash;
+      } else {
+        report.problems.push(item.problem);
+        report.ok = false;
+      }
+    }
+    return report;
+  }
+  return other(p).verify(p);
+}
+
+export function placementIsEmpty(p: EventPlacement): boolean {
+  if (p.kind === 'file') {
+    try {
+      return statSync(p.file).size === 0;
+    } catch {
+      return true;
+    }
+  }
+  if (p.kind === 'sqlite') {
+    const db = openReadOnly(p.file);
+    if (db === undefined) return true;
+    try {
+      return !hasEventsTable(db) || db.prepare('SELECT 1 FROM events LIMIT 1').get() === undefined;
+    } finally {
+      db.close();
+    }
+  }
+  return other(p).isEmpty(p);
+}

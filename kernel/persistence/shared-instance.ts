@@ -1,0 +1,66 @@
+/**
+ * One isolate per storage plugin (a persistence backend, the ledger) per process, serving
+ * every persona of this process that uses it; each persona is a StorageSession on the
+ * instance's StorageHost. Built once (bundled, the isolate loaded) by `sharedStoragePlugin`;
+ * after that `readySharedPlugin` hands it over synchronously, so synchronous storage calls
+ * (brain.json, proposals, the ledger) need no await.
+ */
+import { defaultCacheDir } from '../build/bundle.ts';
+import { kernelError } from '../errors.ts';
+import { emptyPermissionSet } from '../permissions/descriptors.ts';
+import { PluginInstance } from '../plugins/plugin-instance.ts';
+import type { LoadedPlugin } from '../plugins/registry.ts';
+import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
+import { STORAGE_BINDING_NAMES } from './binding-kit.ts';
+import { StorageHost } from './storage-session.ts';
+
+export interface SharedStoragePlugin {
+  readonly plugin: LoadedPlugin;
+  readonly instance: PluginInstance;
+  readonly host: StorageHost;
+}
+
+interface Entry {
+  shared?: SharedStoragePlugin;
+  ready: Promise<SharedStoragePlugin>;
+}
+
+const entries = new Map<string, Entry>();
+
+function keyOf(plugin: LoadedPlugin): string {
+  return `${plugin.dir}\u0000${plugin.manifest.id}`;
+}
+
+/** The plugin's shared instance, built on first use. */
+export function sharedStoragePlugin(plugin: LoadedPlugin): Promise<SharedStoragePlugin> {
+  const key = keyOf(plugin);
+  let entry = entries.get(key);
+  if (entry === undefined) {
+    const created: Entry = { ready: Promise.resolve(undefined as unknown as SharedStoragePlugin) };
+    created.ready = (async () => {
+        const cacheDir = defaultCacheDir();
+        const host = new StorageHost();
+        const instance = new PluginInstance(plugin, { shim: await loadShim(cacheDir), allow: emptyPermissionSet(), cwd: plugin.dir, cacheDir });
+        instance.broker.context.storage = { host, declared: plugin.manifest.bindings.filter((b) => (STORAGE_BINDING_NAMES as readonly string[]).includes(b)) };
+        await instance.ready();
+        created.shared = { plugin, instance, host };
+        return created.shared;
+      })();
+    entry = created;
+    entries.set(key, entry);
+    created.ready.catch(() => entries.delete(key));
+  }
+  return entry.ready;
+}
+
+/** The shared instance when it is built (sharedStoragePlugin awaited before), else undefined. */
+export function readySharedPlugin(plugin: LoadedPlugin): SharedStoragePlugin | undefined {
+  return entries.get(keyOf(plugin))?.shared;
+}
+
+/** readySharedPlugin, or the refusal for code that forgot to prepare it. */
+export function requireSharedPlugin(plugin: LoadedPlugin, what: string): SharedStoragePlugin {
+  const shared = readySharedPlugin(plugin);
+  if (shared === undefined) throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `plugin ${plugin.manifest.id} is not loaded yet: ${what} needs it prepared first (await it once per process)`, { internal: true });
+  return shared;
+}
