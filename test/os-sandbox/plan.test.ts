@@ -69,12 +69,19 @@ test('the grant is what is bound: writable trees read-write, read trees read-onl
 test('read: true shows the host read-only but masks the state root, /run and /sys, and re-binds the persona inside', () => {
   const l = layout();
   const p = plan(grant(true, [l.ws]), { hide: [l.state], own: l.own }, l.ws);
-  assert.ok(p.view.masked.includes(l.state));
   assert.ok(p.view.masked.includes('/run'));
   assert.ok(p.view.masked.includes('/sys'));
   const order = p.mounts.map((m) => `${m.kind} ${'dest' in m ? m.dest : ''}`);
-  assert.ok(order.indexOf(`mask-dir ${l.state}`) < order.indexOf(`rw ${l.ws}`), 'the mask is laid first, the persona on top');
-  assert.ok(p.remountReadOnly.includes(l.state));
+  if (l.state.startsWith('/tmp/')) {
+    // Under the host's /tmp the private /tmp already hides the state root: nothing of it is bound
+    // but the persona's own tree, laid over the private /tmp.
+    assert.ok(!p.mounts.some((m) => (m.kind === 'ro' || m.kind === 'rw') && m.dest === l.state), 'the state root is not bound');
+    assert.ok(order.indexOf('tmpfs /tmp') < order.indexOf(`rw ${l.ws}`), 'the private /tmp first, the persona on top');
+  } else {
+    assert.ok(p.view.masked.includes(l.state));
+    assert.ok(order.indexOf(`mask-dir ${l.state}`) < order.indexOf(`rw ${l.ws}`), 'the mask is laid first, the persona on top');
+    assert.ok(p.remountReadOnly.includes(l.state));
+  }
 });
 
 test('write without read cannot be expressed by a bind mount: refused, not widened', () => {
@@ -146,4 +153,20 @@ test('a cwd under the host /tmp that only a broad grant covers is bound over the
   const hidden = plan(grant(true, true), { hide: [root] }, cwd);
   assert.ok(!hidden.mounts.some((m) => (m.kind === 'rw' || m.kind === 'ro') && m.dest === cwd), 'a kernel tree is never bound for it');
   assert.ok(hidden.mounts.some((m) => m.kind === 'dir' && m.dest === cwd), 'an empty folder stands in');
+});
+
+test('a kernel installed under the host /tmp: with a broad grant its helpers are still bound, and its trees inside a bound cwd stay masked', () => {
+  const { root } = layout();
+  assert.ok(root.startsWith('/tmp/'), 'the test layout lives under /tmp');
+  const helper = path.join(root, 'install', 'init.sh');
+  mkdirSync(path.dirname(helper), { recursive: true });
+  writeFileSync(helper, '#!/bin/sh\n');
+  const cache = path.join(root, '.cache');
+  mkdirSync(cache);
+  const p = planSandbox({ grant: grant(true, true), context: { hide: [cache] }, executable: '/usr/bin/sh', cwd: root, searchPath: '/usr/bin:/bin', helpers: [helper] });
+  const order = p.mounts.map((m) => `${m.kind} ${'dest' in m ? m.dest : ''}`);
+  // -A reads '/', but the private /tmp would hide the helper: it is bound in its own right.
+  assert.ok(order.includes(`ro ${helper}`), order.join(', '));
+  // The cwd is bound over the private /tmp, and the kernel's cache inside it masked on top.
+  assert.ok(order.indexOf(`rw ${root}`) >= 0 && order.indexOf(`rw ${root}`) < order.indexOf(`mask-dir ${cache}`), order.join(', '));
 });

@@ -193,7 +193,11 @@ export function planSandbox(input: PlanInput): SandboxPlan {
     if (underHidden(tree)) refuse(`${tree} is hidden from this child; it cannot also be bound for the kernel`);
     if (kindOf(tree) === 'dir') grantEntries.push({ path: path.resolve(tree), mode: 'rw' });
   }
-  const covered = (p: string) => grantEntries.some((e) => pathCovers(e.path, p));
+  // The private /tmp hides what a broad grant (`-A`, read `/`) shows of the host's /tmp: a path
+  // there is shown only by a grant entry beneath /tmp, or by its own bind (the cwd, the install).
+  const belowTmpEntry = (p: string) => grantEntries.some((e) => e.path !== '/tmp' && pathCovers('/tmp', e.path) && pathCovers(e.path, p));
+  const hiddenByTmp = (p: string) => p !== '/tmp' && pathCovers('/tmp', p) && !belowTmpEntry(p);
+  const covered = (p: string) => grantEntries.some((e) => pathCovers(e.path, p)) && !hiddenByTmp(p);
 
   // 2. HOME must be writable by the grant and exist.
   if (context.home) {
@@ -227,8 +231,22 @@ export function planSandbox(input: PlanInput): SandboxPlan {
   for (const tree of [...programTrees(input.executable), ...(context.programs ?? []).flatMap(programTrees), ...(context.readOnly ?? []), ...input.helpers]) addSystem(tree);
   for (const dir of input.searchPath.split(':')) if (path.isAbsolute(dir)) addSystem(path.normalize(dir));
 
+  // The cwd exists (the runner checked). One under the host's /tmp that only a broader grant
+  // covers would be hidden by the private /tmp: the grant lets the child see it, so it is bound
+  // there (before the masks, so a kernel tree inside it stays masked).
+  const cwd = path.resolve(input.cwd);
+  const readDenies = grant.read.deny === true ? [] : grant.read.deny;
+  const writeDenies = grant.write.deny === true ? [] : grant.write.deny;
+  const cwdEntries: Entry[] = [];
+  if (hiddenByTmp(cwd) && pathAllowed(grant.read, cwd) && reachable(cwd) && !readDenies.some((d) => pathCovers(d, cwd))) {
+    const rw = pathAllowed(grant.write, cwd) && !writeDenies.some((d) => pathCovers(d, cwd));
+    cwdEntries.push({ path: cwd, mode: rw ? 'rw' : 'ro' });
+    (rw ? view.writable : view.readOnly).push(cwd);
+  }
+
   // 4. Masks: kernel trees and denied paths that some visible tree would otherwise show.
-  const visible = (p: string) => [...grantEntries, ...systemEntries].some((e) => pathCovers(e.path, p));
+  const visible = (p: string) =>
+    systemEntries.some((e) => pathCovers(e.path, p)) || cwdEntries.some((e) => pathCovers(e.path, p)) || (grantEntries.some((e) => pathCovers(e.path, p)) && !hiddenByTmp(p));
   const masks: Mount[] = [];
   for (const root of [...hiddenRoots, ...NEVER]) {
     // A link (/var/run → /run) is masked where it points; only real folders and files here.
@@ -237,8 +255,6 @@ export function planSandbox(input: PlanInput): SandboxPlan {
     masks.push({ kind: st.isDirectory() ? 'mask-dir' : 'mask-file', dest: root });
     view.masked.push(root);
   }
-  const readDenies = grant.read.deny === true ? [] : grant.read.deny;
-  const writeDenies = grant.write.deny === true ? [] : grant.write.deny;
   const writable = (p: string) => grantEntries.some((e) => e.mode === 'rw' && pathCovers(e.path, p));
   for (const d of readDenies) {
     if (!visible(d)) continue;
@@ -268,20 +284,12 @@ export function planSandbox(input: PlanInput): SandboxPlan {
   push('/proc', 2, { kind: 'proc', dest: '/proc' });
   push('/dev', 2, { kind: 'dev', dest: '/dev' });
   push('/tmp', 2, { kind: 'tmpfs', dest: '/tmp' });
+  for (const e of cwdEntries) push(e.path, 1, { kind: e.mode, src: real(e.path), dest: e.path });
   for (const e of readOnlyOverlays) push(e.path, 3, { kind: 'ro', src: real(e.path), dest: e.path });
   all.sort((a, b) => a.depth - b.depth || a.order - b.order);
   const mounts: Mount[] = [...symlinks, ...all.map((m) => m.mount)];
-
-  // The cwd exists (the runner checked); when no tree shows it, an empty folder stands in.
-  // One under the host's /tmp that only a broader grant covers (`-A`, read `/`) would be
-  // hidden by the private /tmp: the grant lets the child see it, so it is bound there.
-  const cwd = path.resolve(input.cwd);
-  const deeperThanTmp = grantEntries.some((e) => e.path !== '/tmp' && pathCovers('/tmp', e.path) && pathCovers(e.path, cwd));
-  if (cwd !== '/tmp' && pathCovers('/tmp', cwd) && !deeperThanTmp && pathAllowed(grant.read, cwd) && reachable(cwd) && !readDenies.some((d) => pathCovers(d, cwd))) {
-    const rw = pathAllowed(grant.write, cwd) && !writeDenies.some((d) => pathCovers(d, cwd));
-    mounts.push({ kind: rw ? 'rw' : 'ro', src: real(cwd), dest: cwd });
-    (rw ? view.writable : view.readOnly).push(cwd);
-  } else if (!visible(cwd) || masks.some((m) => pathCovers(m.dest, cwd) && !grantEntries.some((e) => pathCovers(m.dest, e.path) && pathCovers(e.path, cwd)))) {
+  // When no tree shows the cwd, an empty folder stands in.
+  if (cwdEntries.length === 0 && (!visible(cwd) || masks.some((m) => pathCovers(m.dest, cwd) && !grantEntries.some((e) => pathCovers(m.dest, e.path) && pathCovers(e.path, cwd))))) {
     mounts.push({ kind: 'dir', dest: cwd });
   }
 
