@@ -4,34 +4,11 @@
  * cross as JSON; a refusal comes back as the kernel error the plugin raised.
  */
 import type { LedgerBackend } from './repo.ts';
-import type { LedgerStore } from './store.ts';
+import { LEDGER_STORE_METHODS as METHODS, type LedgerStore } from './store.ts';
 
 /** What the plugin's `call` answers. */
 export type LedgerAnswer = { ok: unknown } | { error: { code: string; message: string; details: Record<string, unknown> } };
 
-const METHODS = [
-  'addTask',
-  'getTask',
-  'listTasks',
-  'nextStates',
-  'moveTask',
-  'acquireLease',
-  'renewLease',
-  'releaseLease',
-  'reconcileLease',
-  'getLease',
-  'listLeases',
-  'leaseEvents',
-  'addCheckpoint',
-  'latestCheckpoint',
-  'listCheckpoints',
-  'recordSurprise',
-  'resolveSurprise',
-  'getSurprise',
-  'listSurprises',
-  'exportLedger',
-  'importLedger',
-] as const satisfies readonly (keyof LedgerStore)[];
 
 export interface PluginStoreParts {
   backend: string;

@@ -94,6 +94,31 @@ export interface LedgerStore {
   close(): void;
 }
 
+/** Every LedgerStore method by name: what the ledger plugin answers and the host's plugin-backed store forwards (one list for both). */
+export const LEDGER_STORE_METHODS = [
+  'addTask',
+  'getTask',
+  'listTasks',
+  'nextStates',
+  'moveTask',
+  'acquireLease',
+  'renewLease',
+  'releaseLease',
+  'reconcileLease',
+  'getLease',
+  'listLeases',
+  'leaseEvents',
+  'addCheckpoint',
+  'latestCheckpoint',
+  'listCheckpoints',
+  'recordSurprise',
+  'resolveSurprise',
+  'getSurprise',
+  'listSurprises',
+  'exportLedger',
+  'importLedger',
+] as const satisfies readonly (keyof LedgerStore)[];
+
 function input<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) {

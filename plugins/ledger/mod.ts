@@ -8,7 +8,7 @@
  * Every answer is `{ok: value}` or `{error: {code, message, details}}`, so a refusal reaches
  * the caller with its kernel code and details intact.
  */
-import { ledgerStoreOver, type LedgerStore } from '../../features/ledger/store.ts';
+import { LEDGER_STORE_METHODS, ledgerStoreOver, type LedgerStore } from '../../features/ledger/store.ts';
 import type { LedgerBackend } from '../../features/ledger/repo.ts';
 import { RowsRepo } from './rows-repo.ts';
 
@@ -38,29 +38,7 @@ export function open(s: string, o: { backend: LedgerBackend; file: string; displ
   });
 }
 
-const METHODS = new Set([
-  'addTask',
-  'getTask',
-  'listTasks',
-  'nextStates',
-  'moveTask',
-  'acquireLease',
-  'renewLease',
-  'releaseLease',
-  'reconcileLease',
-  'getLease',
-  'listLeases',
-  'leaseEvents',
-  'addCheckpoint',
-  'latestCheckpoint',
-  'listCheckpoints',
-  'recordSurprise',
-  'resolveSurprise',
-  'getSurprise',
-  'listSurprises',
-  'exportLedger',
-  'importLedger',
-]);
+const METHODS = new Set<string>(LEDGER_STORE_METHODS);
 
 /** One LedgerStore method for the session's ledger. */
 export function call(s: string, method: string, args: unknown[]): Answer {
