@@ -169,11 +169,17 @@ export class PersonaWorkers {
   }
 
   /**
-   * Ends worker `id`'s thread the way a crash does (no goodbye, its personas mid-cycle): what
-   * the tests use to show that only its personas go down and come back.
+   * Ends worker `id`'s thread the way a crash does (no goodbye, its personas mid-cycle, exit
+   * code 1): what the tests use to show that only its personas go down and come back. The
+   * thread exits from its own JavaScript (protocol.ts, `crash`), never by terminate() landing
+   * inside an isolate's native call.
    */
   async terminateWorker(id: number): Promise<void> {
-    await this.#slots.find((s) => s.id === id)?.worker?.terminate();
+    const slot = this.#slots.find((s) => s.id === id);
+    if (!slot?.worker) return;
+    const exited = slot.exited;
+    this.#post(slot, { type: 'crash', code: 1 });
+    await exited;
   }
 
   #wakeAll(): void {

@@ -47,7 +47,15 @@ export type ToWorker =
   /** SIGTERM or a second SIGINT: as finish, and every running subprocess gets TERM, KILL after killAfterMs */
   | { type: 'stop'; killAfterMs: number }
   /** another worker failed to open: close what this one opened, run nothing */
-  | { type: 'close' };
+  | { type: 'close' }
+  /**
+   * The tests' crash: the thread ends at once with this code, its personas mid-cycle. It exits
+   * from its own JavaScript (process.exit in a worker ends only that thread): a terminate()
+   * from outside can land while the thread is inside isolated-vm's native code, and then
+   * isolated-vm aborts the whole process (seen: "terminate called after throwing an instance
+   * of 'ivm::RuntimeError'").
+   */
+  | { type: 'crash'; code: number };
 
 /** worker → main */
 export type FromWorker =

@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     if (message.type === 'start') started();
     else if (message.type === 'close') closeOnly();
     else if (message.type === 'finish') controller.abort();
+    else if (message.type === 'crash') process.exit(message.code);
     else if (message.type === 'stop') {
       controller.abort();
       send({ type: 'stopping', running: children.running });
