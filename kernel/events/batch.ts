@@ -10,16 +10,8 @@ export interface Ack {
   reject: (error: unknown) => void;
 }
 
-/** One event's stored fields, for sinks that keep rows rather than lines (EventLogOptions.keepRows). */
-export interface BatchRow {
-  seq: number;
-  type: string;
-  /** canonical JSON of the redacted payload */
-  payloadJson: string;
-  prev: string;
-  hash: string;
-  at: string;
-}
+/** One event's stored fields, for sinks that keep rows rather than lines (EventLogOptions.keepRows): the row codec's own shape. */
+export type { EncodedEvent as BatchRow } from './rows.ts';
 
 export class Batch {
   readonly acks: Ack[] = [];
