@@ -11,7 +11,8 @@ export interface Ack {
 }
 
 /** One event's stored fields, for sinks that keep rows rather than lines (EventLogOptions.keepRows): the row codec's own shape. */
-export type { EncodedEvent as BatchRow } from './rows.ts';
+import type { EncodedEvent } from './rows.ts';
+export type BatchRow = EncodedEvent;
 
 export class Batch {
   readonly acks: Ack[] = [];
