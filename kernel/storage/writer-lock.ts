@@ -107,9 +107,29 @@ function readHolder(personaDir: string): WriterHolder | undefined {
   }
 }
 
+/** How long a refused writer waits for the holder to record itself, so it can be named. */
+const HOLDER_RECORD_WAIT_MS = 3000;
+
+/**
+ * The holder's record, waiting briefly when it is absent or names a dead process: the lock is
+ * taken a moment before the record is written, so a writer refused in that moment (two kernels
+ * started together on a loaded machine) would otherwise name nobody. Only the message waits;
+ * the refusal itself was already decided by the lock.
+ */
+function awaitHolder(personaDir: string): WriterHolder | undefined {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + HOLDER_RECORD_WAIT_MS;
+  let holder = readHolder(personaDir);
+  while ((holder === undefined || !holderIsRunning(holder)) && Date.now() < deadline) {
+    Atomics.wait(pause, 0, 0, 50);
+    holder = readHolder(personaDir);
+  }
+  return holder;
+}
+
 /** The one-line refusal for a lock someone else holds. */
 function lockedError(personaId: string, personaDir: string, purpose: string): Error {
-  const holder = readHolder(personaDir);
+  const holder = awaitHolder(personaDir);
   const file = path.join(personaDir, WRITER_LOCK_FILE);
   let who: string;
   if (holder === undefined) who = 'another process (it has not recorded itself yet)';

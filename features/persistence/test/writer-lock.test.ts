@@ -4,7 +4,7 @@
  * on every backend; the lock dies with its process (kill -9 included); and what else writes
  * a persona wholesale (persistence export, events repair) takes the same lock.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -25,8 +25,16 @@ function quietProfile(dir: string, id: string) {
   return profile(dir, id, 'runtime: agent-lock\ncadence:\n  cycle_seconds: 1\n  periodic_seconds: 3600');
 }
 
+// Every kernel a test starts is killed when the file's tests end, so a failed assertion cannot
+// leave a running kernel behind that keeps the test file (and the whole suite) from exiting.
+const started = new Set<ChildProcess>();
+after(() => {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 function kernel(args: string[]): { child: ChildProcess; out: () => { stdout: string; stderr: string }; exit: Promise<number | null> } {
   const child = spawn(process.execPath, ['--no-node-snapshot', BIN, ...args], { cwd: PROJECT_ROOT, env: { ...fakeEnv(), NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.add(child);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => void (stdout += d));
