@@ -25,8 +25,9 @@ const DOMAIN = 'runtimectl.review-decision/1';
 
 /** The fields of a proposal as it was submitted (what a signature covers). */
 export function proposalRecordOf(proposal: Proposal | ProposalRecord): ProposalRecord {
-  const { schema_version, id, kind, persona, proposer, created_at, expires_at, evidence, content } = proposal as ProposalRecord;
-  return { schema_version, id, kind, persona, proposer, created_at, expires_at, evidence, content } as ProposalRecord;
+  const { schema_version, id, kind, persona, proposer, origin, created_at, expires_at, evidence, content } = proposal as ProposalRecord;
+  // `origin` only when recorded: a proposal made before it existed keeps the digest it was signed over.
+  return { schema_version, id, kind, persona, proposer, ...(origin === undefined ? {} : { origin }), created_at, expires_at, evidence, content } as ProposalRecord;
 }
 
 export function proposalDigest(proposal: Proposal | ProposalRecord): string {
@@ -68,6 +69,7 @@ export interface RatifyContext {
 /** Whether the signature on a decision is a trusted operator's (without the evidence check). */
 export function checkSignature(proposal: Proposal, decision: DecisionFields & { ratification?: Ratification }, trust: OperatorTrust): RatificationVerdict {
   const r = decision.ratification;
+  if (trust.error !== undefined) return { ok: false, reason: `the operator trust list cannot be read (${trust.error}); no decision is ratified until it is fixed` };
   if (r === undefined) return { ok: false, reason: `the ${decision.to} decision by "${decision.by}" carries no operator signature (it was not made with an operator credential)` };
   const operator = trust.operators.find((o) => o.fingerprint === r.key_fingerprint);
   if (operator === undefined) {

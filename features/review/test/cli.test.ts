@@ -44,7 +44,7 @@ test('submit, list, show, accept, reject: the operator round trip, text and --js
 
   const accepted = await cli(['proposals', 'accept', 'P-alpha-1', '--by', 'alice', '--reason', 'seen twice', '--now', '3000', '--state-dir', state]);
   assert.equal(accepted.status, 0, accepted.stderr);
-  assert.match(accepted.stdout, /^P-alpha-1: pending → accepted by alice \(signed, key sha256:[0-9a-f]{16}…\); it takes effect at the persona's next cycle\n$/);
+  assert.match(accepted.stdout, /^P-alpha-1: pending → accepted by alice \(signed, key sha256:[0-9a-f]{16}…\); it takes effect at the persona's next cycle boundary, if its kernel trusts this key \(a running kernel re-reads its operators\.json there; "proposals show P-alpha-1" says whether it was applied or held, and why\)\n$/);
 
   const rejected = await cli(['proposals', 'reject', 'P-alpha-2', '--by', 'bob', '--reason', 'vague', '--now', '3001', '--state-dir', state, '--json']);
   assert.equal(rejected.status, 0, rejected.stderr);
@@ -101,10 +101,17 @@ test('a submission past the backpressure policy exits 1 with one line, and the r
   const refused = await submit(state, 'two', 2, ['--policy', policy]);
   oneLineError(refused, 1, 'RTC_ERR_REVIEW_BACKPRESSURE');
   assert.match(refused.stderr, /refused \(max_pending\)/);
+  assert.match(refused.stderr, /refusal and operator alert recorded at seq 2-3$/m);
+  // The same proposer refused again for the same reason, nothing changed since: answered, not written again (a flood costs two records).
   const json = await submit(state, 'three', 3, ['--policy', policy, '--json']);
   assert.equal(json.status, 1);
-  assert.equal((JSON.parse(json.stdout) as { status: string }).status, 'refused');
-  assert.deepEqual(recordTypes(path.join(state, 'alpha')), ['proposal_submitted', 'proposal_refused', 'operator_alert', 'proposal_refused', 'operator_alert']);
+  const again = JSON.parse(json.stdout) as { status: string; refusal: { recorded: boolean; refusal_seq: number } };
+  assert.equal(again.status, 'refused');
+  assert.deepEqual([again.refusal.recorded, again.refusal.refusal_seq], [false, 2]);
+  const text = await submit(state, 'four', 4, ['--policy', policy]);
+  oneLineError(text, 1, 'RTC_ERR_REVIEW_BACKPRESSURE');
+  assert.match(text.stderr, /the same refusal was recorded at seq 2-3 and is not written again/);
+  assert.deepEqual(recordTypes(path.join(state, 'alpha')), ['proposal_submitted', 'proposal_refused', 'operator_alert']);
 
   fs.writeFileSync(policy, 'max_pending: 0\n');
   const bad = await submit(state, 'four', 4, ['--policy', policy]);
