@@ -34,7 +34,7 @@ function fields(p: Payload): string {
 function proposer(p: Payload): string {
   const o = p.origin as Payload | undefined;
   if (!o) return String(p.proposer ?? '?');
-  const how = [`via ${o.via}`, ...(o.session ? [`session ${o.session}`] : []), ...(o.cycle === undefined ? [] : [`cycle ${o.cycle}`])];
+  const how = [`via ${o.via}`, ...(o.run_id ? [`session ${o.run_id}`] : []), ...(o.cycle === undefined ? [] : [`cycle ${o.cycle}`])];
   return `${p.proposer} (${how.join(', ')})`;
 }
 

@@ -33,7 +33,7 @@ export function displayState(proposal: Proposal, now: number): string {
 export function proposerText(proposal: Pick<Proposal, 'proposer' | 'origin'>): string {
   const o = proposal.origin;
   if (!o) return proposal.proposer;
-  const parts = [`via ${o.via}`, ...(o.tool ? [`tool ${o.tool}`] : []), ...(o.session ? [`session ${o.session}`] : []), ...(o.cycle === undefined ? [] : [`cycle ${o.cycle}`])];
+  const parts = [`via ${o.via}`, ...(o.tool ? [`tool ${o.tool}`] : []), ...(o.run_id ? [`session ${o.run_id}`] : []), ...(o.cycle === undefined ? [] : [`cycle ${o.cycle}`])];
   return `${proposal.proposer} (${parts.join(', ')})`;
 }
 

@@ -103,13 +103,13 @@ export class PersonaProposals {
   }
 
   /** One proposal from an agent: checked, submitted, its records logged; always an answer. */
-  async submit(raw: unknown, caller: Omit<AgentCaller, 'cycle' | 'session'>): Promise<AgentAnswer> {
+  async submit(raw: unknown, caller: Omit<AgentCaller, 'cycle' | 'run_id'>): Promise<AgentAnswer> {
     const host = this.#host;
     const cycle = host.cycle();
     const session = caller.via === 'mcp' ? host.session() : null;
     const origin: AgentCaller = {
       ...caller,
-      ...(session ? { session: session.run_id, plugin: session.executor } : {}),
+      ...(session ? { run_id: session.run_id, plugin: session.executor } : {}),
       ...(cycle === null ? {} : { cycle }),
     };
     if (!this.allowed) {

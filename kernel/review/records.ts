@@ -92,7 +92,8 @@ export const proposalOriginSchema = z.strictObject({
   via: z.enum(PROPOSAL_VIAS),
   plugin: z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/).optional().describe('the plugin that called the binding, or the executor whose session called the tool'),
   tool: z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).optional().describe('the tool the agent called'),
-  session: z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).optional().describe('the executor session (run id) the call came from'),
+  // `run_id`, not `session`: redaction takes a scalar named session for a cookie.
+  run_id: z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).optional().describe('the executor session (its run id) the call came from'),
   cycle: z.number().int().min(0).optional().describe('the cycle that was running'),
 });
 export type ProposalOrigin = z.output<typeof proposalOriginSchema>;
