@@ -52,6 +52,8 @@ export interface PersonaProposalsHost {
   clock(): number;
   /** appends to the persona's event log (scrubbed) */
   append(type: string, payload: Record<string, unknown>): Promise<unknown>;
+  /** a change's events are in the event log: keep where it stands (kernel/review/mirror.ts) */
+  mirrored(): void;
   /** the cycle running now (null between cycles, or in a tools-only session) */
   cycle(): number | null;
   session(): RunningSession | null;
@@ -100,6 +102,7 @@ export class PersonaProposals {
       }
       await this.#host.append(event.type, event.payload);
     }
+    this.#host.mirrored();
   }
 
   /** One proposal from an agent: checked, submitted, its records logged; always an answer. */

@@ -35,6 +35,8 @@ import type { PersonaProfile } from '../personas/profile-schema.ts';
 import { pluginSearchPath, PluginRegistry } from '../plugins/registry.ts';
 import { ReviewQueue, reviewEventsOf, type ReviewQueueOptions } from '../review/queue.ts';
 import { evidenceDigest } from '../review/evidence.ts';
+import { readMirrorCursor, writeMirrorCursor } from '../review/mirror.ts';
+import { reviewPaths } from '../review/paths.ts';
 import { operatorHome, refuseInsideState } from '../review/operators.ts';
 import type { RatifyContext } from '../review/ratify.ts';
 import { OperatorTrustSource, trustChangePayload } from '../review/trust-source.ts';
@@ -274,6 +276,8 @@ export class PersonaRuntime {
   readonly #proposals: PersonaProposals;
   /** the proposal log's last record this runtime's event log has (queue.ts `mirror`); set when the queue is first built */
   #mirror: { seq: number } | undefined;
+  /** the mirror's seq as last written to review/event-mirror.json */
+  #mirrorWritten = 0;
   /** the trust list version this persona's log last told of (0: the one the kernel started with) */
   #trustVersion = 0;
   /** the trust list as the last boundary found it */
@@ -315,6 +319,7 @@ export class PersonaRuntime {
       events: () => backend.events.read(),
       clock: kernel.clock,
       append: (type, payload) => backend.events.append(type, this.#scrub(payload)),
+      mirrored: () => this.#noteMirrored(),
       cycle: () => (this.#recorder ? this.#cycles + 1 : null),
       session: () => this.#session,
     });
@@ -567,8 +572,26 @@ export class PersonaRuntime {
   #queue(): ReviewQueue {
     if (this.#boundaryQueue) return this.#boundaryQueue;
     const probe = this.reviewQueue();
-    this.#mirror = { seq: probe.hasRecords() ? probe.read().lastSeq : 0 };
+    // Where the event log stands (mirror.ts): the cursor file, else (state from before it) the log's end, or its start for a persona that never ran.
+    const kept = readMirrorCursor(probe.paths);
+    const start = kept ?? (!probe.hasRecords() || this.#backend.events.isEmpty() ? 0 : probe.read().lastSeq);
+    this.#mirror = { seq: start };
+    this.#mirrorWritten = kept ?? -1;
+    // Written now, so what another process appends before this persona's next start is copied then.
+    this.#noteMirrored();
     return (this.#boundaryQueue = this.reviewQueue({ policy: this.profile.review, ratify: this.#ratifyContext(), mirror: this.#mirror }));
+  }
+
+  /** After a change's events are in the event log: where it stands, for the next start (mirror.ts). */
+  #noteMirrored(): void {
+    const mirror = this.#mirror;
+    if (!mirror || mirror.seq === this.#mirrorWritten) return;
+    try {
+      writeMirrorCursor(reviewPaths(this.paths.dir), mirror.seq);
+      this.#mirrorWritten = mirror.seq;
+    } catch {
+      // The next change tries again; at worst a restart copies a few records twice.
+    }
   }
 
   /** What the ratification check needs: the trusted operators (as the last boundary found them), and the persona's evidence (its files and events). */

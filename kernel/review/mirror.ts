@@ -11,7 +11,19 @@
  * checkpointed or sealed log included): submissions, state changes, refusals, alerts and
  * applications, each with its `proposal_log_seq` and `mirrored: true` (no `proposal_log_hash`:
  * the proposal log's own chain vouches for it).
+ *
+ * Where the event log stands is kept in `review/event-mirror.json` (`{"seq": N}`: the last
+ * proposal-log record the event log has), written after each change's events are appended, so
+ * records written while the persona was not running are copied at its next start. A crash
+ * between the append and that write copies those few records once more (same
+ * `proposal_log_seq`); none is ever lost. A persona whose state predates the file starts from
+ * the log's end; one whose event log is empty, from the beginning.
  */
+import path from 'node:path';
+import { z } from 'zod';
+import { replaceFileDurably } from '../storage/durable-files.ts';
+import { readFileCapped } from '../storage/safe-read.ts';
+import type { ReviewPaths } from './paths.ts';
 import { RECORD_TYPES, REVIEW_SCHEMA_VERSION } from './records.ts';
 import type { ReviewEvent } from './operations.ts';
 import { proposalRecordOf } from './ratify.ts';
@@ -39,4 +51,26 @@ export function recordsInState(state: QueueState, after: number, upTo: number): 
   for (const { seq, ...refusal } of state.refusals) if (take(seq)) out.push({ seq, type: RECORD_TYPES.refused, payload: refusal });
   for (const { seq, ...alert } of state.alerts) if (take(seq)) out.push({ seq, type: RECORD_TYPES.alert, payload: alert });
   return out.sort((a, b) => a.seq - b.seq).map(({ seq, type, payload }) => ({ type, payload: { ...payload, proposal_log_seq: seq, mirrored: true } }));
+}
+
+const cursorSchema = z.strictObject({ seq: z.number().int().min(0) });
+
+function cursorFile(paths: ReviewPaths): string {
+  return path.join(paths.reviewDir, 'event-mirror.json');
+}
+
+/** The last proposal-log seq the persona's event log has, as last written; undefined when there is no (readable) cursor. */
+export function readMirrorCursor(paths: ReviewPaths): number | undefined {
+  try {
+    const bytes = readFileCapped(cursorFile(paths), { maxBytes: 4096, within: paths.personaDir });
+    if (bytes === undefined) return undefined;
+    const parsed = cursorSchema.safeParse(JSON.parse(bytes.toString('utf8')));
+    return parsed.success ? parsed.data.seq : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeMirrorCursor(paths: ReviewPaths, seq: number): void {
+  replaceFileDurably(cursorFile(paths), `${JSON.stringify({ seq })}\n`);
 }
