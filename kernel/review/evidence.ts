@@ -74,7 +74,8 @@ export function evidenceDigest(ref: string, sources: EvidenceSources): string | 
 
 /** The one answer for every ref that is not a file or event of the persona (missing, absolute, escaping alike). */
 export function notThePersonas(ref: string): string {
-  return `evidence ${JSON.stringify(ref.length > 200 ? `${ref.slice(0, 199)}…` : ref)}: no such file or event of the persona (evidence is a path relative to the persona folder without "..", ${WORKSPACE_REF_PREFIX}PATH in its workspace, or events#SEQ)`;
+  // No colon after the ref: `"…passwd": x` would read as a secret assignment to the event log's scrub.
+  return `evidence ${JSON.stringify(ref.length > 200 ? `${ref.slice(0, 199)}…` : ref)} is not a file or event of the persona (evidence is a path relative to the persona folder without "..", ${WORKSPACE_REF_PREFIX}PATH in its workspace, or events#SEQ)`;
 }
 
 /**

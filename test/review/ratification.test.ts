@@ -77,7 +77,7 @@ exit 0
   const [r] = await run([sneaky], { stateDir: state, env, cycles: 2 });
   assert.equal(r!.stopped, undefined);
   const out = readFileSync(path.join(state, 'sneaky', 'brain', 'sessions', 'c000001-command', 'stdout.txt'), 'utf8');
-  assert.match(out, /RTC_ERR_REVIEW_EVIDENCE: --evidence "x": no such file or event of the persona/, 'evidence that is not the persona\'s is refused');
+  assert.match(out, /RTC_ERR_REVIEW_EVIDENCE: --evidence "x" is not a file or event of the persona/, 'evidence that is not the persona\'s is refused');
   assert.match(out, /P-sneaky-1: pending/);
   assert.match(out, /RTC_ERR_REVIEW_OPERATOR: no operator credential/);
   // A credential the executor makes for itself signs a decision its own trust list accepts:

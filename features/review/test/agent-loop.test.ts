@@ -98,7 +98,7 @@ test('an executor session proposes through the review.propose MCP tool: queued w
   assert.equal(queued.id, 'P-talker-1');
   // Evidence outside the persona: a tool error the agent reads, the same words as for any such path.
   assert.equal(seen.calls[1].isError, true);
-  assert.match(seen.calls[1].text, /^RTC_ERR_REVIEW_EVIDENCE: evidence "\/etc\/passwd": no such file or event of the persona/);
+  assert.match(seen.calls[1].text, /^RTC_ERR_REVIEW_EVIDENCE: evidence "\/etc\/passwd" is not a file or event of the persona/);
   assert.equal(seen.calls[2].isError, false);
   assert.deepEqual(JSON.parse(seen.calls[2].text).proposals.map((x: { id: string; state: string }) => [x.id, x.state]), [['P-talker-1', 'pending']]);
 
