@@ -16,6 +16,7 @@
  * `proposals accept --by alice`, or writing the log directly) fails the first test.
  */
 import { createHash, sign, verify } from 'node:crypto';
+import path from 'node:path';
 import { canonicalJson } from '../events/canonical.ts';
 import type { OperatorKey, OperatorTrust } from './operators.ts';
 import type { ProposalRecord, ProposalState, Ratification } from './records.ts';
@@ -73,7 +74,8 @@ export function checkSignature(proposal: Proposal, decision: DecisionFields & { 
   if (r === undefined) return { ok: false, reason: `the ${decision.to} decision by "${decision.by}" carries no operator signature (it was not made with an operator credential)` };
   const operator = trust.operators.find((o) => o.fingerprint === r.key_fingerprint);
   if (operator === undefined) {
-    const known = trust.operators.length === 0 ? `no operator is trusted yet (${trust.source})` : `trusted: ${trust.operators.map((o) => o.name).join(', ')}`;
+    // The list by its file name, not its host path: this reason lands in logs and events.
+    const known = trust.operators.length === 0 ? `no operator is trusted yet (the operator folder's ${path.basename(trust.source)} lists none)` : `trusted: ${trust.operators.map((o) => o.name).join(', ')}`;
     return { ok: false, reason: `the decision is signed by key ${r.key_fingerprint.slice(0, 23)}…, which is not a trusted operator's (${known})` };
   }
   if (operator.name !== decision.by) return { ok: false, reason: `the decision says it is by "${decision.by}" but is signed by operator "${operator.name}"` };

@@ -67,6 +67,11 @@ export class OperatorTrustSource {
     return this.#now;
   }
 
+  /** The reason as events and alerts carry it: the list named by its file name, not its host path. */
+  #shown(error: unknown): string {
+    return errorLine(error).split(this.file).join(TRUST_FILE).split(this.#home).join('<operator folder>');
+  }
+
   #stampNow(): string {
     try {
       const s = statSync(this.file, { bigint: true });
@@ -84,13 +89,13 @@ export class OperatorTrustSource {
       ({ bytes, text } = readManifestSource(this.file, this.file));
     } catch (error) {
       if (isMissing(this.file)) return { trust: { source: this.file, operators: [] }, digest: null };
-      return { trust: { source: this.file, operators: [], error: errorLine(error) }, digest: null, failure: error };
+      return { trust: { source: this.file, operators: [], error: this.#shown(error) }, digest: null, failure: error };
     }
     const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
     try {
       return { trust: parseOperatorTrust(text, this.file), digest };
     } catch (error) {
-      return { trust: { source: this.file, operators: [], error: errorLine(error) }, digest, failure: error };
+      return { trust: { source: this.file, operators: [], error: this.#shown(error) }, digest, failure: error };
     }
   }
 }

@@ -108,7 +108,8 @@ test('a running kernel takes operator init, operator trust and a mended trust li
     const third = submit('Fact three.');
     assert.equal((await cli(['proposals', 'accept', third, '--state-dir', state], { env: bob.env })).status, 0);
     const broken = await until('the broken-list alert', () => events(state, 'keeper').find((e) => e.type === 'operator_alert' && (e.payload as { id?: string }).id === third));
-    assert.match((broken.payload as { message: string }).message, /the operator trust list cannot be read \(RTC_ERR_MANIFEST_YAML: .*\); no decision is ratified until it is fixed/);
+    assert.match((broken.payload as { message: string }).message, /the operator trust list cannot be read \(RTC_ERR_MANIFEST_YAML: operators\.json:1:\d+: .*\); no decision is ratified until it is fixed/);
+    assert.ok(!JSON.stringify(events(state, 'keeper')).includes(home), 'the operator folder\'s host path is in no event');
     const told = events(state, 'keeper').filter((e) => e.type === 'operator_trust_changed').at(-1)!;
     assert.match(String((told.payload as { error?: string }).error), /^RTC_ERR_MANIFEST_YAML/);
     const brokenLogs = await cli(['logs', '--persona', 'keeper', '--tail', 'all', '--state-dir', state]);
