@@ -119,3 +119,35 @@ test('an executor session proposes through the review.propose MCP tool: queued w
   const replay = await replayPersona({ stateDir, personaId: 'talker', registry, cacheDir: CACHE_DIR });
   assert.equal(replay.divergence, null, JSON.stringify(replay.divergence));
 });
+
+test('tools list shows the review tools of a persona that may propose; tools call review.propose queues, and a refusal exits 1 with its line', async () => {
+  const dir = tempDir('rtc-propose-tools-');
+  const stateDir = path.join(dir, 'state');
+  const plugins = path.join(dir, 'plugins');
+  proposerPlugin(plugins);
+  const file = binderProfile(dir);
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  mkdirSync(path.join(stateDir, 'binder', 'brain', 'artifacts'), { recursive: true });
+  writeFileSync(path.join(stateDir, 'binder', 'brain', 'artifacts', 'seen.md'), 'seen\n');
+  const { main } = await import('../../../cli/main.ts');
+  const cli = async (args: string[]) => {
+    let stdout = '';
+    let stderr = '';
+    const status = await main(args, { cwd: dir, env: fakeEnv(), stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t) });
+    return { status, stdout, stderr };
+  };
+  const list = await cli(['tools', 'list', '--persona', file, '--state-dir', stateDir, '--plugins-dir', plugins]);
+  assert.equal(list.status, 0, list.stderr);
+  assert.match(list.stdout, /^review\.propose {2}\[kernel: the review queue\] {2}Propose a change/m);
+  assert.match(list.stdout, /^review\.proposals {2}\[kernel: the review queue\]/m);
+  const args = JSON.stringify({ kind: 'memory-promotion', text: 'From the command line.', evidence: ['brain/artifacts/seen.md'] });
+  const queued = await cli(['tools', 'call', 'review.propose', '--args', args, '--persona', file, '--state-dir', stateDir, '--plugins-dir', plugins]);
+  assert.equal(queued.status, 0, queued.stderr);
+  assert.equal(JSON.parse(queued.stdout).id, 'P-binder-1');
+  assert.deepEqual(openReviewQueue(path.join(stateDir, 'binder')).get('P-binder-1').origin, { via: 'cli', tool: 'review.propose' });
+  const bad = await cli(['tools', 'call', 'review.propose', '--args', JSON.stringify({ kind: 'memory-promotion', text: 'x', evidence: ['../../etc/passwd'] }), '--persona', file, '--state-dir', stateDir, '--plugins-dir', plugins]);
+  assert.equal(bad.status, 1);
+  assert.match(bad.stderr, /^runtimectl: RTC_ERR_REVIEW_EVIDENCE: evidence "\.\.\/\.\.\/etc\/passwd" is not a file or event of the persona .*\n$/);
+  const types = events(stateDir, 'binder').map((e) => e.type);
+  assert.deepEqual(types.filter((t) => t !== 'reboot'), ['proposal_submitted', 'tool_call', 'proposal_input_refused', 'tool_call']);
+});
