@@ -48,7 +48,7 @@ export interface PersonaProposalsHost {
   personaDir: string;
   /** the runtime's mirroring queue */
   queue(): ReviewQueue;
-  events(): Iterable<EventEnvelope>;
+  eventsAfter(afterSeq: number): Iterable<EventEnvelope>;
   clock(): number;
   /** appends to the persona's event log (scrubbed) */
   append(type: string, payload: Record<string, unknown>): Promise<unknown>;
@@ -120,7 +120,7 @@ export class PersonaProposals {
     }
     let outcome;
     try {
-      outcome = submitAgentProposal({ personaDir: host.personaDir, queue: () => host.queue(), events: () => host.events(), now: () => host.clock() }, raw, origin);
+      outcome = submitAgentProposal({ personaDir: host.personaDir, queue: () => host.queue(), eventsAfter: (seq) => host.eventsAfter(seq), now: () => host.clock() }, raw, origin);
     } catch (error) {
       // Not a refusal the queue made: still an answer, never the cycle's failure.
       outcome = { answer: { status: 'refused' as const, reason: 'unavailable' as const, code: 'RTC_ERR_REVIEW_LOG_CORRUPT' as const, message: errorLine(error) }, events: [] };

@@ -316,7 +316,7 @@ export class PersonaRuntime {
       profile: this.profile,
       personaDir: this.paths.dir,
       queue: () => this.#queue(),
-      events: () => backend.events.read(),
+      eventsAfter: (seq) => backend.events.readAfter(seq),
       clock: kernel.clock,
       append: (type, payload) => backend.events.append(type, this.#scrub(payload)),
       mirrored: () => this.#noteMirrored(),
@@ -602,7 +602,7 @@ export class PersonaRuntime {
       get trust() {
         return runtime.#trustNow;
       },
-      evidenceDigest: (ref) => evidenceDigest(ref, { personaDir, events: () => this.#backend.events.read() }),
+      evidenceDigest: (ref) => evidenceDigest(ref, { personaDir, eventsAfter: (seq) => this.#backend.events.readAfter(seq) }),
     };
   }
 

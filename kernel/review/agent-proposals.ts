@@ -104,8 +104,8 @@ export interface AgentProposalHost {
   personaDir: string;
   /** the queue to submit through (the runtime's, which hands its records to the event log) */
   queue: () => ReviewQueue;
-  /** the persona's events, for `events#SEQ` evidence */
-  events: () => Iterable<EventEnvelope>;
+  /** the persona's events after a seq (only the segments holding them), for `events#SEQ` evidence */
+  eventsAfter: (afterSeq: number) => Iterable<EventEnvelope>;
   now: () => number;
 }
 
@@ -121,7 +121,7 @@ function refused(reason: AgentRefusalReason, code: ErrorCode, message: string, e
 
 /** The queue's input for a checked agent proposal, its evidence resolved and digested. */
 function queueInput(value: z.output<typeof agentProposalSchema>, host: AgentProposalHost, origin: AgentCaller): ProposalInput {
-  const sources = { personaDir: host.personaDir, events: host.events, maxBytes: MAX_AGENT_EVIDENCE_BYTES };
+  const sources = { personaDir: host.personaDir, eventsAfter: host.eventsAfter, maxBytes: MAX_AGENT_EVIDENCE_BYTES };
   const refs = (items: z.output<typeof evidence>) => submissionEvidence(items.map((e) => (typeof e === 'string' ? { ref: e } : e)), sources);
   const base = { proposer: proposerOf(origin), origin, evidence: refs(value.evidence) };
   switch (value.kind) {

@@ -37,6 +37,8 @@ export interface EvidenceSources {
   personaDir: string;
   /** the persona's events (through its backend), for event refs */
   events?: () => Iterable<EventEnvelope>;
+  /** the events after a seq, reading only the segments that hold them (a backend's readAfter): preferred when given */
+  eventsAfter?: (afterSeq: number) => Iterable<EventEnvelope>;
 }
 
 export function eventSeqOfRef(ref: string): number | undefined {
@@ -45,8 +47,12 @@ export function eventSeqOfRef(ref: string): number | undefined {
 }
 
 function eventDigest(seq: number, sources: EvidenceSources): string | undefined {
-  if (!sources.events) return undefined;
   try {
+    if (sources.eventsAfter) {
+      for (const event of sources.eventsAfter(seq - 1)) return event.seq === seq ? `sha256:${event.hash}` : undefined;
+      return undefined;
+    }
+    if (!sources.events) return undefined;
     for (const event of sources.events()) if (event.seq === seq) return `sha256:${event.hash}`;
   } catch {
     return undefined;

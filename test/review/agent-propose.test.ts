@@ -27,7 +27,8 @@ function persona() {
   fs.writeFileSync(path.join(ws, 'answer.md'), 'the answer');
   const queue = openReviewQueue(dir, { policy: POLICY });
   let now = 1_000;
-  const host = { personaDir: dir, queue: () => queue, events: () => [{ v: 1, seq: 1, type: 'persona_start', payload: {}, prev: '0', hash: 'a'.repeat(64), at: '' }] as never, now: () => now++ };
+  const log = [{ v: 1, seq: 1, type: 'persona_start', payload: {}, prev: '0', hash: 'a'.repeat(64), at: '' }];
+  const host = { personaDir: dir, queue: () => queue, eventsAfter: (seq: number) => log.filter((e) => e.seq > seq) as never, now: () => now++ };
   const propose = (raw: unknown, plugin = 'executor.x') => submitAgentProposal(host, raw, { via: 'binding', plugin });
   return { dir, queue, propose };
 }
