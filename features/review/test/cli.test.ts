@@ -139,3 +139,32 @@ test('submit covers every kind: a plugin change stores its content by digest, a 
   oneLineError(await cli(['proposals', 'submit', '--persona', 'alpha', '--kind', 'memory-promotion', '--text', 'x', '--evidence', 'ref@md5:1', '--state-dir', state]), 1, 'RTC_ERR_REVIEW_INVALID');
   oneLineError(await cli(['proposals', 'submit', '--persona', 'alpha', '--kind', 'wish', '--evidence', EVIDENCE_ARG, '--state-dir', state]), 2, 'RTC_ERR_CLI_USAGE');
 });
+
+test('submit resolves evidence only inside the persona: absolute, "..", links out and /proc get one refusal whether or not the target exists (issue 27 item 9f)', async () => {
+  const state = stateDir();
+  const outside = path.join(state, 'outside.txt');
+  fs.writeFileSync(outside, 'not the persona\'s');
+  const artifacts = path.join(state, 'alpha', 'brain', 'artifacts');
+  fs.symlinkSync(outside, path.join(artifacts, 'link-out'));
+  fs.symlinkSync(path.join(state, 'gone.txt'), path.join(artifacts, 'link-nowhere'));
+  fs.symlinkSync('/proc/self/environ', path.join(artifacts, 'link-proc'));
+  fs.symlinkSync(state, path.join(artifacts, 'up'));
+  const digest = digestOf('not the persona\'s');
+  const refs = [outside, path.join(state, 'gone.txt'), '/etc/passwd', '/etc/nothing-here', '/proc/self/environ', '/proc/self/nope', '../outside.txt', '../gone.txt', 'brain/../../outside.txt', 'brain/artifacts/link-out', 'brain/artifacts/link-nowhere', 'brain/artifacts/link-proc', 'brain/artifacts/up/outside.txt', 'brain/artifacts/up/gone.txt', 'workspace:../../../../../outside.txt'];
+  const lines = new Set<string>();
+  for (const ref of refs) {
+    for (const flag of ['--evidence', '--package']) {
+      const args = flag === '--evidence' ? ['--kind', 'memory-promotion', '--text', 'x', '--evidence', `${ref}@${digest}`] : ['--kind', 'skill-draft', '--skill', 'persona/alpha/x', '--package', `${ref}@${digest}`, '--evidence', EVIDENCE_ARG];
+      const out = await cli(['proposals', 'submit', '--persona', 'alpha', ...args, '--state-dir', state]);
+      oneLineError(out, 1, 'RTC_ERR_REVIEW_EVIDENCE');
+      // The line without the ref: the same for every one of them.
+      lines.add(out.stderr.replace(JSON.stringify(ref), 'REF'));
+    }
+  }
+  assert.deepEqual([...lines].map((l) => l.replace(/--package|--evidence/, 'FLAG')).filter((l, i, all) => all.indexOf(l) === i), [
+    'runtimectl: RTC_ERR_REVIEW_EVIDENCE: FLAG REF is not a file or event of the persona (evidence is a path relative to the persona folder without "..", workspace:PATH in its workspace, or events#SEQ)\n',
+  ]);
+  assert.equal(fs.existsSync(logFile(path.join(state, 'alpha'))), false, 'nothing was recorded');
+  // The persona's own file, named relative to its folder, is fine.
+  assert.equal((await submit(state, 'fine', 1)).status, 0);
+});
