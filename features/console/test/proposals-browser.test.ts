@@ -107,6 +107,8 @@ test('an agent\'s proposal seen, accepted in the console, held loudly while the 
   assert.match(live, new RegExp(`operator_alert ALERT decision_not_ratified: ${id} was recorded as accepted by alice but is not applied: .*no operator is trusted yet`));
   await shot(persona, '2-persona-live-alert');
 
+  await reloadUntil(page, `${op.url}/`, '#attention-binder');
+  assert.match((await page.locator('#attention-binder').textContent()) ?? '', /1 held, 1 alert\(s\) in 24 h/);
   await reloadUntil(page, `${op.url}/review`, `#held-${id}`);
   assert.match((await page.locator(`#held-${id}`).textContent()) ?? '', /HELD: .*not applied: the decision is signed by key sha256:[0-9a-f]+…, which is not a trusted operator's \(no operator is trusted yet/);
   assert.match((await page.locator('#attention').textContent()) ?? '', /decision_not_ratified: /);
