@@ -37,10 +37,9 @@ import { ReviewQueue, reviewEventsOf, type ReviewQueueOptions } from '../review/
 import { evidenceDigest } from '../review/evidence.ts';
 import { readMirrorCursor, writeMirrorCursor } from '../review/mirror.ts';
 import { reviewPaths } from '../review/paths.ts';
-import { operatorHome, refuseInsideState } from '../review/operators.ts';
+import { operatorHome, refuseInsideState, type OperatorTrust } from '../review/operators.ts';
 import type { RatifyContext } from '../review/ratify.ts';
 import { OperatorTrustSource, trustChangePayload } from '../review/trust-source.ts';
-import type { OperatorTrust } from '../review/operators.ts';
 import { PersonaProposals, type RunningSession } from './persona-proposals.ts';
 import { scrubber, type Scrubber, type SecretValues } from '../redact/secret-values.ts';
 import { ensurePersonaDir, ensureStateDir } from '../storage/state-dir.ts';
