@@ -89,6 +89,10 @@ export const ERROR_CODES = {
   RTC_ERR_REVIEW_BACKEND: "a review queue was opened without the persistence backend its persona's persistence.yaml names",
   RTC_ERR_REVIEW_OPERATOR: 'a review decision has no valid operator credential, or the operator configuration is invalid',
   RTC_ERR_REVIEW_EVIDENCE: "a proposal's evidence cannot be found or no longer has the digest it was proposed with",
+  // an agent's proposal (proposals binding, review.propose tool) is bigger than the queue takes
+  RTC_ERR_REVIEW_TOO_LARGE: 'a proposal is larger than the review queue accepts from an agent',
+  // the proposals binding or review.propose tool is not granted by the persona's profile (bindings: [proposals])
+  RTC_ERR_REVIEW_NOT_ALLOWED: "the persona's profile does not let its agents propose (bindings: [proposals])",
   // local task ledger
   RTC_ERR_LEDGER_PATH_ESCAPE: 'a ledger path resolves outside the persona directory',
   RTC_ERR_LEDGER_SCHEMA_NEWER: 'the ledger was written by a newer schema version than this runtimectl supports',

@@ -11,10 +11,13 @@ import { openHistoryReader, personasWithHistory, type HistoryReader, type Person
 import { healthOf, type Health } from './health.ts';
 import { historySignature } from '../logs/follow.ts';
 import path from 'node:path';
+import { reviewStatus } from '../status/status.ts';
 
 export interface FleetRow {
   persona_id: string;
   summary?: PersonaSummary;
+  /** the review queue: held proposals and alerts of the last 24 h (null: never a proposal) */
+  review?: Awaited<ReturnType<typeof reviewStatus>>;
   health: Health;
   /** hourly buckets of the 168 clock hours before the current one and of the current one (the 24-hour chart is their tail) */
   buckets: HourBucket[];
@@ -34,7 +37,8 @@ export async function personaRow(stateDir: string, personaId: string, options: R
     const summary = reader.summary(options.nowMs);
     // Whole clock hours (the charts' bars): the read path answers them from rollups alone.
     const buckets = reader.buckets(hourOf(options.nowMs) - 7 * DAY_MS, options.nowMs);
-    return { persona_id: personaId, summary, health: healthOf(summary, options.nowMs, options.staleAfterMs), buckets };
+    const review = await reviewStatus(path.join(stateDir, personaId), options.nowMs);
+    return { persona_id: personaId, summary, review, health: healthOf(summary, options.nowMs, options.staleAfterMs), buckets };
   } catch (error) {
     return { persona_id: personaId, health: 'failing', buckets: [], error: errorLine(error) };
   } finally {

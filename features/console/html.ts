@@ -76,6 +76,7 @@ th{font-weight:600;background:#eef0f4}
 .charts{display:flex;gap:1em;flex-wrap:wrap} .chart{background:#fff;border:1px solid #e3e6eb;padding:.3em}
 form.decide{display:flex;gap:.4em;align-items:center} form.decide input[type=text]{width:16em}
 .notice{background:#e8f4e8;padding:.5em .8em;border-radius:4px}
+tr.alert td{background:#fde8e8} .alerts-badge{color:#8e0000;font-weight:600}
 #live-log li{font-family:ui-monospace,monospace;font-size:12px}
 `;
 

@@ -15,6 +15,7 @@ import type { Lease, Task } from '../ledger/records.ts';
 import { openHistoryReader, type PersonaSummary } from '../history/read-path.ts';
 import { CYCLE_EVENT } from '../science-loop/budget/usage.ts';
 import { persistenceProvider } from '../persistence/provider.ts';
+import { reviewStatus } from '../status/status.ts';
 
 /** How many recent events a persona page looks through for its cycles. */
 const RECENT_EVENTS = 600;
@@ -31,6 +32,9 @@ export interface CycleView {
   reason: string;
   /** proposals applied at this cycle's boundary */
   applied: string[];
+  /** accepted proposals the boundary held (not ratified, evidence moved), and the alerts the cycle recorded */
+  held: string[];
+  alerts: number;
   session?: { run_id: string; status: string | null; last_message: string | null; files: string[] };
 }
 
@@ -40,6 +44,8 @@ export function cycleView(e: EventEnvelope): CycleView {
   const d = p.budget_decision as { tier?: number; tier_name?: string; reason?: string; action?: string } | null | undefined;
   const session = p.executor_session as { run_id?: string; status?: string | null; last_message?: string | null; files?: string[] } | null | undefined;
   const applied = Array.isArray(p.review?.applied) ? (p.review.applied as unknown[]).map(String) : [];
+  const held = Array.isArray(p.review?.held) ? (p.review.held as { id?: unknown }[]).map((h) => String(h.id)) : [];
+  const alerts = Array.isArray(p.review?.alerts) ? p.review.alerts.length : 0;
   return {
     cycle: Number(p.cycle),
     seq: e.seq,
@@ -49,6 +55,8 @@ export function cycleView(e: EventEnvelope): CycleView {
     tier: d?.tier !== undefined ? `tier ${d.tier} (${d.tier_name ?? ''}) → ${String(d.action ?? '').replaceAll('_', ' ')}` : '-',
     reason: String(p.defer_reason ?? d?.reason ?? ''),
     applied,
+    held,
+    alerts,
     ...(session?.run_id ? { session: { run_id: session.run_id, status: session.status ?? null, last_message: session.last_message ?? null, files: session.files ?? [] } } : {}),
   };
 }
@@ -59,6 +67,8 @@ export interface PersonaPage {
   tasks: Task[] | { error: string };
   leases: Lease[] | { error: string };
   proposals: Proposal[] | { error: string };
+  /** the review queue's held proposals and alerts of the last 24 h (null: never a proposal) */
+  attention: Awaited<ReturnType<typeof reviewStatus>>;
 }
 
 export async function readPersonaPage(stateDir: string, personaId: string, nowMs: number): Promise<PersonaPage> {
@@ -92,7 +102,7 @@ export async function readPersonaPage(stateDir: string, personaId: string, nowMs
     tasks = { error: errorLine(error) };
     leases = tasks;
   }
-  return { summary, cycles, tasks, leases, proposals: await readProposals(dir) };
+  return { summary, cycles, tasks, leases, proposals: await readProposals(dir), attention: await reviewStatus(dir, nowMs) };
 }
 
 export async function readProposals(personaDir: string): Promise<Proposal[] | { error: string }> {

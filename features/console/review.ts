@@ -9,6 +9,7 @@ import { errorLine } from '../../kernel/errors.ts';
 import { openPersonaReviewQueue, PROPOSAL_LOG_RELATIVE, type Proposal } from '../../kernel/review/index.ts';
 import { PERSISTENCE_CONFIG_FILE } from '../../kernel/storage/persistence-config-schema.ts';
 import { persistenceProvider } from '../persistence/provider.ts';
+import { reviewAttention, type ReviewAttention } from '../../kernel/review/attention.ts';
 
 export interface PersonaQueue {
   persona_id: string;
@@ -16,6 +17,8 @@ export interface PersonaQueue {
   /** open (pending or under-review) proposals now */
   open: number;
   refusals: { at: number; reason: string; limit: number; observed: number; kind: string; proposer: string }[];
+  /** held proposals and the alerts of the last 24 h (kernel/review/attention.ts) */
+  attention?: ReviewAttention;
   error?: string;
 }
 
@@ -28,7 +31,7 @@ export function personasWithQueues(stateDir: string): string[] {
     .sort();
 }
 
-export async function personaQueue(stateDir: string, personaId: string): Promise<PersonaQueue> {
+export async function personaQueue(stateDir: string, personaId: string, nowMs = Date.now()): Promise<PersonaQueue> {
   try {
     const queue = await openPersonaReviewQueue(path.join(stateDir, personaId), persistenceProvider, { readonly: true });
     try {
@@ -39,6 +42,7 @@ export async function personaQueue(stateDir: string, personaId: string): Promise
         proposals,
         open: proposals.filter((p) => p.state === 'pending' || p.state === 'under-review').length,
         refusals: state.refusals.map((r) => ({ at: r.at, reason: r.reason, limit: r.limit, observed: r.observed, kind: r.kind, proposer: r.proposer })),
+        attention: reviewAttention(state, { nowMs }),
       };
     } finally {
       await queue.close();
@@ -48,9 +52,9 @@ export async function personaQueue(stateDir: string, personaId: string): Promise
   }
 }
 
-export async function fleetQueues(stateDir: string): Promise<PersonaQueue[]> {
+export async function fleetQueues(stateDir: string, nowMs = Date.now()): Promise<PersonaQueue[]> {
   const out: PersonaQueue[] = [];
-  for (const id of personasWithQueues(stateDir)) out.push(await personaQueue(stateDir, id));
+  for (const id of personasWithQueues(stateDir)) out.push(await personaQueue(stateDir, id, nowMs));
   return out;
 }
 

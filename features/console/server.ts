@@ -160,7 +160,7 @@ export function createConsole(options: ConsoleOptions): ConsoleApp {
     return render(c, `Session ${c.req.param('run')} of ${id}`, sessionBody(files, scrub));
   });
 
-  app.get('/review', async (c) => render(c, 'Review queue', queueBody(stateDir, await fleetQueues(stateDir), clock(), form(c), scrub)));
+  app.get('/review', async (c) => render(c, 'Review queue', queueBody(stateDir, await fleetQueues(stateDir, clock()), clock(), form(c), scrub)));
 
   const proposalOf = async (id: string) => {
     const persona = personaParam(stateDir, personaOfProposal(id));

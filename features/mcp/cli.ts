@@ -6,6 +6,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
 import { serveTools } from './serve.ts';
+import { PROPOSE_TOOL } from '../../kernel/review/agent-proposals.ts';
 import { openToolSource, type ToolSourceOptions } from './tool-source.ts';
 import type { ToolInfo } from '../../kernel/tools/call-tool.ts';
 import { skillSearchPath } from '../science-loop/cli.ts';
@@ -110,7 +111,7 @@ export const toolsListCommand: Command = {
         printJson(io, { persona, tools, problems });
       } else {
         if (tools.length === 0) io.stdout(`persona ${persona} offers no tools (a profile selects tool plugins with tools:, and skills whose scripts/ are tools with skills:)\n`);
-        for (const t of tools) io.stdout(`${t.name}  [${t.source === 'mcp' ? `MCP server of ${t.plugin}${t.os_sandbox && t.os_sandbox !== 'bubblewrap' ? `, NOT in the OS sandbox (${t.os_sandbox})` : ''}` : t.source === 'script' ? t.plugin : `plugin ${t.plugin}`}]  ${t.description.split('\n')[0]}\n${t.grant ? `    may: ${grantLine(t.grant)}\n` : ''}`);
+        for (const t of tools) io.stdout(`${t.name}  [${t.source === 'mcp' ? `MCP server of ${t.plugin}${t.os_sandbox && t.os_sandbox !== 'bubblewrap' ? `, NOT in the OS sandbox (${t.os_sandbox})` : ''}` : t.source === 'script' ? t.plugin : t.source === 'kernel' ? 'kernel: the review queue' : `plugin ${t.plugin}`}]  ${t.description.split('\n')[0]}\n${t.grant ? `    may: ${grantLine(t.grant)}\n` : ''}`);
         for (const p of problems) io.stdout(`${p.plugin}: cannot list its tools: ${p.error}\n`);
       }
       return problems.length > 0 ? 1 : 0;
@@ -141,9 +142,13 @@ export const toolsCallCommand: Command = {
     const source = await openToolSource(sourceOptions(values, persona, 'cli', io), io);
     try {
       const result = await source.call(tool, args);
-      if (values.json) printJson(io, { tool, ok: true, result });
+      // review.propose answers a refusal as a value: the command still fails, with its line.
+      const refusal = result as { status?: string; code?: string; message?: string } | null;
+      const refused = tool === PROPOSE_TOOL && refusal?.status === 'refused';
+      if (values.json) printJson(io, { tool, ok: !refused, result });
+      else if (refused) io.stderr(`runtimectl: ${refusal!.code}: ${refusal!.message}\n`);
       else io.stdout(`${JSON.stringify(result, null, 2)}\n`);
-      return 0;
+      return refused ? 1 : 0;
     } catch (error) {
       const line = isKernelError(error) ? error.toLine() : errorLine(error);
       if (values.json) printJson(io, { tool, ok: false, error: line, code: isKernelError(error) ? error.code : null });

@@ -1,7 +1,8 @@
 /**
  * The MCP server `runtimectl run` hands each executor's harness (LoopOptions.mcpServer): this
  * install's `runtimectl mcp serve --persona <profile> --state-dir <state>`, for a persona that
- * selects tools (none otherwise). The kernel adds its tool relay's socket to the server's
+ * selects tools or skills, or may propose (`bindings: [proposals]`: the review.propose tool);
+ * none otherwise. The kernel adds its tool relay's socket to the server's
  * environment, so the server the harness starts relays every call back into the running
  * cycle. Its install is what the sandbox lets the harness read: the bin, the precompiled CLI,
  * the sources tsx would run, node_modules.
@@ -22,8 +23,10 @@ export function harnessToolServer(personas: readonly LoadedPersona[], stateDir: 
   const reads = INSTALL_PARTS.map((p) => path.join(PROJECT_ROOT, p)).filter((p) => existsSync(p));
   return (personaId) => {
     const persona = personas.find((p) => p.profile.id === personaId);
-    // Skills may ship scripts (tools too): the kernel hands the server only when the persona has some tool.
-    if (!persona || (persona.profile.tools.length === 0 && persona.profile.skills.length === 0)) return null;
+    // Skills may ship scripts (tools too), and a persona that may propose offers review.propose:
+    // the kernel hands the server only when the persona has some tool.
+    const proposes = persona?.profile.bindings.includes('proposals') ?? false;
+    if (!persona || (persona.profile.tools.length === 0 && persona.profile.skills.length === 0 && !proposes)) return null;
     return {
       name: SERVER_NAME,
       command: process.execPath,

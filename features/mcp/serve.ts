@@ -38,6 +38,17 @@ export function scriptContent(value: unknown): CallToolResult {
   return { content: [{ type: 'text', text: parts.filter((p) => p !== '').join('\n') }], structuredContent: { ...run }, ...(run.exit_code !== 0 ? { isError: true } : {}) };
 }
 
+/**
+ * A kernel tool's answer (review.propose, review.proposals): its JSON as text and structured
+ * content; a refused proposal (`status: "refused"`) is a tool error whose first line is the
+ * refusal's code and message, so an agent that reads only the text still learns why.
+ */
+export function kernelContent(value: unknown): CallToolResult {
+  const answer = value as { status?: string; code?: string; message?: string };
+  if (answer?.status !== 'refused') return resultContent(value);
+  return { isError: true, content: [{ type: 'text', text: `${answer.code}: ${answer.message}\n${JSON.stringify(value)}` }], structuredContent: value as Record<string, unknown> };
+}
+
 export function errorContent(error: unknown): CallToolResult {
   const line = isKernelError(error) ? error.toBareLine() : errorLine(error);
   return { isError: true, content: [{ type: 'text', text: line }] };
@@ -74,8 +85,10 @@ export function toolServer(options: ServeOptions): Server {
     try {
       if (!known.has(name)) await list();
       const value = await source.call(name, request.params.arguments ?? {});
-      // a mounted server's answer is already MCP content; a script's is its run; a plugin's is JSON
+      // a mounted server's answer is already MCP content; a script's is its run; a plugin's is JSON;
+      // the kernel's review.propose answers a refusal as a value, which the agent reads as a tool error
       const kind = known.get(name)?.source;
+      if (kind === 'kernel') return kernelContent(value);
       return kind === 'mcp' ? (value as CallToolResult) : kind === 'script' ? scriptContent(value) : resultContent(value);
     } catch (error) {
       options.log?.(`tool ${name}: ${errorLine(error)}`);

@@ -36,9 +36,9 @@ import {
   type ReviewPolicy,
 } from '../../kernel/review/index.ts';
 import { chooseStateDir, existingPersonaDir, existingStateDir, knownPersonaDir } from '../../kernel/storage/state-dir.ts';
-import { DIGEST_PATTERN } from '../../kernel/review/records.ts';
 import { loadOperatorKey } from '../../kernel/review/operators.ts';
-import { ratifyContextFor } from './ratify-context.ts';
+import { personaEvents, ratifyContextFor } from './ratify-context.ts';
+import { submissionEvidence } from '../../kernel/review/evidence.ts';
 import { parseFlags, printJson, type CliIo, type Command, type Options } from '../../kernel/cli/command.ts';
 
 const WHERE_OPTIONS = {
@@ -241,8 +241,8 @@ function decisionCommand(verb: 'start-review' | 'accept' | 'reject', summary: st
       if (values.json) printJson(io, result);
       else {
         const p = result.proposal;
-        const note = p.state === 'accepted' ? '; it takes effect at the persona\'s next cycle' : '';
-        io.stdout(`${p.id}: ${p.history.at(-1)?.from ?? 'pending'} → ${p.state} by ${operator.name} (signed, key ${operator.fingerprint.slice(0, 23)}…)${note}\n`);
+        const note = p.state === 'accepted' ? ` at the persona's next cycle boundary, if its kernel trusts this key (a running kernel re-reads its operators.json there; "proposals show ${p.id}" says whether it was applied or held, and why)` : '';
+        io.stdout(`${p.id}: ${p.history.at(-1)?.from ?? 'pending'} → ${p.state} by ${operator.name} (signed, key ${operator.fingerprint.slice(0, 23)}…)${note ? `; it takes effect${note}` : ''}\n`);
       }
       return 0;
     },
@@ -294,19 +294,26 @@ ${WHERE_USAGE}
 );
 
 
-/** Refuses a submission whose evidence cannot be checked or does not match (an all-zero digest matches nothing). */
-async function checkSubmittedEvidence(personaDir: string, input: ProposalInput, io: CliIo): Promise<void> {
-  const { evidenceDigest: digestOf } = await ratifyContextFor(personaDir, io.env);
-  const refs = [...input.evidence, ...(input.kind === 'skill-draft' ? [input.package] : [])];
-  for (const { ref, digest } of refs) {
-    // A digest that is not sha256:<hex> is the queue's to refuse, with its own message.
-    if (!DIGEST_PATTERN.test(digest)) continue;
-    const actual = digestOf(ref);
-    if (actual === undefined) {
-      throw kernelError('RTC_ERR_REVIEW_EVIDENCE', `--evidence ${ref}: cannot be found or read (a file, absolute or relative to the persona folder, or events#SEQ); a proposal rests on evidence that can be checked`, { details: { ref } });
+/**
+ * The submission's evidence, checked as an agent's is (kernel/review/evidence.ts): each ref a
+ * file inside the persona folder or an event of its log, with the digest it has now. An
+ * absolute path, a `..`, a link out of the persona folder and a missing file get one and the
+ * same refusal, so the command says nothing of what lies outside (an executor can run it).
+ */
+async function checkedEvidence(personaDir: string, input: ProposalInput): Promise<ProposalInput> {
+  const { events } = await personaEvents(personaDir);
+  const sources = { personaDir, ...(events ? { events: () => events } : {}) };
+  const check = (refs: readonly EvidenceRef[], flag: string): EvidenceRef[] => {
+    try {
+      return submissionEvidence(refs, sources);
+    } catch (error) {
+      if (isKernelError(error)) throw kernelError(error.code as 'RTC_ERR_REVIEW_EVIDENCE', `${flag} ${error.message.replace(/^evidence /, '')}`, { details: error.details ?? {} });
+      throw error;
     }
-    if (actual !== digest) throw kernelError('RTC_ERR_REVIEW_EVIDENCE', `--evidence ${ref}: its digest is ${actual}, not ${digest}`, { details: { ref, digest, actual } });
-  }
+  };
+  const evidence = check(input.evidence, '--evidence');
+  if (input.kind === 'skill-draft') return { ...input, evidence, package: check([input.package], '--package')[0]! };
+  return { ...input, evidence };
 }
 
 // ---- proposals submit
@@ -350,7 +357,7 @@ function policyFor(persona: string, file: string | undefined, io: CliIo): { poli
 function submitInput(values: { kind?: string; proposer?: string; evidence?: string[]; text?: string; skill?: string; package?: string; path?: string; 'content-file'?: string }, io: CliIo): ProposalInput {
   const kind = values.kind;
   if (kind === undefined || !(PROPOSAL_KINDS as readonly string[]).includes(kind)) usageError(`--kind must be one of ${PROPOSAL_KINDS.join(', ')}`, 'submit');
-  const base = { proposer: values.proposer ?? 'operator', evidence: (values.evidence ?? []).map((e) => parseRef(e, '--evidence')) };
+  const base = { proposer: values.proposer ?? 'operator', origin: { via: 'cli' as const }, evidence: (values.evidence ?? []).map((e) => parseRef(e, '--evidence')) };
   if (base.evidence.length === 0) usageError('--evidence REF@DIGEST is required (a proposal rests on evidence)', 'submit');
   switch (kind as ProposalKind) {
     case 'memory-promotion':
@@ -370,8 +377,13 @@ function submitInput(values: { kind?: string; proposer?: string; evidence?: stri
 
 export const proposalsSubmitCommand: Command = {
   path: ['proposals', 'submit'],
-  summary: 'queue a proposal (for operators and tests; plugins use the proposals binding)',
+  summary: 'queue a proposal (for operators and tests; agents use the proposals binding or the review.propose tool)',
   usage: `Usage: runtimectl proposals submit --persona ID --kind KIND --evidence REF@DIGEST [...] [options]
+
+For operators and tests. A persona's agents propose from inside the loop: a plugin through
+Runtimectl.bindings.proposals.submit(...), an executor session through the review.propose MCP
+tool; both need the persona's profile to grant it (bindings: [proposals]). See
+features/review/README.md.
 
 Kinds and what each needs:
   memory-promotion              --text TEXT (appended to brain/memory/long-term.md once accepted)
@@ -382,7 +394,10 @@ A proposal past the persona's backpressure (max_pending, rate_limit) is refused:
 and an operator alert are recorded, nothing queued is dropped, and the exit status is 1.
 
 Options:
-  --evidence REF@DIGEST   what the proposal rests on; DIGEST is sha256:<hex> (repeatable, required)
+  --evidence REF@DIGEST   what the proposal rests on (repeatable, required): a file of the persona,
+                          relative to its folder (no "..", no absolute path, no link out of it),
+                          workspace:PATH in its workspace, or events#SEQ; DIGEST is sha256:<hex>
+                          of it now
   --proposer NAME         who proposes (default: operator)
   --policy FILE           backpressure policy YAML (default: the persona profile's review
                           section when it has one, else max_pending 20, 10 per hour, 7 days)
@@ -395,15 +410,16 @@ ${WHERE_USAGE}
     const now = nowOf(values, 'submit');
     const { policy, source } = policyFor(values.persona, values.policy, io);
     const personaDir = knownPersonaDir(chooseStateDir(values['state-dir'], io.env, io.cwd), values.persona, 'proposals submit', listProfileIds());
-    await checkSubmittedEvidence(personaDir, input, io);
-    const outcome = await withQueue(personaDir, { policy }, (queue) => queue.submit(input, { now }));
+    const checked = await checkedEvidence(personaDir, input);
+    const outcome = await withQueue(personaDir, { policy }, (queue) => queue.submit(checked, { now }));
     if (values.json) {
       printJson(io, { ...outcome, policy, policy_source: source });
       return outcome.status === 'queued' ? 0 : 1;
     }
     if (outcome.status === 'refused') {
       const r = outcome.refusal;
-      throw kernelError('RTC_ERR_REVIEW_BACKPRESSURE', `persona ${values.persona}: proposal refused (${r.reason}): ${r.message}; refusal and operator alert recorded at seq ${r.refusal_seq}-${r.alert_seq}`, {
+      const where = r.recorded ? `refusal and operator alert recorded at seq ${r.refusal_seq}-${r.alert_seq}` : `the same refusal was recorded at seq ${r.refusal_seq}-${r.alert_seq} and is not written again until the proposer queues one or the window passes`;
+      throw kernelError('RTC_ERR_REVIEW_BACKPRESSURE', `persona ${values.persona}: proposal refused (${r.reason}): ${r.message}; ${where}`, {
         details: { ...r },
       });
     }

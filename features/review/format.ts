@@ -17,12 +17,24 @@ export function proposalSummary(proposal: Proposal): string {
   }
 }
 
-/** The state as an operator wants to read it: overdue and applied are visible. */
+/**
+ * The state as an operator wants to read it: overdue, applied and held are visible. An
+ * accepted proposal the loop found unratifiable says so ("held") until it is applied, instead
+ * of promising the next cycle forever.
+ */
 export function displayState(proposal: Proposal, now: number): string {
   if (isOverdue(proposal, now)) return `${proposal.state} (overdue)`;
   if (proposal.state !== 'accepted') return proposal.state;
-  if (!proposal.applied) return 'accepted (takes effect next cycle)';
+  if (!proposal.applied) return proposal.held ? 'accepted (HELD: not applied)' : 'accepted (takes effect next cycle)';
   return proposal.applied.effect.status === 'applied' ? 'accepted (applied)' : 'accepted (awaiting operator)';
+}
+
+/** Who proposed, with the way in the kernel recorded (plugin, tool, session, cycle). */
+export function proposerText(proposal: Pick<Proposal, 'proposer' | 'origin'>): string {
+  const o = proposal.origin;
+  if (!o) return proposal.proposer;
+  const parts = [`via ${o.via}`, ...(o.tool ? [`tool ${o.tool}`] : []), ...(o.run_id ? [`session ${o.run_id}`] : []), ...(o.cycle === undefined ? [] : [`cycle ${o.cycle}`])];
+  return `${proposal.proposer} (${parts.join(', ')})`;
 }
 
 export function proposalLine(proposal: Proposal, now: number): string {
@@ -33,7 +45,7 @@ export function proposalDetails(proposal: Proposal, now: number): string {
   const lines = [
     `${proposal.id}  ${proposal.kind}  ${displayState(proposal, now)}`,
     `  persona:   ${proposal.persona}`,
-    `  proposer:  ${proposal.proposer}`,
+    `  proposer:  ${proposerText(proposal)}`,
     `  created:   ${iso(proposal.created_at)}`,
     `  expires:   ${iso(proposal.expires_at)}`,
     '  evidence:',
@@ -62,6 +74,8 @@ export function proposalDetails(proposal: Proposal, now: number): string {
     const effect = proposal.applied.effect;
     const what = effect.status === 'applied' ? `appended ${effect.bytes} bytes to ${effect.file}` : effect.action;
     lines.push(`    ${iso(proposal.applied.at)}  applied: ${what}`);
+  } else if (proposal.held && proposal.state === 'accepted') {
+    lines.push(`    ${iso(proposal.held.at)}  HELD by the loop: ${proposal.held.reason}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -39,7 +39,9 @@ export const operatorInitCommand: Command = {
   usage: `Usage: runtimectl operator init --name NAME [--json]
 
 Creates ${OPERATOR_KEY_FILE} (mode 0600) in the operator folder and adds its public key to the
-trust list (operators.json) beside it. Refused when a key is already there.
+trust list (operators.json) beside it. Refused when a key is already there. A kernel already
+running with this folder re-reads the trust list at each persona's next cycle boundary: no
+restart is needed for your decisions to take effect.
 `,
   async run(argv: string[], io: CliIo): Promise<number> {
     const { values } = parseFlags(argv, { name: { type: 'string' }, json: { type: 'boolean' } }, 'operator init', false);
@@ -47,7 +49,7 @@ trust list (operators.json) beside it. Refused when a key is already there.
     const key = initOperator(io.env, values.name);
     const home = operatorHome(io.env);
     if (values.json) printJson(io, { name: key.name, fingerprint: key.fingerprint, key_file: path.join(home, OPERATOR_KEY_FILE), public_key: publicKeyPem(key) });
-    else io.stdout(`operator ${key.name}: key ${key.fingerprint}\n  private key: ${path.join(home, OPERATOR_KEY_FILE)} (mode 0600; keep it out of every state directory)\n  trusted in:  ${path.join(home, 'operators.json')}\n`);
+    else io.stdout(`operator ${key.name}: key ${key.fingerprint}\n  private key: ${path.join(home, OPERATOR_KEY_FILE)} (mode 0600; keep it out of every state directory)\n  trusted in:  ${path.join(home, 'operators.json')} (a kernel running with this folder re-reads it at each persona's next cycle boundary)\n`);
     return 0;
   },
 };
@@ -58,7 +60,9 @@ export const operatorTrustCommand: Command = {
   usage: `Usage: runtimectl operator trust --name NAME --public-key FILE [--json]
 
 Adds (or replaces, by name) a trusted operator in operators.json. FILE is the PEM that
-"runtimectl operator show" prints on that operator's machine.
+"runtimectl operator show" prints on that operator's machine. A running kernel takes the change
+at each persona's next cycle boundary (a list it cannot read holds every accepted proposal,
+loudly, until it is fixed).
 `,
   async run(argv: string[], io: CliIo): Promise<number> {
     const { values } = parseFlags(argv, { name: { type: 'string' }, 'public-key': { type: 'string' }, json: { type: 'boolean' } }, 'operator trust', false);
@@ -71,7 +75,7 @@ Adds (or replaces, by name) a trusted operator in operators.json. FILE is the PE
     }
     const trusted = trustOperator(io.env, values.name, pem);
     if (values.json) printJson(io, { name: trusted.name, fingerprint: trusted.fingerprint });
-    else io.stdout(`trusted operator ${trusted.name}: key ${trusted.fingerprint}\n`);
+    else io.stdout(`trusted operator ${trusted.name}: key ${trusted.fingerprint} (a running kernel takes it at each persona's next cycle boundary)\n`);
     return 0;
   },
 };

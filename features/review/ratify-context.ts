@@ -13,15 +13,18 @@ import { openBackend } from '../persistence/open.ts';
 
 export async function ratifyContextFor(personaDir: string, env: Readonly<Record<string, string | undefined>>): Promise<RatifyContext> {
   const trust = loadOperatorTrust(env);
+  const { events } = await personaEvents(personaDir);
+  return { trust, evidenceDigest: (ref) => evidenceDigest(ref, { personaDir, ...(events ? { events: () => events! } : {}) }) };
+}
+
+/** The persona's events, read now through its backend (checks run synchronously under the queue's lock); undefined when they cannot be read. */
+export async function personaEvents(personaDir: string): Promise<{ events: EventEnvelope[] | undefined }> {
   const backend = await openBackend(personaDir, undefined, { readonly: true, personaId: path.basename(personaDir) });
-  // The events are read now (the check runs synchronously under the queue's lock).
-  let events: EventEnvelope[] | undefined;
   try {
-    events = [...backend.events.read()];
+    return { events: [...backend.events.read()] };
   } catch {
-    events = undefined;
+    return { events: undefined };
   } finally {
     await backend.close();
   }
-  return { trust, evidenceDigest: (ref) => evidenceDigest(ref, { personaDir, ...(events ? { events: () => events! } : {}) }) };
 }

@@ -165,19 +165,40 @@ function jsonCycle(r: CycleReport): Record<string, unknown> {
   };
 }
 
-/** Proposals the cycle's boundary applied and expired (the loop writes them into the cycle event). */
-function reviewAtBoundary(r: CycleReport): { applied: string[]; expired: string[] } {
-  const review = r.payload.review as { applied?: unknown; expired?: unknown } | undefined;
-  const ids = (v: unknown) => (Array.isArray(v) ? v.map(String) : []);
-  return { applied: ids(review?.applied), expired: ids(review?.expired) };
+/** What the cycle's event says of the review queue: applied and expired at its boundary, held (with why), proposed and refused during it, alerts. */
+interface CycleReview {
+  applied: string[];
+  expired: string[];
+  held: { id: string; reason: string }[];
+  queued: string[];
+  refused: number;
+  alerts: { alert: string; message: string; proposal_log_seq: number }[];
 }
 
-/** What `run` prints about the review queue at a cycle's boundary, one line each. */
+function reviewAtBoundary(r: CycleReport): CycleReview {
+  const review = (r.payload.review ?? {}) as Record<string, unknown>;
+  const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
+  return {
+    applied: list<unknown>(review.applied).map(String),
+    expired: list<unknown>(review.expired).map(String),
+    held: list(review.held),
+    queued: list<unknown>(review.queued).map(String),
+    refused: typeof review.refused === 'number' ? review.refused : 0,
+    alerts: list(review.alerts),
+  };
+}
+
+/** What `run` prints about the review queue for a cycle, one line each: applications, expiries, held proposals, proposals made, every alert. */
 export function reviewLines(r: CycleReport): string[] {
-  const { applied, expired } = reviewAtBoundary(r);
+  const { applied, expired, held, queued, refused, alerts } = reviewAtBoundary(r);
+  const who = `${r.persona_id} #${r.cycle}`;
   return [
-    ...applied.map((id) => `${r.persona_id} #${r.cycle}: applied accepted proposal ${id} at this cycle's boundary (runtimectl proposals show ${id})`),
-    ...expired.map((id) => `${r.persona_id} #${r.cycle}: proposal ${id} expired undecided`),
+    ...applied.map((id) => `${who}: applied accepted proposal ${id} at this cycle's boundary (runtimectl proposals show ${id})`),
+    ...expired.map((id) => `${who}: proposal ${id} expired undecided`),
+    ...held.map((h) => `${who}: HELD ${h.id}: ${h.reason}`),
+    ...queued.map((id) => `${who}: proposed ${id}; it waits for an operator (runtimectl proposals show ${id})`),
+    ...(refused > 0 ? [`${who}: ${refused} proposal(s) refused this cycle (runtimectl logs --persona ${r.persona_id})`] : []),
+    ...alerts.map((a) => `${who}: ALERT ${a.alert}: ${a.message}`),
   ];
 }
 

@@ -227,9 +227,12 @@ async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlug
   let records: SandboxRecord[] = [];
   const toolsBefore = c.tools?.calls().length ?? 0;
   c.children?.beginSession({ runId, dir, expectedTokens: r.decision?.expected_cost.tokens ?? 0 });
+  // The agent's MCP calls while it runs (a proposal among them) are recorded as this session's.
+  c.tools?.session?.({ run_id: runId, executor: c.choice.plugin });
   try {
     result = checkPluginAnswer(executorResultSchema, await executor.call('run', input), c.choice.plugin, 'run');
   } catch (error) {
+    c.tools?.session?.(null);
     records = c.children?.endSession() ?? [];
     const reason = scrubbed(c, `executor ${c.choice.plugin}: ${errorLine(error)}`)!;
     writeFallbackManifest(dir, { run_id: runId, executor: c.choice.plugin, status: 'failed', reason, prompt_sha256: promptSha });
@@ -237,6 +240,7 @@ async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlug
     // The plugin may have died with its command still counted against the budget: charge the estimate.
     return { ...r, outcome: 'failed', reason, ran: true, status: 'failed', session: session('failed', null, ['manifest.json'], { prompt_sha256: promptSha, os_sandbox: summarize(records) }), usage: estimated(r.decision) };
   }
+  c.tools?.session?.(null);
   records = c.children?.endSession() ?? records;
   await noteSessionTools(c, dir, toolsBefore);
   const osSandbox = summarize(records);

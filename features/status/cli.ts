@@ -32,7 +32,9 @@ const USAGE = `Usage: runtimectl status [--state-dir DIR | --dsn DSN] [--persona
 
 One row per persona found under the state directory (default: $SCIDEX_AGENT_STATE_DIR, else
 ./state): its last cycle and phase, budget posture, executor, the last defer reason, and
-tokens per hour and sessions over the last 24 hours. Read from each persona's history only:
+tokens per hour and sessions over the last 24 hours, and its review queue (open proposals,
+accepted ones the loop holds and why, operator alerts of the last 24 hours, listed below the
+table). Read from each persona's history only:
 its last checkpoint, the rollups of its sealed segments and its open segment, never the
 whole log (features/history/README.md). While a \`run --workers N\` runs on the state
 directory, also which worker thread hosts which persona and how often each worker died and
@@ -56,6 +58,32 @@ function budgetText(row: PersonaStatus): string {
   if (!b) return '-';
   if (b.read_only) return `read-only (${b.source})`;
   return `${b.tokens_used_24h}/${b.token_budget} (${b.source}), ${b.sessions_24h}/${b.max_autonomous_sessions_per_day ?? '?'} sessions`;
+}
+
+/** `2 open, 1 HELD, 3 alerts`: the review queue in a cell. */
+function reviewText(row: PersonaStatus): string {
+  const r = row.review;
+  if (!r) return '-';
+  if (r.error !== undefined) return 'unreadable';
+  const parts = [...(r.open > 0 ? [`${r.open} open`] : []), ...(r.accepted_waiting > 0 ? [`${r.accepted_waiting} to apply`] : []), ...(r.held.length > 0 ? [`${r.held.length} HELD`] : []), ...(r.alerts_in_window > 0 ? [`${r.alerts_in_window} alert(s)`] : [])];
+  return parts.join(', ') || '-';
+}
+
+/** One line per held proposal and per alert of the last 24 h (the latest few a persona): what needs an operator. */
+function attentionLines(rows: PersonaStatus[]): string[] {
+  const lines: string[] = [];
+  for (const row of rows) {
+    const r = row.review;
+    if (!r) continue;
+    if (r.error !== undefined) {
+      lines.push(`  ${row.persona_id}  review queue unreadable: ${r.error}`);
+      continue;
+    }
+    for (const h of r.held) lines.push(`  ${row.persona_id}  HELD ${h.id}: ${h.reason}`);
+    for (const a of r.alerts.slice(0, 5)) lines.push(`  ${row.persona_id}  ${new Date(a.at).toISOString().replace(/\.\d+Z$/, 'Z')}  ALERT ${a.alert}: ${a.message}`);
+    if (r.alerts_in_window > 5) lines.push(`  ${row.persona_id}  … ${r.alerts_in_window - 5} more alert(s) in the last 24 h (runtimectl logs --persona ${row.persona_id}, or the console's review page)`);
+  }
+  return lines;
 }
 
 function table(rows: string[][]): string {
@@ -103,7 +131,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     io.stdout(persona === undefined ? `no persona has run ${place}\n` : `persona ${persona} has not run ${place}\n`);
     return failed ? 1 : 0;
   }
-  const lines = [['PERSONA', 'LAST CYCLE', 'PHASE', 'OUTCOME', 'BUDGET (24 h)', 'TOKENS/H', 'EXECUTOR', 'LAST DEFER REASON']];
+  const lines = [['PERSONA', 'LAST CYCLE', 'PHASE', 'OUTCOME', 'BUDGET (24 h)', 'TOKENS/H', 'EXECUTOR', 'REVIEW', 'LAST DEFER REASON']];
   for (const r of rows) {
     const executor = r.executor ? `${r.executor.plugin}${r.executor.enabled ? '' : ' (off)'}` : '-';
     lines.push([
@@ -114,10 +142,13 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       budgetText(r),
       String(r.tokens_per_hour_24h),
       executor,
+      reviewText(r),
       r.error ? `log error: ${r.error}` : r.last_defer_reason ? `#${r.last_defer_reason.cycle} ${r.last_defer_reason.reason}` : '-',
     ]);
   }
   io.stdout(`${table(lines)}\n`);
+  const attention = attentionLines(rows);
+  if (attention.length > 0) io.stdout(`\nNeeds an operator (held proposals, alerts of the last 24 h):\n${attention.join('\n')}\n`);
   if (workers) io.stdout(`\n${workerLines(workers).join('\n')}\n`);
   return failed ? 1 : 0;
 }

@@ -9,11 +9,35 @@
  * segment index, the rollups of the last day's segments and the open segment, so its cost
  * does not grow with the persona's age.
  */
+import path from 'node:path';
 import { fleetSummary, HistoryReader, type PersonaSummary } from '../history/read-path.ts';
 import { openShared, sharedPersonas } from '../persistence/fleet.ts';
+import { persistenceProvider } from '../persistence/provider.ts';
 import { errorLine } from '../science-loop/decide.ts';
+import { openPersonaReviewQueue } from '../../kernel/review/queue.ts';
+import { reviewAttention, type ReviewAttention } from '../../kernel/review/attention.ts';
 
-export type PersonaStatus = Omit<PersonaSummary, 'backend' | 'history'> & { backend?: string; history?: PersonaSummary['history']; error?: string };
+export type PersonaStatus = Omit<PersonaSummary, 'backend' | 'history'> & {
+  backend?: string;
+  history?: PersonaSummary['history'];
+  error?: string;
+  /** the review queue's side: open, held, alerts of the last 24 h (null: the persona never had a proposal) */
+  review?: (ReviewAttention & { error?: undefined }) | { error: string } | null;
+};
+
+/** The persona's review queue as status shows it, read-only through its backend. */
+export async function reviewStatus(personaDir: string, nowMs: number): Promise<PersonaStatus['review']> {
+  try {
+    const queue = await openPersonaReviewQueue(personaDir, persistenceProvider, { readonly: true });
+    try {
+      return queue.hasRecords() ? reviewAttention(queue.read(), { nowMs }) : null;
+    } finally {
+      await queue.close();
+    }
+  } catch (error) {
+    return { error: errorLine(error) };
+  }
+}
 
 function errorRow(personaId: string, error: string): PersonaStatus {
   return { persona_id: personaId, runtime: null, cycles: 0, last_cycle: null, budget: null, executor: null, last_defer_reason: null, events_24h: 0, tokens_per_hour_24h: 0, error };
@@ -22,7 +46,12 @@ function errorRow(personaId: string, error: string): PersonaStatus {
 /** Every persona folder with events (logs/events.jsonl, or in the backend its persistence.yaml names), sorted by id. */
 export async function readStatus(stateDir: string, nowMs: number): Promise<PersonaStatus[]> {
   const entries = await fleetSummary(stateDir, nowMs, errorLine);
-  return entries.map((entry) => ('error' in entry ? errorRow(entry.persona_id, entry.error) : entry));
+  const rows: PersonaStatus[] = [];
+  for (const entry of entries) {
+    const row: PersonaStatus = 'error' in entry ? errorRow(entry.persona_id, entry.error) : entry;
+    rows.push({ ...row, review: await reviewStatus(path.join(stateDir, entry.persona_id), nowMs) });
+  }
+  return rows;
 }
 
 /** Every persona of a shared Postgres database (the fleet), sorted by id. */

@@ -33,10 +33,14 @@ import type { AppendResult } from '../events/event-log.ts';
 import type { LoadedPersona } from '../personas/load.ts';
 import type { PersonaProfile } from '../personas/profile-schema.ts';
 import { pluginSearchPath, PluginRegistry } from '../plugins/registry.ts';
-import { ReviewQueue, type ReviewQueueOptions } from '../review/queue.ts';
+import { ReviewQueue, reviewEventsOf, type ReviewQueueOptions } from '../review/queue.ts';
 import { evidenceDigest } from '../review/evidence.ts';
-import { loadOperatorTrust, operatorHome, refuseInsideState, type OperatorTrust } from '../review/operators.ts';
+import { readMirrorCursor, writeMirrorCursor } from '../review/mirror.ts';
+import { reviewPaths } from '../review/paths.ts';
+import { operatorHome, refuseInsideState, type OperatorTrust } from '../review/operators.ts';
 import type { RatifyContext } from '../review/ratify.ts';
+import { OperatorTrustSource, trustChangePayload } from '../review/trust-source.ts';
+import { PersonaProposals, type RunningSession } from './persona-proposals.ts';
 import { scrubber, type Scrubber, type SecretValues } from '../redact/secret-values.ts';
 import { ensurePersonaDir, ensureStateDir } from '../storage/state-dir.ts';
 import { lockPersonaWriter, type WriterLock } from '../storage/writer-lock.ts';
@@ -155,8 +159,8 @@ export interface LoopKernel {
   resident: ResidentIsolates;
   /** what the start found of the substrate (manifest and bundle digests) against `<state>/substrate.json` */
   substrate: SubstrateAtStart;
-  /** the operators whose signatures ratify review decisions (kernel/review/operators.ts) */
-  trust: OperatorTrust;
+  /** the operators whose signatures ratify review decisions, re-read at each cycle boundary when operators.json changed (kernel/review/trust-source.ts) */
+  trust: OperatorTrustSource;
   /** bundle exports found by loading each plugin once (start checks), by plugin folder */
   exportsSeen: Map<string, Promise<readonly string[]>>;
   mcpServer: (personaId: string) => McpServerSpec | null;
@@ -178,8 +182,8 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
     randomBytes: options.entropy ?? HOST_SOURCES.randomBytes,
   };
   // The operators whose signed decisions take effect; their folder must be out of every persona's reach.
-  const trust = loadOperatorTrust(options.env);
   if (existsSync(operatorHome(options.env))) refuseInsideState(operatorHome(options.env), stateDir);
+  const trust = new OperatorTrustSource(options.env, stateDir);
   // One scan per start: every persona, the substrate check and the bindings use this registry.
   const registry =
     options.registry ?? PluginRegistry.scan(pluginSearchPath({ env: options.env, ...(options.pluginsDir ? { builtIn: options.pluginsDir } : {}), ...(options.pluginPath ? { dirs: options.pluginPath } : {}) }));
@@ -203,10 +207,11 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
   };
 }
 
-/** What the cycle boundary did with the review queue: proposal ids applied and expired. */
+/** What the cycle boundary did with the review queue: proposal ids applied and expired, and those accepted but held (with why). */
 export interface ReviewAtBoundary {
   applied: string[];
   expired: string[];
+  held?: { id: string; reason: string }[];
 }
 
 /** A cycle's report: the loop's own fields, the event as written, and what the steps reported. */
@@ -266,6 +271,18 @@ export class PersonaRuntime {
   /** opened for tool calls only (`mcp serve`, `tools call`): each call is recorded on its own line of trace/tools.jsonl */
   #toolsOnly = false;
   #toolTrace: TraceStore | undefined;
+  /** what the persona's agents propose, and what its event log hears of the queue (persona-proposals.ts) */
+  readonly #proposals: PersonaProposals;
+  /** the proposal log's last record this runtime's event log has (queue.ts `mirror`); set when the queue is first built */
+  #mirror: { seq: number } | undefined;
+  /** the mirror's seq as last written to review/event-mirror.json */
+  #mirrorWritten = 0;
+  /** the trust list version this persona's log last told of (0: the one the kernel started with) */
+  #trustVersion = 0;
+  /** the trust list as the last boundary found it */
+  #trustNow: OperatorTrust;
+  /** the executor session running now (its agent's MCP calls come from it) */
+  #session: RunningSession | null = null;
 
   /** the scripts of the persona's selected skills, offered as tools */
   readonly #scripts: readonly ScriptToolSpec[];
@@ -293,9 +310,21 @@ export class PersonaRuntime {
     this.#profileDigest = this.#trace.keep(persona.text);
     this.#steps = harness.manifest.steps.filter((name) => name !== RECORD_STEP).map((name) => kernel.composition.steps.get(name)!);
     const wiring: PersonaWiring = { paths: this.paths, profile: this.profile, backend, clock: kernel.clock, log: backend.events, scrub: this.#secrets.deep };
+    this.#trustNow = kernel.trust.current().trust;
+    this.#proposals = new PersonaProposals({
+      profile: this.profile,
+      personaDir: this.paths.dir,
+      queue: () => this.#queue(),
+      eventsAfter: (seq) => backend.events.readAfter(seq),
+      clock: kernel.clock,
+      append: (type, payload) => backend.events.append(type, this.#scrub(payload)),
+      mirrored: () => this.#noteMirrored(),
+      cycle: () => (this.#recorder ? this.#cycles + 1 : null),
+      session: () => this.#session,
+    });
     const handed = kernel.mcpServer(this.profile.id);
     // The server the harness starts reaches this kernel through the relay's socket (its folder visible read-only in the sandbox).
-    const hasTools = this.profile.tools.length > 0 || scripts.length > 0;
+    const hasTools = this.profile.tools.length > 0 || scripts.length > 0 || this.#proposals.allowed;
     this.#relay = handed && hasTools ? new ToolRelay({ list: () => this.tools(), call: (name, args) => this.callTool(name, args, 'mcp') }) : undefined;
     // A server that names the relay's variable (mcp serve) is handed only with the relay: without
     // it, it would open the persona on its own, against this kernel's writer lock. Any other server is handed as given.
@@ -309,9 +338,10 @@ export class PersonaRuntime {
     const bindings: BindingImplementations = {
       ...(kernel.composition.bindings?.(wiring) ?? {}),
       tools: {
-        list: () => this.tools(),
+        list: async () => (await this.tools()).filter((t) => t.source !== 'kernel'),
         call: (name, args) => this.callTool(name, args, 'binding'),
       },
+      proposals: this.#proposals.binding(),
     };
     this.#plugins = new PersonaPlugins(
       personaPluginOptions({
@@ -359,6 +389,9 @@ export class PersonaRuntime {
           }
         },
         calls: () => this.#toolUse.called.slice(),
+        session: (running) => {
+          this.#session = running;
+        },
       },
       probe: (pluginId, kind, method, ...args) => probePlugin(kernel, this.profile, pluginId, kind, method, args),
     };
@@ -429,6 +462,7 @@ export class PersonaRuntime {
     const cycle = this.#cycles + 1;
     const problems: string[] = [];
     this.#audit = { granted: 0, denied: [] };
+    this.#proposals.beginCycle();
 
     // the cycle boundary: accepted proposals take effect; their records join the log
     const review = await this.#applyAccepted(now, problems);
@@ -489,7 +523,7 @@ export class PersonaRuntime {
       ...ctx.payload,
       audit: this.#audit,
       ...(this.profile.tools.length > 0 ? { tools: this.#toolSummary() } : {}),
-      review: c.review,
+      review: { ...c.review, ...this.#proposals.cycleReport() },
       trace,
       problems: c.problems,
     });
@@ -502,29 +536,73 @@ export class PersonaRuntime {
     return { ...ctx.report, persona_id: p.id, cycle: c.cycle, seq, steps, payload };
   }
 
-  /** Applies proposals accepted since the last cycle; a queue that cannot be read is a problem of this cycle, never a stop. */
+  /**
+   * Applies proposals accepted since the last cycle; a queue that cannot be read is a problem of
+   * this cycle, never a stop. First the operator trust list is looked at again: a change made
+   * while the kernel runs (`operator init`, `operator trust`, a hand edit) takes effect here,
+   * and is told in the event log; a list that cannot be read holds every accepted proposal.
+   */
   async #applyAccepted(now: number, problems: string[]): Promise<ReviewAtBoundary> {
+    const trust = this.#kernel.trust.current();
+    this.#trustNow = trust.trust;
+    if (trust.version !== this.#trustVersion) {
+      this.#trustVersion = trust.version;
+      await this.#backend.events.append('operator_trust_changed', this.#scrub(trustChangePayload(trust)));
+    }
+    if (trust.trust.error !== undefined) problems.push(`operator trust list: cannot be read (${trust.trust.error}); no accepted proposal is applied until it is fixed`);
     try {
       // Accepted proposals take effect only when ratified by a trusted operator, their evidence unchanged (kernel/review/ratify.ts).
       const outcome = this.#queue().applyAccepted({ now });
-      for (const event of outcome.events) await this.#backend.events.append(event.type, this.#scrub(event.payload));
+      await this.#proposals.record(outcome.events);
       for (const held of outcome.held) problems.push(`review queue: ${held.id} is accepted but not applied: ${held.reason}`);
-      return { applied: outcome.applied.map((p) => p.id), expired: outcome.expired.map((p) => p.id) };
+      return { applied: outcome.applied.map((p) => p.id), expired: outcome.expired.map((p) => p.id), ...(outcome.held.length > 0 ? { held: outcome.held } : {}) };
     } catch (error) {
       problems.push(`review queue: ${errorLine(error)}`);
+      await this.#proposals.record(reviewEventsOf(error));
       return { applied: [], expired: [] };
     }
   }
 
-  /** The queue the boundary applies through (built once: its policy and storage are fixed at open). */
+  /**
+   * The queue every change of this runtime goes through (built once: its policy and storage
+   * are fixed at open). It mirrors: each change also hands back what other processes appended
+   * since the last one, starting from the log as it was when the persona opened.
+   */
   #queue(): ReviewQueue {
-    return (this.#boundaryQueue ??= this.reviewQueue({ policy: this.profile.review, ratify: this.#ratifyContext() }));
+    if (this.#boundaryQueue) return this.#boundaryQueue;
+    const probe = this.reviewQueue();
+    // Where the event log stands (mirror.ts): the cursor file, else (state from before it) the log's end, or its start for a persona that never ran.
+    const kept = readMirrorCursor(probe.paths);
+    const start = kept ?? (!probe.hasRecords() || this.#backend.events.isEmpty() ? 0 : probe.read().lastSeq);
+    this.#mirror = { seq: start };
+    this.#mirrorWritten = kept ?? -1;
+    // Written now, so what another process appends before this persona's next start is copied then.
+    this.#noteMirrored();
+    return (this.#boundaryQueue = this.reviewQueue({ policy: this.profile.review, ratify: this.#ratifyContext(), mirror: this.#mirror }));
   }
 
-  /** What the ratification check needs: the trusted operators, and the persona's evidence (its files and events). */
+  /** After a change's events are in the event log: where it stands, for the next start (mirror.ts). */
+  #noteMirrored(): void {
+    const mirror = this.#mirror;
+    if (!mirror || mirror.seq === this.#mirrorWritten) return;
+    try {
+      writeMirrorCursor(reviewPaths(this.paths.dir), mirror.seq);
+      this.#mirrorWritten = mirror.seq;
+    } catch {
+      // The next change tries again; at worst a restart copies a few records twice.
+    }
+  }
+
+  /** What the ratification check needs: the trusted operators (as the last boundary found them), and the persona's evidence (its files and events). */
   #ratifyContext(): RatifyContext {
     const personaDir = this.paths.dir;
-    return { trust: this.#kernel.trust, evidenceDigest: (ref) => evidenceDigest(ref, { personaDir, events: () => this.#backend.events.read() }) };
+    const runtime = this;
+    return {
+      get trust() {
+        return runtime.#trustNow;
+      },
+      evidenceDigest: (ref) => evidenceDigest(ref, { personaDir, eventsAfter: (seq) => this.#backend.events.readAfter(seq) }),
+    };
   }
 
   /** Text with this persona's secrets (by value and pattern) replaced: for what the CLI prints about it. */
@@ -541,14 +619,18 @@ export class PersonaRuntime {
     return { profile: this.profile, registry: this.#kernel.registry, plugins: this.#plugins, scripts: this.#scripts, ...(recorder ? { recorder } : {}) };
   }
 
-  /** The tools the persona's profile selects, with their input schemas (a mounted server is started to list its own). */
+  /**
+   * The tools the persona's profile selects, with their input schemas (a mounted server is
+   * started to list its own), then the kernel's review tools when the persona may propose.
+   */
   async tools(): Promise<ToolInfo[]> {
-    return (await listToolsReport(this.#toolHost())).tools;
+    return (await this.toolsReport()).tools;
   }
 
   /** The tools, and the selected tool plugins that could not list theirs. */
-  toolsReport(): Promise<{ tools: ToolInfo[]; problems: ToolProblem[] }> {
-    return listToolsReport(this.#toolHost());
+  async toolsReport(): Promise<{ tools: ToolInfo[]; problems: ToolProblem[] }> {
+    const report = await listToolsReport(this.#toolHost());
+    return { tools: [...report.tools, ...this.#proposals.tools()], problems: report.problems };
   }
 
   /** What the cycle event says of the tools: how many were offered, which were called, what they used. */
@@ -567,6 +649,7 @@ export class PersonaRuntime {
    * `mcp serve`; `cli`: `tools call`).
    */
   async callTool(name: string, args: unknown, via: 'binding' | 'mcp' | 'cli' = 'binding'): Promise<unknown> {
+    if (this.#proposals.isTool(name)) return this.#callReviewTool(name, args, via);
     const started = performance.now();
     const plugin = toolPluginOf(this.#toolHost(), name);
     const own = this.#toolsOnly && !this.#recorder ? this.#ownRecorder() : undefined;
@@ -602,6 +685,45 @@ export class PersonaRuntime {
         // a mounted server says how it was contained (bubblewrap, or why not): visible in every call it answers
         ...(plugin && this.#plugins.mountSandbox(plugin) ? { os_sandbox: this.#plugins.mountSandbox(plugin) } : {}),
         ...(trace && trace.calls > 0 ? { trace: { file: TOOL_TRACE_FILE, ...trace } } : {}),
+      }));
+      note.seq = appended.seq;
+    }
+  }
+
+  /**
+   * review.propose and review.proposals: the kernel's own tools, for an agent's session (a
+   * plugin proposes through the proposals binding, which its manifest must declare). A refused
+   * proposal is the tool's answer, and its tool_call event says it failed, with the code.
+   */
+  async #callReviewTool(name: string, args: unknown, via: 'binding' | 'mcp' | 'cli'): Promise<unknown> {
+    const started = performance.now();
+    let outcome: { ok: true } | { ok: false; code: string | null; error: string } = { ok: true };
+    try {
+      if (via === 'binding') {
+        throw kernelError('RTC_ERR_TOOL_UNKNOWN', `tool ${name} is offered to agents' sessions; a plugin proposes through Runtimectl.bindings.proposals (declared in its plugin.yaml)`, { details: { tool: name } });
+      }
+      this.#checkToolBudget(name);
+      const result = await this.#proposals.callTool(name, args, via);
+      const answer = result as { status?: string; code?: string; message?: string };
+      if (answer.status === 'refused') outcome = { ok: false, code: answer.code ?? null, error: `${answer.code}: ${answer.message}` };
+      return result;
+    } catch (error) {
+      outcome = { ok: false, code: isKernelError(error) ? error.code : null, error: errorLine(error) };
+      throw error;
+    } finally {
+      const wallMs = performance.now() - started;
+      this.#toolUse.wallMs += wallMs;
+      const note: ToolCallNote = { tool: name, via, ok: outcome.ok, code: outcome.ok ? null : outcome.code, seq: null };
+      this.#toolUse.called.push(note);
+      const appended = await this.#backend.events.append('tool_call', this.#scrub({
+        persona_id: this.profile.id,
+        tool: name,
+        plugin: 'kernel',
+        via,
+        cycle: this.#recorder ? this.#cycles + 1 : null,
+        ok: outcome.ok,
+        ...(outcome.ok ? {} : { error: outcome.error, code: outcome.code }),
+        usage: { cpu_ms: 0, wall_ms: Math.round(wallMs * 1000) / 1000 },
       }));
       note.seq = appended.seq;
     }

@@ -72,8 +72,12 @@ export interface PersonaContext extends PersonaStart {
   concurrentCycles(): number;
   /** the MCP server the kernel hands this persona's executors (LoopOptions.mcpServer), or null */
   mcp: McpServerSpec | null;
-  /** the persona's tools: the names it offers (what its MCP server lists; null when they cannot be listed) and this cycle's calls so far */
-  tools: { offered(): Promise<string[] | null>; calls(): readonly ToolCallNote[] };
+  /**
+   * the persona's tools: the names it offers (what its MCP server lists; null when they cannot
+   * be listed), this cycle's calls so far, and which executor session is running (an agent's
+   * MCP calls, a proposal among them, are recorded as that session's; null when it ended)
+   */
+  tools: { offered(): Promise<string[] | null>; calls(): readonly ToolCallNote[]; session?(running: { run_id: string; executor: string } | null): void };
 }
 
 /** One tool call of the persona: its `tool_call` event, for what a session's manifest records. */

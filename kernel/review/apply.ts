@@ -114,7 +114,9 @@ function awaitingOperator(session: ReviewSession, proposal: Proposal): AppliedEf
  * Expires what is due, then applies every accepted, unapplied proposal in acceptance order.
  * With `ratify` (the loop always passes it), a proposal whose acceptance is not ratified by a
  * trusted operator, or whose evidence no longer matches, is held: not applied, and an
- * operator alert says why (once per decision). Without it this is the bare state machine.
+ * operator alert says why (once per decision and reason). It is checked again at every
+ * boundary, so a held proposal is applied once the reason goes (its operator's key trusted,
+ * its evidence restored). Without `ratify` this is the bare state machine.
  */
 export function applyAcceptedIn(session: ReviewSession, ratify?: RatifyContext): ApplyOutcome {
   const expired = expireDueIn(session);
@@ -126,14 +128,16 @@ export function applyAcceptedIn(session: ReviewSession, ratify?: RatifyContext):
       const verdict = checkRatification(proposal, ratify);
       if (!verdict.ok) {
         held.push({ id: proposal.id, reason: verdict.reason });
-        const alerted = session.state.alerts.some((a) => a.alert === 'decision_not_ratified' && a.id === proposal.id && a.decision_seq === accepted.seq);
-        if (!alerted) {
+        // Once per decision and reason: a held proposal is not re-alerted every cycle, but a new
+        // reason (the trust list became unreadable, the evidence moved) is said again.
+        const message = `${proposal.id} was recorded as accepted by ${accepted.by} but is not applied: ${verdict.reason}`.slice(0, 1000);
+        if (proposal.held?.reason !== message) {
           session.append(RECORD_TYPES.alert, {
             schema_version: REVIEW_SCHEMA_VERSION,
             alert: 'decision_not_ratified',
             persona: session.state.persona,
             at: session.now,
-            message: `${proposal.id} was recorded as accepted by ${accepted.by} but is not applied: ${verdict.reason}`.slice(0, 1000),
+            message,
             id: proposal.id,
             decision_seq: accepted.seq,
           });

@@ -20,4 +20,7 @@ export { reviewPaths, proposalId, parseProposalId, PROPOSAL_LOG_RELATIVE, LONG_T
 export { reviewStorage, fileReviewStorage, configuredBackend, type ReviewStorage, type ReviewBackend } from './storage.ts';
 export { checkRatification, checkSignature, checkEvidence, signDecision, proposalDigest, decisionMessage, type RatifyContext, type RatificationVerdict } from './ratify.ts';
 export { evidenceDigest } from './evidence.ts';
-export { initOperator, trustOperator, loadOperatorKey, loadOperatorTrust, operatorHome, OPERATOR_HOME_ENV, type OperatorKey, type OperatorTrust } from './operators.ts';
+export { initOperator, trustOperator, loadOperatorKey, loadOperatorTrust, operatorHome, publicKeyPem, OPERATOR_HOME_ENV, type OperatorKey, type OperatorTrust } from './operators.ts';
+export { OperatorTrustSource, type TrustNow } from './trust-source.ts';
+export { reviewAttention, type ReviewAttention, type ReviewAlert } from './attention.ts';
+export { submitAgentProposal, PROPOSE_TOOL, PROPOSALS_TOOL, MAX_AGENT_PROPOSAL_BYTES, type AgentAnswer } from './agent-proposals.ts';

@@ -17,6 +17,7 @@ import {
   type EvidenceRef,
   type ProposalInput,
   type ProposalKind,
+  type ProposalOrigin,
   type ProposalRecord,
   type ProposalState,
   type RefusalReason,
@@ -24,7 +25,7 @@ import {
 import type { OperatorKey } from './operators.ts';
 import { checkEvidence, checkSignature, signDecision, type RatifyContext } from './ratify.ts';
 import { sha256Digest, type ReviewSession } from './session.ts';
-import { openProposals, proposalsOf, type Proposal } from './state.ts';
+import { openProposals, proposalsOf, type Proposal, type QueueState } from './state.ts';
 import type { ReviewRecord } from './log-file.ts';
 
 /** Who records an expiry: the queue itself, not an operator. */
@@ -67,14 +68,21 @@ export interface Refusal {
   observed: number;
   window_seconds?: number;
   message: string;
-  /** seq of the proposal_refused and operator_alert records in the proposal log. */
+  /** seq of the proposal_refused and operator_alert records in the proposal log (this refusal's, or the one it repeats). */
   refusal_seq: number;
   alert_seq: number;
+  /**
+   * false: the same proposer was refused for the same reason a moment ago and nothing it did
+   * since changed that (no proposal of its was queued, the window has not passed), so this
+   * refusal repeats that record instead of writing another: a flood of refused proposals
+   * costs the log two records per proposer, reason and window, not two per attempt.
+   */
+  recorded: boolean;
 }
 
 export type SubmitOutcome = { status: 'queued'; proposal: Proposal } | { status: 'refused'; refusal: Refusal };
 
-type Prepared = { kind: ProposalKind; proposer: string; evidence: EvidenceRef[]; content: ProposalRecord['content']; blob?: Buffer };
+type Prepared = { kind: ProposalKind; proposer: string; origin?: ProposalOrigin; evidence: EvidenceRef[]; content: ProposalRecord['content']; blob?: Buffer };
 
 function prepare(input: ProposalInput): Prepared {
   const result = proposalInputSchema.safeParse(input);
@@ -83,7 +91,7 @@ function prepare(input: ProposalInput): Prepared {
     throw kernelError('RTC_ERR_REVIEW_INVALID', `proposal: ${field}: ${reason}`, { details: { field, reason } });
   }
   const value = result.data;
-  const base = { kind: value.kind, proposer: value.proposer, evidence: value.evidence };
+  const base = { kind: value.kind, proposer: value.proposer, ...(value.origin ? { origin: value.origin } : {}), evidence: value.evidence };
   switch (value.kind) {
     case 'memory-promotion':
       return { ...base, content: { text: value.text } };
@@ -97,33 +105,70 @@ function prepare(input: ProposalInput): Prepared {
   }
 }
 
+type Limit = Omit<Refusal, 'refusal_seq' | 'alert_seq' | 'message' | 'recorded'>;
+
 /** The first backpressure limit this proposal would break, if any. */
-function backpressure(session: ReviewSession, policy: ReviewPolicy): Omit<Refusal, 'refusal_seq' | 'alert_seq' | 'message'> | undefined {
+function backpressure(session: ReviewSession, policy: ReviewPolicy, proposer: string): Limit | undefined {
   const open = openProposals(session.state).length;
   if (open >= policy.max_pending) return { reason: 'max_pending', limit: policy.max_pending, observed: open };
+  const all = proposalsOf(session.state);
+  if (policy.per_proposer) {
+    const since = session.now - policy.per_proposer.per_seconds * 1000;
+    const mine = all.filter((p) => p.proposer === proposer && p.created_at > since).length;
+    if (mine >= policy.per_proposer.count) return { reason: 'proposer_rate_limit', limit: policy.per_proposer.count, observed: mine, window_seconds: policy.per_proposer.per_seconds };
+  }
   const windowStart = session.now - policy.rate_limit.per_seconds * 1000;
-  const recent = proposalsOf(session.state).filter((p) => p.created_at > windowStart).length;
+  const recent = all.filter((p) => p.created_at > windowStart).length;
   if (recent >= policy.rate_limit.count) {
     return { reason: 'rate_limit', limit: policy.rate_limit.count, observed: recent, window_seconds: policy.rate_limit.per_seconds };
   }
   return undefined;
 }
 
+function refusalMessage(limit: Limit, proposer: string): string {
+  switch (limit.reason) {
+    case 'max_pending':
+      return `${limit.observed} proposals are open and max_pending is ${limit.limit}; decide some or let them expire`;
+    case 'proposer_rate_limit':
+      return `${proposer} queued ${limit.observed} proposals in the last ${limit.window_seconds}s and may queue ${limit.limit} (per_proposer)`;
+    default:
+      return `${limit.observed} proposals were queued in the last ${limit.window_seconds}s and the rate limit is ${limit.limit}`;
+  }
+}
+
+/**
+ * The refusal this one repeats, if any: the last one recorded for the same proposer and
+ * reason, no proposal of that proposer queued since, within the window (the rate window;
+ * max_pending's reminder comes once per rate window too).
+ */
+function repeatedRefusal(session: ReviewSession, policy: ReviewPolicy, proposer: string, reason: RefusalReason): QueueState['refusals'][number] | undefined {
+  const { state, now } = session;
+  const last = [...state.refusals].reverse().find((r) => r.proposer === proposer && r.reason === reason);
+  if (!last) return undefined;
+  const window = (reason === 'proposer_rate_limit' && policy.per_proposer ? policy.per_proposer.per_seconds : policy.rate_limit.per_seconds) * 1000;
+  if (now - last.at >= window) return undefined;
+  if (proposalsOf(state).some((p) => p.proposer === proposer && p.submitted_seq > last.seq)) return undefined;
+  return last;
+}
+
 export function submitIn(session: ReviewSession, input: ProposalInput, policy: ReviewPolicy): SubmitOutcome {
   const prepared = prepare(input);
   expireDueIn(session);
   const { state, now } = session;
-  const limit = backpressure(session, policy);
+  const limit = backpressure(session, policy, prepared.proposer);
   if (limit) {
-    const message =
-      limit.reason === 'max_pending'
-        ? `${limit.observed} proposals are open and max_pending is ${limit.limit}; decide some or let them expire`
-        : `${limit.observed} proposals were queued in the last ${limit.window_seconds}s and the rate limit is ${limit.limit}`;
+    const message = refusalMessage(limit, prepared.proposer);
+    const repeated = repeatedRefusal(session, policy, prepared.proposer, limit.reason);
+    if (repeated) {
+      const alert = state.alerts.find((a) => a.alert === 'review_backpressure' && a.refusal_seq === repeated.seq);
+      return { status: 'refused', refusal: { ...limit, message, refusal_seq: repeated.seq, alert_seq: alert?.seq ?? repeated.seq, recorded: false } };
+    }
     const refused = session.append(RECORD_TYPES.refused, {
       schema_version: REVIEW_SCHEMA_VERSION,
       persona: state.persona,
       kind: prepared.kind,
       proposer: prepared.proposer,
+      ...(prepared.origin ? { origin: prepared.origin } : {}),
       at: now,
       ...limit,
       proposal_digest: sha256Digest(canonicalJson({ kind: prepared.kind, proposer: prepared.proposer, evidence: prepared.evidence, content: prepared.content })),
@@ -134,10 +179,10 @@ export function submitIn(session: ReviewSession, input: ProposalInput, policy: R
       alert: 'review_backpressure',
       persona: state.persona,
       at: now,
-      message: `a ${prepared.kind} proposal from ${prepared.proposer} was refused (${limit.reason}): ${message}; nothing already queued was dropped`,
+      message: `a ${prepared.kind} proposal from ${prepared.proposer} was refused (${limit.reason}): ${message}; nothing already queued was dropped`.slice(0, 1000),
       refusal_seq: refused.seq,
     });
-    return { status: 'refused', refusal: { ...limit, message, refusal_seq: refused.seq, alert_seq: alert.seq } };
+    return { status: 'refused', refusal: { ...limit, message, refusal_seq: refused.seq, alert_seq: alert.seq, recorded: true } };
   }
   // The content is stored before the record that names it, so a recorded digest always has its blob.
   if (prepared.blob) storeBlob(session.paths.personaDir, prepared.blob);
@@ -150,6 +195,7 @@ export function submitIn(session: ReviewSession, input: ProposalInput, policy: R
       kind: prepared.kind,
       persona: state.persona,
       proposer: prepared.proposer,
+      ...(prepared.origin ? { origin: prepared.origin } : {}),
       created_at: now,
       expires_at: now + policy.expire_after_seconds * 1000,
       evidence: prepared.evidence,
@@ -217,7 +263,21 @@ export function decideIn(session: ReviewSession, id: string, to: 'under-review' 
   const ratification = decision.operator ? signDecision(decision.operator, proposal, fields) : undefined;
   if (decision.ratify) {
     const verdict = checkSignature(proposal, { ...fields, ...(ratification ? { ratification } : {}) }, decision.ratify.trust);
-    if (!verdict.ok) throw kernelError('RTC_ERR_REVIEW_OPERATOR', `${id} cannot be ${verb}: ${verdict.reason}`, { details: { id } });
+    if (!verdict.ok) {
+      // Refused, and said where operators look: a decision nobody trusted tried to change the queue.
+      session.append(RECORD_TYPES.alert, {
+        schema_version: REVIEW_SCHEMA_VERSION,
+        alert: 'decision_refused',
+        persona: proposal.persona,
+        at: session.now,
+        message: `a decision to ${to === 'under-review' ? 'take' : to === 'accepted' ? 'accept' : 'reject'} ${id} by "${by.data}" was refused: ${verdict.reason}`.slice(0, 1000),
+        id,
+        to,
+        by: by.data,
+        ...(ratification ? { key_fingerprint: ratification.key_fingerprint } : {}),
+      });
+      throw kernelError('RTC_ERR_REVIEW_OPERATOR', `${id} cannot be ${verb}: ${verdict.reason}`, { details: { id } });
+    }
     if (to === 'accepted') {
       const evidence = checkEvidence(proposal, decision.ratify.evidenceDigest);
       if (evidence !== undefined) throw kernelError('RTC_ERR_REVIEW_EVIDENCE', `${id} cannot be accepted: ${evidence}`, { details: { id } });

@@ -56,6 +56,11 @@ export interface OperatorTrust {
   /** where the list came from (for messages) */
   source: string;
   operators: TrustedOperator[];
+  /**
+   * Why the list could not be read, when a running kernel re-read it and found it broken
+   * (trust-source.ts): nothing is ratified then. A kernel refuses to start on a broken list.
+   */
+  error?: string;
 }
 
 /** The operator's config folder for this environment. */
@@ -82,10 +87,19 @@ function readJson<S extends z.ZodType>(schema: S, file: string): z.output<S> {
 
 /** The trust list (empty when there is none): the public keys whose signatures ratify. */
 export function loadOperatorTrust(env: Readonly<Record<string, string | undefined>>): OperatorTrust {
-  const home = operatorHome(env);
-  const file = path.join(home, TRUST_FILE);
+  const file = trustFile(env);
   if (!existsSync(file)) return { source: file, operators: [] };
-  const doc = readJson(trustFileSchema, file);
+  return parseOperatorTrust(readManifestText(file, file), file);
+}
+
+/** Where this environment's trust list is (`<operator folder>/operators.json`). */
+export function trustFile(env: Readonly<Record<string, string | undefined>>): string {
+  return path.join(operatorHome(env), TRUST_FILE);
+}
+
+/** A trust list's text, checked: the format, each key an Ed25519 public key whose fingerprint is the one recorded. */
+export function parseOperatorTrust(text: string, file: string): OperatorTrust {
+  const doc = validateManifest(trustFileSchema, parseYaml(text, file), file);
   const operators = doc.operators.map((o) => {
     let publicKey: KeyObject;
     try {

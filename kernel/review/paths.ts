@@ -8,10 +8,13 @@
  */
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
+import { personaPaths, workspaceDir } from '../loop/layout.ts';
 
 export const PROPOSAL_LOG_RELATIVE = path.join('review', 'proposals.jsonl');
 export const LONG_TERM_MEMORY_RELATIVE = 'brain/memory/long-term.md';
 export const BLOBS_RELATIVE = 'review/blobs';
+/** The persona's prepared workspace, relative to its folder (kernel/loop/layout.ts workspaceDir): where `workspace:PATH` evidence lies. */
+export const WORKSPACE_EVIDENCE_DIR = path.posix.relative('/p', workspaceDir(personaPaths('/', 'p')).split(path.sep).join('/'));
 
 /**
  * The persona id rule of `kernel/personas/profile-schema.ts`, repeated here rather than

@@ -21,6 +21,7 @@ import { DEFAULT_REVIEW_POLICY, parseReviewPolicy, type ReviewPolicy } from './p
 import { OPEN_STATES, type ProposalInput, type ProposalState } from './records.ts';
 import { forgetReplayCache, withReviewSession, type ReviewSession } from './session.ts';
 import { withExclusiveLock } from './lock.ts';
+import { recordsInState } from './mirror.ts';
 import { readProposalLog } from './log-file.ts';
 import { sealProposalLog, type ReviewSealPolicy } from './log-history.ts';
 import { displayName } from './paths.ts';
@@ -43,6 +44,13 @@ export interface ReviewQueueOptions {
    * loop always passes it: ratify.ts). Without it the queue is the bare state machine.
    */
   ratify?: RatifyContext;
+  /**
+   * The writer of the persona's event log passes this (the loop): every change then also
+   * returns, first, the records other processes appended since `seq` (an operator's decision,
+   * a refused decision, a submission from the CLI), rebuilt as events (mirror.ts), and moves
+   * `seq` to the last record. Start it at the log's last seq (or 0 for a persona with none).
+   */
+  mirror?: { seq: number };
 }
 
 /** Every change returns the records it appended as events for the persona's event log. */
@@ -59,6 +67,7 @@ export class ReviewQueue {
   readonly #storage: ReviewStorage;
   readonly #backend: ReviewBackend | undefined;
   readonly #ratify: RatifyContext | undefined;
+  readonly #mirror: { seq: number } | undefined;
   /** A backend this queue opened itself (openPersonaReviewQueue), closed by close(). */
   #owned: PersistenceBackend | undefined;
 
@@ -69,6 +78,7 @@ export class ReviewQueue {
     this.#storage = reviewStorage(this.paths, options.backend);
     this.#backend = options.backend;
     this.#ratify = options.ratify;
+    this.#mirror = options.mirror;
   }
 
   /**
@@ -199,23 +209,35 @@ export class ReviewQueue {
 
   #change<T extends object>(now: number, fn: (session: ReviewSession) => T): WithEvents<T> {
     let appended: ReviewSession['appended'] = [];
+    let foreign: ReviewEvent[] = [];
+    const mirror = this.#mirror;
     try {
       const result = withReviewSession(
         this.paths,
         now,
         (session) => {
           appended = session.appended;
-          return fn(session);
+          if (mirror) {
+            // What others appended since this writer's last change (a torn-tail repair just made is its own).
+            const upTo = session.state.lastSeq - session.appended.length;
+            if (upTo > mirror.seq) foreign = recordsInState(session.state, mirror.seq, upTo);
+          }
+          try {
+            return fn(session);
+          } finally {
+            if (mirror) mirror.seq = session.state.lastSeq;
+          }
         },
         this.#lockWaitMs,
         undefined,
         this.#storage,
       );
-      return { ...result, events: toEvents(appended) };
+      return { ...result, events: [...foreign, ...toEvents(appended)] };
     } catch (error) {
       // A failed change may still have written records (an expiry found on the way):
       // they travel with the error so a caller can log them too.
-      if (appended.length > 0 && typeof error === 'object' && error !== null) eventsOfFailedChange.set(error, toEvents(appended));
+      const events = [...foreign, ...toEvents(appended)];
+      if (events.length > 0 && typeof error === 'object' && error !== null) eventsOfFailedChange.set(error, events);
       throw error;
     }
   }

@@ -16,6 +16,7 @@
  * `proposals accept --by alice`, or writing the log directly) fails the first test.
  */
 import { createHash, sign, verify } from 'node:crypto';
+import path from 'node:path';
 import { canonicalJson } from '../events/canonical.ts';
 import type { OperatorKey, OperatorTrust } from './operators.ts';
 import type { ProposalRecord, ProposalState, Ratification } from './records.ts';
@@ -25,8 +26,9 @@ const DOMAIN = 'runtimectl.review-decision/1';
 
 /** The fields of a proposal as it was submitted (what a signature covers). */
 export function proposalRecordOf(proposal: Proposal | ProposalRecord): ProposalRecord {
-  const { schema_version, id, kind, persona, proposer, created_at, expires_at, evidence, content } = proposal as ProposalRecord;
-  return { schema_version, id, kind, persona, proposer, created_at, expires_at, evidence, content } as ProposalRecord;
+  const { schema_version, id, kind, persona, proposer, origin, created_at, expires_at, evidence, content } = proposal as ProposalRecord;
+  // `origin` only when recorded: a proposal made before it existed keeps the digest it was signed over.
+  return { schema_version, id, kind, persona, proposer, ...(origin === undefined ? {} : { origin }), created_at, expires_at, evidence, content } as ProposalRecord;
 }
 
 export function proposalDigest(proposal: Proposal | ProposalRecord): string {
@@ -68,10 +70,12 @@ export interface RatifyContext {
 /** Whether the signature on a decision is a trusted operator's (without the evidence check). */
 export function checkSignature(proposal: Proposal, decision: DecisionFields & { ratification?: Ratification }, trust: OperatorTrust): RatificationVerdict {
   const r = decision.ratification;
+  if (trust.error !== undefined) return { ok: false, reason: `the operator trust list cannot be read (${trust.error}); no decision is ratified until it is fixed` };
   if (r === undefined) return { ok: false, reason: `the ${decision.to} decision by "${decision.by}" carries no operator signature (it was not made with an operator credential)` };
   const operator = trust.operators.find((o) => o.fingerprint === r.key_fingerprint);
   if (operator === undefined) {
-    const known = trust.operators.length === 0 ? `no operator is trusted yet (${trust.source})` : `trusted: ${trust.operators.map((o) => o.name).join(', ')}`;
+    // The list by its file name, not its host path: this reason lands in logs and events.
+    const known = trust.operators.length === 0 ? `no operator is trusted yet (the operator folder's ${path.basename(trust.source)} lists none)` : `trusted: ${trust.operators.map((o) => o.name).join(', ')}`;
     return { ok: false, reason: `the decision is signed by key ${r.key_fingerprint.slice(0, 23)}…, which is not a trusted operator's (${known})` };
   }
   if (operator.name !== decision.by) return { ok: false, reason: `the decision says it is by "${decision.by}" but is signed by operator "${operator.name}"` };

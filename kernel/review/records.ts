@@ -80,11 +80,30 @@ export const fileChangeContentSchema = z.strictObject({
   bytes: z.number().int().min(0),
 });
 
+/**
+ * Who proposed, as the kernel saw the call (never as the proposer claims it): the way in
+ * (`binding`: a plugin through Runtimectl.bindings.proposals; `mcp`: an agent's session
+ * through the review.propose tool; `cli`: `proposals submit` or `tools call`), the plugin,
+ * the tool, the executor session and the cycle. Absent on proposals made before it existed
+ * and on those an operator's own tools make (the gate).
+ */
+export const PROPOSAL_VIAS = ['binding', 'mcp', 'cli'] as const;
+export const proposalOriginSchema = z.strictObject({
+  via: z.enum(PROPOSAL_VIAS),
+  plugin: z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/).optional().describe('the plugin that called the binding, or the executor whose session called the tool'),
+  tool: z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).optional().describe('the tool the agent called'),
+  // `run_id`, not `session`: redaction takes a scalar named session for a cookie.
+  run_id: z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/).optional().describe('the executor session (its run id) the call came from'),
+  cycle: z.number().int().min(0).optional().describe('the cycle that was running'),
+});
+export type ProposalOrigin = z.output<typeof proposalOriginSchema>;
+
 const proposalBase = {
   schema_version: version,
   id,
   persona,
   proposer: actorSchema,
+  origin: proposalOriginSchema.optional(),
   created_at: time,
   expires_at: time,
   evidence: z.array(evidenceRefSchema).min(1).max(64),
@@ -126,7 +145,8 @@ export const stateChangeSchema = z.strictObject({
 });
 export type StateChangeRecord = z.output<typeof stateChangeSchema>;
 
-export const REFUSAL_REASONS = ['max_pending', 'rate_limit'] as const;
+/** max_pending: too many open at once; rate_limit: too many queued in the window; proposer_rate_limit: too many from this proposer in its window. */
+export const REFUSAL_REASONS = ['max_pending', 'rate_limit', 'proposer_rate_limit'] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 export const refusalSchema = z.strictObject({
@@ -134,6 +154,7 @@ export const refusalSchema = z.strictObject({
   persona,
   kind,
   proposer: actorSchema,
+  origin: proposalOriginSchema.optional(),
   at: time,
   reason: z.enum(REFUSAL_REASONS),
   limit: z.number().int().min(0),
@@ -164,6 +185,19 @@ export const alertSchema = z.discriminatedUnion('alert', [
     message: z.string().min(1).max(1000),
     id,
     decision_seq: z.number().int().min(1),
+  }),
+  // A decision refused when it was being recorded (the CLI, the console): its signature is not
+  // a trusted operator's, or it covers another proposal, persona or state. Nothing was decided.
+  z.strictObject({
+    schema_version: version,
+    alert: z.literal('decision_refused'),
+    persona,
+    at: time,
+    message: z.string().min(1).max(1000),
+    id,
+    to: state,
+    by: actorSchema,
+    key_fingerprint: z.string().regex(/^sha256:[0-9a-f]{64}$/).optional(),
   }),
 ]);
 export type AlertRecord = z.output<typeof alertSchema>;
@@ -235,6 +269,7 @@ export const PAYLOAD_SCHEMAS: Record<string, z.ZodType> = {
 /** What a caller submits; the queue adds id, persona, times and (for file changes) the digest. */
 const inputBase = {
   proposer: actorSchema,
+  origin: proposalOriginSchema.optional(),
   evidence: z.array(evidenceRefSchema).min(1, 'a proposal must rest on at least one piece of evidence').max(64),
 };
 const fileContent = z.union([z.string(), z.instanceof(Uint8Array)]);

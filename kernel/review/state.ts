@@ -43,6 +43,12 @@ export type Proposal = ProposalRecord & {
   /** The one accept or reject, once made. */
   decision?: Transition;
   applied?: { at: number; seq: number; effect: AppliedEffect };
+  /**
+   * Accepted but held by the loop: its decision is not ratified (or its evidence moved), as the
+   * latest `decision_not_ratified` alert about this decision says. Cleared by nothing: an
+   * application that follows (a trust list fixed, evidence restored) is `applied`.
+   */
+  held?: { reason: string; at: number; seq: number };
 };
 
 export interface QueueState {
@@ -105,7 +111,7 @@ export function reduce(state: QueueState, record: { seq: number; type: string; h
       state.refusals.push({ ...(parsed.data as RefusalRecord), seq });
       break;
     case RECORD_TYPES.alert:
-      state.alerts.push({ ...(parsed.data as AlertRecord), seq });
+      alerted(state, parsed.data as AlertRecord, seq);
       break;
     case RECORD_TYPES.applying:
       applying(state, parsed.data as ApplyingRecord, seq);
@@ -154,6 +160,14 @@ function changed(state: QueueState, change: StateChangeRecord, seq: number): voi
   proposal.history.push(transition);
   if (change.to === 'accepted' || change.to === 'rejected') proposal.decision = transition;
   if (change.to === 'accepted') state.acceptedOrder.push(change.id);
+}
+
+function alerted(state: QueueState, alert: AlertRecord, seq: number): void {
+  state.alerts.push({ ...alert, seq });
+  if (alert.alert !== 'decision_not_ratified') return;
+  const proposal = state.proposals.get(alert.id);
+  // An alert about a decision this log does not hold is kept as an alert; it holds nothing.
+  if (proposal?.decision?.seq === alert.decision_seq) proposal.held = { reason: alert.message, at: alert.at, seq };
 }
 
 function applying(state: QueueState, intent: ApplyingRecord, seq: number): void {

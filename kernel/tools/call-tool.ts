@@ -53,8 +53,8 @@ export interface ToolInfo {
   plugin: string;
   /** the export called, or the mounted server's own name of the tool */
   export: string;
-  /** `plugin`: code of a tool plugin, in its isolate; `mcp`: a tool of the MCP server the plugin mounts; `script`: a skill's script */
-  source: 'plugin' | 'mcp' | 'script';
+  /** `plugin`: code of a tool plugin, in its isolate; `mcp`: a tool of the MCP server the plugin mounts; `script`: a skill's script; `kernel`: the kernel's own (review.propose) */
+  source: 'plugin' | 'mcp' | 'script' | 'kernel';
   description: string;
   input_schema: Record<string, unknown>;
   /** a mounted server's containment: `bubblewrap`, or why it runs without the OS sandbox (`off: ...`, `unavailable: ...`) */

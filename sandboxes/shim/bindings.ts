@@ -1,6 +1,6 @@
 /**
  * `Runtimectl.bindings`: the kernel powers Deno has no word for (the persona's task ledger,
- * its event log, its brain memory, its tools, a gate check's services), as async methods. Every method is present in every
+ * its event log, its brain memory, its tools, its review queue, a gate check's services), as async methods. Every method is present in every
  * isolate; the broker answers only when the plugin's manifest declares the binding and the
  * persona grants it, and otherwise the call rejects with `Deno.errors.NotCapable`.
  */
@@ -37,6 +37,11 @@ export function makeRuntimectl(): unknown {
     list: () => callAsync<unknown[]>('binding.tools.list', {}),
     call: (name: string, args: Record<string, unknown> = {}) => callAsync<unknown>('binding.tools.call', { name, args }),
   });
+  // The persona's review queue: a proposal with its evidence; the answer says queued or refused (never a throw for a bad proposal).
+  const proposals = Object.freeze({
+    submit: (proposal: Record<string, unknown>) => callAsync<unknown>('binding.proposals.submit', { proposal }),
+    list: () => callAsync<unknown[]>('binding.proposals.list', {}),
+  });
   // A gate check's services (kernel/contracts/gate-check.ts): answered only for a check the gate profile grants them.
   const gate = Object.freeze({
     manifest: Object.freeze({
@@ -55,5 +60,5 @@ export function makeRuntimectl(): unknown {
       test: (file: string) => callAsync<unknown>('binding.gate.deno.test', { file }),
     }),
   });
-  return Object.freeze({ bindings: Object.freeze({ ledger, events, memory, tools, gate }), storage });
+  return Object.freeze({ bindings: Object.freeze({ ledger, events, memory, tools, proposals, gate }), storage });
 }

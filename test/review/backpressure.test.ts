@@ -60,13 +60,54 @@ test('the rate limit counts proposals queued in a sliding window; refusals do no
   assert.ok(refused.status === 'refused');
   assert.equal(refused.refusal.reason, 'rate_limit');
   assert.equal(refused.refusal.window_seconds, 10);
-  assert.equal(queue.submit(memory('d'), { now: 9_999 }).status, 'refused');
+  assert.equal(refused.refusal.recorded, true);
+  // The same proposer, the same reason, nothing queued since and within the window: answered
+  // as refused, pointing at the record already written, and not written again.
+  const repeat = queue.submit(memory('d'), { now: 9_999 });
+  assert.ok(repeat.status === 'refused');
+  assert.deepEqual([repeat.refusal.recorded, repeat.refusal.refusal_seq, repeat.refusal.alert_seq], [false, refused.refusal.refusal_seq, refused.refusal.alert_seq]);
+  assert.deepEqual(repeat.events, []);
   // At 10 s the first proposal leaves the window, and the refusals never entered it.
   assert.equal(queue.submit(memory('e'), { now: 10_000 }).status, 'queued');
-  assert.equal(queue.submit(memory('f'), { now: 10_500 }).status, 'refused');
+  // A proposal queued since: the next refusal is a new episode, recorded.
+  const next = queue.submit(memory('f'), { now: 10_500 });
+  assert.ok(next.status === 'refused' && next.refusal.recorded);
   assert.equal(queue.submit(memory('g'), { now: 11_000 }).status, 'queued');
   assert.deepEqual(queue.list().map((p) => p.id), ['P-alpha-1', 'P-alpha-2', 'P-alpha-3', 'P-alpha-4']);
-  assert.equal(queue.read().alerts.length, 3);
+  assert.equal(queue.read().alerts.length, 2);
+});
+
+test('per_proposer: one noisy proposer is refused while others still queue; a flood of its refusals writes two records, and a reminder per window', () => {
+  const dir = personaDir();
+  const policy: ReviewPolicy = { max_pending: 100, rate_limit: { count: 100, per_seconds: 60 }, per_proposer: { count: 2, per_seconds: 10 }, expire_after_seconds: 3600 };
+  const queue = openReviewQueue(dir, { policy });
+  assert.equal(queue.submit(memory('a1', 'plugin:noisy'), { now: 0 }).status, 'queued');
+  assert.equal(queue.submit(memory('a2', 'plugin:noisy'), { now: 1 }).status, 'queued');
+  const refused = queue.submit(memory('a3', 'plugin:noisy'), { now: 2 });
+  assert.ok(refused.status === 'refused');
+  assert.deepEqual([refused.refusal.reason, refused.refusal.limit, refused.refusal.observed, refused.refusal.window_seconds, refused.refusal.recorded], ['proposer_rate_limit', 2, 2, 10, true]);
+  assert.match(refused.refusal.message, /^plugin:noisy queued 2 proposals in the last 10s and may queue 2 \(per_proposer\)$/);
+  // Others are not held back by it.
+  assert.equal(queue.submit(memory('b1', 'agent:executor.codex'), { now: 3 }).status, 'queued');
+  const before = fs.readFileSync(logFile(dir));
+  for (let i = 0; i < 500; i++) {
+    const again = queue.submit(memory(`flood ${i}`, 'plugin:noisy'), { now: 4 + i });
+    assert.ok(again.status === 'refused' && !again.refusal.recorded);
+  }
+  assert.deepEqual(fs.readFileSync(logFile(dir)), before, 'a flood of refusals writes nothing more');
+  // The window passed: its proposals left it, and it queues again.
+  assert.equal(queue.submit(memory('a4', 'plugin:noisy'), { now: 10_001 }).status, 'queued');
+  assert.deepEqual(queue.read().refusals.map((r) => [r.proposer, r.reason]), [['plugin:noisy', 'proposer_rate_limit']]);
+
+  // max_pending reminds once per rate window while nothing changes.
+  const full = openReviewQueue(personaDir(), { policy: { max_pending: 1, rate_limit: { count: 100, per_seconds: 60 }, expire_after_seconds: 3600 } });
+  full.submit(memory('only'), { now: 0 });
+  assert.ok(full.submit(memory('x'), { now: 1_000 }).status === 'refused');
+  const quiet = full.submit(memory('y'), { now: 59_999 });
+  assert.ok(quiet.status === 'refused' && !quiet.refusal.recorded);
+  const reminder = full.submit(memory('z'), { now: 61_000 });
+  assert.ok(reminder.status === 'refused' && reminder.refusal.recorded);
+  assert.equal(full.read().alerts.length, 2);
 });
 
 test('an expired proposal frees its slot: expiry is recorded before the cap is counted', () => {

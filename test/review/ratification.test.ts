@@ -77,7 +77,7 @@ exit 0
   const [r] = await run([sneaky], { stateDir: state, env, cycles: 2 });
   assert.equal(r!.stopped, undefined);
   const out = readFileSync(path.join(state, 'sneaky', 'brain', 'sessions', 'c000001-command', 'stdout.txt'), 'utf8');
-  assert.match(out, /RTC_ERR_REVIEW_EVIDENCE: --evidence x: cannot be found/, 'the all-zero digest is refused');
+  assert.match(out, /RTC_ERR_REVIEW_EVIDENCE: --evidence "x" is not a file or event of the persona/, 'evidence that is not the persona\'s is refused');
   assert.match(out, /P-sneaky-1: pending/);
   assert.match(out, /RTC_ERR_REVIEW_OPERATOR: no operator credential/);
   // A credential the executor makes for itself signs a decision its own trust list accepts:
@@ -184,4 +184,47 @@ test('a profile naming RUNTIMECTL_OPERATOR_* never hands it to its plugins', () 
   const p = harness(dir, 'greedy', 'env: [RUNTIMECTL_OPERATOR_HOME, "RUNTIMECTL_*", OTHER]');
   const env = pluginEnv({ RUNTIMECTL_OPERATOR_HOME: '/secret/place', RUNTIMECTL_OPERATOR_KEY: 'x', OTHER: 'fine', PATH: '/bin' }, p.profile, {});
   assert.deepEqual(env, { PATH: '/bin', OTHER: 'fine' });
+});
+
+test('a decision replayed from another persona is held and alerted; a decision refused by the CLI is an alert that reaches the event log at the next start', async () => {
+  const dir = tempDir('rtc-ratify-replay-');
+  const state = path.join(dir, 'state');
+  const alpha = harness(dir, 'alpha');
+  const beta = harness(dir, 'beta');
+  await run([alpha, beta], { stateDir: state, env: fakeEnv(OPS.alice!.env) });
+  const alphaDir = path.join(state, 'alpha');
+  const betaDir = path.join(state, 'beta');
+  const evidenceA = realEvidence(alphaDir, 'same');
+  const evidenceB = realEvidence(betaDir, 'same');
+  // Two proposals alike in everything but their persona and id, submitted at the same moment.
+  openReviewQueue(alphaDir).submit({ kind: 'memory-promotion', proposer: 'loop', evidence: evidenceA, text: 'A twin fact.' }, { now: 5 });
+  openReviewQueue(betaDir).submit({ kind: 'memory-promotion', proposer: 'loop', evidence: evidenceB, text: 'A twin fact.' }, { now: 5 });
+  assert.equal((await cli(['proposals', 'accept', 'P-alpha-1', '--now', '10', '--state-dir', state])).status, 0);
+  const signed = openReviewQueue(alphaDir).get('P-alpha-1').decision!;
+  // alice's signature on alpha's decision, replayed into beta's log for its twin.
+  forge(betaDir, 10, { id: 'P-beta-1', from: 'pending', to: 'accepted', by: 'alice', ratification: signed.ratification });
+
+  // A decision the CLI refuses (a credential its trust list does not hold) is refused and alerted.
+  const dropped = makeOperators(['dropped']).dropped!;
+  writeFileSync(path.join(dropped.home, 'operators.json'), JSON.stringify({ format: 'runtimectl.operators/1', operators: [] }));
+  openReviewQueue(alphaDir).submit({ kind: 'memory-promotion', proposer: 'loop', evidence: evidenceA, text: 'Another fact.' }, { now: 11 });
+  const refused = await cli(['proposals', 'accept', 'P-alpha-2', '--now', '12', '--state-dir', state], { env: dropped.env });
+  assert.equal(refused.status, 1);
+  const alert = openReviewQueue(alphaDir).read().alerts.at(-1)!;
+  assert.equal(alert.alert, 'decision_refused');
+  assert.match(alert.message, /^a decision to accept P-alpha-2 by "dropped" was refused: the decision is signed by key sha256:[0-9a-f]+…, which is not a trusted operator's/);
+  assert.equal(openReviewQueue(alphaDir).get('P-alpha-2').state, 'pending', 'nothing was decided');
+
+  await run([alpha, beta], { stateDir: state, env: fakeEnv(OPS.alice!.env) });
+  assert.match(longTerm(state, 'alpha'), /A twin fact\./);
+  assert.doesNotMatch(longTerm(state, 'beta'), /A twin fact\./);
+  const betaAlert = openReviewQueue(betaDir).read().alerts.at(-1)!;
+  assert.equal(betaAlert.alert, 'decision_not_ratified');
+  assert.match(betaAlert.message, /P-beta-1 was recorded as accepted by alice but is not applied: the signature covers another proposal/);
+  // What the CLI wrote while alpha was not running reached alpha's event log at its start: the decisions and the refused one's alert.
+  const alphaEvents = (await import('../../features/science-loop/test/helpers.ts')).events(state, 'alpha');
+  const mirrored = alphaEvents.filter((e) => (e.payload as { mirrored?: boolean }).mirrored).map((e) => `${e.type} ${(e.payload as { alert?: string; to?: string }).alert ?? (e.payload as { to?: string }).to ?? ''}`.trim());
+  assert.deepEqual(mirrored, ['proposal_submitted', 'proposal_state accepted', 'proposal_submitted', 'operator_alert decision_refused']);
+  const betaEvents = (await import('../../features/science-loop/test/helpers.ts')).events(state, 'beta');
+  assert.ok(betaEvents.some((e) => e.type === 'operator_alert' && /signature covers another proposal/.test(String((e.payload as { message: string }).message))));
 });

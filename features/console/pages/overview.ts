@@ -13,6 +13,15 @@ function budgetCell(row: FleetRow) {
   return html`${b.tokens_used_24h} used, ${b.tokens_remaining_24h ?? '?'} left of ${b.token_budget} (24 h, ${b.source})<br>sessions ${b.sessions_24h} / ${b.max_autonomous_sessions_per_day ?? '?'} today`;
 }
 
+/** Held proposals and alerts of the last 24 h, as a line pointing at the review page (nothing when there are none). */
+function attentionLine(row: FleetRow) {
+  const r = row.review;
+  if (!r) return html``;
+  if (r.error !== undefined) return html`<div class="alerts-badge">review queue unreadable</div>`;
+  const parts = [...(r.held.length > 0 ? [`${r.held.length} held`] : []), ...(r.alerts_in_window > 0 ? [`${r.alerts_in_window} alert(s) in 24 h`] : [])];
+  return parts.length === 0 ? html`` : html`<div class="alerts-badge" id="attention-${row.persona_id}"><a href="/review">${parts.join(', ')}</a></div>`;
+}
+
 export function overviewBody(rows: FleetRow[], nowMs: number, scrub: ConsoleScrub) {
   if (rows.length === 0) return html`<p class="muted">No persona has run under this state directory yet.</p>`;
   const items = rows.map((row) => {
@@ -26,7 +35,7 @@ export function overviewBody(rows: FleetRow[], nowMs: number, scrub: ConsoleScru
     const day = hourSeries(row.buckets, hourOf(nowMs) - DAY_MS, nowMs, (b) => b.tokens);
     const week = hourSeries(row.buckets, hourOf(nowMs) - 7 * DAY_MS, nowMs, (b) => b.tokens);
     return html`<tr id="fleet-${id}">
-<td><a href="/persona/${encodeURIComponent(id)}">${id}</a><div class="muted">${s.runtime ?? ''} · ${s.backend}</div></td>
+<td><a href="/persona/${encodeURIComponent(id)}">${id}</a><div class="muted">${s.runtime ?? ''} · ${s.backend}</div>${attentionLine(row)}</td>
 <td><span class="badge b-${row.health}">${row.health}</span></td>
 <td class="last-cycle">${last ? `#${last.cycle} ${last.phase} ${last.outcome}: ${scrub.text(reason)}` : '-'}<div class="muted">${last ? ago(last.at, nowMs) : ''}</div></td>
 <td>${budgetCell(row)}<div class="muted">${s.tokens_per_hour_24h} tokens/h, ${s.events_24h} events in 24 h</div></td>

@@ -7,7 +7,7 @@ import type { ConsoleScrub } from '../scrub.ts';
 export function personaBody(id: string, p: PersonaPage, nowMs: number, scrub: ConsoleScrub) {
   const s = p.summary;
   const cycles = p.cycles.map(
-    (c) => html`<tr id="cycle-${id}-${c.cycle}"><td>${c.cycle}</td><td>${c.at}</td><td>${c.phase}</td><td>${c.outcome}</td><td>${scrub.text(c.tier)}</td><td>${scrub.text(c.reason)}</td><td>${c.applied.join(', ')}</td></tr>`,
+    (c) => html`<tr id="cycle-${id}-${c.cycle}"><td>${c.cycle}</td><td>${c.at}</td><td>${c.phase}</td><td>${c.outcome}</td><td>${scrub.text(c.tier)}</td><td>${scrub.text(c.reason)}</td><td>${c.applied.join(', ')}${c.held.length > 0 ? html` <span class="alerts-badge">HELD ${c.held.join(', ')}</span>` : ''}${c.alerts > 0 ? html` <span class="alerts-badge">${c.alerts} alert(s)</span>` : ''}</td></tr>`,
   );
   const sessions = p.cycles
     .filter((c) => c.session)
@@ -24,10 +24,20 @@ export function personaBody(id: string, p: PersonaPage, nowMs: number, scrub: Co
   const proposals = Array.isArray(p.proposals)
     ? p.proposals.map((q) => html`<tr><td><a href="/proposal/${encodeURIComponent(q.id)}">${q.id}</a></td><td>${displayState(q, nowMs)}</td><td>${q.kind}</td><td>${scrub.text(proposalSummary(q))}</td></tr>`)
     : html`<tr><td colspan="4" class="error">${scrub.text(p.proposals.error)}</td></tr>`;
+  const a = p.attention;
+  const attention = !a
+    ? html``
+    : a.error !== undefined
+      ? html`<h2>Needs an operator</h2><p class="error">review queue: ${scrub.text(a.error)}</p>`
+      : a.held.length + a.alerts.length === 0
+        ? html``
+        : html`<h2 class="error">Needs an operator</h2>
+<table id="persona-attention"><thead><tr><th>proposal</th><th>at</th><th>what</th></tr></thead><tbody>${a.held.map((h) => html`<tr class="alert"><td><a href="/proposal/${encodeURIComponent(h.id)}">${h.id}</a></td><td>${new Date(h.at).toISOString()}</td><td>HELD: ${scrub.text(h.reason)}</td></tr>`)}${a.alerts.map((x) => html`<tr class="alert" id="persona-alert-${x.seq}"><td>${x.id ?? '-'}</td><td>${new Date(x.at).toISOString()}</td><td>${x.alert}: ${scrub.text(x.message)}</td></tr>`)}</tbody></table>`;
   const b = s.budget;
   return html`<p>${s.runtime ?? ''} · backend ${s.backend} · ${s.cycles} cycles · last ${s.last_cycle ? `#${s.last_cycle.cycle} ${ago(s.last_cycle.at, nowMs)}` : 'none'} ·
 ${b ? (b.read_only ? `read-only (${b.source})` : `${b.tokens_used_24h}/${b.token_budget} tokens, ${b.sessions_24h}/${b.max_autonomous_sessions_per_day ?? '?'} sessions in 24 h`) : ''}
 · history: ${s.history.sealed_segments} sealed segment(s), open segment ${s.history.open_segment.index} · Live: <span id="live-status">connecting…</span></p>
+${attention}
 <h2>Recent cycles</h2>
 <table id="cycles"><thead><tr><th>#</th><th>at</th><th>phase</th><th>outcome</th><th>decision</th><th>reason</th><th>applied</th></tr></thead><tbody>${cycles}</tbody></table>
 <h2>Live events</h2><ul id="live-log"></ul>

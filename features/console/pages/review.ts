@@ -1,7 +1,7 @@
 /** The review queue across the fleet, and one proposal with its evidence and the decision form. */
 import path from 'node:path';
 import { html } from '../html.ts';
-import { displayState, proposalSummary } from '../../review/format.ts';
+import { displayState, proposalSummary, proposerText } from '../../review/format.ts';
 import { isOverdue, type Proposal } from '../../../kernel/review/index.ts';
 import type { PersonaQueue } from '../review.ts';
 import { evidenceRefs, evidenceView } from '../evidence.ts';
@@ -51,7 +51,7 @@ export function queueBody(stateDir: string, queues: PersonaQueue[], nowMs: numbe
     return q.proposals
       .filter((p) => p.state === 'pending' || p.state === 'under-review')
       .map(
-        (p) => html`<tr id="proposal-${p.id}"><td>${q.persona_id}</td><td><a href="/proposal/${encodeURIComponent(p.id)}">${p.id}</a></td><td>${displayState(p, nowMs)}<br><span class="muted">${expiry(p, nowMs)}</span></td><td>${p.kind} by ${scrub.text(p.proposer)}<br>${scrub.text(proposalSummary(p))}</td>
+        (p) => html`<tr id="proposal-${p.id}"><td>${q.persona_id}</td><td><a href="/proposal/${encodeURIComponent(p.id)}">${p.id}</a></td><td>${displayState(p, nowMs)}<br><span class="muted">${expiry(p, nowMs)}</span></td><td>${p.kind} by ${scrub.text(proposerText(p))}<br>${scrub.text(proposalSummary(p))}</td>
 <td>${evidenceRefs(p).map((e, i) => html`<a href="/proposal/${encodeURIComponent(p.id)}/evidence/${i}">${scrub.text(e.ref)}</a><br>${gateLine(path.join(stateDir, q.persona_id), p, i, scrub)}<br>`)}</td><td>${decideForm(p, form)}</td></tr>`,
       );
   });
@@ -61,8 +61,15 @@ export function queueBody(stateDir: string, queues: PersonaQueue[], nowMs: numbe
       const last = q.refusals.at(-1);
       return html`<tr><td>${q.persona_id}</td><td>${q.open}</td><td>${q.refusals.length}</td><td>${last ? `${last.reason} (limit ${last.limit}, observed ${last.observed}) at ${new Date(last.at).toISOString()}` : '-'}</td></tr>`;
     });
+  const held = queues.flatMap((q) => (q.attention?.held ?? []).map((h) => html`<tr id="held-${h.id}" class="alert"><td>${q.persona_id}</td><td><a href="/proposal/${encodeURIComponent(h.id)}">${h.id}</a></td><td>${new Date(h.at).toISOString()}</td><td>HELD: ${scrub.text(h.reason)}</td></tr>`));
+  const alerts = queues.flatMap((q) => (q.attention?.alerts ?? []).map((a) => html`<tr id="alert-${q.persona_id}-${a.seq}" class="alert"><td>${q.persona_id}</td><td>${a.id ? html`<a href="/proposal/${encodeURIComponent(a.id)}">${a.id}</a>` : '-'}</td><td>${new Date(a.at).toISOString()}</td><td>${a.alert}: ${scrub.text(a.message)}</td></tr>`));
+  const attention = held.length + alerts.length > 0
+    ? html`<h2 class="error">Needs an operator</h2>
+<table id="attention"><thead><tr><th>persona</th><th>proposal</th><th>at</th><th>what</th></tr></thead><tbody>${held}${alerts}</tbody></table>`
+    : html`<h2>Needs an operator</h2><p id="attention" class="muted">no held proposal, no alert in the last 24 h</p>`;
   const decided = queues.flatMap((q) => q.proposals.filter((p) => p.state === 'accepted' || p.state === 'rejected').slice(-10).map((p) => html`<tr><td>${q.persona_id}</td><td><a href="/proposal/${encodeURIComponent(p.id)}">${p.id}</a></td><td>${displayState(p, nowMs)}</td><td>${scrub.text(p.decision?.by ?? '')}</td><td>${scrub.text(p.decision?.reason ?? '')}</td></tr>`));
-  return html`<h2>Open proposals</h2>
+  return html`${attention}
+<h2>Open proposals</h2>
 <table id="queue"><thead><tr><th>persona</th><th>id</th><th>state</th><th>what</th><th>evidence</th><th>decide</th></tr></thead><tbody>${rows.length ? rows : html`<tr><td colspan="6" class="muted">nothing waiting</td></tr>`}</tbody></table>
 <h2>Backpressure</h2>
 <table><thead><tr><th>persona</th><th>open now</th><th>refused</th><th>last refusal</th></tr></thead><tbody>${pressure}</tbody></table>
@@ -73,7 +80,8 @@ export function queueBody(stateDir: string, queues: PersonaQueue[], nowMs: numbe
 export function proposalBody(p: Proposal, nowMs: number, form: DecideForm, scrub: ConsoleScrub, notice?: string) {
   const history = p.history.map((t) => html`<tr><td>${new Date(t.at).toISOString()}</td><td>${t.from} → ${t.to}</td><td>${scrub.text(t.by)}</td><td>${scrub.text(t.reason ?? '')}</td></tr>`);
   return html`${notice ? html`<p class="notice" id="notice">${scrub.text(notice)}</p>` : ''}
-<p><b id="proposal-state">${displayState(p, nowMs)}</b> · ${p.kind} · proposed by ${scrub.text(p.proposer)} at ${new Date(p.created_at).toISOString()} · ${expiry(p, nowMs)}</p>
+<p><b id="proposal-state">${displayState(p, nowMs)}</b> · ${p.kind} · proposed by ${scrub.text(proposerText(p))} at ${new Date(p.created_at).toISOString()} · ${expiry(p, nowMs)}</p>
+${p.state === 'accepted' && !p.applied && p.held ? html`<p class="error" id="proposal-held">Held by the loop since ${new Date(p.held.at).toISOString()}: ${scrub.text(p.held.reason)}</p>` : ''}
 ${decideForm(p, form)}
 <h2>Content</h2><pre>${scrub.text(JSON.stringify(p.content, null, 2))}</pre>
 <h2>Evidence</h2>

@@ -44,7 +44,7 @@ test('submit, list, show, accept, reject: the operator round trip, text and --js
 
   const accepted = await cli(['proposals', 'accept', 'P-alpha-1', '--by', 'alice', '--reason', 'seen twice', '--now', '3000', '--state-dir', state]);
   assert.equal(accepted.status, 0, accepted.stderr);
-  assert.match(accepted.stdout, /^P-alpha-1: pending → accepted by alice \(signed, key sha256:[0-9a-f]{16}…\); it takes effect at the persona's next cycle\n$/);
+  assert.match(accepted.stdout, /^P-alpha-1: pending → accepted by alice \(signed, key sha256:[0-9a-f]{16}…\); it takes effect at the persona's next cycle boundary, if its kernel trusts this key \(a running kernel re-reads its operators\.json there; "proposals show P-alpha-1" says whether it was applied or held, and why\)\n$/);
 
   const rejected = await cli(['proposals', 'reject', 'P-alpha-2', '--by', 'bob', '--reason', 'vague', '--now', '3001', '--state-dir', state, '--json']);
   assert.equal(rejected.status, 0, rejected.stderr);
@@ -101,10 +101,17 @@ test('a submission past the backpressure policy exits 1 with one line, and the r
   const refused = await submit(state, 'two', 2, ['--policy', policy]);
   oneLineError(refused, 1, 'RTC_ERR_REVIEW_BACKPRESSURE');
   assert.match(refused.stderr, /refused \(max_pending\)/);
+  assert.match(refused.stderr, /refusal and operator alert recorded at seq 2-3$/m);
+  // The same proposer refused again for the same reason, nothing changed since: answered, not written again (a flood costs two records).
   const json = await submit(state, 'three', 3, ['--policy', policy, '--json']);
   assert.equal(json.status, 1);
-  assert.equal((JSON.parse(json.stdout) as { status: string }).status, 'refused');
-  assert.deepEqual(recordTypes(path.join(state, 'alpha')), ['proposal_submitted', 'proposal_refused', 'operator_alert', 'proposal_refused', 'operator_alert']);
+  const again = JSON.parse(json.stdout) as { status: string; refusal: { recorded: boolean; refusal_seq: number } };
+  assert.equal(again.status, 'refused');
+  assert.deepEqual([again.refusal.recorded, again.refusal.refusal_seq], [false, 2]);
+  const text = await submit(state, 'four', 4, ['--policy', policy]);
+  oneLineError(text, 1, 'RTC_ERR_REVIEW_BACKPRESSURE');
+  assert.match(text.stderr, /the same refusal was recorded at seq 2-3 and is not written again/);
+  assert.deepEqual(recordTypes(path.join(state, 'alpha')), ['proposal_submitted', 'proposal_refused', 'operator_alert']);
 
   fs.writeFileSync(policy, 'max_pending: 0\n');
   const bad = await submit(state, 'four', 4, ['--policy', policy]);
@@ -131,4 +138,33 @@ test('submit covers every kind: a plugin change stores its content by digest, a 
   oneLineError(await cli(['proposals', 'submit', '--persona', 'alpha', '--kind', 'memory-promotion', '--text', 'x', '--evidence', 'no-digest', '--state-dir', state]), 2, 'RTC_ERR_CLI_USAGE');
   oneLineError(await cli(['proposals', 'submit', '--persona', 'alpha', '--kind', 'memory-promotion', '--text', 'x', '--evidence', 'ref@md5:1', '--state-dir', state]), 1, 'RTC_ERR_REVIEW_INVALID');
   oneLineError(await cli(['proposals', 'submit', '--persona', 'alpha', '--kind', 'wish', '--evidence', EVIDENCE_ARG, '--state-dir', state]), 2, 'RTC_ERR_CLI_USAGE');
+});
+
+test('submit resolves evidence only inside the persona: absolute, "..", links out and /proc get one refusal whether or not the target exists (issue 27 item 9f)', async () => {
+  const state = stateDir();
+  const outside = path.join(state, 'outside.txt');
+  fs.writeFileSync(outside, 'not the persona\'s');
+  const artifacts = path.join(state, 'alpha', 'brain', 'artifacts');
+  fs.symlinkSync(outside, path.join(artifacts, 'link-out'));
+  fs.symlinkSync(path.join(state, 'gone.txt'), path.join(artifacts, 'link-nowhere'));
+  fs.symlinkSync('/proc/self/environ', path.join(artifacts, 'link-proc'));
+  fs.symlinkSync(state, path.join(artifacts, 'up'));
+  const digest = digestOf('not the persona\'s');
+  const refs = [outside, path.join(state, 'gone.txt'), '/etc/passwd', '/etc/nothing-here', '/proc/self/environ', '/proc/self/nope', '../outside.txt', '../gone.txt', 'brain/../../outside.txt', 'brain/artifacts/link-out', 'brain/artifacts/link-nowhere', 'brain/artifacts/link-proc', 'brain/artifacts/up/outside.txt', 'brain/artifacts/up/gone.txt', 'workspace:../../../../../outside.txt'];
+  const lines = new Set<string>();
+  for (const ref of refs) {
+    for (const flag of ['--evidence', '--package']) {
+      const args = flag === '--evidence' ? ['--kind', 'memory-promotion', '--text', 'x', '--evidence', `${ref}@${digest}`] : ['--kind', 'skill-draft', '--skill', 'persona/alpha/x', '--package', `${ref}@${digest}`, '--evidence', EVIDENCE_ARG];
+      const out = await cli(['proposals', 'submit', '--persona', 'alpha', ...args, '--state-dir', state]);
+      oneLineError(out, 1, 'RTC_ERR_REVIEW_EVIDENCE');
+      // The line without the ref: the same for every one of them.
+      lines.add(out.stderr.replace(JSON.stringify(ref), 'REF'));
+    }
+  }
+  assert.deepEqual([...lines].map((l) => l.replace(/--package|--evidence/, 'FLAG')).filter((l, i, all) => all.indexOf(l) === i), [
+    'runtimectl: RTC_ERR_REVIEW_EVIDENCE: FLAG REF is not a file or event of the persona (evidence is a path relative to the persona folder without "..", workspace:PATH in its workspace, or events#SEQ)\n',
+  ]);
+  assert.equal(fs.existsSync(logFile(path.join(state, 'alpha'))), false, 'nothing was recorded');
+  // The persona's own file, named relative to its folder, is fine.
+  assert.equal((await submit(state, 'fine', 1)).status, 0);
 });

@@ -70,9 +70,9 @@ test('status prints one row per persona with its last cycle, phase, budget postu
   const text = await cli(['status', '--state-dir', 's'], dir);
   assert.equal(text.code, 0);
   const [header, ada, bo] = text.out.trimEnd().split('\n');
-  assert.match(header!, /^PERSONA\s+LAST CYCLE\s+PHASE\s+OUTCOME\s+BUDGET \(24 h\)\s+TOKENS\/H\s+EXECUTOR\s+LAST DEFER REASON$/);
-  assert.match(ada!, /^ada\s+#2 \S+Z\s+science_compute_patrol\s+idle\s+1500\/90000 \(profile\), 1\/3 sessions\s+63\s+executor\.codex\s+#2 nothing to do/);
-  assert.match(bo!, /^bo\s+#2 \S+Z\s+science_compute_patrol\s+deferred\s+read-only \(wallet_advisory\)\s+0\s+executor\.claude\s+#2 no daily token budget/);
+  assert.match(header!, /^PERSONA\s+LAST CYCLE\s+PHASE\s+OUTCOME\s+BUDGET \(24 h\)\s+TOKENS\/H\s+EXECUTOR\s+REVIEW\s+LAST DEFER REASON$/);
+  assert.match(ada!, /^ada\s+#2 \S+Z\s+science_compute_patrol\s+idle\s+1500\/90000 \(profile\), 1\/3 sessions\s+63\s+executor\.codex\s+-\s+#2 nothing to do/);
+  assert.match(bo!, /^bo\s+#2 \S+Z\s+science_compute_patrol\s+deferred\s+read-only \(wallet_advisory\)\s+0\s+executor\.claude\s+-\s+#2 no daily token budget/);
 
   const json = JSON.parse((await cli(['status', '--state-dir', 's', '--json'], dir)).out);
   assert.equal(json.state_dir, path.join(dir, 's'));

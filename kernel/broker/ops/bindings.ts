@@ -38,6 +38,14 @@ export interface BindingImplementations {
     list(): unknown[] | Promise<unknown[]>;
     call(name: string, args: unknown, by: string): Promise<unknown>;
   };
+  /**
+   * the persona's review queue (kernel/review/agent-proposals.ts): a proposal with its evidence,
+   * answered `{status: "queued", ...}` or `{status: "refused", reason, message, ...}`, never thrown
+   */
+  proposals?: {
+    submit(proposal: unknown, by: string): unknown | Promise<unknown>;
+    list(by: string): unknown[] | Promise<unknown[]>;
+  };
   /** a gate run's services for one of its check plugins (kernel/contracts/gate-check.ts) */
   gate?: GateBindings;
 }
@@ -189,4 +197,37 @@ export const bindingToolsCall = defineOp({
   },
 });
 
-export const BINDING_OPS = [bindingLedgerCreateTask, bindingLedgerList, bindingEventsAppend, bindingMemoryRead, bindingToolsList, bindingToolsCall];
+/**
+ * A proposal to the persona's review queue. The broker passes the plugin's object through as
+ * it came (the queue checks it against its own schema and answers a refusal for anything
+ * wrong, too large included, so a bad proposal never throws into the plugin); only a value
+ * that is not an object is a TypeError here.
+ */
+export const bindingProposalsSubmit = defineOp({
+  name: 'binding.proposals.submit',
+  mode: 'async',
+  parse(raw) {
+    const o = record(raw);
+    return { proposal: o.proposal };
+  },
+  needs: () => [],
+  async run(a, ctx, call) {
+    const b = admit(ctx, call, 'proposals');
+    const proposals = b.impl.proposals ?? unavailable('proposals');
+    return forward(() => proposals.submit(a.proposal, ctx.subject));
+  },
+});
+
+export const bindingProposalsList = defineOp({
+  name: 'binding.proposals.list',
+  mode: 'async',
+  parse: () => ({}),
+  needs: () => [],
+  async run(_a, ctx, call) {
+    const b = admit(ctx, call, 'proposals');
+    const proposals = b.impl.proposals ?? unavailable('proposals');
+    return forward(() => proposals.list(ctx.subject));
+  },
+});
+
+export const BINDING_OPS = [bindingLedgerCreateTask, bindingLedgerList, bindingEventsAppend, bindingMemoryRead, bindingToolsList, bindingToolsCall, bindingProposalsSubmit, bindingProposalsList];
