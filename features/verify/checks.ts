@@ -19,6 +19,8 @@ import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import { checkLedgerConsistency } from '../ledger/consistency.ts';
 import { prepareLedger } from '../ledger/open.ts';
 import { LEDGER_DIR } from '../ledger/config.ts';
+import { detectLedgerFormat } from '../ledger/format.ts';
+import { locateLedger } from '../ledger/layout.ts';
 import { PERSISTENCE_CONFIG_FILE, readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
 import { findPersistencePlugin, openBackend } from '../persistence/open.ts';
 import { PLUGINS_DIR } from '../../kernel/plugins/registry.ts';
@@ -30,10 +32,12 @@ export const ledgerCheck: VerifyCheck = {
     if (target.fleet) return { status: 'absent', summary: "not checked: the ledger's config.yaml is a file of the persona folder (verify with --state-dir)", findings: [] };
     if (!existsSync(path.join(target.personaDir, LEDGER_DIR))) return { status: 'absent', summary: 'no ledger', findings: [] };
     await prepareLedger();
-    // A ledger kept as a backend's rows (postgres) is read through that backend; a file ledger
-    // (jsonl-fs or sqlite format, whatever the backend) from its file.
-    const configured = readPersistenceConfig(target.personaDir).backend;
-    const rows = configured !== 'jsonl-fs' && configured !== 'sqlite' && target.backend ? await target.backend() : undefined;
+    // The ledger is where openLedger finds it: a file in its format (jsonl-fs or sqlite, whatever
+    // the backend) when config.yaml's path holds one, else the rows of a backend that keeps
+    // them (postgres), read through that backend.
+    const location = locateLedger(target.personaDir, target.personaId);
+    const file = location ? detectLedgerFormat(location.dbFile) : 'missing';
+    const rows = (file === 'missing' || file === 'empty') && target.backend ? await target.backend() : undefined;
     const problems = rows && rows.ledger.format === 'postgres' ? rows.ledger.check() : checkLedgerConsistency(target.personaDir, undefined, target.personaId);
     const findings: VerifyFinding[] = problems.map((p) => {
       const line = /^line (\d+)$/.exec(p.position);

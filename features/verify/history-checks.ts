@@ -197,7 +197,7 @@ export const traceCheck: VerifyCheck = {
       const since = recordOf(target.since?.trace);
       const seen = new Map<string, { cycle: number; persona: string }>();
       const report = verifyTrace(store, { mode, ...(since ? { since } : {}), ...(eventIndex ? { eventIndex } : {}), seen });
-      const findings: VerifyFinding[] = report.problems.map((p) => ({ severity: p.severity, file: p.file, code: p.code, what: p.what }));
+      const findings: VerifyFinding[] = report.problems.map((p) => ({ severity: p.severity, file: p.file, ...(p.line === undefined ? {} : { line: p.line }), code: p.code, what: p.what }));
       // The tool calls made outside any cycle: one plain file of records.
       const tools = new Map<string, { cycle: number; persona: string }>();
       const toolStore = new TraceStore(target.personaDir, { readonly: true, file: TOOL_TRACE_FILE });

@@ -129,7 +129,10 @@ export function verifyTrace(store: TraceStore, options: TraceVerifyOptions): Tra
       }
       report.records += note(store.checkLines(open, store.file));
     } catch (e) {
-      error(store.file, isKernelError(e) ? e.message : String(e), 'RTC_ERR_REPLAY_RECORDING');
+      // checkLines names `<file>:<line>`: the problem carries the line, the message the rest
+      const line = isKernelError(e) && typeof e.details['line'] === 'number' ? e.details['line'] : undefined;
+      const what = isKernelError(e) ? (line === undefined ? e.message : e.message.replace(`${store.file}:${line}: `, '')) : String(e);
+      report.problems.push({ file: store.file, ...(line === undefined ? {} : { line }), code: 'RTC_ERR_REPLAY_RECORDING', what, severity: 'error' });
     }
   }
   report.ok = report.problems.length === 0;
