@@ -13,8 +13,8 @@
  * Ids are unique across the whole search path. Two plugins with one id are both refused (the
  * kernel will not guess which one an operator meant), with one line naming both folders.
  *
- * Trust: only first-party plugins (the folders of the search path's first, built-in folder,
- * the checkout's plugins/, whose real location is inside it) run under the sandbox profile
+ * Trust: only first-party plugins (whose real location is inside the checkout's plugins/, or
+ * inside the search path's first, built-in folder when that is another one) run under the sandbox profile
  * their manifest names whatever it is. A plugin from anywhere else (RUNTIMECTL_PLUGIN_PATH,
  * --plugins-dir, a link in plugins/ to a folder elsewhere) that asks for an in-process profile
  * (trusted, persistence) runs under "default", the isolating process tier, because one fatal
@@ -128,7 +128,8 @@ export function loadPlugin(dir: string, source = path.dirname(dir), builtIn: str
   const file = path.join(dir, 'plugin.yaml');
   const manifest = readManifestFile(pluginManifestSchema, file, PROJECT_ROOT);
   const where = displayPath(file);
-  const firstParty = path.resolve(source) === path.resolve(builtIn) && realInside(dir, builtIn);
+  // The checkout's own code wherever it is linked from, or a folder of the built-in root that really is there.
+  const firstParty = realInside(dir, PLUGINS_DIR) || (path.resolve(source) === path.resolve(builtIn) && realInside(dir, builtIn));
   if (manifest.mcp) return loadMount(manifest, dir, file, source, firstParty);
   if (manifest.entry === undefined) throw kernelError('RTC_ERR_MANIFEST_INVALID', `${where}: entry: is required for a plugin in a plugins folder (a skill's scripts-only plugin.yaml belongs beside its SKILL.md)`, { details: { file: where, field: 'entry' } });
   const entry = path.resolve(dir, manifest.entry);

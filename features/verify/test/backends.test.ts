@@ -331,6 +331,16 @@ for (const backend of ['jsonl-fs', 'sqlite'] as const) {
     await assertEachDamageCaught(made, backend === 'jsonl-fs' ? JSONL_DAMAGE : SQLITE_DAMAGE);
     // The state itself was never touched by the damage: it still verifies.
     assert.equal((await verify(made, ['--full', '--state-dir', made.state, '--plugins-dir', made.plugins])).status, 0);
+    // Moved to the other file backend by persistence export: still a healthy state (the
+    // checkpoint goes along with the sealed history), as verify says.
+    const moved = path.join(tempDir('rtc-verify-moved-'), 'state');
+    fs.cpSync(made.state, moved, { recursive: true });
+    const other = backend === 'jsonl-fs' ? 'sqlite' : 'jsonl-fs';
+    const exported = await runCli(['persistence', 'export', '--persona', made.id, '--to', other, '--switch', '--state-dir', moved], { cwd: made.dir });
+    assert.equal(exported.status, 0, exported.stderr);
+    const after = await verify(made, ['--full', '--state-dir', moved, '--plugins-dir', made.plugins]);
+    assert.equal(after.status, 0, findings(after.report).join('\n'));
+    assert.equal((checkOf(after.report, 'events').details as { backend: string }).backend, other);
   });
 }
 
