@@ -124,6 +124,8 @@ export const ERROR_CODES = {
   // substrate record (plugin manifest and bundle digests, <state>/substrate.json)
   RTC_ERR_SUBSTRATE_RECORD: 'the substrate record cannot be read or written',
   RTC_ERR_SUBSTRATE_CHANGED: 'a plugin manifest or bundle changed since the substrate was recorded, or a manifest no longer loads',
+  // a plugin recorded from an outside folder (RUNTIMECTL_PLUGIN_PATH, --plugins-dir) that is not on this search path: not damage, not checked
+  RTC_ERR_SUBSTRATE_OFF_PATH: 'a recorded plugin came from a plugin folder that is not on this search path, so it could not be checked',
   // skills
   RTC_ERR_SKILL_INVALID: 'a SKILL.md does not follow the Agent Skills format',
   RTC_ERR_SKILL_UNKNOWN: 'no skill with that name is in the catalog',

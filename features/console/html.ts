@@ -27,6 +27,7 @@ export function page(options: { title: string; body: unknown; nav: NavState; liv
   <a class="brand" href="/">runtimectl console</a>
   <nav><a href="/">fleet</a> <a href="/review">review queue</a></nav>
   <span class="mode ${nav.canDecide ? 'operator' : 'readonly'}">${nav.canDecide ? `operator ${nav.operator}` : nav.operator ? `read-only (log in as ${nav.operator} with the URL serve printed)` : 'read-only (started without an operator credential)'}</span>
+  ${nav.canDecide && nav.csrf ? html`<form class="logout" method="post" action="/logout"><input type="hidden" name="csrf" value="${nav.csrf}"><button type="submit" id="logout">log out</button></form>` : ''}
 </header>
 <main>
 <h1>${title}</h1>
@@ -43,6 +44,8 @@ export interface NavState {
   operator?: string;
   /** whether this browser session may decide (logged in with the operator's access token) */
   canDecide: boolean;
+  /** the session's form token (for the logout form), when logged in */
+  csrf?: string;
 }
 
 export function escapeAttr(text: string): string {
@@ -65,6 +68,7 @@ header{display:flex;gap:1.5em;align-items:center;padding:.6em 1.2em;background:#
 header a{color:#cfe0ff;text-decoration:none} .brand{font-weight:600;color:#fff}
 .mode{margin-left:auto;font-size:12px;padding:.2em .6em;border-radius:1em}
 .mode.operator{background:#2f7d32} .mode.readonly{background:#555}
+form.logout{margin:0 0 0 .6em} form.logout button{font-size:12px}
 main{padding:1em 1.4em;max-width:1300px}
 h1{font-size:20px;margin:.2em 0 .6em} h2{font-size:16px;margin:1.4em 0 .4em}
 table{border-collapse:collapse;width:100%;background:#fff} td,th{padding:.35em .6em;border-bottom:1px solid #e3e6eb;text-align:left;vertical-align:top}

@@ -12,11 +12,12 @@
  *   GET  /proposal/:id/evidence/:n   the gate evidence browser for its n-th evidence
  *   POST /proposal/:id/decide        accept or reject (operator session + same origin + form token)
  *   GET  /events?persona=ID&after=N  server-sent events (without persona: the whole fleet)
- *   GET  /login?token=T              opens an operator session (the URL `serve` printed)
+ *   GET  /login?token=T              opens an operator session (the one-time URL `serve` printed)
+ *   POST /logout                     ends this browser's operator session (same origin + form token)
  *   GET  /api/fleet                  the overview's rows as JSON
  */
 import { Hono, type Context } from 'hono';
-import { getCookie, setCookie } from 'hono/cookie';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
 import { serve, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
@@ -32,7 +33,7 @@ import { fleetQueues, personaQueue } from './review.ts';
 import { evidenceView } from './evidence.ts';
 import { LiveHub } from './live.ts';
 import { consoleScrub, type ConsoleScrub } from './scrub.ts';
-import { checkHost, checkSameOrigin, SESSION_COOKIE, sessions, type Sessions } from './security.ts';
+import { checkHost, checkSameOrigin, LOGIN_TTL_MS, SESSION_COOKIE, sessions, type LoginRefusal, type Sessions, type SessionTimes } from './security.ts';
 import { personaOfProposal, type Decider } from './decide.ts';
 import { overviewBody } from './pages/overview.ts';
 import { personaBody, sessionBody } from './pages/persona.ts';
@@ -52,14 +53,20 @@ export interface ConsoleOptions {
   scrub?: ConsoleScrub;
   /** keep the rows of personas whose files did not change (default true; the bench measures both) */
   cacheRows?: boolean;
+  /** host names the console also answers (`serve --allow-host`): a name it is reached by besides its address */
+  allowHosts?: readonly string[];
+  /** how long a login URL and a session last (defaults in security.ts; tests shorten them) */
+  sessionTimes?: SessionTimes;
+  /** told each new one-time login URL after the first (the last was spent or expired): serve prints it */
+  onLoginUrl?: (url: string, why: 'used' | 'expired') => void;
 }
 
 export interface ConsoleApp {
   app: Hono;
   sessions: Sessions;
   hub: LiveHub;
-  /** set once listening: the bound host and port (the Host check needs the port) */
-  bind: { host: string; port: number };
+  /** set once listening: the bound host and port (the Host check needs the port) and the console's URL */
+  bind: { host: string; port: number; url: string };
 }
 
 const STATUS: Partial<Record<ErrorCode, 400 | 401 | 403 | 404 | 409>> = {
@@ -86,18 +93,21 @@ export function createConsole(options: ConsoleOptions): ConsoleApp {
   const clock = options.clock ?? Date.now;
   const scrub = options.scrub ?? consoleScrub();
   const staleAfterMs = options.staleAfterMs ?? 3_600_000;
-  const auth = sessions(decider !== undefined);
+  const bind = { host: '127.0.0.1', port: 0, url: '' };
+  const auth = sessions(decider !== undefined, clock(), options.sessionTimes, (token, why) => options.onLoginUrl?.(`${bind.url}/login?token=${token}`, why));
   const hub = new LiveHub(stateDir, scrub, options.liveIntervalMs ?? 250);
-  const bind = { host: '127.0.0.1', port: 0 };
   const app = new Hono();
   const rowsCache = options.cacheRows === false ? undefined : new FleetCache();
 
   const sessionOf = (c: Context) => {
     const id = getCookie(c, SESSION_COOKIE);
-    const csrf = auth.csrfOf(id);
-    return csrf === undefined ? undefined : { csrf };
+    const csrf = auth.csrfOf(id, clock());
+    return csrf === undefined || id === undefined ? undefined : { id, csrf };
   };
-  const nav = (c: Context): NavState => ({ ...(decider ? { operator: decider.operator } : {}), canDecide: decider !== undefined && sessionOf(c) !== undefined });
+  const nav = (c: Context): NavState => {
+    const s = decider ? sessionOf(c) : undefined;
+    return { ...(decider ? { operator: decider.operator } : {}), canDecide: s !== undefined, ...(s ? { csrf: s.csrf } : {}) };
+  };
   const form = (c: Context): DecideForm => {
     const s = sessionOf(c);
     if (!decider) return { canDecide: false, why: 'read-only: this console was started without an operator credential (serve --operator)' };
@@ -109,7 +119,7 @@ export function createConsole(options: ConsoleOptions): ConsoleApp {
 
   app.use('*', async (c, next) => {
     // Before anything is read: the Host must be one this console serves (DNS rebinding).
-    checkHost(c.req.header('host'), { bind: bind.host, port: () => bind.port });
+    checkHost(c.req.header('host'), { bind: bind.host, port: () => bind.port, allowed: options.allowHosts ?? [] });
     await next();
     c.header('X-Frame-Options', 'DENY');
     c.header('X-Content-Type-Options', 'nosniff');
@@ -120,14 +130,29 @@ export function createConsole(options: ConsoleOptions): ConsoleApp {
 
   app.get('/static/live.js', (c) => c.body(LIVE_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
 
+  const LOGIN_REFUSED: Record<LoginRefusal, string> = {
+    'no-credential': 'this console was started without an operator credential: there is nothing to log in to (start it with serve --operator)',
+    wrong: 'wrong or missing access token: open the login URL runtimectl serve printed',
+    used: 'this login URL was already used: it opens one browser session, once; a new one-time URL was printed where runtimectl serve runs',
+    expired: `this login URL expired (it is valid for ${Math.round((options.sessionTimes?.loginTtlMs ?? LOGIN_TTL_MS) / 60_000)} min): a new one-time URL was printed where runtimectl serve runs`,
+  };
+
   app.get('/login', (c) => {
-    const opened = auth.open(c.req.query('token') ?? '');
-    if (!opened) {
-      if (!decider) throw kernelError('RTC_ERR_CONSOLE_AUTH', 'this console was started without an operator credential: there is nothing to log in to (start it with serve --operator)');
-      throw kernelError('RTC_ERR_CONSOLE_AUTH', 'wrong or missing access token: open the login URL runtimectl serve printed');
-    }
-    setCookie(c, SESSION_COOKIE, opened.session, { httpOnly: true, sameSite: 'Strict', path: '/' });
+    const opened = auth.open(c.req.query('token') ?? '', clock());
+    if ('refused' in opened) throw kernelError('RTC_ERR_CONSOLE_AUTH', LOGIN_REFUSED[opened.refused]);
+    setCookie(c, SESSION_COOKIE, opened.session, { httpOnly: true, sameSite: 'Strict', path: '/', maxAge: opened.maxAgeSeconds });
     return c.redirect('/', 303);
+  });
+
+  app.post('/logout', async (c) => {
+    checkSameOrigin({ origin: c.req.header('origin'), secFetchSite: c.req.header('sec-fetch-site'), host: c.req.header('host') });
+    const session = sessionOf(c);
+    if (!session) throw kernelError('RTC_ERR_CONSOLE_AUTH', 'not logged in: there is no session to end');
+    const body = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    if (body.csrf !== session.csrf) throw kernelError('RTC_ERR_CONSOLE_CSRF', "the form token is missing or not this session's: log out from the console's own page");
+    auth.close(session.id);
+    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    return c.redirect('/?logged_out=1', 303);
   });
 
   app.get('/', async (c) => {
@@ -293,6 +318,7 @@ export function startConsole(options: ConsoleOptions & { host?: string; port?: n
         made.bind.port = info.port;
         const shown = host.includes(':') ? `[${host}]` : host;
         const url = `http://${shown}:${info.port}`;
+        made.bind.url = url;
         server.off('error', fail);
         resolve({
           url,

@@ -31,6 +31,7 @@ import { computeEventHash, EVENT_SCHEMA_VERSION, EventEnvelopeSchema, GENESIS_HA
 import { openEventLog } from '../../kernel/events/event-log.ts';
 import { syncDirectory } from '../../kernel/events/repair.ts';
 import { readLines } from '../../kernel/events/scan.ts';
+import { headerProblem, SEGMENT_EVENT } from '../../kernel/events/segment-header.ts';
 
 /** One sound event line of the file: where it is and how it links. */
 interface Node {
@@ -133,11 +134,41 @@ function paths(children: Node[]): Node[][] {
   return out;
 }
 
+/** Where the open segment's chain starts when its first line is a sound segment header: the sealed record it links to. */
+function segmentAnchor(file: string): { seq: number; hash: string } | undefined {
+  for (const { line, bytes, terminated } of readLines(file)) {
+    if (!terminated || line !== 1) return undefined;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(bytes.toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    const parsed = EventEnvelopeSchema.safeParse(raw);
+    if (!parsed.success || parsed.data.type !== SEGMENT_EVENT || parsed.data.seq < 2) return undefined;
+    const payload = (raw as { payload?: unknown }).payload;
+    const event = { ...parsed.data, payload: payload as Record<string, unknown> };
+    if (computeEventHash(event) !== event.hash) return undefined;
+    if (headerProblem(payload, event.seq, event.prev) !== undefined) return undefined;
+    return { seq: event.seq - 1, hash: event.prev };
+  }
+  return undefined;
+}
+
 function parse(file: string): Parsed {
   // Every sound line joins the tree under the event it links to (seq + 1, prev = its hash);
   // the genesis is the root. A log written by one writer is a single path.
+  // A sealed log's open segment does not start at the genesis: its first line is the
+  // `log_segment` header that links to the last record of the sealed segment before it
+  // (kernel/events/segment-header.ts). The root is then that record, as the header names it;
+  // whether the sealed side really ends there is verify's question, not the fork's.
   const root: Node = { line: 0, offset: 0, length: 0, seq: 0, prev: '', hash: GENESIS_HASH, type: '', usage: undefined, children: [] };
-  const byHash = new Map<string, Node>([[GENESIS_HASH, root]]);
+  const anchor = segmentAnchor(file);
+  if (anchor !== undefined) {
+    root.seq = anchor.seq;
+    root.hash = anchor.hash;
+  }
+  const byHash = new Map<string, Node>([[root.hash, root]]);
   let orphans = 0;
   let duplicates = 0;
   let firstOrphan: number | null = null;

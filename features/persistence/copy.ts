@@ -17,6 +17,7 @@
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { rollupOf } from '../history/rollup.ts';
+import { CheckpointMismatch, confirmCheckpoint } from '../../kernel/history/checkpoint.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { detectLedgerFormat } from '../ledger/format.ts';
 import { openLedger, type LedgerRowsBackend } from '../ledger/open.ts';
@@ -129,6 +130,18 @@ export async function copyPersistence(from: PersistenceBackend, to: PersistenceB
     if (next.done || eventLine(next.value) !== eventLine(original)) refuse(`event seq ${original.seq} reads back differently from ${to.name}`, { seq: original.seq });
   }
   if (!copiedEvents.next().done) refuse(`the ${to.name} copy holds more events than the source`);
+  // The checkpoint goes along when it holds for the copy (same chain, same sealed bytes): a
+  // sealed history without one is what verify calls damage, and the first start would have to
+  // read every sealed segment. One that does not hold is left behind (the start rebuilds it).
+  const checkpoint = from.events.history.readDocument('checkpoint');
+  if (checkpoint !== undefined) {
+    try {
+      confirmCheckpoint(to.events, checkpoint, to.personaId, target.lastSeq);
+      to.events.history.writeDocument('checkpoint', checkpoint);
+    } catch (error) {
+      if (!(error instanceof CheckpointMismatch)) throw error;
+    }
+  }
 
   if (brain !== undefined) to.memory.writeBrain(brain);
   if (longTerm !== '') to.memory.appendLongTerm(longTerm);

@@ -68,6 +68,10 @@ export function findPersistencePlugin(name: string, pluginsDir: string | PluginR
   if (missing.length > 0) {
     throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `${where}: exports: a persistence backend must export ${missing.join(', ')}`, { details: { plugin: id, missing } });
   }
+  if (plugin.profile.tier !== 'in-process' && plugin.requested) {
+    // An outside backend asks for an in-process profile it has only by the operator's grant.
+    throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `${where}: sandbox: persistence backend ${id} comes from ${plugin.source}, outside the checkout's plugins/; it runs in-process (as "${plugin.requested.name}" asks) only when the persona profile grants it: trust: [${id}]`, { details: { plugin: id } });
+  }
   if (plugin.profile.tier !== 'in-process') {
     throw kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `${where}: sandbox: a persistence backend runs in-process (its calls are synchronous); profile ${plugin.profile.name} is ${plugin.profile.tier}`, { details: { plugin: id } });
   }

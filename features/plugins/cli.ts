@@ -18,6 +18,9 @@ function describe(plugin: LoadedPlugin) {
     kind: plugin.manifest.kind,
     sandbox: plugin.profile.name,
     tier: plugin.profile.tier,
+    first_party: plugin.firstParty,
+    // an outside plugin asking for an in-process profile: what it asked, granted per persona by trust:
+    ...(plugin.requested ? { asks_for: plugin.requested.name } : {}),
     dir: displayPath(plugin.dir),
     source: displayPath(plugin.source),
     permissions: plugin.manifest.permissions,
@@ -37,7 +40,7 @@ function registryOf(values: { 'plugins-dir'?: string[] | undefined }, io: CliIo)
 export const pluginsListCommand: Command = {
   path: ['plugins', 'list'],
   summary: 'list installed plugins with their kind, sandbox and the folder they come from',
-  usage: `Usage: runtimectl plugins list [--plugins-dir DIR]... [--json]\n\nLists every plugin on the search path with the folder it was found in (refused ones\nwith the reason; exit 1 when one was refused).\n\n${SEARCH_HELP}\n`,
+  usage: `Usage: runtimectl plugins list [--plugins-dir DIR]... [--json]\n\nLists every plugin on the search path with the sandbox profile it runs under and the folder\nit was found in (refused ones with the reason; exit 1 when one was refused). A plugin from\noutside the checkout's plugins/ that asks for an in-process profile (trusted) runs under\n"default", the isolating tier, unless a persona profile lists its id under trust:.\n\n${SEARCH_HELP}\n`,
   async run(argv, io) {
     const { values } = parseFlags(argv, { json: { type: 'boolean' }, 'plugins-dir': { type: 'string', multiple: true } }, 'plugins list', false);
     const registry = registryOf(values, io);
@@ -45,7 +48,10 @@ export const pluginsListCommand: Command = {
     if (values.json) printJson(io, { search_path: registry.roots.map(displayPath), plugins: registry.list().map(describe), refused });
     else {
       const idWidth = Math.max(26, ...registry.list().map((p) => p.manifest.id.length));
-      for (const p of registry.list()) io.stdout(`${p.manifest.id.padEnd(idWidth)} ${p.manifest.version.padEnd(8)} ${p.manifest.kind.padEnd(15)} ${p.profile.name.padEnd(16)} ${displayPath(p.dir)}\n`);
+      for (const p of registry.list()) {
+        const sandbox = p.requested ? `${p.profile.name} (asks ${p.requested.name}: grant it with trust: in a persona profile)` : p.profile.name;
+        io.stdout(`${p.manifest.id.padEnd(idWidth)} ${p.manifest.version.padEnd(8)} ${p.manifest.kind.padEnd(15)} ${sandbox.padEnd(16)} ${displayPath(p.dir)}\n`);
+      }
       for (const r of refused) io.stderr(`refused ${r.dir}: ${r.code}: ${r.reason}\n`);
     }
     return refused.length === 0 ? 0 : 1;

@@ -1,15 +1,25 @@
 /**
  * `runtimectl plugins new --kind KIND NAME [--dir DIR]`: writes a plugin that works as it
- * stands: a manifest (with its schema reference, so an editor checks it), `mod.ts` typed by the
- * kind's published contract (kernel/contracts, `import type`: nothing of it is bundled), and a
- * test in Deno's style (`test/mod_test.ts`, `deno test --no-check`). `plugins check` accepts it
- * and a persona (or, for a gate check, a gate profile) can select it at once. Isolate kinds
- * only: a persistence backend's contract is a set of exports over storage bindings (features/persistence/README.md).
+ * stands: a manifest, `mod.ts` typed by the kind's published contract, and a test in Deno's
+ * style (`test/mod_test.ts`, `deno test --no-check`). `plugins check` accepts it and a persona
+ * (or, for a gate check, a gate profile) can select it at once. Isolate kinds only: a
+ * persistence backend's contract is a set of exports over storage bindings
+ * (features/persistence/README.md).
+ *
+ * The folder stands alone: the contract's types are written into it (`contract.ts`,
+ * contract-types.ts), never imported from the checkout by path, so it builds, type-checks and
+ * runs wherever it is and however the checkout moves. Inside the checkout the manifest also
+ * names its JSON Schema by a relative path (for an editor); outside, it names none.
+ *
+ * The manifest asks for `sandbox: default`, the isolating process tier: a new plugin is not
+ * the kernel's code. An operator who vouches for it grants it the in-process tier per persona
+ * (profile `trust:`), and only then does asking for `trusted` in its manifest take effect.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
+import { contractModule } from './contract-types.ts';
 
 export const SCAFFOLD_KINDS = ['tool', 'executor', 'budget-policy', 'phase-selector', 'gate-check'] as const;
 export type ScaffoldKind = (typeof SCAFFOLD_KINDS)[number];
@@ -28,16 +38,21 @@ export interface Scaffolded {
   selectIn: 'persona profile' | 'gate profile';
 }
 
-/** A path from `from` to the repository's `rel`, relative when the folder is inside the repository's tree, else absolute. */
-function toRepo(from: string, rel: string): string {
-  const target = path.join(PROJECT_ROOT, rel);
-  const relative = path.relative(from, target);
-  return path.relative(PROJECT_ROOT, from).startsWith('..') ? target : relative.split(path.sep).join('/');
+/** A relative path from `from` to the repository's `rel` when the folder is inside the checkout, else undefined (nothing ties the folder to a checkout). */
+function inRepo(from: string, rel: string): string | undefined {
+  const inside = path.relative(PROJECT_ROOT, from);
+  if (inside.startsWith('..') || path.isAbsolute(inside)) return undefined;
+  return path.relative(from, path.join(PROJECT_ROOT, rel)).split(path.sep).join('/');
 }
 
-function manifest(kind: ScaffoldKind, id: string, schemaRef: string): string {
-  const head = `# yaml-language-server: $schema=${schemaRef}\n# Written by "runtimectl plugins new"; the reference of each field: the schema above and docs/writing-plugins.md.\nid: ${id}\nversion: 0.1.0\nkind: ${kind}\nentry: mod.ts\n`;
-  const common = `sandbox: trusted\npermissions: {}\nbindings: []\nlimits: { memoryMb: 32, cpuMs: 500 }\n`;
+/** The sandbox line: the isolating tier, and how an operator grants more. */
+const SANDBOX_LINE = `# The isolating tier (isolates in sandbox host processes). To run it in the kernel's process\n# ("sandbox: trusted"), an operator also lists its id under trust: in the persona profile.\nsandbox: default\n`;
+
+function manifest(kind: ScaffoldKind, id: string, schemaRef: string | undefined): string {
+  const modeline = schemaRef ? `# yaml-language-server: $schema=${schemaRef}\n` : '';
+  const reference = schemaRef ? 'the schema above and docs/writing-plugins.md' : 'docs/writing-plugins.md and schemas/plugin-manifest.schema.json of runtimectl; "runtimectl plugins check" validates it';
+  const head = `${modeline}# Written by "runtimectl plugins new"; the reference of each field: ${reference}.\nid: ${id}\nversion: 0.1.0\nkind: ${kind}\nentry: mod.ts\n`;
+  const common = `${SANDBOX_LINE}permissions: {}\nbindings: []\nlimits: { memoryMb: 32, cpuMs: 500 }\n`;
   switch (kind) {
     case 'tool':
       return `${head}description: Greets someone by name (a starting point for a tool).\n${common}exports: [greet]\ntools:\n  - export: greet\n    description: Says hello to the person named.\n    input_schema:\n      type: object\n      properties:\n        name: { type: string, description: who to greet }\n      required: [name]\n      additionalProperties: false\n`;
@@ -49,25 +64,26 @@ function manifest(kind: ScaffoldKind, id: string, schemaRef: string): string {
       return `${head}description: Works in the phase the last cycles used least (a starting point for a phase selector).\n${common}exports: [pick]\n`;
     case 'gate-check':
       // A check reads the draft's snapshot (${draft}); the gate profile that lists it must allow that read too.
-      return `${head}description: Fails when a text file of the draft still holds a TODO, FIXME or XXX marker (a starting point for a gate check).\nsandbox: trusted\npermissions:\n  read: ["\${draft}"]\nbindings: []\nlimits: { memoryMb: 32, cpuMs: 1000 }\nexports: [check]\ngate_check: { reads: [] }\n`;
+      return `${head}description: Fails when a text file of the draft still holds a TODO, FIXME or XXX marker (a starting point for a gate check).\n${SANDBOX_LINE}permissions:\n  read: ["\${draft}"]\nbindings: []\nlimits: { memoryMb: 32, cpuMs: 1000 }\nexports: [check]\ngate_check: { reads: [] }\n`;
   }
 }
 
-function mod(kind: ScaffoldKind, id: string, contracts: string): string {
+function mod(kind: ScaffoldKind, id: string): string {
+  const contracts = '.';
   switch (kind) {
     case 'tool':
       return `/**\n * ${id}: a tool. Each export listed under tools: in plugin.yaml is called with one object\n * of named arguments (checked against its input_schema first) and returns any JSON value.\n */\nexport function greet(args: { name: string }): { greeting: string } {\n  return { greeting: \`hello, \${args.name}\` };\n}\n`;
     case 'executor':
-      return `/** ${id}: an executor. describe(config) says whether sessions spend tokens; run(input) does the work. */\nimport type { ExecutorAnswer, ExecutorDescription, ExecutorInput } from '${contracts}/executor.ts';\n\nexport function describe(_config: Record<string, unknown> = {}): ExecutorDescription {\n  return { spends_tokens: false };\n}\n\nexport function run(input: ExecutorInput): ExecutorAnswer {\n  const titles = input.work.map((w) => w.title);\n  return { status: 'ok', last_message: \`offered \${titles.length} item(s): \${titles.join('; ')}\`, work_done: input.work.map((w) => w.key) };\n}\n`;
+      return `/** ${id}: an executor. describe(config) says whether sessions spend tokens; run(input) does the work. */\nimport type { ExecutorAnswer, ExecutorDescription, ExecutorInput } from '${contracts}/contract.ts';\n\nexport function describe(_config: Record<string, unknown> = {}): ExecutorDescription {\n  return { spends_tokens: false };\n}\n\nexport function run(input: ExecutorInput): ExecutorAnswer {\n  const titles = input.work.map((w) => w.title);\n  return { status: 'ok', last_message: \`offered \${titles.length} item(s): \${titles.join('; ')}\`, work_done: input.work.map((w) => w.key) };\n}\n`;
     case 'budget-policy':
-      return `/** ${id}: a budget policy. assess(input) decides, before any spending, whether and how the work runs. */\nimport type { BudgetAssessInput, BudgetDecisionAnswer } from '${contracts}/budget-policy.ts';\n\nexport function assess(input: BudgetAssessInput): BudgetDecisionAnswer {\n  const tokens = input.posture.tokens_remaining_24h;\n  return {\n    action: 'execute',\n    tier: 1,\n    tier_name: 'read/search existing context',\n    decision: \`tier 1 for \${input.work.length} item(s) in \${input.phase}\`,\n    uncertainty: 'whether existing context already answers the work',\n    alternatives: [],\n    expected_cost: { tokens: 0, cpu_seconds: 1, wall_seconds: 60 },\n    stop_condition: 'the work is answered from existing context, or the session ends',\n    reserve: { tokens, sessions: 0 },\n    expected_improvement: 0.1,\n    reason: 'the cheapest tier first',\n  };\n}\n`;
+      return `/** ${id}: a budget policy. assess(input) decides, before any spending, whether and how the work runs. */\nimport type { BudgetAssessInput, BudgetDecisionAnswer } from '${contracts}/contract.ts';\n\nexport function assess(input: BudgetAssessInput): BudgetDecisionAnswer {\n  const tokens = input.posture.tokens_remaining_24h;\n  return {\n    action: 'execute',\n    tier: 1,\n    tier_name: 'read/search existing context',\n    decision: \`tier 1 for \${input.work.length} item(s) in \${input.phase}\`,\n    uncertainty: 'whether existing context already answers the work',\n    alternatives: [],\n    expected_cost: { tokens: 0, cpu_seconds: 1, wall_seconds: 60 },\n    stop_condition: 'the work is answered from existing context, or the session ends',\n    reserve: { tokens, sessions: 0 },\n    expected_improvement: 0.1,\n    reason: 'the cheapest tier first',\n  };\n}\n`;
     case 'gate-check':
       return `/**
  * ${id}: a gate check. check(input) reads the draft's snapshot (input.draft.root, granted as
  * \${draft}) and answers passed, failed or not-applicable; what it cannot vouch for goes in
  * not_evaluated, which the evidence lists among the verdict's limitations.
  */
-import type { GateCheckInput, GateCheckResult } from '${contracts}/gate-check.ts';
+import type { GateCheckInput, GateCheckResult } from '${contracts}/contract.ts';
 
 const MARKER = /\\b(TODO|FIXME|XXX)\\b/;
 const TEXT = /\\.(md|txt|ts|mts|js|mjs|json|ya?ml)$/;
@@ -92,7 +108,7 @@ export async function check(input: GateCheckInput): Promise<GateCheckResult> {
 }
 `;
     case 'phase-selector':
-      return `/** ${id}: a phase selector. pick(input) returns one of the profile's phases for this cycle. */\nimport type { PhaseAnswer, PhasePickInput } from '${contracts}/phase-selector.ts';\n\nexport function pick(input: PhasePickInput): PhaseAnswer {\n  const used = new Map(input.phases.map((p) => [p, 0]));\n  for (const h of input.history) if (used.has(h.phase)) used.set(h.phase, used.get(h.phase)! + 1);\n  let best = input.phases[0]!;\n  for (const p of input.phases) if (used.get(p)! < used.get(best)!) best = p;\n  return { phase: best };\n}\n`;
+      return `/** ${id}: a phase selector. pick(input) returns one of the profile's phases for this cycle. */\nimport type { PhaseAnswer, PhasePickInput } from '${contracts}/contract.ts';\n\nexport function pick(input: PhasePickInput): PhaseAnswer {\n  const used = new Map(input.phases.map((p) => [p, 0]));\n  for (const h of input.history) if (used.has(h.phase)) used.set(h.phase, used.get(h.phase)! + 1);\n  let best = input.phases[0]!;\n  for (const p of input.phases) if (used.get(p)! < used.get(best)!) best = p;\n  return { phase: best };\n}\n`;
   }
 }
 
@@ -137,9 +153,11 @@ export function scaffoldPlugin(kind: string, name: string, parent: string): Scaf
   const dir = path.join(parent, `${PREFIX[k]}-${name}`);
   if (existsSync(dir)) throw kernelError('RTC_ERR_PLUGIN_SCAFFOLD', `${dir} already exists; nothing was written (pick another name or --dir)`, { details: { dir } });
   const id = `${PREFIX[k]}.${name}`;
+  const contract = contractModule(k);
   const files: [string, string][] = [
-    ['plugin.yaml', manifest(k, id, toRepo(dir, 'schemas/plugin-manifest.schema.json'))],
-    ['mod.ts', mod(k, id, toRepo(dir, 'kernel/contracts'))],
+    ['plugin.yaml', manifest(k, id, inRepo(dir, 'schemas/plugin-manifest.schema.json'))],
+    ['mod.ts', mod(k, id)],
+    ...(contract ? [['contract.ts', contract] as [string, string]] : []),
     [path.join('test', 'mod_test.ts'), test(k, id)],
   ];
   try {

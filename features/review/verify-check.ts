@@ -90,10 +90,18 @@ export function checkReviewState(personaDir: string, backend?: ReviewBackend): V
   return { status: findings.some((f) => f.severity === 'error') ? 'failed' : 'ok', summary, findings };
 }
 
-/** Each persona through the backend its persistence.yaml names, opened read-only. */
+/** Each persona through the backend its persistence.yaml names, opened read-only (verify's own opening when it has one). */
 export const proposalsVerifyCheck: VerifyCheck = {
   name: 'proposals',
   async run(target) {
+    if (target.backend) {
+      const backend = await target.backend();
+      const result = checkReviewState(target.personaDir, backend.name === 'jsonl-fs' ? undefined : backend);
+      if (!target.fleet) return result;
+      // A persona read from a database alone: the blobs proposals name are files of its folder.
+      const findings = result.findings.filter((f) => f.code !== 'RTC_ERR_REVIEW_BLOB');
+      return { ...result, findings, status: result.status === 'failed' && findings.every((f) => f.severity !== 'error') ? 'ok' : result.status };
+    }
     const queue = await ReviewQueue.open(target.personaDir, persistenceProvider, { readonly: true });
     try {
       return checkReviewState(target.personaDir, queue.backend);

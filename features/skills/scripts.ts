@@ -5,41 +5,53 @@
  * `{args: string[]}` as its `Deno.args`.
  *
  * What a script may do is what its skill's manifest requests: the `plugin.yaml` beside
- * SKILL.md (`kind: skill`, `permissions:` in Deno's vocabulary with `${plugin}` = the skill
- * folder, `limits:`, `sandbox:`), capped by the persona's `allow` and the sandbox profile's
- * ceiling. A skill without one requests nothing: its scripts run with no permission at all
- * (they compute on their arguments and print). Without `sandbox:` a script runs under the
- * `default` profile (the process tier): a skill's code is not the kernel's.
+ * SKILL.md, a plugin manifest like any other (the one schema, kernel/manifest/plugin-manifest.ts:
+ * `id`, `version`, `kind: skill`, `description`, `permissions:` in Deno's vocabulary with
+ * `${plugin}` = the skill folder, `limits:`, `sandbox:`; `entry` and `exports` only for a skill
+ * with a module), capped by the persona's `allow` and the sandbox profile's ceiling. A skill
+ * without one requests nothing: its scripts run with no permission at all (they compute on
+ * their arguments and print).
+ *
+ * A skill's code is not the kernel's: its scripts run under `default` (the process tier). A
+ * manifest asking for an in-process profile (`sandbox: trusted`) gets it only when the
+ * persona's `trust:` names the manifest's id (the operator's grant); otherwise its scripts
+ * still run, under `default`, and the spec says what was asked (`requestedProfile`).
  *
  * A script that cannot be offered (a manifest that does not validate, a symlink, two files
  * with one stem) is listed as a problem naming the file, and the other tools stay usable.
  */
 import { lstatSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
-import { errorLine } from '../../kernel/errors.ts';
+import { errorLine, kernelError } from '../../kernel/errors.ts';
 import { readManifestFile } from '../../kernel/manifest/load.ts';
-import { permissionsSchema } from '../../kernel/manifest/permissions-schema.ts';
-import { limitsSchema } from '../../kernel/manifest/sandbox-profile.ts';
+import { DEFAULT_PLUGIN_PROFILE, pluginManifestSchema, type PluginManifest } from '../../kernel/manifest/plugin-manifest.ts';
+import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import type { PersonaProfile } from '../../kernel/personas/profile-schema.ts';
 import { scriptTraceId, type ScriptToolSpec } from '../../kernel/tools/script-tool.ts';
 import { loadSkillCatalog, type SkillMeta } from './catalog.ts';
 import { REPO_SKILLS_DIR, skillRootsForPersona } from './layout.ts';
 import { selectSkills } from './select.ts';
 
-/** The fields of a skill's plugin.yaml a script tool reads; the rest (entry, exports) is the skill's own code's. */
-const skillManifestSchema = z.looseObject({
-  kind: z.literal('skill'),
-  permissions: permissionsSchema.default({}),
-  limits: limitsSchema.partial().default({}),
-  sandbox: z.string().regex(/^[a-z][a-z0-9-]*$/).optional(),
-});
-
 const SCRIPT_FILE = /^[^.][^/]*\.(ts|js)$/;
-const DEFAULT_SCRIPT_PROFILE = 'default';
 
-/** The script tools of one skill (none when it has no scripts/ folder). */
-export function skillScripts(skill: SkillMeta): ScriptToolSpec[] {
+/** A skill's plugin.yaml, read with the one plugin manifest schema; it must say it is a skill's. */
+function readSkillManifest(file: string, root: string): PluginManifest {
+  const manifest = readManifestFile(pluginManifestSchema, file, root);
+  if (manifest.kind !== 'skill') throw kernelError('RTC_ERR_MANIFEST_INVALID', `${path.relative(root, file)}: kind: the plugin.yaml beside a SKILL.md is kind skill, not ${manifest.kind}`, { details: { field: 'kind' } });
+  return manifest;
+}
+
+/** The profile a skill's scripts run under, and the in-process one its manifest asked for when that was not granted. */
+function scriptProfile(asked: string, id: string, trust: readonly string[]): { profile: string; requested?: string } {
+  if (loadSandboxProfile(asked).tier !== 'in-process' || trust.includes(id)) return { profile: asked };
+  return { profile: DEFAULT_PLUGIN_PROFILE, requested: asked };
+}
+
+/**
+ * The script tools of one skill (none when it has no scripts/ folder). `trust`: the persona's
+ * grant (profile `trust:`), the manifest ids whose in-process profile it allows.
+ */
+export function skillScripts(skill: SkillMeta, trust: readonly string[] = []): ScriptToolSpec[] {
   const folder = path.join(skill.dir, 'scripts');
   let names: string[];
   try {
@@ -48,13 +60,14 @@ export function skillScripts(skill: SkillMeta): ScriptToolSpec[] {
     return [];
   }
   if (names.length === 0) return [];
-  let grant: { permissions: z.output<typeof skillManifestSchema>['permissions']; limits: z.output<typeof skillManifestSchema>['limits']; profile: string } = { permissions: {}, limits: {}, profile: DEFAULT_SCRIPT_PROFILE };
+  let grant: { permissions: PluginManifest['permissions']; limits: PluginManifest['limits']; profile: string; id?: string; requested?: string } = { permissions: {}, limits: {}, profile: DEFAULT_PLUGIN_PROFILE };
   let refusedAll: string | undefined;
   const manifest = path.join(skill.dir, 'plugin.yaml');
   if (exists(manifest)) {
     try {
-      const m = readManifestFile(skillManifestSchema, manifest, path.dirname(skill.dir));
-      grant = { permissions: m.permissions, limits: m.limits, profile: m.sandbox ?? DEFAULT_SCRIPT_PROFILE };
+      const m = readSkillManifest(manifest, path.dirname(skill.dir));
+      const { profile, requested } = scriptProfile(m.sandbox, m.id, trust);
+      grant = { permissions: m.permissions, limits: m.limits, profile, id: m.id, ...(requested ? { requested } : {}) };
     } catch (error) {
       refusedAll = `its skill's manifest is refused: ${errorLine(error)}`;
     }
@@ -72,6 +85,8 @@ export function skillScripts(skill: SkillMeta): ScriptToolSpec[] {
       permissions: grant.permissions,
       profile: grant.profile,
       limits: grant.limits,
+      ...(grant.id ? { manifestId: grant.id } : {}),
+      ...(grant.requested ? { requestedProfile: grant.requested } : {}),
     };
     const why = refusedAll ?? refusal(abs, file, stems);
     return why ? { ...spec, refused: why } : spec;
@@ -114,6 +129,6 @@ export function skillScriptTools(skillsDirs: readonly string[] = []): (profile: 
   return async (profile) => {
     if (profile.skills.length === 0) return [];
     const catalog = await loadSkillCatalog(dirs.flatMap((dir) => skillRootsForPersona(dir, profile.id)), { displayRoot: dirs[0]! });
-    return selectSkills(catalog, profile.skills).flatMap(skillScripts);
+    return selectSkills(catalog, profile.skills).flatMap((skill) => skillScripts(skill, profile.trust));
   };
 }

@@ -19,17 +19,26 @@ import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import { checkLedgerConsistency } from '../ledger/consistency.ts';
 import { prepareLedger } from '../ledger/open.ts';
 import { LEDGER_DIR } from '../ledger/config.ts';
+import { detectLedgerFormat } from '../ledger/format.ts';
+import { locateLedger } from '../ledger/layout.ts';
 import { PERSISTENCE_CONFIG_FILE, readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
 import { findPersistencePlugin, openBackend } from '../persistence/open.ts';
 import { PLUGINS_DIR } from '../../kernel/plugins/registry.ts';
-import { compareSubstrate, currentSubstrate, readSubstrate, SUBSTRATE_FILE, type SubstrateOptions } from '../../kernel/substrate/substrate.ts';
+import { compareSubstrate, currentSubstrate, readSubstrate, SUBSTRATE_FILE, type SubstrateChange, type SubstrateOptions } from '../../kernel/substrate/substrate.ts';
 
 export const ledgerCheck: VerifyCheck = {
   name: 'ledger',
   async run(target): Promise<VerifyCheckResult> {
+    if (target.fleet) return { status: 'absent', summary: "not checked: the ledger's config.yaml is a file of the persona folder (verify with --state-dir)", findings: [] };
     if (!existsSync(path.join(target.personaDir, LEDGER_DIR))) return { status: 'absent', summary: 'no ledger', findings: [] };
     await prepareLedger();
-    const problems = checkLedgerConsistency(target.personaDir, undefined, target.personaId);
+    // The ledger is where openLedger finds it: a file in its format (jsonl-fs or sqlite, whatever
+    // the backend) when config.yaml's path holds one, else the rows of a backend that keeps
+    // them (postgres), read through that backend.
+    const location = locateLedger(target.personaDir, target.personaId);
+    const file = location ? detectLedgerFormat(location.dbFile) : 'missing';
+    const rows = (file === 'missing' || file === 'empty') && target.backend ? await target.backend() : undefined;
+    const problems = rows && rows.ledger.format === 'postgres' ? rows.ledger.check() : checkLedgerConsistency(target.personaDir, undefined, target.personaId);
     const findings: VerifyFinding[] = problems.map((p) => {
       const line = /^line (\d+)$/.exec(p.position);
       return {
@@ -47,6 +56,7 @@ export const ledgerCheck: VerifyCheck = {
 export const persistenceCheck: VerifyCheck = {
   name: 'persistence',
   async run(target): Promise<VerifyCheckResult> {
+    if (target.fleet) return { status: 'ok', summary: 'postgres (the shared database)', findings: [] };
     const configFile = path.join(target.personaDir, PERSISTENCE_CONFIG_FILE);
     const dbFile = path.join(target.personaDir, 'persistence.db');
     if (!existsSync(configFile) && !existsSync(dbFile)) return { status: 'absent', summary: 'jsonl-fs (default)', findings: [] };
@@ -54,7 +64,7 @@ export const persistenceCheck: VerifyCheck = {
     let configured = '?';
     try {
       configured = readPersistenceConfig(target.personaDir).backend;
-      findPersistencePlugin(configured);
+      findPersistencePlugin(configured, target.registry);
     } catch (error) {
       findings.push({ severity: 'error', file: configFile, ...(isKernelError(error) ? { code: error.code } : {}), what: errorLine(error) });
     }
@@ -63,7 +73,7 @@ export const persistenceCheck: VerifyCheck = {
     // backend left behind (a switch back to jsonl-fs) is still checked here.
     if (existsSync(dbFile) && configured !== 'sqlite') {
       try {
-        const backend = await openBackend(target.personaDir, 'sqlite', { readonly: true, personaId: target.personaId });
+        const backend = await openBackend(target.personaDir, 'sqlite', { readonly: true, personaId: target.personaId, ...(target.registry ? { registry: target.registry } : {}) });
         try {
           const report = backend.events.verify();
           summary += `; persistence.db: ${report.events} event(s), last seq ${report.lastSeq}`;
@@ -79,9 +89,23 @@ export const persistenceCheck: VerifyCheck = {
   },
 };
 
-/** The substrate check for one plugins folder (tests pass their own). */
+/**
+ * Where a substrate change is on disk: a plugin of the built-in folder under it, one of an
+ * outside folder under that folder (the record's key is `<outside folder's name>/<plugin folder>`).
+ */
+function changeFile(change: SubstrateChange, builtIn: string): string {
+  // an old record's outside plugin: only the folder's name is known
+  if (change.source === undefined && change.kind === 'off-path') return change.file;
+  if (change.source === undefined) return path.join(builtIn, change.file);
+  return path.join(change.source, change.file.split('/').slice(1).join('/'));
+}
+
+/**
+ * The substrate check on a plugin search path: `registry` (verify's: the built-in folder,
+ * RUNTIMECTL_PLUGIN_PATH, --plugins-dir), else one plugins folder (tests pass their own).
+ */
 export function substrateCheck(options: SubstrateOptions = {}): StateVerifyCheck {
-  const pluginsDir = options.pluginsDir ?? PLUGINS_DIR;
+  const builtIn = options.registry?.roots[0] ?? options.pluginsDir ?? PLUGINS_DIR;
   return {
     name: 'substrate',
     async run(stateDir): Promise<VerifyCheckResult> {
@@ -96,18 +120,21 @@ export function substrateCheck(options: SubstrateOptions = {}): StateVerifyCheck
       const current = await currentSubstrate(options);
       const findings: VerifyFinding[] = compareSubstrate(recorded, current).map((c) => ({
         severity: c.severity,
-        file: path.join(pluginsDir, c.file),
+        file: changeFile(c, builtIn),
         ...(c.line === undefined ? {} : { line: c.line }),
-        code: 'RTC_ERR_SUBSTRATE_CHANGED',
-        what: c.what,
+        code: c.kind === 'off-path' ? 'RTC_ERR_SUBSTRATE_OFF_PATH' : 'RTC_ERR_SUBSTRATE_CHANGED',
+        what: c.kind === 'off-path' ? `${c.what}: pass --plugins-dir ${c.source ?? 'FOLDER'} (or add it to RUNTIMECTL_PLUGIN_PATH), as the run that recorded it did` : c.what,
       }));
       const errors = findings.filter((f) => f.severity === 'error').length;
+      const offPath = findings.filter((f) => f.code === 'RTC_ERR_SUBSTRATE_OFF_PATH').length;
       const count = Object.keys(current.plugins).length;
-      return {
-        status: errors > 0 ? 'failed' : 'ok',
-        summary: errors > 0 ? `${errors} change(s) since ${recorded.recorded_at}` : `${count} plugin(s) match the record of ${recorded.recorded_at}`,
-        findings,
-      };
+      const summary =
+        errors === 0
+          ? `${count} plugin(s) match the record of ${recorded.recorded_at}`
+          : offPath === errors
+            ? `${offPath} recorded plugin(s) in folder(s) not on this search path: not checked`
+            : `${errors - offPath} change(s) since ${recorded.recorded_at}${offPath > 0 ? `; ${offPath} plugin(s) not on this search path` : ''}`;
+      return { status: errors > 0 ? 'failed' : 'ok', summary, findings };
     },
   };
 }

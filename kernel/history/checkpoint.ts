@@ -17,7 +17,7 @@
  */
 import { z } from 'zod';
 import { kernelError } from '../errors.ts';
-import type { SegmentIndexEntry } from './index-entry.ts';
+import { parseIndexLines, type SegmentIndexEntry } from './index-entry.ts';
 import { sha256Hex } from './seal.ts';
 import type { HistoryStorage, StoredSegment } from './storage.ts';
 
@@ -107,4 +107,36 @@ export function verifyCheckpointAgainstSegments(cp: Checkpoint, ctx: CheckpointC
 /** Throws RTC_ERR_HISTORY_CHECKPOINT for callers that refuse rather than fall back. */
 export function checkpointError(mismatch: CheckpointMismatch) {
   return kernelError('RTC_ERR_HISTORY_CHECKPOINT', mismatch.message, {});
+}
+
+/** What confirmCheckpoint reads of a store: its history, its open segment and a read from a seq on. */
+export interface CheckpointStore {
+  readonly history: HistoryStorage;
+  openSegment(): { index: number; firstSeq: number };
+  readAfter(afterSeq: number): Iterable<{ seq: number; hash: string }>;
+}
+
+/**
+ * Checks checkpoint text `text` against a store whose chain ends at `lastSeq` (sound: the
+ * caller verified it), read-only: it parses and names `persona`, it matches the segment it
+ * seals and the log's length, and the record at its seq carries its hash. Throws
+ * CheckpointMismatch naming what disagrees (start-up's rules; `runtimectl verify`, and
+ * `persistence export` before it copies a checkpoint along).
+ */
+export function confirmCheckpoint(store: CheckpointStore, text: string, persona: string, lastSeq: number): Checkpoint {
+  const where = store.history.documentLabel('checkpoint');
+  const cp = parseCheckpoint(text, where, persona)!;
+  const entries = parseIndexLines(store.history.readIndex(), store.history.indexLabel);
+  const open = store.openSegment();
+  verifyCheckpointAgainstSegments(cp, { storage: store.history, entries, openIndex: open.index, openFirstSeq: open.firstSeq || lastSeq + 1, lastSeq }, where);
+  if (cp.chain.seq > 0) {
+    let found: string | undefined;
+    for (const event of store.readAfter(cp.chain.seq - 1)) {
+      if (event.seq === cp.chain.seq) found = event.hash;
+      break;
+    }
+    if (found === undefined) throw new CheckpointMismatch(`${where}: the record at seq ${cp.chain.seq} is not in the log`);
+    if (found !== cp.chain.hash) throw new CheckpointMismatch(`${where}: the record at seq ${cp.chain.seq} does not carry the hash it records`);
+  }
+  return cp;
 }

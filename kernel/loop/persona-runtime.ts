@@ -286,9 +286,12 @@ export class PersonaRuntime {
 
   /** the scripts of the persona's selected skills, offered as tools */
   readonly #scripts: readonly ScriptToolSpec[];
+  /** the kernel's plugins as this persona sees them: its profile's `trust:` granted (start-check.ts) */
+  readonly #registry: PluginRegistry;
 
-  private constructor(kernel: LoopKernel, persona: LoadedPersona, harness: LoadedHarness, backend: PersistenceBackend, lock: WriterLock, scripts: readonly ScriptToolSpec[]) {
+  private constructor(kernel: LoopKernel, persona: LoadedPersona, harness: LoadedHarness, backend: PersistenceBackend, lock: WriterLock, scripts: readonly ScriptToolSpec[], registry: PluginRegistry) {
     this.#kernel = kernel;
+    this.#registry = registry;
     this.#scripts = scripts;
     this.persona = persona;
     this.profile = persona.profile;
@@ -360,14 +363,14 @@ export class PersonaRuntime {
         cacheDir: kernel.cacheDir,
         sources: kernel.sources,
       }),
-      kernel.registry,
+      registry,
       kernel.resident,
     );
     this.#context = {
       persona,
       profile: this.profile,
       harness,
-      registry: kernel.registry,
+      registry,
       env: kernel.env,
       stateDir: kernel.stateDir,
       paths: this.paths,
@@ -616,7 +619,7 @@ export class PersonaRuntime {
   }
 
   #toolHost(recorder?: CycleRecorder): ToolHost {
-    return { profile: this.profile, registry: this.#kernel.registry, plugins: this.#plugins, scripts: this.#scripts, ...(recorder ? { recorder } : {}) };
+    return { profile: this.profile, registry: this.#registry, plugins: this.#plugins, scripts: this.#scripts, ...(recorder ? { recorder } : {}) };
   }
 
   /**
@@ -773,14 +776,14 @@ export class PersonaRuntime {
    * step and hands the harness no MCP server.
    */
   static async #openPersona(kernel: LoopKernel, persona: LoadedPersona, mode: 'run' | 'tools', start: Record<string, unknown>): Promise<PersonaRuntime> {
-    const { harness, backend: backendName } = await checkPersonaStart(kernel, persona);
+    const { harness, backend: backendName, registry, scripts } = await checkPersonaStart(kernel, persona);
     const paths = personaPaths(kernel.stateDir, persona.profile.id);
     // The persona folder must exist for the backend's and the ledger's path checks; the brain step creates the rest.
     ensurePersonaDir(kernel.stateDir, persona.profile.id);
     const persistence = kernel.composition.persistence;
     let backend: PersistenceBackend;
     try {
-      backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry: kernel.registry });
+      backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry });
     } catch (error) {
       throw backendStartRefusal(persona, error);
     }
@@ -796,8 +799,7 @@ export class PersonaRuntime {
     let runtime: PersonaRuntime | undefined;
     try {
       if (backendName !== persistence.configured(paths.dir)) persistence.record(paths.dir, backendName);
-      const scripts = (await kernel.composition.scriptTools?.(persona.profile)) ?? [];
-      runtime = new PersonaRuntime(mode === 'tools' ? { ...kernel, mcpServer: () => null } : kernel, persona, harness, backend, lock, scripts);
+      runtime = new PersonaRuntime(mode === 'tools' ? { ...kernel, mcpServer: () => null } : kernel, persona, harness, backend, lock, scripts, registry);
       runtime.#toolsOnly = mode === 'tools';
       // A trace line a crash left without its seal is completed before anything new is recorded.
       await runtime.#trace.recover();

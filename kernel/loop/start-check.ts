@@ -13,7 +13,9 @@ import { isKernelError, kernelError, type KernelError } from '../errors.ts';
 import type { LoadedPersona } from '../personas/load.ts';
 import type { PersonaProfile } from '../personas/profile-schema.ts';
 import { BACKEND_EXPORTS } from '../contracts/persistence.ts';
-import { displayPath, type LoadedPlugin } from '../plugins/registry.ts';
+import { displayPath, type LoadedPlugin, type PluginRegistry } from '../plugins/registry.ts';
+import type { ScriptToolSpec } from '../tools/script-tool.ts';
+import { didYouMean } from '../suggest.ts';
 import { RECORD_STEP, type LoadedHarness } from './harness.ts';
 import { personaPaths } from './layout.ts';
 import { buildPersonaPlugin, personaPluginOptions, type PersonaPluginOptions } from './plugin-options.ts';
@@ -25,6 +27,10 @@ export interface StartResolution {
   harness: LoadedHarness;
   /** the persistence backend the persona opens (a name: `jsonl-fs`, `sqlite`) */
   backend: string;
+  /** the plugins as this persona sees them: the kernel's registry with its profile's `trust:` granted */
+  registry: PluginRegistry;
+  /** the scripts of its selected skills, offered as tools (each under the profile its grant allows) */
+  scripts: ScriptToolSpec[];
 }
 
 function profileFile(persona: LoadedPersona): string {
@@ -135,7 +141,7 @@ async function checkRequirement(kernel: LoopKernel, start: PersonaStart, req: Sl
   const at = req.fromEnv ? { file: 'environment', field: req.field } : { field: req.field };
   let plugin: LoadedPlugin;
   try {
-    plugin = kernel.registry.find(req.plugin, req.kind);
+    plugin = start.registry.find(req.plugin, req.kind);
   } catch (error) {
     return [{ ...at, reason: reasonOf(error) }];
   }
@@ -165,7 +171,7 @@ async function checkRequirement(kernel: LoopKernel, start: PersonaStart, req: Sl
  * else the default. A profile naming another backend than the one holding the persona's state
  * is refused with how to move it (the state is never opened in a backend that does not hold it).
  */
-async function chooseBackend(kernel: LoopKernel, profile: PersonaProfile): Promise<{ backend: string; problem?: StartProblem }> {
+async function chooseBackend(kernel: LoopKernel, profile: PersonaProfile, registry: PluginRegistry): Promise<{ backend: string; problem?: StartProblem }> {
   const provider = kernel.composition.persistence;
   const dir = personaPaths(kernel.stateDir, profile.id).dir;
   const recorded = existsSync(dir) ? provider.recorded(dir) : undefined;
@@ -182,7 +188,7 @@ async function chooseBackend(kernel: LoopKernel, profile: PersonaProfile): Promi
   if (wanted === provider.defaultName || !existsSync(dir)) return { backend: wanted };
   // No record: the state, if any, is in the default backend. Only an empty one may be left behind.
   try {
-    const existing = await provider.open(dir, provider.defaultName, { readonly: true, personaId: profile.id, registry: kernel.registry });
+    const existing = await provider.open(dir, provider.defaultName, { readonly: true, personaId: profile.id, registry });
     try {
       if (!existing.events.isEmpty()) return move(provider.defaultName, 'its state directory');
     } finally {
@@ -214,29 +220,49 @@ export async function checkPersonaStart(kernel: LoopKernel, persona: LoadedPerso
   });
   if (problems.length > 0) throw refusal(persona, problems);
 
+  // The persona's plugins: the kernel's registry with the operator's grant of its profile applied.
+  const registry = kernel.registry.granting(profile.trust);
   const start: PersonaStart = {
     persona,
     profile,
     harness,
-    registry: kernel.registry,
+    registry,
     env: kernel.env,
     stateDir: kernel.stateDir,
     spendTokens: kernel.spendTokens,
-    probe: (pluginId, kind, method, ...args) => probeCall(kernel, profile, kernel.registry.find(pluginId, kind), kind, method, args),
+    probe: (pluginId, kind, method, ...args) => probeCall(kernel, profile, registry.find(pluginId, kind), kind, method, args),
   };
-  const { backend, problem } = await chooseBackend(kernel, profile);
+  const { backend, problem } = await chooseBackend(kernel, profile, registry);
   // The throwaway isolates of the checks run under the persona's grant, rooted in its folder.
   ensurePersonaDir(kernel.stateDir, profile.id);
   if (problem) problems.push(problem);
-  const requirements = [...kernelRequirements(profile, backend, kernel.registry), ...steps.flatMap((s) => s.requires?.(start) ?? [])];
+  const requirements = [...kernelRequirements(profile, backend, registry), ...steps.flatMap((s) => s.requires?.(start) ?? [])];
   for (const req of requirements) problems.push(...(await checkRequirement(kernel, start, req)));
   // A step's own checks run only on a persona whose plugins resolve (they may call them).
   if (problems.length === 0) for (const step of steps) problems.push(...(await step.check?.(start) ?? []));
   if (problems.length > 0) throw refusal(persona, problems);
-  return { harness, backend };
+  const scripts = (await kernel.composition.scriptTools?.(profile)) ?? [];
+  problems.push(...unknownTrust(profile, registry, scripts));
+  if (problems.length > 0) throw refusal(persona, problems);
+  return { harness, backend, registry, scripts };
+}
+
+/**
+ * Every `trust:` entry that grants nothing: not an installed plugin, nor the id a selected
+ * skill's plugin.yaml declares. A grant naming a typo would otherwise sit there unused while
+ * the plugin the operator meant runs where they did not mean it to.
+ */
+function unknownTrust(profile: PersonaProfile, registry: PluginRegistry, scripts: readonly ScriptToolSpec[]): StartProblem[] {
+  const skillIds = new Set(scripts.flatMap((s) => (s.manifestId ? [s.manifestId] : [])));
+  const known = [...registry.list().map((p) => p.manifest.id), ...skillIds];
+  return profile.trust.flatMap((id, i) =>
+    registry.has(id) || skillIds.has(id)
+      ? []
+      : [{ field: `trust[${i}]`, reason: `${id}${didYouMean(id, known)} is not an installed plugin nor the id of a selected skill's plugin.yaml; a grant must name the plugin it trusts` }],
+  );
 }
 
 /** A start check's plugin call, for code outside a check (the runtime's own context). */
 export function probePlugin(kernel: LoopKernel, profile: PersonaProfile, pluginId: string, kind: PluginKind, method: string, args: unknown[]): Promise<unknown> {
-  return probeCall(kernel, profile, kernel.registry.find(pluginId, kind), kind, method, args);
+  return probeCall(kernel, profile, kernel.registry.granting(profile.trust).find(pluginId, kind), kind, method, args);
 }

@@ -51,6 +51,13 @@ export const mcpServerDeclarationSchema = z.strictObject({
 });
 export type McpServerDeclaration = z.infer<typeof mcpServerDeclarationSchema>;
 
+/**
+ * The profile a manifest without `sandbox:` runs under: the isolating process tier. In-process
+ * isolates are for code the operator vouches for (SANDBOX-HAZARDS.md: one fatal V8 error there
+ * aborts the kernel), so they are never a default.
+ */
+export const DEFAULT_PLUGIN_PROFILE = 'default';
+
 export const pluginManifestSchema = z.strictObject({
   $schema: z.string().optional(),
   id: z.string().regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, 'dotted lowercase id such as executor.codex').describe('unique plugin id, e.g. executor.codex'),
@@ -61,7 +68,13 @@ export const pluginManifestSchema = z.strictObject({
   permissions: permissionsSchema.default({}),
   bindings: z.array(z.enum(BINDING_NAMES)).default([]).describe('kernel powers Deno has no word for, handed over only when declared and granted'),
   limits: limitsSchema.partial().default({}).describe('per-plugin limits; each is capped by the sandbox profile'),
-  sandbox: z.string().regex(/^[a-z][a-z0-9-]*$/).default('trusted').describe('the sandbox profile the plugin runs under'),
+  sandbox: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*$/)
+    .default(DEFAULT_PLUGIN_PROFILE)
+    .describe(
+      'the sandbox profile the plugin asks to run under (default: "default", isolates inside a pool of sandbox host processes). An in-process profile (trusted, persistence) is honoured for first-party plugins (the checkout\'s plugins/) and for plugins an operator names in a persona profile\'s trust:; any other plugin asking for one runs under "default"',
+    ),
   exports: z.array(z.string().regex(/^[A-Za-z_$][\w$]*$/)).default([]).describe('the functions the kernel may call (at least one, except for a tool plugin that mounts an MCP server)'),
   tools: z.array(toolDeclarationSchema).min(1).optional().describe('kind tool only: the tools this plugin offers (each one of its exports); a persona can select only a tool plugin that lists some'),
   mcp: mcpServerDeclarationSchema.optional().describe('kind tool only, instead of entry, exports and tools: an MCP server whose tools this plugin offers'),
@@ -75,8 +88,10 @@ export const pluginManifestSchema = z.strictObject({
     if (m.exports.length > 0) ctx.addIssue({ code: 'custom', path: ['exports'], message: 'a plugin that mounts an MCP server (mcp:) has no exports: its tools are the server\'s' });
     return;
   }
-  if (m.entry === undefined) ctx.addIssue({ code: 'custom', path: ['entry'], message: 'is required (a relative .ts or .js file), unless the plugin mounts an MCP server (mcp:)' });
-  if (m.exports.length === 0) ctx.addIssue({ code: 'custom', path: ['exports'], message: 'must list at least one exported function' });
+  // A skill's plugin.yaml may only say what its scripts may do (scripts/*.ts are its code): entry and exports are for a skill with a module.
+  const scriptsOnly = m.kind === 'skill' && m.entry === undefined && m.exports.length === 0;
+  if (!scriptsOnly && m.entry === undefined) ctx.addIssue({ code: 'custom', path: ['entry'], message: 'is required (a relative .ts or .js file), unless the plugin mounts an MCP server (mcp:)' });
+  if (!scriptsOnly && m.exports.length === 0) ctx.addIssue({ code: 'custom', path: ['exports'], message: 'must list at least one exported function' });
   if (m.kind !== 'tool' && m.tools !== undefined) ctx.addIssue({ code: 'custom', path: ['tools'], message: `only tool plugins declare tools, not ${m.kind} plugins` });
   for (const [i, tool] of (m.tools ?? []).entries()) {
     if (!m.exports.includes(tool.export)) ctx.addIssue({ code: 'custom', path: ['tools', i, 'export'], message: `"${tool.export}" is not in exports (${m.exports.join(', ')})` });

@@ -98,6 +98,13 @@ export const personaProfileSchema = z.strictObject({
     .default({ read: ['${state}'], write: ['${state}'] })
     .describe('the most this persona lets any of its plugins do (Deno vocabulary; ${state}, ${workspace}, ${session}, ${scratch} expand)'),
   bindings: z.array(z.enum(BINDING_NAMES)).default([]).describe('kernel bindings this persona grants to plugins that declare them'),
+  trust: z
+    .array(pluginId)
+    .default([])
+    .refine((ids) => new Set(ids).size === ids.length, 'names a plugin twice')
+    .describe(
+      "the operator's grant: plugin ids (a plugin from RUNTIMECTL_PLUGIN_PATH or --plugins-dir, or the id in a selected skill's plugin.yaml) that may run under the in-process sandbox profile their manifest asks for (trusted, persistence). Without it they run in the isolating process tier; first-party plugins of the checkout need no entry. An in-process isolate's fatal V8 error aborts the kernel and every persona: grant only code you vouch for. Each id must be installed (or a selected skill's), or the persona does not start",
+    ),
   os_sandbox: z
     .enum(['required', 'off'])
     .default('required')

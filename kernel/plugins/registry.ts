@@ -12,13 +12,22 @@
  *
  * Ids are unique across the whole search path. Two plugins with one id are both refused (the
  * kernel will not guess which one an operator meant), with one line naming both folders.
+ *
+ * Trust: only first-party plugins (whose real location is inside the checkout's plugins/, or
+ * inside the search path's first, built-in folder when that is another one) run under the sandbox profile
+ * their manifest names whatever it is. A plugin from anywhere else (RUNTIMECTL_PLUGIN_PATH,
+ * --plugins-dir, a link in plugins/ to a folder elsewhere) that asks for an in-process profile
+ * (trusted, persistence) runs under "default", the isolating process tier, because one fatal
+ * V8 error in an in-process isolate aborts the kernel and every persona (SANDBOX-HAZARDS.md).
+ * An operator grants more per persona: the profile's `trust:` names the plugin ids that may
+ * run under the profile they ask for (`registry.granting(ids)` is that persona's view).
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { isKernelError, kernelError, type KernelError } from '../errors.ts';
 import { readManifestFile } from '../manifest/load.ts';
-import { pluginManifestSchema, type PluginKind, type PluginManifest } from '../manifest/plugin-manifest.ts';
+import { DEFAULT_PLUGIN_PROFILE, pluginManifestSchema, type PluginKind, type PluginManifest } from '../manifest/plugin-manifest.ts';
 import { loadSandboxProfile, type SandboxProfile } from '../manifest/sandbox-profile.ts';
 import { toPermissionSet } from '../manifest/permissions-schema.ts';
 import type { PermissionName } from '../permissions/descriptors.ts';
@@ -37,6 +46,15 @@ export interface LoadedPlugin {
   readonly profile: SandboxProfile;
   /** the search-path folder the plugin was found in (its parent folder) */
   readonly source: string;
+  /** found in the built-in folder (the checkout's plugins/), its real location inside it */
+  readonly firstParty: boolean;
+  /**
+   * The in-process profile the manifest asks for when the plugin runs under another one
+   * (`profile`, the isolating tier) because it is not first-party and no operator granted it.
+   */
+  readonly requested?: SandboxProfile;
+  /** true when a persona's `trust:` granted the profile the manifest asks for (registry.granting) */
+  readonly granted?: boolean;
 }
 
 export interface Refusal {
@@ -73,38 +91,69 @@ export function overCeiling(manifest: PluginManifest, dir: string, profile: Sand
   return problems;
 }
 
-export function loadPlugin(dir: string, source = path.dirname(dir)): LoadedPlugin {
+/** Whether `dir` really is inside `root` (after symlinks): a link in plugins/ to a folder elsewhere is not. */
+function realInside(dir: string, root: string): boolean {
+  try {
+    const rel = path.relative(realpathSync(root), realpathSync(dir));
+    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The profile a plugin runs under by default, and the one its manifest asked for when that is
+ * an in-process profile it may not have without an operator's grant (see the top of this file).
+ */
+function profileFor(manifest: PluginManifest, firstParty: boolean): { profile: SandboxProfile; requested?: SandboxProfile } {
+  const asked = loadSandboxProfile(manifest.sandbox);
+  if (firstParty || asked.tier !== 'in-process') return { profile: asked };
+  return { profile: loadSandboxProfile(DEFAULT_PLUGIN_PROFILE), requested: asked };
+}
+
+function checkCeilings(manifest: PluginManifest, dir: string, where: string, profiles: readonly SandboxProfile[]): void {
+  for (const profile of profiles) {
+    const over = overCeiling(manifest, dir, profile);
+    if (over.length > 0) {
+      throw kernelError('RTC_ERR_PERMISSION_CEILING', `${where}: permissions: asks for ${over.join(', ')} beyond the "${profile.name}" profile's ceiling`, { details: { file: where, over } });
+    }
+  }
+}
+
+/**
+ * Loads the plugin in `dir`, found in search-path folder `source`; `builtIn` is the search
+ * path's first folder (the checkout's plugins/): only its own folders are first-party.
+ */
+export function loadPlugin(dir: string, source = path.dirname(dir), builtIn: string = PLUGINS_DIR): LoadedPlugin {
   const file = path.join(dir, 'plugin.yaml');
   const manifest = readManifestFile(pluginManifestSchema, file, PROJECT_ROOT);
   const where = displayPath(file);
-  if (manifest.mcp) return loadMount(manifest, dir, file, source);
-  const entry = path.resolve(dir, manifest.entry!);
+  // The checkout's own code wherever it is linked from, or a folder of the built-in root that really is there.
+  const firstParty = realInside(dir, PLUGINS_DIR) || (path.resolve(source) === path.resolve(builtIn) && realInside(dir, builtIn));
+  if (manifest.mcp) return loadMount(manifest, dir, file, source, firstParty);
+  if (manifest.entry === undefined) throw kernelError('RTC_ERR_MANIFEST_INVALID', `${where}: entry: is required for a plugin in a plugins folder (a skill's scripts-only plugin.yaml belongs beside its SKILL.md)`, { details: { file: where, field: 'entry' } });
+  const entry = path.resolve(dir, manifest.entry);
   if (!existsSync(entry)) throw kernelError('RTC_ERR_MANIFEST_INVALID', `${where}: entry: file "${manifest.entry}" does not exist`, { details: { file: where, field: 'entry' } });
-  const profile = loadSandboxProfile(manifest.sandbox);
-  const over = overCeiling(manifest, dir, profile);
-  if (over.length > 0) {
-    throw kernelError('RTC_ERR_PERMISSION_CEILING', `${where}: permissions: asks for ${over.join(', ')} beyond the "${profile.name}" profile's ceiling`, { details: { file: where, over } });
-  }
-  return { manifest, dir, entry, profile, source };
+  const { profile, requested } = profileFor(manifest, firstParty);
+  // Within the ceiling of the profile it runs under, and of the one it asks for (which a grant gives it).
+  checkCeilings(manifest, dir, where, requested ? [requested, profile] : [profile]);
+  return { manifest, dir, entry, profile, source, firstParty, ...(requested ? { requested } : {}) };
 }
 
 /**
  * A tool plugin that mounts an MCP server: no code to resolve (`entry` is its plugin.yaml),
  * and its command must be one its own manifest asks to run, within its profile's ceiling.
  */
-function loadMount(manifest: PluginManifest, dir: string, file: string, source: string): LoadedPlugin {
+function loadMount(manifest: PluginManifest, dir: string, file: string, source: string, firstParty: boolean): LoadedPlugin {
   const where = displayPath(file);
-  const profile = loadSandboxProfile(manifest.sandbox);
-  const over = overCeiling(manifest, dir, profile);
-  if (over.length > 0) {
-    throw kernelError('RTC_ERR_PERMISSION_CEILING', `${where}: permissions: asks for ${over.join(', ')} beyond the "${profile.name}" profile's ceiling`, { details: { file: where, over } });
-  }
+  const { profile, requested } = profileFor(manifest, firstParty);
+  checkCeilings(manifest, dir, where, requested ? [requested, profile] : [profile]);
   const command = manifest.mcp!.command;
   const gate = new PermissionGate([{ label: `manifest:${manifest.id}`, set: toPermissionSet(manifest.permissions, dir, { plugin: dir }) }]);
   if (gate.query('run', command).state !== 'granted') {
     throw kernelError('RTC_ERR_MANIFEST_INVALID', `${where}: mcp.command: "${command}" is not in permissions.run (the server runs under the plugin's run grant: add it there)`, { details: { file: where, field: 'mcp.command' } });
   }
-  return { manifest, dir, entry: file, profile, source };
+  return { manifest, dir, entry: file, profile, source, firstParty, ...(requested ? { requested } : {}) };
 }
 
 /** The plugin folders of one search-path folder, sorted (folders without a plugin.yaml are not plugins). */
@@ -135,7 +184,7 @@ export function scanPlugins(roots: string | readonly string[] = PLUGINS_DIR): Pl
   for (const root of list) {
     for (const dir of pluginFolders(root)) {
       try {
-        found.push(loadPlugin(dir, root));
+        found.push(loadPlugin(dir, root, list[0]));
       } catch (error) {
         if (!isKernelError(error)) throw error;
         const id = declaredId(dir);
@@ -185,16 +234,36 @@ function article(kind: string): string {
   return /^[aeiou]/.test(kind) ? `an ${kind}` : `a ${kind}`;
 }
 
+/** `plugin` as a persona whose profile trusts `ids` runs it: under the profile its manifest asks for when it is one of them. */
+export function withGrant(plugin: LoadedPlugin, ids: readonly string[]): LoadedPlugin {
+  if (plugin.requested === undefined || !ids.includes(plugin.manifest.id)) return plugin;
+  const { requested, ...rest } = plugin;
+  return { ...rest, profile: requested, granted: true };
+}
+
 /** The plugins found on one search path, scanned once. */
 export class PluginRegistry {
   readonly roots: readonly string[];
   readonly #plugins: Map<string, LoadedPlugin>;
   readonly refused: readonly Refusal[];
 
+  readonly #scan: PluginScan;
+
   constructor(scan: PluginScan, roots: readonly string[]) {
     this.roots = roots;
+    this.#scan = scan;
     this.#plugins = new Map(scan.plugins.map((p) => [p.manifest.id, p]));
     this.refused = scan.refused;
+  }
+
+  /**
+   * This registry as a persona whose profile trusts `ids` sees it: each of those plugins runs
+   * under the in-process profile its manifest asks for. Ids that are not plugins here are the
+   * caller's to refuse (unknownTrust); a first-party plugin needs no grant.
+   */
+  granting(ids: readonly string[]): PluginRegistry {
+    if (ids.length === 0) return this;
+    return new PluginRegistry({ plugins: this.#scan.plugins.map((p) => withGrant(p, ids)), refused: this.#scan.refused }, this.roots);
   }
 
   static scan(roots: string | readonly string[] = PLUGINS_DIR): PluginRegistry {

@@ -25,7 +25,7 @@ import type { PersonaPaths } from '../loop/layout.ts';
 import { personaPaths } from '../loop/layout.ts';
 import { personaProfileSchema, type PersonaProfile } from '../personas/profile-schema.ts';
 import type { PluginInstance } from '../plugins/plugin-instance.ts';
-import { PLUGINS_DIR, PluginRegistry, type LoadedPlugin } from '../plugins/registry.ts';
+import { PLUGINS_DIR, PluginRegistry, withGrant, type LoadedPlugin } from '../plugins/registry.ts';
 import { sha256Digest } from '../storage/content-store.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
@@ -342,8 +342,10 @@ class Replayer {
     if (held && !call.fresh && held.bundle === call.bundle && held.profile === trace.profile) return held.instance;
     held?.instance.dispose();
     if (call.plugin.startsWith('skill:')) return this.#script(trace, call);
-    const plugin = this.#plugins.get(call.plugin);
-    if (!plugin) recordingError(`${trace.persona} cycle ${trace.cycle}: plugin ${call.plugin} is not installed; its manifest is needed for the grant it ran under`, { plugin: call.plugin });
+    const installed = this.#plugins.get(call.plugin);
+    if (!installed) recordingError(`${trace.persona} cycle ${trace.cycle}: plugin ${call.plugin} is not installed; its manifest is needed for the grant it ran under`, { plugin: call.plugin });
+    // In the tier the recorded profile's trust: gave it (an outside plugin is isolated unless granted).
+    const plugin = withGrant(installed, this.#profile(trace.profile, trace.persona).trust);
     if (plugin.manifest.mcp) {
       // a mounted MCP server: every call's answer is on the tape, so no server is started
       const o = this.#options(trace);

@@ -128,6 +128,20 @@ export class TraceStore {
     return this.checkLines(text, this.#where());
   }
 
+  /** The open segment's text as stored (its lines, each ending in a newline; a torn last line as it is), or '' when there is none. */
+  openText(): string {
+    if (this.#storage) {
+      const lines = this.#storage.lines();
+      return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+    }
+    try {
+      return readFileSync(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+      throw kernelError('RTC_ERR_REPLAY_RECORDING', `${this.#where()}: ${(error as Error).message}`);
+    }
+  }
+
   /** Size of the open trace segment in bytes. */
   openBytes(): number {
     if (this.#storage) return 0;

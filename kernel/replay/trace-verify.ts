@@ -7,7 +7,6 @@
  * `incremental` skips sealed segments whose stored identity is the one the last verification
  * saw, as kernel/history/verify.ts does for the event log.
  */
-import { readFileSync } from 'node:fs';
 import type { StoreProblem } from '../contracts/persistence.ts';
 import { isKernelError } from '../errors.ts';
 import { IndexLineError, parseIndexLines, sealedPartOf, type SegmentIndexEntry } from '../history/index-entry.ts';
@@ -31,7 +30,20 @@ function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-export function verifyTrace(store: TraceStore, options: { mode: 'full' | 'incremental'; since?: VerifiedRecord; eventIndex?: readonly SegmentIndexEntry[]; now?: () => Date }): TraceVerifyReport {
+export interface TraceVerifyOptions {
+  mode: 'full' | 'incremental';
+  since?: VerifiedRecord;
+  eventIndex?: readonly SegmentIndexEntry[];
+  now?: () => Date;
+  /** filled with every record read (by its hash), so the caller can match the events that name them */
+  seen?: Map<string, { cycle: number; persona: string }>;
+}
+
+export function verifyTrace(store: TraceStore, options: TraceVerifyOptions): TraceVerifyReport {
+  const note = (lines: readonly { record: { hash: string; cycle: number; persona: string } }[]): number => {
+    for (const { record } of lines) options.seen?.set(record.hash, { cycle: record.cycle, persona: record.persona });
+    return lines.length;
+  };
   const history = store.history;
   const report: TraceVerifyReport = { ok: true, sealed: 0, archived: 0, read_segments: 0, unchanged_segments: 0, records: 0, problems: [] };
   const error = (file: string, what: string, code = 'RTC_ERR_HISTORY_SEGMENT') => report.problems.push({ file, code, what, severity: 'error' });
@@ -100,28 +112,27 @@ export function verifyTrace(store: TraceStore, options: { mode: 'full' | 'increm
       if (segment.index > 1 && (!header || header.segment !== segment.index || (previous && !same(header.sealed, sealedPartOf(previous))))) {
         error(segment.name, `its header does not describe trace segment ${segment.index - 1} as it is stored`);
       }
-      report.records += store.checkLines(text, segment.name).length;
+      report.records += note(store.checkLines(text, segment.name));
     } catch (e) {
       error(segment.name, isKernelError(e) ? e.message.replace(`${segment.name}:`, 'line ') : String(e), 'RTC_ERR_REPLAY_RECORDING');
     }
     recorded.push({ segment: segment.index, identity: segment.identity, gz_sha256: gzSha, last_seq: entry.last_seq, last_hash: entry.last_hash });
     previous = entry;
   }
-  let open = '';
-  try {
-    open = readFileSync(store.file, 'utf8');
-  } catch {
-    // no open trace (a persona whose cycles never called a plugin)
-  }
+  // The open segment: the file, or the rows of a backend that keeps the trace (postgres).
+  const open = store.openText();
   if (open !== '') {
     try {
       const header = traceHeaderOf(open.slice(0, open.indexOf('\n')), `${store.file}:1`);
       if (listing.length > 0 && (!header || header.segment !== listing.length + 1 || (previous && !same(header.sealed, sealedPartOf(previous))))) {
         error(store.file, `the open trace segment's header does not describe trace segment ${listing.length} as it is stored`);
       }
-      report.records += store.checkLines(open, store.file).length;
+      report.records += note(store.checkLines(open, store.file));
     } catch (e) {
-      error(store.file, isKernelError(e) ? e.message : String(e), 'RTC_ERR_REPLAY_RECORDING');
+      // checkLines names `<file>:<line>`: the problem carries the line, the message the rest
+      const line = isKernelError(e) && typeof e.details['line'] === 'number' ? e.details['line'] : undefined;
+      const what = isKernelError(e) ? (line === undefined ? e.message : e.message.replace(`${store.file}:${line}: `, '')) : String(e);
+      report.problems.push({ file: store.file, ...(line === undefined ? {} : { line }), code: 'RTC_ERR_REPLAY_RECORDING', what, severity: 'error' });
     }
   }
   report.ok = report.problems.length === 0;

@@ -5,9 +5,15 @@
  * upgraded a plugin): the changes are returned so each persona's start event carries them
  * into its hash-chained log, and the record is replaced by the new baseline; the log keeps
  * what it was. A record that cannot be read stops the start: it is evidence, left as it is.
+ *
+ * A plugin recorded from an outside folder this start does not search (another persona's run
+ * passed --plugins-dir F, this one did not) was not looked at, so it is neither a change nor
+ * gone: its record is kept as it is in the new baseline, and `verify` names the folder to pass.
+ * A record that lacks where its outside plugins came from (written before that was recorded)
+ * is rewritten with it, as nothing changed.
  */
 import type { Substrate, SubstrateChange, SubstrateOptions } from './substrate.ts';
-import { compareSubstrate, currentSubstrate, readSubstrate, recordSubstrate } from './substrate.ts';
+import { compareSubstrate, currentSubstrate, readSubstrate, writeSubstrate } from './substrate.ts';
 
 export interface SubstrateAtStart {
   status: 'recorded' | 'verified' | 'changed';
@@ -22,15 +28,34 @@ function bundlesOf(substrate: Substrate): Record<string, string> {
   return out;
 }
 
+/** The new baseline: what this start found, with the records of outside folders it did not search kept. */
+function baseline(current: Substrate, recorded: Substrate, offPath: readonly SubstrateChange[]): Substrate {
+  const kept = new Set(offPath.map((c) => c.file.replace(/\/plugin\.yaml$/, '')));
+  const plugins = { ...current.plugins };
+  for (const [folder, record] of Object.entries(recorded.plugins)) if (kept.has(folder) && plugins[folder] === undefined) plugins[folder] = record;
+  return { ...current, plugins };
+}
+
+/** Where each plugin came from, as recorded: a record without it is refreshed even when nothing changed. */
+function sources(substrate: Substrate): string {
+  return JSON.stringify([substrate.search_path ?? [], Object.entries(substrate.plugins).map(([k, p]) => [k, p.source ?? null])]);
+}
+
 export async function checkSubstrateAtStart(stateDir: string, options: SubstrateOptions = {}): Promise<SubstrateAtStart> {
   const recorded = readSubstrate(stateDir);
-  if (recorded === undefined) {
-    const substrate = await recordSubstrate(stateDir, options);
-    return { status: 'recorded', bundles: bundlesOf(substrate), changes: [] };
-  }
   const current = await currentSubstrate(options);
-  const changes = compareSubstrate(recorded, current);
-  if (changes.length === 0) return { status: 'verified', bundles: bundlesOf(current), changes };
-  const substrate = await recordSubstrate(stateDir, options);
-  return { status: 'changed', bundles: bundlesOf(substrate), changes };
+  if (recorded === undefined) {
+    writeSubstrate(stateDir, current);
+    return { status: 'recorded', bundles: bundlesOf(current), changes: [] };
+  }
+  const all = compareSubstrate(recorded, current);
+  const offPath = all.filter((c) => c.kind === 'off-path');
+  const changes = all.filter((c) => c.kind !== 'off-path');
+  const next = baseline(current, recorded, offPath);
+  if (changes.length === 0) {
+    if (sources(next) !== sources(recorded)) writeSubstrate(stateDir, { ...next, recorded_at: recorded.recorded_at });
+    return { status: 'verified', bundles: bundlesOf(current), changes };
+  }
+  writeSubstrate(stateDir, next);
+  return { status: 'changed', bundles: bundlesOf(next), changes };
 }

@@ -12,7 +12,11 @@
  * `recordSubstrate(stateDir)` writes it (the loop calls it at start; the file is replaced
  * atomically). Isolate plugins are digested by kernel/build's bundleEntry (the same digest
  * the sandbox runs; persistence backends are isolate plugins too). Paths are kept
- * relative (to the plugins folder, then to each plugin's folder): no host path is recorded.
+ * relative (to the plugins folder, then to each plugin's folder), with one exception: a
+ * plugin found in an outside folder of the search path (RUNTIMECTL_PLUGIN_PATH, --plugins-dir)
+ * records that folder (`source`, absolute), and the record lists the outside folders the run
+ * searched (`search_path`), so a later `verify` that was not given the folder can say which
+ * one to pass instead of calling the plugin gone. The built-in plugins/ is never written.
  * The manifest text is kept (manifests are small and hold no secrets) so a change can be
  * placed at a line, and its parsed form so it can be named by field.
  */
@@ -40,6 +44,8 @@ const bundleSchema = z.union([
 
 const pluginRecordSchema = z.strictObject({
   id: z.string(),
+  /** the outside search-path folder the plugin was found in (absent: the built-in plugins/) */
+  source: z.string().optional(),
   version: z.string(),
   kind: z.string(),
   manifest: z.strictObject({ file: z.string(), sha256: digest, text: z.string(), declared: z.record(z.string(), z.unknown()) }),
@@ -50,6 +56,8 @@ export const substrateSchema = z.strictObject({
   format: z.literal(SUBSTRATE_FORMAT),
   recorded_at: z.string(),
   kernel_version: z.string(),
+  /** the outside folders of the search path (after the built-in plugins/), absolute; absent in older records */
+  search_path: z.array(z.string()).optional(),
   plugins: z.record(z.string(), pluginRecordSchema),
   refused: z.record(z.string(), z.string()),
 });
@@ -101,6 +109,7 @@ export async function currentSubstrate(options: SubstrateOptions = {}): Promise<
     const { $schema: _schema, ...declared } = plugin.manifest;
     plugins[folder] = {
       id: plugin.manifest.id,
+      ...(plugin.source === builtIn ? {} : { source: plugin.source }),
       version: plugin.manifest.version,
       kind: plugin.manifest.kind,
       manifest: { file: `${folder}/plugin.yaml`, sha256: sha256(text), text, declared: JSON.parse(JSON.stringify(declared)) as Record<string, unknown> },
@@ -109,18 +118,24 @@ export async function currentSubstrate(options: SubstrateOptions = {}): Promise<
   }
   const refused: Substrate['refused'] = {};
   for (const r of scan.refused) refused[keyOf(r.dir)] = r.error.toLine();
-  return { format: SUBSTRATE_FORMAT, recorded_at: (options.now ?? (() => new Date()))().toISOString(), kernel_version: KERNEL_VERSION, plugins, refused };
+  const outside = registry.roots.slice(1);
+  return { format: SUBSTRATE_FORMAT, recorded_at: (options.now ?? (() => new Date()))().toISOString(), kernel_version: KERNEL_VERSION, ...(outside.length > 0 ? { search_path: [...outside] } : {}), plugins, refused };
 }
 
 /** Records the substrate in `<state>/substrate.json` (atomically) and returns it. */
 export async function recordSubstrate(stateDir: string, options: SubstrateOptions = {}): Promise<Substrate> {
   const substrate = await currentSubstrate(options);
+  writeSubstrate(stateDir, substrate);
+  return substrate;
+}
+
+/** Replaces `<state>/substrate.json` atomically with `substrate`. */
+export function writeSubstrate(stateDir: string, substrate: Substrate): void {
   try {
     replaceFileDurably(path.join(stateDir, SUBSTRATE_FILE), `${JSON.stringify(substrate, null, 2)}\n`);
   } catch (error) {
     throw kernelError('RTC_ERR_SUBSTRATE_RECORD', `cannot write ${SUBSTRATE_FILE} in the state directory (${(error as Error).message.split('\n')[0]})`, { cause: error });
   }
-  return substrate;
 }
 
 /** The recorded substrate, or undefined when none was recorded. Throws for a file that is not one. */
@@ -148,6 +163,14 @@ export interface SubstrateChange {
   file: string;
   line?: number;
   what: string;
+  /**
+   * `off-path`: the plugin was recorded from an outside folder that is not on the search path
+   * now, so it could not be checked (not damage: pass that folder); `source` names it. The
+   * start's event carries only `file` and `what`, never a host path.
+   */
+  kind?: 'off-path';
+  /** the outside folder the plugin was recorded from (for `off-path`, and for messages) */
+  source?: string;
 }
 
 function short(hex: string): string {
@@ -191,34 +214,62 @@ function bundleChanges(folder: string, id: string, was: BundleRecord, now: Bundl
   return [{ severity: 'error', file, what: `${id}: ${was.kind} bundle digest changed since recorded (${short(was.digest)} → ${short(now.digest)}): ${why}` }];
 }
 
-/** Every difference between a recorded substrate and the current one. */
+/** The folder key a plugin of `id` has now, when it moved to another folder of the search path. */
+function movedTo(current: Substrate, id: string, recordedKeys: Record<string, unknown>): string | undefined {
+  return Object.entries(current.plugins).find(([key, p]) => p.id === id && recordedKeys[key] === undefined)?.[0];
+}
+
+/**
+ * Every difference between a recorded substrate and the current one. A recorded plugin is
+ * matched by its folder, else by its id (it moved to another folder of the search path: a
+ * warning, and its manifest and bundle are compared all the same). One that is nowhere is
+ * gone (an error), unless it came from an outside folder the current search path does not
+ * hold: that is `off-path`, an error naming the folder to pass.
+ */
 export function compareSubstrate(recorded: Substrate, current: Substrate): SubstrateChange[] {
   const changes: SubstrateChange[] = [];
+  const searched = current.search_path ?? [];
+  const matched = new Set<string>();
   for (const [folder, was] of Object.entries(recorded.plugins)) {
-    const now = current.plugins[folder];
+    let key = folder;
+    let now = current.plugins[folder];
+    if (now !== undefined && now.id !== was.id) now = undefined;
+    if (now === undefined) {
+      const moved = movedTo(current, was.id, recorded.plugins);
+      if (moved !== undefined) {
+        key = moved;
+        now = current.plugins[moved]!;
+        changes.push({ severity: 'warning', file: `${moved}/plugin.yaml`, what: `${was.id}: moved to another folder of the search path since it was recorded (from ${folder})`, ...(now.source ? { source: now.source } : {}) });
+      }
+    }
     if (now === undefined) {
       const refused = current.refused[folder];
-      changes.push(
-        refused !== undefined
-          ? { severity: 'error', file: `${folder}/plugin.yaml`, what: `${was.id}: the manifest no longer loads: ${refused}` }
-          : { severity: 'error', file: `${folder}/plugin.yaml`, what: `${was.id}: recorded plugin is gone` },
-      );
+      if (refused !== undefined) changes.push({ severity: 'error', file: `${folder}/plugin.yaml`, what: `${was.id}: the manifest no longer loads: ${refused}` });
+      else if (was.source !== undefined && !searched.includes(was.source)) {
+        changes.push({ severity: 'error', file: `${folder}/plugin.yaml`, kind: 'off-path', source: was.source, what: `${was.id}: recorded from an outside plugin folder that is not on this search path, so it was not checked` });
+      } else if (was.source === undefined && folder.includes('/') && !searched.some((dir) => path.basename(dir) === folder.split('/')[0])) {
+        // A record written before outside folders were recorded keeps only the folder's name.
+        changes.push({ severity: 'error', file: `${folder}/plugin.yaml`, kind: 'off-path', what: `${was.id}: recorded from an outside plugin folder named "${folder.split('/')[0]}" that is not on this search path, so it was not checked` });
+      } else changes.push({ severity: 'error', file: `${folder}/plugin.yaml`, what: `${was.id}: recorded plugin is gone`, ...(was.source ? { source: was.source } : {}) });
       continue;
     }
+    matched.add(key);
+    const source = now.source ? { source: now.source } : {};
     if (was.manifest.sha256 !== now.manifest.sha256) {
       const fields = changedFields(was.manifest.declared, now.manifest.declared);
       const detail = fields.length > 0 ? `fields changed: ${fields.join(', ')}` : 'no declared field changed (comments or formatting)';
       changes.push({
         severity: 'error',
-        file: `${folder}/plugin.yaml`,
+        file: `${key}/plugin.yaml`,
         line: firstDifferentLine(was.manifest.text, now.manifest.text),
         what: `${was.id}: manifest changed since recorded (sha256 ${short(was.manifest.sha256)} → ${short(now.manifest.sha256)}); ${detail}`,
+        ...source,
       });
     }
-    changes.push(...bundleChanges(folder, was.id, was.bundle, now.bundle));
+    changes.push(...bundleChanges(key, was.id, was.bundle, now.bundle).map((c) => ({ ...c, ...source })));
   }
   for (const [folder, now] of Object.entries(current.plugins)) {
-    if (recorded.plugins[folder] === undefined) changes.push({ severity: 'warning', file: `${folder}/plugin.yaml`, what: `${now.id}: plugin added since the substrate was recorded` });
+    if (!matched.has(folder) && recorded.plugins[folder]?.id !== now.id) changes.push({ severity: 'warning', file: `${folder}/plugin.yaml`, what: `${now.id}: plugin added since the substrate was recorded`, ...(now.source ? { source: now.source } : {}) });
   }
   for (const [folder, message] of Object.entries(current.refused)) {
     if (recorded.plugins[folder] === undefined) changes.push({ severity: 'error', file: `${folder}/plugin.yaml`, what: `manifest does not load: ${message}` });

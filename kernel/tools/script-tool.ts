@@ -47,8 +47,16 @@ export interface ScriptToolSpec {
   description: string;
   /** what the skill's manifest (the plugin.yaml beside its SKILL.md) requests; nothing without one */
   permissions: PermissionsManifest;
-  /** the sandbox profile the skill's manifest names (default: `default`, the process tier) */
+  /**
+   * The sandbox profile the script runs under: the one the skill's manifest names (default:
+   * `default`, the process tier), except an in-process one, which only the persona's `trust:`
+   * naming `manifestId` grants (else `default`).
+   */
   profile: string;
+  /** the id the skill's plugin.yaml declares (what a persona's `trust:` names), when it has one */
+  manifestId?: string;
+  /** the in-process profile the manifest asks for, when it was not granted and the script runs under `profile` instead */
+  requestedProfile?: string;
   /** the manifest's limits (they only tighten the profile's) */
   limits?: Partial<Limits>;
   /** why the skill cannot offer the script (a manifest that does not validate): listed as a problem, never run */

@@ -14,6 +14,7 @@ import type * as esbuild from 'esbuild';
 import { loadEsbuild } from '../../kernel/build/esbuild.ts';
 import { readCodeCache, writeCodeCache } from '../../kernel/build/bundle.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
+import { kernelError } from '../../kernel/errors.ts';
 import type { CompiledSource } from '../isolate/isolate-runtime.ts';
 import type { BootMessage, FromHost, ToHost, WireSource } from './protocol.ts';
 
@@ -83,7 +84,10 @@ export class SandboxHost {
         }
       };
       this.child.on('message', onMessage);
-      this.child.once('exit', () => reject(new Error('sandbox host process exited during start-up')));
+      // Killed (OOM killer, an operator, a hostile neighbour) before it was ready: a named error, never a kernel bug.
+      this.child.once('exit', (code, signal) =>
+        reject(kernelError('RTC_ERR_SANDBOX_CRASHED', `the sandbox host process died during start-up (${signal ? `signal ${signal}` : `exit code ${code}`})`, { details: { limit: 'crashed' } })),
+      );
     });
     this.ready.catch(() => undefined);
     this.child.on('exit', (exitCode, signal) => {

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openEventLog } from '../../kernel/events/event-log.ts';
+import { fileHistoryStorage } from '../../kernel/history/file-storage.ts';
 import { analyzeFork } from '../../features/events/fork-repair.ts';
 import { readEvents, verifyEventLog } from '../../kernel/events/verify.ts';
 import { UsageWindow } from '../../features/science-loop/budget/usage.ts';
@@ -191,4 +192,58 @@ test('a persona that is not there, or a state directory that is not one, is one 
   const noVerb = await runCli(['events']);
   assert.equal(noVerb.status, 2);
   assert.match(noVerb.stdout, /Usage: runtimectl events <command>/);
+});
+
+test('a fork after a seal: the open segment starts at its header, the repair keeps it and verify passes; an edited header is still refused', async () => {
+  // A sealed log: segment 1 under logs/segments, the open file starting with its `log_segment` header.
+  const state = path.join(tempDir('rtc-fork-sealed-'), 'state');
+  const logs = path.join(state, 'forky', 'logs');
+  const file = path.join(logs, 'events.jsonl');
+  const history = fileHistoryStorage({ dir: logs, label: 'forky/logs' });
+  const log = await openEventLog(file, { history });
+  await log.append('persona_start', { persona_id: 'forky' });
+  await log.append('continuous_loop_cycle', cyclePayload(10));
+  await log.seal();
+  await log.append('continuous_loop_cycle', cyclePayload(20));
+  await log.close();
+  const prefix = readFileSync(file, 'utf8');
+  assert.match(prefix.split('\n')[0]!, /"type":"log_segment"/, 'the open segment starts with its header');
+  // Two writers append from its tip.
+  const tails: string[][] = [];
+  for (const tokens of [[1, 2, 3], [4]]) {
+    const branch = path.join(tempDir('rtc-fork-branch-'), 'events.jsonl');
+    writeFileSync(branch, prefix);
+    const writer = await openEventLog(branch);
+    for (const t of tokens) await writer.append('continuous_loop_cycle', cyclePayload(t));
+    await writer.close();
+    tails.push(readFileSync(branch, 'utf8').slice(prefix.length).split('\n').filter((l) => l !== ''));
+  }
+  const forked = prefix + [tails[0]![0], tails[1]![0], ...tails[0]!.slice(1), ...tails[1]!.slice(1)].map((l) => `${l}\n`).join('');
+  writeFileSync(file, forked);
+
+  const analysis = analyzeFork(file);
+  assert.equal(analysis.forked, true);
+  assert.equal(analysis.orphans, 0, 'the header is the chain\'s start, not a damaged line');
+  assert.equal(analysis.prefix.events, 3, 'header, the cycle after it, and the writers\' shared reboot');
+  const repaired = await runCli(['events', 'repair', '--persona', 'forky', '--state-dir', state, '--json']);
+  assert.equal(repaired.status, 0, repaired.stderr);
+  const after = lines(file);
+  assert.equal(after[0], prefix.split('\n')[0], 'the header is kept, byte for byte');
+  // The chain verifies across the seal; the only finding is the checkpoint this log never had
+  // (sealed here by EventLog.seal itself: the loop writes one at each seal).
+  const verified = await runCli(['verify', '--full', '--state-dir', state, '--json']);
+  const findings = (JSON.parse(verified.stdout) as { personas: { checks: { name: string; findings: { code: string }[] }[] }[] }).personas[0]!.checks.flatMap((c) => c.findings.map((f) => `${c.name} ${f.code}`));
+  assert.deepEqual(findings, ['events RTC_ERR_HISTORY_CHECKPOINT'], verified.stdout);
+  const again = await runCli(['events', 'repair', '--persona', 'forky', '--state-dir', state]);
+  assert.equal(again.status, 0, again.stderr);
+  assert.match(again.stdout, /not forked/);
+
+  // A header whose payload was edited no longer hashes: it anchors nothing, and the repair refuses.
+  const edited = forked.replace(/"segment":2/, '"segment":3');
+  assert.notEqual(edited, forked);
+  writeFileSync(file, edited);
+  const refused = await runCli(['events', 'repair', '--persona', 'forky', '--state-dir', state]);
+  assert.equal(refused.status, 1);
+  assert.match(refused.stderr, /RTC_ERR_EVENTS_CORRUPT: .*not a fork: .*the first at line 1/);
+  assert.equal(readFileSync(file, 'utf8'), edited, 'nothing written');
 });

@@ -19,7 +19,9 @@ function plugin(code: string, permissions = '{}', limits = '{ memoryMb: 32, cpuM
   const exports = [...code.matchAll(/export (?:async )?function (\w+)/g)].map((m) => m[1]).join(', ');
   writeFileSync(path.join(dir, 'plugin.yaml'), `id: tool.t\nversion: 1.0.0\nkind: tool\nentry: mod.ts\ndescription: test\nsandbox: trusted\npermissions: ${permissions}\nlimits: ${limits}\nexports: [${exports}]\n`);
   writeFileSync(path.join(dir, 'mod.ts'), code);
-  return { dir, loaded: loadPlugin(dir) };
+  // Loaded as a first-party plugin (its temp folder stands for the checkout's plugins/), so
+  // `sandbox: trusted` is honoured and these run in the in-process tier they test.
+  return { dir, loaded: loadPlugin(dir, path.dirname(dir), path.dirname(dir)) };
 }
 
 const instances: PluginInstance[] = [];

@@ -6,10 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CliIo } from '../../../kernel/cli/command.ts';
 import { main } from '../../../cli/main.ts';
+import { sharedPath } from '../../../test/support/outside-material.ts';
 
 export const REPO = path.resolve(import.meta.dirname, '../../..');
 export const DRAFTS = path.join(REPO, 'test', 'fixtures', 'drafts');
-export const CORPUS = path.resolve(REPO, '..', 'shared', 'corpus', 'anthropic-skills');
+export const CORPUS = sharedPath('corpus/anthropic-skills');
 
 export function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'rtc-'));

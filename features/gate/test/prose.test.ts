@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { assertCompletePackage, check, CORPUS, gate, skillMd, writeDraft } from './helpers.ts';
+import { skipWithoutShared } from '../../../test/support/outside-material.ts';
 
 const HOSTILE = `---
 name: key-helper
@@ -51,9 +52,13 @@ test('prose risks in the files SKILL.md refers to, and in code comments, are fou
   assert.match(reason, /scripts\/helper\.ts:1: environment-dump: sends the whole environment somewhere/);
 });
 
-const corpusSkills = fs.existsSync(CORPUS) ? fs.readdirSync(CORPUS).filter((n) => fs.existsSync(path.join(CORPUS, n, 'SKILL.md'))).sort() : [];
+// ../shared beside the checkout: without it this skips with the reason shown, and with
+// RUNTIMECTL_REQUIRE_SHARED=1 (CI) its absence fails the file.
+const skipCorpus = skipWithoutShared('corpus/anthropic-skills');
+const corpusSkills = skipCorpus === false ? fs.readdirSync(CORPUS).filter((n) => fs.existsSync(path.join(CORPUS, n, 'SKILL.md'))).sort() : [];
 
-test('every real skill of the corpus is accepted as prose-only, with what was not evaluated listed', { skip: corpusSkills.length === 0 && `no corpus at ${CORPUS} (CI has it)` }, async () => {
+test('every real skill of the corpus is accepted as prose-only, with what was not evaluated listed', { skip: skipCorpus }, async () => {
+  assert.ok(corpusSkills.length >= 8, `the corpus at ${CORPUS} holds its skills`);
   const verdicts: string[] = [];
   for (const name of corpusSkills) {
     const { report, out } = await gate('community-draft', path.join(CORPUS, name));

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { allPermissionSet } from '../../../kernel/permissions/descriptors.ts';
@@ -17,6 +17,8 @@ import { loadShim } from '../../../sandboxes/isolate/shim-source.ts';
 import { runCli } from '../../../test/support/cli.ts';
 import { CACHE_DIR, fakeTime, packet, profile, run, tempDir } from '../../science-loop/test/helpers.ts';
 import { check, gate } from '../../gate/test/helpers.ts';
+import { CONTRACT_TYPES, contractModule } from '../contract-types.ts';
+import { PLUGIN_CONTRACTS } from '../../../kernel/contracts/index.ts';
 
 const DENO = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'deno');
 
@@ -28,16 +30,38 @@ test('plugins new writes each kind; check accepts it, its Deno test passes, and 
     const r = await runCli(['plugins', 'new', '--kind', kind, 'starter', '--dir', mine, '--json']);
     assert.equal(r.status, 0, r.stderr);
     made[kind] = JSON.parse(r.stdout) as { id: string; dir: string; select: string };
-    assert.deepEqual(['plugin.yaml', 'mod.ts', path.join('test', 'mod_test.ts')].map((f) => existsSync(path.join(made[kind]!.dir, f))), [true, true, true]);
-    assert.match(readFileSync(path.join(made[kind]!.dir, 'plugin.yaml'), 'utf8'), /^# yaml-language-server: \$schema=\/.*\/schemas\/plugin-manifest\.schema\.json$/m);
+    const files = ['plugin.yaml', 'mod.ts', ...(kind === 'tool' ? [] : ['contract.ts']), path.join('test', 'mod_test.ts')];
+    assert.deepEqual(files.map((f) => existsSync(path.join(made[kind]!.dir, f))), files.map(() => true));
+    // Nothing ties the folder to this checkout: it works wherever the checkout (or the folder) moves.
+    for (const f of files) assert.ok(!readFileSync(path.join(made[kind]!.dir, f), 'utf8').includes(PROJECT_ROOT), `${kind}/${f} names no path of the checkout`);
+    const manifest = readFileSync(path.join(made[kind]!.dir, 'plugin.yaml'), 'utf8');
+    assert.doesNotMatch(manifest, /yaml-language-server/, 'outside the checkout no schema path is written');
+    // The isolating tier: a new plugin is not the kernel's code.
+    assert.match(manifest, /^sandbox: default$/m);
     const checked = await runCli(['plugins', 'check', made[kind]!.dir]);
     assert.equal(checked.status, 0, checked.stderr);
     assert.match(checked.stdout, new RegExp(`^ok +${made[kind]!.id.replace('.', '\\.')} `));
   }
   assert.deepEqual(Object.values(made).map((m) => m.id).sort(), ['budget.starter', 'executor.starter', 'gate-check.starter', 'phase.starter', 'tool.starter']);
+  // Inside the checkout the manifest names its schema by a relative path (for an editor).
+  const inside = await runCli(['plugins', 'new', '--kind', 'tool', `scaffold-${process.pid}`, '--json']);
+  assert.equal(inside.status, 0, inside.stderr);
+  const insideDir = (JSON.parse(inside.stdout) as { dir: string }).dir;
+  try {
+    assert.match(readFileSync(path.join(insideDir, 'plugin.yaml'), 'utf8'), /^# yaml-language-server: \$schema=\.\.\/\.\.\/schemas\/plugin-manifest\.schema\.json$/m);
+  } finally {
+    rmSync(insideDir, { recursive: true, force: true });
+  }
   // Its own test, the way Deno authors run theirs (the real Deno; no type check: the types are runtimectl's).
   if (existsSync(DENO)) {
-    const deno = spawnSync(DENO, ['test', '--no-check', mine], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' } });
+    // Moved away from where it was written (and so from anything near the checkout), it still
+    // type-checks against its own contract.ts and its tests pass.
+    const moved = path.join(tempDir(), 'elsewhere');
+    cpSync(mine, moved, { recursive: true });
+    const env = { ...process.env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1' };
+    const typed = spawnSync(DENO, ['check', ...Object.values(made).map((m) => path.join(moved, path.basename(m.dir), 'mod.ts'))], { encoding: 'utf8', env, cwd: moved });
+    assert.equal(typed.status, 0, typed.stdout + typed.stderr);
+    const deno = spawnSync(DENO, ['test', '--no-check', moved], { encoding: 'utf8', env, cwd: moved });
     assert.equal(deno.status, 0, deno.stdout + deno.stderr);
     assert.match(deno.stdout, /ok \| 5 passed \| 0 failed/);
   }
@@ -132,4 +156,38 @@ draft: { max_files: 50, max_file_bytes: 65536, max_total_bytes: 262144, max_test
   const marked = await gate(profileFile, draft('marked', 'Count the words.\nTODO: say how.\n'), ['--plugins-dir', mine]);
   assert.equal(marked.report.verdict, 'rejected');
   assert.equal(check(marked.report, 'markers').reason, 'unfinished work is marked at SKILL.md:6');
+});
+
+test('the contract types plugins new writes are the kernel\'s own types, for every kind', async () => {
+  const ts = (await import('typescript')).default;
+  const dir = tempDir();
+  const checks: string[] = [`import type { z } from ${JSON.stringify(path.join(PROJECT_ROOT, 'node_modules', 'zod', 'index.js'))};`];
+  for (const [kind, types] of Object.entries(CONTRACT_TYPES)) {
+    writeFileSync(path.join(dir, `${kind}.contract.ts`), contractModule(kind)!);
+    const module = PLUGIN_CONTRACTS.find((c) => c.kind === kind)!.module;
+    checks.push(`import type * as K_${kind.replace('-', '_')} from ${JSON.stringify(path.join(PROJECT_ROOT, module))};`);
+    checks.push(`import type * as L_${kind.replace('-', '_')} from './${kind}.contract.ts';`);
+    for (const t of types) {
+      const k = `z.input<typeof K_${kind.replace('-', '_')}.${t.schemaExport}>`;
+      const l = `L_${kind.replace('-', '_')}.${t.name}`;
+      // each assignable to the other: the same type
+      checks.push(`export const ${t.name}_same: Same<${k}, ${l}> = true;`);
+    }
+  }
+  const file = path.join(dir, 'check.ts');
+  writeFileSync(file, `type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;\n${checks.join('\n')}\n`);
+  const program = ts.createProgram([file], {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    allowImportingTsExtensions: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: [],
+  });
+  const problems = ts.getPreEmitDiagnostics(program).filter((d) => d.file?.fileName.startsWith(dir));
+  const text = readFileSync(file, 'utf8').split('\n');
+  assert.deepEqual(problems.map((d) => `${text[d.file!.getLineAndCharacterOfPosition(d.start!).line]}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`), []);
+  assert.equal(checks.filter((c) => c.includes('_same')).length, 9, 'every type of every kind was compared');
 });

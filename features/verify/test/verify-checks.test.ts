@@ -19,6 +19,8 @@ import { substrateCheck } from '../checks.ts';
 import { currentSubstrate, recordSubstrate, readSubstrate } from '../../../kernel/substrate/substrate.ts';
 import { populate } from '../../ledger/test/helpers.ts';
 import { prepareLedger } from '../../ledger/open.ts';
+import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
+import { checkSubstrateAtStart } from '../../../kernel/substrate/substrate-at-start.ts';
 
 // The ledger runs in its plugin's isolate: built once per test process.
 await prepareLedger();
@@ -185,4 +187,55 @@ test('runtimectl verify reports the recorded substrate of the shipped plugins as
   const text = await cli(['verify', '--state-dir', state]);
   assert.equal(text.status, 0, text.stdout);
   assert.match(text.stdout, /^\(state\) {2}substrate {2}ok {2}\d+ plugin\(s\) match the record of /m);
+});
+
+test('outside plugin folders in the substrate: recorded with their folder; a start that does not search it keeps them; verify names the folder to pass; a moved plugin is a warning', async () => {
+  const state = tmp();
+  const builtIn = pluginsFolder();
+  const cacheDir = tmp();
+  // An outside folder F with one plugin, and another G to move it to.
+  const outside = path.join(tmp(), 'mine');
+  fs.mkdirSync(path.join(outside, 'tool-o'), { recursive: true });
+  fs.writeFileSync(path.join(outside, 'tool-o', 'plugin.yaml'), MANIFEST('tool.o'));
+  fs.writeFileSync(path.join(outside, 'tool-o', 'mod.ts'), 'export function f() { return 7; }\n');
+  const withF = () => PluginRegistry.scan([builtIn, outside]);
+  const first = await checkSubstrateAtStart(state, { registry: withF(), cacheDir });
+  assert.equal(first.status, 'recorded');
+  const recorded = readSubstrate(state)!;
+  assert.deepEqual(recorded.search_path, [outside]);
+  assert.equal(recorded.plugins['mine/tool-o']!.source, outside, 'the outside folder is recorded');
+  assert.equal(recorded.plugins['tool-a']!.source, undefined, 'built-in plugins record no path');
+
+  // Another persona's start without F: not a change, and the record keeps tool.o.
+  const without = await checkSubstrateAtStart(state, { registry: PluginRegistry.scan([builtIn]), cacheDir });
+  assert.deepEqual([without.status, without.changes], ['verified', []]);
+  assert.ok(readSubstrate(state)!.plugins['mine/tool-o'], 'still recorded');
+
+  // verify without F: off the search path, the folder named; with F: intact.
+  const off = (await verifyStateDir(state, [], [substrateCheck({ registry: PluginRegistry.scan([builtIn]), cacheDir })])).state[0]!;
+  assert.equal(off.status, 'failed');
+  assert.deepEqual(off.findings.map((f) => [f.code, f.file, f.what]), [
+    ['RTC_ERR_SUBSTRATE_OFF_PATH', path.join(outside, 'tool-o', 'plugin.yaml'), `tool.o: recorded from an outside plugin folder that is not on this search path, so it was not checked: pass --plugins-dir ${outside} (or add it to RUNTIMECTL_PLUGIN_PATH), as the run that recorded it did`],
+  ]);
+  const on = (await verifyStateDir(state, [], [substrateCheck({ registry: withF(), cacheDir })])).state[0]!;
+  assert.equal(on.status, 'ok', JSON.stringify(on.findings));
+
+  // A change in F is found where it is, with F's path.
+  fs.writeFileSync(path.join(outside, 'tool-o', 'mod.ts'), 'export function f() { return 8; }\n');
+  const changed = (await verifyStateDir(state, [], [substrateCheck({ registry: withF(), cacheDir })])).state[0]!;
+  assert.equal(changed.status, 'failed');
+  assert.equal(changed.findings[0]!.file, path.join(outside, 'tool-o', 'mod.ts'));
+  fs.writeFileSync(path.join(outside, 'tool-o', 'mod.ts'), 'export function f() { return 7; }\n');
+
+  // Moved to another outside folder G: found by its id there, a warning, and still compared.
+  const other = path.join(tmp(), 'theirs');
+  fs.mkdirSync(other);
+  fs.renameSync(path.join(outside, 'tool-o'), path.join(other, 'tool-o'));
+  const moved = (await verifyStateDir(state, [], [substrateCheck({ registry: PluginRegistry.scan([builtIn, outside, other]), cacheDir })])).state[0]!;
+  assert.equal(moved.status, 'ok', JSON.stringify(moved.findings));
+  assert.deepEqual(moved.findings.map((f) => [f.severity, f.file, f.what]), [['warning', path.join(other, 'tool-o', 'plugin.yaml'), 'tool.o: moved to another folder of the search path since it was recorded (from mine/tool-o)']]);
+  // And gone from a folder that is searched: gone.
+  fs.rmSync(path.join(other, 'tool-o'), { recursive: true });
+  const gone = (await verifyStateDir(state, [], [substrateCheck({ registry: PluginRegistry.scan([builtIn, outside]), cacheDir })])).state[0]!;
+  assert.deepEqual(gone.findings.map((f) => [f.code, f.what]), [['RTC_ERR_SUBSTRATE_CHANGED', 'tool.o: recorded plugin is gone']]);
 });

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { authNote, lineFindings, paragraphFindings, scanText } from '../rules.ts';
+import { sharedPath, skipWithoutShared } from '../../../test/support/outside-material.ts';
 
 const rules = (line: string): string[] => lineFindings('f.md', 1, line).map((f) => f.rule);
 const sentenceRules = (text: string): string[] => paragraphFindings('f.md', 1, text.split('\n')).map((f) => f.rule);
@@ -81,9 +82,11 @@ test('ordinary instructions are not findings', () => {
   assert.equal(authNote('curl -H "Authorization: Bearer $GITHUB_TOKEN" https://api.github.com/user'), 'api.github.com', 'a secret in its own header is a note for the reviewer');
 });
 
-const CORPUS = path.resolve(import.meta.dirname, '../../../../shared/corpus/anthropic-skills');
+// ../shared beside the checkout: without it this skips with the reason shown, and with
+// RUNTIMECTL_REQUIRE_SHARED=1 (CI) its absence fails the file.
+const CORPUS = sharedPath('corpus/anthropic-skills');
 
-test('no line or paragraph of the real corpus is a finding', { skip: !fs.existsSync(CORPUS) && `no corpus at ${CORPUS} (CI has it)` }, () => {
+test('no line or paragraph of the real corpus is a finding', { skip: skipWithoutShared('corpus/anthropic-skills') }, () => {
   let lines = 0;
   const found: string[] = [];
   for (const file of fs.readdirSync(CORPUS, { recursive: true }) as string[]) {
