@@ -262,7 +262,8 @@ export class IsolateRuntime {
         return code === undefined ? errJson('Error', `no shim part "${name}"`) : okJson(code);
       }
       case 'sandbox.limit': {
-        const { detail } = JSON.parse(json) as { detail: string };
+        const { detail, op: attempted, attempt } = JSON.parse(json) as { detail: string; op?: unknown; attempt?: unknown };
+        if (typeof attempted === 'string') this.#reportUnanswered(attempted, JSON.stringify(attempt ?? {}), 'limit');
         this.#hitLimit('transfer', detail);
       }
       // falls through: #hitLimit never returns
@@ -293,9 +294,35 @@ export class IsolateRuntime {
     }
   }
 
+  /**
+   * A call answered here, never reaching the broker's ops (the script had exited; its
+   * arguments passed the transfer cap): what it attempted is reported to the broker all the
+   * same, which audits it (kernel/broker/attempts.ts). Fire and forget: the report needs no
+   * answer, and in the process tier it travels the same pipe as the ops, ahead of the run's end.
+   */
+  #reportUnanswered(op: string, argsJson: string, why: 'after-exit' | 'limit'): void {
+    const report = `{"op":${JSON.stringify(op)},"why":"${why}","args":${argsJson.length > 0 ? argsJson : '{}'}}`;
+    try {
+      void Promise.resolve(this.#options.ops.any('attempt.unanswered', report)).catch(() => undefined);
+    } catch {
+      // a handler that cannot take it has no audit to keep
+    }
+  }
+
+  /** The transfer cap, seen by the host (the shim checks it first): the call's attempt is reported before the run ends. */
+  #checkCall(json: string, op: string): void {
+    if (json.length > this.#options.limits.transferBytes) {
+      this.#reportUnanswered(op, '{}', 'limit');
+      this.#hitLimit('transfer', op);
+    }
+  }
+
   #onSyncOp(op: string, json: string): string {
-    this.#checkTransfer(json, op);
-    if (this.#exitCode !== undefined) return errJson('Interrupted', 'the script has exited');
+    this.#checkCall(json, op);
+    if (this.#exitCode !== undefined) {
+      this.#reportUnanswered(op, json, 'after-exit');
+      return errJson('Interrupted', 'the script has exited');
+    }
     const local = this.#local(op, json);
     if (local !== undefined) return local;
     const answer = this.#options.ops.sync(op, json);
@@ -305,9 +332,14 @@ export class IsolateRuntime {
 
   async #onAsyncOp(op: string, json: string, syncCaller: boolean): Promise<string> {
     if (syncCaller) {
-      this.#checkTransfer(json, op);
+      this.#checkCall(json, op);
       const local = this.#local(op, json);
       if (local !== undefined) return local;
+      // As in the in-process tier: nothing is performed after Deno.exit, whatever the script caught.
+      if (this.#exitCode !== undefined) {
+        this.#reportUnanswered(op, json, 'after-exit');
+        return errJson('Interrupted', 'the script has exited');
+      }
       const answer = await this.#options.ops.async(op, json);
       this.#checkTransfer(answer, `${op} result`);
       return answer;
@@ -316,8 +348,11 @@ export class IsolateRuntime {
     this.#pendingOps++;
     this.#activity++;
     try {
-      this.#checkTransfer(json, op);
-      if (this.#exitCode !== undefined) return errJson('Interrupted', 'the script has exited');
+      this.#checkCall(json, op);
+      if (this.#exitCode !== undefined) {
+        this.#reportUnanswered(op, json, 'after-exit');
+        return errJson('Interrupted', 'the script has exited');
+      }
       const answer = await this.#options.ops.async(op, json);
       this.#checkTransfer(answer, `${op} result`);
       return answer;
