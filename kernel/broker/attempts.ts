@@ -100,7 +100,9 @@ export function bindingAttempt(name: string): AttemptsOf {
 export function attemptGranted(ctx: BrokerContext, attempt: Attempt): boolean {
   if (attempt.kind === 'binding') {
     const b = ctx.bindings;
-    return b !== undefined && attempt.value !== undefined && b.declared.includes(attempt.value) && b.granted.includes(attempt.value);
+    if (attempt.value === undefined) return false;
+    // A persona binding is declared and granted; a storage binding is handed with the plugin's storage.
+    return (b !== undefined && b.declared.includes(attempt.value) && b.granted.includes(attempt.value)) || ctx.storage?.declared.includes(attempt.value) === true;
   }
   const answer = ctx.gate.query(attempt.kind, attempt.value);
   return answer.state === 'granted' && (attempt.value !== undefined || !answer.partial);

@@ -35,7 +35,7 @@ class Call implements OpCall {
   readonly #quotaAware: boolean;
   ticket?: OpTicket;
   /** what this call has had audited, granted or denied: an attempt among them needs no audit of its own */
-  readonly audited: { permission: AuditPermission; value: string | null }[] = [];
+  readonly audited: { permission: AuditPermission; value: string | null; denied: boolean }[] = [];
 
   constructor(ctx: BrokerContext, op: string, quotaAware: boolean) {
     this.#ctx = ctx;
@@ -45,13 +45,13 @@ class Call implements OpCall {
 
   granted(permission: AuditPermission, value: string | null, reason?: RefusalReason): void {
     const ctx = this.#ctx;
-    this.audited.push({ permission, value });
+    this.audited.push({ permission, value, denied: false });
     ctx.audit({ type: 'capability', subject: ctx.subject, op: this.op, permission, value, decision: 'granted', ...(reason ? { reason } : {}) });
   }
 
   denied(permission: AuditPermission, value: string | null, reason: RefusalReason): void {
     const ctx = this.#ctx;
-    this.audited.push({ permission, value });
+    this.audited.push({ permission, value, denied: true });
     ctx.audit({ type: 'capability', subject: ctx.subject, op: this.op, permission, value, decision: 'denied', reason });
   }
 
@@ -60,9 +60,12 @@ class Call implements OpCall {
     else this.denied(attempt.kind, attempt.value ?? null, reason);
   }
 
-  /** Whether `attempt` was decided in this call: the same kind, and the same value or the whole kind on either side. */
+  /**
+   * Whether `attempt` was decided in this call: a refusal of its kind (the call was refused
+   * for it: a loader variable, a quota), or a decision on the same value or the whole kind.
+   */
   covers(attempt: Attempt): boolean {
-    return this.audited.some((a) => a.permission === attempt.kind && (a.value === null || attempt.value === undefined || a.value === attempt.value));
+    return this.audited.some((a) => a.permission === attempt.kind && (a.denied || a.value === null || attempt.value === undefined || a.value === attempt.value));
   }
 
   require(kind: PermissionName, value: string | undefined, display = value, reason?: RefusalReason, aliases?: readonly string[]): void {
@@ -144,7 +147,7 @@ export class CapabilityBroker {
   #audited(op: string, error: unknown, call?: Call): unknown {
     if (error instanceof Refusal) {
       const ctx = this.context;
-      call?.audited.push({ permission: error.permission, value: error.value });
+      call?.audited.push({ permission: error.permission, value: error.value, denied: true });
       ctx.audit({ type: 'capability', subject: ctx.subject, op, permission: error.permission, value: error.value, decision: 'denied', ...(error.reason ? { reason: error.reason } : {}) });
     }
     return error;
@@ -289,7 +292,11 @@ export class CapabilityBroker {
       this.#settle(name, argsJson, call, 'before-check');
       if (!(error instanceof DenoOpError)) throw error;
     }
-    return this.context.tape!.answer(name, argsJson);
+    const answer = this.context.tape!.answer(name, argsJson);
+    // The checks an op made while it ran (env.toObject's, a request's) are not made again:
+    // what the call attempted is audited from the grant instead, so a replay's audit has it too.
+    this.#settle(name, argsJson, call, 'replayed');
+    return answer;
   }
 
   /** Closes what the sandboxed code still holds (open files, children, fetch bodies): the end of its run. */

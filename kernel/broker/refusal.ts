@@ -31,7 +31,9 @@ export type RefusalReason =
   /** made after the script called Deno.exit (caught the exit and carried on): never performed */
   | 'after-exit'
   /** its arguments passed the sandbox's transfer cap: the run ended on that limit, nothing was performed */
-  | 'limit';
+  | 'limit'
+  /** replayed: answered from the recording, decided on the grant (the op's own checks while it ran are not made again) */
+  | 'replayed';
 
 export class Refusal extends DenoOpError {
   readonly permission: AuditPermission;

@@ -13,6 +13,15 @@ import { kernelError, type KernelError } from '../../kernel/errors.ts';
 import type { Limits } from '../../kernel/manifest/sandbox-profile.ts';
 import { isDisposedError, limitError, reasonOfIvmError, type LimitReason } from './limit-errors.ts';
 
+/**
+ * What still works after the script called Deno.exit (and caught it): reports of attempts
+ * (kernel/broker/broker.ts: an unsupported API Deno gates behind a permission, a call the shim
+ * answered itself) and the shim's own code, loaded on first use. Neither performs anything,
+ * and without them an attempt made after the exit would be answered before it could be
+ * reported; every other op is answered Interrupted and reported as attempted.
+ */
+const REPORT_OPS: ReadonlySet<string> = new Set(['attempt.unanswered', 'attempt.unsupported', 'shim.part']);
+
 export interface OpHandler {
   sync(op: string, argsJson: string): string;
   async(op: string, argsJson: string): Promise<string>;
@@ -319,7 +328,7 @@ export class IsolateRuntime {
 
   #onSyncOp(op: string, json: string): string {
     this.#checkCall(json, op);
-    if (this.#exitCode !== undefined) {
+    if (this.#exitCode !== undefined && !REPORT_OPS.has(op)) {
       this.#reportUnanswered(op, json, 'after-exit');
       return errJson('Interrupted', 'the script has exited');
     }
@@ -336,7 +345,7 @@ export class IsolateRuntime {
       const local = this.#local(op, json);
       if (local !== undefined) return local;
       // As in the in-process tier: nothing is performed after Deno.exit, whatever the script caught.
-      if (this.#exitCode !== undefined) {
+      if (this.#exitCode !== undefined && !REPORT_OPS.has(op)) {
         this.#reportUnanswered(op, json, 'after-exit');
         return errJson('Interrupted', 'the script has exited');
       }
@@ -349,7 +358,7 @@ export class IsolateRuntime {
     this.#activity++;
     try {
       this.#checkCall(json, op);
-      if (this.#exitCode !== undefined) {
+      if (this.#exitCode !== undefined && !REPORT_OPS.has(op)) {
         this.#reportUnanswered(op, json, 'after-exit');
         return errJson('Interrupted', 'the script has exited');
       }

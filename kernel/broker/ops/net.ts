@@ -129,6 +129,9 @@ export const netFetch = defineOp({
         }
       } catch (error) {
         kept.done();
+        // Destroying a body undici is still reading makes it emit an AbortError: heard here, or
+        // it would be an uncaught exception of the kernel (a server sending more than the cap).
+        response.body.on('error', () => undefined);
         response.body.destroy();
         throw error;
       }
