@@ -35,7 +35,7 @@ class Call implements OpCall {
   readonly #quotaAware: boolean;
   ticket?: OpTicket;
   /** what this call has had audited, granted or denied: an attempt among them needs no audit of its own */
-  readonly audited: { permission: AuditPermission; value: string | null; denied: boolean }[] = [];
+  readonly audited: { permission: AuditPermission; value: string | null; reason?: RefusalReason }[] = [];
 
   constructor(ctx: BrokerContext, op: string, quotaAware: boolean) {
     this.#ctx = ctx;
@@ -45,13 +45,13 @@ class Call implements OpCall {
 
   granted(permission: AuditPermission, value: string | null, reason?: RefusalReason): void {
     const ctx = this.#ctx;
-    this.audited.push({ permission, value, denied: false });
+    this.audited.push({ permission, value });
     ctx.audit({ type: 'capability', subject: ctx.subject, op: this.op, permission, value, decision: 'granted', ...(reason ? { reason } : {}) });
   }
 
   denied(permission: AuditPermission, value: string | null, reason: RefusalReason): void {
     const ctx = this.#ctx;
-    this.audited.push({ permission, value, denied: true });
+    this.audited.push({ permission, value, reason });
     ctx.audit({ type: 'capability', subject: ctx.subject, op: this.op, permission, value, decision: 'denied', reason });
   }
 
@@ -61,11 +61,11 @@ class Call implements OpCall {
   }
 
   /**
-   * Whether `attempt` was decided in this call: a refusal of its kind (the call was refused
-   * for it: a loader variable, a quota), or a decision on the same value or the whole kind.
+   * Whether `attempt` was decided in this call: a decision on the same value or on the whole
+   * kind, or a refusal of the call for its loader variables (which names them, not the program).
    */
   covers(attempt: Attempt): boolean {
-    return this.audited.some((a) => a.permission === attempt.kind && (a.denied || a.value === null || attempt.value === undefined || a.value === attempt.value));
+    return this.audited.some((a) => a.permission === attempt.kind && (a.value === null || attempt.value === undefined || a.value === attempt.value || a.reason === 'loader-variable'));
   }
 
   require(kind: PermissionName, value: string | undefined, display = value, reason?: RefusalReason, aliases?: readonly string[]): void {
@@ -147,7 +147,7 @@ export class CapabilityBroker {
   #audited(op: string, error: unknown, call?: Call): unknown {
     if (error instanceof Refusal) {
       const ctx = this.context;
-      call?.audited.push({ permission: error.permission, value: error.value, denied: true });
+      call?.audited.push({ permission: error.permission, value: error.value, ...(error.reason ? { reason: error.reason } : {}) });
       ctx.audit({ type: 'capability', subject: ctx.subject, op, permission: error.permission, value: error.value, decision: 'denied', ...(error.reason ? { reason: error.reason } : {}) });
     }
     return error;
