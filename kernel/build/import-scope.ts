@@ -6,7 +6,7 @@
  * private key back. So every module build (plugins, skill scripts, gate drafts, `sandbox run`
  * and `sandbox test`) takes its imports only from its own tree (the folder of its plugin.yaml
  * or SKILL.md, else the entry's folder; first-party plugins shipped in this repository also
- * the kernel's own source folders) and from what its grant lets it read.
+ * the kernel's own source folders and packages) and from what its grant lets it read.
  *
  * The check is one esbuild plugin (`importScope`) the bundler puts first, so it sees every
  * import of every build before any other resolver: static and dynamic `import` with a
@@ -37,8 +37,8 @@ export interface ImportScope {
   never?: readonly string[];
 }
 
-/** The kernel's own source folders: what first-party plugins (this repository's plugins/) share. */
-const FIRST_PARTY_CODE = ['plugins', 'kernel', 'features', 'sandboxes'].map((dir) => path.join(PROJECT_ROOT, dir));
+/** The kernel's own source folders and its packages: what first-party plugins (this repository's plugins/) share. */
+const FIRST_PARTY_CODE = ['plugins', 'kernel', 'features', 'sandboxes', 'node_modules'].map((dir) => path.join(PROJECT_ROOT, dir));
 
 function real(p: string): string {
   try {

@@ -139,7 +139,8 @@ export class IsolateRuntime {
   }
 
   usage(): Usage {
-    if (this.isolate.isDisposed) return { cpuMs: 0, wallMs: 0, heapBytes: 0 };
+    // Disposed (a limit, the end of a run): what it had used when it was disposed, never 0.
+    if (this.isolate.isDisposed) return this.#finalUsage ?? { cpuMs: 0, wallMs: 0, heapBytes: 0 };
     const heap = this.isolate.getHeapStatisticsSync();
     return {
       cpuMs: Number(this.isolate.cpuTime) / 1e6,
@@ -148,7 +149,17 @@ export class IsolateRuntime {
     };
   }
 
+  /** What the isolate had used when it was disposed (a limit disposes it before anyone asks). */
+  #finalUsage: Usage | undefined;
+
   dispose(): void {
+    if (!this.isolate.isDisposed && this.#finalUsage === undefined) {
+      try {
+        this.#finalUsage = { cpuMs: Number(this.isolate.cpuTime) / 1e6, wallMs: Number(this.isolate.wallTime) / 1e6, heapBytes: 0 };
+      } catch {
+        // an isolate that cannot say any more leaves 0
+      }
+    }
     for (const { stop, resolve } of this.#timers.values()) {
       stop();
       resolve(true);
