@@ -309,3 +309,23 @@ test('every op the broker has that reaches outside the isolate leaves its attemp
     }
   }
 });
+
+test('node-style escapes reach nothing: no host call is made for them and nothing of the host comes back', async () => {
+  const body = [
+    "const seen = [];",
+    "const t = async (name, f) => { try { const v = await f(); seen.push(name + ': ' + typeof v); } catch (e) { seen.push(name + ': ' + e.name); } };",
+    "await t('process', () => process.binding('spawn_sync'));",
+    "await t('globalThis.process', () => globalThis.process.env);",
+    "await t('require', () => require(['child', 'process'].join('_')));",
+    "await t('dynamic node import', () => import(['node', 'child_process'].join(':')));",
+    "await t('constructor escape', () => (function () {}).constructor('return process')());",
+    "await t('Deno.internal', () => Object.keys(Deno[Deno.internal]).join(','));",
+    'console.log(JSON.stringify(seen));',
+  ].join('\n');
+  const r = await run(body, { profile: 'default' });
+  assert.equal(r.exitCode, 0, `${r.stdout}\n${r.stderr}`);
+  const seen = JSON.parse(r.stdout.trim().split('\n')[0]!) as string[];
+  for (const line of seen.slice(0, 5)) assert.match(line, /: (ReferenceError|TypeError|Error)$/, line);
+  assert.equal(seen[5], 'Deno.internal: string', 'Deno[Deno.internal] holds only inspectArgs');
+  assert.deepEqual(events, [], 'none of them reached the broker: there is no host to reach');
+});
