@@ -5,8 +5,9 @@
  * '/home/me/.config/runtimectl/operator-key.json' with { type: 'json' }` got the operator's
  * private key back. So every module build (plugins, skill scripts, gate drafts, `sandbox run`
  * and `sandbox test`) takes its imports only from its own tree (the folder of its plugin.yaml
- * or SKILL.md, else the entry's folder; first-party plugins shipped in this repository also
- * the kernel's own source folders and packages) and from what its grant lets it read.
+ * or SKILL.md, else the entry's folder; a plugin also the kernel's own source folders and
+ * packages, public code it may share: the shipped plugins import `../executor-shared` and
+ * the kernel's contracts) and from what its grant lets it read.
  *
  * The check is one esbuild plugin (`importScope`) the bundler puts first, so it sees every
  * import of every build before any other resolver: static and dynamic `import` with a
@@ -37,7 +38,11 @@ export interface ImportScope {
   never?: readonly string[];
 }
 
-/** The kernel's own source folders and its packages: what first-party plugins (this repository's plugins/) share. */
+/**
+ * The kernel's own source folders and its packages: code a plugin may share (the shipped ones
+ * import `../gate-check-shared`, the ledger's rows, zod). Public code, never state: the state
+ * folder, the build cache and the operator's config are none of them.
+ */
 const FIRST_PARTY_CODE = ['plugins', 'kernel', 'features', 'sandboxes', 'node_modules'].map((dir) => path.join(PROJECT_ROOT, dir));
 
 function real(p: string): string {
@@ -66,12 +71,11 @@ export function packageRoot(entry: string): { dir: string; kind: 'plugin' | 'ski
   }
 }
 
-/** The default scope of an entry: its own tree, and for a first-party plugin the kernel's source folders. */
+/** The default scope of an entry: its own tree, and for a plugin the kernel's source folders. */
 export function importScopeOf(entry: string, granted?: (file: string) => boolean, never?: readonly string[]): ImportScope {
   const { dir, kind } = packageRoot(entry);
-  const firstParty = kind === 'plugin' && inside(real(path.join(PROJECT_ROOT, 'plugins')), dir);
   return {
-    roots: firstParty ? [dir, ...FIRST_PARTY_CODE] : [dir],
+    roots: kind === 'plugin' ? [dir, ...FIRST_PARTY_CODE] : [dir],
     ...(granted ? { granted } : {}),
     ...(never ? { never } : {}),
     label: `the ${kind === 'script' ? "script's folder" : `${kind} folder`} ${dir}`,
