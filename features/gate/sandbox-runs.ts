@@ -36,6 +36,9 @@ export function flagsFor(session: GateSession, scratch: string): string[] {
  * another value, up to the cap), so a draft that floods the audit with granted calls or with
  * one refusal cannot push another kind of attempt out of the evidence.
  */
+/** Characters of an audited value the evidence keeps (a path or host may be as long as the transfer cap). */
+const MAX_AUDIT_VALUE = 1024;
+
 export class AuditRecorder {
   readonly events: TestFileRun['audit'] = [];
   total = 0;
@@ -48,20 +51,22 @@ export class AuditRecorder {
     this.total += 1;
     if (event.decision === 'denied') this.denied += 1;
     if (event.decision === 'denied' && event.reason === 'write-quota') this.quotaRefusals += 1;
-    const entry = { op: event.op, permission: event.permission, value: event.value, decision: event.decision, ...(event.reason ? { reason: event.reason } : {}) };
+    // A value may be as long as the transfer cap: what the evidence keeps of it is bounded.
+    const value = event.value !== null && event.value.length > MAX_AUDIT_VALUE ? `${event.value.slice(0, MAX_AUDIT_VALUE)}… (${event.value.length} characters)` : event.value;
+    const entry = { op: event.op, permission: event.permission, value, decision: event.decision, ...(event.reason ? { reason: event.reason } : {}) };
     if (event.decision === 'denied') {
       // One of each (permission, op, reason) always; other values while the cap allows.
       const kind = `${event.permission}\u0000${event.op}\u0000${event.reason ?? ''}`;
-      const value = `${kind}\u0000${event.value ?? ''}`;
-      if (this.#kept.has(value)) return this.#keepFirst(entry);
+      const key = `${kind}\u0000${value ?? ''}`;
+      if (this.#kept.has(key)) return this.#keepFirst(entry);
       if (!this.#kept.has(kind)) {
-        this.#kept.add(kind).add(value);
+        this.#kept.add(kind).add(key);
         this.events.push(entry);
         return;
       }
       if (this.#keptValues < MAX_AUDIT_EVENTS_PER_RUN) {
         this.#keptValues += 1;
-        this.#kept.add(value);
+        this.#kept.add(key);
         this.events.push(entry);
         return;
       }

@@ -247,6 +247,9 @@ export class CapabilityBroker {
     } catch {
       attempts = [];
     }
+    // However the list was mangled inside the isolate, the API's own kind is attempted.
+    const kind = typeof raw.kind === 'string' && (PERMISSION_NAMES as readonly string[]).includes(raw.kind) ? (raw.kind as PermissionName) : undefined;
+    if (kind !== undefined && !attempts.some((a) => a.kind === kind)) attempts.push({ kind });
     let refusal: Refusal | undefined;
     for (const attempt of attempts) {
       // Refused either way: not granted (Deno's own NotCapable), or granted but not implemented here.

@@ -58,15 +58,20 @@ export function reportUnanswered(op: string, args: Record<string, unknown>): voi
 
 /** Throws what the broker answers for an attempt of a gated API it does not implement (NotCapable, else NotSupported). */
 function refuseGated(api: string, kind: ShimAttempt['kind'], read: () => ShimAttempt[], hint: string): never {
-  let attempts: ShimAttempt[];
+  const attempts: ShimAttempt[] = [];
   try {
-    // A hostile argument (a getter that throws, a toString that loops to the limit) leaves the whole kind.
-    attempts = read().map((a) => (a.value === undefined ? { kind: a.kind } : { kind: a.kind, value: String(a.value) }));
+    // A hostile argument (a getter that throws, a toString that loops to the limit) leaves the
+    // whole kind; an index loop, so a script that poisons Array.prototype cannot empty the list.
+    const read_ = read();
+    for (let i = 0; i < read_.length; i++) {
+      const a = read_[i]!;
+      attempts[attempts.length] = a.value === undefined ? { kind: a.kind } : { kind: a.kind, value: String(a.value) };
+    }
   } catch {
-    attempts = [{ kind }];
+    attempts.length = 0;
   }
-  if (attempts.length === 0) attempts = [{ kind }];
-  callSync('attempt.unsupported', { api, attempts, ...(hint ? { hint } : {}) });
+  // `kind` goes on its own: whatever the list became, the broker audits at least the whole kind.
+  callSync('attempt.unsupported', { api, kind, attempts, ...(hint ? { hint } : {}) });
   throw unsupportedError(api, hint);
 }
 

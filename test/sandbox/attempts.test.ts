@@ -329,3 +329,19 @@ test('node-style escapes reach nothing: no host call is made for them and nothin
   assert.equal(seen[5], 'Deno.internal: string', 'Deno[Deno.internal] holds only inspectArgs');
   assert.deepEqual(events, [], 'none of them reached the broker: there is no host to reach');
 });
+
+test('a script that poisons the prototypes the shim uses cannot hide an attempt of an unsupported API', async () => {
+  const body = [
+    'Array.prototype.map = function () { return [{ kind: "nothing" }]; };',
+    'Array.prototype[Symbol.iterator] = function* () {};',
+    'Object.keys = () => [];',
+    'String.prototype.toString = () => { throw new Error("no"); };',
+    caught("Deno.dlopen('/lib/x86_64-linux-gnu/libc.so.6', {})"),
+    caught("await Deno.connect({ hostname: 'example.com', port: 80 })"),
+    caught('Deno.kill(1)'),
+    caught("Deno.chdir('/etc')"),
+  ].join('\n');
+  const r = await run(body);
+  assert.equal(r.exitCode, 0, r.stderr);
+  for (const kind of ['ffi', 'net', 'run', 'read']) assert.ok(r.denied.some((e) => e.permission === kind && e.reason === 'unsupported'), `${kind}: ${JSON.stringify(r.denied)}`);
+});

@@ -72,3 +72,21 @@ test('a draft that catches every refusal is still rejected, naming each kind it 
   assert.ok(raw.output.denied.some((d: { reason?: string }) => d.reason === 'write-quota'), 'the quota refusal is there too');
   assert.ok(!raw.output.denied.some((d: { value: string | null }) => d.value?.endsWith('/ok.txt')), 'writing the scratch folder is never an attempt outside the grant');
 });
+
+test('the evidence keeps every kind of refusal however the draft floods the audit, and bounds each value', async () => {
+  const { AuditRecorder } = await import('../sandbox-runs.ts');
+  const recorder = new AuditRecorder();
+  const event = (op: string, permission: string, value: string | null, decision: 'granted' | 'denied', reason?: string) =>
+    recorder.sink({ type: 'capability', subject: 's', op, permission: permission as never, value, decision, ...(reason ? { reason: reason as never } : {}) });
+  for (let i = 0; i < 5000; i++) event('fs.readTextFile', 'read', `/draft/data/${i}`, 'granted');
+  for (let i = 0; i < 5000; i++) event('fs.readTextFile', 'read', `/etc/flood/${i}`, 'denied');
+  event('run.output', 'run', 'sh', 'denied', 'before-check');
+  event('env.get', 'env', 'x'.repeat(100_000), 'denied');
+  assert.equal(recorder.total, 10_002);
+  assert.equal(recorder.denied, 5002);
+  const kept = recorder.events.filter((e) => e.decision === 'denied');
+  assert.ok(kept.some((e) => e.permission === 'run' && e.value === 'sh'), 'the run attempt after the flood is kept');
+  const env = kept.find((e) => e.permission === 'env')!;
+  assert.ok(env.value!.length < 1100 && env.value!.endsWith('(100000 characters)'), 'a long value is cut, saying how long it was');
+  assert.ok(recorder.events.length <= 1100, `the evidence stays bounded (${recorder.events.length} events)`);
+});
