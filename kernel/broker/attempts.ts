@@ -17,7 +17,7 @@
  * makes its checks can then no longer hide an attempt.
  */
 import path from 'node:path';
-import type { PermissionName } from '../permissions/descriptors.ts';
+import { PERMISSION_NAMES, type PermissionName } from '../permissions/descriptors.ts';
 import type { BrokerContext } from './op.ts';
 
 export interface Attempt {
@@ -106,6 +106,33 @@ export function attemptGranted(ctx: BrokerContext, attempt: Attempt): boolean {
   }
   const answer = ctx.gate.query(attempt.kind, attempt.value);
   return answer.state === 'granted' && (attempt.value !== undefined || !answer.partial);
+}
+
+/**
+ * What a report of an unsupported API attempted (broker.ts, `attempt.unsupported`): the
+ * attempts of the op it names, or its own list; and whatever either became inside the
+ * isolate (a script can poison what the shim builds it with), the API's own `kind`.
+ */
+export function reportedAttempts(raw: Record<string, unknown>, opAttempts: AttemptsOf | undefined, ctx: BrokerContext): Attempt[] {
+  const known = (kind: unknown): kind is PermissionName => typeof kind === 'string' && (PERMISSION_NAMES as readonly string[]).includes(kind);
+  let attempts: Attempt[] = [];
+  try {
+    if (opAttempts) attempts = opAttempts(rawObject(raw.args), ctx);
+    else if (Array.isArray(raw.attempts)) {
+      attempts = raw.attempts.flatMap((a): Attempt[] => {
+        const o = rawObject(a);
+        if (!known(o.kind)) return [];
+        if (typeof o.value !== 'string') return [{ kind: o.kind }];
+        // Paths as every op checks them: absolute against the script's cwd.
+        const isPath = o.kind === 'read' || o.kind === 'write' || o.kind === 'ffi';
+        return [{ kind: o.kind, value: isPath ? (lenientPath(ctx.cwd, o.value) ?? o.value) : o.value }];
+      });
+    }
+  } catch {
+    attempts = [];
+  }
+  if (known(raw.kind) && !attempts.some((a) => a.kind === raw.kind)) attempts.push({ kind: raw.kind });
+  return attempts;
 }
 
 /** The whole of `kind` (Deno.env.toObject, a symlink's unscoped read and write). */

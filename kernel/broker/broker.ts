@@ -24,8 +24,8 @@ import { closeResources } from './resources.ts';
 import { Refusal, type AuditPermission, type RefusalReason } from './refusal.ts';
 import type { OpTicket } from './run-scope.ts';
 import { isSpecialPath } from './special-files.ts';
-import { attemptGranted, lenientPath, rawObject, type Attempt } from './attempts.ts';
-import { PERMISSION_NAMES, type PermissionName } from '../permissions/descriptors.ts';
+import { attemptGranted, rawObject, reportedAttempts, type Attempt } from './attempts.ts';
+import type { PermissionName } from '../permissions/descriptors.ts';
 
 /** The checks one call of an op may make while it runs; each passing check is audited (one object per call). */
 class Call implements OpCall {
@@ -178,15 +178,6 @@ export class CapabilityBroker {
     for (const attempt of attempts) if (!call.covers(attempt)) call.attempted(attempt, why);
   }
 
-  /**
-   * An attempt made where the broker could not answer it (the script had exited, its
-   * arguments passed the transfer cap): the runtime reports it here and it is audited as
-   * `#settle` audits one, with `why`. Nothing is performed.
-   */
-  unanswered(name: string, argsJson: string, why: RefusalReason): void {
-    this.#settle(name, argsJson, this.#call(name), why);
-  }
-
   /** Parses arguments and checks every permission the call needs; audits each grant. */
   #admit(op: OpDefinition, argsJson: string, call: OpCall): unknown {
     let raw: unknown;
@@ -230,26 +221,7 @@ export class CapabilityBroker {
     }
     const api = typeof raw.api === 'string' && raw.api.length <= 100 ? raw.api : 'an unsupported API';
     const call = new Call(this.context, api, false);
-    let attempts: Attempt[] = [];
-    try {
-      const op = opName === undefined ? undefined : OPS.get(opName);
-      if (op?.attempts) attempts = op.attempts(rawObject(raw.args), this.context);
-      else if (Array.isArray(raw.attempts)) {
-        attempts = raw.attempts.flatMap((a): Attempt[] => {
-          const o = rawObject(a);
-          if (typeof o.kind !== 'string' || !(PERMISSION_NAMES as readonly string[]).includes(o.kind)) return [];
-          const kind = o.kind as PermissionName;
-          if (typeof o.value !== 'string') return [{ kind }];
-          // Paths as every op checks them: absolute against the script's cwd.
-          return [{ kind, value: kind === 'read' || kind === 'write' || kind === 'ffi' ? lenientPath(this.context.cwd, o.value) ?? o.value : o.value }];
-        });
-      }
-    } catch {
-      attempts = [];
-    }
-    // However the list was mangled inside the isolate, the API's own kind is attempted.
-    const kind = typeof raw.kind === 'string' && (PERMISSION_NAMES as readonly string[]).includes(raw.kind) ? (raw.kind as PermissionName) : undefined;
-    if (kind !== undefined && !attempts.some((a) => a.kind === kind)) attempts.push({ kind });
+    const attempts = reportedAttempts(raw, opName === undefined ? undefined : OPS.get(opName)?.attempts, this.context);
     let refusal: Refusal | undefined;
     for (const attempt of attempts) {
       // Refused either way: not granted (Deno's own NotCapable), or granted but not implemented here.
