@@ -27,6 +27,8 @@ export const ERROR_CODES = {
   RTC_ERR_PERMISSION_CEILING: 'a plugin asks for more than its ceiling allows',
   // build
   RTC_ERR_BUILD_FAILED: 'a plugin or script could not be bundled',
+  // a module imports a file outside its own tree (its plugin's or skill's folder) and what its grant lets it read: kernel/build/import-scope.ts
+  RTC_ERR_BUILD_IMPORT_SCOPE: 'a plugin or script imports a file outside its own folder and its grant',
   RTC_ERR_CACHE_CORRUPT: 'a cached bundle or code cache failed its digest check',
   // modules and npm packages (kernel/build)
   RTC_ERR_MODULE_UNSUPPORTED: 'a script imports a kind of module the sandbox does not load (jsr:, remote URLs)',

@@ -9,6 +9,11 @@
  * below, or `OpCall.require` for checks an op makes while it runs); every refusal is a
  * `Refusal` (kernel/broker/refusal.ts), whoever raised it, and is audited here, once, where
  * the call's answer is made. An op cannot refuse without the audit seeing it.
+ *
+ * Attempts are audited too, whatever answered them: a call that ends without a decision on
+ * something it attempted (its arguments did not parse, the program was not found, a quota
+ * answered first) has that attempt audited where its answer is made, before the answer
+ * leaves (`#settle`, attempts.ts). An op cannot answer an attempt without the audit seeing it.
  */
 import { kernelError } from '../errors.ts';
 import { notCapableMessage } from '../permissions/gate.ts';
@@ -18,8 +23,9 @@ import { OPS } from './ops/index.ts';
 import { closeResources } from './resources.ts';
 import { Refusal, type AuditPermission, type RefusalReason } from './refusal.ts';
 import type { OpTicket } from './run-scope.ts';
-import type { PermissionName } from '../permissions/descriptors.ts';
 import { isSpecialPath } from './special-files.ts';
+import { attemptGranted, rawObject, reportedAttempts, type Attempt } from './attempts.ts';
+import type { PermissionName } from '../permissions/descriptors.ts';
 
 /** The checks one call of an op may make while it runs; each passing check is audited (one object per call). */
 class Call implements OpCall {
@@ -28,6 +34,8 @@ class Call implements OpCall {
   /** the op charges the run's write quota itself (OpDefinition.quota) */
   readonly #quotaAware: boolean;
   ticket?: OpTicket;
+  /** what this call has had audited, granted or denied: an attempt among them needs no audit of its own */
+  readonly audited: { permission: AuditPermission; value: string | null; reason?: RefusalReason }[] = [];
 
   constructor(ctx: BrokerContext, op: string, quotaAware: boolean) {
     this.#ctx = ctx;
@@ -37,7 +45,27 @@ class Call implements OpCall {
 
   granted(permission: AuditPermission, value: string | null, reason?: RefusalReason): void {
     const ctx = this.#ctx;
+    this.audited.push({ permission, value });
     ctx.audit({ type: 'capability', subject: ctx.subject, op: this.op, permission, value, decision: 'granted', ...(reason ? { reason } : {}) });
+  }
+
+  denied(permission: AuditPermission, value: string | null, reason: RefusalReason): void {
+    const ctx = this.#ctx;
+    this.audited.push({ permission, value, reason });
+    ctx.audit({ type: 'capability', subject: ctx.subject, op: this.op, permission, value, decision: 'denied', reason });
+  }
+
+  attempted(attempt: Attempt, reason: RefusalReason): void {
+    if (attemptGranted(this.#ctx, attempt)) this.granted(attempt.kind, attempt.value ?? null, reason);
+    else this.denied(attempt.kind, attempt.value ?? null, reason);
+  }
+
+  /**
+   * Whether `attempt` was decided in this call: a decision on the same value or on the whole
+   * kind, or a refusal of the call for its loader variables (which names them, not the program).
+   */
+  covers(attempt: Attempt): boolean {
+    return this.audited.some((a) => a.permission === attempt.kind && (a.value === null || attempt.value === undefined || a.value === attempt.value || a.reason === 'loader-variable'));
   }
 
   require(kind: PermissionName, value: string | undefined, display = value, reason?: RefusalReason, aliases?: readonly string[]): void {
@@ -74,6 +102,22 @@ function specialDisplay(given: string | undefined, abs: string): string {
   return given;
 }
 
+/**
+ * Two reports of attempts that no effect op answers, made by the runtime and the shim and
+ * audited here like any call (attempts.ts). Neither performs anything, and neither is an
+ * effect, so neither is on the tape (a replay makes the same reports and audits the same):
+ *  - `attempt.unanswered` `{op, args, why}`: the runtime answered a call itself (the script
+ *    had exited; its arguments passed the transfer cap); its attempts are audited with `why`;
+ *  - `attempt.unsupported` `{api, attempts | op+args}`: an API the sandbox does not implement
+ *    that Deno gates behind a permission (`Deno.connect` is `net`, `Deno.dlopen` is `ffi`,
+ *    `Deno.kill` is `run`...). Answered as Deno answers without the grant (NotCapable naming
+ *    the first attempt not granted), else NotSupported (RTC_ERR_UNSUPPORTED); every attempt is
+ *    audited as denied, under the API's name.
+ */
+export const UNANSWERED_OP = 'attempt.unanswered';
+export const UNSUPPORTED_OP = 'attempt.unsupported';
+const UNANSWERED_REASONS: ReadonlySet<string> = new Set<RefusalReason>(['before-check', 'after-exit', 'limit']);
+
 function errorAnswer(error: unknown): string {
   if (error instanceof DenoOpError) return JSON.stringify({ err: { class: error.denoClass, message: error.message, ...(error.osCode ? { code: error.osCode } : {}) } });
   throw error;
@@ -100,12 +144,38 @@ export class CapabilityBroker {
   }
 
   /** The one place a refusal is audited. */
-  #audited(op: string, error: unknown): unknown {
+  #audited(op: string, error: unknown, call?: Call): unknown {
     if (error instanceof Refusal) {
       const ctx = this.context;
+      call?.audited.push({ permission: error.permission, value: error.value, ...(error.reason ? { reason: error.reason } : {}) });
       ctx.audit({ type: 'capability', subject: ctx.subject, op, permission: error.permission, value: error.value, decision: 'denied', ...(error.reason ? { reason: error.reason } : {}) });
     }
     return error;
+  }
+
+  /**
+   * A call is answered with something other than its effect: each attempt it made that no
+   * check of the call decided is audited now, before the answer leaves (attempts.ts):
+   * `denied` unless the live grant covers it, with `why` no check was made.
+   */
+  #settle(name: string, argsJson: string, call: Call, why: RefusalReason): void {
+    const op = OPS.get(name);
+    if (!op?.attempts) return;
+    let attempts: Attempt[];
+    try {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(argsJson);
+      } catch {
+        raw = undefined;
+      }
+      attempts = op.attempts(rawObject(raw), this.context);
+    } catch {
+      // Fail closed: an op whose attempts cannot be read is audited as refused outright.
+      call.denied('all', name, why);
+      return;
+    }
+    for (const attempt of attempts) if (!call.covers(attempt)) call.attempted(attempt, why);
   }
 
   /** Parses arguments and checks every permission the call needs; audits each grant. */
@@ -133,18 +203,51 @@ export class CapabilityBroker {
     return args;
   }
 
+  /** The answer to a report of attempts (UNANSWERED_OP, UNSUPPORTED_OP); undefined for any other op. */
+  #report(name: string, argsJson: string): string | undefined {
+    if (name !== UNANSWERED_OP && name !== UNSUPPORTED_OP) return undefined;
+    let raw: Record<string, unknown>;
+    try {
+      raw = rawObject(JSON.parse(argsJson));
+    } catch {
+      raw = {};
+    }
+    const opName = typeof raw.op === 'string' ? raw.op : undefined;
+    const args = JSON.stringify(raw.args ?? {});
+    if (name === UNANSWERED_OP) {
+      const why = typeof raw.why === 'string' && UNANSWERED_REASONS.has(raw.why) ? (raw.why as RefusalReason) : 'before-check';
+      if (opName) this.#settle(opName, args, this.#call(opName), why);
+      return JSON.stringify({ ok: null });
+    }
+    const api = typeof raw.api === 'string' && raw.api.length <= 100 ? raw.api : 'an unsupported API';
+    const call = new Call(this.context, api, false);
+    const attempts = reportedAttempts(raw, opName === undefined ? undefined : OPS.get(opName)?.attempts, this.context);
+    let refusal: Refusal | undefined;
+    for (const attempt of attempts) {
+      // Refused either way: not granted (Deno's own NotCapable), or granted but not implemented here.
+      call.denied(attempt.kind, attempt.value ?? null, 'unsupported');
+      if (!attemptGranted(this.context, attempt) && attempt.kind !== 'binding') refusal ??= new Refusal(attempt.kind, attempt.value ?? null, notCapableMessage(attempt.kind, attempt.value));
+    }
+    const hint = typeof raw.hint === 'string' && raw.hint.length <= 300 ? ` (${raw.hint})` : '';
+    return errorAnswer(refusal ?? new DenoOpError('NotSupported', `RTC_ERR_UNSUPPORTED: ${api} is not supported in the sandbox${hint}; see README.md, "What the sandbox supports"`));
+  }
+
   sync(name: string, argsJson: string): string {
+    const reported = this.#report(name, argsJson);
+    if (reported !== undefined) return reported;
     const tape = this.context.tape;
     if (tape?.mode === 'replay') return this.#replay(name, argsJson, 'sync');
     const fill = tape?.begin(name, argsJson);
     let answer: string;
+    const call = this.#call(name);
     try {
       const op = this.#find(name, 'sync');
-      const call = this.#call(name);
       const args = this.#admit(op, argsJson, call);
       answer = JSON.stringify({ ok: op.run(args, this.context, call) ?? null });
     } catch (error) {
-      answer = errorAnswer(this.#audited(name, error));
+      this.#audited(name, error, call);
+      this.#settle(name, argsJson, call, 'before-check');
+      answer = errorAnswer(error);
     }
     fill?.(answer);
     return answer;
@@ -156,12 +259,19 @@ export class CapabilityBroker {
    * call, and the replay command reports it.
    */
   #replay(name: string, argsJson: string, mode: 'sync' | 'async'): string {
+    const call = this.#call(name);
     try {
-      this.#admit(this.#find(name, mode), argsJson, this.#call(name));
+      this.#admit(this.#find(name, mode), argsJson, call);
     } catch (error) {
-      if (!(this.#audited(name, error) instanceof DenoOpError)) throw error;
+      this.#audited(name, error, call);
+      this.#settle(name, argsJson, call, 'before-check');
+      if (!(error instanceof DenoOpError)) throw error;
     }
-    return this.context.tape!.answer(name, argsJson);
+    const answer = this.context.tape!.answer(name, argsJson);
+    // The checks an op made while it ran (env.toObject's, a request's) are not made again:
+    // what the call attempted is audited from the grant instead, so a replay's audit has it too.
+    this.#settle(name, argsJson, call, 'replayed');
+    return answer;
   }
 
   /** Closes what the sandboxed code still holds (open files, children, fetch bodies): the end of its run. */
@@ -180,6 +290,11 @@ export class CapabilityBroker {
   }
 
   async async(name: string, argsJson: string, deliver?: (answer: string) => Promise<void>): Promise<string> {
+    const reported = this.#report(name, argsJson);
+    if (reported !== undefined) {
+      await deliver?.(reported);
+      return reported;
+    }
     const tape = this.context.tape;
     if (tape?.mode === 'replay') {
       const recorded = this.#replay(name, argsJson, 'async');
@@ -189,15 +304,17 @@ export class CapabilityBroker {
     const fill = tape?.begin(name, argsJson);
     let answer: string;
     let ticket: OpTicket | undefined;
+    const call = this.#call(name);
     try {
       try {
         const op = this.#find(name, 'async');
-        const call = this.#call(name);
         const args = this.#admit(op, argsJson, call);
         if (op.scoped) call.ticket = ticket = await this.context.scope.enter(name);
         answer = JSON.stringify({ ok: (await op.run(args, this.context, call)) ?? null });
       } catch (error) {
-        answer = errorAnswer(this.#audited(name, error));
+        this.#audited(name, error, call);
+        this.#settle(name, argsJson, call, 'before-check');
+        answer = errorAnswer(error);
       }
       fill?.(answer);
       await deliver?.(answer);

@@ -9,6 +9,7 @@ import type { PermissionGate } from '../permissions/gate.ts';
 import type { AuditPermission, RefusalReason } from './refusal.ts';
 import type { OpTicket, RunScope } from './run-scope.ts';
 import type { Tape } from './tape.ts';
+import type { Attempt, AttemptsOf } from './attempts.ts';
 import type { PluginBindings } from './ops/bindings.ts';
 import type { StorageGrant } from '../persistence/binding-kit.ts';
 import type { ChildTracker } from '../../sandboxes/subprocess/run-command.ts';
@@ -130,6 +131,13 @@ export interface OpCall {
   refuse(permission: AuditPermission, value: string | null, message: string, reason: RefusalReason): never;
   /** audits a check the op made itself and passed (a binding) */
   granted(permission: AuditPermission, value: string | null, reason?: RefusalReason): void;
+  /** audits a refusal the op answers without throwing (a permission request answered "denied") */
+  denied(permission: AuditPermission, value: string | null, reason: RefusalReason): void;
+  /**
+   * audits an attempt the op answers before checking it (a redirect hop to a bad port):
+   * granted when the live grant covers it, else denied; `reason` says why it was not checked
+   */
+  attempted(attempt: Attempt, reason: RefusalReason): void;
   /** a `scoped` op's place in its run (slot, byte account, abort signal, connection pool) */
   readonly ticket?: OpTicket;
 }
@@ -141,6 +149,13 @@ export interface OpDefinition<A = any, R = unknown> {
   parse(raw: unknown, ctx: BrokerContext): A;
   /** the permissions this call needs, checked in order before `run` (in replay too) */
   needs(args: A, ctx: BrokerContext): PermissionNeed[];
+  /**
+   * what the call attempts, from its raw arguments (attempts.ts): an op that reaches outside
+   * the isolate declares it, so a call answered before its check (bad arguments, not found,
+   * a quota) still leaves its attempt in the audit; ops on a resource already granted
+   * (a file's rid, a fetch body) and pure ones leave it out
+   */
+  attempts?: AttemptsOf;
   /**
    * the op holds resources of the run while it runs (a connection, a subprocess, buffered
    * bytes): the broker waits for a slot in the run's scope first, hands the op its ticket,

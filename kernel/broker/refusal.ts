@@ -21,7 +21,19 @@ export type RefusalReason =
   | 'redirect'
   | 'binding'
   | 'os-sandbox'
-  | 'write-quota';
+  | 'write-quota'
+  /** answered before its permission was checked (bad arguments, not found, a quota): attempts.ts */
+  | 'before-check'
+  /** an API the sandbox does not implement (Deno.connect, Deno.dlopen...): the attempt of its kind */
+  | 'unsupported'
+  /** Deno.permissions.request answered "denied" (there is no one to ask) */
+  | 'permission-request'
+  /** made after the script called Deno.exit (caught the exit and carried on): never performed */
+  | 'after-exit'
+  /** its arguments passed the sandbox's transfer cap: the run ended on that limit, nothing was performed */
+  | 'limit'
+  /** replayed: answered from the recording, decided on the grant (the op's own checks while it ran are not made again) */
+  | 'replayed';
 
 export class Refusal extends DenoOpError {
   readonly permission: AuditPermission;

@@ -25,6 +25,7 @@ import { seal, sealMatches, SEAL_BYTES } from './cache-integrity.ts';
 import { PROJECT_ROOT } from '../version.ts';
 import { denoModules, IMPORT_META } from './deno-modules.ts';
 import { shimPartLinks } from './shim-part-links.ts';
+import { importScope, importScopeOf, outsideScope, type ImportScope } from './import-scope.ts';
 
 /** `module`: a plugin or script; `shim`: the shim's core; `part`: a shim part loaded on first use. */
 export type BundleKind = 'module' | 'shim' | 'part';
@@ -68,7 +69,7 @@ function esbuildVersion(): string {
 export function buildRecipe(): string {
   if (recipe === undefined) {
     const dir = path.join(PROJECT_ROOT, 'kernel', 'build');
-    const parts = ['bundle.ts', 'deno-modules.ts', 'npm-resolve.ts', 'shim-part-links.ts'].map((f) => {
+    const parts = ['bundle.ts', 'deno-modules.ts', 'npm-resolve.ts', 'shim-part-links.ts', 'import-scope.ts'].map((f) => {
       try {
         return readFileSync(path.join(dir, f), 'utf8');
       } catch {
@@ -151,6 +152,11 @@ export interface BundleOptions {
    * test file under `sandbox test`, as in `deno test`). Imported modules always see false.
    */
   main?: boolean;
+  /**
+   * where a module build may read its imports from (import-scope.ts); default: the entry's
+   * own tree (its plugin's or skill's folder, else its own folder), nothing it is granted
+   */
+  imports?: ImportScope;
 }
 
 /**
@@ -172,6 +178,7 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
   const absolute = realEntry(path.resolve(entry));
   const base = path.dirname(absolute);
   const main = options.main ?? true;
+  const scope = kind === 'module' ? (options.imports ?? importScopeOf(absolute, undefined, [cacheDir])) : undefined;
   const sealKey = `${kind}:${main ? '' : 'not-main:'}${absolute}`;
   const indexFile = indexFileOf(sealKey, cacheDir);
   if (existsSync(indexFile)) {
@@ -179,7 +186,9 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
       const record = JSON.parse(readFileSync(indexFile, 'utf8')) as IndexRecord;
       const bundleFile = path.join(cacheDir, 'bundles', `${record.digest}.js`);
       const sealed = typeof record.seal === 'string' && sealMatches(recordSeal(cacheDir, sealKey, record), Buffer.from(record.seal, 'hex'));
-      if (sealed && hashInputs(record.inputs, base) && existsSync(bundleFile)) {
+      // A bundle built when an input was in scope is not reused once it is not (a grant narrowed).
+      const inScope = scope === undefined || Object.keys(record.inputs).every((rel) => outsideScope(scope, path.resolve(base, rel)) === undefined);
+      if (sealed && inScope && hashInputs(record.inputs, base) && existsSync(bundleFile)) {
         const code = readFileSync(bundleFile, 'utf8');
         if (sha256(code) === record.digest) return { code, digest: record.digest, inputs: record.inputs, size: record.size, cached: true };
       }
@@ -202,7 +211,8 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
       absWorkingDir: base,
       // Kept beside the bundle: stack traces are mapped back to the script's own lines.
       ...(kind === 'module' ? { sourcemap: 'external' as const, outfile: path.join(base, '__bundle.js'), sourcesContent: true } : {}),
-      plugins: kind === 'module' ? [denoModules(absolute, main)] : kind === 'part' ? [shimPartLinks(absolute)] : [],
+      // The import scope first: it sees every import of the module before any other resolver.
+      plugins: kind === 'module' ? [importScope(scope!, base), denoModules(absolute, main)] : kind === 'part' ? [shimPartLinks(absolute)] : [],
       ...(kind === 'module' ? { define: { 'import.meta': IMPORT_META } } : {}),
     });
   } catch (error) {

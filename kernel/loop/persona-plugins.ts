@@ -120,6 +120,17 @@ export class PersonaPlugins {
     return this.#resident ? this.#resident.use(instance, run) : run();
   }
 
+  /**
+   * The CPU and wall limits one call of tool plugin `id` (or of the script `spec`) runs under:
+   * what the call reserves of the persona's tool budget while it is in flight.
+   */
+  callLimits(id: string, spec?: ScriptToolSpec): { cpuMs: number; wallMs: number } {
+    if (spec) return this.script(spec).limits;
+    const known = this.#mounts.get(id) ?? this.#instances.get(id);
+    if (known) return known.limits;
+    return this.#registry.find(id, 'tool').manifest.mcp ? this.mount(id).limits : this.#instance(id, 'tool').limits;
+  }
+
   /** What the last call of plugin `id` (an instance or a mount) used: what a tool call is metered by. */
   lastCall(id: string): { cpuMs: number; wallMs: number } {
     return (this.#mounts.get(id) ?? this.#scripts.get(id) ?? this.#instances.get(id))?.lastCall ?? { cpuMs: 0, wallMs: 0 };

@@ -48,7 +48,8 @@ import { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { pathCodec, type PathCodec } from '../replay/path-codec.ts';
 import { TraceStore } from '../replay/trace-store.ts';
 import { checkSubstrateAtStart, type SubstrateAtStart } from '../substrate/substrate-at-start.ts';
-import { listToolsReport, callTool, toolPluginOf, type ToolHost, type ToolInfo, type ToolProblem } from '../tools/call-tool.ts';
+import { listToolsReport, callTool, toolCallLimits, toolPluginOf, type ToolHost, type ToolInfo, type ToolProblem } from '../tools/call-tool.ts';
+import { withCallMeter, type CallUsage } from '../tools/call-usage.ts';
 import { TOOLS_SOCKET_ENV, ToolRelay } from '../tools/tool-relay.ts';
 import { TOOL_TRACE_FILE } from '../replay/trace-store.ts';
 import { KERNEL_VERSION } from '../version.ts';
@@ -268,6 +269,8 @@ export class PersonaRuntime {
   #recorder: CycleRecorder | undefined;
   /** tool calls of this cycle (or of this tools-only session): usage against the cycle's budget, and what was called */
   #toolUse = { cpuMs: 0, wallMs: 0, called: [] as ToolCallNote[] };
+  /** What the tool calls in flight hold of the budget (their limits), until each is charged what it used. */
+  #toolHeld = { cpuMs: 0, wallMs: 0, calls: 0 };
   /** opened for tool calls only (`mcp serve`, `tools call`): each call is recorded on its own line of trace/tools.jsonl */
   #toolsOnly = false;
   #toolTrace: TraceStore | undefined;
@@ -648,6 +651,9 @@ export class PersonaRuntime {
    * log, and is recorded in the cycle's trace while a cycle runs (a tool an executor's agent
    * calls mid-cycle), else on its own line of trace/tools.jsonl. CPU and wall time of the
    * cycle's tool calls count against its budget: once spent, a call is RTC_ERR_TOOL_BUDGET.
+   * A call holds its own CPU and wall limits of the budget from its admission until it is
+   * charged what it used (at least the limit that ended it), so calls made at once are
+   * admitted only as far as the budget covers them all (issue 27, item 9b).
    * `via`: who asked (`binding`: a plugin through the tools binding; `mcp`: an agent through
    * `mcp serve`; `cli`: `tools call`).
    */
@@ -658,18 +664,26 @@ export class PersonaRuntime {
     const own = this.#toolsOnly && !this.#recorder ? this.#ownRecorder() : undefined;
     let outcome: { ok: true } | { ok: false; error: unknown } = { ok: true };
     let ran = false;
+    let held: { cpuMs: number; wallMs: number } | undefined;
+    // What the call used, reported by whatever ran it (call-usage.ts), whatever else runs at once.
+    const meter: CallUsage = { cpuMs: 0, wallMs: 0 };
     try {
-      this.#checkToolBudget(name);
+      held = this.#holdToolBudget(name);
       ran = true;
-      return await callTool(this.#toolHost(own ?? this.#recorder), name, args);
+      return await withCallMeter(meter, () => callTool(this.#toolHost(own ?? this.#recorder), name, args));
     } catch (error) {
       // refused before the tool ran: nothing was used
       if (isKernelError(error) && ['RTC_ERR_TOOL_UNKNOWN', 'RTC_ERR_TOOL_ARGS', 'RTC_ERR_TOOL_BUDGET'].includes(error.code)) ran = false;
       outcome = { ok: false, error };
       throw error;
     } finally {
-      const wallMs = performance.now() - started;
-      const cpuMs = ran && plugin ? this.#plugins.lastCall(plugin).cpuMs : 0;
+      if (held) {
+        this.#toolHeld.cpuMs -= held.cpuMs;
+        this.#toolHeld.wallMs -= held.wallMs;
+        this.#toolHeld.calls -= 1;
+      }
+      const wallMs = Math.max(performance.now() - started, meter.wallMs);
+      const cpuMs = ran ? meter.cpuMs : 0;
       const use = this.#toolUse;
       use.cpuMs += cpuMs;
       use.wallMs += ran ? wallMs : 0;
@@ -701,11 +715,12 @@ export class PersonaRuntime {
   async #callReviewTool(name: string, args: unknown, via: 'binding' | 'mcp' | 'cli'): Promise<unknown> {
     const started = performance.now();
     let outcome: { ok: true } | { ok: false; code: string | null; error: string } = { ok: true };
+    let held: { cpuMs: number; wallMs: number } | undefined;
     try {
       if (via === 'binding') {
         throw kernelError('RTC_ERR_TOOL_UNKNOWN', `tool ${name} is offered to agents' sessions; a plugin proposes through Runtimectl.bindings.proposals (declared in its plugin.yaml)`, { details: { tool: name } });
       }
-      this.#checkToolBudget(name);
+      held = this.#holdToolBudget(name);
       const result = await this.#proposals.callTool(name, args, via);
       const answer = result as { status?: string; code?: string; message?: string };
       if (answer.status === 'refused') outcome = { ok: false, code: answer.code ?? null, error: `${answer.code}: ${answer.message}` };
@@ -714,6 +729,11 @@ export class PersonaRuntime {
       outcome = { ok: false, code: isKernelError(error) ? error.code : null, error: errorLine(error) };
       throw error;
     } finally {
+      if (held) {
+        this.#toolHeld.cpuMs -= held.cpuMs;
+        this.#toolHeld.wallMs -= held.wallMs;
+        this.#toolHeld.calls -= 1;
+      }
       const wallMs = performance.now() - started;
       this.#toolUse.wallMs += wallMs;
       const note: ToolCallNote = { tool: name, via, ok: outcome.ok, code: outcome.ok ? null : outcome.code, seq: null };
@@ -732,16 +752,35 @@ export class PersonaRuntime {
     }
   }
 
-  /** RTC_ERR_TOOL_BUDGET once the cycle's (or the session's) tool calls used its CPU or wall seconds. */
-  #checkToolBudget(name: string): void {
+  /**
+   * Admits a call while the cycle's (or the session's) tool calls have neither spent nor hold
+   * in flight its CPU and wall seconds, and holds the call's own limits of them until it ends;
+   * RTC_ERR_TOOL_BUDGET once they are. Returns what the call holds.
+   */
+  #holdToolBudget(name: string): { cpuMs: number; wallMs: number } {
     const u = this.#toolUse;
+    const h = this.#toolHeld;
     const cpu = this.limits.cpu_seconds_per_cycle * 1000;
     const wall = this.limits.wall_seconds_per_cycle * 1000;
-    if (u.cpuMs < cpu && u.wallMs < wall) return;
-    const which = u.cpuMs >= cpu ? `CPU time (${Math.round(u.cpuMs)} ms of ${cpu} ms)` : `wall time (${Math.round(u.wallMs)} ms of ${wall} ms)`;
-    throw kernelError('RTC_ERR_TOOL_BUDGET', `tool ${name}: persona ${this.profile.id}'s tool calls have spent the cycle's ${which}; no more tool calls until the next cycle`, {
-      details: { tool: name, cpu_ms: Math.round(u.cpuMs), wall_ms: Math.round(u.wallMs) },
-    });
+    if (u.cpuMs + h.cpuMs >= cpu || u.wallMs + h.wallMs >= wall) {
+      const inFlight = (spent: number, held: number, of: number) => `${Math.round(spent)} ms${h.calls > 0 ? ` and ${Math.round(held)} ms held by ${h.calls} call(s) in flight` : ''} of ${of} ms`;
+      const which = u.cpuMs + h.cpuMs >= cpu ? `CPU time (${inFlight(u.cpuMs, h.cpuMs, cpu)})` : `wall time (${inFlight(u.wallMs, h.wallMs, wall)})`;
+      throw kernelError('RTC_ERR_TOOL_BUDGET', `tool ${name}: persona ${this.profile.id}'s tool calls have spent the cycle's ${which}; no more tool calls until the next cycle`, {
+        details: { tool: name, cpu_ms: Math.round(u.cpuMs), wall_ms: Math.round(u.wallMs), held_cpu_ms: Math.round(h.cpuMs), held_wall_ms: Math.round(h.wallMs), in_flight: h.calls },
+      });
+    }
+    let limits: { cpuMs: number; wallMs: number } | undefined;
+    try {
+      limits = toolCallLimits(this.#toolHost(), name);
+    } catch {
+      // a tool that cannot be resolved is refused by callTool, naming why; it holds nothing
+      limits = undefined;
+    }
+    const held = { cpuMs: limits?.cpuMs ?? 0, wallMs: limits?.wallMs ?? 0 };
+    h.cpuMs += held.cpuMs;
+    h.wallMs += held.wallMs;
+    h.calls += 1;
+    return held;
   }
 
   /** A recorder for one tool call outside any cycle, writing to trace/tools.jsonl. */

@@ -8,6 +8,7 @@
 import { isKernelError } from '../errors.ts';
 import { DenoOpError } from '../broker/deno-error.ts';
 import { defineOp, type BrokerContext, type OpCall, type OpDefinition } from '../broker/op.ts';
+import { bindingAttempt } from '../broker/attempts.ts';
 import { Refusal } from '../broker/refusal.ts';
 import { record } from '../broker/ops/args.ts';
 import type { StorageHost, StorageSession } from './storage-session.ts';
@@ -66,6 +67,7 @@ export function storageOp<A, R>(spec: StorageOpSpec<A, R>): OpDefinition<{ s: un
       return { s: o.s, args: spec.parse(o) };
     },
     needs: () => [],
+    attempts: bindingAttempt(spec.binding),
     run(a, ctx, call) {
       const grant = admit(ctx, call, spec.binding);
       const session = grant.host.get(a.s, spec.binding);

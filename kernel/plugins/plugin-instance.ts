@@ -11,6 +11,7 @@ import { CapabilityBroker } from '../broker/broker.ts';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import type { Tape } from '../broker/tape.ts';
 import { isKernelError, kernelError } from '../errors.ts';
+import { chargedFor, reportCallUsage } from '../tools/call-usage.ts';
 import { toPermissionSet, type PathVariables } from '../manifest/permissions-schema.ts';
 import type { Limits } from '../manifest/sandbox-profile.ts';
 import type { PermissionSet } from '../permissions/descriptors.ts';
@@ -129,16 +130,20 @@ export class PluginInstance {
     this.#calls++;
     const started = performance.now();
     const cpuBefore = cpuOf(runtime);
+    let ended: string | undefined;
     try {
       return runtime instanceof RemoteRuntime ? await runtime.call(name, args) : await runtime.call(name, args, true);
     } catch (error) {
+      if (isKernelError(error)) ended = error.code;
       if (isKernelError(error) && (error.isLimit || error.code === 'RTC_ERR_SANDBOX_DISPOSED')) runtime.dispose();
       throw locateError(error, `plugin:${this.plugin.manifest.id}`, this.#sourceMap, this.plugin.dir);
     } finally {
       const wallMs = performance.now() - started;
-      // A runtime disposed by a limit can no longer say what it used: charge its wall time, up to the CPU limit.
-      const cpuMs = runtime.disposed ? Math.min(wallMs, this.limits.cpuMs) : Math.max(0, cpuOf(runtime) - cpuBefore);
-      this.lastCall = { cpuMs, wallMs };
+      // A runtime disposed by a limit can no longer say what it used: charge its wall time, up to the CPU limit;
+      // a call ended by its CPU or wall limit is charged at least that limit (call-usage.ts).
+      const measured = { cpuMs: runtime.disposed ? Math.min(wallMs, this.limits.cpuMs) : Math.max(0, cpuOf(runtime) - cpuBefore), wallMs };
+      this.lastCall = chargedFor(measured, ended, this.limits);
+      reportCallUsage(this.lastCall);
       // A call is a run: what it left in flight (a fetch, a subprocess) ends with the last call out.
       if (--this.#calls === 0) this.broker.endScope();
     }

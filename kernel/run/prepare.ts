@@ -12,7 +12,8 @@ import { stackMapper, type StackMapper } from '../build/stack-remap.ts';
 import { kernelError } from '../errors.ts';
 import type { AuditEvent, OsSandboxSettings, WorldSources } from '../broker/op.ts';
 import type { Tape } from '../broker/tape.ts';
-import type { PermissionLayer } from '../permissions/gate.ts';
+import { PermissionGate, type PermissionLayer } from '../permissions/gate.ts';
+import { importScopeOf } from '../build/import-scope.ts';
 import { CapabilityBroker } from '../broker/broker.ts';
 import { loadSandboxProfile, type Limits, type SandboxProfile } from '../manifest/sandbox-profile.ts';
 import type { WriteQuota, WriteQuotaLimits } from '../broker/write-quota.ts';
@@ -78,9 +79,12 @@ export async function prepareModule(request: PrepareRequest): Promise<PreparedMo
   const { profile, limits } = resolveProfile(request.profile, request.limits);
   const file = path.resolve(request.cwd, request.file);
   if (!request.bundle && (!existsSync(file) || !statSync(file).isFile())) throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `module not found: ${request.file}`);
-  const bundle = request.bundle ?? (await bundleEntry(file, request.cacheDir, 'module', { main: request.main ?? true }));
-  const source = withCodeCache(bundle.code, bundle.digest, `file://${file}`, request.cacheDir);
   const layers = [...(request.layers ?? [flagsLayer(request.permissionFlags, request.cwd)]), profileLayer(profile, request.cwd)];
+  // Its imports come from its own tree and from what its grant lets it read (kernel/build/import-scope.ts).
+  const reads = new PermissionGate(layers);
+  const imports = importScopeOf(file, (target) => reads.query('read', target).state === 'granted', [request.cacheDir]);
+  const bundle = request.bundle ?? (await bundleEntry(file, request.cacheDir, 'module', { main: request.main ?? true, imports }));
+  const source = withCodeCache(bundle.code, bundle.digest, `file://${file}`, request.cacheDir);
   const broker = new CapabilityBroker(
     brokerContext({
       subject: request.subject ?? `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: request.audit,

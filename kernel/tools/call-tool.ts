@@ -39,7 +39,7 @@ import { loadSandboxProfile, type SandboxProfile } from '../manifest/sandbox-pro
 export interface ToolHost {
   profile: Pick<PersonaProfile, 'id' | 'tools'>;
   registry: PluginRegistry;
-  plugins: Pick<PersonaPlugins, 'callRecorded' | 'callMount' | 'mount' | 'callScript'> & { readonly options?: Pick<PersonaPlugins['options'], 'allow' | 'vars'> };
+  plugins: Pick<PersonaPlugins, 'callRecorded' | 'callMount' | 'mount' | 'callScript' | 'callLimits'> & { readonly options?: Pick<PersonaPlugins['options'], 'allow' | 'vars'> };
   /** the scripts of the persona's selected skills (the composition's: features/skills/scripts.ts) */
   scripts?: readonly ScriptToolSpec[];
   /** where a call is recorded (a cycle's recorder, or the one of a call outside any cycle); none: the cycle's, if any */
@@ -175,6 +175,14 @@ function splitName(host: ToolHost, name: string): { plugin: LoadedPlugin; tool: 
 /** The id of the selected tool plugin `name` belongs to, if any (what a call's usage is read from). */
 export function toolPluginOf(host: ToolHost, name: string): string | undefined {
   return scriptOf(host, name)?.traceId ?? splitName(host, name)?.plugin.manifest.id;
+}
+
+/** The limits one call of tool `name` runs under (what it reserves of the budget), or undefined for a name no tool has. */
+export function toolCallLimits(host: ToolHost, name: string): { cpuMs: number; wallMs: number } | undefined {
+  const script = scriptOf(host, name);
+  if (script) return host.plugins.callLimits(script.traceId, script);
+  const split = splitName(host, name);
+  return split ? host.plugins.callLimits(split.plugin.manifest.id) : undefined;
 }
 
 /** Resolves `name` to a declared tool the persona selects, or RTC_ERR_TOOL_UNKNOWN listing the ones it has. */

@@ -34,6 +34,7 @@ import { sha256 } from '../build/bundle.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import { resolveExecutable } from '../../sandboxes/subprocess/run-command.ts';
 import { processCpuMs, ServerProcess, type ServerEnd } from './mcp-process.ts';
+import { chargedFor, reportCallUsage } from './call-usage.ts';
 
 /** The tape op of one proxied call: args `{tool, arguments}`, answer `{ok: CallToolResult}` or `{err: line}`. */
 export const MCP_CALL_OP = 'mcp.call';
@@ -286,6 +287,7 @@ export class McpMount {
     const started = performance.now();
     let cpuBefore: number | undefined;
     let pid: number | undefined;
+    let ended: string | undefined;
     try {
       const client = await this.#start();
       const server = this.#server!;
@@ -295,6 +297,7 @@ export class McpMount {
       fill?.(JSON.stringify({ ok: result }));
       return result;
     } catch (error) {
+      if (isKernelError(error)) ended = error.code;
       const line = isKernelError(error) ? error.toBareLine() : (error as Error).message;
       fill?.(JSON.stringify({ err: line }));
       throw error;
@@ -302,7 +305,8 @@ export class McpMount {
       const wallMs = performance.now() - started;
       const cpuAfter = processCpuMs(pid);
       // a server killed mid-call took its CPU figures with it: its wall time is charged instead
-      this.lastCall = { cpuMs: cpuBefore !== undefined && cpuAfter !== undefined ? Math.max(0, cpuAfter - cpuBefore) : wallMs, wallMs };
+      this.lastCall = chargedFor({ cpuMs: cpuBefore !== undefined && cpuAfter !== undefined ? Math.max(0, cpuAfter - cpuBefore) : wallMs, wallMs }, ended, this.limits);
+      reportCallUsage(this.lastCall);
     }
   }
 

@@ -18,6 +18,7 @@ import { toPermissionSet, type PathVariables, type PermissionsManifest } from '.
 import { loadSandboxProfile, type Limits } from '../manifest/sandbox-profile.ts';
 import type { PermissionSet } from '../permissions/descriptors.ts';
 import type { ScriptRunner } from '../run/script-runner.ts';
+import { chargedFor, reportCallUsage } from './call-usage.ts';
 
 /** The arguments every script tool takes: its command line. */
 export const SCRIPT_INPUT_SCHEMA: Record<string, unknown> = {
@@ -142,7 +143,9 @@ export class ScriptTool {
         this.bundle = bundle;
       },
     });
-    this.lastCall = { cpuMs: result.usage.cpuMs, wallMs: result.usage.wallMs };
+    // A run ended by its CPU or wall limit is charged at least that limit (call-usage.ts).
+    this.lastCall = chargedFor({ cpuMs: result.usage.cpuMs, wallMs: result.usage.wallMs }, result.error?.code, this.limits);
+    reportCallUsage(this.lastCall);
     return { exit_code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
   }
 

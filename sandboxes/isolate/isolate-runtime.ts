@@ -13,6 +13,15 @@ import { kernelError, type KernelError } from '../../kernel/errors.ts';
 import type { Limits } from '../../kernel/manifest/sandbox-profile.ts';
 import { isDisposedError, limitError, reasonOfIvmError, type LimitReason } from './limit-errors.ts';
 
+/**
+ * What still works after the script called Deno.exit (and caught it): reports of attempts
+ * (kernel/broker/broker.ts: an unsupported API Deno gates behind a permission, a call the shim
+ * answered itself) and the shim's own code, loaded on first use. Neither performs anything,
+ * and without them an attempt made after the exit would be answered before it could be
+ * reported; every other op is answered Interrupted and reported as attempted.
+ */
+const REPORT_OPS: ReadonlySet<string> = new Set(['attempt.unanswered', 'attempt.unsupported', 'shim.part']);
+
 export interface OpHandler {
   sync(op: string, argsJson: string): string;
   async(op: string, argsJson: string): Promise<string>;
@@ -130,7 +139,8 @@ export class IsolateRuntime {
   }
 
   usage(): Usage {
-    if (this.isolate.isDisposed) return { cpuMs: 0, wallMs: 0, heapBytes: 0 };
+    // Disposed (a limit, the end of a run): what it had used when it was disposed, never 0.
+    if (this.isolate.isDisposed) return this.#finalUsage ?? { cpuMs: 0, wallMs: 0, heapBytes: 0 };
     const heap = this.isolate.getHeapStatisticsSync();
     return {
       cpuMs: Number(this.isolate.cpuTime) / 1e6,
@@ -139,7 +149,17 @@ export class IsolateRuntime {
     };
   }
 
+  /** What the isolate had used when it was disposed (a limit disposes it before anyone asks). */
+  #finalUsage: Usage | undefined;
+
   dispose(): void {
+    if (!this.isolate.isDisposed && this.#finalUsage === undefined) {
+      try {
+        this.#finalUsage = { cpuMs: Number(this.isolate.cpuTime) / 1e6, wallMs: Number(this.isolate.wallTime) / 1e6, heapBytes: 0 };
+      } catch {
+        // an isolate that cannot say any more leaves 0
+      }
+    }
     for (const { stop, resolve } of this.#timers.values()) {
       stop();
       resolve(true);
@@ -262,7 +282,8 @@ export class IsolateRuntime {
         return code === undefined ? errJson('Error', `no shim part "${name}"`) : okJson(code);
       }
       case 'sandbox.limit': {
-        const { detail } = JSON.parse(json) as { detail: string };
+        const { detail, op: attempted, attempt } = JSON.parse(json) as { detail: string; op?: unknown; attempt?: unknown };
+        if (typeof attempted === 'string') this.#reportUnanswered(attempted, JSON.stringify(attempt ?? {}), 'limit');
         this.#hitLimit('transfer', detail);
       }
       // falls through: #hitLimit never returns
@@ -293,9 +314,35 @@ export class IsolateRuntime {
     }
   }
 
+  /**
+   * A call answered here, never reaching the broker's ops (the script had exited; its
+   * arguments passed the transfer cap): what it attempted is reported to the broker all the
+   * same, which audits it (kernel/broker/attempts.ts). Fire and forget: the report needs no
+   * answer, and in the process tier it travels the same pipe as the ops, ahead of the run's end.
+   */
+  #reportUnanswered(op: string, argsJson: string, why: 'after-exit' | 'limit'): void {
+    const report = `{"op":${JSON.stringify(op)},"why":"${why}","args":${argsJson.length > 0 ? argsJson : '{}'}}`;
+    try {
+      void Promise.resolve(this.#options.ops.any('attempt.unanswered', report)).catch(() => undefined);
+    } catch {
+      // a handler that cannot take it has no audit to keep
+    }
+  }
+
+  /** The transfer cap, seen by the host (the shim checks it first): the call's attempt is reported before the run ends. */
+  #checkCall(json: string, op: string): void {
+    if (json.length > this.#options.limits.transferBytes) {
+      this.#reportUnanswered(op, '{}', 'limit');
+      this.#hitLimit('transfer', op);
+    }
+  }
+
   #onSyncOp(op: string, json: string): string {
-    this.#checkTransfer(json, op);
-    if (this.#exitCode !== undefined) return errJson('Interrupted', 'the script has exited');
+    this.#checkCall(json, op);
+    if (this.#exitCode !== undefined && !REPORT_OPS.has(op)) {
+      this.#reportUnanswered(op, json, 'after-exit');
+      return errJson('Interrupted', 'the script has exited');
+    }
     const local = this.#local(op, json);
     if (local !== undefined) return local;
     const answer = this.#options.ops.sync(op, json);
@@ -305,9 +352,14 @@ export class IsolateRuntime {
 
   async #onAsyncOp(op: string, json: string, syncCaller: boolean): Promise<string> {
     if (syncCaller) {
-      this.#checkTransfer(json, op);
+      this.#checkCall(json, op);
       const local = this.#local(op, json);
       if (local !== undefined) return local;
+      // As in the in-process tier: nothing is performed after Deno.exit, whatever the script caught.
+      if (this.#exitCode !== undefined && !REPORT_OPS.has(op)) {
+        this.#reportUnanswered(op, json, 'after-exit');
+        return errJson('Interrupted', 'the script has exited');
+      }
       const answer = await this.#options.ops.async(op, json);
       this.#checkTransfer(answer, `${op} result`);
       return answer;
@@ -316,8 +368,11 @@ export class IsolateRuntime {
     this.#pendingOps++;
     this.#activity++;
     try {
-      this.#checkTransfer(json, op);
-      if (this.#exitCode !== undefined) return errJson('Interrupted', 'the script has exited');
+      this.#checkCall(json, op);
+      if (this.#exitCode !== undefined && !REPORT_OPS.has(op)) {
+        this.#reportUnanswered(op, json, 'after-exit');
+        return errJson('Interrupted', 'the script has exited');
+      }
       const answer = await this.#options.ops.async(op, json);
       this.#checkTransfer(answer, `${op} result`);
       return answer;

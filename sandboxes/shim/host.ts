@@ -39,12 +39,32 @@ export function syncMayWait(): boolean {
   return syncWaits;
 }
 
+/**
+ * The small fields of an op's arguments (paths, URLs, names, flags): enough for the broker to
+ * audit what a call attempted when the call itself is too large to send.
+ */
+function attemptSummary(args: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  try {
+    if (args === null || typeof args !== 'object') return out;
+    for (const key of Object.keys(args).slice(0, 32)) {
+      const value = (args as Record<string, unknown>)[key];
+      if ((typeof value === 'string' && value.length <= 4096) || typeof value === 'boolean' || typeof value === 'number') out[key] = value;
+      else if (key === 'options' && value !== null && typeof value === 'object') out[key] = attemptSummary(value);
+    }
+  } catch {
+    // whatever could be read is kept
+  }
+  return out;
+}
+
 function encode(op: string, args: unknown): string {
   const json = stringify(args ?? {});
   if (json.length > transferCap) {
     // Tell the host (with a small message, not the oversized one): it ends the run with
-    // RTC_ERR_SANDBOX_TRANSFER and disposes the isolate, whatever the script catches.
-    host?.sync('sandbox.limit', stringify({ reason: 'transfer', detail: `${op}: an argument of ${json.length} bytes` }));
+    // RTC_ERR_SANDBOX_TRANSFER and disposes the isolate, whatever the script catches. What
+    // the call attempted goes with it, so the audit still names it.
+    host?.sync('sandbox.limit', stringify({ reason: 'transfer', detail: `${op}: an argument of ${json.length} bytes`, op, attempt: attemptSummary(args) }));
     throw new RangeError(`${op}: argument of ${json.length} bytes exceeds the sandbox transfer cap of ${transferCap} bytes`);
   }
   return json;

@@ -5,10 +5,10 @@
  * property a script reads. Node's compatibility globals `process` and `Buffer` stay
  * absent: packages test `typeof process` and take their web path.
  */
-import { unsupportedError, unsupportedFunction } from './unsupported.ts';
+import { gatedFunction, unsupportedError, unsupportedFunction, type ShimAttempt } from './unsupported.ts';
 
 const FUNCTIONS = [
-  'WebSocket', 'WebSocketStream', 'Worker', 'BroadcastChannel', 'MessageChannel', 'MessagePort', 'EventSource', 'URLPattern',
+  'BroadcastChannel', 'MessageChannel', 'MessagePort', 'URLPattern',
   'Storage', 'Cache', 'CacheStorage', 'Lock', 'LockManager', 'ImageData', 'ImageBitmap', 'OffscreenCanvas',
   'createImageBitmap', 'alert', 'confirm', 'prompt', 'close', 'GPU',
 ];
@@ -27,12 +27,39 @@ function unsupportedNamespace(name: string): object {
   });
 }
 
+/** What opening `url` reaches: `net` of its host:port (the scheme's default port), or `read` of a file: URL's path. */
+function urlAttempt(raw: unknown, module = false): ShimAttempt[] {
+  const URLClass = (globalThis as unknown as { URL: new (u: string) => { protocol: string; hostname: string; port: string; pathname: string } }).URL;
+  const text = String(raw);
+  let url;
+  try {
+    url = new URLClass(text);
+  } catch {
+    // A relative module specifier: a file beside the script.
+    return module ? [{ kind: 'read', value: text }] : [{ kind: 'net' }];
+  }
+  if (url.protocol === 'file:') return [{ kind: 'read', value: decodeURIComponent(url.pathname) }];
+  if (url.protocol === 'data:' || url.protocol === 'blob:') return [];
+  const port = url.port !== '' ? url.port : url.protocol === 'wss:' || url.protocol === 'https:' ? '443' : '80';
+  // A remote module is Deno's `import` permission; a connection is `net`.
+  return [{ kind: module ? 'import' : 'net', value: `${url.hostname}:${port}` }];
+}
+
+/** Globals that reach the network or load code, gated in Deno: each use is the attempt of that kind. */
+const GATED: Record<string, (...args: unknown[]) => never> = {
+  WebSocket: gatedFunction('WebSocket', 'net', (url) => urlAttempt(url)),
+  WebSocketStream: gatedFunction('WebSocketStream', 'net', (url) => urlAttempt(url)),
+  EventSource: gatedFunction('EventSource', 'net', (url) => urlAttempt(url)),
+  Worker: gatedFunction('Worker', 'read', (specifier) => urlAttempt(specifier, true)),
+};
+
 export function installUnsupportedGlobals(): void {
   const define = (name: string, value: unknown): void => {
     if (Object.prototype.hasOwnProperty.call(globalThis, name)) return;
     Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
   };
   for (const name of FUNCTIONS) define(name, unsupportedFunction(name));
+  for (const [name, stub] of Object.entries(GATED)) define(name, stub);
   for (const name of NAMESPACES) define(name, unsupportedNamespace(name));
   define('global', globalThis);
 }

@@ -13,6 +13,7 @@ import { DenoOpError } from '../deno-error.ts';
 import type { BrokerContext, OpCall } from '../op.ts';
 import { defineOp } from '../op.ts';
 import { record } from './args.ts';
+import { bindingAttempt } from '../attempts.ts';
 import type { GateBindings } from '../../contracts/gate-check.ts';
 
 export interface TaskSummary {
@@ -113,6 +114,7 @@ export const bindingLedgerCreateTask = defineOp({
     return { title: text(o, 'title', MAX_TITLE, true), description: text(o, 'description', MAX_TEXT, false) };
   },
   needs: () => [],
+  attempts: bindingAttempt('ledger'),
   async run(a, ctx, call) {
     const b = admit(ctx, call, 'ledger');
     const ledger = b.impl.ledger ?? unavailable('ledger');
@@ -129,6 +131,7 @@ export const bindingLedgerList = defineOp({
     return state === '' ? {} : { state };
   },
   needs: () => [],
+  attempts: bindingAttempt('ledger'),
   async run(a, ctx, call) {
     const b = admit(ctx, call, 'ledger');
     const ledger = b.impl.ledger ?? unavailable('ledger');
@@ -148,6 +151,7 @@ export const bindingEventsAppend = defineOp({
     return { type, payload };
   },
   needs: () => [],
+  attempts: bindingAttempt('events'),
   async run(a, ctx, call) {
     const b = admit(ctx, call, 'events');
     const events = b.impl.events ?? unavailable('events');
@@ -160,6 +164,7 @@ export const bindingMemoryRead = defineOp({
   mode: 'async',
   parse: () => ({}),
   needs: () => [],
+  attempts: bindingAttempt('memory'),
   async run(_a, ctx, call) {
     const b = admit(ctx, call, 'memory');
     const memory = b.impl.memory ?? unavailable('memory');
@@ -172,6 +177,7 @@ export const bindingToolsList = defineOp({
   mode: 'async',
   parse: () => ({}),
   needs: () => [],
+  attempts: bindingAttempt('tools'),
   async run(_a, ctx, call) {
     const b = admit(ctx, call, 'tools');
     const tools = b.impl.tools ?? unavailable('tools');
@@ -190,6 +196,7 @@ export const bindingToolsCall = defineOp({
     return { name, args };
   },
   needs: () => [],
+  attempts: bindingAttempt('tools'),
   async run(a, ctx, call) {
     const b = admit(ctx, call, 'tools');
     const tools = b.impl.tools ?? unavailable('tools');

@@ -2,6 +2,7 @@
 import { DenoOpError } from '../deno-error.ts';
 import { defineOp } from '../op.ts';
 import { record, str } from './args.ts';
+import { valueAttempt, wholeKind } from '../attempts.ts';
 
 function name(raw: unknown): { name: string } {
   const n = str(record(raw), 'name');
@@ -14,6 +15,7 @@ export const envGet = defineOp({
   mode: 'sync',
   parse: name,
   needs: (a) => [{ kind: 'env', value: a.name }],
+  attempts: valueAttempt('env', 'name'),
   run: (a, ctx) => ctx.env[a.name] ?? null,
 });
 
@@ -22,6 +24,7 @@ export const envSet = defineOp({
   mode: 'sync',
   parse: (raw) => ({ ...name(raw), value: str(record(raw), 'value') }),
   needs: (a) => [{ kind: 'env', value: a.name }],
+  attempts: valueAttempt('env', 'name'),
   run: (a, ctx) => {
     ctx.env[a.name] = a.value;
     return null;
@@ -33,6 +36,7 @@ export const envDelete = defineOp({
   mode: 'sync',
   parse: name,
   needs: (a) => [{ kind: 'env', value: a.name }],
+  attempts: valueAttempt('env', 'name'),
   run: (a, ctx) => {
     delete ctx.env[a.name];
     return null;
@@ -45,6 +49,7 @@ export const envToObject = defineOp({
   mode: 'sync',
   parse: () => ({}),
   needs: () => [],
+  attempts: wholeKind('env'),
   run: (_a, ctx, call) => {
     const whole = ctx.gate.query('env');
     if (whole.state !== 'granted') call.require('env', undefined);

@@ -18,6 +18,7 @@ import { closeSync, constants, fchmodSync, ftruncateSync, read, readSync, write,
 import { promisify } from 'node:util';
 import { DenoOpError } from '../deno-error.ts';
 import { guardPath } from '../fs-guard.ts';
+import { pathAttempts } from '../attempts.ts';
 import { defineOp, type BrokerContext, type OpCall } from '../op.ts';
 import { isDiscardingDevice } from '../special-files.ts';
 import { openRegularFile, UnsafeFileError } from '../../storage/safe-open.ts';
@@ -43,6 +44,8 @@ function parse(raw: unknown, ctx: BrokerContext): CopyArgs {
   const to = str(o, 'to');
   return { from: { path: resolvePath(ctx.cwd, from), given: from }, to: { path: resolvePath(ctx.cwd, to), given: to } };
 }
+
+const attempts = pathAttempts(['read', 'from'], ['write', 'to']);
 
 const needs = (a: CopyArgs) => [
   { kind: 'read' as const, value: a.from.path, display: a.from.given },
@@ -110,6 +113,7 @@ export const copyFileSync = defineOp({
   mode: 'sync',
   parse,
   needs,
+  attempts,
   quota: true,
   run(a, ctx, call) {
     const charge = new WriteCharge(ctx, 'copy', a.to.path, a.to.given);
@@ -145,6 +149,7 @@ export const copyFile = defineOp({
   mode: 'async',
   parse,
   needs,
+  attempts,
   scoped: true,
   quota: true,
   async run(a, ctx, call) {

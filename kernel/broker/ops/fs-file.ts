@@ -22,6 +22,7 @@ import { resourcesOf, type Resource } from '../resources.ts';
 import { bool, int, record, resolvePath, str } from './args.ts';
 import { fileInfo, fsError } from './fs.ts';
 import { charged, releaseWrites, WriteCharge } from './fs-charge.ts';
+import { lenientPath, rawObject, type Attempt } from '../attempts.ts';
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_APPEND } = constants;
 
@@ -78,11 +79,21 @@ function openNeeds(a: OpenArgs): PermissionNeed[] {
   return needs;
 }
 
+/** What an open attempts, read as openNeeds reads the options (options that do not parse: both). */
+function openAttempts(raw: Record<string, unknown>, ctx: BrokerContext): Attempt[] {
+  const o = rawObject(raw.options ?? { read: true });
+  const value = lenientPath(ctx.cwd, raw.path);
+  const writes = ['write', 'append', 'truncate', 'create', 'createNew'].some((k) => o[k] === true);
+  const reads = o.read === true || (o.write !== true && o.append !== true);
+  return [...(reads ? [{ kind: 'read' as const, value }] : []), ...(writes ? [{ kind: 'write' as const, value }] : [])];
+}
+
 export const open = defineOp({
   name: 'fs.open',
   mode: 'sync',
   parse: openArgs,
   needs: openNeeds,
+  attempts: openAttempts,
   quota: true,
   run(a, ctx, call) {
     const writing = a.write || a.append;

@@ -24,6 +24,7 @@ import { openRegularFile } from '../../storage/safe-open.ts';
 import { int, optStr, record, resolvePath, str } from './args.ts';
 import { fsError } from './fs.ts';
 import { charged, measureFreed, releaseWrites, WriteCharge } from './fs-charge.ts';
+import { lenientPath, pathAttempts, wholeKind, type Attempt } from '../attempts.ts';
 
 type Kind = 'read' | 'write';
 
@@ -54,6 +55,7 @@ export const rename = defineOp({
     return { from: pathOf(o, 'oldpath', ctx), to: pathOf(o, 'newpath', ctx) };
   },
   needs: (a) => [needOf('read', a.from), needOf('write', a.from), needOf('write', a.to)],
+  attempts: pathAttempts(['read', 'oldpath'], ['write', 'oldpath'], ['write', 'newpath']),
   quota: true,
   run({ from, to }, ctx, call) {
     try {
@@ -80,6 +82,7 @@ export const link = defineOp({
     return { from: pathOf(o, 'oldpath', ctx), to: pathOf(o, 'newpath', ctx) };
   },
   needs: (a) => [needOf('read', a.from), needOf('write', a.from), needOf('read', a.to), needOf('write', a.to)],
+  attempts: pathAttempts(['read', 'oldpath'], ['write', 'oldpath'], ['read', 'newpath'], ['write', 'newpath']),
   quota: true,
   run({ from, to }, ctx, call) {
     const charge = new WriteCharge(ctx, 'link', to.path, to.given);
@@ -113,6 +116,7 @@ export const symlink = defineOp({
     { kind: 'read', message: unscopedSymlink(a.api) },
     { kind: 'write', message: unscopedSymlink(a.api) },
   ],
+  attempts: wholeKind('read', 'write'),
   quota: true,
   run(a, ctx, call) {
     const charge = new WriteCharge(ctx, 'symlink', a.link.path, a.link.given);
@@ -134,6 +138,7 @@ export const readLink = defineOp({
   mode: 'sync',
   parse: (raw, ctx) => pathOf(record(raw), 'path', ctx),
   needs: (p) => [needOf('read', p)],
+  attempts: pathAttempts(['read', 'path']),
   run(p, ctx, call) {
     try {
       return readlinkSync(guardPath(ctx, call, 'read', p.path, 'lstat').target);
@@ -152,6 +157,7 @@ export const chmod = defineOp({
     return { ...pathOf(o, 'path', ctx), mode: int(o, 'mode', 0, 0o177777) & 0o7777 };
   },
   needs: (p) => [needOf('write', p)],
+  attempts: pathAttempts(['write', 'path']),
   // adds nothing to the disk: nothing to charge
   quota: true,
   run(p, ctx, call) {
@@ -175,6 +181,7 @@ export const chown = defineOp({
     return { ...pathOf(o, 'path', ctx), uid: id('uid'), gid: id('gid') };
   },
   needs: (p) => [needOf('write', p)],
+  attempts: pathAttempts(['write', 'path']),
   // adds nothing to the disk: nothing to charge
   quota: true,
   run(p, ctx, call) {
@@ -197,6 +204,7 @@ export const truncate = defineOp({
     return { ...pathOf(o, 'path', ctx), len: o.len === undefined || o.len === null ? 0 : int(o, 'len', 0, Number.MAX_SAFE_INTEGER) };
   },
   needs: (p) => [needOf('write', p)],
+  attempts: pathAttempts(['write', 'path']),
   quota: true,
   run(p, ctx, call) {
     const charge = new WriteCharge(ctx, 'truncate', p.path, p.given);
@@ -232,6 +240,7 @@ export const utime = defineOp({
     return { ...pathOf(o, 'path', ctx), atime: time('atime'), mtime: time('mtime') };
   },
   needs: (p) => [needOf('write', p)],
+  attempts: pathAttempts(['write', 'path']),
   // adds nothing to the disk: nothing to charge
   quota: true,
   run(p, ctx, call) {
@@ -274,6 +283,7 @@ function tempOp(name: string, syscall: 'tmpdir' | 'tmpfile', make: (ctx: BrokerC
     parse: tempArgs,
     // Deno names the default folder <TMP>, unquoted.
     needs: (a) => [{ kind: 'write', value: a.dir.path, display: a.shown, ...(a.explicit ? {} : { message: 'Requires write access to <TMP>, run again with the --allow-write flag' }) }],
+    attempts: (raw, ctx) => [{ kind: 'write', value: lenientPath(ctx.cwd, typeof raw.dir === 'string' ? raw.dir : ctx.env.TMPDIR || '/tmp') }],
     quota: true,
     run(a, ctx, call) {
       for (let attempt = 0; ; attempt++) {
@@ -337,6 +347,7 @@ export const watchFs = defineOp({
     return (paths as string[]).map((given) => ({ path: resolvePath(ctx.cwd, given), given }));
   },
   needs: (paths) => paths.map((p) => needOf('read', p)),
+  attempts: (raw, ctx): Attempt[] => (Array.isArray(raw.paths) && raw.paths.length > 0 ? raw.paths.map((p) => ({ kind: 'read', value: lenientPath(ctx.cwd, p) })) : [{ kind: 'read' }]),
   run() {
     throw new DenoOpError('NotSupported', 'RTC_ERR_UNSUPPORTED: Deno.watchFs is not supported in the sandbox; see README.md, "What the sandbox supports"');
   },

@@ -17,6 +17,7 @@ import { readRegularFile, UnsafeFileError, writeRegularFile } from '../../storag
 import { bool, record, resolvePath, str } from './args.ts';
 import { Refusal } from '../refusal.ts';
 import { WriteQuota } from '../write-quota.ts';
+import { pathAttempts } from '../attempts.ts';
 
 /** Folders `mkdir` will create: the target, and with `recursive` each missing parent. */
 function missingFolders(target: string, recursive: boolean): number {
@@ -50,6 +51,7 @@ function readOp(name: string, encode: (data: Buffer) => string) {
     mode: 'sync',
     parse: pathArg,
     needs: need('read'),
+    attempts: pathAttempts(['read', 'path']),
     run({ path: p, given }, ctx, call) {
       try {
         const g = guardPath(ctx, call, 'read', p, 'read-file');
@@ -76,6 +78,7 @@ export const writeFile = defineOp({
     return { path: resolvePath(ctx.cwd, str(o, 'path')), given: str(o, 'path'), data: typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(base64 as string, 'base64'), append: bool(o, 'append'), create: o.create !== false, createNew: bool(o, 'createNew'), mode };
   },
   needs: (args) => [{ kind: 'write', value: args.path, display: args.given }],
+  attempts: pathAttempts(['write', 'path']),
   quota: true,
   run(args, ctx, call) {
     let refund: (() => void) | undefined;
@@ -112,6 +115,7 @@ export const readDir = defineOp({
   mode: 'sync',
   parse: pathArg,
   needs: need('read'),
+  attempts: pathAttempts(['read', 'path']),
   run({ path: p, given }, ctx, call) {
     try {
       const g = guardPath(ctx, call, 'read', p, 'read-dir');
@@ -140,6 +144,7 @@ export const stat = defineOp({
   mode: 'sync',
   parse: (raw, ctx) => ({ ...pathArg(raw, ctx), follow: record(raw).follow !== false }),
   needs: need('read'),
+  attempts: pathAttempts(['read', 'path']),
   run({ path: p, given, follow }, ctx, call) {
     try {
       const g = guardPath(ctx, call, 'read', p, follow ? 'stat' : 'lstat');
@@ -159,6 +164,7 @@ export const mkdir = defineOp({
     return { ...pathArg(raw, ctx), recursive: bool(o, 'recursive'), mode: typeof o.mode === 'number' ? o.mode : null };
   },
   needs: need('write'),
+  attempts: pathAttempts(['write', 'path']),
   quota: true,
   run(args, ctx, call) {
     let refund: (() => void) | undefined;
@@ -180,6 +186,7 @@ export const remove = defineOp({
   mode: 'sync',
   parse: (raw, ctx) => ({ ...pathArg(raw, ctx), recursive: bool(record(raw), 'recursive') }),
   needs: need('write'),
+  attempts: pathAttempts(['write', 'path']),
   quota: true,
   run(args, ctx, call) {
     try {
@@ -205,6 +212,7 @@ export const realPath = defineOp({
   mode: 'sync',
   parse: pathArg,
   needs: need('read'),
+  attempts: pathAttempts(['read', 'path']),
   run({ path: p, given }, ctx, call) {
     try {
       return guardPath(ctx, call, 'read', p, 'real-path').real;

@@ -12,6 +12,7 @@
  * What each does is the gate's (features/gate/bindings.ts); the ops only check and forward.
  */
 import { DenoOpError } from '../deno-error.ts';
+import { bindingAttempt } from '../attempts.ts';
 import { defineOp } from '../op.ts';
 import { record } from './args.ts';
 import { admit, forward, text, unavailable, type BindingImplementations } from './bindings.ts';
@@ -30,6 +31,7 @@ function gateOp<K extends Service, A>(service: K, method: string, parse: (raw: u
     mode: 'async',
     parse,
     needs: () => [],
+    attempts: bindingAttempt(`gate.${service}`),
     async run(args: A, ctx, opCall) {
       const b = admit(ctx, opCall, `gate.${service}`);
       const impl = b.impl.gate?.[service];

@@ -14,8 +14,9 @@ import { registerBody } from './net-body.ts';
 import { DenoOpError } from '../deno-error.ts';
 import { loadUndici } from '../undici.ts';
 import type { OpTicket } from '../run-scope.ts';
-import { defineOp, type BrokerContext } from '../op.ts';
+import { defineOp, type BrokerContext, type OpCall } from '../op.ts';
 import { optStr, record, str } from './args.ts';
+import { urlAttempts } from '../attempts.ts';
 
 // The Fetch standard's "bad ports".
 const BAD_PORTS = new Set([1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080]);
@@ -42,6 +43,26 @@ export function sendError(error: unknown, url: URL, ticket: OpTicket): DenoOpErr
   return new DenoOpError('TypeError', `error sending request for url (${url.href}): ${(error as Error).message}`);
 }
 
+/**
+ * Where a redirect leads. A hop fetch will not take (a bad port, a scheme it does not follow,
+ * a location that is not a URL) is a TypeError, as in Deno, before its `net` check: its
+ * attempt is audited first, so a server cannot hide where it tried to send the script.
+ */
+function redirectHop(location: string, from: URL, call: OpCall): { url: URL; hostPort: string } {
+  let next: URL;
+  try {
+    next = new URL(location, from);
+  } catch {
+    throw new DenoOpError('TypeError', `Fetch failed: the redirect location is not a URL: '${location.slice(0, 200)}'`);
+  }
+  try {
+    return target(next.href);
+  } catch (error) {
+    for (const attempt of urlAttempts(next.href)) call.attempted(attempt, 'redirect');
+    throw error;
+  }
+}
+
 export const netFetch = defineOp({
   name: 'net.fetch',
   mode: 'async',
@@ -56,6 +77,7 @@ export const netFetch = defineOp({
     return { first, method: str(o, 'method'), headers: headers as [string, string][], body: body === null ? null : Buffer.from(body, 'base64'), redirect: optStr(o, 'redirect') ?? 'follow' };
   },
   needs: (a) => [{ kind: 'net', value: a.first.hostPort }],
+  attempts: (raw) => urlAttempts(raw.url),
   scoped: true,
   async run(a, ctx: BrokerContext, call) {
     const ticket = call.ticket!;
@@ -82,7 +104,7 @@ export const netFetch = defineOp({
       if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string' && a.redirect !== 'manual') {
         await response.body.dump().catch(() => undefined);
         if (a.redirect === 'error') throw new DenoOpError('TypeError', 'Fetch failed: redirect mode is set to error');
-        current = target(new URL(location, current.url).href);
+        current = redirectHop(location, current.url, call);
         if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
           method = 'GET';
           body = null;
@@ -107,6 +129,9 @@ export const netFetch = defineOp({
         }
       } catch (error) {
         kept.done();
+        // Destroying a body undici is still reading makes it emit an AbortError: heard here, or
+        // it would be an uncaught exception of the kernel (a server sending more than the cap).
+        response.body.on('error', () => undefined);
         response.body.destroy();
         throw error;
       }

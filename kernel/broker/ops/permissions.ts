@@ -51,15 +51,28 @@ export const permissionsQuery = defineOp({
   run: (d, ctx) => answer(ctx, d.kind, d.value),
 });
 
-// No terminal: a request for something not granted is refused, as `deno run --no-prompt` does.
+/**
+ * No terminal: a request for something not granted is refused, as `deno run --no-prompt`
+ * does. A request is an attempt to gain the permission, so a refused one is audited as
+ * denied (reason `permission-request`). A query is not audited: it reads the script's own
+ * grant, reaches nothing outside the isolate, and changes nothing; a revocation only narrows.
+ */
 export const permissionsRequest = defineOp({
   name: 'permissions.request',
   mode: 'sync',
   parse: descriptor,
   needs: () => [],
-  run: (d, ctx) => {
+  attempts: (raw, ctx) => {
+    const kind = raw.name;
+    if (typeof kind !== 'string' || !(PERMISSION_NAMES as readonly string[]).includes(kind)) return [];
+    const value = raw[VALUE_KEY[kind as PermissionName]!];
+    return [typeof value === 'string' ? { kind: kind as PermissionName, value: normalize(kind as PermissionName, value, ctx) } : { kind: kind as PermissionName }];
+  },
+  run: (d, ctx, call) => {
     const a = answer(ctx, d.kind, d.value);
-    return a.state === 'granted' ? a : { state: 'denied', partial: false };
+    if (a.state === 'granted') return a;
+    call.denied(d.kind, d.value ?? null, 'permission-request');
+    return { state: 'denied', partial: false };
   },
 });
 

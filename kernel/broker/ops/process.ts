@@ -8,6 +8,7 @@ import { DenoOpError } from '../deno-error.ts';
 import { Refusal } from '../refusal.ts';
 import { defineOp } from '../op.ts';
 import { record, str } from './args.ts';
+import { valueAttempt } from '../attempts.ts';
 
 const SYS_KINDS = new Set(['hostname', 'loadavg', 'osRelease', 'osUptime', 'networkInterfaces', 'systemMemoryInfo', 'uid', 'gid', 'cpus', 'homedir', 'getPriority', 'setPriority', 'statfs', 'username']);
 
@@ -47,6 +48,7 @@ export const sysInfo = defineOp({
     return { kind };
   },
   needs: (a) => [{ kind: 'sys', value: a.kind }],
+  attempts: valueAttempt('sys', 'kind'),
   // Unreachable: `sys` is not grantable (kernel/permissions/descriptors.ts).
   run: (a) => {
     throw new Refusal('sys', a.kind, `Requires sys access to "${a.kind}", run again with the --allow-sys flag`);

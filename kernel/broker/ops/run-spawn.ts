@@ -13,7 +13,7 @@ import { DenoOpError } from '../deno-error.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
 import { resourcesOf, type Resource } from '../resources.ts';
 import { int, record, str } from './args.ts';
-import { osSandboxFor, runOutput, sandboxUnavailable, spawnFailure } from './run.ts';
+import { commandAttempts, osSandboxFor, runOutput, sandboxUnavailable, spawnFailure } from './run.ts';
 
 interface ChildResource extends Resource {
   kind: 'child';
@@ -42,6 +42,7 @@ export const runSpawn = defineOp({
     return { ...runOutput.parse(raw, ctx), stdin: mode(o.stdin, 'inherit'), stdoutMode: mode(o.stdout, 'inherit'), stderrMode: mode(o.stderr, 'inherit') };
   },
   needs: () => [],
+  attempts: commandAttempts,
   admit: (a, ctx, call) => runOutput.admit!(a, ctx, call),
   run(a, ctx) {
     let child: SpawnedChild;

@@ -27,6 +27,7 @@ import { canonicalCommand, resolveCommand } from '../../permissions/run-grants.t
 import { DenoOpError } from '../deno-error.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
 import { bool, optStr, record, resolvePath, str } from './args.ts';
+import { rawObject, type Attempt } from '../attempts.ts';
 
 /** Variables that change what a binary loads: Deno asks for the whole --allow-run to pass them. */
 export function loaderVariables(env: Readonly<Record<string, string>>): string[] {
@@ -120,6 +121,25 @@ export function sandboxUnavailable(why: string, command: string, ctx: BrokerCont
   return new DenoOpError('NotSupported', `Failed to spawn '${command}': ${why}`);
 }
 
+/**
+ * What a spawn attempts: `run` of the program as the op would resolve it, or as written when
+ * it resolves to nothing (NotFound comes before the check, as in Deno, but the attempt stays).
+ */
+export function commandAttempts(raw: Record<string, unknown>, ctx: BrokerContext): Attempt[] {
+  if (typeof raw.command !== 'string') return [{ kind: 'run' }];
+  const env = rawObject(raw.env);
+  const pathOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+  const searchPath = (raw.clearEnv === true ? pathOf(env.PATH) : (pathOf(env.PATH) ?? ctx.env.PATH)) ?? ctx.env.PATH ?? '';
+  const cwd = typeof raw.cwd === 'string' ? path.resolve(ctx.cwd, raw.cwd) : ctx.cwd;
+  let resolved: string | undefined;
+  try {
+    resolved = resolveCommand(raw.command, { searchPath, cwd, base: ctx.cwd });
+  } catch {
+    resolved = undefined;
+  }
+  return [{ kind: 'run', value: resolved ?? raw.command }];
+}
+
 export const runOutput = defineOp({
   name: 'run.output',
   mode: 'async',
@@ -143,6 +163,7 @@ export const runOutput = defineOp({
     };
   },
   needs: () => [],
+  attempts: commandAttempts,
   admit(a, ctx: BrokerContext, call) {
     const childEnv = a.clearEnv ? { ...a.env } : { ...ctx.env, ...a.env };
     const resolved = resolveCommand(a.command, { searchPath: childEnv.PATH ?? ctx.env.PATH ?? '', cwd: a.cwd, base: ctx.cwd });

@@ -51,6 +51,23 @@ export const testPermissions = defineOp({
     return { spec: spec as Spec };
   },
   needs: () => [],
+  // What the test asks for: each kind it names with a value other than false.
+  attempts: (raw, ctx) => {
+    const spec = raw.permissions;
+    if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) return [];
+    return Object.entries(spec as Record<string, unknown>).flatMap(([key, value]) => {
+      if (!(PERMISSION_NAMES as readonly string[]).includes(key) || value === false || value === null || value === undefined) return [];
+      const kind = key as PermissionName;
+      if (value === true || value === 'inherit') return [{ kind }];
+      return (Array.isArray(value) ? value : [value]).map((v) => {
+        try {
+          return { kind, value: normalizeValue(kind, String(v), ctx.cwd) };
+        } catch {
+          return { kind };
+        }
+      });
+    });
+  },
   run({ spec }, ctx) {
     if (!ctx.testGrant) throw new DenoOpError('Error', 'test permissions are only set by the test runner');
     const base = ctx.testGrant.base;

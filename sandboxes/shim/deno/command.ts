@@ -10,7 +10,7 @@ import { requirePart } from '../parts-loader.ts';
 import { base64ToBytes, bytesToBase64 } from '../web/base64.ts';
 import { PRIVATE_INSPECT } from '../web/inspect.ts';
 import { TextDecoder, TextEncoder } from '../web/text-encoding.ts';
-import { unsupportedError } from '../unsupported.ts';
+import { reportUnanswered } from '../unsupported.ts';
 import { toPath } from './fs.ts';
 
 export interface CommandOptions {
@@ -63,6 +63,20 @@ export function writeInherited(fd: 1 | 2, bytes: Uint8Array): void {
   if (bytes.byteLength > 0) callSync('io.write', { fd, text: new TextDecoder().decode(bytes) });
 }
 
+/**
+ * `make()`, the wire form of a spawn; one the shim refuses to send (a piped stdin `output()`
+ * cannot take, options of the wrong shape: Deno's TypeErrors, before any check) is still an
+ * attempt to run the program, reported to the broker first (kernel/broker/attempts.ts).
+ */
+export function spawnRequest<T>(command: string, make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    reportUnanswered('run.output', { command });
+    throw error;
+  }
+}
+
 export function wireCommand(command: string, o: CommandOptions): Record<string, unknown> {
   return {
     command,
@@ -107,15 +121,17 @@ export class Command {
 
   async output(): Promise<Record<string, unknown>> {
     if (this.#options.signal?.aborted) throw this.#options.signal.reason;
-    const raw = await callAsync<RawOutput>('run.output', this.#request());
+    const raw = await callAsync<RawOutput>('run.output', spawnRequest(this.#command, () => this.#request()));
     return this.#finish(raw);
   }
 
   outputSync(): Record<string, unknown> {
     if (!syncMayWait()) {
-      throw unsupportedError('Deno.Command.outputSync', 'in the trusted tier it would block the kernel; use output()');
+      // An attempt to run the program all the same: the broker audits it and answers NotCapable
+      // without the grant (as Deno would), else this tier's NotSupported.
+      callSync('attempt.unsupported', { api: 'Deno.Command.outputSync', op: 'run.output', args: { command: this.#command }, hint: 'in the trusted tier it would block the kernel; use output()' });
     }
-    return this.#finish(callSync<RawOutput>('run.output', this.#request()));
+    return this.#finish(callSync<RawOutput>('run.output', spawnRequest(this.#command, () => this.#request())));
   }
 
   spawn(): unknown {

@@ -9,6 +9,7 @@
  */
 import { callAsync, callSync } from '../host.ts';
 import { base64ToBytes, bytesToBase64 } from '../web/base64.ts';
+import { reportUnanswered } from '../unsupported.ts';
 
 export type PathLike = string | URL;
 
@@ -117,7 +118,16 @@ const sync = {
     callSync('fs.writeFile', { path: toPath(path), base64: null, text: String(data), ...pickWrite(options ?? {}) });
   },
   writeFileSync: (path: PathLike, data: Uint8Array, options: WriteFileOptions = {}) => {
-    callSync('fs.writeFile', { path: toPath(path), base64: bytesToBase64(toBytes(data)), text: null, ...pickWrite(options ?? {}) });
+    const target = toPath(path);
+    let bytes: Uint8Array;
+    try {
+      bytes = toBytes(data);
+    } catch (error) {
+      // Deno's TypeError, before any check: the attempt to write the file is reported all the same.
+      reportUnanswered('fs.writeFile', { path: target });
+      throw error;
+    }
+    callSync('fs.writeFile', { path: target, base64: bytesToBase64(bytes), text: null, ...pickWrite(options ?? {}) });
   },
   readDirSync: (path: PathLike): IterableIterator<DirEntry> => callSync<DirEntry[]>('fs.readDir', { path: toPath(path) })[Symbol.iterator](),
   statSync: (path: PathLike) => toFileInfo(callSync<RawFileInfo>('fs.stat', { path: toPath(path), follow: true })),

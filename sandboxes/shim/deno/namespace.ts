@@ -9,7 +9,7 @@ import { callSync } from '../host.ts';
 import { defineLazy, requirePart } from '../parts-loader.ts';
 import { formatArgs, inspect, type InspectOptions } from '../web/inspect.ts';
 import { refTimer, unrefTimer } from '../web/timers.ts';
-import { defineUnsupported } from '../unsupported.ts';
+import { defineUnsupported, gatedFunction, type ShimAttempt } from '../unsupported.ts';
 import { Command } from './command.ts';
 import { errors } from './errors.ts';
 import { fs } from './fs.ts';
@@ -32,13 +32,81 @@ const SYS_CALLS: Record<string, string> = {
   networkInterfaces: 'networkInterfaces', systemMemoryInfo: 'systemMemoryInfo', uid: 'uid', gid: 'gid',
 };
 
-/** Members of real Deno the sandbox does not provide (throw RTC_ERR_UNSUPPORTED when called). */
+/**
+ * Members of real Deno the sandbox does not provide and Deno gates behind no permission
+ * (throw RTC_ERR_UNSUPPORTED when called).
+ */
 const UNSUPPORTED = [
-  'connect', 'connectTls', 'listen', 'listenTls', 'startTls', 'serve', 'serveHttp', 'upgradeWebSocket',
-  'resolveDns', 'createHttpClient', 'dlopen', 'kill', 'addSignalListener', 'removeSignalListener', 'consoleSize',
-  'cpuUsage', 'bench', 'lint', 'run', 'spawn', 'spawnAndWait', 'spawnAndWaitSync', 'chdir', 'isatty', 'HttpClient', 'Process',
-  'UnsafeCallback', 'UnsafeFnPointer', 'UnsafePointer', 'UnsafePointerView',
+  'serveHttp', 'upgradeWebSocket', 'createHttpClient', 'addSignalListener', 'removeSignalListener', 'consoleSize',
+  'cpuUsage', 'bench', 'lint', 'isatty', 'HttpClient',
 ];
+
+type Options = Record<string, unknown> | undefined;
+const opts = (value: unknown): Options => (value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : undefined);
+const str = (value: unknown, fallback: string): string => (value === undefined || value === null ? fallback : String(value));
+/** A path argument as Deno takes it (a string, or a file: URL's path). */
+const pathOf = (value: unknown): string | undefined => {
+  if (value === undefined || value === null) return undefined;
+  const url = opts(value) as { protocol?: unknown; pathname?: unknown } | undefined;
+  if (url && url.protocol === 'file:' && typeof url.pathname === 'string') return decodeURIComponent(url.pathname);
+  return String(value);
+};
+/** A socket: `net` host:port, or `read` and `write` of a unix socket's path. */
+const socket = (o: Options, host: string): ShimAttempt[] => {
+  if (o?.transport === 'unix' || o?.transport === 'unixpacket' || (o?.path !== undefined && o?.port === undefined)) {
+    const p = pathOf(o?.path);
+    return [{ kind: 'read', value: p }, { kind: 'write', value: p }];
+  }
+  return [{ kind: 'net', value: `${str(o?.hostname, host)}:${str(o?.port, '0')}` }];
+};
+/** `Deno.serve(handler)`, `(options, handler)`, `({ handler, ...options })`: 0.0.0.0:8000 unless the options say. */
+const serveOptions = (a: unknown): Options => (typeof a === 'function' ? undefined : opts(a));
+const program = (value: unknown): ShimAttempt[] => [{ kind: 'run', value: pathOf(value) }];
+
+/**
+ * Members Deno gates behind a permission that the sandbox does not implement: each call is
+ * the attempt of that permission (unsupported.ts, gatedFunction), measured against Deno
+ * 2.9.6's own refusals (`Requires net access to "0.0.0.0:8000"` for a bare `Deno.serve`).
+ */
+const GATED: Record<string, (...args: unknown[]) => never> = {
+  connect: gatedFunction('Deno.connect', 'net', (o) => socket(opts(o), '127.0.0.1'), { async: true }),
+  connectTls: gatedFunction('Deno.connectTls', 'net', (o) => socket(opts(o), '127.0.0.1'), { async: true }),
+  startTls: gatedFunction('Deno.startTls', 'net', (_conn, o) => [{ kind: 'net', value: str(opts(o)?.hostname, '127.0.0.1') }], { async: true }),
+  listen: gatedFunction('Deno.listen', 'net', (o) => socket(opts(o), '0.0.0.0')),
+  listenTls: gatedFunction('Deno.listenTls', 'net', (o) => socket(opts(o), '0.0.0.0')),
+  serve: gatedFunction('Deno.serve', 'net', (a) => {
+    const o = serveOptions(a);
+    return o?.path !== undefined ? socket(o, '0.0.0.0') : [{ kind: 'net', value: `${str(o?.hostname, '0.0.0.0')}:${str(o?.port, '8000')}` }];
+  }),
+  // Deno checks the resolver it would ask: the name server given, else the system's.
+  resolveDns: gatedFunction('Deno.resolveDns', 'net', (_q, _t, o) => {
+    const ns = opts(opts(o)?.nameServer);
+    return [ns ? { kind: 'net', value: `${str(ns.ipAddr, '')}:${str(ns.port, '53')}` } : { kind: 'net' }];
+  }, { async: true }),
+  dlopen: gatedFunction('Deno.dlopen', 'ffi', (p) => [{ kind: 'ffi', value: pathOf(p) }]),
+  UnsafeCallback: gatedFunction('Deno.UnsafeCallback', 'ffi', () => [{ kind: 'ffi' }]),
+  UnsafeFnPointer: gatedFunction('Deno.UnsafeFnPointer', 'ffi', () => [{ kind: 'ffi' }]),
+  UnsafePointerView: gatedFunction('Deno.UnsafePointerView', 'ffi', () => [{ kind: 'ffi' }]),
+  kill: gatedFunction('Deno.kill', 'run', () => [{ kind: 'run' }]),
+  run: gatedFunction('Deno.run', 'run', (o) => {
+    const cmd = opts(o)?.cmd;
+    return program(Array.isArray(cmd) ? cmd[0] : undefined);
+  }),
+  spawn: gatedFunction('Deno.spawn', 'run', program, { async: true }),
+  spawnAndWait: gatedFunction('Deno.spawnAndWait', 'run', program, { async: true }),
+  spawnAndWaitSync: gatedFunction('Deno.spawnAndWaitSync', 'run', program),
+  Process: gatedFunction('Deno.Process', 'run', () => [{ kind: 'run' }]),
+  chdir: gatedFunction('Deno.chdir', 'read', (p) => [{ kind: 'read', value: pathOf(p) }]),
+};
+
+/** `Deno.UnsafePointer`: its static methods reach raw memory (`ffi`). */
+function unsafePointer(): unknown {
+  const pointer = gatedFunction('Deno.UnsafePointer', 'ffi', () => [{ kind: 'ffi' }]);
+  for (const name of ['create', 'equals', 'of', 'offset', 'value']) {
+    Object.defineProperty(pointer, name, { value: gatedFunction(`Deno.UnsafePointer.${name}`, 'ffi', () => [{ kind: 'ffi' }]), writable: true, configurable: true });
+  }
+  return pointer;
+}
 
 export function makeDeno(args: readonly string[], build: { os: string; arch: string }): Record<string, unknown> {
   const env = {
@@ -88,6 +156,8 @@ export function makeDeno(args: readonly string[], build: { os: string; arch: str
   const internal = Symbol('Deno.internal');
   Object.defineProperty(deno, 'internal', { value: internal, enumerable: true, configurable: true });
   Object.defineProperty(deno, internal, { value: Object.freeze({ inspectArgs: (args: unknown[]) => `${formatArgs(args)}\n` }), configurable: true });
+  for (const [name, stub] of Object.entries(GATED)) Object.defineProperty(deno, name, { value: stub, writable: true, configurable: true, enumerable: true });
+  Object.defineProperty(deno, 'UnsafePointer', { value: unsafePointer(), writable: true, configurable: true, enumerable: true });
   defineUnsupported(deno, 'Deno', UNSUPPORTED);
   setDenoNamespace(deno);
   return deno;

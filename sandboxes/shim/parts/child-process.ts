@@ -8,7 +8,7 @@
 import { callAsync, callSync } from '../host.ts';
 import { base64ToBytes, bytesToBase64 } from '../web/base64.ts';
 import { PRIVATE_INSPECT } from '../web/inspect.ts';
-import { commandOutput, wireCommand, writeInherited, type CommandOptions } from '../deno/command.ts';
+import { commandOutput, spawnRequest, wireCommand, writeInherited, type CommandOptions } from '../deno/command.ts';
 import { denoNamespace } from '../deno/namespace-ref.ts';
 import { ReadableStream, WritableStream, readAllBytes } from './streams.ts';
 
@@ -140,12 +140,13 @@ export class ChildProcess {
 
 export function spawn(command: string, options: CommandOptions): ChildProcess {
   const o = options ?? {};
-  const { rid, pid } = callSync<{ rid: number; pid: number }>('run.spawn', {
+  const request = spawnRequest(command, () => ({
     ...wireCommand(command, o),
     stdin: o.stdin ?? 'inherit',
     stdout: o.stdout ?? 'inherit',
     stderr: o.stderr ?? 'inherit',
-  });
+  }));
+  const { rid, pid } = callSync<{ rid: number; pid: number }>('run.spawn', request);
   return new ChildProcess({ rid, pid, options: o }, INTERNAL);
 }
 

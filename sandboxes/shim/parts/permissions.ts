@@ -5,6 +5,7 @@
  * object per descriptor, an EventTarget whose `state` follows later answers, as in Deno.
  */
 import { callSync } from '../host.ts';
+import { reportUnanswered } from '../unsupported.ts';
 import { denoNamespace } from '../deno/namespace-ref.ts';
 import { PRIVATE_INSPECT, inspectAs } from '../web/inspect.ts';
 import { Event, EventTarget, defineEventHandler } from './events/index.ts';
@@ -102,8 +103,24 @@ function descriptor(desc: unknown): { name: string; [key: string]: string } {
 
 const statuses = new Map<string, PermissionStatus>();
 
+/** A request the descriptor check refuses (Deno's TypeError or URIError) is still an attempt to gain its kind. */
+function requested(desc: unknown): { name: string; [key: string]: string } {
+  try {
+    return descriptor(desc);
+  } catch (error) {
+    let name: unknown;
+    try {
+      name = (desc as { name?: unknown } | null)?.name;
+    } catch {
+      name = undefined;
+    }
+    if (typeof name === 'string') reportUnanswered('permissions.request', { name });
+    throw error;
+  }
+}
+
 function answer(op: string, desc: unknown): PermissionStatus {
-  const wire = descriptor(desc);
+  const wire = op === 'permissions.request' ? requested(desc) : descriptor(desc);
   const { state, partial } = callSync<{ state: State; partial: boolean }>(op, wire);
   const key = JSON.stringify(wire);
   const known = statuses.get(key);
