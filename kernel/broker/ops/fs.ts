@@ -33,6 +33,9 @@ export function fsError(error: unknown, syscall: string, given: string, cap?: nu
   if (error instanceof UnsafeFileError) {
     if (error.reason === 'too-large') return new DenoOpError('InvalidData', `file of ${error.size ?? 'more than ' + cap} bytes is larger than the sandbox transfer cap of ${cap} bytes: ${syscall} '${given}'`);
     if (error.reason === 'changed') return new DenoOpError('Busy', `the file changed while it was being opened: ${syscall} '${given}'`);
+    // Under strict symlinks the path was checked free of links; one there now was planted since.
+    if (error.reason === 'link') return new DenoOpError('Busy', `a symbolic link appeared on the path while it was being opened (${error.path}); it was not followed: ${syscall} '${given}'`);
+    if (error.reason === 'hard-link') return new DenoOpError('NotSupported', `the file has more than one hard link; the sandbox does not write such a file here: ${syscall} '${given}'`);
     return new DenoOpError('NotSupported', `not a regular file (a ${error.kind}); the sandbox reads and writes only regular files: ${syscall} '${given}'`);
   }
   return fromNodeError(error, syscall, given);
