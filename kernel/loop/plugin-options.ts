@@ -212,6 +212,9 @@ export function buildPersonaPlugin(o: PersonaPluginOptions, plugin: LoadedPlugin
   // the subprocess wall limit (below the isolate's) and this persona's bindings.
   const context = instance.broker.context;
   context.subprocess.wallMs = subprocessWallMs;
+  // A persona's folders are written by its plugins' sandboxed children (sessions, workspace,
+  // provider homes): no plugin of the persona follows a link out of its grant there.
+  context.strictSymlinks = true;
   if (o.scrubWrite) context.scrubWrite = o.scrubWrite;
   context.os = {
     mode: o.osSandbox,

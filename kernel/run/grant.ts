@@ -29,6 +29,20 @@ export function kernelFilesOf(cacheDir: string): KernelFiles {
   return { noWrite: [...new Set([cacheDir, real])], secret: [key] };
 }
 
+/**
+ * Whether code under this grant may start children that write files: some program may run
+ * and some path may be written, in every layer. Such children (sandboxed: they get the same
+ * write grant) can leave links in what they write for this code's own file ops to follow out
+ * of the grant, so its file ops take the strict-symlink rule (fs-guard.ts): a path's real
+ * location must itself be granted, and it is opened without following any link.
+ */
+export function childrenMayWrite(gate: PermissionGate): boolean {
+  const some = (kind: 'run' | 'write') => gate.layers.every((layer) => layer.set[kind].deny !== true && (layer.set[kind].allow === true || layer.set[kind].allow.length > 0));
+  // Where the code may read and write everything itself (`-A`), a link leads nowhere it could not go.
+  const wholly = (kind: 'read' | 'write') => gate.layers.every((layer) => layer.set[kind].allow === true && layer.set[kind].deny !== true && layer.set[kind].deny.length === 0);
+  return some('run') && some('write') && !(wholly('read') && wholly('write'));
+}
+
 function quotaOf(quota: WriteQuotaLimits | WriteQuota | undefined): WriteQuota | null {
   if (quota === undefined) return null;
   return quota instanceof WriteQuota ? quota : new WriteQuota(quota);
@@ -59,12 +73,13 @@ export function brokerContext(options: {
   const layers = options.layers.map((layer, i) =>
     resolveRunLayer(layer, env.PATH ?? '', options.cwd, i === 0 ? (name) => options.warn?.(`Info Failed to resolve '${name}' for allow-run: cannot find binary path\n`) : undefined),
   );
+  const gate = new PermissionGate(layers);
   return {
     subject: options.subject,
-    gate: new PermissionGate(layers),
+    gate,
     cwd: options.cwd,
     env,
-    strictSymlinks: options.profile.strictSymlinks,
+    strictSymlinks: options.profile.strictSymlinks || childrenMayWrite(gate),
     subprocess: { wallMs: options.limits.wallMs, outputBytes: options.limits.outputBytes },
     maxResponseBytes: options.limits.transferBytes,
     // half the wall limit, so a stalled server is a TypeError the script can catch before its time is up

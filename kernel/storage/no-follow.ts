@@ -23,7 +23,7 @@
  * helpers at the bottom (writeFileBeneath, readFileBeneath, removeBeneath).
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmdirSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmdirSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { kernelError, type KernelError } from '../errors.ts';
 import { fileKind, UnsafeFileError } from './unsafe-file.ts';
@@ -341,6 +341,36 @@ export function removeBeneath(file: string, options: { anchor: string; shown?: s
     if (code === 'ENOENT') return false;
     throw asKernelError(error, options.shown ?? file, 'removed');
   }
+}
+
+/**
+ * Removes `file` and, when it is a folder, everything in it, each folder opened without
+ * following a link and emptied through its descriptor: a folder swapped for a link midway is
+ * refused, never descended into (Node's rmSync walks by path, and would follow it).
+ */
+export function removeTreeNoFollow(file: string, options: DirOptions = {}): void {
+  withParentHeld(file, options, (dirFd, name) => removeEntry(dirFd, name, file));
+}
+
+function removeEntry(dirFd: number, name: string, shown: string): void {
+  const entry = lstatSync(inHeld(dirFd, name));
+  if (!entry.isDirectory()) {
+    unlinkSync(inHeld(dirFd, name));
+    return;
+  }
+  let fd: number;
+  try {
+    fd = openSync(inHeld(dirFd, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (error) {
+    if (isLinkError(error) || (error as NodeJS.ErrnoException).code === 'ENOTDIR') throw linkRefused(shown);
+    throw error;
+  }
+  try {
+    for (const child of readdirSync(inHeld(fd))) removeEntry(fd, child, path.join(shown, child));
+  } finally {
+    closeSync(fd);
+  }
+  rmdirSync(inHeld(dirFd, name));
 }
 
 /** Creates `dir` (and the folders before it) beneath `anchor` without following links; the held-folder walk's own create. */

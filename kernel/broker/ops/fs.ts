@@ -7,16 +7,25 @@
  * opened by kernel/storage/safe-open.ts (non-blocking, regular files only, reads capped by
  * the transfer limit).
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { DenoOpError, fromNodeError } from '../deno-error.ts';
-import { guardPath } from '../fs-guard.ts';
+import { actOn, guardPath } from '../fs-guard.ts';
+import { openDirNoFollow, removeTreeNoFollow } from '../../storage/no-follow.ts';
 import { defineOp, type BrokerContext, type PermissionNeed } from '../op.ts';
 import { isDiscardingDevice, isNullDevice } from '../special-files.ts';
 import { readRegularFile, UnsafeFileError, writeRegularFile } from '../../storage/safe-open.ts';
 import { bool, record, resolvePath, str } from './args.ts';
 import { Refusal } from '../refusal.ts';
 import { WriteQuota } from '../write-quota.ts';
+
+function statIsDir(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 /** Folders `mkdir` will create: the target, and with `recursive` each missing parent. */
 function missingFolders(target: string, recursive: boolean): number {
@@ -118,7 +127,7 @@ export const readDir = defineOp({
   run({ path: p, given }, ctx, call) {
     try {
       const g = guardPath(ctx, call, 'read', p, 'read-dir');
-      const entries = readdirSync(g.target, { withFileTypes: true });
+      const entries = actOn(g, (at) => readdirSync(at, { withFileTypes: true }));
       return entries.map((e) => ({ name: e.name, isFile: e.isFile(), isDirectory: e.isDirectory(), isSymlink: e.isSymbolicLink() }));
     } catch (error) {
       throw fsError(error, 'readdir', given);
@@ -168,7 +177,12 @@ export const mkdir = defineOp({
     try {
       const g = guardPath(ctx, call, 'write', args.path, 'create-dir');
       if (ctx.scope.writes) refund = ctx.scope.writes.charge(0, missingFolders(g.target, args.recursive), 'mkdir', args.path, args.given);
-      mkdirSync(g.target, { recursive: args.recursive, ...(args.mode === null ? {} : { mode: args.mode }) });
+      const mode = args.mode === null ? {} : { mode: args.mode };
+      if (g.resolved && args.recursive) {
+        // each missing folder made in the one held before it: no link followed on the way
+        if (existsSync(g.target) && !statIsDir(g.target)) throw Object.assign(new Error(`EEXIST: ${g.target}`), { code: 'EEXIST' });
+        closeSync(openDirNoFollow(g.target, { create: true, ...mode }));
+      } else actOn(g, (at) => mkdirSync(at, { recursive: args.recursive, ...mode }));
       return null;
     } catch (error) {
       refund?.();
@@ -192,9 +206,11 @@ export const remove = defineOp({
       // Measured before, given back after: a removal that fails frees nothing.
       const freed = ctx.scope.writes ? (s.isDirectory() && !args.recursive ? { bytes: 0, entries: 1 } : WriteQuota.measure(g.target)) : null;
       if (s.isDirectory()) {
-        if (args.recursive) rmSync(g.target, { recursive: true, force: false });
-        else rmdirSync(g.target);
-      } else unlinkSync(g.target);
+        if (args.recursive) {
+          if (g.resolved) removeTreeNoFollow(g.target);
+          else rmSync(g.target, { recursive: true, force: false });
+        } else actOn(g, (at) => rmdirSync(at));
+      } else actOn(g, (at) => unlinkSync(at));
       if (freed) ctx.scope.writes!.release(freed.bytes, freed.entries);
       return null;
     } catch (error) {
