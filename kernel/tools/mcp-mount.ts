@@ -180,7 +180,7 @@ export class McpMount {
       const value = this.#options.env[name];
       if (value !== undefined) env[name] = value;
     }
-    for (const [name, value] of Object.entries(this.#mcp.env)) env[name] = expand(value, vars);
+    for (const [name, value] of Object.entries(this.#mcp.env)) env[name] = expand(value, vars) ?? value;
     return env;
   }
 
@@ -194,7 +194,7 @@ export class McpMount {
 
   async #launch(): Promise<Client> {
     const vars = { plugin: this.plugin.dir, ...this.#options.vars };
-    const command = expand(this.#mcp.command, vars);
+    const command = expand(this.#mcp.command, vars) ?? this.#mcp.command;
     const executable = command.includes('/') ? path.resolve(this.plugin.dir, command) : resolveExecutable(command, this.#options.env.PATH ?? '', this.#options.cwd);
     this.#check('run', command, 'mcp.start', executable && executable !== command ? [executable] : []);
     if (!executable) throw serverError(this.plugin.manifest.id, `could not be started: "${command}" is not found on the persona's PATH`);
@@ -204,7 +204,7 @@ export class McpMount {
       server = new ServerProcess({
         executable,
         command,
-        args: this.#mcp.args.map((a) => expand(a, vars)),
+        args: this.#mcp.args.map((a) => expand(a, vars) ?? a),
         cwd: this.#options.cwd,
         env: this.#environment(),
         outputBytes: this.limits.outputBytes,
