@@ -28,6 +28,8 @@ export function ensureProviderHome(stateDir: string, personaDir: string, home: s
   try {
     mkdirBeneath(home, { anchor: stateDir, mode: 0o700 });
   } catch (error) {
+    const there = lstatSync(home, { throwIfNoEntry: false });
+    if (there && (there.isSymbolicLink() || !there.isDirectory())) fail('is not a folder (a link or a file stands there)', error);
     if (isKernelError(error) && error.code === 'RTC_ERR_FS_LINK_REFUSED') fail('is not a folder (a link stands on its path)', error);
     fail(`cannot be created (${(error as { details?: { code?: string } }).details?.code ?? errorLine(error)})`, error);
   }
