@@ -2,6 +2,7 @@
 import { realpathSync } from 'node:fs';
 import type { AuditEvent, BrokerContext, KernelFiles, WorldSources } from '../broker/op.ts';
 import { RunScope, scopeLimits } from '../broker/run-scope.ts';
+import { checkedConnector } from '../broker/checked-address.ts';
 import { WriteQuota, type WriteQuotaLimits } from '../broker/write-quota.ts';
 import type { Tape } from '../broker/tape.ts';
 import { cacheKeyFile } from '../build/cache-integrity.ts';
@@ -74,7 +75,7 @@ export function brokerContext(options: {
     resolveRunLayer(layer, env.PATH ?? '', options.cwd, i === 0 ? (name) => options.warn?.(`Info Failed to resolve '${name}' for allow-run: cannot find binary path\n`) : undefined),
   );
   const gate = new PermissionGate(layers);
-  return {
+  const context: BrokerContext = {
     subject: options.subject,
     gate,
     cwd: options.cwd,
@@ -84,7 +85,9 @@ export function brokerContext(options: {
     maxResponseBytes: options.limits.transferBytes,
     // half the wall limit, so a stalled server is a TypeError the script can catch before its time is up
     netTimeoutMs: Math.max(1, Math.min(Math.floor(options.limits.wallMs / 2), NET_IDLE_MAX_MS)),
-    scope: new RunScope(scopeLimits(options.limits.transferBytes), quotaOf(options.writeQuota)),
+    // Each fetch connects to the address its name was checked to resolve to (checked-address.ts),
+    // against the grant the context has then (a test's narrowing, a revoke).
+    scope: new RunScope(scopeLimits(options.limits.transferBytes), quotaOf(options.writeQuota), () => checkedConnector((hostPort, aliases) => context.gate.query('net', hostPort, aliases).state === 'denied')),
     ...(options.cacheDir ? { kernelFiles: kernelFilesOf(options.cacheDir) } : {}),
     audit: options.audit ?? (() => undefined),
     ...(options.tape ? { tape: options.tape } : {}),
@@ -92,4 +95,5 @@ export function brokerContext(options: {
     ...(options.mainModule ? { mainModule: options.mainModule } : {}),
     ...(options.execPath ? { execPath: options.execPath } : {}),
   };
+  return context;
 }

@@ -33,6 +33,7 @@ import type { LoadedPlugin } from '../plugins/registry.ts';
 import { sha256 } from '../build/bundle.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import { resolveExecutable } from '../../sandboxes/subprocess/run-command.ts';
+import { gateNetPolicy } from '../../sandboxes/subprocess/os-sandbox/net-proxy.ts';
 import { processCpuMs, ServerProcess, type ServerEnd } from './mcp-process.ts';
 
 /** The tape op of one proxied call: args `{tool, arguments}`, answer `{ok: CallToolResult}` or `{err: line}`. */
@@ -144,10 +145,10 @@ export class McpMount {
       ...(os.hostEnv ? { hostEnv: os.hostEnv } : {}),
       grant: grantView(this.#gate),
       context: { hide: os.hide, ...(os.own ? { own: os.own } : {}), readOnly: [this.plugin.dir] },
-      net: {
-        allows: (hostPort) => this.#gate.query('net', hostPort).state === 'granted',
-        audit: (hostPort, granted) => audit?.({ type: 'capability', subject: id, op: 'run.net', permission: 'net', value: hostPort, decision: granted ? 'granted' : 'denied' }),
-      },
+      net: gateNetPolicy(
+        (hostPort, aliases) => this.#gate.query('net', hostPort, aliases).state,
+        (hostPort, granted) => audit?.({ type: 'capability', subject: id, op: 'run.net', permission: 'net', value: hostPort, decision: granted ? 'granted' : 'denied' }),
+      ),
     };
   }
 
