@@ -38,6 +38,8 @@ export const ERROR_CODES = {
   RTC_ERR_NPM_NODE_BUILTIN: 'a script or an npm package it imports needs a Node built-in the sandbox does not provide',
   RTC_ERR_NPM_NATIVE_ADDON: 'an npm package a script imports is a native addon',
   RTC_ERR_NPM_INSTALL: 'installing the npm packages of a plugin or script failed',
+  /** kernel/build/npm-sources.ts: git, local, URL or bundled sources need an operator's --allow-* flag */
+  RTC_ERR_NPM_SOURCE_REFUSED: 'a dependency comes from git, a local path, a tarball URL or a bundle, and the operator did not allow that source',
   // the Deno-compatible surface
   RTC_ERR_UNSUPPORTED: 'a script used a Deno or web API outside the sandbox\'s supported subset',
   // sandbox
