@@ -169,7 +169,7 @@ function runNpm(args: readonly string[], cwd: string, env: Record<string, string
 const NPM_TIMEOUT_MS = 10 * 60_000;
 
 interface Lock {
-  packages?: Record<string, { version?: string; integrity?: string; link?: boolean }>;
+  packages?: Record<string, { version?: string; integrity?: string; link?: boolean; inBundle?: boolean }>;
 }
 
 function readJson(file: string, what: string): Record<string, unknown> {
@@ -246,7 +246,8 @@ export async function installPackages(target: string, options: InstallOptions = 
     for (const [key, entry] of Object.entries(lock.packages ?? {})) {
       if (!key.startsWith('node_modules/') || entry.link) continue;
       const name = key.slice(key.lastIndexOf('node_modules/') + 'node_modules/'.length);
-      if (!entry.integrity) throw kernelError('RTC_ERR_NPM_LOCKFILE', `package-lock.json has no integrity hash for ${name}@${entry.version ?? '?'}`);
+      // a bundled package (allowed: --allow-bundled) came inside its parent's tarball, under the parent's integrity
+      if (!entry.integrity && !entry.inBundle) throw kernelError('RTC_ERR_NPM_LOCKFILE', `package-lock.json has no integrity hash for ${name}@${entry.version ?? '?'}`);
       const reason = nativeAddonReason(path.join(work, key));
       if (reason) throw kernelError('RTC_ERR_NPM_NATIVE_ADDON', `npm package "${name}" is a native addon (${reason}); native code cannot run in the sandbox: remove it from ${manifestFile}`);
       installed.push(`${name}@${entry.version}`);

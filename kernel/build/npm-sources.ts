@@ -35,7 +35,7 @@ const WHAT: Record<Exclude<NpmSource, 'registry'>, string> = {
   git: 'a git repository (npm would run git, and the repository\'s own prepare script)',
   local: 'a local path (a file or folder of this host)',
   url: 'a tarball URL outside the registry',
-  bundled: 'a package with bundled dependencies (outside the lockfile\'s integrity)',
+  bundled: 'a package bundled inside another package\'s tarball (outside the registry and the lockfile\'s integrity)',
 };
 
 /** A valid npm package name (scoped or not), as npm's validate-npm-package-name has it for new names. */
