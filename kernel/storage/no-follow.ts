@@ -373,6 +373,31 @@ function removeEntry(dirFd: number, name: string, shown: string): void {
   rmdirSync(inHeld(dirFd, name));
 }
 
+/**
+ * Refuses, with one line, a file another program will open by path (SQLite: the database and
+ * the `-wal`, `-shm`, `-journal` files it makes beside it) when sandboxed code left a link
+ * there or on the way: each of `files` (lexical paths beneath `anchor`) must be absent or a
+ * regular file with one link, reached without following any link. What SQLite then opens is
+ * what was checked; it keeps the files it opened for the connection's life.
+ */
+export function refuseLinkedFiles(files: readonly string[], options: { anchor: string; shown?: (file: string) => string }): void {
+  for (const file of files) {
+    const shown = options.shown?.(file) ?? file;
+    try {
+      withParentHeld(file, { anchor: options.anchor }, (dirFd, name) => {
+        const entry = entryIn(dirFd, name);
+        if (entry === undefined) return;
+        if (entry.isSymbolicLink()) throw linkRefused(file);
+        if (!entry.isFile()) throw new UnsafeFileError('not-regular', file, fileKind(entry), `${file} is a ${fileKind(entry)}`);
+        if (entry.nlink > 1) throw hardLinkRefused(file, entry.nlink);
+      });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw asKernelError(error, shown, 'opened');
+    }
+  }
+}
+
 /** Creates `dir` (and the folders before it) beneath `anchor` without following links; the held-folder walk's own create. */
 export function mkdirBeneath(dir: string, options: { anchor: string; mode?: number; shown?: string }): void {
   try {
