@@ -236,3 +236,82 @@ test("the console shows a session's files without following what its command pla
   assert.equal(files['prompt.md']!.text, '# the prompt\n');
   for (const name of ['stdout.txt', 'stderr.txt', 'last-message.md', 'manifest.json']) assert.equal(files[name]!.missing, true, name);
 });
+
+test("links planted at or beside the persona's ledger database (the executor may write orchestra/): SQLite never opens through them", { skip: NO_OS_SANDBOX }, async () => {
+  const dir = tempDir('rtc-links-sqlite-');
+  const stateDir = path.join(dir, 'state');
+  const out = outside(dir);
+  const before = out.snapshot();
+  const time = fakeTime();
+  // both personas keep their state (and their ledger) in SQLite
+  for (const id of ['ada', 'bo']) {
+    packet(stateDir, id, 'q.md', '# Q\n');
+    writeFileSync(path.join(stateDir, id, 'persistence.yaml'), 'schema_version: 1\nbackend: sqlite\n');
+  }
+  // ada: the ledger's WAL becomes a link to the kernel's install; bo: the ledger database
+  // itself becomes a link to the persona's own persistence database (inside the persona, so
+  // no path check catches it; the ledger would write its tables beside the event log)
+  const wal = `cat >/dev/null; o="$3/orchestra"; rm -f "$o/orchestra.db-wal" "$o/orchestra.db-shm"; ln -s "$2/runtimectl.js" "$o/orchestra.db-wal"; echo planted`;
+  const db = `cat >/dev/null; o="$3/orchestra"; mv "$o/orchestra.db" "$o/orchestra.db.real"; rm -f "$o/orchestra.db-wal" "$o/orchestra.db-shm"; ln -s ../persistence.db "$o/orchestra.db"; echo planted`;
+  const first = await run([hostile(dir, 'ada', wal, [out.root, personaPaths(stateDir, 'ada').dir]), hostile(dir, 'bo', db, [out.root, personaPaths(stateDir, 'bo').dir])], { stateDir, ...time });
+  for (const r of first) assert.match(readFileSync(path.join(personaPaths(stateDir, r.persona_id).sessionsDir, r.reports[0]!.act.session!.run_id, 'stdout.txt'), 'utf8'), /planted/);
+  for (const id of ['ada', 'bo']) packet(stateDir, id, 'q2.md', '# Q2\n');
+  const second = await run([hostile(dir, 'ada', 'cat >/dev/null; echo second', []), hostile(dir, 'bo', 'cat >/dev/null; echo second', [])], { stateDir, ...time });
+  assert.equal(out.snapshot(), before, 'no WAL was written through a link');
+  const payload = (id: string) => (second.find((r) => r.persona_id === id)!.reports[0]! as unknown as { payload: { ledger: { error?: string } }; act: { status: string } });
+  // each ledger step says why, in one line; the sessions still ran: the personas keep being served
+  assert.match(payload('ada').payload.ledger.error ?? '', /orchestra\/orchestra\.db-wal: \S+orchestra\.db-wal is a symbolic link, and the kernel follows no link in a folder sandboxed code can write; it was not opened$/);
+  assert.match(payload('bo').payload.ledger.error ?? '', /orchestra\/orchestra\.db: \S+orchestra\.db is a symbolic link, and the kernel follows no link in a folder sandboxed code can write; it was not opened$/);
+  for (const id of ['ada', 'bo']) assert.equal(payload(id).act.status, 'ok');
+});
+
+test('a script whose children may write its folder: links they plant there lead nowhere outside the grant, for every file op', { skip: NO_OS_SANDBOX }, async () => {
+  const { createScriptRunner } = await import('../../kernel/run/script-runner.ts');
+  const dir = tempDir('rtc-script-links-');
+  const out = outside(dir);
+  const before = out.snapshot();
+  const work = path.join(dir, 'work');
+  mkdirSync(work);
+  const runner = await createScriptRunner({ cacheDir: path.join(dir, 'cache'), poolSize: 1 });
+  try {
+    const script = path.join(dir, 'links.ts');
+    writeFileSync(
+      script,
+      `const w = ${JSON.stringify(work)};
+const plant = ${JSON.stringify(`ln -s '${out.kernel}' '${work}/out.txt'; ln -s '${out.root}' '${work}/dir'; mkdir '${work}/sub'; ln -s '${out.root}' '${work}/sub/deeper'`)};
+await new Deno.Command('/bin/sh', { args: ['-c', plant] }).output();
+const tries = {
+  write: () => Deno.writeTextFile(w + '/out.txt', 'owned'),
+  append: () => Deno.writeTextFile(w + '/out.txt', 'owned', { append: true }),
+  read: () => Deno.readTextFile(w + '/out.txt'),
+  create: () => Deno.writeTextFile(w + '/dir/new.txt', 'owned'),
+  deep: () => Deno.writeTextFile(w + '/sub/deeper/runtimectl.js', 'owned'),
+  open: () => Deno.open(w + '/dir/runtimectl.js', { write: true }),
+  truncate: () => Deno.truncate(w + '/out.txt', 0),
+  chmod: () => Deno.chmod(w + '/out.txt', 0o777),
+  mkdir: () => Deno.mkdir(w + '/dir/made'),
+  remove: () => Deno.remove(w + '/dir/operators.json'),
+  rename: () => Deno.rename(w + '/dir/operators.json', w + '/stolen.json'),
+  copy: () => Deno.copyFile(w + '/out.txt', w + '/copy.txt'),
+  readDir: async () => { for await (const _ of Deno.readDir(w + '/dir')) {} },
+};
+for (const [name, f] of Object.entries(tries)) {
+  try { await f(); console.log(name, 'DONE'); } catch (e) { console.log(name, e.name); }
+}
+// the script's own links inside its folder still work (Deno's rule, within the grant)
+await Deno.writeTextFile(w + '/real.txt', 'mine');
+await new Deno.Command('/bin/sh', { args: ['-c', "ln -s real.txt '" + w + "/alias.txt'"] }).output();
+console.log('inside', await Deno.readTextFile(w + '/alias.txt'));`,
+    );
+    const result = await runner.run({ file: script, args: [], permissionFlags: [`--allow-read=${work}`, `--allow-write=${work}`, '--allow-run=/bin/sh'], cwd: work, env: { PATH: '/usr/bin:/bin' }, profile: 'default', limits: { wallMs: 30_000 } });
+    assert.equal(result.exitCode, 0, result.stderr);
+    const lines = Object.fromEntries(result.stdout.trim().split('\n').map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)]));
+    for (const name of ['write', 'append', 'read', 'create', 'deep', 'open', 'truncate', 'chmod', 'mkdir', 'remove', 'rename', 'copy', 'readDir']) {
+      assert.equal(lines[name], 'NotCapable', `${name}: ${lines[name]}`);
+    }
+    assert.equal(lines.inside, 'mine');
+    assert.equal(out.snapshot(), before, 'nothing outside the grant was read into the run, written, made or removed');
+  } finally {
+    await runner.close();
+  }
+});

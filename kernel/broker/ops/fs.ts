@@ -94,7 +94,8 @@ export const writeFile = defineOp({
     try {
       const g = guardPath(ctx, call, 'write', args.path, 'write-file', { create: args.create, createNew: args.createNew });
       // A persona's plugins: what lands in its folder has the persona's secrets scrubbed (scrubWrite).
-      const data = ctx.scrubWrite ? Buffer.from(ctx.scrubWrite(g.target, Buffer.from(args.data))) : args.data;
+      // by the path as granted (the real one may differ when the state directory is reached through a link)
+      const data = ctx.scrubWrite ? Buffer.from(ctx.scrubWrite(g.abs, Buffer.from(args.data))) : args.data;
       const quota = ctx.scope.writes;
       if (quota && !(g.stats && isDiscardingDevice(g.stats))) {
         // Charged before a byte is written: what the file will hold, less what it holds now.
