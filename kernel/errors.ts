@@ -15,6 +15,8 @@ export const ERROR_CODES = {
   RTC_ERR_CLI_USAGE: 'the command line is not valid',
   RTC_ERR_CLI_FILE_NOT_FOUND: 'a file named on the command line does not exist',
   RTC_ERR_FS_ACCESS: 'a file or folder a command needs is missing, of the wrong kind, or cannot be read, written or created',
+  /** kernel/storage/no-follow.ts: a planted symbolic or hard link in a folder sandboxed code can write (a session folder, a workspace) */
+  RTC_ERR_FS_LINK_REFUSED: 'the kernel refused to read or write through a link in a folder that sandboxed code can write',
   // manifests and profiles
   RTC_ERR_MANIFEST_INVALID: 'a manifest does not match its schema',
   RTC_ERR_MANIFEST_YAML: 'a manifest is not valid YAML',
@@ -38,6 +40,8 @@ export const ERROR_CODES = {
   RTC_ERR_NPM_NODE_BUILTIN: 'a script or an npm package it imports needs a Node built-in the sandbox does not provide',
   RTC_ERR_NPM_NATIVE_ADDON: 'an npm package a script imports is a native addon',
   RTC_ERR_NPM_INSTALL: 'installing the npm packages of a plugin or script failed',
+  /** kernel/build/npm-sources.ts: git, local, URL or bundled sources need an operator's --allow-* flag */
+  RTC_ERR_NPM_SOURCE_REFUSED: 'a dependency comes from git, a local path, a tarball URL or a bundle, and the operator did not allow that source',
   // the Deno-compatible surface
   RTC_ERR_UNSUPPORTED: 'a script used a Deno or web API outside the sandbox\'s supported subset',
   // sandbox

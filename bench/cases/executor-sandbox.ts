@@ -32,7 +32,7 @@ function sandbox(ws: string, mode: 'bubblewrap' | 'off', net: string[]): OsSandb
     mode,
     grant: grantView({ layers: [{ label: 'bench', set: { read: rule([ws]), write: rule([ws]), net: rule(net) } }] }),
     context: { hide: [] },
-    net: { allows: (hostPort) => net.includes(hostPort), audit: () => undefined },
+    net: { allows: (hostPort) => net.includes(hostPort), denies: () => false, audit: () => undefined },
   };
 }
 

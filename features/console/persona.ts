@@ -5,9 +5,10 @@
  * review queue are opened read-only. Each part fails on its own: a ledger that cannot be read
  * is shown as an error beside cycles that can.
  */
-import { existsSync, lstatSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import { errorLine, kernelError } from '../../kernel/errors.ts';
+import { readFileBeneath } from '../../kernel/storage/no-follow.ts';
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
 import { openPersonaReviewQueue, type Proposal } from '../../kernel/review/index.ts';
 import { openLedger } from '../ledger/open.ts';
@@ -123,6 +124,8 @@ export const SESSION_FILES = ['prompt.md', 'stdout.txt', 'stderr.txt', 'last-mes
 const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** A file shown on a page is cut at this size (the rest is a note, not the bytes). */
 export const SHOW_BYTES = 256 * 1024;
+/** A session file larger than this is not read at all (an executor's output is capped far below). */
+const SESSION_READ_CAP = 128 * 1024 * 1024;
 
 export interface SessionFile {
   name: string;
@@ -131,18 +134,25 @@ export interface SessionFile {
   missing?: boolean;
 }
 
-/** A session's files, read from `<persona>/brain/sessions/<run>/` only (no link out of it). */
+/**
+ * A session's files, read from `<persona>/brain/sessions/<run>/` only: its command could write
+ * that folder, so each file is read through kernel/storage/no-follow.ts from the state
+ * directory (no link followed on the way or at the file, no hard link, no FIFO that would hang
+ * the console); such a file is shown as missing.
+ */
 export function readSession(stateDir: string, personaId: string, runId: string): SessionFile[] {
   if (!RUN_ID.test(runId)) throw kernelError('RTC_ERR_CONSOLE_NOT_FOUND', `no session ${JSON.stringify(runId)}: a session id is letters, digits, dots, dashes and underscores`);
   const sessions = path.join(stateDir, personaId, 'brain', 'sessions');
   const dir = path.join(sessions, runId);
   if (!existsSync(dir) || !lstatSync(dir).isDirectory()) throw kernelError('RTC_ERR_CONSOLE_NOT_FOUND', `persona ${personaId} has no session ${runId}`);
-  const root = realpathSync(sessions);
   return SESSION_FILES.map((name) => {
-    const file = path.join(dir, name);
-    if (!existsSync(file) || !lstatSync(file).isFile()) return { name, missing: true };
-    if (!realpathSync(file).startsWith(`${root}${path.sep}`)) return { name, missing: true };
-    const bytes = readFileSync(file);
+    let bytes: Buffer | undefined;
+    try {
+      bytes = readFileBeneath(path.join(dir, name), { anchor: stateDir, maxBytes: SESSION_READ_CAP });
+    } catch {
+      return { name, missing: true };
+    }
+    if (bytes === undefined) return { name, missing: true };
     return bytes.length > SHOW_BYTES ? { name, text: bytes.subarray(0, SHOW_BYTES).toString('utf8'), truncated: bytes.length } : { name, text: bytes.toString('utf8') };
   });
 }

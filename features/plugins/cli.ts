@@ -164,7 +164,8 @@ function usage(message: string) {
 export const pluginsInstallCommand: Command = {
   path: ['plugins', 'install'],
   summary: 'install the npm packages a plugin or script imports (npm: specifiers), with a lockfile',
-  usage: `Usage: runtimectl plugins install [PATH] [--json]
+  usage: `Usage: runtimectl plugins install [PATH] [--registry URL] [--allow-git] [--allow-local]
+                                 [--allow-url] [--allow-bundled] [--json]
 
 PATH is a plugin folder, a script, or a folder of scripts (default: the current folder).
 The npm: specifiers its modules import (npm:name@range) join the dependencies of the
@@ -173,12 +174,36 @@ node_modules with install scripts disabled, and writes package-lock.json with an
 hash for every package. Runs never install anything: an import of a package that is not
 installed at its locked version is refused (RTC_ERR_NPM_NOT_INSTALLED). Packages that are
 native addons or need Node built-ins are refused by name. jsr: imports are not supported.
-The registry is npm's own setting (npm_config_registry, .npmrc).
+
+npm runs with no configuration but this command's: no .npmrc (the plugin's, yours or the
+global one) and no npm_config_* variable is read, no script runs, no bin is linked. Packages
+come from the registry (--registry URL, else RUNTIMECTL_NPM_REGISTRY, else
+registry.npmjs.org) and nowhere else; a dependency or lockfile entry that names another
+source is refused (RTC_ERR_NPM_SOURCE_REFUSED) unless allowed:
+  --allow-git      git repositories (git+ssh:, github:, owner/repo ...): npm runs git
+  --allow-local    file:, link:, paths, workspaces
+  --allow-url      tarball URLs outside the registry
+  --allow-bundled  packages that ship bundled dependencies
 `,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' } }, 'plugins install');
+    const { values, positionals } = parseFlags(
+      argv,
+      {
+        json: { type: 'boolean' },
+        registry: { type: 'string' },
+        'allow-git': { type: 'boolean' },
+        'allow-local': { type: 'boolean' },
+        'allow-url': { type: 'boolean' },
+        'allow-bundled': { type: 'boolean' },
+      },
+      'plugins install',
+    );
     if (positionals.length > 1) throw kernelError('RTC_ERR_CLI_USAGE', 'plugins install takes one PATH; see "runtimectl plugins install --help"');
-    const result = await installPackages(path.resolve(io.cwd, positionals[0] ?? '.'));
+    const result = await installPackages(path.resolve(io.cwd, positionals[0] ?? '.'), {
+      ...(values.registry ? { registry: values.registry } : {}),
+      allow: { git: values['allow-git'] === true, local: values['allow-local'] === true, url: values['allow-url'] === true, bundled: values['allow-bundled'] === true },
+      env: io.env,
+    });
     if (values.json) printJson(io, { ok: true, ...result });
     else if (result.installed.length === 0) io.stdout(`nothing to install: no npm: imports or dependencies in ${path.relative(io.cwd, result.root) || '.'}\n`);
     else {

@@ -29,7 +29,7 @@ import { scrubString } from '../../kernel/redact/index.ts';
 import type { SandboxRecord } from '../../sandboxes/subprocess/run-command.ts';
 import type { ExecutorChoice } from './executors/choice.ts';
 import { buildPrompt } from './executors/prompt.ts';
-import { allocateRunId, markSessionManifest, preparePersonaWorkspace, writeFallbackManifest } from './executors/session-dir.ts';
+import { allocateRunId, checkSessionManifest, markSessionManifest, preparePersonaWorkspace, writeFallbackManifest, type FallbackFields, type SessionFolder } from './executors/session-dir.ts';
 import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import type { TaskSummary } from '../../kernel/broker/ops/bindings.ts';
 import type { LedgerAccess } from '../persistence/backend.ts';
@@ -176,16 +176,18 @@ function summarize(records: readonly SandboxRecord[]): SandboxSummary | null {
 
 async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlugins['get']>): Promise<ActResult> {
   if (c.children?.registry.stopping) return { ...r, outcome: 'deferred', reason: 'the kernel is stopping: no new executor session' };
-  const { runId, dir } = allocateRunId(c.paths.sessionsDir, c.cycle, c.choice.plugin);
+  const { runId, dir } = allocateRunId(c.paths.stateDir, c.paths.sessionsDir, c.cycle, c.choice.plugin);
+  // The session's command may write this folder: the kernel reaches it only from the state directory, following no link.
+  const folder: SessionFolder = { anchor: c.paths.stateDir, dir };
   const manifestPath = relToState(c.paths, path.join(dir, 'manifest.json'));
   const session = (status: string, exit: number | null, files: string[], extra: Partial<NonNullable<ActResult['session']>> = {}) => ({ run_id: runId, manifest_path: manifestPath, status, exit_code: exit, files, ...extra });
   const home = providerHomeDir(c.paths.dir, c.choice.plugin);
   try {
-    preparePersonaWorkspace(c.paths.workspaceRoot, c.profile.id, WORKSPACE_ID, c.skills);
-    ensureProviderHome(c.paths.dir, home);
+    preparePersonaWorkspace(c.paths.stateDir, c.paths.workspaceRoot, c.profile.id, WORKSPACE_ID, c.skills);
+    ensureProviderHome(c.paths.stateDir, c.paths.dir, home);
   } catch (error) {
     const reason = `${isKernelError(error) && error.code === 'RTC_ERR_EXECUTOR_PROVIDER_HOME' ? '' : 'workspace: '}${errorLine(error)}`;
-    writeFallbackManifest(dir, { run_id: runId, executor: c.choice.plugin, status: 'failed', reason });
+    writeFallbackManifest(folder, { run_id: runId, executor: c.choice.plugin, status: 'failed', reason });
     return { ...r, outcome: 'failed', reason, session: session('failed', null, ['manifest.json']) };
   }
   const publicWrites = c.profile.public_writes && !c.posture.read_only;
@@ -226,23 +228,30 @@ async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlug
   let result;
   let records: SandboxRecord[] = [];
   const toolsBefore = c.tools?.calls().length ?? 0;
-  c.children?.beginSession({ runId, dir, expectedTokens: r.decision?.expected_cost.tokens ?? 0 });
+  // The executor's `${session}` (its grant, and so its command's OS sandbox) is this session's folder alone.
+  c.plugins.bindSession(dir);
+  c.children?.beginSession({ runId, dir, expectedTokens: r.decision?.expected_cost.tokens ?? 0, executor: c.choice.plugin, stateDir: c.paths.stateDir, personaId: c.profile.id });
   // The agent's MCP calls while it runs (a proposal among them) are recorded as this session's.
   c.tools?.session?.({ run_id: runId, executor: c.choice.plugin });
+  const fallback = (status: FallbackFields['status'], reason: string | null, exit: number | null = null): FallbackFields => ({ run_id: runId, executor: c.choice.plugin, status, reason, exit_code: exit, prompt_sha256: promptSha });
   try {
     result = checkPluginAnswer(executorResultSchema, await executor.call('run', input), c.choice.plugin, 'run');
   } catch (error) {
     c.tools?.session?.(null);
     records = c.children?.endSession() ?? [];
+    c.plugins.bindSession(null);
     const reason = scrubbed(c, `executor ${c.choice.plugin}: ${errorLine(error)}`)!;
-    writeFallbackManifest(dir, { run_id: runId, executor: c.choice.plugin, status: 'failed', reason, prompt_sha256: promptSha });
-    await noteSessionTools(c, dir, toolsBefore);
+    writeFallbackManifest(folder, fallback('failed', reason));
+    await noteSessionTools(c, folder, toolsBefore, fallback('failed', reason));
     // The plugin may have died with its command still counted against the budget: charge the estimate.
     return { ...r, outcome: 'failed', reason, ran: true, status: 'failed', session: session('failed', null, ['manifest.json'], { prompt_sha256: promptSha, os_sandbox: summarize(records) }), usage: estimated(r.decision) };
   }
   c.tools?.session?.(null);
   records = c.children?.endSession() ?? records;
-  await noteSessionTools(c, dir, toolsBefore);
+  c.plugins.bindSession(null);
+  // What the plugin wrote is checked against the one session-manifest schema; one missing or malformed is replaced (and kept).
+  checkSessionManifest(folder, fallback(result.status, scrubbed(c, result.reason) ?? null, result.exit_code ?? null));
+  await noteSessionTools(c, folder, toolsBefore, fallback(result.status, scrubbed(c, result.reason) ?? null, result.exit_code ?? null));
   const osSandbox = summarize(records);
   const stopped = c.children?.stopped.get(runId);
   if (stopped) {
@@ -251,7 +260,7 @@ async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlug
     const usage = result.usage ?? estimated(r.decision);
     const how = stopped === 'killed' ? 'it ignored TERM and was killed (KILL) after the delay' : 'it ended on TERM';
     const reason = `interrupted: the kernel was stopped while the session ran; ${how}; its work stays pending`;
-    markSessionManifest(dir, { status: 'interrupted', reason, interrupted_by: stopped === 'killed' ? 'kernel stop (forced kill)' : 'kernel stop', usage });
+    markSessionManifest(folder, { status: 'interrupted', reason, interrupted_by: stopped === 'killed' ? 'kernel stop (forced kill)' : 'kernel stop', usage }, fallback('interrupted', reason, result.exit_code ?? null));
     return {
       ...r,
       outcome: 'interrupted',
@@ -288,17 +297,17 @@ async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlug
  * who asked, ok or the error's code, and the seq of its `tool_call` event, where the call's
  * arguments, outcome and usage are).
  */
-async function noteSessionTools(c: ActContext, dir: string, before: number): Promise<void> {
+async function noteSessionTools(c: ActContext, folder: SessionFolder, before: number, fallback: FallbackFields): Promise<void> {
   if (!c.mcp || !c.tools) return;
   const calls = c.tools.calls().slice(before);
-  markSessionManifest(dir, {
+  markSessionManifest(folder, {
     tools: {
       server: c.mcp.name,
       offered: await c.tools.offered(),
       called: [...new Set(calls.map((call) => call.tool))],
       calls: calls.map((call) => ({ tool: call.tool, via: call.via, ok: call.ok, ...(call.ok ? {} : { code: call.code }), event_seq: call.seq })),
     },
-  });
+  }, fallback);
 }
 
 function estimated(decision: BudgetDecision | null): ProviderUsage | null {

@@ -91,18 +91,27 @@ function secretValues(env: Readonly<Record<string, string | undefined>>, names: 
 
 /** Sessions whose process marker a previous kernel left: ended, their manifest and the log say interrupted. */
 async function recoverLeft(p: PersonaContext, science: PersonaScience): Promise<void> {
-  for (const left of await recoverLeftSessions(p.paths.sessionsDir)) {
+  for (const left of await recoverLeftSessions(p.paths.stateDir, p.profile.id, p.paths.sessionsDir)) {
     const usage = left.expected_tokens > 0 ? estimateUsage(left.expected_tokens) : null;
-    const reason =
-      left.found === 'running'
-        ? `interrupted: the kernel that started it ended without stopping it; found running at start and ${left.ended === 'killed' ? 'killed' : 'terminated'}`
-        : `interrupted: the kernel that started it ended without stopping it; ${left.sandboxed ? 'the OS sandbox ended it with that kernel' : 'it had already ended'}`;
-    markSessionManifest(left.session_dir, { run_id: left.run_id, status: 'interrupted', reason, interrupted_by: 'kernel crash', usage });
+    let reason =
+      left.found === 'invalid'
+        ? `a process marker the previous kernel left could not be used: ${left.problem ?? 'invalid'}`
+        : left.found === 'running'
+          ? `interrupted: the kernel that started it ended without stopping it; found running at start and ${left.ended === 'killed' ? 'killed' : 'terminated'}`
+          : `interrupted: the kernel that started it ended without stopping it; ${left.sandboxed ? 'the OS sandbox ended it with that kernel' : 'it had already ended'}`;
+    if (left.found !== 'invalid') {
+      const fallback = { run_id: left.run_id, executor: left.executor ?? 'unknown', status: 'interrupted' as const, reason };
+      try {
+        markSessionManifest({ anchor: p.paths.stateDir, dir: left.session_dir }, { status: 'interrupted', reason, interrupted_by: 'kernel crash', usage }, fallback);
+      } catch (error) {
+        reason = `${reason}; its manifest could not be updated: ${errorLine(error)}`;
+      }
+    }
     await p.backend.events.append(
       INTERRUPTED_EVENT,
       p.scrub({ run_id: left.run_id, session: relToState(p.paths, left.session_dir), command: left.command, found: left.found, ended: left.ended, sandboxed: left.sandboxed, reason, provider_usage: usage }),
     );
-    science.usage.add({ atMs: p.clock(), tokens: usage?.total_tokens ?? 0, session: true });
+    if (left.found !== 'invalid') science.usage.add({ atMs: p.clock(), tokens: usage?.total_tokens ?? 0, session: true });
   }
 }
 
@@ -413,12 +422,12 @@ async function startupSmoke(p: PersonaContext, science: PersonaScience, brain: B
 }
 
 /** Once per kernel version: the persistent workspace is prepared (the ledger is bootstrapped in its step). */
-function bootstrapProbe(p: PersonaContext, brain: Brain, skills: Parameters<typeof preparePersonaWorkspace>[3]): ProbeRecord {
+function bootstrapProbe(p: PersonaContext, brain: Brain, skills: Parameters<typeof preparePersonaWorkspace>[4]): ProbeRecord {
   if (brain.probes.bootstrap_version === KERNEL_VERSION) {
     return { probe: 'bootstrap', action: 'skipped', reason: `already ran for runtimectl ${KERNEL_VERSION}` };
   }
   try {
-    const ws = preparePersonaWorkspace(p.paths.workspaceRoot, p.profile.id, WORKSPACE_ID, skills);
+    const ws = preparePersonaWorkspace(p.paths.stateDir, p.paths.workspaceRoot, p.profile.id, WORKSPACE_ID, skills);
     brain.probes.bootstrap_version = KERNEL_VERSION;
     return { probe: 'bootstrap', action: 'ran', reason: `workspace ${relToState(p.paths, ws.dir)} ${ws.created ? 'created' : 'checked'}` };
   } catch (error) {

@@ -10,11 +10,18 @@
  * updates the manifests, relinks, and removes the links the previous manifest made that
  * are no longer asked for. Every input is checked before anything is written, and a real
  * file or folder where a link should go is never replaced.
+ *
+ * A persona's executor writes its workspace from inside its sandbox, so every read, write and
+ * link here goes through kernel/storage/no-follow.ts from `anchor` (a folder no sandboxed
+ * code can write: the state directory): a folder of the workspace swapped for a link is
+ * refused (RTC_ERR_FS_LINK_REFUSED), a link planted where a manifest goes is replaced, never
+ * written through.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { lstatSync, readlinkSync, symlinkSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
+import { inHeld, mkdirBeneath, readFileBeneath, withParentHeld, writeFileBeneath } from '../../kernel/storage/no-follow.ts';
 import { KERNEL_VERSION } from '../../kernel/version.ts';
 import { assertSafeId, unsafeIdReason } from './ids.ts';
 import { workspaceReadme } from './readme.ts';
@@ -36,6 +43,8 @@ export interface PrepareWorkspaceInput {
   skillCatalog?: VisibleSkills;
   /** Base for relative local resource paths (default: the process cwd). */
   cwd?: string;
+  /** A folder above `stateDir` that no sandboxed code can write, where every walk starts (default: `stateDir` itself). */
+  anchor?: string;
 }
 
 export interface WorkspaceManifest {
@@ -76,46 +85,47 @@ function lstatOrUndefined(p: string) {
   }
 }
 
-/** Writes via a temp file and rename so a reader never sees half a manifest; skips identical bytes. */
-function writeIfChanged(file: string, text: string): boolean {
+/** What the workspace's own files may hold (its manifests, its readme): a cap, not a quota. */
+const WORKSPACE_FILE_CAP = 16 * 1024 * 1024;
+
+/** Writes via a temp file and rename (never through what stood there) so a reader never sees half a manifest; skips identical bytes. */
+function writeIfChanged(anchor: string, file: string, text: string): boolean {
   try {
-    if (readFileSync(file, 'utf8') === text) return false;
+    if (readFileBeneath(file, { anchor, maxBytes: WORKSPACE_FILE_CAP })?.toString('utf8') === text) return false;
   } catch {
-    // absent: write it
+    // a link, a FIFO, an oversized file where ours goes: replaced below
   }
-  const tmp = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
+  writeFileBeneath(file, text, { anchor });
   return true;
 }
 
 /** Creates `dir` unless present; true when it was created. */
-function ensureDir(dir: string, display: string): boolean {
+function ensureDir(anchor: string, dir: string, display: string): boolean {
   const info = lstatOrUndefined(dir);
-  if (info === undefined) {
-    mkdirSync(dir);
+  if (info !== undefined && !info.isDirectory()) throw conflict(display, 'exists and is not a directory');
+  mkdirBeneath(dir, { anchor });
+  return info === undefined;
+}
+
+/** Makes `link` point at `target`; a symlink is ours to replace, anything else is a conflict. Acts in the link's folder held by descriptor. */
+function ensureLink(anchor: string, link: string, target: string, display: string): boolean {
+  return withParentHeld(link, { anchor }, (dirFd, name) => {
+    const at = inHeld(dirFd, name);
+    const info = lstatOrUndefined(at);
+    if (info?.isSymbolicLink()) {
+      if (readlinkSync(at) === target) return false;
+      unlinkSync(at);
+    } else if (info !== undefined) {
+      throw conflict(display, 'exists and is not a link; move it away to link a local resource here');
+    }
+    symlinkSync(target, at);
     return true;
-  }
-  if (!info.isDirectory()) throw conflict(display, 'exists and is not a directory');
-  return false;
+  });
 }
 
-/** Makes `link` point at `target`; a symlink is ours to replace, anything else is a conflict. */
-function ensureLink(link: string, target: string, display: string): boolean {
-  const info = lstatOrUndefined(link);
-  if (info?.isSymbolicLink()) {
-    if (readlinkSync(link) === target) return false;
-    unlinkSync(link);
-  } else if (info !== undefined) {
-    throw conflict(display, 'exists and is not a link; move it away to link a local resource here');
-  }
-  symlinkSync(target, link);
-  return true;
-}
-
-function previousManifest(file: string): WorkspaceManifest | undefined {
+function previousManifest(anchor: string, file: string): WorkspaceManifest | undefined {
   try {
-    const value = JSON.parse(readFileSync(file, 'utf8')) as WorkspaceManifest;
+    const value = JSON.parse(readFileBeneath(file, { anchor, maxBytes: WORKSPACE_FILE_CAP })?.toString('utf8') ?? '') as WorkspaceManifest;
     return value.format === WORKSPACE_FORMAT && Array.isArray(value.local_resources) ? value : undefined;
   } catch {
     return undefined;
@@ -151,22 +161,23 @@ export function prepareWorkspace(input: PrepareWorkspaceInput): PreparedWorkspac
   const { resources, locals } = checkInputs(input);
 
   const workspacesDir = path.resolve(input.stateDir, 'workspaces');
+  const anchor = path.resolve(input.anchor ?? input.stateDir);
   const dir = path.join(workspacesDir, input.workspaceId);
   const existing = lstatOrUndefined(dir);
   if (existing !== undefined && !existing.isDirectory()) throw conflict(dir, 'exists and is not a directory (a link here is refused, too)');
   const created = existing === undefined;
-  mkdirSync(dir, { recursive: true });
+  mkdirBeneath(dir, { anchor });
 
   const changes: string[] = [];
-  for (const sub of WORKSPACE_DIRS) if (ensureDir(path.join(dir, sub), path.join(dir, sub))) changes.push(`${sub}/`);
+  for (const sub of WORKSPACE_DIRS) if (ensureDir(anchor, path.join(dir, sub), path.join(dir, sub))) changes.push(`${sub}/`);
 
   const manifestFile = path.join(dir, 'manifests', 'workspace.json');
   const skillCatalogFile = path.join(dir, 'manifests', 'skill-catalog.json');
-  const previous = previousManifest(manifestFile);
+  const previous = previousManifest(anchor, manifestFile);
 
   const catalog = skillCatalogRecord(input.skillCatalog);
   const catalogText = `${JSON.stringify(catalog, null, 2)}\n`;
-  if (writeIfChanged(skillCatalogFile, catalogText)) changes.push('manifests/skill-catalog.json');
+  if (writeIfChanged(anchor, skillCatalogFile, catalogText)) changes.push('manifests/skill-catalog.json');
 
   const wanted = new Set(locals.map(linkPathOf));
   for (const old of previous?.local_resources ?? []) {
@@ -178,13 +189,15 @@ export function prepareWorkspace(input: PrepareWorkspaceInput): PreparedWorkspac
     const inLinkFolder = parts.length === 2 && (Object.values(LOCAL_RESOURCE_DIRS) as string[]).includes(folder ?? '') && unsafeIdReason(name ?? '') === undefined;
     const file = path.join(dir, old.link);
     if (inLinkFolder && lstatOrUndefined(file)?.isSymbolicLink()) {
-      rmSync(file);
+      withParentHeld(file, { anchor }, (dirFd, name) => {
+        if (lstatOrUndefined(inHeld(dirFd, name))?.isSymbolicLink()) unlinkSync(inHeld(dirFd, name));
+      });
       changes.push(old.link);
     }
   }
   for (const local of locals) {
     const link = linkPathOf(local);
-    if (ensureLink(path.join(dir, link), local.target, path.join(dir, link))) changes.push(link);
+    if (ensureLink(anchor, path.join(dir, link), local.target, path.join(dir, link))) changes.push(link);
   }
 
   const manifest: WorkspaceManifest = {
@@ -197,8 +210,8 @@ export function prepareWorkspace(input: PrepareWorkspaceInput): PreparedWorkspac
     local_resources: locals.map((l) => ({ kind: l.kind, name: l.name, link: linkPathOf(l), target: l.target })),
     skill_catalog: { file: 'manifests/skill-catalog.json', digest: sha256(catalogText), skills: catalog.skills.length, refused: catalog.refused.length },
   };
-  if (writeIfChanged(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`)) changes.push('manifests/workspace.json');
-  if (writeIfChanged(path.join(dir, 'workspace-readme.md'), workspaceReadme(manifest))) changes.push('workspace-readme.md');
+  if (writeIfChanged(anchor, manifestFile, `${JSON.stringify(manifest, null, 2)}\n`)) changes.push('manifests/workspace.json');
+  if (writeIfChanged(anchor, path.join(dir, 'workspace-readme.md'), workspaceReadme(manifest))) changes.push('workspace-readme.md');
 
   return { dir, manifestFile, skillCatalogFile, manifest, created, changes };
 }

@@ -19,6 +19,7 @@
 import path from 'node:path';
 import { PERMISSION_NAMES, type PermissionName } from '../permissions/descriptors.ts';
 import type { BrokerContext } from './op.ts';
+import { canonicalHost, canonicalHostPort } from '../permissions/net-address.ts';
 
 export interface Attempt {
   /** a Deno permission kind, or `binding` (a kernel binding, by name) */
@@ -56,7 +57,9 @@ export function urlHostPort(url: URL): string | undefined {
   if (url.hostname === '') return undefined;
   const defaults: Record<string, number> = { 'http:': 80, 'https:': 443, 'ws:': 80, 'wss:': 443, 'ftp:': 21 };
   const port = url.port === '' ? defaults[url.protocol] : Number(url.port);
-  return port === undefined ? url.hostname : `${url.hostname}:${port}`;
+  if (port === undefined) return canonicalHost(url.hostname) ?? url.hostname;
+  // the spelling the grant is checked in (net-address.ts), so an attempt names what was checked
+  return canonicalHostPort(url.hostname, port) ?? `${url.hostname}:${port}`;
 }
 
 /**

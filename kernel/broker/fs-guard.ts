@@ -20,8 +20,10 @@
  * Checks that pass are audited as granted by `call`; refusals are Refusals, audited by the
  * broker. OS errors (ENOENT, ...) are thrown as Node errors for the op to word as Deno does.
  */
-import { lstatSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
+import { inHeld, withParentHeld } from '../storage/no-follow.ts';
+import { UnsafeFileError } from '../storage/unsafe-file.ts';
 import type { BrokerContext, OpCall } from './op.ts';
 import { isKernelStdio, isSpecialInode, isSpecialPath } from './special-files.ts';
 
@@ -274,4 +276,44 @@ export function guardPath(ctx: BrokerContext, call: OpCall, kind: 'read' | 'writ
       return { abs, target, resolved: strict, stats: null };
     }
   }
+}
+
+/**
+ * Runs `fn` on the path an op acts on. Under strict symlinks `target` was checked free of
+ * links; the op acts on its entry through its folder held by descriptor (no-follow.ts), so a
+ * folder on the way swapped for a link since the check is refused, not followed. The entry
+ * itself is as the op's own syscall treats it (mkdir, unlink, rename and symlink never follow
+ * a final link).
+ */
+export function actOn<T>(g: GuardedPath, fn: (at: string) => T): T {
+  if (!g.resolved || path.dirname(g.target) === g.target) return fn(g.target);
+  return withParentHeld(g.target, {}, (dirFd, name) => fn(inHeld(dirFd, name)));
+}
+
+/**
+ * For the ops that follow a final link (chmod, chown, utime): under strict symlinks, `fn` gets
+ * a descriptor of the entry opened with O_NOFOLLOW (a link planted since the check is refused),
+ * or, when it cannot be opened for reading (mode 000), its held path after an lstat saw no link.
+ */
+export function actOnFollowed(g: GuardedPath, byFd: (fd: number) => void, byPath: (at: string) => void): void {
+  if (!g.resolved) return byPath(g.target);
+  actOn(g, (at) => {
+    let fd: number | undefined;
+    try {
+      fd = openSync(at, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP') throw new UnsafeFileError('link', g.target, 'symbolic link', `${g.target} is a symbolic link`);
+      if (code !== 'EACCES' && code !== 'EPERM' && code !== 'ENXIO') throw error;
+    }
+    if (fd === undefined) {
+      if (lstatSync(at).isSymbolicLink()) throw new UnsafeFileError('link', g.target, 'symbolic link', `${g.target} is a symbolic link`);
+      return byPath(at);
+    }
+    try {
+      byFd(fd);
+    } finally {
+      closeSync(fd);
+    }
+  });
 }

@@ -19,6 +19,8 @@ export type RefusalReason =
   | 'strict-symlink'
   | 'loader-variable'
   | 'redirect'
+  /** a granted name that resolves to a denied address (checked-address.ts) */
+  | 'resolved-address'
   | 'binding'
   | 'os-sandbox'
   | 'write-quota'

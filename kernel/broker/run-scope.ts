@@ -12,7 +12,7 @@
  *    (sockets destroyed, subprocess groups killed), waiting ones are refused, the run's
  *    connection pool is destroyed, and a fresh scope begins for the next call.
  */
-import type { Agent, Dispatcher } from 'undici';
+import type { Agent, buildConnector, Dispatcher } from 'undici';
 import { undiciLoaded } from './undici.ts';
 import { DenoOpError } from './deno-error.ts';
 import type { WriteQuota } from './write-quota.ts';
@@ -66,9 +66,13 @@ export class RunScope {
   /** ops started and bytes refused so far, for tests and status */
   readonly stats = { ops: 0, aborted: 0, overCap: 0 };
 
-  constructor(limits: ScopeLimits, writes: WriteQuota | null = null) {
+  /** makes the connector of the run's connection pool (checked-address.ts: names resolved and checked before the connect) */
+  readonly #connector: (() => buildConnector.connector) | undefined;
+
+  constructor(limits: ScopeLimits, writes: WriteQuota | null = null, connector?: () => buildConnector.connector) {
     this.limits = limits;
     this.writes = writes;
+    this.#connector = connector;
   }
 
   get inFlight(): number {
@@ -93,6 +97,7 @@ export class RunScope {
     let held = 0;
     let slot = true;
     let kept = false;
+    const connector = this.#connector;
     const hold = (bytes: number): void => {
       if (gen.bytes + bytes > this.limits.maxBytes) {
         this.stats.overCap++;
@@ -120,7 +125,7 @@ export class RunScope {
       signal: gen.controller.signal,
       hold,
       get dispatcher() {
-        gen.agent ??= new (undiciLoaded().Agent)();
+        gen.agent ??= new (undiciLoaded().Agent)(connector ? { connect: connector() } : undefined);
         return gen.agent;
       },
       done: () => {

@@ -63,7 +63,7 @@ export class PersonaPlugins {
     let mount = this.#mounts.get(id);
     if (!mount) {
       const o = this.#options;
-      mount = new McpMount(this.#registry.find(id, 'tool'), { allow: o.allow, vars: o.vars, env: o.env, cwd: o.otherCwd, audit: o.audit, os: this.#osSettings() });
+      mount = new McpMount(this.#registry.find(id, 'tool'), { allow: o.allow, vars: { ...o.vars, session: null }, env: o.env, cwd: o.otherCwd, audit: o.audit, os: this.#osSettings() });
       this.#mounts.set(id, mount);
     }
     return mount;
@@ -87,7 +87,7 @@ export class PersonaPlugins {
       const o = this.#options;
       tool = new ScriptTool(spec, {
         allow: o.allow,
-        vars: o.vars,
+        vars: { ...o.vars, session: null },
         env: o.env,
         cwd: o.otherCwd,
         cpuSeconds: o.cpuSeconds,
@@ -134,6 +134,17 @@ export class PersonaPlugins {
   /** What the last call of plugin `id` (an instance or a mount) used: what a tool call is metered by. */
   lastCall(id: string): { cpuMs: number; wallMs: number } {
     return (this.#mounts.get(id) ?? this.#scripts.get(id) ?? this.#instances.get(id))?.lastCall ?? { cpuMs: 0, wallMs: 0 };
+  }
+
+  /**
+   * Binds `${session}` of the persona's plugins to the folder of the executor session that
+   * starts now (null when it ends): the executor's grant, and so the OS sandbox of its
+   * command, holds that one session's folder, never the sessions folder with its siblings
+   * (where a session could plant files for the kernel to trust). Instances built later get it too.
+   */
+  bindSession(dir: string | null): void {
+    (this.#options.session ??= { dir: null }).dir = dir;
+    for (const instance of this.#instances.values()) if (instance.namesVariable('session')) instance.rebindPaths({ session: dir });
   }
 
   /** The hosts a plugin's subprocesses may reach (its grant's `net`): all, or these. */

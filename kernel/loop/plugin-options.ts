@@ -50,7 +50,13 @@ export interface PersonaPluginOptions {
   hostEnv?: Readonly<Record<string, string | undefined>>;
   shim: CompiledSource;
   allow: PermissionSet;
+  /** the path variables of the persona's ceiling (`allow`): `${session}` there is every session's folder */
   vars: PathVariables;
+  /**
+   * the executor session running now (PersonaPlugins.bindSession): a plugin's own `${session}`
+   * is its folder, and nothing between sessions
+   */
+  session?: { dir: string | null };
   /** the environment the plugins see (and their subprocesses inherit) */
   env: Record<string, string>;
   /** cwd of executors (the workspace) and of other plugins (the persona folder) */
@@ -173,6 +179,7 @@ export function personaPluginOptions(i: PersonaPluginInputs): PersonaPluginOptio
     shim: i.shim,
     allow: toPermissionSet(i.profile.allow, paths.dir, vars),
     vars,
+    session: { dir: null },
     env: pluginEnv(i.hostEnv, i.profile, i.extraEnv ?? {}),
     executorCwd: workspaceDir(paths),
     otherCwd: paths.dir,
@@ -200,7 +207,7 @@ export function buildPersonaPlugin(o: PersonaPluginOptions, plugin: LoadedPlugin
   const instance = new PluginInstance(tuned, {
     shim: o.shim,
     allow: o.allow,
-    vars: home ? { ...o.vars, home } : o.vars,
+    vars: { ...o.vars, session: o.session?.dir ?? null, ...(home ? { home } : {}) },
     cwd: kind === 'executor' ? o.executorCwd : o.otherCwd,
     env: home ? { ...o.env, HOME: home } : o.env,
     audit: o.audit,
@@ -212,6 +219,9 @@ export function buildPersonaPlugin(o: PersonaPluginOptions, plugin: LoadedPlugin
   // the subprocess wall limit (below the isolate's) and this persona's bindings.
   const context = instance.broker.context;
   context.subprocess.wallMs = subprocessWallMs;
+  // A persona's folders are written by its plugins' sandboxed children (sessions, workspace,
+  // provider homes): no plugin of the persona follows a link out of its grant there.
+  context.strictSymlinks = true;
   if (o.scrubWrite) context.scrubWrite = o.scrubWrite;
   context.os = {
     mode: o.osSandbox,

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { emptyPermissionSet, type PermissionName, type PermissionRule, type PermissionSet } from '../permissions/descriptors.ts';
-import { normalizeValue } from '../permissions/parse-flags.ts';
+import { grantValues } from '../permissions/parse-flags.ts';
 
 const side = z.union([z.literal(true), z.array(z.string().min(1)).max(256)]);
 
@@ -31,12 +31,22 @@ export type PermissionsManifest = z.infer<typeof permissionsSchema>;
 
 const KINDS = ['read', 'write', 'net', 'env', 'run'] as const satisfies readonly PermissionName[];
 
-/** `${home}` is an executor's provider home (`<state>/<persona>/brain/providers/<executor>`), HOME of its sessions; `${draft}` a gate's draft snapshot. */
-export type PathVariables = Partial<Record<'plugin' | 'state' | 'workspace' | 'session' | 'scratch' | 'home' | 'draft', string>>;
+/**
+ * `${home}` is an executor's provider home (`<state>/<persona>/brain/providers/<executor>`),
+ * HOME of its sessions; `${session}` the folder of the executor session running now (null
+ * between sessions: an entry naming it then grants nothing); `${draft}` a gate's draft snapshot.
+ */
+export type PathVariables = Partial<Record<'plugin' | 'state' | 'workspace' | 'session' | 'scratch' | 'home' | 'draft', string | null>>;
 
-/** Fills `${plugin}`, `${state}`, ... in a value; an unknown placeholder is left as written. */
-export function expand(value: string, vars: PathVariables): string {
-  return value.replace(/\$\{(\w+)\}/g, (whole, name: string) => vars[name as keyof PathVariables] ?? whole);
+/** Fills `${plugin}`, `${state}`, ... in a value; an unknown placeholder is left as written; undefined when a variable it names is bound to nothing (null). */
+export function expand(value: string, vars: PathVariables): string | undefined {
+  let unbound = false;
+  const out = value.replace(/\$\{(\w+)\}/g, (whole, name: string) => {
+    const bound = vars[name as keyof PathVariables];
+    if (bound === null) unbound = true;
+    return bound ?? whole;
+  });
+  return unbound ? undefined : out;
 }
 
 /** Turns the manifest form into a PermissionSet, with paths made absolute against `base`. */
@@ -46,7 +56,10 @@ export function toPermissionSet(manifest: PermissionsManifest | undefined, base:
   const convert = (value: true | string[] | undefined, kind: PermissionName): true | string[] => {
     if (value === undefined) return [];
     if (value === true) return true;
-    return value.map((v) => normalizeValue(kind, expand(v, vars), path.resolve(base)));
+    return value.flatMap((v) => {
+      const expanded = expand(v, vars);
+      return expanded === undefined ? [] : grantValues(kind, expanded, path.resolve(base));
+    });
   };
   for (const kind of KINDS) {
     set[kind] = { allow: convert(manifest[kind], kind), deny: convert(manifest.deny?.[kind], kind) };

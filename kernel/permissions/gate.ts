@@ -59,6 +59,20 @@ export class PermissionGate {
     return this.#layers;
   }
 
+  /**
+   * Replaces kinds of the layer labelled `label` (a manifest re-expanded with the session now
+   * running: its read and write); the other layers, and so the persona's ceiling and what was
+   * revoked there, stay as they are. False when no layer has that label.
+   */
+  replaceRules(label: string, rules: Partial<Record<PermissionName, PermissionRule>>): boolean {
+    const at = this.#layers.findIndex((layer) => layer.label === label);
+    if (at < 0) return false;
+    const layers = [...this.#layers];
+    layers[at] = { ...layers[at]!, set: { ...layers[at]!.set, ...rules } };
+    this.#layers = layers;
+    return true;
+  }
+
   /** The combined state for a kind, or for one value of it. */
   query(kind: PermissionName, value?: string, aliases: readonly string[] = []): PermissionAnswer {
     if (!GRANTABLE.has(kind)) return { state: 'denied', partial: false, refusedBy: 'kernel' };

@@ -3,12 +3,14 @@
  * Deno's rules (measured in ../../../shared/design/SANDBOX-HAZARDS.md):
  * - paths cover themselves and everything beneath them;
  * - a net entry without a port covers every port; `*.example.com` covers the bare domain
- *   and every subdomain;
+ *   and every subdomain; hosts are compared in one spelling (net-address.ts), so `127.1`,
+ *   `0x7f000001` and `[::ffff:127.0.0.1]` are `127.0.0.1`;
  * - env names match exactly, or by prefix when the entry ends in `*` (`AWS_*`);
  * - run: an allow entry is the absolute path a program resolved to and covers exactly that
  *   path; a deny entry that is a name covers any path whose file is that name (run-grants.ts).
  */
 import type { PermissionName } from './descriptors.ts';
+import { canonicalNetValue } from './net-address.ts';
 import { runAllowCovers, runDenyCovers } from './run-grants.ts';
 
 export function pathCovers(entry: string, path: string): boolean {
@@ -37,9 +39,10 @@ export function parseNetAddress(value: string): NetAddress {
   return { host: trimmed };
 }
 
+/** Both sides in the one spelling of an address first (net-address.ts): `127.1` is `127.0.0.1`. */
 export function netCovers(entry: string, requested: string): boolean {
-  const want = parseNetAddress(requested);
-  const have = parseNetAddress(entry);
+  const want = parseNetAddress(canonicalNetValue(requested));
+  const have = parseNetAddress(canonicalNetValue(entry));
   if (have.port !== undefined && have.port !== want.port) return false;
   if (have.host.startsWith('*.')) {
     const base = have.host.slice(2);

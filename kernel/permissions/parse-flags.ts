@@ -6,7 +6,9 @@
  *
  * Path values are made absolute against `cwd` here, once, as Deno does at start-up.
  */
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { canonicalNetValue } from './net-address.ts';
 import { kernelError } from '../errors.ts';
 import type { PermissionLayer } from './gate.ts';
 import { PERMISSION_NAMES, emptyPermissionSet, type PermissionName, type PermissionRule, type PermissionSet, type RuleSide } from './descriptors.ts';
@@ -23,7 +25,26 @@ export function isPermissionFlag(arg: string): boolean {
 
 export function normalizeValue(kind: PermissionName, value: string, cwd: string): string {
   if (PATH_KINDS.has(kind)) return path.resolve(cwd, value);
+  if (kind === 'net') return canonicalNetValue(value);
   return value;
+}
+
+/**
+ * A grant entry as the gate keeps it: normalizeValue, and for a path whose real location
+ * differs (a folder on it is a link: `/data` -> `/mnt/vol`), that location too. Code whose
+ * file ops may not follow links (strict symlinks) is checked by where a path really is, and
+ * a grant of `/data/x` is a grant of the same files at `/mnt/vol/x`; a deny the same.
+ */
+export function grantValues(kind: PermissionName, value: string, cwd: string): string[] {
+  const normal = normalizeValue(kind, value, cwd);
+  if (!PATH_KINDS.has(kind)) return [normal];
+  let real: string;
+  try {
+    real = realpathSync.native(normal);
+  } catch {
+    return [normal];
+  }
+  return real === normal ? [normal] : [normal, real];
 }
 
 function mergeSide(current: RuleSide, values: readonly string[] | true): RuleSide {
@@ -66,7 +87,7 @@ export function parsePermissionFlags(flags: readonly string[], cwd: string): Per
       throw kernelError('RTC_ERR_PERMISSION_FLAG', `"${flag}" names no values; use --${side}-${kind} for all`, { details: { flag } });
     }
     // `run` names are resolved to programs when the run's grant is built (kernel/run/grant.ts).
-    add(kind, side, values.map((v) => normalizeValue(kind, v, cwd)));
+    add(kind, side, values.flatMap((v) => grantValues(kind, v, cwd)));
   }
   return rules;
 }

@@ -25,6 +25,7 @@ import { kernelError } from '../errors.ts';
 import { checkPluginSql } from './sql-guard.ts';
 import { pathArg, storageOp } from './binding-kit.ts';
 import type { StorageSession } from './storage-session.ts';
+import { refuseLinkedFiles } from '../storage/no-follow.ts';
 
 /** The kernel's tables in a persona's sqlite database: no plugin statement may name them. */
 /** The kernel's tables in a sqlite placement: the chain and its history (sqlite-history.ts HISTORY_TABLES). */
@@ -101,6 +102,10 @@ function openFailure(relative: string, error: unknown): never {
  */
 export function sqliteConnection(session: StorageSession, relative: string, write: boolean): Database.Database | undefined {
   const file = write ? session.resolveForWrite(relative, 'write a database at') : session.resolve(relative);
+  // SQLite opens the database and its -wal/-shm/-journal by path, following links: a link a
+  // plugin's sandboxed child left there (orchestra/ is an executor's to write) is refused first.
+  const lexical = path.join(session.personaDir, relative);
+  refuseLinkedFiles(['', '-wal', '-shm', '-journal'].map((suffix) => `${lexical}${suffix}`), { anchor: session.personaDir, shown: (f) => path.relative(session.personaDir, f) });
   const existing = session.sqlite.get(file);
   if (existing && (existing.writable || !write)) return existing.db;
   if (!write && !isFile(file)) return undefined;

@@ -77,6 +77,23 @@ export class PluginInstance {
     );
   }
 
+  /** Whether the manifest's path grants name one of `names` (`${session}`). */
+  namesVariable(name: string): boolean {
+    const p = this.plugin.manifest.permissions;
+    const side = (v: true | string[] | undefined) => Array.isArray(v) && v.some((e) => e.includes(`\${${name}}`));
+    return side(p?.read) || side(p?.write) || side(p?.deny?.read) || side(p?.deny?.write);
+  }
+
+  /**
+   * Re-expands the manifest's read and write grants with `vars` changed: an executor's
+   * `${session}` is the folder of the session running now, so its subprocesses (planned from
+   * this grant) see that folder and no other session's. The isolate is not rebuilt.
+   */
+  rebindPaths(vars: PathVariables): void {
+    const set = toPermissionSet(this.plugin.manifest.permissions, this.plugin.dir, { plugin: this.plugin.dir, ...this.#options.vars, ...vars });
+    this.broker.context.gate.replaceRules(`manifest:${this.plugin.manifest.id}`, { read: set.read, write: set.write });
+  }
+
   async #ensure(): Promise<IsolateRuntime | RemoteRuntime> {
     if (this.#runtime && !this.#runtime.disposed) return this.#runtime;
     const cacheDir = this.#options.cacheDir ?? defaultCacheDir();

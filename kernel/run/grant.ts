@@ -2,6 +2,7 @@
 import { realpathSync } from 'node:fs';
 import type { AuditEvent, BrokerContext, KernelFiles, WorldSources } from '../broker/op.ts';
 import { RunScope, scopeLimits } from '../broker/run-scope.ts';
+import { checkedConnector } from '../broker/checked-address.ts';
 import { WriteQuota, type WriteQuotaLimits } from '../broker/write-quota.ts';
 import type { Tape } from '../broker/tape.ts';
 import { cacheKeyFile } from '../build/cache-integrity.ts';
@@ -27,6 +28,20 @@ export function kernelFilesOf(cacheDir: string): KernelFiles {
   }
   const key = cacheKeyFile(cacheDir);
   return { noWrite: [...new Set([cacheDir, real])], secret: [key] };
+}
+
+/**
+ * Whether code under this grant may start children that write files: some program may run
+ * and some path may be written, in every layer. Such children (sandboxed: they get the same
+ * write grant) can leave links in what they write for this code's own file ops to follow out
+ * of the grant, so its file ops take the strict-symlink rule (fs-guard.ts): a path's real
+ * location must itself be granted, and it is opened without following any link.
+ */
+export function childrenMayWrite(gate: PermissionGate): boolean {
+  const some = (kind: 'run' | 'write') => gate.layers.every((layer) => layer.set[kind].deny !== true && (layer.set[kind].allow === true || layer.set[kind].allow.length > 0));
+  // Where the code may read and write everything itself (`-A`), a link leads nowhere it could not go.
+  const wholly = (kind: 'read' | 'write') => gate.layers.every((layer) => layer.set[kind].allow === true && layer.set[kind].deny !== true && layer.set[kind].deny.length === 0);
+  return some('run') && some('write') && !(wholly('read') && wholly('write'));
 }
 
 function quotaOf(quota: WriteQuotaLimits | WriteQuota | undefined): WriteQuota | null {
@@ -59,17 +74,20 @@ export function brokerContext(options: {
   const layers = options.layers.map((layer, i) =>
     resolveRunLayer(layer, env.PATH ?? '', options.cwd, i === 0 ? (name) => options.warn?.(`Info Failed to resolve '${name}' for allow-run: cannot find binary path\n`) : undefined),
   );
-  return {
+  const gate = new PermissionGate(layers);
+  const context: BrokerContext = {
     subject: options.subject,
-    gate: new PermissionGate(layers),
+    gate,
     cwd: options.cwd,
     env,
-    strictSymlinks: options.profile.strictSymlinks,
+    strictSymlinks: options.profile.strictSymlinks || childrenMayWrite(gate),
     subprocess: { wallMs: options.limits.wallMs, outputBytes: options.limits.outputBytes },
     maxResponseBytes: options.limits.transferBytes,
     // half the wall limit, so a stalled server is a TypeError the script can catch before its time is up
     netTimeoutMs: Math.max(1, Math.min(Math.floor(options.limits.wallMs / 2), NET_IDLE_MAX_MS)),
-    scope: new RunScope(scopeLimits(options.limits.transferBytes), quotaOf(options.writeQuota)),
+    // Each fetch connects to the address its name was checked to resolve to (checked-address.ts),
+    // against the grant the context has then (a test's narrowing, a revoke).
+    scope: new RunScope(scopeLimits(options.limits.transferBytes), quotaOf(options.writeQuota), () => checkedConnector((hostPort, aliases) => context.gate.query('net', hostPort, aliases).state === 'denied')),
     ...(options.cacheDir ? { kernelFiles: kernelFilesOf(options.cacheDir) } : {}),
     audit: options.audit ?? (() => undefined),
     ...(options.tape ? { tape: options.tape } : {}),
@@ -77,4 +95,5 @@ export function brokerContext(options: {
     ...(options.mainModule ? { mainModule: options.mainModule } : {}),
     ...(options.execPath ? { execPath: options.execPath } : {}),
   };
+  return context;
 }

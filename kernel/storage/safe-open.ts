@@ -15,50 +15,35 @@
  * One open, one fstat and the reads: the fast path costs one stat more than a bare read.
  */
 import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, statSync, lstatSync, writeSync, type Stats } from 'node:fs';
+import path from 'node:path';
+import { fileKind, UnsafeFileError } from './unsafe-file.ts';
+import { inHeld, withParentHeld } from './no-follow.ts';
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NONBLOCK, O_NOCTTY, O_NOFOLLOW } = constants;
 
-export type UnsafeFileReason = 'not-regular' | 'too-large' | 'changed';
-
-/** A file refused by these helpers; `kind` says what it was (`FIFO`, `socket`, `character device`...). */
-export class UnsafeFileError extends Error {
-  readonly reason: UnsafeFileReason;
-  readonly path: string;
-  readonly kind: string;
-  readonly size: number | undefined;
-
-  constructor(reason: UnsafeFileReason, path: string, kind: string, message: string, size?: number) {
-    super(message);
-    this.name = 'UnsafeFileError';
-    this.reason = reason;
-    this.path = path;
-    this.kind = kind;
-    this.size = size;
-  }
-}
-
-export function fileKind(s: Stats): string {
-  if (s.isFile()) return 'regular file';
-  if (s.isDirectory()) return 'directory';
-  if (s.isFIFO()) return 'FIFO';
-  if (s.isSocket()) return 'socket';
-  if (s.isCharacterDevice()) return 'character device';
-  if (s.isBlockDevice()) return 'block device';
-  if (s.isSymbolicLink()) return 'symbolic link';
-  return 'special file';
-}
+export { fileKind, UnsafeFileError, type UnsafeFileReason } from './unsafe-file.ts';
 
 function errno(code: string, path: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: ${path}`), { code, path });
 }
 
 export interface OpenOptions {
-  /** the path was resolved by the caller: refuse a symlink in its last component */
+  /**
+   * the path was resolved by the caller (no link in any part): open it without following a
+   * link anywhere, each folder on its way held by descriptor (no-follow.ts), so a folder
+   * swapped for a link after the caller's check is refused, not followed
+   */
   noFollow?: boolean;
   /** what the caller already stat'ed at this path (saves a stat) */
   stats?: Stats;
   /** also accept these non-regular files (e.g. /dev/null, or a folder opened to be stat'ed); they must never block */
   acceptDevice?: (s: Stats) => boolean;
+}
+
+/** openSync, or under `noFollow` the same open with no link followed in any part of the path. */
+function openPath(file: string, flags: number, noFollow: boolean | undefined, mode?: number): number {
+  if (!noFollow || path.dirname(file) === file) return openSync(file, flags, mode);
+  return withParentHeld(file, {}, (dirFd, name) => openSync(inHeld(dirFd, name), flags | O_NOFOLLOW, mode));
 }
 
 function refuseKind(file: string, s: Stats, accept: OpenOptions['acceptDevice'], doing: string): void {
@@ -88,13 +73,13 @@ export interface OpenedFile {
  */
 export function openRegularFile(file: string, flags: number, options: OpenOptions & { create?: boolean; mode?: number } = {}): OpenedFile {
   if (options.create) {
-    const fd = openSync(file, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, options.mode ?? 0o666);
+    const fd = openPath(file, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, options.noFollow, options.mode ?? 0o666);
     return { fd, stats: fstatSync(fd) };
   }
   const doing = flags & (O_WRONLY | O_RDWR) ? 'writes' : 'reads';
   const before = options.stats ?? (options.noFollow ? lstatSync(file) : statSync(file));
   refuseKind(file, before, options.acceptDevice, doing);
-  const fd = openSync(file, flags | O_NONBLOCK | O_NOCTTY | (options.noFollow ? O_NOFOLLOW : 0));
+  const fd = openPath(file, flags | O_NONBLOCK | O_NOCTTY, options.noFollow);
   try {
     return { fd, stats: sameFile(fd, file, before, options.acceptDevice, doing) };
   } catch (error) {
@@ -112,7 +97,7 @@ export function readRegularFile(file: string, cap: number, options: OpenOptions 
   const before = options.stats ?? (options.noFollow ? lstatSync(file) : statSync(file));
   refuseKind(file, before, options.acceptDevice, 'reads');
   if (before.size > cap) throw new UnsafeFileError('too-large', file, 'regular file', `${file} has ${before.size} bytes, more than the cap of ${cap} bytes`, before.size);
-  const fd = openSync(file, O_RDONLY | O_NONBLOCK | O_NOCTTY | (options.noFollow ? O_NOFOLLOW : 0));
+  const fd = openPath(file, O_RDONLY | O_NONBLOCK | O_NOCTTY, options.noFollow);
   try {
     const stats = sameFile(fd, file, before, options.acceptDevice, 'reads');
     if (stats.size > cap) throw new UnsafeFileError('too-large', file, 'regular file', `${file} has ${stats.size} bytes, more than the cap of ${cap} bytes`, stats.size);

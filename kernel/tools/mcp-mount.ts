@@ -33,6 +33,7 @@ import type { LoadedPlugin } from '../plugins/registry.ts';
 import { sha256 } from '../build/bundle.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import { resolveExecutable } from '../../sandboxes/subprocess/run-command.ts';
+import { gateNetPolicy } from '../../sandboxes/subprocess/os-sandbox/net-proxy.ts';
 import { processCpuMs, ServerProcess, type ServerEnd } from './mcp-process.ts';
 import { chargedFor, reportCallUsage } from './call-usage.ts';
 
@@ -145,10 +146,10 @@ export class McpMount {
       ...(os.hostEnv ? { hostEnv: os.hostEnv } : {}),
       grant: grantView(this.#gate),
       context: { hide: os.hide, ...(os.own ? { own: os.own } : {}), readOnly: [this.plugin.dir] },
-      net: {
-        allows: (hostPort) => this.#gate.query('net', hostPort).state === 'granted',
-        audit: (hostPort, granted) => audit?.({ type: 'capability', subject: id, op: 'run.net', permission: 'net', value: hostPort, decision: granted ? 'granted' : 'denied' }),
-      },
+      net: gateNetPolicy(
+        (hostPort, aliases) => this.#gate.query('net', hostPort, aliases).state,
+        (hostPort, granted) => audit?.({ type: 'capability', subject: id, op: 'run.net', permission: 'net', value: hostPort, decision: granted ? 'granted' : 'denied' }),
+      ),
     };
   }
 
@@ -181,7 +182,7 @@ export class McpMount {
       const value = this.#options.env[name];
       if (value !== undefined) env[name] = value;
     }
-    for (const [name, value] of Object.entries(this.#mcp.env)) env[name] = expand(value, vars);
+    for (const [name, value] of Object.entries(this.#mcp.env)) env[name] = expand(value, vars) ?? value;
     return env;
   }
 
@@ -195,7 +196,7 @@ export class McpMount {
 
   async #launch(): Promise<Client> {
     const vars = { plugin: this.plugin.dir, ...this.#options.vars };
-    const command = expand(this.#mcp.command, vars);
+    const command = expand(this.#mcp.command, vars) ?? this.#mcp.command;
     const executable = command.includes('/') ? path.resolve(this.plugin.dir, command) : resolveExecutable(command, this.#options.env.PATH ?? '', this.#options.cwd);
     this.#check('run', command, 'mcp.start', executable && executable !== command ? [executable] : []);
     if (!executable) throw serverError(this.plugin.manifest.id, `could not be started: "${command}" is not found on the persona's PATH`);
@@ -205,7 +206,7 @@ export class McpMount {
       server = new ServerProcess({
         executable,
         command,
-        args: this.#mcp.args.map((a) => expand(a, vars)),
+        args: this.#mcp.args.map((a) => expand(a, vars) ?? a),
         cwd: this.#options.cwd,
         env: this.#environment(),
         outputBytes: this.limits.outputBytes,

@@ -24,8 +24,10 @@ export interface CommandOptions {
 
 export interface DenoSubset {
   readTextFile(path: string): Promise<string>;
-  writeTextFile(path: string, data: string, options?: { append?: boolean }): Promise<void>;
+  writeTextFile(path: string, data: string, options?: { append?: boolean; createNew?: boolean }): Promise<void>;
   mkdir(path: string, options?: { recursive?: boolean }): Promise<void>;
+  lstat(path: string): Promise<{ isFile: boolean; isDirectory: boolean; isSymlink: boolean; nlink: number | null }>;
+  remove(path: string, options?: { recursive?: boolean }): Promise<void>;
   env: { get(name: string): string | undefined };
   permissions: { querySync(desc: { name: 'net'; host: string }): { state: string } };
   Command: new (command: string, options?: CommandOptions) => { output(): Promise<CommandOutput> };

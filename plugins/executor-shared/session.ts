@@ -7,14 +7,19 @@
  *   last-message.md  its final reply, parsed from the output
  *   manifest.json    run id, command, status, exit code, parsed usage, budget decision
  *
- * Every write goes through Deno.writeTextFile under the plugin's `${session}` grant, and the
- * command through Deno.Command under its `run` grant: the broker sees and audits each one,
- * and the command runs inside the OS sandbox built from the same grant. The prompt goes to
+ * Every write goes through Deno.writeTextFile under the plugin's `${session}` grant (this
+ * session's folder only), and the command through Deno.Command under its `run` grant: the
+ * broker sees and audits each one, and the command runs inside the OS sandbox built from the
+ * same grant, where it may write this folder. So what the command left where the session's
+ * files go (a link to a file of the host's, a folder, a hard link) is removed as an entry
+ * first and named in the manifest (`replaced`); each file is then created new (O_EXCL, never
+ * through a link), and the broker follows no link out of the grant either way. The prompt goes to
  * the command on stdin (never argv, which every user sees in `ps`); the manifest records its
  * digest. A failure to start, a non-zero exit or a wall-limit kill is a session with a status
  * and a reason (the harness's own words where it printed any), never a thrown error, so the
  * cycle can record it and carry on.
  */
+import type { ExecutorSessionManifestInput } from '../../kernel/contracts/executor-session.ts';
 import type { ExecutorInput, ExecutorResult, ExecutorStatus, Usage } from './contract.ts';
 import { deno, errorMessage, errorName } from './globals.ts';
 import type { Parsed } from './usage.ts';
@@ -46,14 +51,46 @@ export async function writePrompt(input: ExecutorInput): Promise<void> {
   await deno.writeTextFile(join(input.paths.session_dir, SESSION_FILES.prompt), input.prompt);
 }
 
+/**
+ * Clears `name` in the session folder for a fresh file: anything but a plain file with one
+ * link (what the session's command may have planted there) is removed as an entry, never
+ * followed. Returns what was removed, for the manifest.
+ */
+async function clearEntry(dir: string, name: string): Promise<string | undefined> {
+  const file = join(dir, name);
+  let info;
+  try {
+    info = await deno.lstat(file);
+  } catch {
+    return undefined;
+  }
+  if (info.isFile && (info.nlink ?? 1) <= 1) {
+    await deno.remove(file);
+    return undefined;
+  }
+  const kind = info.isSymlink ? 'a symbolic link' : info.isDirectory ? 'a folder' : info.isFile ? 'a hard link' : 'a special file';
+  await deno.remove(file, { recursive: info.isDirectory });
+  return `${name} (${kind} stood there)`;
+}
+
+/** Writes one session file new (O_EXCL: never through whatever stood there); notes what was cleared. */
+async function writeFresh(dir: string, name: string, text: string, replaced: string[]): Promise<void> {
+  const cleared = await clearEntry(dir, name);
+  if (cleared) replaced.push(cleared);
+  await deno.writeTextFile(join(dir, name), text, { createNew: true });
+}
+
 /** Writes the output files and the manifest; returns the file names written. */
 export async function writeSession(input: ExecutorInput, record: SessionRecord): Promise<string[]> {
   const dir = input.paths.session_dir;
-  await deno.writeTextFile(join(dir, SESSION_FILES.stdout), record.stdout);
-  await deno.writeTextFile(join(dir, SESSION_FILES.stderr), record.stderr);
-  await deno.writeTextFile(join(dir, SESSION_FILES.lastMessage), record.lastMessage === '' ? '' : `${record.lastMessage.trimEnd()}\n`);
+  const replaced: string[] = [];
+  await writeFresh(dir, SESSION_FILES.stdout, record.stdout, replaced);
+  await writeFresh(dir, SESSION_FILES.stderr, record.stderr, replaced);
+  await writeFresh(dir, SESSION_FILES.lastMessage, record.lastMessage === '' ? '' : `${record.lastMessage.trimEnd()}\n`, replaced);
   const files = Object.values(SESSION_FILES);
-  const manifest = {
+  const cleared = await clearEntry(dir, SESSION_FILES.manifest);
+  if (cleared) replaced.push(cleared);
+  const manifest: ExecutorSessionManifestInput = {
     format: 'runtimectl.executor-session/1',
     run_id: input.run_id,
     persona_id: input.persona_id,
@@ -75,9 +112,10 @@ export async function writeSession(input: ExecutorInput, record: SessionRecord):
     work: input.work.map((w) => ({ kind: w.kind, key: w.key, title: w.title })),
     budget_decision: input.decision,
     files,
-    ...(record.extra ?? {}),
+    ...(replaced.length > 0 ? { replaced } : {}),
+    ...(record.extra ? { extra: record.extra } : {}),
   };
-  await deno.writeTextFile(join(dir, SESSION_FILES.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
+  await deno.writeTextFile(join(dir, SESSION_FILES.manifest), `${JSON.stringify(manifest, null, 2)}\n`, { createNew: true });
   return files;
 }
 

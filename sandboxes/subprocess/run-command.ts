@@ -13,7 +13,7 @@
  * refuse a start (the kernel is stopping), and may stop a child: TERM, then KILL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bwrapArgs, encodeArgs } from './os-sandbox/bwrap-argv.ts';
@@ -26,6 +26,26 @@ import { commandPids, signal, terminateNamespace } from './os-sandbox/process-tr
 
 const OS_SANDBOX_DIR = path.join(import.meta.dirname, 'os-sandbox');
 const INIT_SCRIPT = path.join(OS_SANDBOX_DIR, 'init.sh');
+
+/**
+ * The shell that runs init.sh: bash where there is one (it can close any descriptor the
+ * kernel leaked; dash only 0-9), started with -p so that nothing of the command's environment
+ * (BASH_ENV, exported functions, SHELLOPTS) runs before the descriptors are closed; else sh.
+ * Resolved once, to its real path under /usr, which every sandbox shows.
+ */
+let initShellChoice: string[] | undefined;
+function initShell(): string[] {
+  if (initShellChoice) return initShellChoice;
+  for (const candidate of ['/usr/bin/bash', '/bin/bash']) {
+    try {
+      accessSync(candidate, constants.X_OK);
+      return (initShellChoice = [realpathSync(candidate), '-p']);
+    } catch {
+      // not here
+    }
+  }
+  return (initShellChoice = ['/bin/sh']);
+}
 const BRIDGE_SCRIPT = path.join(OS_SANDBOX_DIR, 'net-bridge.cjs');
 /** The bridge's port on the sandbox's private loopback (its own network namespace: nothing else is there). */
 export const SANDBOX_PROXY_PORT = 3128;
@@ -169,7 +189,7 @@ function startSandboxed(req: LaunchTarget, executable: string, sandbox: OsSandbo
   const node = process.execPath;
   // The proxy's socket folder (the kernel's, under the host's /tmp): on top of everything.
   if (proxy) plan.mounts.push({ kind: 'ro', src: proxy.dir, dest: proxy.dir });
-  const argv = ['/bin/sh', INIT_SCRIPT, proxy ? 'net' : 'none', node, BRIDGE_SCRIPT, proxy?.socketPath ?? '-', '--', executable, ...req.args];
+  const argv = [...initShell(), INIT_SCRIPT, proxy ? 'net' : 'none', node, BRIDGE_SCRIPT, proxy?.socketPath ?? '-', '--', executable, ...req.args];
   const args = bwrapArgs({ plan, cwd: path.resolve(req.cwd), env: sandboxEnv(req.env, sandbox), infoFd: 4, argv });
   // bwrap gets no environment of its own (a loader variable there would run outside the
   // sandbox); the child's environment travels in the argument pipe. Its stderr is always

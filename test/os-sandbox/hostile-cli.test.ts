@@ -99,13 +99,13 @@ allow:
   assert.deepEqual(summary.net_denied.sort(), ['127.0.0.1:1', 'ungranted.invalid:443']);
   // what it could see is recorded: exactly the trees of its grant, all inside its own folder
   const view = readJson(path.join(session, 'sandbox.json')).children[0].view;
-  assert.deepEqual([...view.writable].sort(), [own.workspaceRoot, own.sessionsDir, path.join(own.dir, 'brain', 'providers', 'command'), own.orchestraDir].sort());
+  assert.deepEqual([...view.writable].sort(), [own.workspaceRoot, session, path.join(own.dir, 'brain', 'providers', 'command'), own.orchestraDir].sort(), 'its own session folder, not the sessions folder with its siblings');
   assert.deepEqual(view.readOnly.filter((p: string) => p.startsWith(stateDir)), []);
 
   // nothing outlived the session: the setsid child never wrote, no leftover is running
   await new Promise((resolve) => setTimeout(resolve, 1500));
   assert.equal(existsSync(path.join(workspaceDir(own), 'late.txt')), false);
   assert.deepEqual(processesNamed(tag), []);
-  assert.equal(existsSync(path.join(session, 'process.json')), false, 'the process marker is gone with the process');
+  assert.equal(existsSync(path.join(stateDir, '.runtimectl', 'processes', 'ada', `${report.act.session!.run_id}.json`)), false, 'the process marker is gone with the process');
   assert.ok(readdirSync(FAKE_BIN).includes('hostile-cli'));
 });

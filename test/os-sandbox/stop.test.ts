@@ -13,6 +13,7 @@ import { verifyEventLog } from '../../kernel/events/verify.ts';
 import { personaPaths, workspaceDir } from '../../kernel/loop/layout.ts';
 import { cycleEvents, events, fakeEnv, packet, readJson, tempDir } from '../../features/science-loop/test/helpers.ts';
 import { NO_OS_SANDBOX, processesNamed } from '../support/os-sandbox.ts';
+import { processMarkerDir } from '../../features/science-loop/executors/children.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
@@ -107,8 +108,9 @@ test('kill -9 of the kernel: its sandboxed session dies with it, and the next st
   packet(stateDir, 'ada', 'q.md', '# Q\n');
   const k = startKernel([file], stateDir);
   await sessionStarted(stateDir, 'ada');
-  const marker = path.join(personaPaths(stateDir, 'ada').sessionsDir, 'c000001-codex', 'process.json');
-  assert.ok(existsSync(marker), 'the running session is marked in its folder');
+  const marker = path.join(processMarkerDir(stateDir, 'ada'), 'c000001-codex.json');
+  assert.ok(existsSync(marker), 'the running session is marked in the kernel folder of the state directory');
+  assert.equal(existsSync(path.join(personaPaths(stateDir, 'ada').sessionsDir, 'c000001-codex', 'process.json')), false, 'never in the session folder its command may write');
   k.child.kill('SIGKILL');
   await k.exited;
   // die-with-parent: the sandbox goes with the kernel (allow the kernel's own teardown a moment)
@@ -125,7 +127,7 @@ test('kill -9 of the kernel: its sandboxed session dies with it, and the next st
   assert.equal(interrupted.payload.found, 'gone');
   assert.equal(interrupted.payload.sandboxed, true);
   assert.ok((interrupted.payload.provider_usage as { total_tokens: number }).total_tokens > 0, 'charged the estimate');
-  assert.equal(readJson(path.join(path.dirname(marker), 'manifest.json')).status, 'interrupted');
+  assert.equal(readJson(path.join(personaPaths(stateDir, 'ada').sessionsDir, 'c000001-codex', 'manifest.json')).status, 'interrupted');
   assert.equal(existsSync(marker), false);
   // the work was never finished: the new cycle ran it
   const [cycle] = cycleEvents(stateDir, 'ada');
@@ -157,7 +159,7 @@ allow: { read: ["\${state}"], write: ["\${state}"], run: [sh] }
   const started = path.join(workspaceDir(personaPaths(stateDir, 'ada')), 'started.txt');
   // The kernel writes the session's process marker just after the spawn returns; the child can
   // get to started.txt first (a loaded machine): kill only once both are there.
-  const marker = path.join(stateDir, 'ada', 'brain', 'sessions', 'c000001-command', 'process.json');
+  const marker = path.join(processMarkerDir(stateDir, 'ada'), 'c000001-command.json');
   while (!existsSync(started) || !existsSync(marker)) await new Promise((r) => setTimeout(r, 20));
   k.child.kill('SIGKILL');
   await k.exited;

@@ -17,6 +17,24 @@ export interface FakePackage {
   type?: 'module' | 'commonjs';
   dependencies?: Record<string, string>;
   gypfile?: boolean;
+  /** lifecycle scripts (install never runs them: the hostile tests check) */
+  scripts?: Record<string, string>;
+  /** packages shipped inside the tarball (bundleDependencies) */
+  bundled?: { name: string; version: string; files: Record<string, string> }[];
+}
+
+/** The package.json a fake package is published with: in its tarball and its packument alike. */
+function manifestOf(pkg: FakePackage): Record<string, unknown> {
+  return {
+    name: pkg.name,
+    version: pkg.version,
+    main: pkg.main ?? 'index.js',
+    ...(pkg.type ? { type: pkg.type } : {}),
+    ...(pkg.dependencies || pkg.bundled ? { dependencies: { ...pkg.dependencies, ...Object.fromEntries((pkg.bundled ?? []).map((b) => [b.name, b.version])) } } : {}),
+    ...(pkg.gypfile ? { gypfile: true } : {}),
+    ...(pkg.scripts ? { scripts: pkg.scripts } : {}),
+    ...(pkg.bundled ? { bundleDependencies: pkg.bundled.map((b) => b.name) } : {}),
+  };
 }
 
 function tarHeader(name: string, size: number): Buffer {
@@ -38,8 +56,11 @@ function tarHeader(name: string, size: number): Buffer {
 }
 
 export function tarball(pkg: FakePackage): Buffer {
-  const manifest = { name: pkg.name, version: pkg.version, main: pkg.main ?? 'index.js', ...(pkg.type ? { type: pkg.type } : {}), ...(pkg.dependencies ? { dependencies: pkg.dependencies } : {}), ...(pkg.gypfile ? { gypfile: true } : {}) };
-  const files: Record<string, string> = { 'package.json': JSON.stringify(manifest, null, 2), ...pkg.files };
+  const files: Record<string, string> = { 'package.json': JSON.stringify(manifestOf(pkg), null, 2), ...pkg.files };
+  for (const b of pkg.bundled ?? []) {
+    files[`node_modules/${b.name}/package.json`] = JSON.stringify({ name: b.name, version: b.version, main: 'index.js' });
+    for (const [file, text] of Object.entries(b.files)) files[`node_modules/${b.name}/${file}`] = text;
+  }
   const parts: Buffer[] = [];
   for (const [file, content] of Object.entries(files)) {
     const data = Buffer.from(content, 'utf8');
@@ -73,7 +94,7 @@ export async function startNpmRegistry(packages: readonly FakePackage[]): Promis
         versions.map((v) => {
           const data = tarballs.get(`${v.name}-${v.version}`)!;
           return [v.version, {
-            name: v.name, version: v.version, main: v.main ?? 'index.js', ...(v.dependencies ? { dependencies: v.dependencies } : {}), ...(v.gypfile ? { gypfile: true } : {}),
+            ...manifestOf(v),
             dist: { tarball: `http://127.0.0.1:${port}/-/tarballs/${v.name}-${v.version}.tgz`, integrity: `sha512-${createHash('sha512').update(data).digest('base64')}`, shasum: createHash('sha1').update(data).digest('hex') },
           }];
         }),

@@ -18,7 +18,11 @@ import { startNpmRegistry } from '../../../test/support/npm-registry.ts';
 let registry: { url: string; close: () => Promise<void> };
 let runner: ScriptRunner;
 let root: string;
-const saved: Record<string, string | undefined> = {};
+
+/** The install the CLI does, against the test registry (never an .npmrc or npm_config_* variable). */
+function install(dir: string) {
+  return installPackages(dir, { registry: registry.url, cacheDir: path.join(root, 'npm-cache') });
+}
 
 before(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'rtc-npm-'));
@@ -29,20 +33,12 @@ before(async () => {
     { name: 'uses-fs', version: '1.0.0', main: 'index.js', files: { 'index.js': "const fs = require('fs'); exports.read = () => fs.readFileSync('/etc/passwd');\n" } },
     { name: 'native-thing', version: '1.0.0', main: 'index.js', gypfile: true, files: { 'index.js': 'module.exports = 1;\n', 'binding.gyp': '{}\n' } },
   ]);
-  for (const key of ['npm_config_registry', 'npm_config_cache', 'npm_config_userconfig']) saved[key] = process.env[key];
-  process.env.npm_config_registry = registry.url;
-  process.env.npm_config_cache = path.join(root, 'npm-cache');
-  process.env.npm_config_userconfig = path.join(root, 'no-npmrc');
   runner = await createScriptRunner({ cacheDir: path.join(root, 'cache'), poolSize: 1 });
 });
 
 after(async () => {
   await runner.close();
   await registry.close();
-  for (const [key, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[key];
-    else process.env[key] = value;
-  }
   fs.rmSync(root, { recursive: true, force: true });
 });
 
@@ -59,7 +55,7 @@ async function run(dir: string, file = 'main.ts') {
 
 async function installError(dir: string): Promise<{ code: string; message: string }> {
   try {
-    await installPackages(dir);
+    await install(dir);
   } catch (error) {
     if (isKernelError(error)) return { code: error.code, message: error.message };
     throw error;
@@ -76,7 +72,7 @@ test('npm: imports (and their dependencies) run once installed, from a lockfile 
   assert.match(before.stderr, /^error: RTC_ERR_NPM_NOT_INSTALLED: \S*main\.ts:1:\d+: "npm:tiny-pad@\^1\.1\.0" is not installed .*; run "runtimectl plugins install \S*app"\n$/);
   assert.equal(fs.existsSync(path.join(dir, 'node_modules')), false, 'a run installs nothing');
 
-  const result = await installPackages(dir);
+  const result = await install(dir);
   assert.deepEqual(result.installed, ['shouter@1.0.0', 'tiny-pad@1.2.0']);
   const lock = JSON.parse(fs.readFileSync(path.join(dir, 'package-lock.json'), 'utf8'));
   for (const key of ['node_modules/tiny-pad', 'node_modules/shouter']) assert.match(lock.packages[key].integrity, /^sha512-/);
@@ -92,7 +88,7 @@ test('a bare import declared in the package.json beside the script resolves like
     'package.json': JSON.stringify({ private: true, dependencies: { 'tiny-pad': '1.2.0' } }),
     'main.ts': "import pad from 'tiny-pad';\nconsole.log(pad(7, 3));\n",
   });
-  await installPackages(dir);
+  await install(dir);
   const ran = await run(dir);
   assert.equal(ran.exitCode, 0, ran.stderr);
   assert.equal(ran.stdout, '..7\n');

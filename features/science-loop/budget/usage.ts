@@ -36,7 +36,8 @@ function numberOr0(value: unknown): number {
 export function usageOfEvent(event: Pick<EventEnvelope, 'type' | 'payload' | 'at'>): UsageEntry | undefined {
   if (event.type === INTERRUPTED_EVENT) {
     const usage = event.payload.provider_usage as Record<string, unknown> | null | undefined;
-    return { atMs: Date.parse(event.at), tokens: usage && typeof usage === 'object' ? numberOr0(usage.total_tokens) : 0, session: true };
+    // a marker that could not be used (found: invalid) names no session that ran
+    return { atMs: Date.parse(event.at), tokens: usage && typeof usage === 'object' ? numberOr0(usage.total_tokens) : 0, session: event.payload.found !== 'invalid' };
   }
   if (event.type !== CYCLE_EVENT) return undefined;
   const usage = event.payload.provider_usage as Record<string, unknown> | null | undefined;

@@ -6,24 +6,32 @@
  * the persona's volume. Credentials are staged here by the operator (docs/executors.md); the
  * kernel never copies anything from the operator's own home.
  */
-import { lstatSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { kernelError } from '../../../kernel/errors.ts';
+import { errorLine, isKernelError, kernelError } from '../../../kernel/errors.ts';
+import { mkdirBeneath, removeBeneath, writeFileBeneath } from '../../../kernel/storage/no-follow.ts';
 
 export { providerHomeDir, providerName } from '../../../kernel/loop/layout.ts';
 
 /**
  * Creates the provider home when missing and checks it is a real folder inside the persona's
  * own state that the kernel can write; RTC_ERR_EXECUTOR_PROVIDER_HOME saying what is wrong.
+ * The executor's sessions write this folder (it is their HOME): every step here walks from
+ * the state directory without following a link (kernel/storage/no-follow.ts), so a link a
+ * session left in place of the home, or of the write probe, is refused or replaced, never
+ * followed.
  */
-export function ensureProviderHome(personaDir: string, home: string): void {
+export function ensureProviderHome(stateDir: string, personaDir: string, home: string): void {
   const fail = (why: string, cause?: unknown): never => {
     throw kernelError('RTC_ERR_EXECUTOR_PROVIDER_HOME', `provider home ${path.relative(path.dirname(personaDir), home)}: ${why}`, { details: { home }, ...(cause ? { cause } : {}) });
   };
   try {
-    mkdirSync(home, { recursive: true, mode: 0o700 });
+    mkdirBeneath(home, { anchor: stateDir, mode: 0o700 });
   } catch (error) {
-    fail(`cannot be created (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, error);
+    const there = lstatSync(home, { throwIfNoEntry: false });
+    if (there && (there.isSymbolicLink() || !there.isDirectory())) fail('is not a folder (a link or a file stands there)', error);
+    if (isKernelError(error) && error.code === 'RTC_ERR_FS_LINK_REFUSED') fail('is not a folder (a link stands on its path)', error);
+    fail(`cannot be created (${(error as { details?: { code?: string } }).details?.code ?? errorLine(error)})`, error);
   }
   const st = lstatSync(home, { throwIfNoEntry: false });
   if (!st || st.isSymbolicLink() || !st.isDirectory()) fail('is not a folder (a link or a file stands there)');
@@ -38,9 +46,9 @@ export function ensureProviderHome(personaDir: string, home: string): void {
   // access(W_OK) says yes to root on a read-only mount: a real write is the only honest check.
   const probe = path.join(home, '.runtimectl-write-check');
   try {
-    writeFileSync(probe, '');
-    rmSync(probe, { force: true });
+    writeFileBeneath(probe, '', { anchor: stateDir });
+    removeBeneath(probe, { anchor: stateDir });
   } catch (error) {
-    fail(`is not writable (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, error);
+    fail(`is not writable (${(error as { details?: { code?: string } }).details?.code ?? errorLine(error)})`, error);
   }
 }

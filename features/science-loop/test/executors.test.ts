@@ -88,8 +88,8 @@ test('executor.orchestra creates tasks in the persona\'s own ledger through the 
   const report = r!.reports[0]!;
   assert.deepEqual(report.act.tasks.map((t) => t.title), ['Work packet: Map the assay options', 'science_patrol patrol']);
   const manifest = readJson(path.join(session(stateDir, 'ada', 'c000001-orchestra'), 'manifest.json'));
-  assert.equal(manifest.orchestra_db, 'ada/orchestra/orchestra.db');
-  assert.equal(manifest.orchestra_env_is_local, true);
+  assert.equal(manifest.extra.orchestra_db, 'ada/orchestra/orchestra.db');
+  assert.equal(manifest.extra.orchestra_env_is_local, true);
   const e = cycleEvents(stateDir, 'ada')[0]!;
   assert.ok(e.audit.granted > 0);
 });

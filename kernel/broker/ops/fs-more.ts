@@ -15,10 +15,10 @@
  * entry gives back what that entry held; chmod, chown and utime add nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, closeSync, constants, ftruncateSync, linkSync, mkdirSync, readlinkSync, renameSync, symlinkSync, utimesSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, constants, fchmodSync, fchownSync, ftruncateSync, futimesSync, linkSync, mkdirSync, readlinkSync, renameSync, symlinkSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import { DenoOpError } from '../deno-error.ts';
-import { guardPath } from '../fs-guard.ts';
+import { actOn, actOnFollowed, guardPath } from '../fs-guard.ts';
 import { defineOp, type BrokerContext, type OpCall, type PermissionNeed } from '../op.ts';
 import { openRegularFile } from '../../storage/safe-open.ts';
 import { int, optStr, record, resolvePath, str } from './args.ts';
@@ -65,7 +65,7 @@ export const rename = defineOp({
       // The entry replaced (a file, an empty folder) is freed once the rename is done; a name onto itself frees nothing.
       const same = source.stats && target.stats && source.stats.dev === target.stats.dev && source.stats.ino === target.stats.ino;
       const freed = same ? null : measureFreed(ctx, target.target, target.stats);
-      renameSync(source.target, target.target);
+      actOn(source, (from) => actOn(target, (to) => renameSync(from, to)));
       if (freed) releaseWrites(ctx, freed.bytes, freed.entries);
       return null;
     } catch (error) {
@@ -91,7 +91,7 @@ export const link = defineOp({
       const source = guardPath(ctx, call, 'read', from.path, 'lstat');
       const target = guardPath(ctx, call, 'write', to.path, 'remove');
       charge.add(0, 1);
-      linkSync(source.target, target.target);
+      actOn(source, (from) => actOn(target, (to) => linkSync(from, to)));
       return null;
     } catch (error) {
       charge.refund();
@@ -124,7 +124,7 @@ export const symlink = defineOp({
       const entry = guardPath(ctx, call, 'write', a.link.path, 'remove');
       // A new entry holding the target's path.
       charge.add(Buffer.byteLength(a.target), 1);
-      symlinkSync(a.target, entry.target);
+      actOn(entry, (at) => symlinkSync(a.target, at));
       return null;
     } catch (error) {
       charge.refund();
@@ -141,7 +141,7 @@ export const readLink = defineOp({
   attempts: pathAttempts(['read', 'path']),
   run(p, ctx, call) {
     try {
-      return readlinkSync(guardPath(ctx, call, 'read', p.path, 'lstat').target);
+      return actOn(guardPath(ctx, call, 'read', p.path, 'lstat'), (at) => readlinkSync(at));
     } catch (error) {
       throw fsError(error, 'readlink', p.given);
     }
@@ -164,7 +164,7 @@ export const chmod = defineOp({
     try {
       // What the path reaches (links followed, as chmod(2) does).
       const g = guardPath(ctx, call, 'write', p.path, 'stat');
-      chmodSync(g.target, p.mode);
+      actOnFollowed(g, (fd) => fchmodSync(fd, p.mode), (at) => chmodSync(at, p.mode));
       return null;
     } catch (error) {
       throw fsError(error, 'chmod', p.given);
@@ -188,7 +188,7 @@ export const chown = defineOp({
     try {
       // What the path reaches (links followed, as chown(2) does).
       const g = guardPath(ctx, call, 'write', p.path, 'stat');
-      chownSync(g.target, p.uid ?? -1, p.gid ?? -1);
+      actOnFollowed(g, (fd) => fchownSync(fd, p.uid ?? -1, p.gid ?? -1), (at) => chownSync(at, p.uid ?? -1, p.gid ?? -1));
       return null;
     } catch (error) {
       throw fsError(error, 'chown', p.given);
@@ -247,7 +247,7 @@ export const utime = defineOp({
     try {
       // What the path reaches (links followed, as utime(2) does).
       const g = guardPath(ctx, call, 'write', p.path, 'stat');
-      utimesSync(g.target, p.atime, p.mtime);
+      actOnFollowed(g, (fd) => futimesSync(fd, p.atime, p.mtime), (at) => utimesSync(at, p.atime, p.mtime));
       return null;
     } catch (error) {
       throw fsError(error, 'utime', p.given);
@@ -309,11 +309,11 @@ function tempOp(name: string, syscall: 'tmpdir' | 'tmpfile', make: (ctx: BrokerC
 
 export const makeTempDir = tempOp('fs.makeTempDir', 'tmpdir', (ctx, call, p) => {
   const g = guardPath(ctx, call, 'write', p, 'create-dir');
-  mkdirSync(g.target, { mode: 0o700 });
+  actOn(g, (at) => mkdirSync(at, { mode: 0o700 }));
 });
 export const makeTempFile = tempOp('fs.makeTempFile', 'tmpfile', (ctx, call, p) => {
   const g = guardPath(ctx, call, 'write', p, 'write-file', { createNew: true });
-  closeSync(openRegularFile(g.target, constants.O_WRONLY, { create: true, mode: 0o600 }).fd);
+  closeSync(openRegularFile(g.target, constants.O_WRONLY, { create: true, mode: 0o600, noFollow: g.resolved }).fd);
 });
 
 let umaskValue: number | undefined;

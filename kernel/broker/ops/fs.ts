@@ -7,10 +7,11 @@
  * opened by kernel/storage/safe-open.ts (non-blocking, regular files only, reads capped by
  * the transfer limit).
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { DenoOpError, fromNodeError } from '../deno-error.ts';
-import { guardPath } from '../fs-guard.ts';
+import { actOn, guardPath } from '../fs-guard.ts';
+import { openDirNoFollow, removeTreeNoFollow } from '../../storage/no-follow.ts';
 import { defineOp, type BrokerContext, type PermissionNeed } from '../op.ts';
 import { isDiscardingDevice, isNullDevice } from '../special-files.ts';
 import { readRegularFile, UnsafeFileError, writeRegularFile } from '../../storage/safe-open.ts';
@@ -18,6 +19,14 @@ import { bool, record, resolvePath, str } from './args.ts';
 import { Refusal } from '../refusal.ts';
 import { WriteQuota } from '../write-quota.ts';
 import { pathAttempts } from '../attempts.ts';
+
+function statIsDir(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 /** Folders `mkdir` will create: the target, and with `recursive` each missing parent. */
 function missingFolders(target: string, recursive: boolean): number {
@@ -34,6 +43,9 @@ export function fsError(error: unknown, syscall: string, given: string, cap?: nu
   if (error instanceof UnsafeFileError) {
     if (error.reason === 'too-large') return new DenoOpError('InvalidData', `file of ${error.size ?? 'more than ' + cap} bytes is larger than the sandbox transfer cap of ${cap} bytes: ${syscall} '${given}'`);
     if (error.reason === 'changed') return new DenoOpError('Busy', `the file changed while it was being opened: ${syscall} '${given}'`);
+    // Under strict symlinks the path was checked free of links; one there now was planted since.
+    if (error.reason === 'link') return new DenoOpError('Busy', `a symbolic link appeared on the path while it was being opened (${error.path}); it was not followed: ${syscall} '${given}'`);
+    if (error.reason === 'hard-link') return new DenoOpError('NotSupported', `the file has more than one hard link; the sandbox does not write such a file here: ${syscall} '${given}'`);
     return new DenoOpError('NotSupported', `not a regular file (a ${error.kind}); the sandbox reads and writes only regular files: ${syscall} '${given}'`);
   }
   return fromNodeError(error, syscall, given);
@@ -85,7 +97,8 @@ export const writeFile = defineOp({
     try {
       const g = guardPath(ctx, call, 'write', args.path, 'write-file', { create: args.create, createNew: args.createNew });
       // A persona's plugins: what lands in its folder has the persona's secrets scrubbed (scrubWrite).
-      const data = ctx.scrubWrite ? Buffer.from(ctx.scrubWrite(g.target, Buffer.from(args.data))) : args.data;
+      // by the path as granted (the real one may differ when the state directory is reached through a link)
+      const data = ctx.scrubWrite ? Buffer.from(ctx.scrubWrite(g.abs, Buffer.from(args.data))) : args.data;
       const quota = ctx.scope.writes;
       if (quota && !(g.stats && isDiscardingDevice(g.stats))) {
         // Charged before a byte is written: what the file will hold, less what it holds now.
@@ -119,7 +132,7 @@ export const readDir = defineOp({
   run({ path: p, given }, ctx, call) {
     try {
       const g = guardPath(ctx, call, 'read', p, 'read-dir');
-      const entries = readdirSync(g.target, { withFileTypes: true });
+      const entries = actOn(g, (at) => readdirSync(at, { withFileTypes: true }));
       return entries.map((e) => ({ name: e.name, isFile: e.isFile(), isDirectory: e.isDirectory(), isSymlink: e.isSymbolicLink() }));
     } catch (error) {
       throw fsError(error, 'readdir', given);
@@ -171,7 +184,12 @@ export const mkdir = defineOp({
     try {
       const g = guardPath(ctx, call, 'write', args.path, 'create-dir');
       if (ctx.scope.writes) refund = ctx.scope.writes.charge(0, missingFolders(g.target, args.recursive), 'mkdir', args.path, args.given);
-      mkdirSync(g.target, { recursive: args.recursive, ...(args.mode === null ? {} : { mode: args.mode }) });
+      const mode = args.mode === null ? {} : { mode: args.mode };
+      if (g.resolved && args.recursive) {
+        // each missing folder made in the one held before it: no link followed on the way
+        if (existsSync(g.target) && !statIsDir(g.target)) throw Object.assign(new Error(`EEXIST: ${g.target}`), { code: 'EEXIST' });
+        closeSync(openDirNoFollow(g.target, { create: true, ...mode }));
+      } else actOn(g, (at) => mkdirSync(at, { recursive: args.recursive, ...mode }));
       return null;
     } catch (error) {
       refund?.();
@@ -196,9 +214,11 @@ export const remove = defineOp({
       // Measured before, given back after: a removal that fails frees nothing.
       const freed = ctx.scope.writes ? (s.isDirectory() && !args.recursive ? { bytes: 0, entries: 1 } : WriteQuota.measure(g.target)) : null;
       if (s.isDirectory()) {
-        if (args.recursive) rmSync(g.target, { recursive: true, force: false });
-        else rmdirSync(g.target);
-      } else unlinkSync(g.target);
+        if (args.recursive) {
+          if (g.resolved) removeTreeNoFollow(g.target);
+          else rmSync(g.target, { recursive: true, force: false });
+        } else actOn(g, (at) => rmdirSync(at));
+      } else actOn(g, (at) => unlinkSync(at));
       if (freed) ctx.scope.writes!.release(freed.bytes, freed.entries);
       return null;
     } catch (error) {

@@ -17,11 +17,20 @@ import type { OpTicket } from '../run-scope.ts';
 import { defineOp, type BrokerContext, type OpCall } from '../op.ts';
 import { optStr, record, str } from './args.ts';
 import { urlAttempts } from '../attempts.ts';
+import { canonicalHostPort, netAliases } from '../../permissions/net-address.ts';
+import { notCapableMessage } from '../../permissions/gate.ts';
+import { DeniedAddressError } from '../checked-address.ts';
+import { Refusal } from '../refusal.ts';
 
 // The Fetch standard's "bad ports".
 const BAD_PORTS = new Set([1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080]);
 
-function target(raw: string): { url: URL; hostPort: string } {
+/**
+ * The URL and the `host:port` its grant is checked for: the host in its one spelling
+ * (net-address.ts: `127.1`, `0x7f000001`, `[::ffff:127.0.0.1]` are `127.0.0.1`), with its
+ * other names for the deny side (a loopback is also `localhost`).
+ */
+function target(raw: string): { url: URL; hostPort: string; aliases: string[] } {
   let url: URL;
   try {
     url = new URL(raw);
@@ -31,11 +40,16 @@ function target(raw: string): { url: URL; hostPort: string } {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new DenoOpError('TypeError', `scheme '${url.protocol.slice(0, -1)}' not supported`);
   const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
   if (BAD_PORTS.has(port)) throw new DenoOpError('TypeError', `Fetch failed: bad port ${port}`);
-  return { url, hostPort: `${url.hostname}:${port}` };
+  const hostPort = canonicalHostPort(url.hostname, port);
+  if (hostPort === undefined) throw new DenoOpError('TypeError', `Invalid URL: '${raw}'`);
+  return { url, hostPort, aliases: netAliases(hostPort) };
 }
 
 export function sendError(error: unknown, url: URL, ticket: OpTicket): DenoOpError {
   if (error instanceof DenoOpError) return error;
+  // The name was granted but resolves to a denied address: a refusal, audited like any other.
+  const denied = error instanceof DeniedAddressError ? error : (error as { cause?: unknown })?.cause instanceof DeniedAddressError ? ((error as { cause: DeniedAddressError }).cause) : undefined;
+  if (denied) return new Refusal('net', denied.address, `${notCapableMessage('net', denied.address)} (${denied.requested} resolves to it)`, 'resolved-address');
   if (ticket.signal.aborted) return ticket.signal.reason instanceof DenoOpError ? ticket.signal.reason : new DenoOpError('Interrupted', 'the run ended while this fetch was in flight');
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ECONNREFUSED') return new DenoOpError('TypeError', `error sending request for url (${url.href}): client error (Connect): tcp connect error: Connection refused (os error 111)`);
@@ -48,7 +62,7 @@ export function sendError(error: unknown, url: URL, ticket: OpTicket): DenoOpErr
  * a location that is not a URL) is a TypeError, as in Deno, before its `net` check: its
  * attempt is audited first, so a server cannot hide where it tried to send the script.
  */
-function redirectHop(location: string, from: URL, call: OpCall): { url: URL; hostPort: string } {
+function redirectHop(location: string, from: URL, call: OpCall): { url: URL; hostPort: string; aliases: string[] } {
   let next: URL;
   try {
     next = new URL(location, from);
@@ -76,7 +90,7 @@ export const netFetch = defineOp({
     const body = optStr(o, 'body');
     return { first, method: str(o, 'method'), headers: headers as [string, string][], body: body === null ? null : Buffer.from(body, 'base64'), redirect: optStr(o, 'redirect') ?? 'follow' };
   },
-  needs: (a) => [{ kind: 'net', value: a.first.hostPort }],
+  needs: (a) => [{ kind: 'net', value: a.first.hostPort, aliases: a.first.aliases }],
   attempts: (raw) => urlAttempts(raw.url),
   scoped: true,
   async run(a, ctx: BrokerContext, call) {
@@ -85,7 +99,7 @@ export const netFetch = defineOp({
     let method = a.method;
     let body = a.body;
     for (let hop = 0; hop <= 20; hop++) {
-      if (hop > 0) call.require('net', current.hostPort, current.hostPort, 'redirect');
+      if (hop > 0) call.require('net', current.hostPort, current.hostPort, 'redirect', current.aliases);
       let response;
       try {
         response = await (await loadUndici()).request(current.url, {

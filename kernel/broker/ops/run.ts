@@ -20,6 +20,7 @@ import path from 'node:path';
 import { grantView } from '../../../sandboxes/subprocess/os-sandbox/grant-view.ts';
 import type { SandboxContext } from '../../../sandboxes/subprocess/os-sandbox/plan.ts';
 import { runCommand, type OsSandboxRequest } from '../../../sandboxes/subprocess/run-command.ts';
+import { gateNetPolicy } from '../../../sandboxes/subprocess/os-sandbox/net-proxy.ts';
 import { isKernelError } from '../../errors.ts';
 import { PROJECT_ROOT } from '../../version.ts';
 import { Refusal } from '../refusal.ts';
@@ -93,10 +94,10 @@ export function osSandboxFor(ctx: BrokerContext, resolved?: string): OsSandboxRe
     ...(hostEnv ? { hostEnv } : {}),
     grant: grantView(ctx.gate),
     context: kernelChild(ctx, resolved, context),
-    net: {
-      allows: (hostPort) => ctx.gate.query('net', hostPort).state === 'granted',
-      audit: (hostPort, granted) => ctx.audit({ type: 'capability', subject: ctx.subject, op: 'run.net', permission: 'net', value: hostPort, decision: granted ? 'granted' : 'denied' }),
-    },
+    net: gateNetPolicy(
+      (hostPort, aliases) => ctx.gate.query('net', hostPort, aliases).state,
+      (hostPort, granted) => ctx.audit({ type: 'capability', subject: ctx.subject, op: 'run.net', permission: 'net', value: hostPort, decision: granted ? 'granted' : 'denied' }),
+    ),
   };
 }
 

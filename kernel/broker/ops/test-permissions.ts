@@ -7,7 +7,7 @@
  */
 import { PERMISSION_NAMES, emptyPermissionSet, type PermissionName, type PermissionRule } from '../../permissions/descriptors.ts';
 import { PermissionGate } from '../../permissions/gate.ts';
-import { normalizeValue } from '../../permissions/parse-flags.ts';
+import { grantValues, normalizeValue } from '../../permissions/parse-flags.ts';
 import { DenoOpError } from '../deno-error.ts';
 import { Refusal } from '../refusal.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
@@ -32,7 +32,7 @@ function narrowed(base: PermissionGate, spec: Exclude<Spec, null | 'inherit'>, c
         set[kind] = { allow: true, deny: [] };
         continue;
       }
-      const values = (Array.isArray(value) ? value : [value]).map((v) => normalizeValue(kind, String(v), ctx.cwd));
+      const values = (Array.isArray(value) ? value : [value]).flatMap((v) => grantValues(kind, String(v), ctx.cwd));
       for (const v of values) if (base.query(kind, v).state !== 'granted') throw escalation(kind, v);
       set[kind] = { allow: values, deny: [] };
     }

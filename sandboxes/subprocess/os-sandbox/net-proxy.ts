@@ -8,19 +8,42 @@
  *
  * Two request forms, as HTTP proxies take them: `CONNECT host:port` (TLS and anything else:
  * the proxy only pipes bytes, it never sees inside) and absolute-form plain HTTP
- * (`GET http://host:port/path`), forwarded request by request, each one checked.
+ * (`GET http://host:port/path`), forwarded request by request, each one checked (a redirect
+ * is the client's next request, checked the same).
+ *
+ * The target is put in its one spelling before the check (kernel/permissions/net-address.ts:
+ * `127.1`, `2130706433`, `0x7f000001`, `0177.0.0.1`, `[::ffff:127.0.0.1]` are `127.0.0.1`;
+ * a zone id or anything unparsable is refused), a granted name is resolved once and every
+ * address it answers is checked against the deny side (kernel/broker/checked-address.ts), and
+ * the connection goes to the address that was checked, never re-resolved.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { DeniedAddressError, resolveChecked, type CheckedAddress } from '../../../kernel/broker/checked-address.ts';
+import { canonicalHostPort, netAliases } from '../../../kernel/permissions/net-address.ts';
 
 export interface NetPolicy {
-  /** whether `host:port` may be reached (the grant's answer) */
+  /** whether `host:port` (canonical) may be reached (the grant's answer) */
   allows(hostPort: string): boolean;
+  /** whether an address a granted name resolved to (canonical `host:port`) is denied */
+  denies(hostPort: string): boolean;
   /** one call per connection or request, after the decision */
   audit(hostPort: string, granted: boolean): void;
+}
+
+/**
+ * The policy of a grant: `query` is the grant's answer for a canonical `host:port` and its
+ * other names (PermissionGate.query with netAliases: a loopback is denied by any of its names).
+ */
+export function gateNetPolicy(query: (hostPort: string, aliases: string[]) => 'granted' | 'denied' | 'prompt', audit: NetPolicy['audit']): NetPolicy {
+  return {
+    allows: (target) => query(target, netAliases(target)) === 'granted',
+    denies: (address) => query(address, netAliases(address)) === 'denied',
+    audit,
+  };
 }
 
 export interface NetRecord {
@@ -30,22 +53,16 @@ export interface NetRecord {
 
 const MAX_RECORDED = 50;
 
-/** `host:port` as the broker writes it (`[v6]:port` for IPv6), or undefined when malformed. */
+/** `host:port` in the one spelling the grant is checked in (`[v6]:port` for IPv6), or undefined when malformed. */
 export function hostPort(host: string, port: number): string | undefined {
-  if (!Number.isInteger(port) || port < 1 || port > 65535) return undefined;
-  const h = host.toLowerCase();
-  if (h === '' || /[\s/@]/.test(h)) return undefined;
-  return `${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${port}`;
+  return canonicalHostPort(host, port);
 }
 
+/** A CONNECT authority: `host:port` or `[v6]:port`, nothing else (no userinfo, no path). */
 function parseAuthority(authority: string): { host: string; port: number } | undefined {
-  const m = /^(\[[0-9a-f:.]+\]|[^:\[\]]+):(\d{1,5})$/i.exec(authority.trim());
+  const m = /^(\[[^\]\s]+\]|[^:[\]\s/@?#]+):(\d{1,5})$/.exec(authority.trim());
   if (!m) return undefined;
   return { host: m[1]!, port: Number(m[2]) };
-}
-
-function bare(host: string): string {
-  return host.startsWith('[') ? host.slice(1, -1) : host;
 }
 
 export class NetProxy {
@@ -100,16 +117,33 @@ export class NetProxy {
 
   #decide(target: string | undefined, shown: string): boolean {
     const granted = target !== undefined && this.#policy.allows(target);
-    this.#policy.audit(target ?? shown, granted);
-    const list = granted ? this.record.granted : this.record.denied;
-    if (list.length < MAX_RECORDED && !list.includes(target ?? shown)) list.push(target ?? shown);
+    this.#record(target ?? shown, granted);
     return granted;
+  }
+
+  #record(value: string, granted: boolean): void {
+    this.#policy.audit(value, granted);
+    const list = granted ? this.record.granted : this.record.denied;
+    if (list.length < MAX_RECORDED && !list.includes(value)) list.push(value);
   }
 
   #track(socket: net.Socket): net.Socket {
     this.#sockets.add(socket);
     socket.on('close', () => this.#sockets.delete(socket));
     return socket;
+  }
+
+  /** Resolves a granted target and checks every address it answers; undefined (and audited, denied) when one is denied. */
+  async #resolve(target: string, host: string, port: number): Promise<CheckedAddress | { refused: string }> {
+    try {
+      return await resolveChecked(host, port, (address) => this.#policy.denies(address));
+    } catch (error) {
+      if (error instanceof DeniedAddressError) {
+        this.#record(error.address, false);
+        return { refused: `net access to ${target} is not granted: it resolves to ${error.address}, which is denied` };
+      }
+      return { refused: `${target}: ${(error as Error).message}` };
+    }
   }
 
   #tunnel(req: http.IncomingMessage, client: net.Socket, head: Buffer): void {
@@ -120,7 +154,18 @@ export class NetProxy {
       client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nruntimectl: net access to ${target ?? req.url} is not granted\n`);
       return;
     }
-    const upstream = this.#track(net.connect({ host: bare(authority!.host), port: authority!.port }));
+    void this.#resolve(target!, authority!.host, authority!.port).then((checked) => {
+      if ('refused' in checked) {
+        client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\nruntimectl: ${checked.refused}\n`);
+        return;
+      }
+      this.#pipe(client, head, checked, authority!.port);
+    });
+  }
+
+  #pipe(client: net.Socket, head: Buffer, checked: CheckedAddress, port: number): void {
+    if (client.destroyed) return;
+    const upstream = this.#track(net.connect({ host: checked.address, port, family: checked.family }));
     upstream.once('connect', () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
@@ -152,10 +197,21 @@ export class NetProxy {
       res.writeHead(403, { 'content-type': 'text/plain', connection: 'close' }).end(`runtimectl: net access to ${target} is not granted\n`);
       return;
     }
+    void this.#resolve(target!, url.hostname, port).then((checked) => {
+      if ('refused' in checked) {
+        res.writeHead(403, { 'content-type': 'text/plain', connection: 'close' }).end(`runtimectl: ${checked.refused}\n`);
+        return;
+      }
+      this.#send(req, res, url, port, checked);
+    });
+  }
+
+  #send(req: http.IncomingMessage, res: http.ServerResponse, url: URL, port: number, checked: CheckedAddress): void {
     const headers = { ...req.headers };
     delete headers['proxy-connection'];
     delete headers['proxy-authorization'];
-    const upstream = http.request({ host: bare(url.hostname), port, method: req.method, path: `${url.pathname}${url.search}`, headers, agent: false }, (up) => {
+    // To the address that was checked; the Host header stays the name the client asked for.
+    const upstream = http.request({ host: checked.address, family: checked.family, port, method: req.method, path: `${url.pathname}${url.search}`, headers, agent: false }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
     });
