@@ -218,6 +218,7 @@ export const bindingProposalsSubmit = defineOp({
     return { proposal: o.proposal };
   },
   needs: () => [],
+  attempts: bindingAttempt('proposals'),
   async run(a, ctx, call) {
     const b = admit(ctx, call, 'proposals');
     const proposals = b.impl.proposals ?? unavailable('proposals');
@@ -230,6 +231,7 @@ export const bindingProposalsList = defineOp({
   mode: 'async',
   parse: () => ({}),
   needs: () => [],
+  attempts: bindingAttempt('proposals'),
   async run(_a, ctx, call) {
     const b = admit(ctx, call, 'proposals');
     const proposals = b.impl.proposals ?? unavailable('proposals');
