@@ -97,8 +97,8 @@ export class StorageSession {
   readonly kernelSqlite = new Map<string, Database.Database>();
   /** a ledger session: where `storage.ledger` forwards to (the persona's backend, ledger-bindings.ts) */
   ledgerRows: LedgerRows | undefined;
-  /** a postgres session: the database and this persona's lease once taken (postgres/pg-bindings.ts) */
-  postgres: { bridge: PgBridge; lease?: Lease; leaseSeconds?: number } | undefined;
+  /** a postgres session: the database, the login role the plugin's statements run as (postgres/pg-roles.ts), and this persona's lease once taken (postgres/pg-bindings.ts) */
+  postgres: { bridge: PgBridge; login?: string; lease?: Lease; leaseSeconds?: number } | undefined;
   /** anything else a binding keeps for the session, closed with it */
   readonly closers: (() => void | Promise<void>)[] = [];
   closed = false;
