@@ -88,7 +88,9 @@ export function databaseError(where: string, error: { code?: string; message: st
       details: { sqlstate: code },
     });
   }
-  if (UNREACHABLE.has(code) || /connection terminated|connect|timeout exceeded|Connection terminated/i.test(message)) {
+  // A server's answer with a SQLSTATE of another class is not about reaching it, whatever its words ("function dblink_connect does not exist").
+  const answered = /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08');
+  if (UNREACHABLE.has(code) || (!answered && /connection terminated|connect|timeout exceeded|Connection terminated/i.test(message))) {
     return kernelError('RTC_ERR_PERSISTENCE_UNREACHABLE', `${where}: cannot reach the database (${code ? `${code}: ` : ''}${message}); start it, or fix the host and port in the DSN; nothing was acknowledged that is not committed`, {
       details: { sqlstate: code },
     });

@@ -340,6 +340,19 @@ function componentLogin(bridge: PgBridge, component: string): Login {
   return login;
 }
 
+/** The personas a database of before version 3 holds: those that wrote events, and those with rows in the plugin tables (still the kernel role's then). */
+function personasOfBefore(bridge: PgBridge): string[] {
+  const found = new Set(bridge.querySync('SELECT persona FROM runtimectl_kernel.personas').rows.map((r) => String(r.persona)));
+  const tables = bridge.querySync(
+    "SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace s ON s.oid = c.relnamespace JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attname = 'persona' AND NOT a.attisdropped WHERE s.nspname = 'runtimectl' AND c.relkind IN ('r', 'p') AND c.relowner = (SELECT oid FROM pg_catalog.pg_roles WHERE rolname = current_user)",
+  ).rows.map((r) => String(r.relname));
+  for (const table of tables) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(table)) continue;
+    for (const r of bridge.querySync(`SELECT DISTINCT persona FROM runtimectl.${table}`).rows) found.add(String(r.persona));
+  }
+  return [...found].filter((p) => /^[a-z0-9][a-z0-9_-]{0,62}$/.test(p)).sort();
+}
+
 function prefixOf(bridge: PgBridge): string {
   if (bridge.rolePrefix === undefined) {
     const db = String(bridge.querySync('SELECT current_database() AS db').rows[0]?.db);
@@ -369,7 +382,18 @@ export function prepareKernelSchema(bridge: PgBridge, readonly: boolean): void {
       {},
     );
   }
-  const { to } = migrateKernel(bridge, readonly);
+  const { from, to } = migrateKernel(bridge, readonly);
+  // A database moved to version 3 just now: every persona of before gets its roles (so a reader
+  // of one that has not written since sees its rows), and the plugin tables made before go to
+  // their component's role (when one component made them).
+  if (!readonly && from < 3 && to >= 3) {
+    for (const persona of personasOfBefore(bridge)) {
+      ensureLogin(bridge, prefixOf(bridge), 'persona', persona, true);
+      ensureLogin(bridge, prefixOf(bridge), 'reader', persona, true);
+    }
+    const components = bridge.querySync("SELECT component FROM runtimectl_kernel.schema_versions WHERE component <> 'kernel'").rows.map((r) => String(r.component));
+    if (components.length === 1) componentLogin(bridge, components[0]!);
+  }
   prefixOf(bridge);
   if (!readonly && to >= 3) ensureLogin(bridge, prefixOf(bridge), 'nobody', '', true);
 }
