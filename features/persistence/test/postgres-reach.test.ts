@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { postgresSkipReason, startPostgres, type TestPostgres } from '../../../test/support/postgres.ts';
-import { closeBridges } from '../../../kernel/persistence/postgres/pg-bridge.ts';
+import { bridgeFor, closeBridges } from '../../../kernel/persistence/postgres/pg-bridge.ts';
 import { loginRole, rolePrefix } from '../../../kernel/persistence/postgres/pg-roles.ts';
 import { copyPersistence, openBackend } from '../index.ts';
 import type { IsolatedBackend } from '../isolated-backend.ts';
@@ -242,6 +242,22 @@ describe('postgres: what a plugin\'s statements can reach', { skip }, () => {
       await reader.close();
     }
     assert.equal(protectedState(), kernelBefore);
+  });
+
+  test('a statement past the statement timeout is cancelled by the kernel, whatever statement_timeout the plugin SET', async () => {
+    // A kernel whose bridge has a 2 s statement timeout (the bridge is made once per DSN: this DSN is new).
+    const dsn = `${pg.dsn}&application_name=short-timeout`;
+    bridgeFor(dsn, { statementTimeoutMs: 2000 });
+    const slow = await hostile(plugins, 'sloth', { dsn });
+    try {
+      const started = Date.now();
+      const answer = (await slow.callPlugin('tryOp', { op: 'storage.postgres.batch', args: { statements: [{ sql: 'SET statement_timeout = 0' }, { sql: 'SELECT pg_sleep(30)' }] } })) as Answer;
+      assert.match(answer.error ?? JSON.stringify(answer), /postgres: 57014: canceling statement due to user request/);
+      assert.ok(Date.now() - started < 20_000, `cancelled after ${Date.now() - started} ms`);
+      assert.equal(((await slow.callPlugin('tryOp', { op: 'storage.postgres.query', args: { sql: 'SELECT 1 AS one' } })) as Answer).error, undefined, 'the persona goes on');
+    } finally {
+      await slow.close();
+    }
   });
 
   test('a login whose password no longer works (an operator reset it) is given a new one by the kernel; a plugin cannot change it', async () => {
