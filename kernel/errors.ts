@@ -120,6 +120,8 @@ export const ERROR_CODES = {
   RTC_ERR_PERSISTENCE_BINDING: 'a persistence backend asked for storage its manifest does not declare',
   RTC_ERR_PERSISTENCE_PATH_ESCAPE: 'a persistence path resolves outside the persona directory',
   RTC_ERR_PERSISTENCE_SCHEMA_NEWER: 'persisted state was written by a newer schema version than this runtimectl supports',
+  // issue 27: a shared database a read-only open cannot read until a writable open migrates it (the kernel's tables moved, plugin roles made)
+  RTC_ERR_PERSISTENCE_SCHEMA_OLDER: 'persisted state is at an older schema version that only a writable open migrates',
   RTC_ERR_PERSISTENCE_CORRUPT: "a persistence database or file cannot be read in its backend's format",
   RTC_ERR_PERSISTENCE_READONLY: 'a write was asked of a persistence backend opened read-only',
   RTC_ERR_PERSISTENCE_INPUT: 'a memory or proposal record to store is not valid',

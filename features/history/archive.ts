@@ -19,6 +19,7 @@
  */
 import { readdirSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { kernelError } from '../../kernel/errors.ts';
 import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
 import { readIndexEntries } from '../../kernel/history/reader.ts';
@@ -30,7 +31,8 @@ import { TOOL_TRACE_FILE, TraceStore } from '../../kernel/replay/trace-store.ts'
 import { syncDirectory } from '../../kernel/events/repair.ts';
 import { openBackend } from '../persistence/open.ts';
 import { lockPersonaWriter, type WriterLock } from '../../kernel/storage/writer-lock.ts';
-import { blobMember, memberName, readArchiveMembers, readFolderManifest, writeFolderArchive, writeTarball, type ArchiveKind, type ArchiveManifest, type ArchivedMember } from './archive-store.ts';
+import { blobMember, memberName, readArchiveMembers, readFolderManifest, writeFolderArchive, writeTarball, type ArchiveKind, type ArchiveManifest, type ArchivedMember, type MemberWant } from './archive-store.ts';
+import { BLOB_CAP } from '../../kernel/storage/content-store.ts';
 
 const DAY_MS = 86_400_000;
 /** An unreferenced blob younger than this is kept: a running loop may have stored it for a record it is about to write. */
@@ -180,7 +182,7 @@ export async function archiveSegments(options: ArchiveOptions): Promise<ArchiveR
     if (options.format === 'folder') writeFolderArchive(options.to, members);
     else await writeTarball(location, members);
     // Read back and check every member before the live history lets go of anything.
-    const back = await readArchiveMembers(options.format, location, [...members.keys()]);
+    const back = await readArchiveMembers(options.format, location, [...members].map(([name, bytes]) => ({ name, maxBytes: bytes.length, exactBytes: bytes.length })));
     for (const [name, expected] of members) {
       if (!back.get(name)!.equals(expected)) refuse(`${location}: member ${name} does not read back as it was written; the segments stay live`, { file: location, member: name });
     }
@@ -256,6 +258,15 @@ export function collectBlobs(trace: TraceStore, nowMs: number, archivedRefs: Rea
   return removed;
 }
 
+/** A trace segment's JSONL bytes, refused when it would inflate past the size its stub records (a gzip bomb). */
+function gunzipBounded(gz: Buffer, bytes: number, shown: string): Buffer {
+  try {
+    return gunzipSync(gz, { maxOutputLength: Math.max(1, bytes) });
+  } catch (error) {
+    throw kernelError('RTC_ERR_HISTORY_ARCHIVE', `${shown}: does not inflate to the ${bytes} bytes its stub records (${(error as Error).message.split('\n')[0]}); nothing was restored`, { details: { member: shown } });
+  }
+}
+
 export interface RestoreOptions {
   personaDir: string;
   personaId: string;
@@ -287,33 +298,42 @@ export async function restoreSegments(options: RestoreOptions): Promise<RestoreR
       ...listed(trace.history).filter(wanted).map((s) => ({ log: 'trace' as const, storage: trace.history, s })),
     ];
     if (plan.length === 0) refuse(`${options.personaId}: no archived segment${options.from ? ` points into ${options.from}` : ''}`);
-    // Every member is read and checked first: a missing or altered one refuses the whole restore.
-    const byArchive = new Map<string, { kind: ArchiveKind; names: string[] }>();
+    // Every member is read and checked first: a missing, oversized or altered one refuses the
+    // whole restore. Only the members the live history names are read (each segment's stub
+    // names its member and its exact size), never what the archive's own manifest says.
+    const byArchive = new Map<string, { kind: ArchiveKind; wants: MemberWant[] }>();
     for (const { s } of plan) {
       const a = s.archived!.archive;
-      const group = byArchive.get(a.path) ?? { kind: a.kind, names: [] };
-      group.names.push(a.member);
+      const group = byArchive.get(a.path) ?? { kind: a.kind, wants: [] };
+      group.wants.push({ name: a.member, maxBytes: s.archived!.gz_bytes, exactBytes: s.archived!.gz_bytes });
       byArchive.set(a.path, group);
     }
     const read = new Map<string, Map<string, Buffer>>();
-    const blobs = new Map<string, Buffer>();
-    for (const [location, group] of byArchive) {
-      const manifestName = `${options.personaId}/manifest.json`;
-      const members = await readArchiveMembers(group.kind, location, [...group.names, manifestName]);
-      read.set(location, members);
-      const manifest = JSON.parse(members.get(manifestName)!.toString('utf8')) as ArchiveManifest;
-      const blobMembers = await readArchiveMembers(group.kind, location, manifest.blobs.map((b) => b.member));
-      for (const b of manifest.blobs) {
-        const bytes = blobMembers.get(b.member)!;
-        if (`sha256:${sha256Hex(bytes)}` !== b.digest) throw kernelError('RTC_ERR_HISTORY_ARCHIVE', `${location}: member ${b.member} does not hash to its digest; nothing was restored`, { details: { file: location, member: b.member } });
-        blobs.set(b.digest, bytes);
-      }
-    }
+    for (const [location, group] of byArchive) read.set(location, await readArchiveMembers(group.kind, location, group.wants));
     for (const { s } of plan) {
       const a = s.archived!.archive;
       const gz = read.get(a.path)!.get(a.member)!;
       if (sha256Hex(gz) !== s.archived!.gz_sha256) {
         throw kernelError('RTC_ERR_HISTORY_ARCHIVE', `${a.path}: member ${a.member} does not hash to the digest the live history keeps for segment ${s.index}; nothing was restored`, { details: { file: a.path, member: a.member } });
+      }
+    }
+    // The blobs the restored trace records refer to and the live store lacks, from the archive
+    // each trace segment came from: named by the (checked) records, checked by their digest.
+    const blobs = new Map<string, Buffer>();
+    for (const { log, s } of plan) {
+      if (log !== 'trace') continue;
+      const a = s.archived!.archive;
+      const text = gunzipBounded(read.get(a.path)!.get(a.member)!, s.archived!.bytes, `${a.path}: member ${a.member}`);
+      const refs = new Set<string>();
+      for (const { record } of trace.checkLines(text.toString('utf8'), `${a.path}#${a.member}`)) blobRefs(record, refs);
+      const wanted = [...refs].filter((d) => /^sha256:[0-9a-f]{64}$/.test(d) && !blobs.has(d) && !trace.blobs.has(d));
+      const got = await readArchiveMembers(a.kind, a.path, wanted.map((d) => ({ name: blobMember(options.personaId, d), maxBytes: BLOB_CAP, optional: true })));
+      for (const digest of wanted) {
+        const member = blobMember(options.personaId, digest);
+        const bytes = got.get(member);
+        if (bytes === undefined) continue; // never archived (it was already gone from the live store)
+        if (`sha256:${sha256Hex(bytes)}` !== digest) throw kernelError('RTC_ERR_HISTORY_ARCHIVE', `${a.path}: member ${member} does not hash to its digest; nothing was restored`, { details: { file: a.path, member } });
+        blobs.set(digest, bytes);
       }
     }
     for (const [, bytes] of blobs) trace.blobs.put(bytes);

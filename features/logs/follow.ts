@@ -15,7 +15,7 @@ import { EVENT_LOG_RELATIVE } from '../../kernel/events/paths.ts';
 import { openHistoryReader } from '../history/read-path.ts';
 
 /** The files whose change means there may be new events (jsonl-fs and sqlite layouts). */
-const WATCHED = [EVENT_LOG_RELATIVE, path.join('logs', 'index.jsonl'), 'persistence.db', 'persistence.db-wal', 'persistence.yaml'];
+const WATCHED = [EVENT_LOG_RELATIVE, path.join('logs', 'index.jsonl'), path.join('logs', 'events.db'), path.join('logs', 'events.db-wal'), 'persistence.db', 'persistence.db-wal', 'persistence.yaml'];
 
 /** The identities of a persona's history files: a change means there may be new events. */
 export function historySignature(personaDir: string): string {

@@ -1,12 +1,13 @@
 /**
  * The fleet in a shared Postgres database, for `status --dsn` and `activity --dsn`: every
- * persona that ever wrote there (the kernel's `runtimectl.personas`), each read through the
+ * persona that ever wrote there (the kernel's `runtimectl_kernel.personas`), each read through the
  * postgres backend, read-only, without a state directory. An operator sees every kernel's
  * personas from one place.
  */
 import os from 'node:os';
 import path from 'node:path';
 import { bridgeFor } from '../../kernel/persistence/postgres/pg-bridge.ts';
+import { prepareKernelSchema } from '../../kernel/persistence/postgres/pg-schema.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { openBackend } from './open.ts';
 import type { IsolatedBackend } from './isolated-backend.ts';
@@ -15,9 +16,11 @@ import type { IsolatedBackend } from './isolated-backend.ts';
 export async function sharedPersonas(dsn: string): Promise<string[]> {
   const bridge = bridgeFor(dsn);
   await bridge.ready();
-  const present = bridge.querySync("SELECT to_regclass('runtimectl.personas') IS NOT NULL AS present").rows[0]?.present === true;
-  if (!present) return [];
-  return bridge.querySync('SELECT persona FROM runtimectl.personas ORDER BY persona').rows.map((r) => String(r.persona));
+  // The kernel's schema checked read-only first: a database migrated by a newer kernel, or not yet to this one's layout, is refused in one line.
+  const present = bridge.querySync("SELECT to_regclass('runtimectl_kernel.personas') IS NOT NULL AS now, to_regclass('runtimectl.personas') IS NOT NULL AS before").rows[0];
+  if (present?.now !== true && present?.before !== true) return [];
+  prepareKernelSchema(bridge, true);
+  return bridge.querySync('SELECT persona FROM runtimectl_kernel.personas ORDER BY persona').rows.map((r) => String(r.persona));
 }
 
 /** A persona folder that is never created: a shared store needs none to be read. */

@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { bridgeFor, type PgBridge } from '../../kernel/persistence/postgres/pg-bridge.ts';
-import { prepareKernelSchema } from '../../kernel/persistence/postgres/pg-schema.ts';
+import { personaLogin, prepareKernelSchema } from '../../kernel/persistence/postgres/pg-schema.ts';
 import type { StorageSession } from '../../kernel/persistence/storage-session.ts';
 import { PLUGINS_DIR, PluginRegistry, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { parseBackendName, pluginIdOf, readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
@@ -142,9 +142,16 @@ function sharedDatabase(personaId: string, readonly: boolean, options: OpenBacke
   } catch (error) {
     throw namePersona(error, personaId);
   }
+  let login: string;
+  try {
+    // The persona's own login role (made at its first writable open): every statement its plugin sends runs as it.
+    login = personaLogin(bridge, personaId, readonly).role;
+  } catch (error) {
+    throw namePersona(error, personaId);
+  }
   return {
     prepare: (session: StorageSession) => {
-      session.postgres = { bridge, ...(leaseSeconds === undefined ? {} : { leaseSeconds }) };
+      session.postgres = { bridge, login, ...(leaseSeconds === undefined ? {} : { leaseSeconds }) };
     },
     locations: { events: `${bridge.where}#events(${personaId})`, proposals: `${bridge.where}#proposals(${personaId})` },
   };

@@ -26,18 +26,12 @@ import { checkEventRows, eventLine, type StoredEventRow } from '../events/rows.t
 import { GENESIS_HASH } from '../events/envelope.ts';
 import { noteOpenSegmentEvent } from '../history/open-segment.ts';
 import { checkSealedAtOpen } from '../history/open-check.ts';
-import { ensureHistoryTables, placementHistory } from './placement-history.ts';
+import { placementHistory } from './placement-history.ts';
 import { kernelError } from '../errors.ts';
 import { appendFileDurably } from '../storage/durable-files.ts';
 import { pathArg, storageOp } from './binding-kit.ts';
-import { forgetCheckedPrograms, sqliteConnection } from './sqlite-bindings.ts';
+import { EVENT_ROW_QUERY, KERNEL_EVENTS_DB, kernelEventsDb, pendingMigration, SQLITE_PLACEMENT_DB } from './sqlite-events-db.ts';
 import { FILE_EVENT_PLACEMENTS, placementKey, type EventPlacement, type StorageSession } from './storage-session.ts';
-
-export const EVENTS_TABLE_SQL = `CREATE TABLE IF NOT EXISTS events (
-  seq INTEGER PRIMARY KEY, v INTEGER NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL,
-  prev TEXT NOT NULL, hash TEXT NOT NULL, at TEXT NOT NULL)`;
-
-export const EVENT_ROW_QUERY = 'SELECT seq, v, type, payload, prev, hash, at FROM events ORDER BY seq';
 
 /** sqlite event tables open for appends in this process: two writers would fork the chain. */
 const sqliteOpenForAppend = new Set<string>();
@@ -58,8 +52,14 @@ function filePlacement(session: StorageSession, relative: string): EventPlacemen
   return { kind: 'file', relative: normal, file: session.resolve(normal) };
 }
 
+/**
+ * A sqlite placement: the plugin names its database (persistence.db); the kernel keeps the
+ * events and their history in its own file beside it, logs/events.db (sqlite-events-db.ts).
+ */
 function sqlitePlacement(session: StorageSession, db: string): EventPlacement {
-  return { kind: 'sqlite', db, file: session.resolve(db) };
+  const normal = db.split('/').filter((p) => p !== '' && p !== '.').join('/');
+  if (normal !== SQLITE_PLACEMENT_DB) refused(`"${db}" is not a sqlite event placement (a sqlite backend names ${SQLITE_PLACEMENT_DB}; the kernel keeps its events in ${KERNEL_EVENTS_DB})`);
+  return { kind: 'sqlite', db: KERNEL_EVENTS_DB, file: session.resolve(KERNEL_EVENTS_DB) };
 }
 
 /** The placement the session opened for appends, which a later append must name. */
@@ -199,23 +199,22 @@ export const sqliteEventsOpen = storageOp({
     if (sqliteOpenForAppend.has(placement.file)) {
       throw kernelError('RTC_ERR_EVENTS_BUSY', `${placement.file}: these events are already open for appends in this process; share the one backend`);
     }
-    const db = sqliteConnection(session, a.db, true)!;
-    db.exec(EVENTS_TABLE_SQL);
-    ensureHistoryTables(db);
+    const db = kernelEventsDb(session);
     const options = session.openOptions;
     const head = openRows(checkEventRows(db.prepare(EVENT_ROW_QUERY).iterate() as Iterable<StoredEventRow>, placement.file), placement.file, options.onEvent);
     const { lastSeq } = head;
     const sealed = sealedAtOpen(session, placement, head.segment, placement.file);
     sqliteOpenForAppend.add(placement.file);
     session.closers.push(() => void sqliteOpenForAppend.delete(placement.file));
-    session.opened = { placement, ...head, sealed };
+    const migrated = pendingMigration(db);
+    session.opened = { placement, ...head, sealed, ...(migrated ? { migrated } : {}) };
     return { last_seq: lastSeq, repaired: false };
   },
 });
 
 function insertRows(session: StorageSession, placement: Extract<EventPlacement, { kind: 'sqlite' }>, id: unknown, mode: 'append' | 'import'): number {
   const handed = session.take(id);
-  const db = sqliteConnection(session, placement.db, true)!;
+  const db = kernelEventsDb(session);
   const insert = db.prepare('INSERT INTO events (seq, v, type, payload, prev, hash, at) VALUES (?, 1, ?, ?, ?, ?, ?)');
   const last = db.prepare('SELECT COALESCE(MAX(seq), 0) AS seq FROM events');
   const rows = handed.batch.rows;
@@ -265,9 +264,6 @@ export const sqliteEventsImport = storageOp({
     const placement = sqlitePlacement(session, a.db) as Extract<EventPlacement, { kind: 'sqlite' }>;
     session.pin(placement);
     if (session.opened || sqliteOpenForAppend.has(placement.file)) refused(`${a.db}: events can only be imported into a store that is not open for appends`);
-    const db = sqliteConnection(session, a.db, true)!;
-    db.exec(EVENTS_TABLE_SQL);
-    forgetCheckedPrograms(db);
     return { stored: insertRows(session, placement, a.batch, 'import') };
   },
 });

@@ -8,10 +8,15 @@ import { GENESIS_HASH, type EventEnvelope } from '../events/envelope.ts';
 import { checkEventRows, type StoredEventRow } from '../events/rows.ts';
 import { kernelError } from '../errors.ts';
 import type { EventChainReport } from '../contracts/persistence.ts';
-import { openReadOnly } from './sqlite-bindings.ts';
-import { EVENT_ROW_QUERY } from './event-bindings.ts';
+import { EVENT_ROW_QUERY, openEventsReader } from './sqlite-events-db.ts';
 import type { EventPlacement } from './storage-session.ts';
 import { statSync } from 'node:fs';
+import path from 'node:path';
+
+/** The persona folder of a sqlite placement (its file is <persona>/logs/events.db). */
+function personaOf(p: Extract<EventPlacement, { kind: 'sqlite' }>): string {
+  return path.dirname(path.dirname(p.file));
+}
 
 /** Where a placement is, for messages and `location`. */
 export function placementLocation(p: EventPlacement): string {
@@ -22,14 +27,15 @@ function hasEventsTable(db: import('better-sqlite3').Database): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get() !== undefined;
 }
 
-function* sqliteRows(file: string): Generator<ReturnType<typeof checkEventRows> extends Generator<infer T> ? T : never> {
-  const db = openReadOnly(file);
-  if (db === undefined) return;
+/** A sqlite placement's rows, from the kernel's file (or a previous version's persistence.db not moved yet). */
+function* sqliteRows(p: Extract<EventPlacement, { kind: 'sqlite' }>): Generator<ReturnType<typeof checkEventRows> extends Generator<infer T> ? T : never> {
+  const reader = openEventsReader(personaOf(p));
+  if (reader === undefined) return;
   try {
-    if (!hasEventsTable(db)) return;
-    yield* checkEventRows(db.prepare(EVENT_ROW_QUERY).iterate() as Iterable<StoredEventRow>, file);
+    if (!hasEventsTable(reader.db)) return;
+    yield* checkEventRows(reader.db.prepare(EVENT_ROW_QUERY).iterate() as Iterable<StoredEventRow>, reader.file);
   } finally {
-    db.close();
+    reader.db.close();
   }
 }
 
@@ -59,7 +65,7 @@ export function* readPlacement(p: EventPlacement): Generator<EventEnvelope> {
     return;
   }
   if (p.kind === 'sqlite') {
-    for (const item of sqliteRows(p.file)) {
+    for (const item of sqliteRows(p)) {
       if (item.kind === 'event') {
         yield item.event;
         continue;
@@ -80,11 +86,11 @@ export function verifyPlacement(p: EventPlacement): EventChainReport {
   }
   if (p.kind === 'sqlite') {
     const report: EventChainReport = { file: p.file, exists: false, events: 0, lastSeq: 0, lastHash: GENESIS_HASH, problems: [], ok: true };
-    const db = openReadOnly(p.file);
-    if (db === undefined) return report;
-    db.close();
+    const reader = openEventsReader(personaOf(p));
+    if (reader === undefined) return report;
+    reader.db.close();
     report.exists = true;
-    for (const item of sqliteRows(p.file)) {
+    for (const item of sqliteRows(p)) {
       if (item.kind === 'event') {
         report.events += 1;
         report.lastSeq = item.event.seq;
@@ -108,7 +114,7 @@ export function placementIsEmpty(p: EventPlacement): boolean {
     }
   }
   if (p.kind === 'sqlite') {
-    const db = openReadOnly(p.file);
+    const db = openEventsReader(personaOf(p))?.db;
     if (db === undefined) return true;
     try {
       return !hasEventsTable(db) || db.prepare('SELECT 1 FROM events LIMIT 1').get() === undefined;

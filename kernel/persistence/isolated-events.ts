@@ -31,6 +31,7 @@ import { openSegmentOf } from '../history/open-segment.ts';
 import { eventsAfter } from '../history/reader.ts';
 import { verifyHistory, type HistoryVerifyOptions, type HistoryVerifyReport } from '../history/verify.ts';
 import { placementIsEmpty, placementLocation, readPlacement } from './event-placement.ts';
+import { kernelEventsDb, markMigrationLogged } from './sqlite-events-db.ts';
 import { placementHistory, type PlacementHistory } from './placement-history.ts';
 import type { EventPlacement, StorageSession } from './storage-session.ts';
 
@@ -119,6 +120,11 @@ export class IsolatedEventStore implements EventStore {
       await appendStartupEvents(log, opened);
       // A crashed writer's lease was taken over: the chain says so, right after the reboot that continues it.
       if (opened.tookOverFrom) await log.append('writer_takeover', { previous: { ...opened.tookOverFrom }, last_seq: opened.lastSeq });
+      // The kernel's tables were moved out of a previous version's plugin database: the chain says so, once.
+      if (opened.migrated) {
+        await log.append('storage_migrated', { ...opened.migrated });
+        markMigrationLogged(kernelEventsDb(this.#session));
+      }
       this.#log = log;
       return log;
     })();

@@ -27,9 +27,8 @@ import type { OpenCheck } from '../history/verify.ts';
 import { canonicalJson } from '../events/canonical.ts';
 import { replaceFileDurably } from '../storage/durable-files.ts';
 import { readFileSync } from 'node:fs';
-import { EVENT_ROW_QUERY } from './event-bindings.ts';
-import { forgetCheckedPrograms, openReadOnly, sqliteConnection } from './sqlite-bindings.ts';
-import { HISTORY_TABLES_SQL, sqliteHistoryStorage } from './sqlite-history.ts';
+import { EVENT_ROW_QUERY, kernelEventsDb, openEventsReader } from './sqlite-events-db.ts';
+import { sqliteHistoryStorage } from './sqlite-history.ts';
 import type { EventPlacement, StorageSession } from './storage-session.ts';
 
 export interface PlacementHistory {
@@ -112,8 +111,9 @@ function fileHistory(session: StorageSession, p: Extract<EventPlacement, { kind:
 }
 
 function sqliteHistory(session: StorageSession, p: Extract<EventPlacement, { kind: 'sqlite' }>): PlacementHistory {
+  // Reads go to the kernel's logs/events.db (or, before this version first wrote the persona, the previous layout's persistence.db).
   const read = <T>(fn: (db: Database.Database) => T, empty: T): T => {
-    const db = openReadOnly(p.file);
+    const db = openEventsReader(session.personaDir)?.db;
     if (db === undefined) return empty;
     try {
       return fn(db);
@@ -123,17 +123,16 @@ function sqliteHistory(session: StorageSession, p: Extract<EventPlacement, { kin
   };
   const writer = (what: string): Database.Database => {
     if (session.readonly) throw kernelError('RTC_ERR_PERSISTENCE_READONLY', `cannot ${what}: the persistence backend was opened read-only`);
-    const db = sqliteConnection(session, p.db, true)!;
-    ensureHistoryTables(db);
-    return db;
+    return kernelEventsDb(session);
   };
   const history = sqliteHistoryStorage({ read, writer, readonly: session.readonly }, session.personaId, p.db);
   const rows = function* (start?: ScanStart): Generator<RowItem> {
-    const db = openReadOnly(p.file);
-    if (db === undefined) return;
+    const reader = openEventsReader(session.personaDir);
+    if (reader === undefined) return;
+    const { db, file } = reader;
     try {
       if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").get() === undefined) return;
-      yield* checkEventRows(db.prepare(EVENT_ROW_QUERY).iterate() as Iterable<StoredEventRow>, p.file, start);
+      yield* checkEventRows(db.prepare(EVENT_ROW_QUERY).iterate() as Iterable<StoredEventRow>, file, start);
     } finally {
       db.close();
     }
@@ -169,10 +168,4 @@ function sqliteHistory(session: StorageSession, p: Extract<EventPlacement, { kin
       }).immediate();
     },
   };
-}
-
-/** The kernel's history tables, created with the events table by a writer. */
-export function ensureHistoryTables(db: Database.Database): void {
-  db.exec(HISTORY_TABLES_SQL);
-  forgetCheckedPrograms(db);
 }

@@ -13,23 +13,28 @@
  *            whole transaction is rolled back and the answer is { conflict: index } (how a
  *            change decided on what was read commits only if nobody changed it since)
  *
- * Statements pass sql-guard.ts (no PRAGMA, ATTACH, triggers, ... and nothing naming the
- * kernel's `events` table), and a writing statement's compiled program is checked once per
- * text for writes to the pages of the kernel's tables. Events go through event-bindings.ts.
+ * **What a plugin can reach is its own files, by construction.** The kernel's tables (the
+ * chain and its history) live in another file, `logs/events.db` (sqlite-events-db.ts), which
+ * no plugin connection opens: every database a plugin names is resolved inside the persona
+ * folder (links included) and refused, for reading as for writing, when it is one of the
+ * kernel's files (logs/, trace/, persistence.yaml, the writer lock). A connection holds that
+ * one file: ATTACH, DETACH, VACUUM (INTO), PRAGMA and transaction control are refused by kind
+ * (sqlite-statement.ts), and the connection runs in SQLite's defensive mode with
+ * trusted_schema off and load_extension disabled. Before a plugin's first writable
+ * connection, the kernel moves a previous version's tables out of persistence.db (so no
+ * plugin statement ever runs on a file that still holds them). Events go through
+ * event-bindings.ts.
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DenoOpError } from '../broker/deno-error.ts';
 import { kernelError } from '../errors.ts';
-import { checkPluginSql } from './sql-guard.ts';
+import { checkSqliteStatement } from './sqlite-statement.ts';
 import { pathArg, storageOp } from './binding-kit.ts';
+import { kernelEventsDb } from './sqlite-events-db.ts';
 import type { StorageSession } from './storage-session.ts';
 import { refuseLinkedFiles } from '../storage/no-follow.ts';
-
-/** The kernel's tables in a persona's sqlite database: no plugin statement may name them. */
-/** The kernel's tables in a sqlite placement: the chain and its history (sqlite-history.ts HISTORY_TABLES). */
-export const SQLITE_RESERVED = ['events', 'event_segments', 'event_index', 'event_rollups', 'history_documents'] as const;
 
 type SqlValue = string | number | null;
 
@@ -56,38 +61,6 @@ function isFile(file: string): boolean {
   }
 }
 
-/** Texts whose compiled program was checked, per connection (a new kernel table clears it). */
-const programChecked = new WeakMap<Database.Database, Set<string>>();
-
-function reservedPages(db: Database.Database): Set<number> {
-  const marks = SQLITE_RESERVED.map(() => '?').join(', ');
-  const rows = db.prepare(`SELECT rootpage FROM sqlite_master WHERE tbl_name IN (${marks})`).all(...SQLITE_RESERVED) as { rootpage: number }[];
-  return new Set(rows.map((r) => r.rootpage).filter((p) => p > 0));
-}
-
-/** Refuses a statement whose program would write, clear or drop a kernel table. */
-function checkProgram(db: Database.Database, sql: string, values: SqlValue[]): void {
-  let checked = programChecked.get(db);
-  if (checked === undefined) programChecked.set(db, (checked = new Set()));
-  if (checked.has(sql)) return;
-  const pages = reservedPages(db);
-  if (pages.size > 0) {
-    const program = db.prepare(`EXPLAIN ${sql}`).all(...values) as { opcode: string; p1: number; p2: number; p3: number; p4: unknown }[];
-    for (const op of program) {
-      const hits =
-        (op.opcode === 'OpenWrite' && op.p3 === 0 && pages.has(op.p2)) ||
-        ((op.opcode === 'Destroy' || op.opcode === 'Clear') && pages.has(op.p1)) ||
-        (op.opcode === 'DropTable' && (SQLITE_RESERVED as readonly string[]).includes(String(op.p4).toLowerCase()));
-      if (hits) throw kernelError('RTC_ERR_PERSISTENCE_STATEMENT', `sqlite statement refused: it would write the kernel's events table (${op.opcode})`);
-    }
-  }
-  checked.add(sql);
-}
-
-export function forgetCheckedPrograms(db: Database.Database): void {
-  programChecked.delete(db);
-}
-
 function openFailure(relative: string, error: unknown): never {
   throw kernelError('RTC_ERR_PERSISTENCE_CORRUPT', `${relative}: cannot be opened as a sqlite database (${(error as Error).message.split('\n')[0]}); the file was left untouched`, {
     details: { file: relative },
@@ -95,13 +68,22 @@ function openFailure(relative: string, error: unknown): never {
   });
 }
 
+/** The real path of a database the plugin names: inside the persona folder, and none of the kernel's files. */
+function pluginDatabase(session: StorageSession, relative: string, write: boolean): string {
+  const file = write ? session.resolveForWrite(relative, 'write a database at') : session.resolve(relative);
+  if (session.isKernelPath(file)) {
+    throw new DenoOpError('Error', `RTC_ERR_PERSISTENCE_BACKEND: ${relative}: is the kernel's (the event log and its history, the trace, the backend choice, the writer lock); a plugin's connection opens only its own databases`);
+  }
+  return file;
+}
+
 /**
- * The session's connection to `relative`: the writable one when it is open or `write` asks
- * for it (creating the database), else a read-only one; undefined when reading a database
- * that does not exist.
+ * The session's connection to the plugin's database `relative`: the writable one when it is
+ * open or `write` asks for it (creating the database), else a read-only one; undefined when
+ * reading a database that does not exist.
  */
 export function sqliteConnection(session: StorageSession, relative: string, write: boolean): Database.Database | undefined {
-  const file = write ? session.resolveForWrite(relative, 'write a database at') : session.resolve(relative);
+  const file = pluginDatabase(session, relative, write);
   // SQLite opens the database and its -wal/-shm/-journal by path, following links: a link a
   // plugin's sandboxed child left there (orchestra/ is an executor's to write) is refused first.
   const lexical = path.join(session.personaDir, relative);
@@ -109,6 +91,8 @@ export function sqliteConnection(session: StorageSession, relative: string, writ
   const existing = session.sqlite.get(file);
   if (existing && (existing.writable || !write)) return existing.db;
   if (!write && !isFile(file)) return undefined;
+  // The kernel's events database exists (a previous version's tables moved out of persistence.db) before any plugin write.
+  if (write) kernelEventsDb(session);
   existing?.db.close();
   session.sqlite.delete(file);
   let db: Database.Database;
@@ -120,6 +104,7 @@ export function sqliteConnection(session: StorageSession, relative: string, writ
   }
   try {
     db.pragma('busy_timeout = 5000');
+    db.pragma('trusted_schema = OFF');
     if (write) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
@@ -155,10 +140,9 @@ function sqliteError(relative: string, error: unknown): never {
 
 /** Runs one checked statement: rows for a reader, counts for a writer. */
 function execute(db: Database.Database, relative: string, sql: string, values: SqlValue[]): { rows: Record<string, unknown>[] } | { changes: number; last_insert_rowid: number } {
-  checkPluginSql(sql, 'sqlite', SQLITE_RESERVED);
+  checkSqliteStatement(sql);
   try {
     const stmt = db.prepare(sql);
-    if (!stmt.readonly) checkProgram(db, sql, values);
     if (stmt.reader) return { rows: plainRows(stmt.all(...values)) };
     const info = stmt.run(...values);
     return { changes: info.changes, last_insert_rowid: Number(info.lastInsertRowid) };
@@ -172,7 +156,7 @@ export const sqliteExists = storageOp({
   binding: 'storage.sqlite',
   mode: 'sync',
   parse: (o) => ({ db: pathArg(o, 'db') }),
-  run: (session, a) => ({ exists: isFile(session.resolve(a.db)) }),
+  run: (session, a) => ({ exists: isFile(pluginDatabase(session, a.db, false)) }),
 });
 
 export const sqliteQuery = storageOp({
@@ -183,7 +167,7 @@ export const sqliteQuery = storageOp({
   run(session, a) {
     const db = sqliteConnection(session, a.db, false);
     if (db === undefined) throw new DenoOpError('NotFound', `${a.db}: the database does not exist`);
-    checkPluginSql(a.sql, 'sqlite', SQLITE_RESERVED);
+    checkSqliteStatement(a.sql);
     let stmt: Database.Statement;
     try {
       stmt = db.prepare(a.sql);
@@ -228,7 +212,7 @@ export const sqliteBatch = storageOp({
   },
   run(session, a) {
     const db = sqliteConnection(session, a.db, true)!;
-    for (const s of a.statements) checkPluginSql(s.sql, 'sqlite', SQLITE_RESERVED);
+    for (const s of a.statements) checkSqliteStatement(s.sql);
     const results: unknown[] = [];
     const conflict = new Error('expected changes differ');
     let conflictAt = -1;
@@ -252,15 +236,3 @@ export const sqliteBatch = storageOp({
 });
 
 export const SQLITE_BINDING_OPS = [sqliteExists, sqliteQuery, sqliteRun, sqliteBatch];
-
-/** For the kernel's own reads: a fresh read-only handle, or undefined when there is no database. */
-export function openReadOnly(file: string): Database.Database | undefined {
-  if (!existsSync(file)) return undefined;
-  try {
-    const db = new Database(file, { readonly: true, fileMustExist: true });
-    db.pragma('busy_timeout = 5000');
-    return db;
-  } catch (error) {
-    openFailure(path.basename(file), error);
-  }
-}

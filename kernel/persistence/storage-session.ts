@@ -10,6 +10,8 @@
  * a thousand personas). A token is 128 random bits and valid only on the host that made it.
  */
 import { randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Batch } from '../events/batch.ts';
 import type { FileSink, OpenedHead } from '../events/event-log.ts';
@@ -20,6 +22,7 @@ import { kernelError } from '../errors.ts';
 import { resolveInside } from '../storage/path-guard.ts';
 import type { PgBridge } from './postgres/pg-bridge.ts';
 import type { Lease, LeaseHolder } from './postgres/pg-lease.ts';
+import type { MigrationRecord } from './sqlite-events-db.ts';
 
 /** Where this session's events are: a file the kernel writes (jsonl-fs), a table (sqlite), or rows keyed by persona (postgres). */
 export type EventPlacement =
@@ -34,6 +37,8 @@ export interface OpenedEvents extends OpenedHead {
   sink?: FileSink;
   /** a shared store's previous writer, whose expired lease this session took over */
   tookOverFrom?: LeaseHolder;
+  /** the kernel's tables moved out of a previous version's persistence.db, not yet written to the chain (sqlite-events-db.ts) */
+  migrated?: MigrationRecord;
 }
 
 /** The row storage a ledger session forwards to: the persona's persistence backend, for one ledger file. */
@@ -62,7 +67,7 @@ export const KERNEL_FILES = ['persistence.yaml', 'writer.lock', 'writer.lock.jso
 export const FILE_EVENT_PLACEMENTS = ['logs/events.jsonl'] as const;
 
 export function isKernelFile(relative: string): boolean {
-  const normal = relative.split(/[\\/]+/).filter((p) => p !== '' && p !== '.').join('/');
+  const normal = path.posix.normalize(relative.split(/[\\/]+/).filter((p) => p !== '' && p !== '.').join('/'));
   return KERNEL_FILES.includes(normal as (typeof KERNEL_FILES)[number]) || KERNEL_FILE_PREFIXES.some((prefix) => normal === prefix.slice(0, -1) || normal.startsWith(prefix));
 }
 
@@ -86,12 +91,14 @@ export class StorageSession {
   #nextToStore = 1;
   readonly #reads = new Map<number, EventPlacement | undefined>();
   #nextRead = 1;
-  /** sqlite connections by database path (sqlite-bindings.ts) */
+  /** the plugin's sqlite connections by database path (sqlite-bindings.ts): its own files only */
   readonly sqlite = new Map<string, { db: Database.Database; writable: boolean }>();
+  /** the kernel's own writable connections (sqlite-events-db.ts: logs/events.db), never handed to a plugin op */
+  readonly kernelSqlite = new Map<string, Database.Database>();
   /** a ledger session: where `storage.ledger` forwards to (the persona's backend, ledger-bindings.ts) */
   ledgerRows: LedgerRows | undefined;
-  /** a postgres session: the database and this persona's lease once taken (postgres/pg-bindings.ts) */
-  postgres: { bridge: PgBridge; lease?: Lease; leaseSeconds?: number } | undefined;
+  /** a postgres session: the database, the login role the plugin's statements run as (postgres/pg-roles.ts), and this persona's lease once taken (postgres/pg-bindings.ts) */
+  postgres: { bridge: PgBridge; login?: string; lease?: Lease; leaseSeconds?: number } | undefined;
   /** anything else a binding keeps for the session, closed with it */
   readonly closers: (() => void | Promise<void>)[] = [];
   closed = false;
@@ -108,11 +115,22 @@ export class StorageSession {
     return resolveInside({ code: 'RTC_ERR_PERSISTENCE_PATH_ESCAPE', what: 'persistence path' }, this.personaDir, relative);
   }
 
+  /** Whether a real path (resolve()'s answer) is one of the kernel's files: named lexically or reached through a link. */
+  isKernelPath(file: string): boolean {
+    let root: string;
+    try {
+      root = realpathSync.native(this.personaDir);
+    } catch {
+      root = path.resolve(this.personaDir);
+    }
+    return isKernelFile(path.relative(root, file).split(path.sep).join('/'));
+  }
+
   /** As resolve(), for a write through a generic binding: refused on a read-only session and on the kernel's own files. */
   resolveForWrite(relative: string, what: string): string {
     if (this.readonly) throw new DenoOpError('Error', `RTC_ERR_PERSISTENCE_READONLY: ${relative}: cannot ${what}: the persistence backend was opened read-only`);
     const file = this.resolve(relative);
-    if (isKernelFile(relative)) refused(`${relative}: cannot ${what}: the kernel writes this file itself (the event log, the trace, the backend choice and the writer lock are never a plugin's to write)`);
+    if (isKernelFile(relative) || this.isKernelPath(file)) refused(`${relative}: cannot ${what}: the kernel writes this file itself (the event log, the trace, the backend choice and the writer lock are never a plugin's to write)`);
     return file;
   }
 
@@ -232,7 +250,7 @@ export class StorageHost {
         errors.push(error);
       }
     }
-    for (const { db } of session.sqlite.values()) {
+    for (const db of [...[...session.sqlite.values()].map((c) => c.db), ...session.kernelSqlite.values()]) {
       try {
         db.close();
       } catch (error) {
@@ -240,6 +258,7 @@ export class StorageHost {
       }
     }
     session.sqlite.clear();
+    session.kernelSqlite.clear();
     if (session.opened?.sink) await session.opened.sink.close();
     if (errors.length > 0) throw kernelError('RTC_ERR_PERSISTENCE_BACKEND', `closing the storage of persona ${session.personaId} failed: ${String((errors[0] as Error)?.message ?? errors[0])}`, { internal: true });
   }
@@ -251,7 +270,9 @@ export class StorageHost {
     this.#sessions.delete(session.token);
     for (const close of session.closers.reverse()) void close();
     for (const { db } of session.sqlite.values()) db.close();
+    for (const db of session.kernelSqlite.values()) db.close();
     session.sqlite.clear();
+    session.kernelSqlite.clear();
     if (session.opened?.sink) void session.opened.sink.close();
   }
 

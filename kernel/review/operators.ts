@@ -15,13 +15,14 @@
  * name is the decision's `by` (ratify.ts); the loop checks that again when it applies one.
  */
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { chmodSync, existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { kernelError } from '../errors.ts';
 import { parseYaml, readManifestText, validateManifest } from '../manifest/load.ts';
 import { replaceFileDurably } from '../storage/persona-storage.ts';
+import { checkSecretFile, createSecretFile } from '../storage/secret-file.ts';
 import { actorSchema } from './records.ts';
 
 export const OPERATOR_HOME_ENV = 'RUNTIMECTL_OPERATOR_HOME';
@@ -128,8 +129,7 @@ export function loadOperatorKey(env: Readonly<Record<string, string | undefined>
       details: { file },
     });
   }
-  const mode = statSync(file).mode & 0o077;
-  if (mode !== 0) throw kernelError('RTC_ERR_REVIEW_OPERATOR', `${file}: the operator key is readable by others (mode ${(statSync(file).mode & 0o777).toString(8)}); run "chmod 600 ${file}"`);
+  checkSecretFile(file, 'RTC_ERR_REVIEW_OPERATOR', 'the operator key');
   const doc = readJson(keyFileSchema, file);
   let privateKey: KeyObject;
   try {
@@ -165,8 +165,8 @@ export function initOperator(env: Readonly<Record<string, string | undefined>>, 
   const keyFile = path.join(home, OPERATOR_KEY_FILE);
   if (existsSync(keyFile)) throw kernelError('RTC_ERR_REVIEW_OPERATOR', `${keyFile} already holds an operator key; remove it first to make a new one (decisions it signed stay valid only while its public key is trusted)`);
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  replaceFileDurably(keyFile, `${JSON.stringify({ format: 'runtimectl.operator-key/1', name, private_key: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString() }, null, 2)}\n`);
-  chmodSync(keyFile, 0o600);
+  // Created 0600 in a 0700 folder in one step: the key is never readable by others, not even for a moment.
+  createSecretFile(keyFile, `${JSON.stringify({ format: 'runtimectl.operator-key/1', name, private_key: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString() }, null, 2)}\n`, 'RTC_ERR_REVIEW_OPERATOR');
   trustOperator(env, name, publicPem(publicKey));
   return { name, privateKey, publicKey, fingerprint: keyFingerprint(publicKey) };
 }

@@ -12,7 +12,7 @@ import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
 import { readFileCapped } from './safe-read.ts';
 
 /** The largest blob read back (a proposal's content, a trace text): far above any real one. */
-const BLOB_CAP = 256 * 1024 * 1024;
+export const BLOB_CAP = 256 * 1024 * 1024;
 
 export function sha256Digest(bytes: Buffer | string): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;

@@ -12,7 +12,7 @@ export function ledgerLoad(s: Token, a: { db: string; since: number | null; repa
   const created = since < 0 && rows.length === 0;
   if (created) {
     if (!a.repair) return { missing: true };
-    postgres.batch(s, [{ sql: 'INSERT INTO runtimectl.ledger_changes (persona, db, seq, record) VALUES (current_setting($1), $2, 0, $3) ON CONFLICT DO NOTHING', params: ['runtimectl.persona', a.db, a.init.replace(/\n$/, '')] }]);
+    postgres.batch(s, [{ sql: 'INSERT INTO runtimectl.ledger_changes (persona, db, seq, record) VALUES (runtimectl_api.persona(), $1, 0, $2) ON CONFLICT DO NOTHING', params: [a.db, a.init.replace(/\n$/, '')] }]);
     rows = postgres.query<{ seq: string; record: string }>(s, 'SELECT seq, record FROM runtimectl.ledger_changes WHERE db = $1 AND seq > $2 ORDER BY seq', [a.db, since]).rows;
   }
   const version = rows.length === 0 ? since : Number(rows.at(-1)!.seq);
@@ -22,7 +22,7 @@ export function ledgerLoad(s: Token, a: { db: string; since: number | null; repa
 export function ledgerCommit(s: Token, a: { db: string; base: number; seq: number; change: string; ops: unknown[]; note?: string }) {
   const record = JSON.stringify({ seq: a.seq, change: a.change, ops: a.ops, ...(a.note === undefined ? {} : { note: a.note }) });
   const answer = postgres.batch(s, [
-    { sql: 'INSERT INTO runtimectl.ledger_changes (persona, db, seq, record) VALUES (current_setting($1), $2, $3, $4) ON CONFLICT DO NOTHING', params: ['runtimectl.persona', a.db, a.base + 1, record], expect_rows: 1 },
+    { sql: 'INSERT INTO runtimectl.ledger_changes (persona, db, seq, record) VALUES (runtimectl_api.persona(), $1, $2, $3) ON CONFLICT DO NOTHING', params: [a.db, a.base + 1, record], expect_rows: 1 },
   ]);
   return 'conflict' in answer ? { ok: false } : { ok: true, version: a.base + 1 };
 }

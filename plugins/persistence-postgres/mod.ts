@@ -1,13 +1,15 @@
 /**
  * The `postgres` persistence backend: a persona's state in a shared PostgreSQL database, so a
  * fleet of kernels on several machines keeps every persona in one store the operator already
- * runs. Events (the kernel's `runtimectl.events`, same envelope and hash chain as the other
+ * runs. Events (the kernel's `runtimectl_kernel.events`, same envelope and hash chain as the other
  * backends), brain memory, proposal records, the ledger, and the replay trace with its blobs.
  *
  * Runs in an isolate (sandbox profile `persistence`) and reaches the database only through
- * `storage.postgres`: parameterised statements the kernel runs on its own connection (this
- * plugin never sees the DSN or its password), each in a transaction the kernel scopes to the
- * session's persona by row-level security. Its tables come from versioned migrations
+ * `storage.postgres`: parameterised statements the kernel runs on a connection logged in as
+ * the persona's own role (this plugin never sees the DSN, a password or a role name), which
+ * may touch only the plugins' tables, and only the persona's rows of them (row-level security
+ * on the login: `runtimectl_api.persona()` names the persona; the kernel's tables are in a
+ * schema this role cannot even look into). Its tables come from versioned migrations
  * (schema.ts) run at open; a database migrated by a newer runtimectl is refused untouched.
  * One writer per persona is the kernel's lease (taken when the events open for appends).
  */
@@ -52,7 +54,7 @@ export function readBrain(s: Token): string | null {
 export function writeBrain(s: Token, text: string): void {
   postgres.batch(s, [
     {
-      sql: "INSERT INTO runtimectl.memory (persona, name, content) VALUES (current_setting('runtimectl.persona'), $1, $2) ON CONFLICT (persona, name) DO UPDATE SET content = excluded.content",
+      sql: "INSERT INTO runtimectl.memory (persona, name, content) VALUES (runtimectl_api.persona(), $1, $2) ON CONFLICT (persona, name) DO UPDATE SET content = excluded.content",
       params: [BRAIN_KEY, text],
     },
   ]);
@@ -69,7 +71,7 @@ export function readLongTerm(s: Token): string {
 export function appendLongTerm(s: Token, text: string): void {
   postgres.batch(s, [
     {
-      sql: "INSERT INTO runtimectl.memory (persona, name, content) VALUES (current_setting('runtimectl.persona'), $1, $2) ON CONFLICT (persona, name) DO UPDATE SET content = runtimectl.memory.content || excluded.content",
+      sql: "INSERT INTO runtimectl.memory (persona, name, content) VALUES (runtimectl_api.persona(), $1, $2) ON CONFLICT (persona, name) DO UPDATE SET content = runtimectl.memory.content || excluded.content",
       params: [LONG_TERM_KEY, text],
     },
   ]);
@@ -83,7 +85,7 @@ export function appendProposals(s: Token, lines: string[]): void {
   postgres.batch(s, [
     {
       sql: `INSERT INTO runtimectl.proposals (persona, seq, line)
-            SELECT current_setting('runtimectl.persona'), COALESCE((SELECT max(seq) FROM runtimectl.proposals), 0) + u.ord, u.line
+            SELECT runtimectl_api.persona(), COALESCE((SELECT max(seq) FROM runtimectl.proposals), 0) + u.ord, u.line
             FROM unnest($1::text[]) WITH ORDINALITY AS u(line, ord)`,
       params: [lines],
     },
@@ -102,7 +104,7 @@ export function proposalsIsEmpty(s: Token): boolean {
 export function traceAppend(s: Token, line: string): void {
   postgres.batch(s, [
     {
-      sql: "INSERT INTO runtimectl.trace_records (persona, seq, line) SELECT current_setting('runtimectl.persona'), COALESCE((SELECT max(seq) FROM runtimectl.trace_records), 0) + 1, $1",
+      sql: "INSERT INTO runtimectl.trace_records (persona, seq, line) SELECT runtimectl_api.persona(), COALESCE((SELECT max(seq) FROM runtimectl.trace_records), 0) + 1, $1",
       params: [line],
     },
   ]);
@@ -115,7 +117,7 @@ export function traceLines(s: Token): string[] {
 /** Content-addressed: storing the same digest twice is a no-op (the kernel checks digests on the way out). */
 export function blobPut(s: Token, blob: { digest: string; base64: string }): void {
   postgres.batch(s, [
-    { sql: "INSERT INTO runtimectl.blobs (persona, digest, content) VALUES (current_setting('runtimectl.persona'), $1, $2) ON CONFLICT DO NOTHING", params: [blob.digest, blob.base64] },
+    { sql: "INSERT INTO runtimectl.blobs (persona, digest, content) VALUES (runtimectl_api.persona(), $1, $2) ON CONFLICT DO NOTHING", params: [blob.digest, blob.base64] },
   ]);
 }
 

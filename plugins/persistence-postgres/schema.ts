@@ -1,8 +1,9 @@
 /**
- * The `postgres` backend's tables (schema runtimectl, beside the kernel's events, leases and
- * personas), one row set per persona: the migration that creates them also puts each under
- * row-level security (the kernel does it), so a statement of this plugin sees only the rows
- * of the persona its session is for.
+ * The `postgres` backend's tables (schema runtimectl, the plugins' schema; the kernel's are in
+ * runtimectl_kernel, out of this plugin's reach), one row set per persona: these migrations
+ * run as this plugin's own role, and in the same transaction the kernel puts each table under
+ * row-level security, so a statement of this plugin sees only the rows of the persona its
+ * session is for (the `persona` column defaults to runtimectl_api.persona()).
  *
  *   memory          brain.json and long-term.md, as text
  *   proposals       one row per proposal record, the raw JSON line, in order (seq)

@@ -1,13 +1,15 @@
 /**
- * The `sqlite` persistence backend: a persona's events, brain memory and proposal records in
- * one database, `<persona>/persistence.db` (schema.ts), WAL with synchronous=FULL; its ledger
- * in the sqlite ledger format at the ledger's own path.
+ * The `sqlite` backend: a persona's brain memory and proposal records in one database,
+ * `<persona>/persistence.db` (schema.ts), WAL with synchronous=FULL; its ledger in the sqlite
+ * ledger format at the ledger's own path; its events in the kernel's own database beside it,
+ * `logs/events.db`.
  *
- * Runs in an isolate (sandbox profile `persistence`) and reaches the database only through
- * `storage.sqlite`: parameterised statements on the persona's own database files. The
- * events table is the kernel's: created, appended to (one IMMEDIATE transaction per
- * group-commit batch, whose commit syncs the WAL before any event of it is acknowledged)
- * and verified by the kernel's events binding; no statement of this plugin may name it.
+ * Runs in an isolate (sandbox profile `persistence`) and reaches its databases only through
+ * `storage.sqlite`: parameterised statements on its own database files. The events are the
+ * kernel's: this plugin names the placement (its persistence.db), and the kernel's events
+ * binding creates, appends to (one IMMEDIATE transaction per group-commit batch, whose commit
+ * syncs the WAL before any event of it is acknowledged) and verifies logs/events.db, a file no
+ * connection of this plugin can open.
  */
 import { sqlite, type BatchRef, type Token } from '../persistence-shared/storage.ts';
 import { BRAIN_KEY, checkMeta, createSchema, DB_FILE, LONG_TERM_KEY, upgradeSchema } from './schema.ts';
@@ -38,7 +40,7 @@ function readable(s: Token): boolean {
 }
 
 export function describe(_s: Token) {
-  return { name: 'sqlite', events: DB_FILE, proposals: `${DB_FILE}#proposals`, ledger: 'sqlite' };
+  return { name: 'sqlite', events: 'logs/events.db', proposals: `${DB_FILE}#proposals`, ledger: 'sqlite' };
 }
 
 /** The meta check runs first, through the binding's read-only handle: a newer or foreign database is refused untouched. */

@@ -1,39 +1,30 @@
 /**
- * persistence.db, the `sqlite` backend's one database per persona:
+ * persistence.db, the `sqlite` backend's one database per persona (the plugin's own file):
  *
  *   meta       format, schema_version, persona_id: checked before anything writes (through
  *              the binding's read-only handle), so a newer or foreign database is left untouched
- *   events     the kernel's table (created and written only by the kernel's events binding):
- *              one row per event, the envelope's fields as columns, so the JSONL line of
- *              every event can be rebuilt byte for byte
  *   memory     `brain.json` and `long-term.md`, as text
  *   proposals  one row per proposal record, the raw JSON line
  *
- * Schema 2 adds the event log's history (kernel/history). A segment here is what it is in the
- * jsonl-fs backend: the events table holds the open segment (its first row is the
- * `log_segment` header after the first seal); sealing moves its rows, in one transaction,
- * into one row of `event_segments` (the gzip of their exact JSONL lines, the same bytes the
- * jsonl-fs backend stores as a file) and one line of `event_index`, and leaves the header of
- * the next segment as the events table's only row. An archived segment keeps its row with
- * `data` NULL and the stub (its digests and where it went) in `stub`.
+ * The event log is the kernel's and is not in this file (schema 3): the kernel keeps the chain
+ * and its history (`events`, `event_segments`, `event_index`, `event_rollups`,
+ * `history_documents`) in its own database beside it, `logs/events.db`
+ * (kernel/persistence/sqlite-events-db.ts), which no statement of this plugin can reach. A
+ * segment there is what it is in the jsonl-fs backend (the gzip of its exact JSONL lines).
  *
- *   event_segments      segment, data (gzip, or NULL when archived), stub (JSON, when archived)
- *   event_index         segment, line: the index entry
- *   event_rollups       segment, line: the segment's rollup (status and activity read these)
- *   history_documents   name, content: the checkpoint (and documents set aside as evidence)
- *
- * The history tables, like `events`, are the kernel's (kernel/persistence/sqlite-history.ts):
- * created and written only by the kernel, out of the plugin's statements' reach. A schema-1
- * database is upgraded by the first writable open; a kernel that only knows schema 1 refuses
- * a schema-2 database as newer, as it must: it would not see the sealed events.
+ * Schema 1 had the kernel's `events` table in this file; schema 2 added the kernel's history
+ * tables beside it. The kernel moves them out to logs/events.db at the first writable open
+ * by this version (recorded in its kernel_meta and in the chain as `storage_migrated`), and
+ * this plugin then records schema 3, so a runtimectl that still expects the events here
+ * refuses the file as newer instead of starting a second chain.
  */
 import { coded, sqlite, type Token } from '../persistence-shared/storage.ts';
 
 export const DB_FILE = 'persistence.db';
 export const DB_FORMAT = 'runtimectl-persistence-sqlite';
-export const DB_SCHEMA_VERSION = 2;
+export const DB_SCHEMA_VERSION = 3;
 
-/** Version 1's tables besides the kernel's `events` (same definitions as before backends were isolated). */
+/** The plugin's tables (same definitions since version 1). */
 const SCHEMA_V1 = [
   'CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
   'CREATE TABLE IF NOT EXISTS memory (name TEXT PRIMARY KEY, content TEXT NOT NULL)',
@@ -81,7 +72,7 @@ export function checkMeta(s: Token, personaId: string): boolean {
   return true;
 }
 
-/** Creates the plugin's tables and meta, all or nothing (the kernel creates its own: events and the history tables). */
+/** Creates the plugin's tables and meta, all or nothing (the kernel's are in its own file). */
 export function createSchema(s: Token, personaId: string): void {
   sqlite.batch(s, DB_FILE, [
     ...SCHEMA_V1.map((sql) => ({ sql })),
@@ -92,8 +83,9 @@ export function createSchema(s: Token, personaId: string): void {
 }
 
 /**
- * Brings a schema-1 database to schema 2 (writable sessions only). Schema 2's new tables are the
- * kernel's history tables, which the kernel's events binding creates; the plugin records the version.
+ * Brings a schema-1 or -2 database to schema 3 (writable sessions only). What changed is the
+ * kernel's: its tables were moved out (the kernel did it before this plugin's first write
+ * reached the file); the plugin records the version.
  */
 export function upgradeSchema(s: Token): void {
   const version = Number(sqlite.query<{ value: string }>(s, DB_FILE, "SELECT value FROM meta WHERE key = 'schema_version'")[0]?.value);

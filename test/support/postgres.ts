@@ -6,7 +6,7 @@
  * refuses root), through `runuser`.
  *
  * The cluster has a superuser `rtc_admin` (for the tests' own set-up and sabotage) and the
- * application role `runtimectl` (LOGIN, password, owner of database `runtimectl`, no
+ * application role `runtimectl` (LOGIN, CREATEROLE, password, owner of database `runtimectl`, no
  * superuser: the role a kernel connects as, so row-level security applies to it).
  *
  * Without PostgreSQL binaries the suites skip with a visible reason, unless
@@ -113,7 +113,8 @@ export async function startPostgres(options: { tcp?: boolean } = {}): Promise<Te
   const admin = (sql: string, database = 'runtimectl'): string => execFileSync(process.execPath, adminArgs(sql, database), { encoding: 'utf8', cwd });
   const adminAsync = (sql: string, database = 'runtimectl'): Promise<string> =>
     new Promise((resolve, reject) => execFile(process.execPath, adminArgs(sql, database), { encoding: 'utf8', cwd }, (error, stdout) => (error ? reject(error) : resolve(stdout))));
-  admin(`CREATE ROLE runtimectl LOGIN PASSWORD '${APP_PASSWORD}'`, 'postgres');
+  // CREATEROLE: the kernel makes the roles plugin statements run as (kernel/persistence/postgres/pg-roles.ts).
+  admin(`CREATE ROLE runtimectl LOGIN CREATEROLE PASSWORD '${APP_PASSWORD}'`, 'postgres');
   admin('CREATE DATABASE runtimectl OWNER runtimectl', 'postgres');
   const dsn = `postgres://runtimectl:${APP_PASSWORD}@localhost/runtimectl?host=${encodeURIComponent(root)}&port=${port}`;
   let stopped = false;

@@ -54,7 +54,7 @@ export function snapshot(dir: string): Map<string, string> {
     const file = path.join(dir, rel);
     if (!fs.statSync(file).isFile()) continue;
     // sqlite may create its -wal/-shm sidecars for a handle that only reads
-    if (/persistence\.db-(wal|shm)$/.test(rel)) continue;
+    if (/(persistence|events)\.db-(wal|shm)$/.test(rel)) continue;
     // the writer lock (kernel/storage/writer-lock.ts) is taken by every writer, refused or not: it is no state
     if (/(^|\/)writer\.lock(\.json)?(-\w+)?$/.test(rel)) continue;
     out.set(rel, createHash('sha256').update(fs.readFileSync(file)).digest('hex'));

@@ -215,7 +215,8 @@ test('an edited last sealed segment is refused at start; an edited older one is 
 test('sqlite: a deleted or edited sealed segment row is refused at start, and the database is left as it is', async () => {
   const p = idlePersona('sqlite');
   await p.cycles(60);
-  const db = path.join(p.personaDir, 'persistence.db');
+  // The kernel's events database (kernel/persistence/sqlite-events-db.ts), beside the plugin's persistence.db.
+  const db = path.join(p.personaDir, 'logs', 'events.db');
   const dump = () => {
     const h = new Database(db, { readonly: true });
     try {
@@ -236,7 +237,7 @@ test('sqlite: a deleted or edited sealed segment row is refused at start, and th
 
   const q = idlePersona('sqlite');
   await q.cycles(60);
-  const db2 = path.join(q.personaDir, 'persistence.db');
+  const db2 = path.join(q.personaDir, 'logs', 'events.db');
   const h = new Database(db2);
   const last = (h.prepare('SELECT MAX(segment) AS n FROM event_segments').get() as { n: number }).n;
   const row = h.prepare('SELECT data FROM event_segments WHERE segment = ?').get(last) as { data: Buffer };

@@ -127,7 +127,7 @@ test('runtimectl persistence export within one persona, there and back, with the
 
   const again = await cli(['persistence', 'export', '--persona', 'alice', '--to', 'sqlite', '--state-dir', state], state);
   assert.equal(again.status, 1);
-  assert.match(again.stderr, /^runtimectl: RTC_ERR_PERSISTENCE_EXPORT: the sqlite backend of persona alice is not empty \(events \(persistence\.db\), memory, proposals\)/);
+  assert.match(again.stderr, /^runtimectl: RTC_ERR_PERSISTENCE_EXPORT: the sqlite backend of persona alice is not empty \(events \(logs\/events\.db\), memory, proposals\)/);
   assert.equal(again.stderr.trim().split('\n').length, 1);
 
   // Switching: the operator clears the old backend's files (kept aside here), and exports back with --switch.

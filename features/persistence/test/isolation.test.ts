@@ -162,54 +162,7 @@ test('a backend cannot point the kernel at events it wrote itself, or hide where
   }
 });
 
-test('sqlite: no statement of a backend may write, drop, rename or hang a trigger on the kernel\'s events table', async () => {
-  const dir = personaDir();
-  setAttack(dir, 'sqlite');
-  const b = await hostile(dir, 'sqlite');
-  try {
-    await b.events.append('test.tick', { i: 1 });
-    await b.events.append('test.tick', { i: 2 });
-    await b.events.flush();
-    const db = path.join(dir, 'persistence.db');
-    const attempts = [
-      'UPDATE events SET payload = \'{"forged":true}\' WHERE seq = 1',
-      'DELETE FROM events WHERE seq = 2',
-      'DROP TABLE events',
-      'DROP TABLE IF EXISTS "EVENTS"',
-      'ALTER TABLE events RENAME TO old_events',
-      "INSERT INTO main.events (seq, v, type, payload, prev, hash, at) VALUES (3, 1, 'forged', '{}', 'x', 'y', 'z')",
-      'INSERT INTO [events] SELECT * FROM [events]',
-      'INSERT INTO `Events` DEFAULT VALUES',
-      'CREATE TRIGGER t AFTER INSERT ON memory BEGIN DELETE FROM ev; END',
-      'CREATE VIEW v AS SELECT 1',
-      'PRAGMA writable_schema = ON',
-      "ATTACH DATABASE 'other.db' AS o",
-      "VACUUM INTO 'copy.db'",
-      'BEGIN',
-      "SELECT load_extension('x')",
-      'CREATE TABLE t (a); DROP TABLE events',
-      "SELECT 1 /* ; */; DELETE FROM events",
-      "SELECT $name",
-    ];
-    for (const sql of attempts) {
-      refusedWith(await tryOp(b, { op: 'storage.sqlite.run', args: { db: 'persistence.db', sql } }), /RTC_ERR_PERSISTENCE_STATEMENT: sqlite statement refused/);
-      refusedWith(await tryOp(b, { op: 'storage.sqlite.batch', args: { db: 'persistence.db', statements: [{ sql: 'CREATE TABLE IF NOT EXISTS ok (a)' }, { sql }] } }), /RTC_ERR_PERSISTENCE_STATEMENT/);
-    }
-    // Its own tables are its business.
-    assert.equal((await tryOp(b, { op: 'storage.sqlite.run', args: { db: 'persistence.db', sql: 'CREATE TABLE IF NOT EXISTS mine (a TEXT)' } })).error, undefined);
-    assert.equal((await tryOp(b, { op: 'storage.sqlite.run', args: { db: 'persistence.db', sql: 'INSERT INTO mine (a) VALUES (?)', params: ['events'] } })).error, undefined, 'the word in a value is data, not a name');
-    assert.equal((await tryOp(b, { op: 'storage.sqlite.batch', args: { db: 'persistence.db', statements: [{ sql: 'CREATE TABLE IF NOT EXISTS ok (a)' }] } })).error, undefined);
-    assert.equal(fs.existsSync(path.join(dir, 'other.db')) || fs.existsSync(path.join(dir, 'copy.db')), false);
-    assert.equal(b.events.verify().ok, true);
-    assert.deepEqual([...b.events.read()].map((e) => [e.seq, e.type]), [
-      [1, 'test.tick'],
-      [2, 'test.tick'],
-    ]);
-    assert.ok(fs.statSync(db).size > 0);
-  } finally {
-    await b.close();
-  }
-});
+// sqlite: what a backend's statements can reach (only its own file) is sqlite-reach.test.ts.
 
 test('how plugins are held to the backend contract: kind, declared bindings, exports, in-process sandbox', async () => {
   const dir = personaDir();

@@ -15,8 +15,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { postgresSkipReason, startPostgres, type TestPostgres } from '../../../test/support/postgres.ts';
-import { closeBridges, PgBridge } from '../../../kernel/persistence/postgres/pg-bridge.ts';
+import { APP_PASSWORD, postgresSkipReason, startPostgres, type TestPostgres } from '../../../test/support/postgres.ts';
+import { loginRole, nobodyRole, rolePrefix } from '../../../kernel/persistence/postgres/pg-roles.ts';
+import { closeBridges } from '../../../kernel/persistence/postgres/pg-bridge.ts';
 import { copyPersistence, eventLine, openBackend, writePersistenceConfig } from '../index.ts';
 import type { IsolatedBackend } from '../isolated-backend.ts';
 import { main } from '../../../cli/main.ts';
@@ -41,12 +42,12 @@ function rowsOf(sql: string): Record<string, unknown>[] {
 /** What the database holds for one persona, table by table (a reader must change none of it). */
 function fingerprint(dir: string): unknown {
   const persona = path.basename(dir);
-  const q = (table: string, cols: string) => rowsOf(`SELECT ${cols} FROM runtimectl.${table} WHERE persona = '${persona}' ORDER BY 1, 2`);
+  const q = (table: string, cols: string) => rowsOf(`SELECT ${cols} FROM ${table} WHERE persona = '${persona}' ORDER BY 1, 2`);
   return {
-    events: q('events', 'seq, hash'),
-    memory: q('memory', 'name, md5(content)'),
-    proposals: q('proposals', 'seq, md5(line)'),
-    ledger: q('ledger_changes', 'db, seq, md5(record)'),
+    events: q('runtimectl_kernel.events', 'seq, hash'),
+    memory: q('runtimectl.memory', 'name, md5(content)'),
+    proposals: q('runtimectl.proposals', 'seq, md5(line)'),
+    ledger: q('runtimectl.ledger_changes', 'db, seq, md5(record)'),
   };
 }
 
@@ -132,10 +133,10 @@ describe('persistence.postgres on a real server', { skip }, () => {
     assert.equal(await backend.events.seal().then((o) => o?.entry.segment), 3);
     assert.equal(await backend.events.seal(), undefined, 'a segment holding only its header is not sealed');
     await backend.close();
-    // Only the open segment (its header) stays in runtimectl.events; the sealed ones are rows of event_segments.
-    assert.deepEqual(rowsOf(`SELECT count(*)::int AS n FROM runtimectl.events WHERE persona = '${persona}'`), [{ n: 1 }]);
-    assert.deepEqual(rowsOf(`SELECT segment FROM runtimectl.event_segments WHERE persona = '${persona}' ORDER BY segment`), [{ segment: 1 }, { segment: 2 }, { segment: 3 }]);
-    assert.equal(rowsOf(`SELECT count(*)::int AS n FROM runtimectl.event_rollups WHERE persona = '${persona}'`)[0]!.n, 3);
+    // Only the open segment (its header) stays in runtimectl_kernel.events; the sealed ones are rows of event_segments.
+    assert.deepEqual(rowsOf(`SELECT count(*)::int AS n FROM runtimectl_kernel.events WHERE persona = '${persona}'`), [{ n: 1 }]);
+    assert.deepEqual(rowsOf(`SELECT segment FROM runtimectl_kernel.event_segments WHERE persona = '${persona}' ORDER BY segment`), [{ segment: 1 }, { segment: 2 }, { segment: 3 }]);
+    assert.equal(rowsOf(`SELECT count(*)::int AS n FROM runtimectl_kernel.event_rollups WHERE persona = '${persona}'`)[0]!.n, 3);
 
     // A reopen checks the sealed side and continues the chain after the header.
     const again = await openBackend(dir, 'postgres', { dsn: pg.dsn, now: pinnedClock() });
@@ -163,12 +164,12 @@ describe('persistence.postgres on a real server', { skip }, () => {
     await reader.close();
 
     // An edited sealed segment is refused at the next open, naming it; the rows are left as they are.
-    pg.admin(`UPDATE runtimectl.event_segments SET data = decode('00', 'hex') WHERE persona = '${persona}' AND segment = 3`);
-    const before = rowsOf(`SELECT count(*)::int AS n FROM runtimectl.events WHERE persona = '${persona}'`);
+    pg.admin(`UPDATE runtimectl_kernel.event_segments SET data = decode('00', 'hex') WHERE persona = '${persona}' AND segment = 3`);
+    const before = rowsOf(`SELECT count(*)::int AS n FROM runtimectl_kernel.events WHERE persona = '${persona}'`);
     const broken = await openBackend(dir, 'postgres', { dsn: pg.dsn });
     await assert.rejects(broken.events.open(), (e: Error & { code?: string }) => e.code?.startsWith('RTC_ERR_HISTORY') === true && e.message.includes('event_segments'));
     await broken.close();
-    assert.deepEqual(rowsOf(`SELECT count(*)::int AS n FROM runtimectl.events WHERE persona = '${persona}'`), before);
+    assert.deepEqual(rowsOf(`SELECT count(*)::int AS n FROM runtimectl_kernel.events WHERE persona = '${persona}'`), before);
   });
 
   test('a database migrated by a newer runtimectl is refused with one line, untouched', async () => {
@@ -177,25 +178,25 @@ describe('persistence.postgres on a real server', { skip }, () => {
     await warm.events.append('test.one', {});
     await warm.close();
     for (const component of ['kernel', 'persistence.postgres']) {
-      pg.admin(`UPDATE runtimectl.schema_versions SET version = version + 98 WHERE component = '${component}'`);
+      pg.admin(`UPDATE runtimectl_kernel.schema_versions SET version = version + 98 WHERE component = '${component}'`);
       try {
         // A DSN this process has not checked yet (a kernel starting against the upgraded database).
         const dsn = `${pg.dsn}&application_name=${component.replace('.', '-')}`;
-        const before = rowsOf(`SELECT count(*)::int AS n FROM runtimectl.events`);
+        const before = rowsOf(`SELECT count(*)::int AS n FROM runtimectl_kernel.events`);
         await assertRejectsKernel(() => openBackend(personaDir(persona), 'postgres', { dsn }), 'RTC_ERR_PERSISTENCE_SCHEMA_NEWER', `persona ${persona}`, `the ${component} schema is version`, 'upgrade runtimectl');
-        assert.deepEqual(rowsOf(`SELECT count(*)::int AS n FROM runtimectl.events`), before);
+        assert.deepEqual(rowsOf(`SELECT count(*)::int AS n FROM runtimectl_kernel.events`), before);
       } finally {
-        pg.admin(`UPDATE runtimectl.schema_versions SET version = version - 98 WHERE component = '${component}'`);
+        pg.admin(`UPDATE runtimectl_kernel.schema_versions SET version = version - 98 WHERE component = '${component}'`);
       }
     }
-    const tables = rowsOf("SELECT component, version FROM runtimectl.schema_versions ORDER BY component");
+    const tables = rowsOf("SELECT component, version FROM runtimectl_kernel.schema_versions ORDER BY component");
     assert.deepEqual(tables, [
-      { component: 'kernel', version: 2 },
+      { component: 'kernel', version: 3 },
       { component: 'persistence.postgres', version: 1 },
     ]);
   });
 
-  test('row-level security keeps each persona to its own rows, and the DSN role may not bypass it', async () => {
+  test('row-level security keeps each persona to its own rows by its login role; the DSN role may not bypass it, and needs CREATEROLE', async () => {
     const a = fresh('rls');
     const b = fresh('rls');
     for (const [p, text] of [
@@ -206,64 +207,26 @@ describe('persistence.postgres on a real server', { skip }, () => {
       backend.memory.writeBrain(text);
       await backend.close();
     }
-    // The kernel's own connection, scoped to persona a, as every plugin statement is.
-    const bridge = new PgBridge(pg.dsn);
-    try {
-      const seen = bridge.querySync('SELECT persona, content FROM runtimectl.memory', [], a).rows;
-      assert.deepEqual(seen, [{ persona: a, content: '{"owner":"a"}' }]);
-      const unscoped = bridge.querySync('SELECT count(*)::int AS n FROM runtimectl.memory').rows;
-      assert.deepEqual(unscoped, [{ n: 0 }], 'without a persona, no row is visible');
-      await assert.rejects(
-        bridge.tx({ statements: [{ sql: "INSERT INTO runtimectl.memory (persona, name, content) VALUES ($1, 'brain.json', '{}')", params: [b] }], persona: a }),
-        /row-level security/,
-      );
-    } finally {
-      await bridge.close();
-    }
+    // As persona a's own role (what its plugin's statements run as; SET SESSION AUTHORIZATION is the superuser's test tool).
+    const prefix = rolePrefix('runtimectl');
+    const as = (role: string, sql: string) => rowsOf(`SET SESSION AUTHORIZATION ${role}; ${sql}`);
+    assert.deepEqual(as(loginRole(prefix, 'persona', a), 'SELECT persona, content FROM runtimectl.memory'), [{ persona: a, content: '{"owner":"a"}' }]);
+    assert.deepEqual(as(loginRole(prefix, 'reader', b), 'SELECT persona, content FROM runtimectl.memory'), [{ persona: b, content: '{"owner":"b"}' }]);
+    assert.deepEqual(as(nobodyRole(prefix), 'SELECT count(*)::int AS n FROM runtimectl.memory'), [{ n: 0 }], 'a role of no persona sees no row');
+    assert.throws(() => as(loginRole(prefix, 'persona', a), `INSERT INTO runtimectl.memory (persona, name, content) VALUES ('${b}', 'brain.json', '{}')`), /row-level security/);
+    assert.throws(() => as(loginRole(prefix, 'reader', a), "INSERT INTO runtimectl.memory (name, content) VALUES ('x', '{}')"), /permission denied/);
+    // The kernel's role owns no plugin table and reads none.
+    assert.throws(() => rowsOf('SET SESSION AUTHORIZATION runtimectl; SELECT count(*) FROM runtimectl.memory'), /permission denied/);
     // A superuser DSN would bypass row-level security: refused with one line.
     await assertRejectsKernel(() => openBackend(personaDir(fresh()), 'postgres', { dsn: pg.adminDsn.replace('/postgres?', '/runtimectl?') }), 'RTC_ERR_PERSISTENCE_CONFIG', 'superuser', 'connect as a plain role');
+    // A writer's DSN role without CREATEROLE cannot make the plugins' roles: refused with one line naming the fix.
+    pg.admin("CREATE ROLE rtc_plain LOGIN PASSWORD 'plain-secret'", 'postgres');
+    pg.admin('GRANT CONNECT ON DATABASE runtimectl TO rtc_plain', 'postgres');
+    const plain = pg.dsn.replace(`runtimectl:${APP_PASSWORD}@`, 'rtc_plain:plain-secret@');
+    await assertRejectsKernel(() => openBackend(personaDir(fresh()), 'postgres', { dsn: plain }), 'RTC_ERR_PERSISTENCE_CONFIG', 'lacks CREATEROLE', 'ALTER ROLE rtc_plain CREATEROLE');
   });
 
-  test('a hostile postgres backend cannot write the chain or the lease, change its persona, or run code in the server', async () => {
-    const plugins = tempDir('rtc-pg-plugins-');
-    const folder = path.join(plugins, 'persistence-hostile-pg');
-    fs.mkdirSync(folder, { recursive: true });
-    fs.copyFileSync(path.join(HERE, 'fixtures', 'plugins', 'persistence-hostile', 'mod.ts'), path.join(folder, 'mod.ts'));
-    const manifest = fs.readFileSync(path.join(HERE, 'fixtures', 'plugins', 'persistence-hostile', 'plugin.yaml'), 'utf8').replace('id: persistence.hostile', 'id: persistence.hostile-pg').replace('bindings: [storage.files, storage.sqlite]', 'bindings: [storage.files, storage.postgres]');
-    fs.writeFileSync(path.join(folder, 'plugin.yaml'), manifest);
-    const persona = fresh('hostile');
-    const dir = personaDir(persona);
-    fs.writeFileSync(path.join(dir, 'attack.txt'), '');
-    const backend = (await openBackend(dir, 'hostile-pg', { dsn: pg.dsn, pluginsDir: plugins })) as IsolatedBackend;
-    try {
-      for (const sql of [
-        "UPDATE runtimectl.events SET payload = '{}'",
-        'DELETE FROM events',
-        'INSERT INTO "EVENTS" SELECT * FROM runtimectl.events',
-        'DELETE FROM runtimectl.leases',
-        'UPDATE runtimectl.schema_versions SET version = 0',
-        "SELECT set_config('runtimectl.persona', 'someone-else', true)",
-        "SELECT pg_advisory_lock(1)",
-        "DO $$ BEGIN EXECUTE 'DELETE FROM runtimectl.ev' || 'ents'; END $$",
-        'CREATE FUNCTION f() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$',
-        'CREATE TABLE runtimectl.mine (persona text)',
-        "SELECT pg_read_file('/etc/passwd')",
-        "COPY runtimectl.memory TO '/tmp/x'",
-        'SET ROLE rtc_admin',
-        'SELECT 1; SELECT 2',
-      ]) {
-        const answer = (await backend.callPlugin('tryOp', { op: 'storage.postgres.query', args: { sql } })) as { ok?: unknown; error?: string };
-        assert.ok(answer.error?.includes('RTC_ERR_PERSISTENCE_STATEMENT'), `${sql}: ${JSON.stringify(answer)}`);
-      }
-      const migrate = (await backend.callPlugin('tryOp', { op: 'storage.postgres.migrate', args: { migrations: [{ version: 1, statements: ['CREATE TABLE public.outside (persona text)'] }] } })) as { error?: string };
-      assert.match(migrate.error ?? '', /tables live in schema runtimectl/);
-      const noPersona = (await backend.callPlugin('tryOp', { op: 'storage.postgres.migrate', args: { migrations: [{ version: 1, statements: ['CREATE TABLE runtimectl.hostile_bare (x text)'] }] } })) as { error?: string };
-      assert.match(noPersona.error ?? '', /has no persona column/);
-      assert.deepEqual(rowsOf("SELECT to_regclass('runtimectl.hostile_bare') IS NULL AS gone"), [{ gone: true }], 'the refused migration left nothing');
-    } finally {
-      await backend.close();
-    }
-  });
+  // What a hostile plugin's statements and migrations can reach: postgres-reach.test.ts.
 
   test('bad input is one line naming the persona: unreachable database, wrong password, no DSN', async () => {
     const persona = fresh();
@@ -380,9 +343,9 @@ describe('persistence.postgres on a real server', { skip }, () => {
     // (the kernel creates the schema: until it has, there are no cycles)
     const count = () => {
       try {
-        return Number(rowsOf(`SELECT count(*)::int AS n FROM runtimectl.events WHERE persona = '${id}' AND type = 'continuous_loop_cycle'`)[0]!.n);
+        return Number(rowsOf(`SELECT count(*)::int AS n FROM runtimectl_kernel.events WHERE persona = '${id}' AND type = 'continuous_loop_cycle'`)[0]!.n);
       } catch (error) {
-        if (/relation "runtimectl.events" does not exist/.test(String(error))) return 0;
+        if (/relation "runtimectl_kernel.events" does not exist/.test(String(error))) return 0;
         throw error;
       }
     };
@@ -407,7 +370,7 @@ describe('persistence.postgres on a real server', { skip }, () => {
     await second.close();
 
     // After it expires, the next kernel takes over: verifies the stored chain and continues it.
-    const expires = Date.parse(String(rowsOf(`SELECT expires_at FROM runtimectl.leases WHERE persona = '${id}'`)[0]!.expires_at));
+    const expires = Date.parse(String(rowsOf(`SELECT expires_at FROM runtimectl_kernel.leases WHERE persona = '${id}'`)[0]!.expires_at));
     await new Promise((r) => setTimeout(r, Math.max(0, expires - Date.now()) + 500));
     const next = spawnSync(process.execPath, ['--no-node-snapshot', path.join(ROOT, 'bin', 'runtimectl.js'), 'run', '--persona', persona.file, '--state-dir', stateDir, '--cycles', '2', '--every', '0', '--no-spend'], { cwd: dir, env, encoding: 'utf8' });
     assert.equal(next.status, 0, next.stderr);

@@ -19,18 +19,19 @@ async function sqlitePersona(events = 5): Promise<string> {
   return dir;
 }
 
-function editDb(dir: string, sql: string): void {
-  const db = new Database(path.join(dir, 'persistence.db'));
+/** Edits the plugin's database (`file` persistence.db) or the kernel's (logs/events.db) behind the backend's back. */
+function editDb(dir: string, sql: string, file = 'persistence.db'): void {
+  const db = new Database(path.join(dir, file));
   db.exec(sql);
   db.close();
 }
 
 test('a sqlite database from a newer schema version is refused and left byte for byte', async () => {
   const dir = await sqlitePersona();
-  editDb(dir, "UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+  editDb(dir, "UPDATE meta SET value = '4' WHERE key = 'schema_version'");
   const db = path.join(dir, 'persistence.db');
   const before = sha256File(db);
-  await assertRejectsKernel(() => openBackend(dir, 'sqlite'), 'RTC_ERR_PERSISTENCE_SCHEMA_NEWER', 'persistence.db: schema version 3 is newer than the 2', 'left untouched');
+  await assertRejectsKernel(() => openBackend(dir, 'sqlite'), 'RTC_ERR_PERSISTENCE_SCHEMA_NEWER', 'persistence.db: schema version 4 is newer than the 3', 'left untouched');
   await assertRejectsKernel(() => openBackend(dir, 'sqlite', { readonly: true }), 'RTC_ERR_PERSISTENCE_SCHEMA_NEWER');
   assert.equal(sha256File(db), before);
 });
@@ -56,7 +57,7 @@ test('a persistence.yaml from a newer schema version, or naming nonsense, is ref
 
 test('an edited or deleted sqlite event is caught by verify, and refused at open with the database untouched', async () => {
   const dir = await sqlitePersona(6);
-  editDb(dir, `UPDATE events SET payload = '{"i":99}' WHERE seq = 3`);
+  editDb(dir, `UPDATE events SET payload = '{"i":99}' WHERE seq = 3`, 'logs/events.db');
   const reader = await openBackend(dir, 'sqlite', { readonly: true });
   const report = reader.events.verify();
   assert.equal(report.ok, false);
@@ -67,14 +68,14 @@ test('an edited or deleted sqlite event is caught by verify, and refused at open
   assert.match(report.problems[0]!.what, /the event was edited/);
   assert.throws(() => [...reader.events.read()], /\(seq 3\).*edited/);
   await reader.close();
-  const before = sha256File(path.join(dir, 'persistence.db'));
+  const before = sha256File(path.join(dir, 'logs', 'events.db'));
   const writer = await openBackend(dir, 'sqlite');
-  await assertRejectsKernel(() => writer.events.append('test.more', {}), 'RTC_ERR_EVENTS_CHAIN', 'persistence.db (seq 3)', 'left as it is');
+  await assertRejectsKernel(() => writer.events.append('test.more', {}), 'RTC_ERR_EVENTS_CHAIN', 'logs/events.db (seq 3)', 'left as it is');
   await writer.close();
-  assert.equal(sha256File(path.join(dir, 'persistence.db')), before);
+  assert.equal(sha256File(path.join(dir, 'logs', 'events.db')), before);
 
   const gap = await sqlitePersona(6);
-  editDb(gap, 'DELETE FROM events WHERE seq = 4');
+  editDb(gap, 'DELETE FROM events WHERE seq = 4', 'logs/events.db');
   const gapReader = await openBackend(gap, 'sqlite', { readonly: true });
   assert.match(gapReader.events.verify().problems[0]!.what, /seq 5 where seq 4 was expected \(an event is missing/);
   await gapReader.close();
@@ -86,4 +87,16 @@ test("another persona's database is refused", async () => {
   fs.mkdirSync(other);
   fs.copyFileSync(path.join(dir, 'persistence.db'), path.join(other, 'persistence.db'));
   await assertRejectsKernel(() => openBackend(other, 'sqlite'), 'RTC_ERR_PERSISTENCE_CORRUPT', 'belongs to persona "alice", not bob');
+  // So is another persona's event database (the kernel's logs/events.db), at the first write.
+  const third = path.join(path.dirname(dir), 'carol');
+  fs.mkdirSync(path.join(third, 'logs'), { recursive: true });
+  fs.copyFileSync(path.join(dir, 'logs', 'events.db'), path.join(third, 'logs', 'events.db'));
+  const before = sha256File(path.join(third, 'logs', 'events.db'));
+  const carol = await openBackend(third, 'sqlite');
+  try {
+    await assertRejectsKernel(() => carol.events.append('test.tick', {}), 'RTC_ERR_PERSISTENCE_CORRUPT', 'carol/logs/events.db: belongs to persona "alice", not carol');
+  } finally {
+    await carol.close();
+  }
+  assert.equal(sha256File(path.join(third, 'logs', 'events.db')), before);
 });

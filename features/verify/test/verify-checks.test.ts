@@ -169,12 +169,13 @@ test('a sqlite persona is verified through persistence.db, and a bad persistence
   assert.match(ok.stdout, /^gamma {2}persistence {2}ok {2}sqlite$/m);
   assert.match(ok.stdout, /^gamma {2}events {2}ok {2}4 event\(s\), last seq 4; incremental: checked seq 1\.\.4/m);
 
-  const db = new Database(path.join(dir, 'persistence.db'));
+  // The events are in the kernel's own database (kernel/persistence/sqlite-events-db.ts).
+  const db = new Database(path.join(dir, 'logs', 'events.db'));
   db.prepare("UPDATE events SET type = 'test.tock' WHERE seq = 2").run();
   db.close();
   const bad = await cli(['verify', '--state-dir', state]);
   assert.equal(bad.status, 1);
-  assert.match(bad.stdout, /^ {2}error: .*gamma\/persistence\.db \(seq 2\): hash .* does not match the event's content/m);
+  assert.match(bad.stdout, /^ {2}error: .*gamma\/logs\/events\.db \(seq 2\): hash .* does not match the event's content/m);
 
   fs.writeFileSync(path.join(dir, 'persistence.yaml'), 'schema_version: 1\nbackend: cassandra\n');
   const unknown = await cli(['verify', '--state-dir', state]);

@@ -1,19 +1,23 @@
 /**
- * `storage.postgres`: parameterised statements on a shared Postgres database, for one persona.
+ * `storage.postgres`: a plugin's statements on a shared Postgres database, for one persona.
  * The connection (and its password) is the kernel's (pg-bridge.ts); the plugin names neither
- * the database nor the persona: the session does. Every plugin statement runs in its own
- * transaction with `runtimectl.persona` set to the session's persona, so row-level security
- * (forced on every plugin table by the migration that made it, pg-schema.ts) admits only that
- * persona's rows; a read-only session's transactions are READ ONLY.
+ * the database, the persona nor a role: the session does. Every plugin statement runs on a
+ * connection logged in as the persona's own role (pg-roles.ts), with the extended protocol
+ * (one statement per query), in a transaction of its own; a read-only session's transactions
+ * are READ ONLY. That role may touch only the plugins' tables in schema runtimectl, and
+ * row-level security (on `session_user`, pg-schema.ts) admits only the persona's rows: what a
+ * statement says is not checked, what it may reach is decided by privilege.
  *
  *   query    one statement, its rows
  *   batch    several in one transaction, each with an optional expected row count (a change
  *            decided on what was read commits only if nothing changed since: { conflict })
- *   migrate  the plugin's versioned migrations (DDL, tables in schema runtimectl only)
+ *   migrate  the plugin's versioned migrations, run as the plugin component's own role, which
+ *            may create tables in schema runtimectl only (pg-schema.ts migrateComponent)
  *
  * The chain goes through the events ops below, by reference, as for the other backends
- * (event-bindings.ts): the kernel writes each batch in one transaction that also renews the
- * persona's lease and checks that the stored chain ends where this writer's does.
+ * (event-bindings.ts): the kernel writes each batch, on its own connection, in one transaction
+ * that also renews the persona's lease and checks that the stored chain ends where this
+ * writer's does.
  */
 import { DenoOpError } from '../../broker/deno-error.ts';
 import { Batch } from '../../events/batch.ts';
@@ -25,11 +29,11 @@ import { noSession, storageOp } from '../binding-kit.ts';
 import { registerPlacementReader } from '../event-placement.ts';
 import { openRows, sealedAtOpen } from '../event-bindings.ts';
 import type { ScanStart } from '../../events/scan.ts';
-import { checkPluginSql, tokenizeSql } from '../sql-guard.ts';
 import type { EventPlacement, StorageSession } from '../storage-session.ts';
 import type { PgBridge, Statement } from './pg-bridge.ts';
 import { takeLease, type Lease } from './pg-lease.ts';
-import { migrate, PG_KERNEL_TABLES, type Migration } from './pg-schema.ts';
+import { migrateComponent, type Migration } from './pg-schema.ts';
+import { repairLogin } from './pg-roles.ts';
 // The placement's history (sealed segments, index, checkpoint) registers itself for postgres placements.
 import './pg-history.ts';
 
@@ -56,35 +60,37 @@ function sqlArg(o: Record<string, unknown>): string {
   return o.sql;
 }
 
-/** A plugin data statement: the guard, and no DDL outside migrate. */
-function checkData(sql: string): void {
-  checkPluginSql(sql, 'postgres', PG_KERNEL_TABLES);
-  const first = tokenizeSql(sql, 'postgres')[0]?.text;
-  if (first === 'create' || first === 'alter' || first === 'drop') throw kernelError('RTC_ERR_PERSISTENCE_STATEMENT', 'postgres statement refused: tables are made and changed only by a versioned migration (storage.postgres.migrate)');
+/** The persona's login the plugin's statements run as (opened with the session, pg-schema.ts personaLogin). */
+function loginOf(session: StorageSession): string {
+  const login = pg(session).login;
+  if (login === undefined) throw noSession('storage.postgres', `Requires a postgres session: persona ${session.personaId} has no database login`);
+  return login;
 }
 
-/** A migration statement: the guard, and only tables (and their indexes) of schema runtimectl. */
-function checkMigration(sql: string): void {
-  checkPluginSql(sql, 'postgres', PG_KERNEL_TABLES);
-  const t = tokenizeSql(sql, 'postgres').map((x) => x.text);
-  const first = t[0];
-  if (first !== 'create' && first !== 'alter') throw kernelError('RTC_ERR_PERSISTENCE_STATEMENT', `postgres migration refused: only CREATE TABLE, CREATE INDEX and ALTER TABLE (not ${String(first).toUpperCase()})`);
-  let i = 1;
-  if (t[i] === 'unique') i += 1;
-  const object = t[i];
-  i += 1;
-  if (object === 'index') {
-    const on = t.indexOf('on', i);
-    i = on === -1 ? t.length : on + 1;
-    if (t[i] === 'only') i += 1;
-  } else if (t[i] === 'if' && t[i + 1] === 'not' && t[i + 2] === 'exists') i += 3;
-  else if (t[i] === 'if' && t[i + 1] === 'exists') i += 2;
-  if (t[i] !== 'runtimectl' || t[i + 1] !== '.') throw kernelError('RTC_ERR_PERSISTENCE_STATEMENT', 'postgres migration refused: a plugin\u2019s tables live in schema runtimectl (write runtimectl.<table>)');
-}
-
+/**
+ * A plugin's transaction on its persona's login. What the database refuses (a privilege, a
+ * policy, a syntax error) is the plugin's error, with its SQLSTATE; a database that cannot be
+ * reached is the kernel's (RTC_ERR_PERSISTENCE_UNREACHABLE).
+ */
 function answerOf(session: StorageSession, statements: Statement[]) {
   const target = pg(session);
-  return target.bridge.txSync({ statements, persona: session.personaId, ...(session.readonly ? { readOnly: true } : {}) });
+  const run = () => target.bridge.txSync({ statements, login: loginOf(session), ...(session.readonly ? { readOnly: true } : {}) });
+  try {
+    try {
+      return run();
+    } catch (error) {
+      // The login's password no longer works (a statement may change its own role's password): a new one, once.
+      if ((error as { details?: { sqlstate?: string } }).details?.sqlstate !== '28P01') throw error;
+      repairLogin(target.bridge, loginOf(session));
+      return run();
+    }
+  } catch (error) {
+    const sqlstate = (error as { details?: { sqlstate?: string } }).details?.sqlstate;
+    if ((error as { code?: string }).code === 'RTC_ERR_PERSISTENCE_CORRUPT' && sqlstate) {
+      throw new DenoOpError('Error', `postgres: ${sqlstate}: ${(error as Error).message.replace(/^.*?the database answered \S+ /, '')}`, sqlstate);
+    }
+    throw error;
+  }
 }
 
 function plain(rows: Record<string, unknown>[]): Record<string, unknown>[] {
@@ -103,7 +109,6 @@ export const pgQuery = storageOp({
   mode: 'sync',
   parse: (o) => ({ sql: sqlArg(o), params: params(o) }),
   run(session, a) {
-    checkData(a.sql);
     const answer = answerOf(session, [{ sql: a.sql, params: a.params }]);
     if (!('results' in answer)) throw kernelError('RTC_ERR_PERSISTENCE_CORRUPT', 'a query without expectations conflicted', { internal: true });
     return { rows: plain(answer.results[0]!.rows), rowCount: answer.results[0]!.rowCount };
@@ -128,7 +133,6 @@ export const pgBatch = storageOp({
     };
   },
   run(session, a) {
-    for (const s of a.statements) checkData(s.sql);
     const answer = answerOf(session, a.statements);
     if (!('results' in answer)) return { conflict: answer.conflict };
     return { results: answer.results.map((r) => ({ rows: plain(r.rows), rowCount: r.rowCount })) };
@@ -151,8 +155,16 @@ export const pgMigrate = storageOp({
     return { migrations };
   },
   run(session, a, ctx) {
-    for (const m of a.migrations) for (const sql of m.statements) checkMigration(sql);
-    return migrate(pg(session).bridge, ctx.subject, a.migrations, { enforcePersonaRows: true, readonly: session.readonly });
+    try {
+      return migrateComponent(pg(session).bridge, ctx.subject, a.migrations, session.readonly);
+    } catch (error) {
+      // The database refused a statement of the plugin's, or the catalog check did: the plugin's migration is refused, nothing of it stays.
+      const sqlstate = (error as { details?: { sqlstate?: string } }).details?.sqlstate;
+      if ((error as { code?: string }).code === 'RTC_ERR_PERSISTENCE_CORRUPT' && sqlstate) {
+        throw kernelError('RTC_ERR_PERSISTENCE_STATEMENT', `postgres migration of ${ctx.subject} refused: ${sqlstate}: ${(error as Error).message.replace(/^.*?the database answered \S+ /, '')}; nothing of it was kept`, { details: { sqlstate } });
+      }
+      throw error;
+    }
   },
 });
 
@@ -163,7 +175,7 @@ const PAGE = 5000;
 function* pageRows(bridge: PgBridge, persona: string): Generator<StoredEventRow> {
   let after = 0;
   for (;;) {
-    const page = bridge.querySync('SELECT seq, v, type, payload, prev, hash, at FROM runtimectl.events WHERE persona = $1 AND seq > $2 ORDER BY seq LIMIT $3', [persona, after, PAGE]).rows;
+    const page = bridge.querySync('SELECT seq, v, type, payload, prev, hash, at FROM runtimectl_kernel.events WHERE persona = $1 AND seq > $2 ORDER BY seq LIMIT $3', [persona, after, PAGE]).rows;
     for (const row of page) yield { ...row, seq: Number(row.seq) } as StoredEventRow;
     if (page.length < PAGE) return;
     after = Number(page.at(-1)!.seq);
@@ -171,7 +183,7 @@ function* pageRows(bridge: PgBridge, persona: string): Generator<StoredEventRow>
 }
 
 function tableExists(bridge: PgBridge): boolean {
-  return bridge.querySync("SELECT to_regclass('runtimectl.events') IS NOT NULL AS present").rows[0]?.present === true;
+  return bridge.querySync("SELECT to_regclass('runtimectl_kernel.events') IS NOT NULL AS present").rows[0]?.present === true;
 }
 
 function placementWhere(p: PgPlacement): string {
@@ -211,7 +223,7 @@ registerPlacementReader('postgres', {
   },
   isEmpty(p) {
     const q = p as PgPlacement;
-    return !tableExists(q.bridge) || q.bridge.querySync('SELECT 1 FROM runtimectl.events WHERE persona = $1 LIMIT 1', [q.persona]).rowCount === 0;
+    return !tableExists(q.bridge) || q.bridge.querySync('SELECT 1 FROM runtimectl_kernel.events WHERE persona = $1 LIMIT 1', [q.persona]).rowCount === 0;
   },
 });
 
@@ -237,7 +249,7 @@ export function sessionLease(session: StorageSession, purpose: string): Lease {
 function insertStatement(persona: string, batch: Batch): Statement {
   const rows = batch.rows;
   return {
-    sql: `INSERT INTO runtimectl.events (persona, seq, v, type, payload, prev, hash, at)
+    sql: `INSERT INTO runtimectl_kernel.events (persona, seq, v, type, payload, prev, hash, at)
           SELECT $1, u.seq, 1, u.type, u.payload, u.prev, u.hash, u.at
           FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS u(seq, type, payload, prev, hash, at)`,
     params: [persona, rows.map((r) => r.seq), rows.map((r) => r.type), rows.map((r) => r.payloadJson), rows.map((r) => r.prev), rows.map((r) => r.hash), rows.map((r) => r.at)],
@@ -260,7 +272,7 @@ export const pgEventsOpen = storageOp({
     const { lastSeq } = head;
     const sealed = sealedAtOpen(session, placement, head.segment, placementWhere(placement));
     placement.bridge.querySync(
-      'INSERT INTO runtimectl.personas (persona, backend) VALUES ($1, $2) ON CONFLICT (persona) DO UPDATE SET last_seen = now()',
+      'INSERT INTO runtimectl_kernel.personas (persona, backend) VALUES ($1, $2) ON CONFLICT (persona) DO UPDATE SET last_seen = now()',
       [session.personaId, 'postgres'],
     );
     session.opened = { placement, ...head, sealed, ...(lease.tookOverFrom ? { tookOverFrom: lease.tookOverFrom } : {}) };
@@ -273,7 +285,7 @@ function appendStatements(session: StorageSession, lease: Lease, batch: Batch, f
     // This kernel still holds the lease (and renews it): else nothing of the batch commits.
     lease.renewStatement(),
     // The stored chain ends where this writer's does: else another writer appended.
-    { sql: 'SELECT COALESCE(max(seq), 0) FROM runtimectl.events WHERE persona = $1', params: [session.personaId], expect: { firstValue: firstSeq - 1 } },
+    { sql: 'SELECT COALESCE(max(seq), 0) FROM runtimectl_kernel.events WHERE persona = $1', params: [session.personaId], expect: { firstValue: firstSeq - 1 } },
     insertStatement(session.personaId, batch),
   ];
 }
@@ -339,7 +351,7 @@ export const pgEventsImport = storageOp({
       }
       throw conflictError(session, lease, answer.conflict, answer.value, handed.firstSeq);
     }
-    pg(session).bridge.querySync('INSERT INTO runtimectl.personas (persona, backend) VALUES ($1, $2) ON CONFLICT (persona) DO UPDATE SET last_seen = now()', [session.personaId, 'postgres']);
+    pg(session).bridge.querySync('INSERT INTO runtimectl_kernel.personas (persona, backend) VALUES ($1, $2) ON CONFLICT (persona) DO UPDATE SET last_seen = now()', [session.personaId, 'postgres']);
     session.markStored(a.batch as number);
     return { stored: handed.batch.size };
   },

@@ -9,7 +9,9 @@
  *             synchronously (brain.json, proposals, the ledger's rows). Bounded by a timeout.
  *
  * One bridge per database (DSN) per process. The DSN, password included, stays here: the
- * plugin never sees it; messages name the database as `postgres://user@host:port/db`.
+ * plugin never sees it; messages name the database as `postgres://user@host:port/db`. The
+ * kernel's statements run on the DSN's role; a plugin's only on the login role the kernel
+ * made for it (TxRequest.login, pg-roles.ts), on a connection of that role's own.
  */
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { kernelError, type KernelError } from '../../errors.ts';
@@ -23,8 +25,11 @@ export interface Statement {
 
 export interface TxRequest {
   statements: Statement[];
-  /** the persona row-level security admits (runtimectl.persona, local to the transaction) */
-  persona?: string;
+  /**
+   * the login role the statements run as (a plugin's: pg-roles.ts), on that role's own
+   * connection with the extended protocol; without it, the kernel's own connection
+   */
+  login?: string;
   readOnly?: boolean;
 }
 
@@ -83,7 +88,9 @@ export function databaseError(where: string, error: { code?: string; message: st
       details: { sqlstate: code },
     });
   }
-  if (UNREACHABLE.has(code) || /connection terminated|connect|timeout exceeded|Connection terminated/i.test(message)) {
+  // A server's answer with a SQLSTATE of another class is not about reaching it, whatever its words ("function dblink_connect does not exist").
+  const answered = /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('08');
+  if (UNREACHABLE.has(code) || (!answered && /connection terminated|connect|timeout exceeded|Connection terminated/i.test(message))) {
     return kernelError('RTC_ERR_PERSISTENCE_UNREACHABLE', `${where}: cannot reach the database (${code ? `${code}: ` : ''}${message}); start it, or fix the host and port in the DSN; nothing was acknowledged that is not committed`, {
       details: { sqlstate: code },
     });
@@ -227,9 +234,28 @@ export class PgBridge {
     return this.#settle(message);
   }
 
+  /**
+   * Tells the worker a login role's password (pg-roles.ts), before any statement runs as it: a
+   * synchronous round trip, so whichever channel the next statement takes finds it known.
+   */
+  registerLogin(login: { role: string; password: string }): void {
+    this.#refuseUnusable();
+    const id = this.#next++;
+    Atomics.store(this.#flag, 0, 0);
+    this.#sync.postMessage({ id, op: 'login', role: login.role, password: login.password });
+    const waited = Atomics.wait(this.#flag, 0, 0, this.#syncTimeoutMs);
+    receiveMessageOnPort(this.#sync);
+    this.#sync.unref();
+    if (this.#pending.size === 0) this.#worker.unref();
+    if (waited === 'timed-out') throw kernelError('RTC_ERR_PERSISTENCE_UNREACHABLE', `${this.where}: the connection worker did not answer within ${this.#syncTimeoutMs / 1000} s`);
+  }
+
+  /** The database's role prefix (pg-roles.ts), once the kernel's schema was checked. */
+  rolePrefix: string | undefined;
+
   /** txSync's results, a conflict being a bug of the caller's. */
-  querySync(sql: string, params: unknown[] = [], persona?: string): TxResult {
-    const answer = this.txSync({ statements: [{ sql, params }], ...(persona === undefined ? {} : { persona }) });
+  querySync(sql: string, params: unknown[] = []): TxResult {
+    const answer = this.txSync({ statements: [{ sql, params }] });
     if (!('results' in answer)) throw kernelError('RTC_ERR_PERSISTENCE_CORRUPT', `${this.where}: a statement without expectations reported a conflict`, { internal: true });
     return answer.results[0]!;
   }

@@ -1,5 +1,5 @@
 /**
- * One writer per persona across machines: a lease row in `runtimectl.leases` with a heartbeat.
+ * One writer per persona across machines: a lease row in `runtimectl_kernel.leases` with a heartbeat.
  *
  *   take     one statement: insert the row, or take it over when it has expired (or is
  *            already ours); the database's clock decides, so machines' clocks do not matter.
@@ -60,16 +60,16 @@ export function takeLease(bridge: PgBridge, persona: string, purpose: string, tt
   const holder = `${os.hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
   const info: LeaseHolder = { host: os.hostname(), pid: process.pid, started_at: new Date(Date.now() - process.uptime() * 1000).toISOString(), purpose };
   const taken = bridge.querySync(
-    `INSERT INTO runtimectl.leases (persona, holder, info, acquired_at, heartbeat_at, expires_at)
+    `INSERT INTO runtimectl_kernel.leases (persona, holder, info, acquired_at, heartbeat_at, expires_at)
      VALUES ($1, $2, $3, now(), now(), now() + make_interval(secs => $4))
      ON CONFLICT (persona) DO UPDATE SET holder = excluded.holder, info = excluded.info, acquired_at = now(), heartbeat_at = now(),
-       expires_at = excluded.expires_at, previous = runtimectl.leases.info
-     WHERE runtimectl.leases.expires_at <= now()
+       expires_at = excluded.expires_at, previous = runtimectl_kernel.leases.info
+     WHERE runtimectl_kernel.leases.expires_at <= now()
      RETURNING previous`,
     [persona, holder, JSON.stringify(info), ttlSeconds],
   );
   if (taken.rowCount !== 1) {
-    const row = bridge.querySync('SELECT info, heartbeat_at, expires_at, now() AS now FROM runtimectl.leases WHERE persona = $1', [persona]).rows[0];
+    const row = bridge.querySync('SELECT info, heartbeat_at, expires_at, now() AS now FROM runtimectl_kernel.leases WHERE persona = $1', [persona]).rows[0];
     const who = row ? describeHolder(String(row.info)) : 'another kernel';
     const until = row ? ` (heartbeat ${new Date(String(row.heartbeat_at)).toISOString()}, expires ${new Date(String(row.expires_at)).toISOString()} unless renewed)` : '';
     throw kernelError(
@@ -89,7 +89,7 @@ export function takeLease(bridge: PgBridge, persona: string, purpose: string, tt
   }
   let held = true;
   let released = false;
-  const renewSql = `UPDATE runtimectl.leases SET heartbeat_at = now(), expires_at = now() + make_interval(secs => $3) WHERE persona = $1 AND holder = $2`;
+  const renewSql = `UPDATE runtimectl_kernel.leases SET heartbeat_at = now(), expires_at = now() + make_interval(secs => $3) WHERE persona = $1 AND holder = $2`;
   bridge.holdLease({ persona, holder, ttlSeconds }, () => (held = false));
   return {
     persona,
@@ -105,7 +105,7 @@ export function takeLease(bridge: PgBridge, persona: string, purpose: string, tt
       if (released) return;
       released = true;
       bridge.dropLease(holder);
-      await bridge.tx({ statements: [{ sql: 'DELETE FROM runtimectl.leases WHERE persona = $1 AND holder = $2', params: [persona, holder] }] }).catch(() => undefined);
+      await bridge.tx({ statements: [{ sql: 'DELETE FROM runtimectl_kernel.leases WHERE persona = $1 AND holder = $2', params: [persona, holder] }] }).catch(() => undefined);
     },
   };
 }
