@@ -79,6 +79,7 @@ function personaFlag(value: string | undefined, command: string): string {
 
 export const mcpServeCommand: Command = {
   path: ['mcp', 'serve'],
+  rawStderr: true,
   summary: "serve the persona's tools as an MCP server over stdio",
   usage: SERVE_USAGE,
   async run(argv, io) {

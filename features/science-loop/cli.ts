@@ -23,7 +23,7 @@ import { openPersonas, runFailed } from '../../kernel/loop/run-personas.ts';
 import { inProcessFleet, type LoopFleet } from './workers/fleet.ts';
 import { parseWorkers, startWorkerFleet, WORKERS_USAGE } from './workers/cli-hook.ts';
 import { cycleLine, personaSummary } from './summary.ts';
-import { listPersonaIds, PERSONAS_DIR, resolvePersonas, type LoadedPersona } from '../../kernel/personas/load.ts';
+import { listPersonaIds, loadPersonas, PERSONAS_DIR, resolvePersonas, type LoadedPersona, type PersonaLoadFailure } from '../../kernel/personas/load.ts';
 import { openLoopKernel } from './preset.ts';
 import { harnessToolServer } from '../mcp/harness-server.ts';
 import { ChildRegistry } from './executors/children.ts';
@@ -44,7 +44,7 @@ export function skillSearchPath(flagDirs: readonly string[] | undefined, io: Pic
   return extraSkills.length > 0 ? [REPO_SKILLS_DIR, ...extraSkills] : [];
 }
 import { scienceReport, type ScienceCycleReport as CycleReport, type ScienceRun } from './report.ts';
-import { parseFlags, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { hint, parseFlags, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { chooseStateDir, ensureStateDir, makeDirectories } from '../../kernel/storage/state-dir.ts';
 import { scrubber } from '../../kernel/redact/secret-values.ts';
 
@@ -218,9 +218,21 @@ async function run(argv: string[], given: CliIo): Promise<number> {
 
   // The environment is checked before anything is created: a bad override stops the start.
   readAgentEnv(io.env);
-  const setup = demo
-    ? demoSetup(values['state-dir'], io)
-    : { personas: resolvePersonas([...(values.persona ?? []), ...positionals], { cwd: io.cwd }), stateDir: resolveStateDir(values['state-dir'], io) };
+  // Every profile is read before anything starts, and every one that cannot be read is said at
+  // once (each with all of its problems); the others still run, as with a start-check refusal.
+  let unloaded: PersonaLoadFailure[] = [];
+  let setup: { personas: LoadedPersona[]; stateDir: string };
+  if (demo) setup = demoSetup(values['state-dir'], io);
+  else {
+    const loaded = loadPersonas([...(values.persona ?? []), ...positionals], { cwd: io.cwd });
+    unloaded = loaded.failures;
+    for (const f of unloaded) io.stderr(`runtimectl: ${f.error.toLine()}\n`);
+    if (loaded.personas.length === 0) {
+      if (values.json) io.stdout(`${JSON.stringify({ type: 'run_end', state_dir: null, personas: unloadedJson(unloaded) })}\n`);
+      return 1;
+    }
+    setup = { personas: loaded.personas, stateDir: resolveStateDir(values['state-dir'], io) };
+  }
   const skillsDirs = skillSearchPath(values['skills-dir'], io);
   const children = new ChildRegistry();
   // Plain data only: with --workers every worker opens its own kernel with these too.
@@ -245,7 +257,7 @@ async function run(argv: string[], given: CliIo): Promise<number> {
   const onCycle = (report: Parameters<typeof scienceReport>[0]) => {
     const science = scienceReport(report);
     if (values.json) io.stdout(`${JSON.stringify({ type: 'cycle', persona_id: report.persona_id, ...jsonCycle(science) })}\n`);
-    else for (const line of [...reviewLines(science), cycleLine(science)]) io.stdout(`${line}\n`);
+    else for (const line of [...reviewLines(science), cycleLine(science)]) io.stdout(`${hint(io, line)}\n`);
   };
   const loopRun = { ...(cycles !== undefined ? { cycles } : {}), ...(every !== undefined ? { everySeconds: every } : {}), onCycle };
   const fleet: LoopFleet =
@@ -295,16 +307,22 @@ async function run(argv: string[], given: CliIo): Promise<number> {
     const personas = [
       ...runs.map((r) => ({ persona_id: r.persona_id, stopped: r.stopped ?? null, refused: null, cycles: r.reports.length })),
       ...refused.map((r) => ({ persona_id: r.persona_id, stopped: null, refused: r.problems, cycles: 0 })),
+      ...unloadedJson(unloaded),
     ];
     io.stdout(`${JSON.stringify({ type: 'run_end', state_dir: setup.stateDir, personas })}\n`);
   } else if (summary) {
     io.stdout('\nSummary: what each persona did and why\n\n');
     for (const r of runs) io.stdout(`${personaSummary(r, ledgerCounts(setup.stateDir, r.persona_id))}\n`);
-    io.stdout(`Inspect: runtimectl status --state-dir ${setup.stateDir}\nReplay the recorded cycles: runtimectl replay --state-dir ${setup.stateDir}\n`);
+    io.stdout(hint(io, `Inspect: runtimectl status --state-dir ${setup.stateDir}\nReplay the recorded cycles: runtimectl replay --state-dir ${setup.stateDir}\n`));
   }
   for (const r of runs) if (r.stopped) io.stderr(`runtimectl: persona ${r.persona_id} stopped: ${r.stopped}\n`);
   for (const r of runs) if (!r.stopped && runFailed(r)) io.stderr(`runtimectl: persona ${r.persona_id}: every cycle failed (last: ${r.reports.at(-1)?.defer_reason ?? 'see its events'})\n`);
-  return refused.length > 0 || runs.some((r) => runFailed(r)) ? 1 : 0;
+  return refused.length > 0 || unloaded.length > 0 || runs.some((r) => runFailed(r)) ? 1 : 0;
+}
+
+/** A profile that could not be read, as run_end lists it: under the ref it was given by (its id is unknown). */
+function unloadedJson(unloaded: readonly PersonaLoadFailure[]) {
+  return unloaded.map((f) => ({ persona_id: f.ref, stopped: null, refused: [f.error.toLine()], cycles: 0 }));
 }
 
 export const runCommand: Command = {

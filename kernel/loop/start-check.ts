@@ -28,8 +28,7 @@ export interface StartResolution {
 }
 
 function profileFile(persona: LoadedPersona): string {
-  const rel = path.relative(process.cwd(), persona.file);
-  return rel.startsWith('..') ? displayPath(persona.file) : rel;
+  return displayPath(persona.file);
 }
 
 /** One problem as its line: `persona <id>: <file>: <field>: <reason>`. */
