@@ -19,7 +19,7 @@ import { readAgentEnv, STATE_DIR_ENV } from './budget/env.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { openLedger, prepareLedger } from '../ledger/open.ts';
 import { HarnessCatalog } from '../../kernel/loop/harness.ts';
-import { openPersonas, runFailed } from '../../kernel/loop/run-personas.ts';
+import { openPersonas, runFailed, type CycleWait } from '../../kernel/loop/run-personas.ts';
 import { inProcessFleet, type LoopFleet } from './workers/fleet.ts';
 import { parseWorkers, startWorkerFleet, WORKERS_USAGE } from './workers/cli-hook.ts';
 import { cycleLine, personaSummary } from './summary.ts';
@@ -75,7 +75,9 @@ Options:
 ${WORKERS_USAGE}
   --summary             after the run, print what each persona did and why
   --json                NDJSON instead of lines: one object per cycle as it ends
-                        ({"type":"cycle",...}), then one {"type":"run_end",...}
+                        ({"type":"cycle",...}), one per wait between cycles
+                        ({"type":"wait","persona_id","next_cycle","seconds","next_at",
+                        "source"}), then one {"type":"run_end",...}
   --demo                the example agent-* personas with a work packet each, a fresh state
                         directory, 3 cycles back to back, --no-spend and --summary
 
@@ -172,6 +174,23 @@ function reviewAtBoundary(r: CycleReport): { applied: string[]; expired: string[
   return { applied: ids(review?.applied), expired: ids(review?.expired) };
 }
 
+/** `12 s`, `5 min`, `1 h 30 min`: a wait as people say it. */
+export function spokenSeconds(seconds: number): string {
+  if (seconds < 1) return `${Math.round(seconds * 1000)} ms`;
+  if (seconds < 60) return `${Math.round(seconds * 10) / 10} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const rest = minutes % 60;
+  return `${Math.floor(minutes / 60)} h${rest ? ` ${rest} min` : ''}`;
+}
+
+/** The line `run` prints when a persona starts waiting for its next cycle. */
+export function waitLine(w: CycleWait): string {
+  const clock = w.next_at.slice(11, 19);
+  const why = w.source === 'every' ? `--every ${w.seconds}` : `its profile's cadence.cycle_seconds: ${w.seconds}; --every S overrides it`;
+  return `${w.persona_id}: next cycle (#${w.next_cycle}) in ${spokenSeconds(w.seconds)}, at ${clock} UTC (${why})`;
+}
+
 /** What `run` prints about the review queue at a cycle's boundary, one line each. */
 export function reviewLines(r: CycleReport): string[] {
   const { applied, expired } = reviewAtBoundary(r);
@@ -259,7 +278,12 @@ async function run(argv: string[], given: CliIo): Promise<number> {
     if (values.json) io.stdout(`${JSON.stringify({ type: 'cycle', persona_id: report.persona_id, ...jsonCycle(science) })}\n`);
     else for (const line of [...reviewLines(science), cycleLine(science)]) io.stdout(`${hint(io, line)}\n`);
   };
-  const loopRun = { ...(cycles !== undefined ? { cycles } : {}), ...(every !== undefined ? { everySeconds: every } : {}), onCycle };
+  // Between two cycles a persona waits its cadence (or --every): said, so a run is never silently idle.
+  const onWait = (wait: CycleWait) => {
+    if (values.json) io.stdout(`${JSON.stringify({ type: 'wait', ...wait })}\n`);
+    else io.stdout(`${waitLine(wait)}\n`);
+  };
+  const loopRun = { ...(cycles !== undefined ? { cycles } : {}), ...(every !== undefined ? { everySeconds: every } : {}), onCycle, onWait };
   const fleet: LoopFleet =
     workers > 1
       ? await startWorkerFleet({ workers, personas: setup.personas, kernel, loop: kernelOptions, onNotice: (line) => io.stderr(`${line}\n`), ...loopRun })

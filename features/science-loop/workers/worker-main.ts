@@ -67,6 +67,7 @@ async function main(): Promise<void> {
           ...(setup.everySeconds !== undefined ? { everySeconds: setup.everySeconds } : {}),
           signal: controller.signal,
           onCycle: (report) => send({ type: 'cycle', report }),
+          onWait: (wait) => send({ type: 'wait', wait }),
         });
         if (run.stopped) stopped[run.persona_id] = run.stopped;
       }),
