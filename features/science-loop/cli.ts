@@ -27,6 +27,7 @@ import { listPersonaIds, loadPersonas, PERSONAS_DIR, resolvePersonas, type Loade
 import { openLoopKernel } from './preset.ts';
 import { harnessToolServer } from '../mcp/harness-server.ts';
 import { ChildRegistry } from './executors/children.ts';
+import { withDsnContext } from '../persistence/dsn.ts';
 import { REPO_SKILLS_DIR } from '../skills/layout.ts';
 
 /** Extra skill folders, separated by `:` (like PATH). */
@@ -48,7 +49,7 @@ import { hint, parseFlags, type CliIo, type Command } from '../../kernel/cli/com
 import { chooseStateDir, ensureStateDir, makeDirectories } from '../../kernel/storage/state-dir.ts';
 import { scrubber } from '../../kernel/redact/secret-values.ts';
 
-const USAGE = `Usage: runtimectl run --persona ID_OR_FILE... [--cycles N] [--state-dir DIR] [options]
+const USAGE = `Usage: runtimectl run --persona ID_OR_FILE... [--cycles N] [--state-dir DIR] [--dsn DSN] [options]
        runtimectl run --demo [--cycles N] [--state-dir DIR]
 
 Runs the continuous_science_loop for each persona, side by side in this process. Without
@@ -70,6 +71,9 @@ Options:
                         which is a :-separated list of such folders, and the built-in plugins/)
   --skills-dir DIR      another folder of skills (repeatable; after $RUNTIMECTL_SKILLS_PATH, a
                         :-separated list of such folders, and the built-in skills/)
+  --dsn DSN             the Postgres database of personas kept in persistence.postgres: over
+                        each profile's own (persistence: {plugin, dsn_env | dsn}), which is
+                        over $RUNTIMECTL_POSTGRES_DSN
   --stop-grace SECONDS  how long a stop on SIGTERM or a second SIGINT may take (default 20,
                         under Kubernetes' 30); sessions get KILL at half of it
 ${WORKERS_USAGE}
@@ -200,7 +204,12 @@ export function reviewLines(r: CycleReport): string[] {
   ];
 }
 
-async function run(argv: string[], given: CliIo): Promise<number> {
+function run(argv: string[], given: CliIo): Promise<number> {
+  // A missing database is told with every way run has to name one: --dsn, the variable, the profile.
+  return withDsnContext({ flag: true, profile: true }, () => runPersonasCommand(argv, given));
+}
+
+async function runPersonasCommand(argv: string[], given: CliIo): Promise<number> {
   let io = given;
   await prepareLedger();
   const { values, positionals } = parseFlags(
@@ -219,6 +228,7 @@ async function run(argv: string[], given: CliIo): Promise<number> {
       'plugins-dir': { type: 'string', multiple: true },
       'skills-dir': { type: 'string', multiple: true },
       workers: { type: 'string' },
+      dsn: { type: 'string' },
     },
     'run',
   );
@@ -260,6 +270,7 @@ async function run(argv: string[], given: CliIo): Promise<number> {
     stateDirShown: demo && !values['state-dir'] ? setup.stateDir : chooseStateDir(values['state-dir'], io.env, io.cwd).given,
     env: { ...io.env },
     spendTokens,
+    ...(values.dsn !== undefined ? { dsn: requiredDsn(values.dsn) } : {}),
     ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}),
     ...(values['plugins-dir'] ? { pluginPath: values['plugins-dir'].map((d) => path.resolve(io.cwd, d)) } : {}),
     ...(skillsDirs.length > 0 ? { skillsDirs } : {}),
@@ -342,6 +353,12 @@ async function run(argv: string[], given: CliIo): Promise<number> {
   for (const r of runs) if (r.stopped) io.stderr(`runtimectl: persona ${r.persona_id} stopped: ${r.stopped}\n`);
   for (const r of runs) if (!r.stopped && runFailed(r)) io.stderr(`runtimectl: persona ${r.persona_id}: every cycle failed (last: ${r.reports.at(-1)?.defer_reason ?? 'see its events'})\n`);
   return refused.length > 0 || unloaded.length > 0 || runs.some((r) => runFailed(r)) ? 1 : 0;
+}
+
+/** --dsn's value: a database, never an empty string (which would silently fall back to another). */
+function requiredDsn(value: string): string {
+  if (value.trim() === '') throw kernelError('RTC_ERR_CLI_USAGE', '--dsn needs a value (a postgres:// DSN); see "runtimectl run --help"');
+  return value;
 }
 
 /** A profile that could not be read, as run_end lists it: under the ref it was given by (its id is unknown). */

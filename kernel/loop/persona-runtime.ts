@@ -31,7 +31,7 @@ import type { PersistenceBackend, PersistenceProvider } from '../contracts/persi
 import { errorLine, isKernelError, kernelError } from '../errors.ts';
 import type { AppendResult } from '../events/event-log.ts';
 import type { LoadedPersona } from '../personas/load.ts';
-import type { PersonaProfile } from '../personas/profile-schema.ts';
+import { profileDsnOf, type PersonaProfile } from '../personas/profile-schema.ts';
 import { pluginSearchPath, PluginRegistry } from '../plugins/registry.ts';
 import { ReviewQueue, type ReviewQueueOptions } from '../review/queue.ts';
 import { evidenceDigest } from '../review/evidence.ts';
@@ -129,6 +129,11 @@ export interface LoopOptions {
    */
   mcpServer?: (personaId: string) => McpServerSpec | null;
   /**
+   * The database of personas kept in Postgres, as `run --dsn` gives it: over each profile's
+   * own (persistence.dsn_env, .dsn), which is over RUNTIMECTL_POSTGRES_DSN in `env`.
+   */
+  dsn?: string;
+  /**
    * The start's substrate check when it was already done for this start (a worker thread of
    * `run --workers`: the main thread checks once, so every worker's persona_start reports it)
    */
@@ -149,6 +154,8 @@ export interface LoopKernel {
   harnesses: HarnessCatalog;
   cacheDir: string;
   spendTokens: boolean;
+  /** LoopOptions.dsn: the run's --dsn */
+  dsn?: string;
   /** the clock and randomness plugins see: the loop's clock, so a pinned loop pins its plugins too */
   sources: WorldSources;
   /** the bound on live plugin isolates, shared by every persona of this kernel */
@@ -198,9 +205,16 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
     shim: await loadShim(cacheDir),
     cacheDir,
     spendTokens: options.spendTokens ?? true,
+    ...(options.dsn !== undefined && options.dsn.trim() !== '' ? { dsn: options.dsn } : {}),
     exportsSeen: new Map(),
     mcpServer: options.mcpServer ?? (() => null),
   };
+}
+
+/** A Postgres persona's database: the run's --dsn, else its profile's, else RUNTIMECTL_POSTGRES_DSN (undefined: the backend says none is named). */
+export function personaDsn(kernel: Pick<LoopKernel, 'dsn' | 'env'>, profile: PersonaProfile): string | undefined {
+  const fromEnv = kernel.env.RUNTIMECTL_POSTGRES_DSN;
+  return kernel.dsn ?? profileDsnOf(profile, kernel.env)?.dsn ?? (fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv : undefined);
 }
 
 /** What the cycle boundary did with the review queue: proposal ids applied and expired. */
@@ -658,7 +672,8 @@ export class PersonaRuntime {
     const persistence = kernel.composition.persistence;
     let backend: PersistenceBackend;
     try {
-      backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry: kernel.registry });
+      const dsn = personaDsn(kernel, persona.profile);
+      backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry: kernel.registry, ...(dsn ? { dsn } : {}) });
     } catch (error) {
       throw backendStartRefusal(persona, error);
     }

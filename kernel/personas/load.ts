@@ -25,7 +25,8 @@ export interface LoadedPersona {
   text: string;
 }
 
-function looksLikeFile(ref: string): boolean {
+/** Whether a `--persona` ref names a file (a path, or a .yaml/.json name) rather than an id. */
+export function looksLikeFile(ref: string): boolean {
   return ref.includes('/') || ref.includes(path.sep) || /\.(ya?ml|json)$/.test(ref);
 }
 
