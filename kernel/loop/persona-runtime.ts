@@ -39,13 +39,13 @@ import { loadOperatorTrust, operatorHome, refuseInsideState, type OperatorTrust 
 import type { RatifyContext } from '../review/ratify.ts';
 import { scrubber, type Scrubber, type SecretValues } from '../redact/secret-values.ts';
 import { ensurePersonaDir, ensureStateDir } from '../storage/state-dir.ts';
-import { lockPersonaWriter, type WriterLock } from '../storage/writer-lock.ts';
+import { lockPersonaWriter, selfHolder, type WriterLock } from '../storage/writer-lock.ts';
 import { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { pathCodec, type PathCodec } from '../replay/path-codec.ts';
 import { TraceStore } from '../replay/trace-store.ts';
 import { checkSubstrateAtStart, type SubstrateAtStart } from '../substrate/substrate-at-start.ts';
 import { listToolsReport, callTool, toolPluginOf, type ToolHost, type ToolInfo, type ToolProblem } from '../tools/call-tool.ts';
-import { TOOLS_SOCKET_ENV, ToolRelay } from '../tools/tool-relay.ts';
+import { removeRelayPointer, TOOLS_SOCKET_ENV, ToolRelay, writeRelayPointer } from '../tools/tool-relay.ts';
 import { TOOL_TRACE_FILE } from '../replay/trace-store.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
@@ -242,6 +242,9 @@ export function cyclesRunning(kernel: LoopKernel): number {
   return cyclesInFlight.get(kernel) ?? 0;
 }
 
+/** How a persona is opened: to run its loop, for a tools session (calls, under the lock), or to list its tools (read-only, no lock). */
+type OpenMode = 'run' | 'tools' | 'list';
+
 export class PersonaRuntime {
   readonly profile: PersonaProfile;
   readonly persona: LoadedPersona;
@@ -271,6 +274,12 @@ export class PersonaRuntime {
   #audit = { granted: 0, denied: [] as string[] };
   /** the kernel's end of the tool relay, while the persona has tools and an MCP server is handed to its harness */
   readonly #relay: ToolRelay | undefined;
+  /**
+   * The operator's relay while `run` runs a persona with tools: an operator's `tools call` (and
+   * `mcp serve` run by hand) reaches this kernel through it (tools-relay.json names it), so the
+   * call is made here, under this kernel's writer lock and in its log. Never visible in a sandbox.
+   */
+  readonly #operatorRelay: ToolRelay | undefined;
   /** the MCP server handed to the harness (with the relay's socket), or null */
   readonly #mcp: McpServerSpec | null;
   /** the cycle's recorder while one runs (tool calls made mid-cycle go in its trace) */
@@ -279,12 +288,14 @@ export class PersonaRuntime {
   #toolUse = { cpuMs: 0, wallMs: 0, called: [] as ToolCallNote[] };
   /** opened for tool calls only (`mcp serve`, `tools call`): each call is recorded on its own line of trace/tools.jsonl */
   #toolsOnly = false;
+  /** opened to list tools only (read-only, no lock): a call is refused */
+  #listing = false;
   #toolTrace: TraceStore | undefined;
 
   /** the scripts of the persona's selected skills, offered as tools */
   readonly #scripts: readonly ScriptToolSpec[];
 
-  private constructor(kernel: LoopKernel, persona: LoadedPersona, harness: LoadedHarness, backend: PersistenceBackend, lock: WriterLock, scripts: readonly ScriptToolSpec[]) {
+  private constructor(kernel: LoopKernel, persona: LoadedPersona, harness: LoadedHarness, backend: PersistenceBackend, lock: WriterLock, scripts: readonly ScriptToolSpec[], mode: OpenMode) {
     this.#kernel = kernel;
     this.#scripts = scripts;
     this.persona = persona;
@@ -303,14 +314,15 @@ export class PersonaRuntime {
     this.#scrub = <T>(value: T) => this.#secrets.values(hostPaths(value));
     // A backend that keeps the trace itself (postgres: rows) hands its storage; otherwise the persona folder's files.
     this.#trace = new TraceStore(this.paths.dir, backend.trace ? { storage: backend.trace } : {});
-    // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy.
-    this.#profileDigest = this.#trace.keep(persona.text);
+    // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy (a listing writes nothing).
+    this.#profileDigest = mode === 'list' ? persona.digest : this.#trace.keep(persona.text);
     this.#steps = harness.manifest.steps.filter((name) => name !== RECORD_STEP).map((name) => kernel.composition.steps.get(name)!);
     const wiring: PersonaWiring = { paths: this.paths, profile: this.profile, backend, clock: kernel.clock, log: backend.events, scrub: this.#secrets.deep };
     const handed = kernel.mcpServer(this.profile.id);
     // The server the harness starts reaches this kernel through the relay's socket (its folder visible read-only in the sandbox).
     const hasTools = this.profile.tools.length > 0 || scripts.length > 0;
     this.#relay = handed && hasTools ? new ToolRelay({ list: () => this.tools(), call: (name, args) => this.callTool(name, args, 'mcp') }) : undefined;
+    this.#operatorRelay = mode === 'run' && hasTools ? new ToolRelay({ list: () => this.tools(), call: (name, args, via) => this.callTool(name, args, via) }, { vias: ['cli', 'mcp'] }) : undefined;
     // A server that names the relay's variable (mcp serve) is handed only with the relay: without
     // it, it would open the persona on its own, against this kernel's writer lock. Any other server is handed as given.
     const wantsRelay = handed?.env !== undefined && TOOLS_SOCKET_ENV in handed.env;
@@ -413,6 +425,8 @@ export class PersonaRuntime {
       reviewQueue: () => this.#queue(),
       substrate: this.#kernel.substrate,
       append: (type: string, payload: Record<string, unknown>) => this.#backend.events.append(type, this.#scrub(payload)),
+      // a tools session is no restart of the loop: no reboot event
+      restart: !this.#toolsOnly,
     };
     const part = this.#kernel.composition.history;
     if (part) return part(host);
@@ -581,9 +595,12 @@ export class PersonaRuntime {
    * `mcp serve`; `cli`: `tools call`).
    */
   async callTool(name: string, args: unknown, via: 'binding' | 'mcp' | 'cli' = 'binding'): Promise<unknown> {
+    if (this.#listing) throw kernelError('RTC_ERR_TOOL_RELAY', `persona ${this.profile.id} was opened to list its tools only (read-only): a call needs the persona opened for tools`, { internal: true });
     const started = performance.now();
     const plugin = toolPluginOf(this.#toolHost(), name);
-    const own = this.#toolsOnly && !this.#recorder ? this.#ownRecorder() : undefined;
+    // Outside a cycle (a tools session, or an operator's call relayed to a running kernel between
+    // cycles) the call is recorded on its own line of trace/tools.jsonl.
+    const own = !this.#recorder ? this.#ownRecorder() : undefined;
     let outcome: { ok: true } | { ok: false; error: unknown } = { ok: true };
     let ran = false;
     try {
@@ -657,6 +674,15 @@ export class PersonaRuntime {
   }
 
   /**
+   * Opens the persona to list its tools only (`tools list`): read-only, without the writer
+   * lock, so it works while `run` runs the persona; its state is opened read-only, nothing is
+   * written (no trace, no checkpoint, no event) and no tool may be called.
+   */
+  static openForToolList(kernel: LoopKernel, persona: LoadedPersona): Promise<PersonaRuntime> {
+    return PersonaRuntime.#openPersona(kernel, persona, 'list', {});
+  }
+
+  /**
    * The one opening path of `open` and `openForTools`: the start check, the persistence backend
    * (the profile's, or the one its state directory records), the writer lock, the trace's
    * recovery, the history (through the composition's history part: the chain continues from
@@ -664,7 +690,7 @@ export class PersonaRuntime {
    * (`start` collects what they add to persona_start) and the tool relay; `tools` sets up no
    * step and hands the harness no MCP server.
    */
-  static async #openPersona(kernel: LoopKernel, persona: LoadedPersona, mode: 'run' | 'tools', start: Record<string, unknown>): Promise<PersonaRuntime> {
+  static async #openPersona(kernel: LoopKernel, persona: LoadedPersona, mode: OpenMode, start: Record<string, unknown>): Promise<PersonaRuntime> {
     const { harness, backend: backendName } = await checkPersonaStart(kernel, persona);
     const paths = personaPaths(kernel.stateDir, persona.profile.id);
     // The persona folder must exist for the backend's and the ledger's path checks; the brain step creates the rest.
@@ -673,7 +699,7 @@ export class PersonaRuntime {
     let backend: PersistenceBackend;
     try {
       const dsn = personaDsn(kernel, persona.profile);
-      backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry: kernel.registry, ...(dsn ? { dsn } : {}) });
+      backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry: kernel.registry, ...(dsn ? { dsn } : {}), ...(mode === 'list' ? { readonly: true } : {}) });
     } catch (error) {
       throw backendStartRefusal(persona, error);
     }
@@ -681,17 +707,23 @@ export class PersonaRuntime {
     // tools session while `run` runs it) is refused here, naming the holder, instead of forking the log (issue 12).
     let lock: WriterLock;
     try {
-      lock = await lockPersonaWriter(backend, mode);
+      // A listing writes nothing: it takes no lock, so it works beside the persona's writer.
+      lock = mode === 'list' ? { holder: selfHolder('tools list'), release: () => undefined } : await lockPersonaWriter(backend, mode);
     } catch (error) {
       await backend.close();
       throw error;
     }
     let runtime: PersonaRuntime | undefined;
     try {
-      if (backendName !== persistence.configured(paths.dir)) persistence.record(paths.dir, backendName);
+      if (mode !== 'list' && backendName !== persistence.configured(paths.dir)) persistence.record(paths.dir, backendName);
       const scripts = (await kernel.composition.scriptTools?.(persona.profile)) ?? [];
-      runtime = new PersonaRuntime(mode === 'tools' ? { ...kernel, mcpServer: () => null } : kernel, persona, harness, backend, lock, scripts);
-      runtime.#toolsOnly = mode === 'tools';
+      runtime = new PersonaRuntime(mode === 'run' ? kernel : { ...kernel, mcpServer: () => null }, persona, harness, backend, lock, scripts, mode);
+      runtime.#toolsOnly = mode !== 'run';
+      if (mode === 'list') {
+        runtime.#listing = true;
+        runtime.#history = { startup: {}, cycles: 0, afterCycle: async () => undefined, close: () => undefined };
+        return runtime;
+      }
       // A trace line a crash left without its seal is completed before anything new is recorded.
       await runtime.#trace.recover();
       for (const step of runtime.#steps) step.prepare?.(runtime.#context);
@@ -699,6 +731,10 @@ export class PersonaRuntime {
       runtime.#cycles = runtime.#history.cycles;
       if (mode === 'run') for (const step of runtime.#steps) await step.open?.(runtime.#context, start);
       await runtime.#relay?.listening;
+      if (runtime.#operatorRelay) {
+        await runtime.#operatorRelay.listening;
+        writeRelayPointer(paths.dir, runtime.#operatorRelay.socketPath);
+      }
       return runtime;
     } catch (error) {
       if (runtime) await runtime.#closeRelay();
@@ -723,6 +759,10 @@ export class PersonaRuntime {
 
   async #closeRelay(): Promise<void> {
     await this.#relay?.close();
+    if (this.#operatorRelay) {
+      removeRelayPointer(this.paths.dir, this.#operatorRelay.socketPath);
+      await this.#operatorRelay.close();
+    }
   }
 
   /** Closes the relay, flushes the events, closes the history (a shutdown checkpoint), closes the backend and disposes the plugins' isolates. */

@@ -97,7 +97,8 @@ export function holderIsRunning(holder: WriterHolder): boolean {
   return holder.start_ticks === null || ticks === holder.start_ticks;
 }
 
-function readHolder(personaDir: string): WriterHolder | undefined {
+/** The holder record beside the lock (information only: the fcntl lock alone decides). */
+export function readWriterHolder(personaDir: string): WriterHolder | undefined {
   try {
     const value = JSON.parse(readFileSync(path.join(personaDir, WRITER_HOLDER_FILE), 'utf8')) as Partial<WriterHolder>;
     if (typeof value.pid !== 'number' || typeof value.started_at !== 'string') return undefined;
@@ -109,7 +110,7 @@ function readHolder(personaDir: string): WriterHolder | undefined {
 
 /** The one-line refusal for a lock someone else holds. */
 function lockedError(personaId: string, personaDir: string, purpose: string): Error {
-  const holder = readHolder(personaDir);
+  const holder = readWriterHolder(personaDir);
   const file = path.join(personaDir, WRITER_LOCK_FILE);
   let who: string;
   if (holder === undefined) who = 'another process (it has not recorded itself yet)';
