@@ -11,7 +11,7 @@ import { denoCommand } from '../features/sandbox-run/deno-cli.ts';
 import { pluginsCheckCommand, pluginsInstallCommand, pluginsListCommand, pluginsNewCommand } from '../features/plugins/cli.ts';
 import { demoCommand } from '../features/sandbox-run/demo-cli.ts';
 import { runtimeManifestCheckCommand } from '../features/runtime-manifest/cli.ts';
-import { skillsListCommand } from '../features/skills/cli.ts';
+import { skillsInstallCommand, skillsListCommand } from '../features/skills/cli.ts';
 import { workspacePrepareCommand } from '../features/workspace/cli.ts';
 import { verifyCommand } from '../features/verify/cli.ts';
 import { gateCommand } from '../features/gate/cli.ts';
@@ -57,6 +57,7 @@ const LISTED: readonly Command[] = [
   pluginsNewCommand,
   pluginsInstallCommand,
   skillsListCommand,
+  skillsInstallCommand,
   workspacePrepareCommand,
   runtimeManifestCheckCommand,
   verifyCommand,

@@ -28,10 +28,9 @@ import { openLoopKernel } from './preset.ts';
 import { harnessToolServer } from '../mcp/harness-server.ts';
 import { ChildRegistry } from './executors/children.ts';
 import { withDsnContext } from '../persistence/dsn.ts';
-import { REPO_SKILLS_DIR } from '../skills/layout.ts';
+import { REPO_SKILLS_DIR, SKILLS_PATH_ENV } from '../skills/layout.ts';
 
-/** Extra skill folders, separated by `:` (like PATH). */
-export const SKILLS_PATH_ENV = 'RUNTIMECTL_SKILLS_PATH';
+export { SKILLS_PATH_ENV };
 
 /**
  * The skill search path: the built-in skills/, then RUNTIMECTL_SKILLS_PATH, then each
