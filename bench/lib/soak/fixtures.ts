@@ -27,7 +27,7 @@ export function writePlugins(dir: string, o: SoakOptions): void {
 version: 1.0.0
 kind: tool
 entry: mod.ts
-description: The soak's tool: counts the words and lines of a text.
+description: "The soak's tool, counting the words and lines of a text."
 sandbox: default
 permissions: {}
 limits: { memoryMb: 32, cpuMs: 200 }
@@ -45,7 +45,7 @@ tools:
 version: 1.0.0
 kind: phase-selector
 entry: mod.ts
-description: The soak's hostile phase selector. Round-robin, except every ${o.faultEvery}th cycle of a persona, when it faults (throws, spins, allocates, answers garbage, in turn).
+description: "The soak's hostile phase selector. Round-robin, except every ${o.faultEvery}th cycle of a persona, when it faults (throws, spins, allocates, answers garbage, in turn)."
 sandbox: default
 permissions: {}
 limits: { memoryMb: 32, cpuMs: 200 }

@@ -1,5 +1,6 @@
 /**
- * One soak kernel: the real CLI (`runtimectl run --json`), a process of its own, whose stdout
+ * One soak kernel: the real CLI (`runtimectl run --json`; its plugins through
+ * RUNTIMECTL_PLUGIN_PATH in `env`), a process of its own, whose stdout
  * is read as the stream of acknowledgements: a `{"type":"cycle"}` object is printed only once
  * the cycle event is durable, so every one seen here must still be in the log after any kill.
  */
@@ -37,7 +38,6 @@ export interface KernelLife {
 export interface KernelStart {
   files: readonly string[];
   stateDir: string;
-  pluginsDir: string;
   everySeconds: number;
   env: NodeJS.ProcessEnv;
   onAck(ack: Ack): void;
@@ -46,7 +46,7 @@ export interface KernelStart {
 export function startKernel(life: number, o: KernelStart): KernelLife {
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--no-node-snapshot', BIN, 'run', '--json', '--persona', ...o.files, '--state-dir', o.stateDir, '--plugins-dir', o.pluginsDir, '--every', String(o.everySeconds), '--stop-grace', '20'],
+    ['--no-node-snapshot', BIN, 'run', '--json', '--persona', ...o.files, '--state-dir', o.stateDir, '--every', String(o.everySeconds), '--stop-grace', '20'],
     { cwd: path.dirname(o.stateDir), env: o.env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';
