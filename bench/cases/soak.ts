@@ -47,7 +47,7 @@ export function soakRows(r: SoakResult): ResultRow[] {
       target: `< ${FLAT_PERCENT_PER_10K}% per 10k cycles after ${o.warmupMinutes} min of each life`,
       verdict: short ? 'full run only' : verdict(flat),
       note: measured
-        ? `${round(r.rss.per10k!.slope, 2)} MiB per 10k cycles and ${round(r.rss.perHour?.slope, 2)} MiB per hour (${round(rssHour, 2)}% per hour) around a mean of ${round(r.rss.per10k!.meanY, 1)} MiB, pooled within each kernel life (${r.rss.per10k!.lives} lives) by least squares; the kernel's children (sandbox hosts, sessions): ${round(r.childrenRss.perHour?.slope, 2)} MiB per hour. ${r.acknowledged} cycles, ${r.sessions} agent sessions, ${r.faults.failed} of ${r.faults.expected} scheduled faults contained. Samples: ${out}.`
+        ? `${round(r.rss.per10k!.slope, 2)} MiB per 10k cycles and ${round(r.rss.perHour?.slope, 2)} MiB per hour (${round(rssHour, 2)}% per hour) around a mean of ${round(r.rss.per10k!.meanY, 1)} MiB, pooled within each kernel life (${r.rss.per10k!.lives} lives) by least squares; the kernel's children (sandbox hosts, sessions): ${round(r.childrenRss.perHour?.slope, 2)} MiB per hour. ${r.acknowledged} cycles, ${r.fed} work packets given, ${r.sessions} agent sessions, ${r.faults.failed} of ${r.faults.expected} scheduled faults contained. Samples: ${out}.`
         : `no slope: too few samples past the warm-up (${o.warmupMinutes} min of each life); see ${out}`,
       whyMissed: measured && !flat ? `RSS grew ${round(rss10k, 2)}% per 10k cycles: see the samples (${out}) for where` : '',
     },
@@ -71,7 +71,7 @@ export function soakRows(r: SoakResult): ResultRow[] {
       median: r.acknowledged,
       target: 'verify --full passes for every persona; every acknowledged cycle is in its log; faults stay in their cycle',
       verdict: verdict(verified),
-      note: `verify --full: ${r.verify.ok ? `ok for ${r.verify.personas} personas` : `FAILED: ${r.verify.error ?? r.verify.failed.slice(0, 3).join('; ')}`}; acknowledged cycles missing from a log after ${r.lives - 1} kill -9 restarts: ${r.lost.length}${r.lost.length ? ` (${r.lost.slice(0, 3).join('; ')})` : ''}; faults by kind: ${Object.entries(r.faults.byKind).map(([k, n]) => `${k} ${n}`).join(', ')}; failures off the fault schedule: ${r.faults.spilled}; kernels that exited by themselves: ${r.unexpectedExits.length}${r.unexpectedExits.length ? ` (${r.unexpectedExits[0]})` : ''}; OS sandbox ${r.osSandbox ? 'bubblewrap' : 'off'}. Summary: ${path.relative(PROJECT_ROOT, r.summaryFile)}.`,
+      note: `verify --full: ${r.verify.ok ? `ok for ${r.verify.personas} personas` : `FAILED: ${r.verify.error ?? r.verify.failed.slice(0, 3).join('; ')}`}${r.verify.state.length ? ` (state checks apart: ${r.verify.state.join('; ')})` : ''}; acknowledged cycles missing from a log after ${r.lives - 1} kill -9 restarts: ${r.lost.length}${r.lost.length ? ` (${r.lost.slice(0, 3).join('; ')})` : ''}; faults by kind: ${Object.entries(r.faults.byKind).map(([k, n]) => `${k} ${n}`).join(', ')}; failures off the fault schedule: ${r.faults.spilled}; kernels that exited by themselves: ${r.unexpectedExits.length}${r.unexpectedExits.length ? ` (${r.unexpectedExits[0]})` : ''}; OS sandbox ${r.osSandbox ? 'bubblewrap' : 'off'}. Summary: ${path.relative(PROJECT_ROOT, r.summaryFile)}.`,
       whyMissed: verified ? '' : 'see the note and the summary file',
     },
   ];

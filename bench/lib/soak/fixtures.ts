@@ -5,7 +5,7 @@
  * that faults every F of a persona's cycles, in turn: it throws, spins past its CPU limit,
  * allocates past its memory limit, and answers outside its contract.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../../../kernel/version.ts';
 import type { SoakOptions } from './options.ts';
@@ -77,6 +77,10 @@ export function writeProfiles(dir: string, o: SoakOptions, osSandbox: boolean): 
   const ids: string[] = [];
   const files: string[] = [];
   const node = JSON.stringify(process.execPath);
+  // The agent's text travels in its arguments (node -e): the session's sandbox shows the install's node_modules, not bench/.
+  const source = readFileSync(AGENT, 'utf8').replace(/^#!.*\n/, '');
+  const sdk = path.join(PROJECT_ROOT, 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'cjs');
+  const args = ['-e', source, '--', `--sdk=${sdk}`, '--call=tool.soak.tally'].map((a) => JSON.stringify(a)).join(', ');
   for (let i = 0; i < o.personas; i++) {
     const id = `soak-${String(i).padStart(3, '0')}`;
     const file = path.join(dir, `${id}.yaml`);
@@ -89,13 +93,13 @@ executor:
   config:
     executor.command:
       command: ${node}
-      args: [${JSON.stringify(AGENT)}, "--call=tool.soak.tally"]
+      args: [${args}]
       spends_tokens: false
 tools: [tool.soak]
 phase: phase.soak-hostile
-cadence: { cycle_seconds: ${o.cycleSeconds}, periodic_seconds: ${o.sessionEvery} }
+cadence: { cycle_seconds: ${o.cycleSeconds}, periodic_seconds: 86400 }
 budget: { daily_tokens: 1000000, wall_seconds_per_cycle: 60 }
-allow: { read: ["\${state}", ${JSON.stringify(path.dirname(AGENT))}], write: ["\${state}"], run: [${node}] }
+allow: { read: ["\${state}"], write: ["\${state}"], run: [${node}] }
 os_sandbox: ${osSandbox ? 'required' : 'off'}
 bindings: [ledger]
 `,

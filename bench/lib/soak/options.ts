@@ -9,7 +9,7 @@ export interface SoakOptions {
   faultEvery: number;
   /** seconds between a persona's cycles (--every) */
   cycleSeconds: number;
-  /** a persona's periodic patrol slot, in seconds: each slot is a session of the fake agent */
+  /** seconds between two work packets given to a persona: each is worth a session of the fake agent */
   sessionEvery: number;
   /** seconds between two samples of RSS and open descriptors */
   sampleEvery: number;
