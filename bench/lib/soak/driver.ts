@@ -155,6 +155,8 @@ export async function runSoak(o: SoakOptions, tmp: string, log: (line: string) =
     }
     if (now >= nextSample) {
       nextSample += o.sampleEvery * 1000;
+      // A kernel spawned this very second is not yet itself (its node is still loading): no sample.
+      if (now - current.startedAt < 1000) continue;
       try {
         const s = sampleTree(current.pid);
         const sample: SoakSample = {
