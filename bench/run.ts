@@ -6,6 +6,9 @@
  * --history-events=<n> sizes the history case's long persona (e.g. 42230, the size issue 14 measured main at);
  * --only runs some cases; it and --quick print their table without touching the result files
  * (bench/results.json and RESULTS.md always hold the last full run).
+ * The soak (issue 24) runs only when named: --only=soak [--minutes=60] [--personas=100]
+ * [--kill-every=15] [--fault-every=25] [--cycle-seconds=5] [--session-every=600]
+ * [--sample-every=60] [--warmup-minutes=5]; its samples and summary go to bench/out/.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -30,12 +33,14 @@ import { personaWorkers } from './cases/persona-workers.ts';
 import { readTextFile } from './cases/read-text-file.ts';
 import { executorSandboxStart, executorStop } from './cases/executor-sandbox.ts';
 import { mcpTools } from './cases/mcp-tools.ts';
+import { soak } from './cases/soak.ts';
 import type { ResultRow } from './lib/result-row.ts';
 import { createContext, denoVersion, packageVersion, type BenchContext } from './lib/setup.ts';
 import { renderMisses, renderNotes, renderTable } from './lib/table.ts';
 import { settleBetweenCases } from './lib/settle.ts';
 
-const CASES: { name: string; run: (ctx: BenchContext) => Promise<ResultRow[]> | ResultRow[] }[] = [
+/** `explicit`: run only when named by --only (the soak runs for an hour). */
+const CASES: { name: string; run: (ctx: BenchContext) => Promise<ResultRow[]> | ResultRow[]; explicit?: boolean }[] = [
   { name: 'cold-start', run: coldStart },
   { name: 'trusted-call', run: trustedCall },
   { name: 'broker-op', run: brokerOp },
@@ -55,7 +60,11 @@ const CASES: { name: string; run: (ctx: BenchContext) => Promise<ResultRow[]> | 
   { name: 'mcp-tools', run: mcpTools },
   { name: 'history', run: history },
   { name: 'console', run: consoleCase },
+  { name: 'soak', run: soak, explicit: true },
 ];
+
+/** The soak's flags: bench flag name → SoakOptions key. */
+const SOAK_FLAGS = { minutes: 'minutes', personas: 'personas', 'kill-every': 'killEvery', 'fault-every': 'faultEvery', 'cycle-seconds': 'cycleSeconds', 'session-every': 'sessionEvery', 'sample-every': 'sampleEvery', 'warmup-minutes': 'warmupMinutes' } as const;
 
 const HOW_TO_READ = `How to read the table: every case runs the project's path and its comparisons in the same process run, interleaved round by round (each round starts from a different variant), after warm-up rounds that are discarded. **median** and **p99** are of the timed samples (nearest rank, no interpolation); **n** is the number of samples. **ratio to floor** is the row's median divided by the floor's median for times and memory (1.00x is the floor; lower is better) and the row's rate divided by the floor's rate for rates (higher is better). The **floor** is the least any implementation could do for the same work on this machine (raw isolated-vm, a raw child-process round trip, the real Deno, raw writeSync + fsync); an **alternative** is what a user would pick instead. **target met** applies issue 7's targets unchanged; "missed" rows are explained under the table. Rates and memory are single figures per run (no p99).`;
 
@@ -80,24 +89,29 @@ function loadAverage(): number {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, 'history-events': { type: 'string' } }, strict: true });
+  const soakFlags = Object.fromEntries(Object.keys(SOAK_FLAGS).map((name) => [name, { type: 'string' as const }]));
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, 'history-events': { type: 'string' }, ...soakFlags }, strict: true });
+  const given = values as Record<string, string | boolean | undefined>;
+  const soakGiven = Object.fromEntries(Object.entries(SOAK_FLAGS).filter(([flag]) => given[flag] !== undefined).map(([flag, key]) => [key, String(given[flag])]));
   assertNodeFlags();
   const only = values.only?.split(',').map((s) => s.trim());
   const unknown = only?.filter((name) => !CASES.some((c) => c.name === name)) ?? [];
   if (unknown.length) throw new Error(`unknown case ${unknown.join(', ')} (have: ${CASES.map((c) => c.name).join(', ')})`);
+  if (Object.keys(soakGiven).length > 0 && !only?.includes('soak')) throw new Error(`--${Object.keys(SOAK_FLAGS).find((f) => given[f] !== undefined)} is a flag of the soak: run it with --only=soak`);
   const historyEvents = values['history-events'] === undefined ? undefined : Number(values['history-events']);
   if (historyEvents !== undefined && !(Number.isInteger(historyEvents) && historyEvents >= 1000)) throw new Error(`--history-events must be a whole number of at least 1000, not ${values['history-events']}`);
   const started = performance.now();
   const loadAtStart = loadAverage();
   const ctx = await createContext(values.quick);
   if (historyEvents !== undefined) ctx.historyEvents = historyEvents;
+  if (only?.includes('soak')) ctx.soak = soakGiven;
   const rows: ResultRow[] = [];
   const timings: Record<string, number> = {};
   const loadAtCaseStart: Record<string, number> = {};
   try {
     let first = true;
     for (const c of CASES) {
-      if (only && !only.includes(c.name)) continue;
+      if (only ? !only.includes(c.name) : c.explicit) continue;
       if (!first) await settleBetweenCases(values.quick ? 200 : 1000);
       first = false;
       loadAtCaseStart[c.name] = loadAverage();

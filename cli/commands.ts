@@ -11,7 +11,7 @@ import { denoCommand } from '../features/sandbox-run/deno-cli.ts';
 import { pluginsCheckCommand, pluginsInstallCommand, pluginsListCommand, pluginsNewCommand } from '../features/plugins/cli.ts';
 import { demoCommand } from '../features/sandbox-run/demo-cli.ts';
 import { runtimeManifestCheckCommand } from '../features/runtime-manifest/cli.ts';
-import { skillsListCommand } from '../features/skills/cli.ts';
+import { skillsInstallCommand, skillsListCommand } from '../features/skills/cli.ts';
 import { workspacePrepareCommand } from '../features/workspace/cli.ts';
 import { verifyCommand } from '../features/verify/cli.ts';
 import { gateCommand } from '../features/gate/cli.ts';
@@ -29,8 +29,24 @@ import { EVENTS_CLI_COMMANDS } from '../features/events/cli.ts';
 import { OPERATOR_CLI_COMMANDS } from '../features/review/operator-cli.ts';
 import { serveCommand } from '../features/console/cli.ts';
 import { logsCommand } from '../features/logs/cli.ts';
+import { INBOX_CLI_COMMANDS } from '../features/inbox/cli.ts';
+import { withDsnFlag } from '../features/persistence/dsn.ts';
 
-export const COMMANDS: readonly Command[] = [
+/**
+ * Commands that open a persona's state: each takes --dsn for personas kept in Postgres
+ * (features/persistence/dsn.ts), the same way. `run` takes it itself (its workers need it);
+ * these parse their own --dsn and get the same context.
+ */
+const PARSE_THEIR_OWN_DSN = new Set(['status', 'activity', 'persistence export', 'persistence status']);
+const OPEN_PERSONA_STATE = new Set(['verify', 'logs', 'serve', 'replay', 'gate', 'tools', 'mcp', 'inbox', 'proposals', 'ledger', 'events', 'archive']);
+
+function dsnAware(command: Command): Command {
+  const name = command.path.join(' ');
+  if (PARSE_THEIR_OWN_DSN.has(name)) return withDsnFlag(command, { parsesItself: true });
+  return OPEN_PERSONA_STATE.has(command.path[0]!) ? withDsnFlag(command) : command;
+}
+
+const LISTED: readonly Command[] = [
   demoCommand,
   runCommand,
   statusCommand,
@@ -41,6 +57,7 @@ export const COMMANDS: readonly Command[] = [
   pluginsNewCommand,
   pluginsInstallCommand,
   skillsListCommand,
+  skillsInstallCommand,
   workspacePrepareCommand,
   runtimeManifestCheckCommand,
   verifyCommand,
@@ -59,5 +76,8 @@ export const COMMANDS: readonly Command[] = [
   ...PERSISTENCE_CLI_COMMANDS,
   fleetRenderCommand,
   ...MCP_CLI_COMMANDS,
+  ...INBOX_CLI_COMMANDS,
   denoCommand,
 ];
+
+export const COMMANDS: readonly Command[] = LISTED.map(dsnAware);

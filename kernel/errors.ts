@@ -141,6 +141,8 @@ export const ERROR_CODES = {
   RTC_ERR_SKILL_REFERENCE_ESCAPE: 'a skill reference path leaves the skill folder',
   RTC_ERR_SKILL_REFERENCE_NOT_FOUND: 'a skill reference file does not exist or is not a readable file',
   RTC_ERR_SKILL_REFERENCE_TOO_LARGE: 'a skill reference file is larger than the read cap',
+  // `skills install FROM-EVIDENCE` (features/skills/install.ts)
+  RTC_ERR_SKILL_INSTALL: 'a skill cannot be installed from an evidence package (not accepted, tampered, incomplete, or another skill of that name is there)',
   // personas and the continuous loop
   RTC_ERR_PERSONA_NOT_FOUND: 'no persona profile with that id or file',
   RTC_ERR_PERSONA_DUPLICATE: 'two personas in one run share an id',
@@ -150,6 +152,8 @@ export const ERROR_CODES = {
   RTC_ERR_EXECUTOR_RESULT: 'an executor or budget-policy plugin returned a value outside its contract',
   RTC_ERR_EXECUTOR_PROVIDER_HOME: "an executor's provider home cannot be created or written",
   RTC_ERR_PERSONA_START: 'a persona names a plugin, harness, skill or program that cannot work, so it does not start',
+  // giving a persona work: `inbox add`, `dm send` (features/inbox)
+  RTC_ERR_WORK_REFUSED: 'a work packet or direct message cannot be given to a persona (too large, a name already taken, a full queue)',
   // composition: harnesses, loop steps, tools, plugin authoring
   RTC_ERR_HARNESS_STEP: 'a harness names a loop step no feature provides, or leaves out the final record step',
   RTC_ERR_PLUGIN_KIND: 'a plugin of one kind was named where another kind is needed',

@@ -15,6 +15,7 @@ import { brokerContext, profileLayer } from '../../kernel/run/grant.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { IsolateRuntime, type CompiledSource, type RuntimeOptions } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { loadShim, withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
+import type { SoakOptions } from './soak/options.ts';
 
 export interface Budget {
   warmup: number;
@@ -25,6 +26,8 @@ export interface BenchContext {
   quick: boolean;
   /** --history-events: the long persona's size for the history case (default 1,000,000; --quick 50,000) */
   historyEvents?: number;
+  /** the soak's flags as given (--minutes, --personas, --kill-every, --fault-every, ...; bench/lib/soak/options.ts) */
+  soak?: Partial<Record<keyof SoakOptions, string>>;
   /** scratch folder, removed at the end */
   tmp: string;
   cacheDir: string;

@@ -11,7 +11,8 @@ import { runGate, type GateReport } from './run-gate.ts';
 import { listPersonaIds, resolvePersona } from '../../kernel/personas/load.ts';
 import { parseReviewPolicy, type ReviewPolicy } from '../../kernel/review/index.ts';
 import { assertReviewPersonaId } from '../../kernel/review/paths.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { hint, parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { shownPath } from '../../kernel/shown-path.ts';
 import { pluginSearchPath } from '../../kernel/plugins/registry.ts';
 import { chooseStateDir, knownPersonaDir } from '../../kernel/storage/state-dir.ts';
 
@@ -81,7 +82,7 @@ function reviewQueueOf(persona: string, stateDir: string | undefined, io: CliIo)
   return { reviewPersonaDir };
 }
 
-function printReport(io: CliIo, report: GateReport): void {
+function printReport(io: CliIo, report: GateReport, persona: string | undefined): void {
   const width = Math.max(...report.manifest.checks.map((c) => c.name.length));
   for (const [i, check] of report.manifest.checks.entries()) {
     const mark = check.status === 'unavailable' && !check.required && !check.internal ? 'unavailable (allowed)' : check.status;
@@ -93,6 +94,11 @@ function printReport(io: CliIo, report: GateReport): void {
   if (report.proposal.status === 'queued') io.stdout(`proposal: ${report.proposal.id} queued for review (${report.proposal.queue})\n`);
   else if (report.proposal.status === 'refused') io.stdout(`proposal: refused by the review queue: ${report.proposal.reason}\n`);
   else if (report.verdict === 'accepted') io.stdout(`proposal: ${report.proposal.reason}\n`);
+  // The step after an accepted verdict, as a command: installed from this package, verified by its digest.
+  if (report.verdict === 'accepted') {
+    const install = `runtimectl skills install ${shownPath(report.out, io.cwd)} --digest ${report.manifestDigest}${persona ? ` --persona ${persona}` : ''}`;
+    io.stdout(hint(io, report.proposal.status === 'queued' ? `next: once an operator accepts ${report.proposal.id}, install it: ${install}\n` : `next: install it: ${install}\n`));
+  }
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
@@ -145,7 +151,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       limitations: report.manifest.limitations,
       proposal: report.proposal,
     });
-  } else printReport(io, report);
+  } else printReport(io, report, values.persona);
   return report.exitStatus;
 }
 

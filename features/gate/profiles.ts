@@ -17,6 +17,7 @@ import { loadSandboxProfile, PROFILES_DIR, type Limits, type SandboxProfile } fr
 import { PLUGINS_DIR, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { PERMISSION_NAMES } from '../../kernel/permissions/descriptors.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
+import { shownPath } from '../../kernel/shown-path.ts';
 import { beyondCeiling } from './ceiling.ts';
 import { gateChecksOf, missingCheckReason } from './check-plugins.ts';
 import { checkEntry, gateProfileSchema, type CheckEntry, type GateProfile } from './profile-schema.ts';
@@ -126,8 +127,8 @@ function resolveChecks(profile: GateProfile, where: string, pluginDirs: readonly
 
 export function loadGateProfile(nameOrFile: string, options: LoadGateProfileOptions = {}): LoadedGateProfile {
   const { file, name } = profileFile(nameOrFile, options.dir ?? GATES_DIR, options.cwd ?? process.cwd());
-  const where = path.relative(PROJECT_ROOT, file).startsWith('..') ? file : path.relative(PROJECT_ROOT, file);
-  const profile = readManifestFile(gateProfileSchema, file, PROJECT_ROOT);
+  const where = shownPath(file);
+  const profile = readManifestFile(gateProfileSchema, file);
   const invalid = (field: string, reason: string) => kernelError('RTC_ERR_MANIFEST_INVALID', `${where}: ${field}: ${reason}`, { details: { file: where, field, reason } });
   if (profile.name !== name) throw invalid('name', `must equal the file name "${name}"`);
 

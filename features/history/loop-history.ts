@@ -54,6 +54,8 @@ export interface OpenHistoryOptions {
   persona: string;
   config: HistoryConfig;
   nowMs: number;
+  /** false: a tools session, no restart of the loop (EventOpenOptions.reboot) */
+  reboot?: boolean;
 }
 
 function stateOf(cp: Checkpoint): LoopCheckpointState {
@@ -98,6 +100,7 @@ export class LoopHistory {
     let last = { seq: 0, hash: '' };
     const startup = await events.open({
       rollup: rollupOf,
+      ...(options.reboot === false ? { reboot: false } : {}),
       onEvent: (e) => {
         if (cp && e.seq === cp.chain.seq) confirmed = e.hash === cp.chain.hash;
         if (e.seq > after) pending.push(e);

@@ -26,7 +26,7 @@ export function loopHistoryOf(persona: PersonaContext): LoopHistory | undefined 
 
 export const historyPart: HistoryPart = async (host) => {
   const p = host.persona;
-  const history = await LoopHistory.open(p.backend, { persona: p.profile.id, config: readHistoryConfig(p.paths.dir), nowMs: p.clock() });
+  const history = await LoopHistory.open(p.backend, { persona: p.profile.id, config: readHistoryConfig(p.paths.dir), nowMs: p.clock(), reboot: host.restart });
   p.state.set(LOOP_HISTORY, history);
   const sections = () =>
     checkpointSections({ memory: p.backend.memory, ledger: (p.backend as PersonaBackend).ledger, review: host.reviewQueue, substrate: host.substrate });

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { shownPath } from '../../kernel/shown-path.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { readManifestFile } from '../../kernel/manifest/load.ts';
 import { guardPath } from '../../kernel/storage/persona-storage.ts';
@@ -21,17 +22,18 @@ export function readHistoryConfig(personaDir: string): HistoryConfig & { source:
   if (!existsSync(file)) return { ...defaultHistoryConfig(), source: 'default' };
   let config: HistoryConfig;
   try {
-    config = readManifestFile(historyConfigSchema, file, personaDir) as HistoryConfig;
+    // Named as the user finds it from where they stand (relative to the cwd, else absolute).
+    config = readManifestFile(historyConfigSchema, file) as HistoryConfig;
   } catch (error) {
     throw kernelError('RTC_ERR_HISTORY_CONFIG', error instanceof Error ? error.message : String(error), { details: { file: HISTORY_CONFIG_FILE }, cause: error });
   }
   if (config.schema_version > HISTORY_SCHEMA_VERSION) {
-    throw kernelError('RTC_ERR_HISTORY_CONFIG', `${HISTORY_CONFIG_FILE}: schema version ${config.schema_version} is newer than the ${HISTORY_SCHEMA_VERSION} this runtimectl supports (the file was left untouched)`, {
+    throw kernelError('RTC_ERR_HISTORY_CONFIG', `${shownPath(file)}: schema version ${config.schema_version} is newer than the ${HISTORY_SCHEMA_VERSION} this runtimectl supports (the file was left untouched)`, {
       details: { file: HISTORY_CONFIG_FILE },
     });
   }
   if (config.retention.mode === 'archive' && !path.isAbsolute(config.retention.to)) {
-    throw kernelError('RTC_ERR_HISTORY_CONFIG', `${HISTORY_CONFIG_FILE}: retention.to: must be an absolute path (got ${JSON.stringify(config.retention.to)})`, { details: { file: HISTORY_CONFIG_FILE } });
+    throw kernelError('RTC_ERR_HISTORY_CONFIG', `${shownPath(file)}: retention.to: must be an absolute path (got ${JSON.stringify(config.retention.to)})`, { details: { file: HISTORY_CONFIG_FILE } });
   }
   return { ...config, source: 'file' };
 }

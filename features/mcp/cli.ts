@@ -27,9 +27,10 @@ in its trace; a denial, a limit or a failure is an MCP tool error, never the ser
 
 Started by an executor's harness under "runtimectl run", it relays each call to that run
 (${'$'}RUNTIMECTL_TOOLS_SOCKET), so calls land in the running cycle's trace and budget. Started
-on its own, it opens the persona for tool calls only; each call is then one line of
-<state>/<persona>/trace/tools.jsonl; it takes the persona's writer lock, so it is refused
-while "runtimectl run" runs the persona.
+on its own while "runtimectl run" runs the persona on this machine, it relays to that run the
+same way (the run's <state>/<persona>/tools-relay.json names its socket). Otherwise it opens
+the persona for tool calls only, under its writer lock: each call is a tool_call event and
+one line of <state>/<persona>/trace/tools.jsonl.
 
 Options:
 ${COMMON}
@@ -37,7 +38,8 @@ ${COMMON}
 
 const LIST_USAGE = `Usage: runtimectl tools list --persona ID_OR_FILE [--state-dir DIR] [--plugins-dir DIR]... [--json]
 
-Lists the tools the persona offers: each tool's name, where it comes from (a tool plugin's
+Lists the tools the persona offers (read-only: it takes no writer lock, so it works while
+"runtimectl run" runs the persona): each tool's name, where it comes from (a tool plugin's
 export, a mounted MCP server's tool, or a selected skill's script), its description, what a
 call may do (its grant: the manifest ∩ the persona's allow ∩ the profile's ceiling, per kind)
 and its input schema (--json).
@@ -52,6 +54,9 @@ const CALL_USAGE = `Usage: runtimectl tools call --persona ID_OR_FILE TOOL [--ar
 
 Calls one tool through the same path an agent's call takes (grant, audit event, trace,
 budget) and prints its result. Exit 1 when the call failed (the error is printed).
+While "runtimectl run" runs the persona on this machine, the call is made by that run (its
+writer lock, its log: a tool_call event with via "cli"); otherwise the persona is opened here
+for the call, under its writer lock, and the call is its only event (no reboot).
 
 Options:
 ${COMMON}
@@ -80,6 +85,7 @@ function personaFlag(value: string | undefined, command: string): string {
 
 export const mcpServeCommand: Command = {
   path: ['mcp', 'serve'],
+  rawStderr: true,
   summary: "serve the persona's tools as an MCP server over stdio",
   usage: SERVE_USAGE,
   async run(argv, io) {
@@ -104,7 +110,7 @@ export const toolsListCommand: Command = {
   async run(argv, io) {
     const { values } = parseFlags(argv, { ...common, json: { type: 'boolean' } }, 'tools list', false);
     const persona = personaFlag(values.persona, 'tools list');
-    const source = await openToolSource(sourceOptions(values, persona, 'cli', io), io);
+    const source = await openToolSource({ ...sourceOptions(values, persona, 'cli', io), listOnly: true }, io);
     try {
       const { tools, problems } = await source.list();
       if (values.json) {

@@ -1,16 +1,26 @@
 /**
- * Where `mcp serve` and `tools list/call` get a persona's tools from: the kernel process
- * running the persona (through its tool relay, when RUNTIMECTL_TOOLS_SOCKET names one: the
- * server an executor's harness started), or a persona opened here for tool calls only (an
- * operator's or author's own session). Either way a call goes through the one path
- * (PersonaRuntime.callTool → kernel/tools/call-tool.ts): grant, audit event, trace, budget.
+ * Where `mcp serve` and `tools list/call` get a persona's tools from:
+ *
+ *  - the kernel process running the persona, through its tool relay: the socket
+ *    RUNTIMECTL_TOOLS_SOCKET names (the server an executor's harness started), or the
+ *    operator's socket `<persona>/tools-relay.json` names when `run` runs the persona on this
+ *    machine. The call is made there, under that kernel's writer lock and in its log (one
+ *    writer, no fork), recorded `via: cli` (or `mcp`);
+ *  - else a persona opened here for tool calls only, under the writer lock: each call is a
+ *    `tool_call` event and a line of trace/tools.jsonl, and nothing else (no `reboot`: no loop
+ *    restarted);
+ *  - `tools list` only reads: it opens the persona read-only, without the lock, so it works
+ *    while `run` runs it.
+ *
+ * Either way a call goes through the one path (PersonaRuntime.callTool → kernel/tools/call-tool.ts):
+ * grant, audit event, trace, budget.
  */
 import path from 'node:path';
 import type { CliIo } from '../../kernel/cli/command.ts';
 import { PersonaRuntime } from '../../kernel/loop/persona-runtime.ts';
 import { resolvePersona } from '../../kernel/personas/load.ts';
 import type { ToolInfo, ToolProblem } from '../../kernel/tools/call-tool.ts';
-import { RelayClient, TOOLS_SOCKET_ENV } from '../../kernel/tools/tool-relay.ts';
+import { RelayClient, runningRelay, TOOLS_SOCKET_ENV } from '../../kernel/tools/tool-relay.ts';
 import { openLoopKernel } from '../science-loop/preset.ts';
 import { resolveStateDir } from '../science-loop/cli.ts';
 
@@ -30,6 +40,8 @@ export interface ToolSourceOptions {
   skillsDirs?: string[];
   /** who the calls are from, for the audit event */
   via: 'mcp' | 'cli';
+  /** `list`: only list the tools (read-only, no writer lock) */
+  listOnly?: boolean;
 }
 
 export async function openToolSource(options: ToolSourceOptions, io: CliIo): Promise<ToolSource> {
@@ -44,13 +56,27 @@ export async function openToolSource(options: ToolSourceOptions, io: CliIo): Pro
     };
   }
   const persona = resolvePersona(options.persona, { cwd: io.cwd });
+  const stateDir = resolveStateDir(options.stateDir, io);
+  if (!options.listOnly) {
+    // Running on this machine: the call is made by that kernel (its lock, its log).
+    const running = runningRelay(path.join(stateDir, persona.profile.id));
+    const client = running === undefined ? undefined : await RelayClient.connect(running).catch(() => undefined);
+    if (client) {
+      return {
+        mode: 'relay',
+        list: async () => ({ tools: (await client.list()) as ToolInfo[], problems: [] }),
+        call: (name, args) => client.call(name, args, options.via),
+        close: async () => client.close(),
+      };
+    }
+  }
   const kernel = await openLoopKernel({
-    stateDir: resolveStateDir(options.stateDir, io),
+    stateDir,
     env: io.env,
     ...(options.pluginsDirs?.length ? { pluginPath: options.pluginsDirs.map((d) => path.resolve(io.cwd, d)) } : {}),
     ...(options.skillsDirs?.length ? { skillsDirs: options.skillsDirs } : {}),
   });
-  const runtime = await PersonaRuntime.openForTools(kernel, persona);
+  const runtime = options.listOnly ? await PersonaRuntime.openForToolList(kernel, persona) : await PersonaRuntime.openForTools(kernel, persona);
   return {
     mode: 'local',
     list: () => runtime.toolsReport(),

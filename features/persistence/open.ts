@@ -17,6 +17,7 @@ import { parseBackendName, pluginIdOf, readPersistenceConfig } from '../../kerne
 import { BACKEND_EXPORTS, openIsolatedBackendSync, prepareBackendPlugin, type IsolatedBackend } from './isolated-backend.ts';
 import { prepareLedgerPlugin } from '../ledger/plugin-host.ts';
 import { ledgerAccess } from './ledger-access.ts';
+import { contextDsn, DSN_ENV, missingDsnError, nonEmpty } from './dsn.ts';
 
 /** The bindings a persistence plugin may declare, and nothing else. */
 export const STORAGE_BINDINGS = ['storage.files', 'storage.sqlite', 'storage.postgres'] as const;
@@ -30,7 +31,7 @@ export interface OpenBackendOptions {
   personaId?: string;
   /** Where to look for persistence plugins (tests); defaults to the repository's plugins/. */
   pluginsDir?: string;
-  /** A shared database's DSN (the postgres backend); default: RUNTIMECTL_POSTGRES_DSN. */
+  /** A shared database's DSN (the postgres backend); default: the running command's --dsn (dsn.ts), else RUNTIMECTL_POSTGRES_DSN. */
   dsn?: string;
   /** The postgres lease's time to live (default 15 s, or RUNTIMECTL_POSTGRES_LEASE_SECONDS). */
   leaseSeconds?: number;
@@ -86,7 +87,7 @@ export async function openBackend(personaDir: string, name?: string, options: Op
   const { plugin } = resolveBackend(personaDir, name, options);
   await Promise.all([prepareBackendPlugin(plugin), prepareLedgerPlugin()]);
   // A shared database's connection worker is started (and online) before any synchronous call.
-  const dsn = options.dsn ?? process.env.RUNTIMECTL_POSTGRES_DSN;
+  const dsn = databaseOf(options);
   if (plugin.manifest.bindings.includes('storage.postgres') && dsn) await bridgeFor(dsn).ready();
   return openBackendSync(personaDir, name, options);
 }
@@ -115,6 +116,11 @@ export function openBackendSync(personaDir: string, name?: string, options: Open
   }
 }
 
+/** The database a backend opens: the caller's, else the running command's (--dsn, dsn.ts), else RUNTIMECTL_POSTGRES_DSN. */
+function databaseOf(options: OpenBackendOptions): string | undefined {
+  return nonEmpty(options.dsn) ?? contextDsn() ?? nonEmpty(process.env[DSN_ENV]);
+}
+
 /** A database failure says which persona it stopped. */
 function namePersona(error: unknown, personaId: string): unknown {
   if (!isKernelError(error) || error.message.startsWith(`persona ${personaId}`)) return error;
@@ -126,10 +132,8 @@ const preparedDatabases = new Map<PgBridge, boolean>();
 
 /** The shared database a postgres persona's session reaches: the kernel's connection and its tables. */
 function sharedDatabase(personaId: string, readonly: boolean, options: OpenBackendOptions) {
-  const dsn = options.dsn ?? process.env.RUNTIMECTL_POSTGRES_DSN;
-  if (dsn === undefined || dsn === '') {
-    throw kernelError('RTC_ERR_PERSISTENCE_CONFIG', `persona ${personaId} keeps its state in Postgres, but no database is named: set RUNTIMECTL_POSTGRES_DSN (or pass --dsn)`, { details: { persona: personaId } });
-  }
+  const dsn = databaseOf(options);
+  if (dsn === undefined) throw missingDsnError(personaId);
   const bridge = bridgeFor(dsn);
   const envLease = Number(process.env.RUNTIMECTL_POSTGRES_LEASE_SECONDS);
   const leaseSeconds = options.leaseSeconds ?? (Number.isFinite(envLease) && envLease > 0 ? envLease : undefined);

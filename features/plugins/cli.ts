@@ -7,7 +7,7 @@ import path from 'node:path';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { displayPath, loadPlugin, pluginSearchPath, PLUGIN_PATH_ENV, PluginRegistry, PLUGINS_DIR, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { installPackages } from '../../kernel/build/npm-install.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { hint, parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { checkPlugin } from './check.ts';
 import { scaffoldPlugin, SCAFFOLD_KINDS } from './scaffold.ts';
 
@@ -143,7 +143,7 @@ check: list it under checks: in a gate profile); the line to add is printed. How
     }
     const outside = path.resolve(parent) !== PLUGINS_DIR;
     io.stdout(`wrote ${displayPath(made.dir)}/: ${made.files.join(', ')}\n`);
-    io.stdout(`check it:   runtimectl plugins check ${displayPath(made.dir)}\n`);
+    io.stdout(hint(io, `check it:   runtimectl plugins check ${displayPath(made.dir)}\n`));
     io.stdout(`test it:    node_modules/.bin/deno test --no-check ${displayPath(made.dir)}\n`);
     io.stdout(`select it:  ${made.select}   (${made.selectIn === 'gate profile' ? 'under checks: in a gate profile' : 'in a persona profile'})\n`);
     if (outside) io.stdout(`find it:    ${made.selectIn === 'gate profile' ? 'gate' : 'run'} with --plugins-dir ${displayPath(parent)}, or add it to $${PLUGIN_PATH_ENV}\n`);

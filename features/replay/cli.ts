@@ -104,7 +104,6 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         ...(values.cycle !== undefined ? { cycle: Number(values.cycle) } : {}),
         ...(values['from-cycle'] !== undefined ? { fromCycle: Number(values['from-cycle']) } : {}),
         installed: values.installed ?? false,
-        ...(io.env['RUNTIMECTL_POSTGRES_DSN'] ? { dsn: io.env['RUNTIMECTL_POSTGRES_DSN'] } : {}),
         onNotice: (line) => {
           if (!values.json) io.stdout(`${line}\n`);
         },

@@ -83,6 +83,7 @@ export function parseSandboxRunArgs(argv: readonly string[]): Parsed {
 
 export const sandboxRunCommand: Command = {
   path: ['sandbox', 'run'],
+  rawStderr: true,
   summary: 'run a Deno-style script in the sandbox, like deno run',
   usage: USAGE,
   async run(argv, io) {

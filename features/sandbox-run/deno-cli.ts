@@ -61,6 +61,7 @@ async function evalCode(argv: string[], io: CliIo): Promise<number> {
 
 export const denoCommand: Command = {
   path: ['deno'],
+  rawStderr: true,
   summary: 'the deno-compatible program of Deno.execPath(): deno run|eval|test in the sandbox',
   usage: USAGE,
   async run(argv, io) {

@@ -80,6 +80,7 @@ export function parseSandboxTestArgs(argv: readonly string[], usageName = 'sandb
 
 export const sandboxTestCommand: Command = {
   path: ['sandbox', 'test'],
+  rawStderr: true,
   summary: 'run Deno.test tests in the sandbox, like deno test',
   usage: USAGE,
   async run(argv, io) {

@@ -19,18 +19,18 @@ import { readAgentEnv, STATE_DIR_ENV } from './budget/env.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { openLedger, prepareLedger } from '../ledger/open.ts';
 import { HarnessCatalog } from '../../kernel/loop/harness.ts';
-import { openPersonas, runFailed } from '../../kernel/loop/run-personas.ts';
+import { openPersonas, runFailed, type CycleWait } from '../../kernel/loop/run-personas.ts';
 import { inProcessFleet, type LoopFleet } from './workers/fleet.ts';
 import { parseWorkers, startWorkerFleet, WORKERS_USAGE } from './workers/cli-hook.ts';
 import { cycleLine, personaSummary } from './summary.ts';
-import { listPersonaIds, PERSONAS_DIR, resolvePersonas, type LoadedPersona } from '../../kernel/personas/load.ts';
+import { listPersonaIds, loadPersonas, PERSONAS_DIR, resolvePersonas, type LoadedPersona, type PersonaLoadFailure } from '../../kernel/personas/load.ts';
 import { openLoopKernel } from './preset.ts';
 import { harnessToolServer } from '../mcp/harness-server.ts';
 import { ChildRegistry } from './executors/children.ts';
-import { REPO_SKILLS_DIR } from '../skills/layout.ts';
+import { withDsnContext } from '../persistence/dsn.ts';
+import { REPO_SKILLS_DIR, SKILLS_PATH_ENV } from '../skills/layout.ts';
 
-/** Extra skill folders, separated by `:` (like PATH). */
-export const SKILLS_PATH_ENV = 'RUNTIMECTL_SKILLS_PATH';
+export { SKILLS_PATH_ENV };
 
 /**
  * The skill search path: the built-in skills/, then RUNTIMECTL_SKILLS_PATH, then each
@@ -44,11 +44,11 @@ export function skillSearchPath(flagDirs: readonly string[] | undefined, io: Pic
   return extraSkills.length > 0 ? [REPO_SKILLS_DIR, ...extraSkills] : [];
 }
 import { scienceReport, type ScienceCycleReport as CycleReport, type ScienceRun } from './report.ts';
-import { parseFlags, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { hint, parseFlags, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { chooseStateDir, ensureStateDir, makeDirectories } from '../../kernel/storage/state-dir.ts';
 import { scrubber } from '../../kernel/redact/secret-values.ts';
 
-const USAGE = `Usage: runtimectl run --persona ID_OR_FILE... [--cycles N] [--state-dir DIR] [options]
+const USAGE = `Usage: runtimectl run --persona ID_OR_FILE... [--cycles N] [--state-dir DIR] [--dsn DSN] [options]
        runtimectl run --demo [--cycles N] [--state-dir DIR]
 
 Runs the continuous_science_loop for each persona, side by side in this process. Without
@@ -70,12 +70,17 @@ Options:
                         which is a :-separated list of such folders, and the built-in plugins/)
   --skills-dir DIR      another folder of skills (repeatable; after $RUNTIMECTL_SKILLS_PATH, a
                         :-separated list of such folders, and the built-in skills/)
+  --dsn DSN             the Postgres database of personas kept in persistence.postgres: over
+                        each profile's own (persistence: {plugin, dsn_env | dsn}), which is
+                        over $RUNTIMECTL_POSTGRES_DSN
   --stop-grace SECONDS  how long a stop on SIGTERM or a second SIGINT may take (default 20,
                         under Kubernetes' 30); sessions get KILL at half of it
 ${WORKERS_USAGE}
   --summary             after the run, print what each persona did and why
   --json                NDJSON instead of lines: one object per cycle as it ends
-                        ({"type":"cycle",...}), then one {"type":"run_end",...}
+                        ({"type":"cycle",...}), one per wait between cycles
+                        ({"type":"wait","persona_id","next_cycle","seconds","next_at",
+                        "source"}), then one {"type":"run_end",...}
   --demo                the example agent-* personas with a work packet each, a fresh state
                         directory, 3 cycles back to back, --no-spend and --summary
 
@@ -175,6 +180,23 @@ interface CycleReview {
   alerts: { alert: string; message: string; proposal_log_seq: number }[];
 }
 
+/** `12 s`, `5 min`, `1 h 30 min`: a wait as people say it. */
+export function spokenSeconds(seconds: number): string {
+  if (seconds < 1) return `${Math.round(seconds * 1000)} ms`;
+  if (seconds < 60) return `${Math.round(seconds * 10) / 10} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const rest = minutes % 60;
+  return `${Math.floor(minutes / 60)} h${rest ? ` ${rest} min` : ''}`;
+}
+
+/** The line `run` prints when a persona starts waiting for its next cycle. */
+export function waitLine(w: CycleWait): string {
+  const clock = w.next_at.slice(11, 19);
+  const why = w.source === 'every' ? `--every ${w.seconds}` : `its profile's cadence.cycle_seconds: ${w.seconds}; --every S overrides it`;
+  return `${w.persona_id}: next cycle (#${w.next_cycle}) in ${spokenSeconds(w.seconds)}, at ${clock} UTC (${why})`;
+}
+
 function reviewAtBoundary(r: CycleReport): CycleReview {
   const review = (r.payload.review ?? {}) as Record<string, unknown>;
   const list = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
@@ -202,7 +224,12 @@ export function reviewLines(r: CycleReport): string[] {
   ];
 }
 
-async function run(argv: string[], given: CliIo): Promise<number> {
+function run(argv: string[], given: CliIo): Promise<number> {
+  // A missing database is told with every way run has to name one: --dsn, the variable, the profile.
+  return withDsnContext({ flag: true, profile: true }, () => runPersonasCommand(argv, given));
+}
+
+async function runPersonasCommand(argv: string[], given: CliIo): Promise<number> {
   let io = given;
   await prepareLedger();
   const { values, positionals } = parseFlags(
@@ -221,6 +248,7 @@ async function run(argv: string[], given: CliIo): Promise<number> {
       'plugins-dir': { type: 'string', multiple: true },
       'skills-dir': { type: 'string', multiple: true },
       workers: { type: 'string' },
+      dsn: { type: 'string' },
     },
     'run',
   );
@@ -239,9 +267,21 @@ async function run(argv: string[], given: CliIo): Promise<number> {
 
   // The environment is checked before anything is created: a bad override stops the start.
   readAgentEnv(io.env);
-  const setup = demo
-    ? demoSetup(values['state-dir'], io)
-    : { personas: resolvePersonas([...(values.persona ?? []), ...positionals], { cwd: io.cwd }), stateDir: resolveStateDir(values['state-dir'], io) };
+  // Every profile is read before anything starts, and every one that cannot be read is said at
+  // once (each with all of its problems); the others still run, as with a start-check refusal.
+  let unloaded: PersonaLoadFailure[] = [];
+  let setup: { personas: LoadedPersona[]; stateDir: string };
+  if (demo) setup = demoSetup(values['state-dir'], io);
+  else {
+    const loaded = loadPersonas([...(values.persona ?? []), ...positionals], { cwd: io.cwd });
+    unloaded = loaded.failures;
+    for (const f of unloaded) io.stderr(`runtimectl: ${f.error.toLine()}\n`);
+    if (loaded.personas.length === 0) {
+      if (values.json) io.stdout(`${JSON.stringify({ type: 'run_end', state_dir: null, personas: unloadedJson(unloaded) })}\n`);
+      return 1;
+    }
+    setup = { personas: loaded.personas, stateDir: resolveStateDir(values['state-dir'], io) };
+  }
   const skillsDirs = skillSearchPath(values['skills-dir'], io);
   const children = new ChildRegistry();
   // Plain data only: with --workers every worker opens its own kernel with these too.
@@ -250,6 +290,7 @@ async function run(argv: string[], given: CliIo): Promise<number> {
     stateDirShown: demo && !values['state-dir'] ? setup.stateDir : chooseStateDir(values['state-dir'], io.env, io.cwd).given,
     env: { ...io.env },
     spendTokens,
+    ...(values.dsn !== undefined ? { dsn: requiredDsn(values.dsn) } : {}),
     ...(maxResidentIsolates !== undefined ? { maxResidentIsolates } : {}),
     ...(values['plugins-dir'] ? { pluginPath: values['plugins-dir'].map((d) => path.resolve(io.cwd, d)) } : {}),
     ...(skillsDirs.length > 0 ? { skillsDirs } : {}),
@@ -266,9 +307,14 @@ async function run(argv: string[], given: CliIo): Promise<number> {
   const onCycle = (report: Parameters<typeof scienceReport>[0]) => {
     const science = scienceReport(report);
     if (values.json) io.stdout(`${JSON.stringify({ type: 'cycle', persona_id: report.persona_id, ...jsonCycle(science) })}\n`);
-    else for (const line of [...reviewLines(science), cycleLine(science)]) io.stdout(`${line}\n`);
+    else for (const line of [...reviewLines(science), cycleLine(science)]) io.stdout(`${hint(io, line)}\n`);
   };
-  const loopRun = { ...(cycles !== undefined ? { cycles } : {}), ...(every !== undefined ? { everySeconds: every } : {}), onCycle };
+  // Between two cycles a persona waits its cadence (or --every): said, so a run is never silently idle.
+  const onWait = (wait: CycleWait) => {
+    if (values.json) io.stdout(`${JSON.stringify({ type: 'wait', ...wait })}\n`);
+    else io.stdout(`${waitLine(wait)}\n`);
+  };
+  const loopRun = { ...(cycles !== undefined ? { cycles } : {}), ...(every !== undefined ? { everySeconds: every } : {}), onCycle, onWait };
   const fleet: LoopFleet =
     workers > 1
       ? await startWorkerFleet({ workers, personas: setup.personas, kernel, loop: kernelOptions, onNotice: (line) => io.stderr(`${line}\n`), ...loopRun })
@@ -316,16 +362,28 @@ async function run(argv: string[], given: CliIo): Promise<number> {
     const personas = [
       ...runs.map((r) => ({ persona_id: r.persona_id, stopped: r.stopped ?? null, refused: null, cycles: r.reports.length })),
       ...refused.map((r) => ({ persona_id: r.persona_id, stopped: null, refused: r.problems, cycles: 0 })),
+      ...unloadedJson(unloaded),
     ];
     io.stdout(`${JSON.stringify({ type: 'run_end', state_dir: setup.stateDir, personas })}\n`);
   } else if (summary) {
     io.stdout('\nSummary: what each persona did and why\n\n');
     for (const r of runs) io.stdout(`${personaSummary(r, ledgerCounts(setup.stateDir, r.persona_id))}\n`);
-    io.stdout(`Inspect: runtimectl status --state-dir ${setup.stateDir}\nReplay the recorded cycles: runtimectl replay --state-dir ${setup.stateDir}\n`);
+    io.stdout(hint(io, `Inspect: runtimectl status --state-dir ${setup.stateDir}\nReplay the recorded cycles: runtimectl replay --state-dir ${setup.stateDir}\n`));
   }
   for (const r of runs) if (r.stopped) io.stderr(`runtimectl: persona ${r.persona_id} stopped: ${r.stopped}\n`);
   for (const r of runs) if (!r.stopped && runFailed(r)) io.stderr(`runtimectl: persona ${r.persona_id}: every cycle failed (last: ${r.reports.at(-1)?.defer_reason ?? 'see its events'})\n`);
-  return refused.length > 0 || runs.some((r) => runFailed(r)) ? 1 : 0;
+  return refused.length > 0 || unloaded.length > 0 || runs.some((r) => runFailed(r)) ? 1 : 0;
+}
+
+/** --dsn's value: a database, never an empty string (which would silently fall back to another). */
+function requiredDsn(value: string): string {
+  if (value.trim() === '') throw kernelError('RTC_ERR_CLI_USAGE', '--dsn needs a value (a postgres:// DSN); see "runtimectl run --help"');
+  return value;
+}
+
+/** A profile that could not be read, as run_end lists it: under the ref it was given by (its id is unknown). */
+function unloadedJson(unloaded: readonly PersonaLoadFailure[]) {
+  return unloaded.map((f) => ({ persona_id: f.ref, stopped: null, refused: [f.error.toLine()], cycles: 0 }));
 }
 
 export const runCommand: Command = {

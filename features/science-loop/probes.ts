@@ -44,7 +44,7 @@ function clip(text: string, max: number): string {
 }
 
 /** A packet's title (first heading or line) and an optional `tier: N` hint (front matter or JSON). */
-function describePacket(name: string, text: string): { title: string; tier_hint?: number } {
+export function describePacket(name: string, text: string): { title: string; tier_hint?: number } {
   let tier: number | undefined;
   let title: string | undefined;
   if (name.endsWith('.json')) {

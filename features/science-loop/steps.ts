@@ -19,6 +19,8 @@
  */
 import path from 'node:path';
 import { checkPluginAnswer } from '../../kernel/contracts/answer.ts';
+import { executorDescriptionSchema } from '../../kernel/contracts/executor.ts';
+import { isKeyedExecutorConfig } from '../../kernel/personas/profile-schema.ts';
 import { phaseAnswerSchema } from '../../kernel/contracts/phase-selector.ts';
 import { errorLine } from '../../kernel/errors.ts';
 import { ensureBrainLayout, relToState, WORKSPACE_ID } from '../../kernel/loop/layout.ts';
@@ -136,6 +138,22 @@ function executorField(start: PersonaStart, choice: ExecutorChoice): Pick<SlotRe
   if (choice.plugin_source === 'env') return { field: EXECUTOR_ENV, fromEnv: true };
   if (choice.plugin_source === 'profile') return { field: 'executor.plugin' };
   return { field: `executor.plugin (default of harness ${start.harness.manifest.id})` };
+}
+
+/**
+ * The config problems an executor's describe() named, as start problems at the profile's
+ * field: `executor.config["executor.command"].command` (keyed form) or `executor.config.command`
+ * (the flat form of the profile's own executor). An answer outside the contract is one problem.
+ */
+function configProblemsOf(start: PersonaStart, choice: ExecutorChoice, answer: unknown): StartProblem[] {
+  if (answer === undefined) return [];
+  const parsed = executorDescriptionSchema.shape.config_problems.safeParse(answer);
+  if (!parsed.success) return [{ ...executorField(start, choice), reason: `executor ${choice.plugin}: describe() answered config_problems outside the executor contract` }];
+  const config = start.profile.executor.config;
+  const keyed = isKeyedExecutorConfig(config) && Object.keys(config).length > 0;
+  const base = keyed || start.profile.executor.plugin !== choice.plugin ? `executor.config["${choice.plugin}"]` : 'executor.config';
+  const picked = choice.plugin_source === 'env' ? ` (${EXECUTOR_ENV} picks ${choice.plugin}: its config is ${base} of the profile)` : '';
+  return (parsed.data ?? []).map((p) => ({ field: `${base}${p.field.startsWith('[') ? '' : '.'}${p.field}`, reason: `${p.reason}${picked}` }));
 }
 
 function startChoice(start: PersonaStart): ExecutorChoice {
@@ -289,16 +307,21 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
       return [{ ...at, plugin: choice.plugin, kind: 'executor', calls: ['describe', 'run'] }];
     },
     async check(start) {
-      // A token-spending executor that will really be launched must find its program.
       const choice = startChoice(start);
-      const limits = budgetLimits(start.profile, readAgentEnv(start.env));
-      if (!choice.enabled || !start.spendTokens || limits.daily_tokens === null || limits.daily_tokens === 0) return [];
-      let description: { spends_tokens?: unknown; command?: unknown };
+      if (!choice.enabled) return [];
+      // An enabled executor's config is checked now, by the executor itself (describe names
+      // what is wrong with it), not when the first work arrives.
+      let description: { spends_tokens?: unknown; command?: unknown; config_problems?: unknown };
       try {
         description = (await start.probe(choice.plugin, 'executor', 'describe', executorConfig(start.profile, choice))) as typeof description;
       } catch (error) {
         return [{ ...executorField(start, choice), reason: `executor ${choice.plugin}: describe() failed: ${errorLine(error)}` }];
       }
+      const configProblems = configProblemsOf(start, choice, description?.config_problems);
+      if (configProblems.length > 0) return configProblems;
+      // A token-spending executor that will really be launched must find its program.
+      const limits = budgetLimits(start.profile, readAgentEnv(start.env));
+      if (!start.spendTokens || limits.daily_tokens === null || limits.daily_tokens === 0) return [];
       if (description?.spends_tokens !== true || typeof description.command !== 'string') return [];
       const program = description.command.trim().split(/\s+/)[0] ?? '';
       if (program === '' || findProgram(program, start.env.PATH ?? '', path.join(start.stateDir, start.profile.id)) !== undefined) return [];

@@ -8,6 +8,9 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { SkillRoot } from './catalog.ts';
 
+/** Extra skill folders, separated by `:` (like PATH), after the built-in skills/. */
+export const SKILLS_PATH_ENV = 'RUNTIMECTL_SKILLS_PATH';
+
 /** The repo's own `skills/` folder. */
 export const REPO_SKILLS_DIR = path.resolve(import.meta.dirname, '..', '..', 'skills');
 

@@ -23,6 +23,7 @@ import { loadEsbuild } from './esbuild.ts';
 import { isKernelError, kernelError } from '../errors.ts';
 import { seal, sealMatches, SEAL_BYTES } from './cache-integrity.ts';
 import { PROJECT_ROOT } from '../version.ts';
+import { shownPath } from '../shown-path.ts';
 import { denoModules, IMPORT_META } from './deno-modules.ts';
 import { shimPartLinks } from './shim-part-links.ts';
 import { importScope, importScopeOf, outsideScope, type ImportScope } from './import-scope.ts';
@@ -218,7 +219,7 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
   } catch (error) {
     const failure = error as esbuild.BuildFailure;
     const first = failure.errors?.[0];
-    const where = first?.location ? `${path.relative(process.cwd(), path.resolve(base, first.location.file))}:${first.location.line}:${first.location.column}` : path.relative(process.cwd(), absolute);
+    const where = first?.location ? `${shownPath(path.resolve(base, first.location.file))}:${first.location.line}:${first.location.column}` : shownPath(absolute);
     // A refusal from the module plugin (npm, jsr, Node built-ins) keeps its own code.
     if (isKernelError(first?.detail)) throw kernelError(first.detail.code, `${where}: ${first.detail.message}`, { details: { file: absolute } });
     throw kernelError('RTC_ERR_BUILD_FAILED', `${where}: ${first?.text ?? String(error)}`, { details: { file: absolute } });

@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import semver from 'semver';
 import { kernelError, type KernelError } from '../errors.ts';
+import { shownPath } from '../shown-path.ts';
 
 export const NODE_BUILTINS: ReadonlySet<string> = new Set(builtinModules.flatMap((m) => [m, m.split('/')[0]!]));
 
@@ -94,7 +95,7 @@ export class NpmResolver {
   }
 
   #installHint(): string {
-    return `run "runtimectl plugins install ${path.relative(process.cwd(), this.root) || '.'}"`;
+    return `run "runtimectl plugins install ${shownPath(this.root)}"`;
   }
 
   #lockPackages(): Record<string, LockEntry> | null {

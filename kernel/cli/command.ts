@@ -6,12 +6,23 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { kernelError } from '../errors.ts';
 import { didYouMean } from '../suggest.ts';
+import { withProgram } from './program.ts';
 
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /**
+   * How the user runs runtimectl (`runtimectl`, `npx runtimectl`, `bin/runtimectl.js`;
+   * kernel/cli/program.ts): what hints print in its place. Absent: `runtimectl`.
+   */
+  program?: string;
+}
+
+/** A line for the user with every `runtimectl <verb>` hint in it written the way the user runs runtimectl. */
+export function hint(io: Pick<CliIo, 'program'>, text: string): string {
+  return withProgram(text, io.program);
 }
 
 export interface Command {
@@ -27,6 +38,12 @@ export interface Command {
    * flags of its own: `archive --persona ID` runs it instead of printing the group's help.
    */
   takesFlags?: boolean;
+  /**
+   * The command's stderr carries a program's own bytes (a script's stderr under `sandbox
+   * run`): written as they are. Otherwise stderr is the CLI's diagnostics, and every
+   * `runtimectl <verb>` hint in it is written the way the user runs runtimectl.
+   */
+  rawStderr?: boolean;
 }
 
 export type Options = NonNullable<ParseArgsConfig['options']>;

@@ -10,6 +10,7 @@ import { didYouMean } from '../suggest.ts';
 import { assertNodeFlags } from '../node-flags.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import type { CliIo, Command } from './command.ts';
+import { invokedAs, setProgramVerbs, withProgram } from './program.ts';
 
 function findCommand(commands: readonly Command[], argv: readonly string[]): { command: Command; rest: string[] } | undefined {
   let best: Command | undefined;
@@ -100,6 +101,7 @@ function defaultIo(): CliIo {
     stderr: (text) => void process.stderr.write(text),
     cwd: process.cwd(),
     env: process.env,
+    program: invokedAs({ script: process.argv[1], env: process.env, cwd: process.cwd() }),
   };
 }
 
@@ -107,12 +109,15 @@ function defaultIo(): CliIo {
  * Runs one command line against `commands` (or a loader of them: `--version` then loads
  * none of the features' code); returns the exit status.
  */
-export async function runCommandLine(list: readonly Command[] | (() => Promise<readonly Command[]>), argv: string[], io: CliIo = defaultIo()): Promise<number> {
+export async function runCommandLine(list: readonly Command[] | (() => Promise<readonly Command[]>), argv: string[], given: CliIo = defaultIo()): Promise<number> {
   if (argv[0] === '--version' || argv[0] === '-V') {
-    io.stdout(`runtimectl ${KERNEL_VERSION}\n`);
+    given.stdout(`runtimectl ${KERNEL_VERSION}\n`);
     return 0;
   }
   const commands = typeof list === 'function' ? await list() : list;
+  setProgramVerbs(commands.map((c) => c.path[0]!));
+  // What the skeleton itself prints (help, usage, error lines) names runtimectl the way the user runs it.
+  const io: CliIo = { ...given, stdout: (text) => given.stdout(withProgram(text, given.program)), stderr: (text) => given.stderr(withProgram(text, given.program)) };
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     io.stdout(topLevelHelp(commands));
     return argv.length === 0 ? 2 : 0;
@@ -137,7 +142,10 @@ export async function runCommandLine(list: readonly Command[] | (() => Promise<r
   }
   try {
     assertNodeFlags();
-    return await command.run(rest, io);
+    // stdout may be data (a script's output, JSON, manifests): a command words its hints there
+    // with hint(). stderr is diagnostics, rewritten like the skeleton's own lines, unless the
+    // command passes a program's own stderr through (sandbox run, deno, mcp serve).
+    return await command.run(rest, command.rawStderr ? given : { ...given, stderr: io.stderr });
   } catch (error) {
     if (isKernelError(error) && !error.internal) {
       io.stderr(`runtimectl: ${error.toLine()}\n`);

@@ -83,6 +83,11 @@ export type ExecutorStatus = (typeof EXECUTOR_STATUSES)[number];
 export const executorDescriptionSchema = z.object({
   spends_tokens: z.boolean().describe('true: sessions spend provider tokens, so budgets and hard stops apply'),
   command: short(200).optional().describe('the program it runs (first word), checked on PATH at start when it spends tokens'),
+  config_problems: z
+    .array(z.object({ field: short(200).describe('the key in the executor\'s config (`command`, `args[2]`)'), reason: short(500) }))
+    .max(50)
+    .optional()
+    .describe('what is wrong with the config it was given: the persona does not start, one line per problem naming the profile\'s field'),
 });
 export type ExecutorDescription = z.output<typeof executorDescriptionSchema>;
 

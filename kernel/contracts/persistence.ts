@@ -126,6 +126,12 @@ export interface EventOpenOptions {
   onEvent?: (event: EventEnvelope) => void;
   /** The rollup each sealed segment's index entry carries (features/history). */
   rollup?: (events: EventEnvelope[]) => unknown;
+  /**
+   * false: this opening is no restart of the persona's loop (a tools session: `tools call`,
+   * `mcp serve` on its own records only its tool_call events), so no `reboot` is appended.
+   * Default true. A torn tail's `log_repaired` and a seal's completion are appended either way.
+   */
+  reboot?: boolean;
 }
 
 /** Brain memory: `brain.json` (rewritten whole) and `long-term.md` (append-only). */

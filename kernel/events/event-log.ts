@@ -603,8 +603,8 @@ export function prepareEventFile(file: string, options: Omit<OpenEventLogOptions
  * chain that already had events and `log_repaired` after a torn tail was cut; sets
  * `log.startup`. Closes the log when an append fails.
  */
-export async function appendStartupEvents(log: EventLog, head: OpenedHead): Promise<void> {
-  const hadEvents = head.lastSeq > 0;
+export async function appendStartupEvents(log: EventLog, head: OpenedHead, options: { reboot?: boolean } = {}): Promise<void> {
+  const hadEvents = head.lastSeq > 0 && options.reboot !== false;
   const repair = head.repair;
   try {
     // A seal cut short by a crash is completed before anything else is appended.

@@ -17,6 +17,7 @@ import { z } from 'zod';
 import { kernelError } from '../errors.ts';
 import { readManifestFile } from '../manifest/load.ts';
 import { PROJECT_ROOT } from '../version.ts';
+import { shownPath } from '../shown-path.ts';
 
 export const HARNESSES_DIR = path.join(PROJECT_ROOT, 'policies', 'harnesses');
 /** The driver's own last step: the trace line, the cycle event, then what steps left for after it. */
@@ -66,8 +67,7 @@ export interface LoadedHarness {
 }
 
 function displayFile(file: string): string {
-  const rel = path.relative(PROJECT_ROOT, file);
-  return rel.startsWith('..') ? file : rel;
+  return shownPath(file);
 }
 
 /** The harness manifests of a folder, read once. */
@@ -96,7 +96,7 @@ export class HarnessCatalog {
     if (!existsSync(file)) {
       throw kernelError('RTC_ERR_MANIFEST_NOT_FOUND', `no harness "${id}" (${displayFile(file)}); harnesses: ${this.ids().join(', ') || 'none'}`, { details: { harness: id } });
     }
-    const manifest = readManifestFile(harnessManifestSchema, file, PROJECT_ROOT);
+    const manifest = readManifestFile(harnessManifestSchema, file);
     if (manifest.id !== id) throw kernelError('RTC_ERR_MANIFEST_INVALID', `${displayFile(file)}: id: must equal the file name "${id}" (found "${manifest.id}")`, { details: { file: displayFile(file), field: 'id' } });
     const loaded = { manifest, file };
     this.#byId.set(id, loaded);

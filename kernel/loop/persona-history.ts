@@ -28,6 +28,8 @@ export interface HistoryHost {
   substrate: SubstrateAtStart;
   /** appends an event to the persona's log, scrubbed like every driver event */
   append(type: string, payload: Record<string, unknown>): Promise<unknown>;
+  /** false for a tools session (no loop runs): the events are opened without a `reboot` (EventOpenOptions.reboot) */
+  restart: boolean;
 }
 
 /** One persona's open history. */
@@ -54,6 +56,6 @@ export async function fullScanHistory(host: HistoryHost, onEvent: (event: EventE
     if (event.type === CYCLE_EVENT) cycles += 1;
     onEvent(event);
   }
-  await events.open();
+  await events.open({ reboot: host.restart });
   return { startup: { checkpoint: 'none', full_scan: true }, cycles, afterCycle: async () => {}, close: () => {} };
 }

@@ -31,7 +31,7 @@ import type { PersistenceBackend, PersistenceProvider } from '../contracts/persi
 import { errorLine, isKernelError, kernelError } from '../errors.ts';
 import type { AppendResult } from '../events/event-log.ts';
 import type { LoadedPersona } from '../personas/load.ts';
-import type { PersonaProfile } from '../personas/profile-schema.ts';
+import { profileDsnOf, type PersonaProfile } from '../personas/profile-schema.ts';
 import { pluginSearchPath, PluginRegistry } from '../plugins/registry.ts';
 import { ReviewQueue, reviewEventsOf, type ReviewQueueOptions } from '../review/queue.ts';
 import { evidenceDigest } from '../review/evidence.ts';
@@ -43,14 +43,14 @@ import { OperatorTrustSource, trustChangePayload } from '../review/trust-source.
 import { PersonaProposals, type RunningSession } from './persona-proposals.ts';
 import { scrubber, type Scrubber, type SecretValues } from '../redact/secret-values.ts';
 import { ensurePersonaDir, ensureStateDir } from '../storage/state-dir.ts';
-import { lockPersonaWriter, type WriterLock } from '../storage/writer-lock.ts';
+import { lockPersonaWriter, selfHolder, type WriterLock } from '../storage/writer-lock.ts';
 import { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { pathCodec, type PathCodec } from '../replay/path-codec.ts';
 import { TraceStore } from '../replay/trace-store.ts';
 import { checkSubstrateAtStart, type SubstrateAtStart } from '../substrate/substrate-at-start.ts';
 import { listToolsReport, callTool, toolCallLimits, toolPluginOf, type ToolHost, type ToolInfo, type ToolProblem } from '../tools/call-tool.ts';
 import { withCallMeter, type CallUsage } from '../tools/call-usage.ts';
-import { TOOLS_SOCKET_ENV, ToolRelay } from '../tools/tool-relay.ts';
+import { removeRelayPointer, TOOLS_SOCKET_ENV, ToolRelay, writeRelayPointer } from '../tools/tool-relay.ts';
 import { TOOL_TRACE_FILE } from '../replay/trace-store.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
@@ -134,6 +134,11 @@ export interface LoopOptions {
    */
   mcpServer?: (personaId: string) => McpServerSpec | null;
   /**
+   * The database of personas kept in Postgres, as `run --dsn` gives it: over each profile's
+   * own (persistence.dsn_env, .dsn), which is over RUNTIMECTL_POSTGRES_DSN in `env`.
+   */
+  dsn?: string;
+  /**
    * The start's substrate check when it was already done for this start (a worker thread of
    * `run --workers`: the main thread checks once, so every worker's persona_start reports it)
    */
@@ -154,6 +159,8 @@ export interface LoopKernel {
   harnesses: HarnessCatalog;
   cacheDir: string;
   spendTokens: boolean;
+  /** LoopOptions.dsn: the run's --dsn */
+  dsn?: string;
   /** the clock and randomness plugins see: the loop's clock, so a pinned loop pins its plugins too */
   sources: WorldSources;
   /** the bound on live plugin isolates, shared by every persona of this kernel */
@@ -203,9 +210,16 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
     shim: await loadShim(cacheDir),
     cacheDir,
     spendTokens: options.spendTokens ?? true,
+    ...(options.dsn !== undefined && options.dsn.trim() !== '' ? { dsn: options.dsn } : {}),
     exportsSeen: new Map(),
     mcpServer: options.mcpServer ?? (() => null),
   };
+}
+
+/** A Postgres persona's database: the run's --dsn, else its profile's, else RUNTIMECTL_POSTGRES_DSN (undefined: the backend says none is named). */
+export function personaDsn(kernel: Pick<LoopKernel, 'dsn' | 'env'>, profile: PersonaProfile): string | undefined {
+  const fromEnv = kernel.env.RUNTIMECTL_POSTGRES_DSN;
+  return kernel.dsn ?? profileDsnOf(profile, kernel.env)?.dsn ?? (fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv : undefined);
 }
 
 /** What the cycle boundary did with the review queue: proposal ids applied and expired, and those accepted but held (with why). */
@@ -233,6 +247,9 @@ const cyclesInFlight = new WeakMap<LoopKernel, number>();
 export function cyclesRunning(kernel: LoopKernel): number {
   return cyclesInFlight.get(kernel) ?? 0;
 }
+
+/** How a persona is opened: to run its loop, for a tools session (calls, under the lock), or to list its tools (read-only, no lock). */
+type OpenMode = 'run' | 'tools' | 'list';
 
 export class PersonaRuntime {
   readonly profile: PersonaProfile;
@@ -263,6 +280,12 @@ export class PersonaRuntime {
   #audit = { granted: 0, denied: [] as string[] };
   /** the kernel's end of the tool relay, while the persona has tools and an MCP server is handed to its harness */
   readonly #relay: ToolRelay | undefined;
+  /**
+   * The operator's relay while `run` runs a persona with tools: an operator's `tools call` (and
+   * `mcp serve` run by hand) reaches this kernel through it (tools-relay.json names it), so the
+   * call is made here, under this kernel's writer lock and in its log. Never visible in a sandbox.
+   */
+  readonly #operatorRelay: ToolRelay | undefined;
   /** the MCP server handed to the harness (with the relay's socket), or null */
   readonly #mcp: McpServerSpec | null;
   /** the cycle's recorder while one runs (tool calls made mid-cycle go in its trace) */
@@ -273,6 +296,8 @@ export class PersonaRuntime {
   #toolHeld = { cpuMs: 0, wallMs: 0, calls: 0 };
   /** opened for tool calls only (`mcp serve`, `tools call`): each call is recorded on its own line of trace/tools.jsonl */
   #toolsOnly = false;
+  /** opened to list tools only (read-only, no lock): a call is refused */
+  #listing = false;
   #toolTrace: TraceStore | undefined;
   /** what the persona's agents propose, and what its event log hears of the queue (persona-proposals.ts) */
   readonly #proposals: PersonaProposals;
@@ -292,7 +317,7 @@ export class PersonaRuntime {
   /** the kernel's plugins as this persona sees them: its profile's `trust:` granted (start-check.ts) */
   readonly #registry: PluginRegistry;
 
-  private constructor(kernel: LoopKernel, persona: LoadedPersona, harness: LoadedHarness, backend: PersistenceBackend, lock: WriterLock, scripts: readonly ScriptToolSpec[], registry: PluginRegistry) {
+  private constructor(kernel: LoopKernel, persona: LoadedPersona, harness: LoadedHarness, backend: PersistenceBackend, lock: WriterLock, scripts: readonly ScriptToolSpec[], registry: PluginRegistry, mode: OpenMode) {
     this.#kernel = kernel;
     this.#registry = registry;
     this.#scripts = scripts;
@@ -312,8 +337,8 @@ export class PersonaRuntime {
     this.#scrub = <T>(value: T) => this.#secrets.values(hostPaths(value));
     // A backend that keeps the trace itself (postgres: rows) hands its storage; otherwise the persona folder's files.
     this.#trace = new TraceStore(this.paths.dir, backend.trace ? { storage: backend.trace } : {});
-    // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy.
-    this.#profileDigest = this.#trace.keep(persona.text);
+    // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy (a listing writes nothing).
+    this.#profileDigest = mode === 'list' ? persona.digest : this.#trace.keep(persona.text);
     this.#steps = harness.manifest.steps.filter((name) => name !== RECORD_STEP).map((name) => kernel.composition.steps.get(name)!);
     const wiring: PersonaWiring = { paths: this.paths, profile: this.profile, backend, clock: kernel.clock, log: backend.events, scrub: this.#secrets.deep };
     this.#trustNow = kernel.trust.current().trust;
@@ -332,6 +357,7 @@ export class PersonaRuntime {
     // The server the harness starts reaches this kernel through the relay's socket (its folder visible read-only in the sandbox).
     const hasTools = this.profile.tools.length > 0 || scripts.length > 0 || this.#proposals.allowed;
     this.#relay = handed && hasTools ? new ToolRelay({ list: () => this.tools(), call: (name, args) => this.callTool(name, args, 'mcp') }) : undefined;
+    this.#operatorRelay = mode === 'run' && hasTools ? new ToolRelay({ list: () => this.tools(), call: (name, args, via) => this.callTool(name, args, via) }, { vias: ['cli', 'mcp'] }) : undefined;
     // A server that names the relay's variable (mcp serve) is handed only with the relay: without
     // it, it would open the persona on its own, against this kernel's writer lock. Any other server is handed as given.
     const wantsRelay = handed?.env !== undefined && TOOLS_SOCKET_ENV in handed.env;
@@ -438,6 +464,8 @@ export class PersonaRuntime {
       reviewQueue: () => this.#queue(),
       substrate: this.#kernel.substrate,
       append: (type: string, payload: Record<string, unknown>) => this.#backend.events.append(type, this.#scrub(payload)),
+      // a tools session is no restart of the loop: no reboot event
+      restart: !this.#toolsOnly,
     };
     const part = this.#kernel.composition.history;
     if (part) return part(host);
@@ -658,10 +686,13 @@ export class PersonaRuntime {
    * `mcp serve`; `cli`: `tools call`).
    */
   async callTool(name: string, args: unknown, via: 'binding' | 'mcp' | 'cli' = 'binding'): Promise<unknown> {
+    if (this.#listing) throw kernelError('RTC_ERR_TOOL_RELAY', `persona ${this.profile.id} was opened to list its tools only (read-only): a call needs the persona opened for tools`, { internal: true });
     if (this.#proposals.isTool(name)) return this.#callReviewTool(name, args, via);
     const started = performance.now();
     const plugin = toolPluginOf(this.#toolHost(), name);
-    const own = this.#toolsOnly && !this.#recorder ? this.#ownRecorder() : undefined;
+    // Outside a cycle (a tools session, or an operator's call relayed to a running kernel between
+    // cycles) the call is recorded on its own line of trace/tools.jsonl.
+    const own = !this.#recorder ? this.#ownRecorder() : undefined;
     let outcome: { ok: true } | { ok: false; error: unknown } = { ok: true };
     let ran = false;
     let held: { cpuMs: number; wallMs: number } | undefined;
@@ -807,6 +838,15 @@ export class PersonaRuntime {
   }
 
   /**
+   * Opens the persona to list its tools only (`tools list`): read-only, without the writer
+   * lock, so it works while `run` runs the persona; its state is opened read-only, nothing is
+   * written (no trace, no checkpoint, no event) and no tool may be called.
+   */
+  static openForToolList(kernel: LoopKernel, persona: LoadedPersona): Promise<PersonaRuntime> {
+    return PersonaRuntime.#openPersona(kernel, persona, 'list', {});
+  }
+
+  /**
    * The one opening path of `open` and `openForTools`: the start check, the persistence backend
    * (the profile's, or the one its state directory records), the writer lock, the trace's
    * recovery, the history (through the composition's history part: the chain continues from
@@ -814,7 +854,7 @@ export class PersonaRuntime {
    * (`start` collects what they add to persona_start) and the tool relay; `tools` sets up no
    * step and hands the harness no MCP server.
    */
-  static async #openPersona(kernel: LoopKernel, persona: LoadedPersona, mode: 'run' | 'tools', start: Record<string, unknown>): Promise<PersonaRuntime> {
+  static async #openPersona(kernel: LoopKernel, persona: LoadedPersona, mode: OpenMode, start: Record<string, unknown>): Promise<PersonaRuntime> {
     const { harness, backend: backendName, registry, scripts } = await checkPersonaStart(kernel, persona);
     const paths = personaPaths(kernel.stateDir, persona.profile.id);
     // The persona folder must exist for the backend's and the ledger's path checks; the brain step creates the rest.
@@ -822,7 +862,8 @@ export class PersonaRuntime {
     const persistence = kernel.composition.persistence;
     let backend: PersistenceBackend;
     try {
-      backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry });
+      const dsn = personaDsn(kernel, persona.profile);
+      backend = await persistence.open(paths.dir, backendName, { personaId: persona.profile.id, now: () => new Date(kernel.clock()), registry, ...(dsn ? { dsn } : {}), ...(mode === 'list' ? { readonly: true } : {}) });
     } catch (error) {
       throw backendStartRefusal(persona, error);
     }
@@ -830,16 +871,22 @@ export class PersonaRuntime {
     // tools session while `run` runs it) is refused here, naming the holder, instead of forking the log (issue 12).
     let lock: WriterLock;
     try {
-      lock = await lockPersonaWriter(backend, mode);
+      // A listing writes nothing: it takes no lock, so it works beside the persona's writer.
+      lock = mode === 'list' ? { holder: selfHolder('tools list'), release: () => undefined } : await lockPersonaWriter(backend, mode);
     } catch (error) {
       await backend.close();
       throw error;
     }
     let runtime: PersonaRuntime | undefined;
     try {
-      if (backendName !== persistence.configured(paths.dir)) persistence.record(paths.dir, backendName);
-      runtime = new PersonaRuntime(mode === 'tools' ? { ...kernel, mcpServer: () => null } : kernel, persona, harness, backend, lock, scripts, registry);
-      runtime.#toolsOnly = mode === 'tools';
+      if (mode !== 'list' && backendName !== persistence.configured(paths.dir)) persistence.record(paths.dir, backendName);
+      runtime = new PersonaRuntime(mode === 'run' ? kernel : { ...kernel, mcpServer: () => null }, persona, harness, backend, lock, scripts, registry, mode);
+      runtime.#toolsOnly = mode !== 'run';
+      if (mode === 'list') {
+        runtime.#listing = true;
+        runtime.#history = { startup: {}, cycles: 0, afterCycle: async () => undefined, close: () => undefined };
+        return runtime;
+      }
       // A trace line a crash left without its seal is completed before anything new is recorded.
       await runtime.#trace.recover();
       for (const step of runtime.#steps) step.prepare?.(runtime.#context);
@@ -847,6 +894,10 @@ export class PersonaRuntime {
       runtime.#cycles = runtime.#history.cycles;
       if (mode === 'run') for (const step of runtime.#steps) await step.open?.(runtime.#context, start);
       await runtime.#relay?.listening;
+      if (runtime.#operatorRelay) {
+        await runtime.#operatorRelay.listening;
+        writeRelayPointer(paths.dir, runtime.#operatorRelay.socketPath);
+      }
       return runtime;
     } catch (error) {
       if (runtime) await runtime.#closeRelay();
@@ -871,6 +922,10 @@ export class PersonaRuntime {
 
   async #closeRelay(): Promise<void> {
     await this.#relay?.close();
+    if (this.#operatorRelay) {
+      removeRelayPointer(this.paths.dir, this.#operatorRelay.socketPath);
+      await this.#operatorRelay.close();
+    }
   }
 
   /** Closes the relay, flushes the events, closes the history (a shutdown checkpoint), closes the backend and disposes the plugins' isolates. */

@@ -19,6 +19,20 @@ export interface RunOptions extends LoopOptions {
   /** seconds between cycles for every persona, instead of each profile's cadence */
   everySeconds?: number;
   onCycle?: (report: CycleReport) => void;
+  /** before each wait between two cycles (not after the last one): who waits, how long, for which cycle */
+  onWait?: (wait: CycleWait) => void;
+}
+
+/** A persona waiting for its next cycle: what `run` says while it would otherwise be silent. */
+export interface CycleWait {
+  persona_id: string;
+  /** the cycle that runs after the wait */
+  next_cycle: number;
+  seconds: number;
+  /** when it is due (ISO) */
+  next_at: string;
+  /** `every`: --every for every persona; `cadence`: the profile's cadence.cycle_seconds */
+  source: 'every' | 'cadence';
 }
 
 export interface PersonaRun {
@@ -64,7 +78,18 @@ export async function runPersonaLoop(runtime: PersonaRuntime, options: Omit<RunO
       break;
     }
     if (options.cycles !== undefined && i + 1 >= options.cycles) break;
-    await sleep((options.everySeconds ?? runtime.profile.cadence.cycle_seconds) * 1000, options.signal);
+    if (options.signal?.aborted) break;
+    const seconds = options.everySeconds ?? runtime.profile.cadence.cycle_seconds;
+    if (seconds > 0) {
+      options.onWait?.({
+        persona_id: run.persona_id,
+        next_cycle: (run.reports.at(-1)?.cycle ?? runtime.cycles) + 1,
+        seconds,
+        next_at: new Date(Date.now() + seconds * 1000).toISOString(),
+        source: options.everySeconds !== undefined ? 'every' : 'cadence',
+      });
+    }
+    await sleep(seconds * 1000, options.signal);
   }
   return run;
 }

@@ -11,7 +11,7 @@ import { ensurePersonaDir } from '../storage/state-dir.ts';
 import path from 'node:path';
 import { isKernelError, kernelError, type KernelError } from '../errors.ts';
 import type { LoadedPersona } from '../personas/load.ts';
-import type { PersonaProfile } from '../personas/profile-schema.ts';
+import { persistencePluginOf, profileDsnOf, type PersonaProfile } from '../personas/profile-schema.ts';
 import { BACKEND_EXPORTS } from '../contracts/persistence.ts';
 import { displayPath, type LoadedPlugin, type PluginRegistry } from '../plugins/registry.ts';
 import type { ScriptToolSpec } from '../tools/script-tool.ts';
@@ -34,8 +34,7 @@ export interface StartResolution {
 }
 
 function profileFile(persona: LoadedPersona): string {
-  const rel = path.relative(process.cwd(), persona.file);
-  return rel.startsWith('..') ? displayPath(persona.file) : rel;
+  return displayPath(persona.file);
 }
 
 /** One problem as its line: `persona <id>: <file>: <field>: <reason>`. */
@@ -175,7 +174,7 @@ async function chooseBackend(kernel: LoopKernel, profile: PersonaProfile, regist
   const provider = kernel.composition.persistence;
   const dir = personaPaths(kernel.stateDir, profile.id).dir;
   const recorded = existsSync(dir) ? provider.recorded(dir) : undefined;
-  const wanted = profile.persistence?.replace(/^persistence\./, '');
+  const wanted = persistencePluginOf(profile)?.replace(/^persistence\./, '');
   if (wanted === undefined) return { backend: recorded ?? provider.defaultName };
   const move = (from: string, where: string) => ({
     backend: wanted,
@@ -236,6 +235,9 @@ export async function checkPersonaStart(kernel: LoopKernel, persona: LoadedPerso
   // The throwaway isolates of the checks run under the persona's grant, rooted in its folder.
   ensurePersonaDir(kernel.stateDir, profile.id);
   if (problem) problems.push(problem);
+  // A database the profile names by a variable that is not set (and no --dsn overrides it).
+  const named = profileDsnOf(profile, kernel.env);
+  if (kernel.dsn === undefined && named !== undefined && named.dsn === undefined) problems.push({ field: 'persistence.dsn_env', reason: `${named.source}; set it to the database's DSN, or pass --dsn` });
   const requirements = [...kernelRequirements(profile, backend, registry), ...steps.flatMap((s) => s.requires?.(start) ?? [])];
   for (const req of requirements) problems.push(...(await checkRequirement(kernel, start, req)));
   // A step's own checks run only on a persona whose plugins resolve (they may call them).

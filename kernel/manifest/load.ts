@@ -8,18 +8,29 @@ import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { isKernelError, kernelError } from '../errors.ts';
 import { READ_CAPS, readFileCapped } from '../storage/safe-read.ts';
+import { shownPath } from '../shown-path.ts';
 
-import { describeZodError, formatFieldPath } from './zod-error.ts';
+import { describeZodIssues } from './zod-error.ts';
 
-export { describeZodError, formatFieldPath } from './zod-error.ts';
+export { describeZodError, describeZodIssues, formatFieldPath } from './zod-error.ts';
 
-/** Validates an already-parsed value; `where` names its source in the error. */
+/** Problems named in one manifest error; past this many the line says how many more there are. */
+const MAX_PROBLEMS_SHOWN = 20;
+
+/**
+ * Validates an already-parsed value; `where` names its source in the error. Every problem
+ * of the file is in the one line (`file: a.b: reason; c: reason`), so a file with several
+ * mistakes is fixed in one go; `details.problems` lists them as `{field, reason}`.
+ */
 export function validateManifest<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) {
-    const { field, reason } = describeZodError(result.error);
-    throw kernelError('RTC_ERR_MANIFEST_INVALID', `${where}: ${field}: ${reason}`, {
-      details: { file: where, field, reason, issues: result.error.issues.length },
+    const problems = describeZodIssues(result.error);
+    const { field, reason } = problems[0]!;
+    const shown = problems.slice(0, MAX_PROBLEMS_SHOWN).map((p) => `${p.field}: ${p.reason}`);
+    const more = problems.length > MAX_PROBLEMS_SHOWN ? `; and ${problems.length - MAX_PROBLEMS_SHOWN} more` : '';
+    throw kernelError('RTC_ERR_MANIFEST_INVALID', `${where}: ${shown.join('; ')}${more}`, {
+      details: { file: where, field, reason, issues: result.error.issues.length, problems },
     });
   }
   return result.data;
@@ -176,8 +187,7 @@ export function readManifestSource(file: string, where: string): { bytes: Buffer
 }
 
 export function readManifestFile<S extends z.ZodType>(schema: S, file: string, displayRoot = process.cwd()): z.output<S> {
-  // Relative to displayRoot when inside it; a file elsewhere is named by its absolute path.
-  const rel = path.relative(displayRoot, file);
-  const where = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : path.resolve(file);
+  // Relative to displayRoot (the folder the command runs in) when inside it; a file elsewhere is named by its absolute path.
+  const where = shownPath(file, displayRoot);
   return validateManifest(schema, parseYaml(readManifestText(file, where), where), where);
 }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { kernelError } from '../errors.ts';
 import { PROJECT_ROOT } from '../version.ts';
+import { shownPath } from '../shown-path.ts';
 import { readManifestFile } from './load.ts';
 import { permissionsSchema } from './permissions-schema.ts';
 
@@ -48,9 +49,9 @@ export function loadSandboxProfile(name: string, dir = PROFILES_DIR): SandboxPro
   if (!available.includes(name)) {
     throw kernelError('RTC_ERR_PROFILE_UNKNOWN', `no sandbox profile "${name}" (have: ${available.join(', ')})`);
   }
-  const profile = readManifestFile(sandboxProfileSchema, file, PROJECT_ROOT);
+  const profile = readManifestFile(sandboxProfileSchema, file);
   if (profile.name !== name) {
-    throw kernelError('RTC_ERR_MANIFEST_INVALID', `${path.relative(PROJECT_ROOT, file)}: name: must equal the file name "${name}"`);
+    throw kernelError('RTC_ERR_MANIFEST_INVALID', `${shownPath(file)}: name: must equal the file name "${name}"`);
   }
   cache.set(key, profile);
   return profile;

@@ -19,6 +19,28 @@ export function describeZodError(error: z.ZodError): { field: string; reason: st
   return describeIssue(error.issues[0]);
 }
 
+/**
+ * Every issue of a failed parse, each as `field.path: reason`, in the order zod found them:
+ * a file with five mistakes is told all five at once, not one per attempt. An issue naming
+ * several unknown keys is one entry per key; the same field and reason twice is one entry.
+ */
+export function describeZodIssues(error: z.ZodError): { field: string; reason: string }[] {
+  const out: { field: string; reason: string }[] = [];
+  const seen = new Set<string>();
+  const add = (entry: { field: string; reason: string }) => {
+    const key = `${entry.field}\u0000${entry.reason}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push(entry);
+  };
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys' && issue.keys.length > 1) {
+      for (const key of issue.keys) add({ field: formatFieldPath([...issue.path, key]), reason: `unknown key "${key}" (not in the schema)` });
+    } else add(describeIssue(issue));
+  }
+  return out.length > 0 ? out : [describeIssue(undefined)];
+}
+
 type Issue = z.ZodError['issues'][number];
 
 function describeIssue(found: Issue | undefined): { field: string; reason: string } {

@@ -117,7 +117,7 @@ export class IsolatedEventStore implements EventStore {
         ...(opened.segment ? { segment: opened.segment } : {}),
         ...(opened.sealed ? { history: { ...opened.sealed, ...(options.rollup ? { rollup: options.rollup } : {}) } } : {}),
       });
-      await appendStartupEvents(log, opened);
+      await appendStartupEvents(log, opened, { reboot: options.reboot !== false });
       // A crashed writer's lease was taken over: the chain says so, right after the reboot that continues it.
       if (opened.tookOverFrom) await log.append('writer_takeover', { previous: { ...opened.tookOverFrom }, last_seq: opened.lastSeq });
       // The kernel's tables were moved out of a previous version's plugin database: the chain says so, once.

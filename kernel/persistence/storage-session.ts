@@ -61,7 +61,7 @@ interface HandedBatch {
  * lock. The generic file bindings refuse to write, create, truncate or remove anything here.
  */
 export const KERNEL_FILE_PREFIXES = ['logs/', 'trace/'] as const;
-export const KERNEL_FILES = ['persistence.yaml', 'writer.lock', 'writer.lock.json'] as const;
+export const KERNEL_FILES = ['persistence.yaml', 'writer.lock', 'writer.lock.json', 'tools-relay.json'] as const;
 
 /** The one event placement a files backend may name (segments under logs/ join it with issue 14). */
 export const FILE_EVENT_PLACEMENTS = ['logs/events.jsonl'] as const;

@@ -6,10 +6,11 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { kernelError } from '../errors.ts';
+import { isKernelError, kernelError, type KernelError } from '../errors.ts';
 import { didYouMean } from '../suggest.ts';
 import { parseYaml, readManifestSource, validateManifest } from '../manifest/load.ts';
 import { PROJECT_ROOT } from '../version.ts';
+import { shownPath } from '../shown-path.ts';
 import { personaProfileSchema, type PersonaProfile } from './profile-schema.ts';
 
 export const PERSONAS_DIR = path.join(PROJECT_ROOT, 'policies', 'personas');
@@ -24,13 +25,14 @@ export interface LoadedPersona {
   text: string;
 }
 
-function looksLikeFile(ref: string): boolean {
+/** Whether a `--persona` ref names a file (a path, or a .yaml/.json name) rather than an id. */
+export function looksLikeFile(ref: string): boolean {
   return ref.includes('/') || ref.includes(path.sep) || /\.(ya?ml|json)$/.test(ref);
 }
 
-export function readPersonaFile(file: string, displayRoot = PROJECT_ROOT): LoadedPersona {
+export function readPersonaFile(file: string, displayRoot = process.cwd()): LoadedPersona {
   // Read once (capped, regular files only): the profile, its digest and the text the trace keeps are the same bytes.
-  const where = path.relative(displayRoot, file) || file;
+  const where = shownPath(file, displayRoot);
   const { bytes, text } = readManifestSource(file, where);
   const profile = validateManifest(personaProfileSchema, parseYaml(text, where), where);
   const digest = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
@@ -58,27 +60,53 @@ export function resolvePersona(ref: string, options: { cwd?: string; dir?: strin
   const file = path.join(dir, `${ref}.yaml`);
   if (!existsSync(file)) {
     const known = listPersonaIds(dir);
-    throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `--persona ${ref}${didYouMean(ref, known)}: no profile ${ref}.yaml in ${path.relative(cwd, dir) || dir} (have: ${known.join(', ') || 'none'})`, {
+    throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `--persona ${ref}${didYouMean(ref, known)}: no profile ${ref}.yaml in ${shownPath(dir, cwd)} (have: ${known.join(', ') || 'none'})`, {
       details: { persona: ref, known },
     });
   }
-  const loaded = readPersonaFile(file);
+  const loaded = readPersonaFile(file, cwd);
   if (loaded.profile.id !== ref) {
-    throw kernelError('RTC_ERR_MANIFEST_INVALID', `${path.relative(PROJECT_ROOT, file)}: id: must equal the file name "${ref}" (found "${loaded.profile.id}")`);
+    throw kernelError('RTC_ERR_MANIFEST_INVALID', `${shownPath(file, cwd)}: id: must equal the file name "${ref}" (found "${loaded.profile.id}")`);
   }
   return loaded;
 }
 
 /** Resolves several refs and refuses two with the same id (they would share one state directory). */
 export function resolvePersonas(refs: readonly string[], options: { cwd?: string; dir?: string } = {}): LoadedPersona[] {
-  const out: LoadedPersona[] = [];
+  const { personas, failures } = loadPersonas(refs, options);
+  if (failures.length > 0) throw failures[0]!.error;
+  return personas;
+}
+
+/** A `--persona` ref that could not be loaded, with why. */
+export interface PersonaLoadFailure {
+  ref: string;
+  error: KernelError;
+}
+
+/**
+ * Every ref loaded, or its failure: one bad profile does not hide the next one's problems,
+ * and the good ones can start beside it (as `run` does with a persona its start check refuses).
+ * Two refs with one id: the second is a failure (they would share one state directory).
+ */
+export function loadPersonas(refs: readonly string[], options: { cwd?: string; dir?: string } = {}): { personas: LoadedPersona[]; failures: PersonaLoadFailure[] } {
+  const personas: LoadedPersona[] = [];
+  const failures: PersonaLoadFailure[] = [];
   for (const ref of refs) {
-    const loaded = resolvePersona(ref, options);
-    const twin = out.find((p) => p.profile.id === loaded.profile.id);
-    if (twin) {
-      throw kernelError('RTC_ERR_PERSONA_DUPLICATE', `--persona ${ref}: persona id "${loaded.profile.id}" is already given (${path.basename(twin.file)}); one process runs each persona once`);
+    let loaded: LoadedPersona;
+    try {
+      loaded = resolvePersona(ref, options);
+    } catch (error) {
+      if (!isKernelError(error) || error.internal) throw error;
+      failures.push({ ref, error });
+      continue;
     }
-    out.push(loaded);
+    const twin = personas.find((p) => p.profile.id === loaded.profile.id);
+    if (twin) {
+      failures.push({ ref, error: kernelError('RTC_ERR_PERSONA_DUPLICATE', `--persona ${ref}: persona id "${loaded.profile.id}" is already given (${path.basename(twin.file)}); one process runs each persona once`) });
+      continue;
+    }
+    personas.push(loaded);
   }
-  return out;
+  return { personas, failures };
 }

@@ -43,6 +43,49 @@ const executorConfigSchema = z
 const count = z.number().int().min(0);
 const seconds = z.number().positive().max(86_400);
 
+/** A Postgres DSN in a profile: a URL, never with a password (the profile text is kept in every trace). */
+const profileDsn = z
+  .string()
+  .max(2000)
+  .refine((dsn) => /^postgres(ql)?:\/\//.test(dsn), 'a postgres:// URL')
+  .refine((dsn) => {
+    try {
+      return new URL(dsn).password === '' && !/[?&]password=/i.test(dsn);
+    } catch {
+      return false;
+    }
+  }, 'holds a password (or is not a URL): the profile text is kept in every trace; name the variable that holds the DSN with dsn_env, or give the password in PGPASSWORD');
+
+/** `persistence: {plugin, dsn_env | dsn}`: the backend and, for Postgres, where its database is named. */
+const persistenceSlotSchema = z
+  .strictObject({
+    plugin: pluginId.describe('the persistence backend plugin'),
+    dsn_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name').optional().describe('the environment variable holding the database DSN (password included); --dsn overrides it, and it overrides RUNTIMECTL_POSTGRES_DSN'),
+    dsn: profileDsn.optional().describe('the database DSN without a password (PGPASSWORD or ~/.pgpass gives it); --dsn overrides it'),
+  })
+  .refine((slot) => slot.dsn === undefined || slot.dsn_env === undefined, { message: 'name the database once: dsn_env or dsn, not both', path: ['dsn'] });
+
+/** The persistence plugin a profile names, whichever form it uses. */
+export function persistencePluginOf(profile: { persistence?: string | { plugin: string } | undefined }): string | undefined {
+  const slot = profile.persistence;
+  return typeof slot === 'string' ? slot : slot?.plugin;
+}
+
+/**
+ * The database a profile names for its Postgres backend: the value of its dsn_env variable in
+ * `env`, or its dsn. `source` says which, for messages; undefined when the profile names none.
+ */
+export function profileDsnOf(profile: { persistence?: unknown }, env: Readonly<Record<string, string | undefined>>): { dsn: string; source: string } | { dsn: undefined; source: string } | undefined {
+  const slot = profile.persistence;
+  if (typeof slot !== 'object' || slot === null) return undefined;
+  const { dsn_env: name, dsn } = slot as { dsn_env?: string; dsn?: string };
+  if (name !== undefined) {
+    const value = env[name];
+    return value !== undefined && value.trim() !== '' ? { dsn: value, source: `$${name} (persistence.dsn_env)` } : { dsn: undefined, source: `$${name} (persistence.dsn_env) is not set` };
+  }
+  return dsn !== undefined ? { dsn, source: 'persistence.dsn' } : undefined;
+}
+
 /** A persona id names a directory under the state dir and a skills folder: one plain segment. */
 export const PERSONA_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
@@ -85,9 +128,10 @@ export const personaProfileSchema = z.strictObject({
     .default({}),
   phase: pluginId.default(DEFAULT_PHASE_SELECTOR).describe('the phase-selector plugin that picks each cycle\'s phase from `phases`'),
   phases: z.array(z.enum(PHASES)).min(1).default([...PHASES]).describe('activity phases the phase selector picks from (the default takes them in turn, one per cycle)'),
-  persistence: pluginId
+  persistence: z
+    .union([pluginId, persistenceSlotSchema])
     .optional()
-    .describe('the persistence backend plugin (persistence.jsonl-fs, persistence.sqlite); default: the one the state directory records, else persistence.jsonl-fs'),
+    .describe('the persistence backend plugin (persistence.jsonl-fs, persistence.sqlite, persistence.postgres), or {plugin, dsn_env | dsn} to name a Postgres database too; default: the one the state directory records, else persistence.jsonl-fs'),
   cadence: z
     .strictObject({
       cycle_seconds: seconds.default(300).describe('seconds between cycles'),

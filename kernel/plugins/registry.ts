@@ -33,6 +33,7 @@ import { toPermissionSet } from '../manifest/permissions-schema.ts';
 import type { PermissionName } from '../permissions/descriptors.ts';
 import { PermissionGate } from '../permissions/gate.ts';
 import { PROJECT_ROOT } from '../version.ts';
+import { shownPath } from '../shown-path.ts';
 
 export const PLUGINS_DIR = path.join(PROJECT_ROOT, 'plugins');
 /** Extra plugin folders, separated by `:` (like PATH). */
@@ -69,10 +70,9 @@ export interface PluginScan {
   refused: Refusal[];
 }
 
-/** How a path is shown in messages: relative to the repository when inside it, else absolute. */
+/** How a path is shown in messages: relative to the folder the command runs in when inside it, else absolute. */
 export function displayPath(file: string): string {
-  const rel = path.relative(PROJECT_ROOT, file);
-  return rel.startsWith('..') || path.isAbsolute(rel) ? file : rel;
+  return shownPath(file);
 }
 
 /** Every value the manifest requests that the ceiling does not grant, as `kind:value`. */
@@ -126,7 +126,7 @@ function checkCeilings(manifest: PluginManifest, dir: string, where: string, pro
  */
 export function loadPlugin(dir: string, source = path.dirname(dir), builtIn: string = PLUGINS_DIR): LoadedPlugin {
   const file = path.join(dir, 'plugin.yaml');
-  const manifest = readManifestFile(pluginManifestSchema, file, PROJECT_ROOT);
+  const manifest = readManifestFile(pluginManifestSchema, file);
   const where = displayPath(file);
   // The checkout's own code wherever it is linked from, or a folder of the built-in root that really is there.
   const firstParty = realInside(dir, PLUGINS_DIR) || (path.resolve(source) === path.resolve(builtIn) && realInside(dir, builtIn));

@@ -96,7 +96,10 @@ function applyMemory(session: ReviewSession, proposal: Proposal, accepted: Trans
 function awaitingOperator(session: ReviewSession, proposal: Proposal): AppliedEffect {
   if (proposal.kind === 'skill-draft') {
     const { skill, package: pkg } = proposal.content as SkillDraftContent;
-    return { status: 'awaiting-operator', action: `install skill ${skill} from its gate evidence package, then restart the persona`, skill, package: pkg };
+    // The command that does it: installs from the package, verified against the digest this proposal recorded.
+    const command = (ref: string) => `install skill ${skill} from its gate evidence package (runtimectl skills install ${ref} --digest ${pkg.digest} --persona ${session.state.persona}), select it in the profile, then restart the persona`;
+    const action = command(pkg.ref).length <= 1000 ? command(pkg.ref) : command('PACKAGE');
+    return { status: 'awaiting-operator', action, skill, package: pkg };
   }
   const { path, content_digest } = proposal.content as FileChangeContent;
   readBlob(session.paths.personaDir, content_digest);

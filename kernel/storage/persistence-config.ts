@@ -11,6 +11,7 @@
  */
 import { existsSync } from 'node:fs';
 import { kernelError } from '../errors.ts';
+import { shownPath } from '../shown-path.ts';
 import { readManifestFile } from '../manifest/load.ts';
 import { guardPath, replaceFileDurably } from './persona-storage.ts';
 import {
@@ -52,7 +53,8 @@ export function readPersistenceConfig(personaDir: string): PersistenceConfig & {
   if (!existsSync(file)) return { schema_version: PERSISTENCE_SCHEMA_VERSION, backend: DEFAULT_BACKEND_NAME, source: 'default' };
   let raw: PersistenceConfig;
   try {
-    raw = readManifestFile(persistenceConfigSchema, file, personaDir);
+    // Named as the user finds it from where they stand (relative to the cwd, else absolute).
+    raw = readManifestFile(persistenceConfigSchema, file);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw kernelError('RTC_ERR_PERSISTENCE_CONFIG', message, { details: { file: PERSISTENCE_CONFIG_FILE }, cause: error });
@@ -60,7 +62,7 @@ export function readPersistenceConfig(personaDir: string): PersistenceConfig & {
   if (raw.schema_version > PERSISTENCE_SCHEMA_VERSION) {
     throw kernelError(
       'RTC_ERR_PERSISTENCE_SCHEMA_NEWER',
-      `${PERSISTENCE_CONFIG_FILE}: schema version ${raw.schema_version} is newer than the ${PERSISTENCE_SCHEMA_VERSION} this runtimectl supports; upgrade runtimectl (the file was left untouched)`,
+      `${shownPath(file)}: schema version ${raw.schema_version} is newer than the ${PERSISTENCE_SCHEMA_VERSION} this runtimectl supports; upgrade runtimectl (the file was left untouched)`,
       { details: { file: PERSISTENCE_CONFIG_FILE, found: raw.schema_version, supported: PERSISTENCE_SCHEMA_VERSION } },
     );
   }

@@ -97,7 +97,8 @@ export function holderIsRunning(holder: WriterHolder): boolean {
   return holder.start_ticks === null || ticks === holder.start_ticks;
 }
 
-function readHolder(personaDir: string): WriterHolder | undefined {
+/** The holder record beside the lock (information only: the fcntl lock alone decides). */
+export function readWriterHolder(personaDir: string): WriterHolder | undefined {
   try {
     const value = JSON.parse(readFileSync(path.join(personaDir, WRITER_HOLDER_FILE), 'utf8')) as Partial<WriterHolder>;
     if (typeof value.pid !== 'number' || typeof value.started_at !== 'string') return undefined;
@@ -119,10 +120,10 @@ const HOLDER_RECORD_WAIT_MS = 3000;
 function awaitHolder(personaDir: string): WriterHolder | undefined {
   const pause = new Int32Array(new SharedArrayBuffer(4));
   const deadline = Date.now() + HOLDER_RECORD_WAIT_MS;
-  let holder = readHolder(personaDir);
+  let holder = readWriterHolder(personaDir);
   while ((holder === undefined || !holderIsRunning(holder)) && Date.now() < deadline) {
     Atomics.wait(pause, 0, 0, 50);
-    holder = readHolder(personaDir);
+    holder = readWriterHolder(personaDir);
   }
   return holder;
 }

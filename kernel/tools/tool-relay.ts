@@ -11,11 +11,12 @@
  * from the server; `{id, ok: value}` or `{id, err: {code, message}}` from the kernel. A line
  * that is not such a request is answered with an error and the connection stays open.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { errorLine, isKernelError, kernelError } from '../errors.ts';
+import { processStartTicks, readWriterHolder } from '../storage/writer-lock.ts';
 
 /** The variable `mcp serve` finds the kernel's socket in. */
 export const TOOLS_SOCKET_ENV = 'RUNTIMECTL_TOOLS_SOCKET';
@@ -25,7 +26,20 @@ const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
 export interface RelayHandler {
   list(): Promise<unknown>;
-  call(name: string, args: unknown): Promise<unknown>;
+  /** `via`: who the call is from, as the relay's socket allows it (RelayOptions.vias) */
+  call(name: string, args: unknown, via: RelayVia): Promise<unknown>;
+}
+
+/** Who a relayed call is from: an agent's MCP server (`mcp`), or an operator's `tools call` (`cli`). */
+export type RelayVia = 'mcp' | 'cli';
+
+export interface RelayOptions {
+  /**
+   * What a request may say it is from; the first is the default. The socket handed into an
+   * executor's sandbox allows `mcp` alone (an agent cannot label its calls an operator's); the
+   * operator's socket, never visible in a sandbox, allows `cli` and `mcp` (mcp serve run by hand).
+   */
+  vias: readonly [RelayVia, ...RelayVia[]];
 }
 
 export interface RelayError {
@@ -44,8 +58,10 @@ export class ToolRelay {
   readonly #server: net.Server;
   readonly #sockets = new Set<net.Socket>();
   readonly listening: Promise<void>;
+  readonly #vias: RelayOptions['vias'];
 
-  constructor(handler: RelayHandler) {
+  constructor(handler: RelayHandler, options: RelayOptions = { vias: ['mcp'] }) {
+    this.#vias = options.vias;
     this.dir = mkdtempSync(path.join(os.tmpdir(), 'runtimectl-tools-'));
     this.socketPath = path.join(this.dir, 'tools.sock');
     this.#server = net.createServer((socket) => this.#serve(socket, handler));
@@ -65,7 +81,7 @@ export class ToolRelay {
       if (!socket.destroyed) socket.write(`${JSON.stringify(value)}\n`);
     };
     const handle = async (line: string) => {
-      let request: { id?: unknown; op?: unknown; name?: unknown; args?: unknown };
+      let request: { id?: unknown; op?: unknown; name?: unknown; args?: unknown; via?: unknown };
       try {
         request = JSON.parse(line) as typeof request;
         if (typeof request !== 'object' || request === null) throw new Error('not an object');
@@ -75,7 +91,11 @@ export class ToolRelay {
       const id = request.id ?? null;
       try {
         if (request.op === 'list') return answer({ id, ok: await handler.list() });
-        if (request.op === 'call' && typeof request.name === 'string') return answer({ id, ok: await handler.call(request.name, request.args) });
+        if (request.op === 'call' && typeof request.name === 'string') {
+          const via = request.via ?? this.#vias[0];
+          if (!this.#vias.includes(via as RelayVia)) throw kernelError('RTC_ERR_TOOL_ARGS', `this relay takes calls from ${this.#vias.join(' or ')}, not ${JSON.stringify(via)}`);
+          return answer({ id, ok: await handler.call(request.name, request.args, via as RelayVia) });
+        }
         throw kernelError('RTC_ERR_TOOL_ARGS', 'the relay request names no op "list" or "call" with a tool name');
       } catch (error) {
         return answer({ id, err: asRelayError(error) });
@@ -160,13 +180,69 @@ export class RelayClient {
     return this.#request({ op: 'list' });
   }
 
-  call(name: string, args: unknown): Promise<unknown> {
-    return this.#request({ op: 'call', name, args });
+  call(name: string, args: unknown, via?: RelayVia): Promise<unknown> {
+    return this.#request({ op: 'call', name, args, ...(via ? { via } : {}) });
   }
 
   close(): void {
     this.#socket.destroy();
   }
+}
+
+/**
+ * `<persona>/tools-relay.json`: where an operator's `tools call` (or `mcp serve` run by hand)
+ * reaches the kernel running the persona, so the call is made there, under its writer lock
+ * and in its log, instead of being refused or forking the log. Written once the operator's
+ * socket listens, removed at close; a record left by a killed kernel names a process that is
+ * gone, and is ignored. A kernel file: no plugin binding may write it (storage-session.ts).
+ */
+export const RELAY_POINTER_FILE = 'tools-relay.json';
+
+interface RelayPointer {
+  socket: string;
+  pid: number;
+  start_ticks: number | null;
+}
+
+export function writeRelayPointer(personaDir: string, socketPath: string): void {
+  const pointer: RelayPointer = { socket: socketPath, pid: process.pid, start_ticks: processStartTicks(process.pid) };
+  const file = path.join(personaDir, RELAY_POINTER_FILE);
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(pointer)}\n`, { mode: 0o600 });
+  renameSync(temp, file);
+}
+
+export function removeRelayPointer(personaDir: string, socketPath: string): void {
+  const file = path.join(personaDir, RELAY_POINTER_FILE);
+  // Only this kernel's own record: a newer kernel's is left alone.
+  if (readPointer(file)?.socket === socketPath) rmSync(file, { force: true });
+}
+
+function readPointer(file: string): RelayPointer | undefined {
+  try {
+    const value = JSON.parse(readFileSync(file, 'utf8')) as Partial<RelayPointer>;
+    if (typeof value.socket !== 'string' || typeof value.pid !== 'number') return undefined;
+    return { socket: value.socket, pid: value.pid, start_ticks: typeof value.start_ticks === 'number' ? value.start_ticks : null };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The socket of the kernel running this persona on this machine, or undefined: the record must
+ * name a running process (pid and start time), which holds the persona's writer lock, and a
+ * relay folder of this kernel's own kind (`runtimectl-tools-*` under the temp folder).
+ */
+export function runningRelay(personaDir: string): string | undefined {
+  const pointer = readPointer(path.join(personaDir, RELAY_POINTER_FILE));
+  if (!pointer) return undefined;
+  const ticks = processStartTicks(pointer.pid);
+  if (ticks === null || (pointer.start_ticks !== null && ticks !== pointer.start_ticks)) return undefined;
+  const holder = readWriterHolder(personaDir);
+  if (holder !== undefined && holder.pid !== pointer.pid) return undefined;
+  const dir = path.dirname(pointer.socket);
+  if (path.dirname(dir) !== os.tmpdir() || !path.basename(dir).startsWith('runtimectl-tools-') || path.basename(pointer.socket) !== 'tools.sock') return undefined;
+  return pointer.socket;
 }
 
 /** The kernel's error again on the server's side, with its code. */

@@ -130,3 +130,20 @@ test('a first SIGINT during a cycle: the cycle finishes, logs are flushed, the e
   assert.equal(cycleEvents(stateDir, 'ada').length, 1);
   assert.equal(JSON.parse(readFileSync(path.join(stateDir, 'ada', 'brain', 'memory', 'brain.json'), 'utf8')).cycles, 1);
 });
+
+test('run --cycles N says when it waits for the cadence (a line, or a {"type":"wait"} object with --json); no wait after the last cycle', async () => {
+  const dir = tempDir();
+  writeProfile(dir, 'slow', 'runtime: operon\ncadence: { cycle_seconds: 1 }\n');
+  const lines = await cli(['run', '--persona', 'slow.yaml', '--cycles', '2', '--state-dir', 'state'], dir);
+  assert.equal(lines.code, 0, lines.err);
+  const out = lines.out.trim().split('\n');
+  assert.equal(out.length, 3, lines.out);
+  assert.match(out[1]!, /^slow: next cycle \(#2\) in 1 s, at \d\d:\d\d:\d\d UTC \(its profile's cadence\.cycle_seconds: 1; --every S overrides it\)$/);
+  const json = await cli(['run', '--persona', 'slow.yaml', '--cycles', '2', '--state-dir', 'state', '--json'], dir);
+  const objects = json.out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.deepEqual(objects.map((o) => o.type), ['cycle', 'wait', 'cycle', 'run_end']);
+  const wait = objects[1]!;
+  assert.deepEqual({ ...wait, next_at: 'x' }, { type: 'wait', persona_id: 'slow', next_cycle: 4, seconds: 1, next_at: 'x', source: 'cadence' });
+  const due = Date.parse(String(wait.next_at));
+  assert.ok(Math.abs(due - Date.now()) < 60_000, 'next_at is an ISO time about a second on');
+});

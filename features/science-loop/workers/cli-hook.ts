@@ -58,6 +58,7 @@ export function startWorkerFleet(o: WorkerFleetStart): Promise<LoopFleet> {
       ...(o.cycles !== undefined ? { cycles: o.cycles } : {}),
       ...(o.everySeconds !== undefined ? { everySeconds: o.everySeconds } : {}),
       onCycle: o.onCycle,
+      ...(o.onWait ? { onWait: o.onWait } : {}),
       onNotice: o.onNotice,
       // as the CLI's own kernel: the harnesses get the MCP tool server
       harnessTools: true,

@@ -4,7 +4,7 @@
  * status are the same code either way.
  */
 import type { CycleReport } from '../../../kernel/loop/persona-runtime.ts';
-import { runPersonaLoop, type OpenedPersonas, type PersonaRun } from '../../../kernel/loop/run-personas.ts';
+import { runPersonaLoop, type CycleWait, type OpenedPersonas, type PersonaRun } from '../../../kernel/loop/run-personas.ts';
 import type { ChildRegistry } from '../executors/children.ts';
 import { SecretValues } from '../../../kernel/redact/secret-values.ts';
 import { PersonaWorkers, type WorkerRunOptions } from './pool.ts';
@@ -26,6 +26,8 @@ export interface FleetRun {
   cycles?: number;
   everySeconds?: number;
   onCycle: (report: CycleReport) => void;
+  /** a persona waits for its next cycle (cadence or --every) */
+  onWait?: (wait: CycleWait) => void;
 }
 
 /** `--workers 1`: every persona's loop on this thread, in the kernel the CLI opened (its subprocesses in `children`). */
@@ -43,6 +45,7 @@ export function inProcessFleet(children: ChildRegistry, { runtimes, refused }: O
               ...(options.everySeconds !== undefined ? { everySeconds: options.everySeconds } : {}),
               signal: controller.signal,
               onCycle: options.onCycle,
+              ...(options.onWait ? { onWait: options.onWait } : {}),
             }),
           ),
         );
@@ -61,7 +64,7 @@ export function inProcessFleet(children: ChildRegistry, { runtimes, refused }: O
 }
 
 /** `--workers N` (N > 1): the personas spread over N worker threads; resolves once every worker has opened its share. */
-export async function workerFleet(options: Omit<WorkerRunOptions, 'onCycle'> & FleetRun, secrets: () => SecretValues): Promise<LoopFleet> {
+export async function workerFleet(options: Omit<WorkerRunOptions, 'onCycle' | 'onWait'> & FleetRun, secrets: () => SecretValues): Promise<LoopFleet> {
   const pool = await PersonaWorkers.open(options);
   return {
     // once the workers have opened the personas (their folders exist then)

@@ -22,7 +22,7 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { errorLine, kernelError } from '../../../kernel/errors.ts';
 import type { CycleReport } from '../../../kernel/loop/persona-runtime.ts';
-import type { OpenedPersonas, PersonaRun } from '../../../kernel/loop/run-personas.ts';
+import type { CycleWait, OpenedPersonas, PersonaRun } from '../../../kernel/loop/run-personas.ts';
 import type { LoadedPersona } from '../../../kernel/personas/load.ts';
 import type { SubstrateAtStart } from '../../../kernel/substrate/substrate-at-start.ts';
 import { assignShares } from './assign.ts';
@@ -51,6 +51,8 @@ export interface WorkerRunOptions {
   cycles?: number;
   everySeconds?: number;
   onCycle?: (report: CycleReport) => void;
+  /** a persona waits for its next cycle */
+  onWait?: (wait: CycleWait) => void;
   /** one line for the operator (stderr), without the trailing newline */
   onNotice?: (line: string) => void;
   /** the wait before the n-th restart in a row (default restartDelayMs) */
@@ -232,6 +234,8 @@ export class PersonaWorkers {
           slot.consecutive = 0;
           this.#runs.get(message.report.persona_id)?.reports.push(message.report);
           o.onCycle?.(message.report);
+        } else if (message.type === 'wait') {
+          o.onWait?.(message.wait);
         } else if (message.type === 'done') {
           slot.done = true;
           for (const [id, why] of Object.entries(message.stopped)) this.#runs.get(id)!.stopped = why;

@@ -6,7 +6,7 @@
  */
 import type { LoadedPersona } from '../../../kernel/personas/load.ts';
 import type { CycleReport } from '../../../kernel/loop/persona-runtime.ts';
-import type { OpenedPersonas } from '../../../kernel/loop/run-personas.ts';
+import type { CycleWait, OpenedPersonas } from '../../../kernel/loop/run-personas.ts';
 import type { DefaultLoopOptions } from '../preset.ts';
 import type { SubstrateAtStart } from '../../../kernel/substrate/substrate-at-start.ts';
 import { isKernelError, kernelError, type ErrorCode } from '../../../kernel/errors.ts';
@@ -63,6 +63,8 @@ export type FromWorker =
   | { type: 'opened'; personas: string[]; refused: OpenedPersonas['refused'] }
   | { type: 'open-failed'; error: WireError }
   | { type: 'cycle'; report: CycleReport }
+  /** a persona waits for its next cycle (run-personas.ts CycleWait) */
+  | { type: 'wait'; wait: CycleWait }
   | { type: 'stopping'; running: number }
   /** the loops ended and every persona was closed; `stopped` by persona id, as PersonaRun.stopped */
   | { type: 'done'; stopped: Record<string, string> };

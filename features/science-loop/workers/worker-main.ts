@@ -11,6 +11,7 @@ import { openPersonas, runPersonaLoop } from '../../../kernel/loop/run-personas.
 import { ChildRegistry } from '../executors/children.ts';
 import { openLoopKernel } from '../preset.ts';
 import { harnessToolServer } from '../../mcp/harness-server.ts';
+import { withDsnContext } from '../../persistence/dsn.ts';
 import { toWire, type FromWorker, type ToWorker, type WorkerSetup } from './protocol.ts';
 
 const port = parentPort!;
@@ -67,6 +68,7 @@ async function main(): Promise<void> {
           ...(setup.everySeconds !== undefined ? { everySeconds: setup.everySeconds } : {}),
           signal: controller.signal,
           onCycle: (report) => send({ type: 'cycle', report }),
+          onWait: (wait) => send({ type: 'wait', wait }),
         });
         if (run.stopped) stopped[run.persona_id] = run.stopped;
       }),
@@ -77,7 +79,8 @@ async function main(): Promise<void> {
   send({ type: 'done', stopped });
 }
 
-main().then(
+// Personas come with their profiles here, as under run: a missing database is told with every way run has to name one.
+withDsnContext({ flag: true, profile: true }, main).then(
   () => port.close(),
   (error: unknown) => {
     // A start that fails before the personas open (the kernel's own checks) is an open failure too.

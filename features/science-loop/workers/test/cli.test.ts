@@ -39,14 +39,16 @@ function writeProfiles(dir: string): string[] {
  * `run --json`'s stream: one {"type":"cycle"} object per cycle as it ends (threads interleave
  * them: sorted by persona and cycle here), then {"type":"run_end"} last (its state_dir dropped).
  */
-function stream(out: string): { cycles: Record<string, any>[]; end: Record<string, any> } {
+function stream(out: string): { cycles: Record<string, any>[]; waits: Record<string, any>[]; end: Record<string, any> } {
   const objects = out.trim().split('\n').map((line) => JSON.parse(line) as Record<string, any>);
   const end = objects.pop()!;
   assert.equal(end.type, 'run_end', 'the stream ends with run_end');
   delete end.state_dir;
-  assert.ok(objects.every((o) => o.type === 'cycle'), 'every other object is a cycle');
-  const key = (o: Record<string, any>) => `${o.persona_id}#${String(o.cycle).padStart(6, '0')}`;
-  return { cycles: objects.sort((a, b) => key(a).localeCompare(key(b))), end };
+  assert.ok(objects.every((o) => o.type === 'cycle' || o.type === 'wait'), 'every other object is a cycle or a wait between two');
+  const key = (o: Record<string, any>) => `${o.persona_id}#${String(o.cycle ?? o.next_cycle).padStart(6, '0')}`;
+  // when a wait ends depends on the clock: the rest of it is compared
+  const waits = objects.filter((o) => o.type === 'wait').map(({ next_at, ...rest }) => (assert.match(next_at, /^\d{4}-\d\d-\d\dT/), rest));
+  return { cycles: objects.filter((o) => o.type === 'cycle').sort((a, b) => key(a).localeCompare(key(b))), waits: waits.sort((a, b) => key(a).localeCompare(key(b))), end };
 }
 
 test('run --workers 2 prints the same lines and the same --json stream as the in-process run, with the same exit status', async () => {
@@ -56,20 +58,23 @@ test('run --workers 2 prints the same lines and the same --json stream as the in
   for (const [name, workers, json] of [['lines-1', '1', false], ['lines-2', '2', false], ['json-1', '1', true], ['json-2', '2', true]] as const) {
     const stateDir = path.join(dir, name);
     packet(stateDir, 'ada', 'q.md', '# First question\n');
-    results[name] = await cli(['run', '--persona', ...files, '--cycles', '2', '--every', '0', '--state-dir', stateDir, '--workers', workers, ...(json ? ['--json'] : [])], dir);
+    results[name] = await cli(['run', '--persona', ...files, '--cycles', '2', '--every', '0.05', '--state-dir', stateDir, '--workers', workers, ...(json ? ['--json'] : [])], dir);
   }
   for (const r of Object.values(results)) {
     assert.equal(r.err, '');
     assert.equal(r.code, 0);
   }
   // Lines interleave differently across threads; each persona's own lines come in order.
-  const sorted = (out: string) => out.trim().split('\n').sort();
-  assert.equal(sorted(results['lines-1']!.out).length, 8);
+  // The wait between a persona's two cycles is a line of its own, with the clock time it ends.
+  const sorted = (out: string) => out.trim().split('\n').map((l) => l.replace(/ at \d\d:\d\d:\d\d UTC/, ' at <time> UTC')).sort();
+  assert.equal(sorted(results['lines-1']!.out).length, 12);
+  assert.ok(sorted(results['lines-1']!.out).includes('ada: next cycle (#2) in 50 ms, at <time> UTC (--every 0.05)'), results['lines-1']!.out);
   assert.deepEqual(sorted(results['lines-2']!.out), sorted(results['lines-1']!.out));
   const one = stream(results['json-1']!.out);
   const two = stream(results['json-2']!.out);
   assert.deepEqual(two, one);
   assert.equal(two.cycles.length, 8);
+  assert.deepEqual(two.waits.map((w) => [w.persona_id, w.next_cycle, w.seconds, w.source]), [['ada', 2, 0.05, 'every'], ['bo', 2, 0.05, 'every'], ['cy', 2, 0.05, 'every'], ['di', 2, 0.05, 'every']]);
   assert.deepEqual(two.end.personas.map((p: { persona_id: string; cycles: number }) => [p.persona_id, p.cycles]), [['ada', 2], ['bo', 2], ['cy', 2], ['di', 2]]);
   assert.match(two.cycles[0]!.outcome, /^executed$/);
   for (const id of ['ada', 'bo', 'cy', 'di']) assert.equal(verifyEventLog(path.join(dir, 'json-2', id, 'logs', 'events.jsonl')).ok, true);
