@@ -25,6 +25,7 @@ import { seal, sealMatches, SEAL_BYTES } from './cache-integrity.ts';
 import { PROJECT_ROOT } from '../version.ts';
 import { denoModules, IMPORT_META } from './deno-modules.ts';
 import { shimPartLinks } from './shim-part-links.ts';
+import { NODE_REQUIRE } from './node-builtins.ts';
 
 /** `module`: a plugin or script; `shim`: the shim's core; `part`: a shim part loaded on first use. */
 export type BundleKind = 'module' | 'shim' | 'part';
@@ -68,7 +69,8 @@ function esbuildVersion(): string {
 export function buildRecipe(): string {
   if (recipe === undefined) {
     const dir = path.join(PROJECT_ROOT, 'kernel', 'build');
-    const parts = ['bundle.ts', 'deno-modules.ts', 'npm-resolve.ts', 'shim-part-links.ts'].map((f) => {
+    // The table of offered Node built-ins decides how `node:` imports resolve, so it is part of the recipe too.
+    const parts = ['bundle.ts', 'deno-modules.ts', 'npm-resolve.ts', 'node-builtins.ts', 'shim-part-links.ts', '../../sandboxes/shim/node/modules.ts'].map((f) => {
       try {
         return readFileSync(path.join(dir, f), 'utf8');
       } catch {
@@ -123,7 +125,9 @@ export function wrapModule(moduleCode: string): string {
       });
     returned = `{ ${entries.join(', ')} }`;
   }
-  return `(async function () {\n"use strict";\n${body}\nreturn ${returned};\n})`;
+  // The parameter is the shim's loader of Node built-ins (node-builtins.ts): the body's
+  // `node:` imports call it; it is never a global.
+  return `(async function (${NODE_REQUIRE}) {\n"use strict";\n${body}\nreturn ${returned};\n})`;
 }
 
 /** The shim is CommonJS (core-js is) and evaluates to its `install` function. */

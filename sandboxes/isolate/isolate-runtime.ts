@@ -581,7 +581,9 @@ export class IsolateRuntime {
             if (!this.#limitHit) throw error;
           }
           if (this.#exitCode !== undefined || this.#uncaught || mainError || this.#limitHit) break;
-          if (idle && mainDone) break;
+          // The loop is empty: `process.on("beforeExit")` may start more work, as in Node and Deno.
+          if (idle && mainDone && !(await this.#lifecycle('beforeExit'))) break;
+          if (this.#exitCode !== undefined || this.#uncaught || this.#limitHit) break;
           if (idle && !this.#mainSettled) {
             mainError = { class: 'Error', name: 'Error', message: 'Top-level await promise never resolved', stack: '' };
             break;
@@ -607,6 +609,20 @@ export class IsolateRuntime {
       return { exitCode: 1, error: { name: limit.name, message: limit.message, code: limit.code }, limit };
     }
     if (this.#exitCode !== undefined) return { exitCode: this.#exitCode, error: null };
+    // A natural end: `process.on("exit")` runs, and the code is the one the script set (process.exitCode).
+    let endCode = 0;
+    if (!this.#uncaught && !mainError) {
+      try {
+        endCode = await this.#endCode();
+      } catch (error) {
+        if (this.#limitHit) {
+          const limit = limitError(this.#limitHit, this.#options.limits, this.#limitDetail);
+          return { exitCode: 1, error: { name: limit.name, message: limit.message, code: limit.code }, limit };
+        }
+        if (!this.#uncaught) mainError = { class: 'Error', name: 'Error', message: error instanceof Error ? error.message : String(error), stack: '' };
+      }
+      if (this.#exitCode !== undefined) return { exitCode: this.#exitCode, error: null };
+    }
     const thrown = this.#uncaught ? { name: this.#uncaught.name, message: this.#uncaught.message, stack: this.#uncaught.stack, isError: this.#uncaught.isError } : mainError ? { name: mainError.name, message: mainError.message, stack: mainError.stack, isError: mainError.class !== 'NonError' } : undefined;
     if (thrown) {
       const shown = thrown.isError ? thrown.stack || `${thrown.name}: ${thrown.message}` : thrown.message;
@@ -617,6 +633,40 @@ export class IsolateRuntime {
       const message = thrown.message.length > room ? `${thrown.message.slice(0, room)}…` : thrown.message;
       return { exitCode: 1, error: { name: thrown.name, message } };
     }
-    return { exitCode: 0, error: null };
+    return { exitCode: endCode, error: null };
+  }
+
+  /**
+   * `beforeExit`: the script's hooks ran; true when they started work that keeps the run going.
+   * An error a hook throws ends the run as an uncaught error.
+   */
+  async #lifecycle(phase: 'beforeExit'): Promise<boolean> {
+    const stop = this.#watch();
+    try {
+      const before = this.#activity;
+      const answer = this.#decode(await this.#guard(this.#dispatch.call.apply(undefined, ['\u0000rtc.lifecycle', JSON.stringify([phase])], { timeout: this.#backstopMs })));
+      if (answer.err) {
+        this.#uncaught ??= { name: answer.err.name, message: answer.err.message, stack: answer.err.stack, isError: answer.err.class !== 'NonError' };
+        return false;
+      }
+      return this.#pendingOps !== 0 || this.#activity !== before;
+    } finally {
+      stop();
+    }
+  }
+
+  /** `exit`: the script's hooks ran; the exit code of a run that ended by itself. */
+  async #endCode(): Promise<number> {
+    const stop = this.#watch();
+    try {
+      const answer = this.#decode(await this.#guard(this.#dispatch.call.apply(undefined, ['\u0000rtc.lifecycle', JSON.stringify(['exit'])], { timeout: this.#backstopMs })));
+      if (answer.err) {
+        this.#uncaught ??= { name: answer.err.name, message: answer.err.message, stack: answer.err.stack, isError: answer.err.class !== 'NonError' };
+        return 1;
+      }
+      return typeof answer.ok === 'number' ? answer.ok : 0;
+    } finally {
+      stop();
+    }
   }
 }

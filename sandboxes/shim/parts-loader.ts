@@ -9,9 +9,11 @@
  *
  * A part imports core modules and other parts; its bundle turns those imports into
  * `require("rtc:<path>")` and `require("rtc-part:<name>")` (kernel/build/shim-part-links.ts),
- * answered here from the core's own module instances.
+ * answered here from the core's own module instances; an npm polyfill a part bundles that
+ * asks for a Node built-in (`require("buffer")`) gets the shim's (`rtc-node:<name>`).
  */
 import { callSync } from './host.ts';
+import { nodeRequire } from './node-require.ts';
 
 type PartFactory = (require: (id: string) => unknown, module: { exports: unknown }, exports: unknown) => void;
 
@@ -27,6 +29,8 @@ export function registerCoreModules(modules: Readonly<Record<string, unknown>>):
 
 function partRequire(id: string): unknown {
   if (id.startsWith('rtc-part:')) return requirePart(id.slice('rtc-part:'.length));
+  // a Node built-in another part implements (`buffer`, `events`, `process`): that part's module
+  if (id.startsWith('rtc-node:')) return nodeRequire(id.slice('rtc-node:'.length));
   if (id.startsWith('rtc:')) {
     const found = coreModules[id.slice('rtc:'.length)];
     if (found === undefined) throw new Error(`shim part needs core module ${id.slice(4)}, which sandboxes/shim/core-modules.ts does not list`);

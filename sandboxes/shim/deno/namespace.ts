@@ -14,6 +14,7 @@ import { Command } from './command.ts';
 import { errors } from './errors.ts';
 import { fs } from './fs.ts';
 import { setDenoNamespace } from './namespace-ref.ts';
+import { getExitCode, setExitCode } from '../lifecycle.ts';
 
 /** Thrown by `Deno.exit` to unwind the script; the host has already recorded the exit. */
 export class ExitSignal {
@@ -64,8 +65,9 @@ export function makeDeno(args: readonly string[], build: { os: string; arch: str
     watchFs: (paths: string | string[]) => callSync('fs.watch', { paths: (Array.isArray(paths) ? paths : [paths]).map(String) }),
     refTimer,
     unrefTimer,
-    exit: (code = 0): never => {
-      const status = Number.isInteger(code) ? code : 0;
+    // without a code, the run's exit code (Deno.exitCode, process.exitCode), as Deno 2 does
+    exit: (code?: number): never => {
+      const status = Number.isInteger(code) ? (code as number) : (getExitCode() ?? 0);
       callSync('process.exit', { code: status });
       throw new ExitSignal(status);
     },
@@ -76,6 +78,8 @@ export function makeDeno(args: readonly string[], build: { os: string; arch: str
   const getter = (name: string, get: () => unknown): void => {
     Object.defineProperty(deno, name, { get, configurable: true, enumerable: true });
   };
+  // not enumerable, as in Deno
+  Object.defineProperty(deno, 'exitCode', { get: () => getExitCode() ?? 0, set: (value: unknown) => setExitCode(value), configurable: true, enumerable: false });
   getter('pid', () => callSync<number>('process.pid', {}));
   getter('ppid', () => callSync<number>('process.ppid', {}));
   getter('noColor', () => callSync<boolean>('process.noColor', {}));
