@@ -47,6 +47,8 @@ export interface RuntimeOptions {
   onOutput(fd: 1 | 2 | 3, text: string): void;
   /** `test`: Deno.test registers tests for the test runner (kernel/run/test-runner.ts) */
   mode?: 'run' | 'test';
+  /** `script`: `sandbox run`, whose globals are Deno's alone (no `Runtimectl` bindings object); default `plugin` */
+  surface?: 'plugin' | 'script';
 }
 
 export interface RunOutcome {
@@ -191,6 +193,7 @@ export class IsolateRuntime {
       transferBytes: this.#options.limits.transferBytes,
       syncMode: this.#options.syncMode,
       mode: this.#options.mode ?? 'run',
+      surface: this.#options.surface ?? 'plugin',
       build: { os: 'linux', arch: process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'aarch64' : process.arch },
     });
     const dispatcher = install.applySync(undefined, [sync, asyncFn, config], { result: { reference: true }, timeout: shimWallMs }) as ivm.Reference;

@@ -15,6 +15,7 @@ import { requirePart } from './parts-loader.ts';
 import { installUnsupportedGlobals } from './unsupported-globals.ts';
 import { nodeRequire } from './node-require.ts';
 import { runLifecycle } from './lifecycle.ts';
+import { installWindow } from './window.ts';
 import { installBrokerDate, installBrokerRandom, monotonicNow, reseedBrokerRandom } from './web/clock.ts';
 import { atob, btoa } from './web/base64.ts';
 import { makeConsole } from './web/console.ts';
@@ -89,7 +90,9 @@ export function install(
   define('atob', atob);
   define('btoa', btoa);
   define('self', globalThis);
-  define('Runtimectl', makeRuntimectl());
+  // kernel bindings for plugins; a script (`sandbox run`/`test`) sees Deno's globals and nothing more
+  if (config.surface !== 'script') define('Runtimectl', makeRuntimectl());
+  installWindow();
   installLazyGlobals();
   installUnsupportedGlobals();
   installBrokerDate();

@@ -3,7 +3,8 @@
  * (`typeof ReadableStream` is "function", `"fetch" in globalThis` is true), but the part
  * behind it is evaluated only when a script first touches one of its names.
  */
-import { defineLazy, requirePart } from './parts-loader.ts';
+import { defineGlobal, defineLazy, requirePart } from './parts-loader.ts';
+import { nodeRequire } from './node-require.ts';
 
 /** `on<type>` handler attributes of the global scope (the events part defines them). */
 export const EVENT_HANDLER_TYPES = ['error', 'load', 'beforeunload', 'unload', 'unhandledrejection'] as const;
@@ -11,10 +12,10 @@ export const EVENT_HANDLER_TYPES = ['error', 'load', 'beforeunload', 'unload', '
 const GLOBAL_PARTS: Record<string, readonly string[]> = {
   url: ['URL', 'URLSearchParams'],
   dom: ['DOMException', 'QuotaExceededError', 'structuredClone'],
+  // addEventListener & co are inherited through Window.prototype (window.ts), not own globals
   events: [
     'Event', 'EventTarget', 'CustomEvent', 'ErrorEvent', 'MessageEvent', 'CloseEvent', 'ProgressEvent',
-    'PromiseRejectionEvent', 'AbortController', 'AbortSignal', 'addEventListener', 'removeEventListener',
-    'dispatchEvent', 'reportError', ...EVENT_HANDLER_TYPES.map((t) => `on${t}`),
+    'PromiseRejectionEvent', 'AbortController', 'AbortSignal', 'reportError', ...EVENT_HANDLER_TYPES.map((t) => `on${t}`),
   ],
   streams: [
     'ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamBYOBReader', 'ReadableStreamBYOBRequest',
@@ -63,6 +64,9 @@ export function installLazyGlobals(): void {
   for (const [part, names] of Object.entries(GLOBAL_PARTS)) {
     defineLazy(globalThis, names, () => void requirePart(part));
   }
+  // Node's globals Deno 2.9 has in every script: the node: modules' own instances.
+  defineLazy(globalThis, ['Buffer'], () => defineGlobal('Buffer', (nodeRequire('buffer') as { Buffer: unknown }).Buffer));
+  defineLazy(globalThis, ['process'], () => defineGlobal('process', nodeRequire('process')));
   // One group: touching any of them loads the part, which defines them all.
   const targets = esNextTargets();
   let loaded = false;

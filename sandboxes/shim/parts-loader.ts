@@ -78,7 +78,7 @@ export function requirePart<T = Record<string, unknown>>(name: string): T {
  * absent), and must define the real properties. Reading, writing or calling any of the
  * names loads the whole group: names a part installs together load together.
  */
-export function defineLazy(target: object, names: readonly PropertyKey[], load: () => void): void {
+export function defineLazy(target: object, names: readonly PropertyKey[], load: () => void, enumerable = false): void {
   let state: 'idle' | 'loading' | 'done' = 'idle';
   const ensure = (): void => {
     if (state !== 'idle') return;
@@ -98,11 +98,11 @@ export function defineLazy(target: object, names: readonly PropertyKey[], load: 
     (get as { lazy?: boolean }).lazy = true;
     Object.defineProperty(target, name, {
       configurable: true,
-      enumerable: false,
+      enumerable,
       get,
       set(this: unknown, value: unknown) {
         ensure();
-        Object.defineProperty(this === target || this === undefined ? target : (this as object), name, { value, writable: true, configurable: true, enumerable: false });
+        Object.defineProperty(this === target || this === undefined ? target : (this as object), name, { value, writable: true, configurable: true, enumerable });
       },
     });
   }

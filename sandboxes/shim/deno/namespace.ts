@@ -38,7 +38,7 @@ const UNSUPPORTED = [
   'connect', 'connectTls', 'listen', 'listenTls', 'startTls', 'serve', 'serveHttp', 'upgradeWebSocket',
   'resolveDns', 'createHttpClient', 'dlopen', 'kill', 'addSignalListener', 'removeSignalListener', 'consoleSize',
   'cpuUsage', 'bench', 'lint', 'run', 'spawn', 'spawnAndWait', 'spawnAndWaitSync', 'chdir', 'isatty', 'HttpClient', 'Process',
-  'UnsafeCallback', 'UnsafeFnPointer', 'UnsafePointer', 'UnsafePointerView',
+  'UnsafeCallback', 'UnsafeFnPointer', 'UnsafePointer', 'UnsafePointerView', 'telemetry',
 ];
 
 export function makeDeno(args: readonly string[], build: { os: string; arch: string }): Record<string, unknown> {
@@ -84,10 +84,11 @@ export function makeDeno(args: readonly string[], build: { os: string; arch: str
   getter('ppid', () => callSync<number>('process.ppid', {}));
   getter('noColor', () => callSync<boolean>('process.noColor', {}));
   getter('mainModule', () => callSync<string>('process.mainModule', {}));
-  defineLazy(deno, ['open', 'openSync', 'create', 'createSync', 'FsFile', 'SeekMode', 'stdin', 'stdout', 'stderr'], () => void requirePart('fs-file'));
-  defineLazy(deno, ['test'], () => void requirePart('testing'));
-  defineLazy(deno, ['ChildProcess'], () => void requirePart('child-process'));
-  defineLazy(deno, ['permissions', 'Permissions', 'PermissionStatus'], () => void requirePart('permissions'));
+  // enumerable like every member of Deno's namespace (Object.keys(Deno) lists them)
+  defineLazy(deno, ['open', 'openSync', 'create', 'createSync', 'FsFile', 'SeekMode', 'stdin', 'stdout', 'stderr'], () => void requirePart('fs-file'), true);
+  defineLazy(deno, ['test'], () => void requirePart('testing'), true);
+  defineLazy(deno, ['ChildProcess'], () => void requirePart('child-process'), true);
+  defineLazy(deno, ['permissions', 'Permissions', 'PermissionStatus'], () => void requirePart('permissions'), true);
   // Deno[Deno.internal]: what scripts (and Deno's own tests) reach for there: inspectArgs.
   const internal = Symbol('Deno.internal');
   Object.defineProperty(deno, 'internal', { value: internal, enumerable: true, configurable: true });
