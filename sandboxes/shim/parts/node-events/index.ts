@@ -6,7 +6,8 @@
  */
 import { invalidArgType, nodeError, validateFunction } from '../node-errors/index.ts';
 
-type Listener = ((...args: unknown[]) => unknown) & { listener?: Listener };
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- listeners take whatever the emitter passes
+type Listener = ((...args: any[]) => unknown) & { listener?: Listener };
 type Events = Record<string | symbol, Listener | Listener[] | undefined>;
 
 const kCapture = Symbol('kCapture');
