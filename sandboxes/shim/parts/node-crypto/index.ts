@@ -55,7 +55,7 @@ function hashFn(algorithm: unknown): HashFn {
   if (typeof algorithm !== 'string') throw invalidArgType('algorithm', 'of type string', algorithm);
   const name = algorithm.toLowerCase().replace(/^rsa-/, '');
   const found = HASHES[name] ?? HASHES[name.replace(/^sha-/, 'sha')];
-  if (!found) throw nodeError(Error, 'ERR_OSSL_EVP_UNSUPPORTED', 'Digest method not supported');
+  if (!found) throw new TypeError(`Digest method not supported: ${algorithm}`);
   return found;
 }
 

@@ -130,6 +130,8 @@ export function accessSync(path: unknown, mode: number = constants.F_OK): void {
   const p = toPathString(path);
   const info = withNodeErrors('access', p, () => deno.statSync(p));
   if (mode === constants.F_OK || info.mode === null) return;
+  // Deno compares the mode bits against the script's uid, a `sys` fact (which the sandbox never grants)
+  (denoNamespace() as unknown as { uid(): number }).uid();
   const bits = info.mode & 0o777;
   const owner = (bits >> 6) | (bits >> 3) | bits;
   if (((mode & constants.R_OK) && !(owner & 4)) || ((mode & constants.W_OK) && !(owner & 2)) || ((mode & constants.X_OK) && !(owner & 1))) {
@@ -189,21 +191,24 @@ export function readdirSync(path: unknown, options?: unknown): (string | Bytes |
   return out;
 }
 
-/** The first directory a recursive mkdir will create, or undefined when the path exists. */
+/** The first directory a recursive mkdir will create (walking up from the path), or undefined when it exists. */
 function firstMissing(p: string): string | undefined {
-  const absolute = p.startsWith('/') ? p : joinPath((denoNamespace() as unknown as { cwd(): string }).cwd(), p);
-  const parts = absolute.split('/').filter(Boolean);
-  let current = '';
-  for (const part of parts) {
-    current += `/${part}`;
+  const cwd = (denoNamespace() as unknown as { cwd(): string }).cwd();
+  let current = p.startsWith('/') ? p : joinPath(cwd, p);
+  current = current.replace(/\/+$/, '') || '/';
+  let first: string | undefined;
+  for (;;) {
     try {
       deno.statSync(current);
+      return first;
     } catch (error) {
-      if (isNotCapable(error)) throw error;
-      return current;
+      if (osCodeOf(error) !== 'ENOENT') throw error;
+      first = current;
     }
+    const parent = current.slice(0, current.lastIndexOf('/')) || '/';
+    if (parent === current) return first;
+    current = parent;
   }
-  return undefined;
 }
 
 export function mkdirSync(path: unknown, options?: unknown): string | undefined {
