@@ -83,3 +83,4 @@ export function installLazyGlobals(): void {
   };
   for (const [owner, names] of targets) defineLazy(owner, names, load);
 }
+

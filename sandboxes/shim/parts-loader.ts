@@ -55,6 +55,33 @@ function withFixedRandom(run: () => void): void {
   }
 }
 
+let depth = 0;
+let hidden: [string, PropertyDescriptor][] = [];
+
+/**
+ * While parts evaluate, Node's globals (`process`, `Buffer`) are out of sight: polyfills such
+ * as core-js look for `process` to pick Node code paths, and must find the web platform they
+ * polyfill; and a part's evaluation never loads the node:process part through the global.
+ * The node: parts reach each other through their imports, not through these globals.
+ */
+function hideNodeGlobals(): void {
+  if (depth++ > 0) return;
+  hidden = [];
+  for (const name of ['process', 'Buffer']) {
+    const desc = Object.getOwnPropertyDescriptor(globalThis, name);
+    if (desc?.configurable) {
+      hidden.push([name, desc]);
+      delete (globalThis as Record<string, unknown>)[name];
+    }
+  }
+}
+
+function restoreNodeGlobals(): void {
+  if (--depth > 0) return;
+  for (const [name, desc] of hidden) if (!Object.prototype.hasOwnProperty.call(globalThis, name)) Object.defineProperty(globalThis, name, desc);
+  hidden = [];
+}
+
 export function requirePart<T = Record<string, unknown>>(name: string): T {
   const loaded = parts.get(name);
   if (loaded) return loaded.exports as T;
@@ -63,11 +90,14 @@ export function requirePart<T = Record<string, unknown>>(name: string): T {
   const module = { exports: {} as unknown };
   // Registered before it runs: parts that need each other see partial exports, as in CommonJS.
   parts.set(name, module);
+  hideNodeGlobals();
   try {
     withFixedRandom(() => factory(partRequire, module, module.exports));
   } catch (error) {
     parts.delete(name);
     throw error;
+  } finally {
+    restoreNodeGlobals();
   }
   return module.exports as T;
 }
@@ -83,11 +113,22 @@ export function defineLazy(target: object, names: readonly PropertyKey[], load: 
   const ensure = (): void => {
     if (state !== 'idle') return;
     state = 'loading';
+    const removed: [PropertyKey, PropertyDescriptor][] = [];
     for (const name of names) {
       const desc = Object.getOwnPropertyDescriptor(target, name);
-      if (desc?.get && (desc.get as { lazy?: boolean }).lazy) delete (target as Record<PropertyKey, unknown>)[name];
+      if (desc?.get && (desc.get as { lazy?: boolean }).lazy) {
+        removed.push([name, desc]);
+        delete (target as Record<PropertyKey, unknown>)[name];
+      }
     }
-    load();
+    try {
+      load();
+    } catch (error) {
+      // a load that failed leaves the names as they were, to be tried again
+      for (const [name, desc] of removed) if (!Object.prototype.hasOwnProperty.call(target, name)) Object.defineProperty(target, name, desc);
+      state = 'idle';
+      throw error;
+    }
     state = 'done';
   };
   for (const name of names) {

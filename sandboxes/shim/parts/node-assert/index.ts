@@ -69,6 +69,12 @@ function diff(actual: unknown, expected: unknown, heading: string): string {
   return `${heading}\n+ actual - expected\n\n${out.join('\n')}\n`;
 }
 
+/** Node's message for values that should have differed: the value on the line, or below it when it spans lines. */
+function unequal(base: string, value: unknown): string {
+  const lines = inspectLines(value);
+  return lines.length === 1 ? `${base.slice(0, -1)}: ${lines[0]}` : `${base}\n\n${lines.join('\n')}\n`;
+}
+
 function defaultMessage(o: AssertionErrorOptions): string {
   switch (o.operator) {
     case 'strictEqual':
@@ -78,11 +84,11 @@ function defaultMessage(o: AssertionErrorOptions): string {
     case 'deepEqual':
       return diff(o.actual, o.expected, 'Expected values to be loosely deep-equal:');
     case 'notStrictEqual':
-      return `Expected "actual" to be strictly unequal to: ${inspect(o.expected)}`;
+      return unequal(typeof o.actual === 'object' && o.actual !== null || typeof o.actual === 'function' ? 'Expected "actual" not to be reference-equal to:' : 'Expected "actual" to be strictly unequal to:', o.actual);
     case 'notDeepStrictEqual':
-      return `Expected "actual" not to be strictly deep-equal to: ${inspect(o.expected)}`;
+      return unequal('Expected "actual" not to be strictly deep-equal to:', o.actual);
     case 'notDeepEqual':
-      return `Expected "actual" not to be loosely deep-equal to:\n\n${inspect(o.expected)}\n`;
+      return unequal('Expected "actual" not to be loosely deep-equal to:', o.actual);
     default:
       return `${inspect(o.actual)} ${o.operator} ${inspect(o.expected)}`;
   }

@@ -101,9 +101,12 @@ function normalize(command: unknown, argsOrOptions?: unknown, maybeOptions?: unk
     args = ['-c', joined];
     shownCommand = joined;
   }
+  // Deno's order: the inherited environment (the whole env grant), then NODE_V8_COVERAGE (one
+  // variable): without an env grant every call stops at one of the two
   const given = options.env;
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(given ?? deno.env.toObject())) if (v !== undefined) env[k] = String(v);
+  (deno.env as unknown as { get(name: string): string | undefined }).get('NODE_V8_COVERAGE');
   return { file, args, options, env, stdio: stdioOf(options), shownCommand };
 }
 
@@ -229,6 +232,8 @@ export class ChildProcess extends (EventEmitter as unknown as new () => EventEmi
       this.signalCode = status.signal;
       exited = true;
       this.emit('exit', this.exitCode, this.signalCode);
+      // Node's flushStdio: a stream nobody reads is drained, so `close` still comes
+      for (const s of open) if ((s as unknown as { readableFlowing: boolean | null }).readableFlowing === null) (s as unknown as { resume(): void }).resume();
       maybeClose();
     });
     const timeout = n.options.timeout;

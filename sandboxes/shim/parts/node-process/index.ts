@@ -77,8 +77,12 @@ function arch(): string {
   return a === 'x86_64' ? 'x64' : a === 'aarch64' ? 'arm64' : a;
 }
 
+/** A file: URL's path (the main module's), without loading the URL class for it. */
 function fileUrlToPath(url: string): string {
-  return url.startsWith('file://') ? decodeURIComponent(new URL(url).pathname) : url;
+  if (!url.startsWith('file://')) return url;
+  const rest = url.slice('file://'.length);
+  const path = rest.slice(rest.indexOf('/')).replace(/[?#].*$/, '');
+  return decodeURIComponent(path);
 }
 
 /** [exec path, main module path, ...args], as Deno builds process.argv. */
