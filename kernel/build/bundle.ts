@@ -191,6 +191,7 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
       // A damaged index entry is rebuilt below, never trusted.
     }
   }
+  const workDir = kind === 'module' ? base : PROJECT_ROOT;
   let result: esbuild.BuildResult<{ write: false; metafile: true }>;
   try {
     result = await (await loadEsbuild()).build({
@@ -203,7 +204,10 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
       target: 'es2022',
       logLevel: 'silent',
       mainFields: kind === 'module' ? ['module', 'main'] : ['main'],
-      absWorkingDir: base,
+      // The shim's own bundles name their modules relative to the project (esbuild keys its
+      // CommonJS wrappers by path): no host folder shows in a frame a script can read.
+      absWorkingDir: workDir,
+      ...(kind === 'module' ? {} : { preserveSymlinks: true }),
       // Kept beside the bundle: stack traces are mapped back to the script's own lines.
       ...(kind === 'module' ? { sourcemap: 'external' as const, outfile: path.join(base, '__bundle.js'), sourcesContent: true } : {}),
       plugins: kind === 'module' ? [denoModules(absolute, main)] : kind === 'part' ? [shimPartLinks(absolute)] : [],
@@ -212,7 +216,7 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
   } catch (error) {
     const failure = error as esbuild.BuildFailure;
     const first = failure.errors?.[0];
-    const where = first?.location ? `${path.relative(process.cwd(), path.resolve(base, first.location.file))}:${first.location.line}:${first.location.column}` : path.relative(process.cwd(), absolute);
+    const where = first?.location ? `${path.relative(process.cwd(), path.resolve(workDir, first.location.file))}:${first.location.line}:${first.location.column}` : path.relative(process.cwd(), absolute);
     // A refusal from the module plugin (npm, jsr, Node built-ins) keeps its own code.
     if (isKernelError(first?.detail)) throw kernelError(first.detail.code, `${where}: ${first.detail.message}`, { details: { file: absolute } });
     throw kernelError('RTC_ERR_BUILD_FAILED', `${where}: ${first?.text ?? String(error)}`, { details: { file: absolute } });
@@ -226,7 +230,7 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
   for (const input of Object.keys(result.metafile.inputs).sort()) {
     // virtual modules (import.meta's `rtc-meta:`) are made from the paths, not read
     if (/^[a-z][a-z-]*:/.test(input)) continue;
-    const file = path.resolve(base, input);
+    const file = path.resolve(workDir, input);
     inputs[path.relative(base, file)] = sha256(readFileSync(file));
   }
   writeAtomic(path.join(cacheDir, 'bundles', `${digest}.js`), code);
