@@ -60,6 +60,17 @@ function esNextTargets(): [object, PropertyKey[]][] {
     .filter(([, names]) => names.length > 0);
 }
 
+/**
+ * Symbol.dispose and Symbol.asyncDispose are plain symbols, defined at once rather than with
+ * core-js: polyfills (readable-stream) read them while they load, and that read would load all
+ * of es-next. core-js adopts a well-known symbol that already exists, so they stay one symbol.
+ */
+function defineWellKnownSymbols(): void {
+  for (const name of ['dispose', 'asyncDispose']) {
+    if (!Object.prototype.hasOwnProperty.call(Symbol, name)) Object.defineProperty(Symbol, name, { value: Symbol(`Symbol.${name}`) });
+  }
+}
+
 export function installLazyGlobals(): void {
   for (const [part, names] of Object.entries(GLOBAL_PARTS)) {
     defineLazy(globalThis, names, () => void requirePart(part));
@@ -67,6 +78,7 @@ export function installLazyGlobals(): void {
   // Node's globals Deno 2.9 has in every script: the node: modules' own instances.
   defineLazy(globalThis, ['Buffer'], () => defineGlobal('Buffer', (nodeRequire('buffer') as { Buffer: unknown }).Buffer));
   defineLazy(globalThis, ['process'], () => defineGlobal('process', nodeRequire('process')));
+  defineWellKnownSymbols();
   // One group: touching any of them loads the part, which defines them all.
   const targets = esNextTargets();
   let loaded = false;

@@ -82,6 +82,11 @@ function restoreNodeGlobals(): void {
   hidden = [];
 }
 
+/** A part's exports if it is loaded already, else undefined (never loads it). */
+export function loadedPart<T = Record<string, unknown>>(name: string): T | undefined {
+  return parts.get(name)?.exports as T | undefined;
+}
+
 export function requirePart<T = Record<string, unknown>>(name: string): T {
   const loaded = parts.get(name);
   if (loaded) return loaded.exports as T;

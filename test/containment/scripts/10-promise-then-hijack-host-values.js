@@ -78,7 +78,9 @@ const seen = [];
 Object.defineProperty(Object.prototype, 'then', {
   configurable: true,
   get() {
-    if (this && this !== Object.prototype) { seen.push(this); probeChain(this, 'Object.prototype.then getter'); }
+    // Each value once: probing reads `then` of what it finds (the sandbox's process among them), which
+    // would re-enter this getter without end.
+    if (this && this !== Object.prototype && !seen.includes(this)) { seen.push(this); probeChain(this, 'Object.prototype.then getter'); }
     return undefined;
   },
 });

@@ -4,6 +4,7 @@
 // @attack: planted ./echo in the work folder. Only the granted echo may run, by its real path.
 // @expect: contained
 // @flags: --allow-run=echo --allow-env --allow-read={work} --allow-write={work}
+// @env: PATH=/usr/bin:/bin
 // @setup: file echo planted
 import cp from 'node:child_process';
 import fs from 'node:fs';

@@ -3,9 +3,12 @@
  * own streams, published for other runtimes) over the shim's Buffer, EventEmitter and process
  * (their bare imports are the shim's modules: node/modules.ts PART_NODE_ALIASES). Pure code.
  */
+import { restoreBlob } from './blob-stand-in.ts';
 import Stream from 'readable-stream/lib/stream.js';
 import streamPromises from 'readable-stream/lib/stream/promises.js';
 import { StringDecoder } from 'string_decoder/lib/string_decoder.js';
+
+restoreBlob();
 
 const stream = Stream as unknown as Record<string, unknown>;
 const promises = streamPromises as unknown as Record<string, unknown>;
