@@ -97,6 +97,8 @@ export class IsolateRuntime {
   #parts: Readonly<Record<string, string>> = {};
   /** how each script was compiled: from a V8 code cache or from source */
   readonly compiles: { filename: string; fromCache: boolean }[] = [];
+  /** the shim parts this isolate asked for, in order (each is loaded on first use, once) */
+  readonly partsLoaded: string[] = [];
 
   /** Rejects when the isolate is disposed: every wait on isolate work races it. */
   readonly #disposed: Promise<never>;
@@ -262,6 +264,7 @@ export class IsolateRuntime {
         // Code of the shim itself, not an effect: answered here, never recorded or metered.
         const { name } = JSON.parse(json) as { name: string };
         const code = Object.prototype.hasOwnProperty.call(this.#parts, name) ? this.#parts[name] : undefined;
+        if (code !== undefined) this.partsLoaded.push(name);
         return code === undefined ? errJson('Error', `no shim part "${name}"`) : okJson(code);
       }
       case 'sandbox.limit': {
