@@ -49,7 +49,7 @@ async function runScript(name: string, source: string): Promise<{ stdout: string
     surface: 'script',
   });
   try {
-    const outcome = await runtime.runMain({ code: bundle.code, filename: name });
+    const outcome = await runtime.runMain({ code: bundle.code, digest: bundle.digest, filename: name });
     return { stdout, exitCode: outcome.exitCode, parts: [...runtime.partsLoaded] };
   } finally {
     runtime.dispose();
