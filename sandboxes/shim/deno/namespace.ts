@@ -92,7 +92,15 @@ export function makeDeno(args: readonly string[], build: { os: string; arch: str
   // Deno[Deno.internal]: what scripts (and Deno's own tests) reach for there: inspectArgs.
   const internal = Symbol('Deno.internal');
   Object.defineProperty(deno, 'internal', { value: internal, enumerable: true, configurable: true });
-  Object.defineProperty(deno, internal, { value: Object.freeze({ inspectArgs: (args: unknown[]) => `${formatArgs(args)}\n` }), configurable: true });
+  // core.encodeBinaryString: bytes as a "binary string" (one char per byte), which Deno's own tests use.
+  const core = Object.freeze({
+    encodeBinaryString: (bytes: Uint8Array) => {
+      let out = '';
+      for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      return out;
+    },
+  });
+  Object.defineProperty(deno, internal, { value: Object.freeze({ inspectArgs: (args: unknown[]) => `${formatArgs(args)}\n`, core }), configurable: true });
   defineUnsupported(deno, 'Deno', UNSUPPORTED);
   setDenoNamespace(deno);
   return deno;

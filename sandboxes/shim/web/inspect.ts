@@ -374,6 +374,27 @@ function formatValue(ctx: Ctx, value: unknown, depth: number, nested: boolean): 
   return formatRaw(ctx, obj, depth);
 }
 
+/**
+ * Node's improveStack (Deno's console has it too): an error whose `name` differs from its class
+ * shows both, `Error [TypeError]: x`, when its stack begins with that name.
+ */
+function improveStack(stack: string, constructor: string | null, name: string, tag: string): string {
+  let len = name.length;
+  const looksNormal = name.endsWith('Error') && stack.startsWith(name) && (stack.length === len || stack[len] === ':' || stack[len] === '\n');
+  if (constructor !== null && !looksNormal) return stack;
+  let fallback = 'Error';
+  if (constructor === null) {
+    const start = /^([A-Z][a-z_ A-Z0-9[\]()-]+)(?::|\n\s+at)/.exec(stack) ?? /^([a-z_A-Z0-9-]*Error)$/.exec(stack);
+    fallback = start?.[1] ?? '';
+    len = fallback.length;
+    fallback = fallback || 'Error';
+  }
+  const prototype = constructor === null ? `[${fallback}: null prototype]${tag ? ` [${tag}]` : ''}` : `${constructor}${tag && tag !== constructor ? ` [${tag}]` : ''}`;
+  if (name === prototype) return stack;
+  if (prototype.includes(name)) return len === 0 ? `${prototype}: ${stack}` : `${prototype}${stack.slice(len)}`;
+  return `${prototype} [${name}]${stack.slice(len)}`;
+}
+
 function formatRaw(ctx: Ctx, value: object, depth: number): string {
   const name = constructorName(value);
   let keys: (string | symbol)[] = Object.keys(value);
@@ -426,8 +447,10 @@ function formatRaw(ctx: Ctx, value: object, depth: number): string {
     base = RegExp.prototype.toString.call(value);
     if (keys.length === 0 && !hasHidden) return base;
   } else if (value instanceof Error) {
-    base = value.stack ?? `${value.name}: ${value.message}`;
-    keys = keys.filter((k) => k !== 'stack' && k !== 'message');
+    const stack = typeof value.stack === 'string' ? value.stack : `${value.name}: ${value.message}`;
+    base = improveStack(stack, name, value.name == null ? 'Error' : String(value.name), tag);
+    // Node's removeDuplicateErrorKeys: own name/message/stack the stack already shows are not repeated.
+    keys = keys.filter((k) => k !== 'stack' && !((k === 'name' || k === 'message') && (typeof (value as unknown as Record<string, unknown>)[k] !== 'string' || stack.includes((value as unknown as Record<string, string>)[k]!))));
     if (keys.length === 0 && !hasHidden) return base;
   } else if (typeof value === 'function') {
     base = functionBase(value);

@@ -128,18 +128,23 @@ export function withNodeErrors<T>(syscall: string, path: string | undefined, fn:
 
 type ErrorClass = new (message?: string) => Error;
 
-/** An error with Node's `code` and `name [code]` in its stack's first line. */
+/**
+ * An error with Node's `code`, shaped as Deno 2.9's node: errors are: own enumerable `code`,
+ * `name` and a `toString` giving `name [code]: message`; the stack's first line stays
+ * `name: message`.
+ */
 export function nodeError(Base: ErrorClass, code: string, message: string): Error {
   const error = new Base(message) as Error & { code: string };
-  Object.defineProperty(error, 'code', { value: code, writable: true, configurable: true, enumerable: true });
-  try {
-    const stack = String(error.stack ?? '');
-    const firstBreak = stack.indexOf('\n');
-    const rest = firstBreak === -1 ? '' : stack.slice(firstBreak);
-    Object.defineProperty(error, 'stack', { value: `${error.name} [${code}]: ${message}${rest}`, writable: true, configurable: true });
-  } catch {
-    // a stack that cannot be read stays as it was
-  }
+  const own = (key: string, value: unknown) => Object.defineProperty(error, key, { value, writable: true, configurable: true, enumerable: true });
+  own('code', code);
+  own('name', error.name);
+  own(
+    'toString',
+    // an anonymous function, as Deno's
+    [function (this: { name?: unknown; code?: unknown; message?: unknown }) {
+      return `${String(this.name)} [${String(this.code)}]: ${String(this.message)}`;
+    }][0],
+  );
   return error;
 }
 
