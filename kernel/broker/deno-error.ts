@@ -91,7 +91,7 @@ export function fromNodeError(error: unknown, syscall: string, path: string): De
   const mapped = ERRNO_TO_DENO[code];
   const text = ERRNO_TEXT[code] ?? (error instanceof Error ? error.message : String(error));
   const errno = mapped?.[1] ?? (error as NodeJS.ErrnoException | undefined)?.errno ?? 5;
-  // Deno names the path as the script wrote it, except for ENOTDIR where it names none.
-  const suffix = code === 'ENOTDIR' ? '' : `: ${syscall} '${path}'`;
+  // Deno (2.9) names the path as the script wrote it, ENOTDIR included.
+  const suffix = `: ${syscall} '${path}'`;
   return new DenoOpError(mapped?.[0] ?? 'Error', `${text} (os error ${Math.abs(errno)})${suffix}`, code);
 }

@@ -27,6 +27,7 @@ import { shownPath } from '../shown-path.ts';
 import { denoModules, IMPORT_META } from './deno-modules.ts';
 import { shimPartLinks } from './shim-part-links.ts';
 import { importScope, importScopeOf, outsideScope, type ImportScope } from './import-scope.ts';
+import { NODE_REQUIRE } from './node-builtins.ts';
 
 /** `module`: a plugin or script; `shim`: the shim's core; `part`: a shim part loaded on first use. */
 export type BundleKind = 'module' | 'shim' | 'part';
@@ -70,7 +71,8 @@ function esbuildVersion(): string {
 export function buildRecipe(): string {
   if (recipe === undefined) {
     const dir = path.join(PROJECT_ROOT, 'kernel', 'build');
-    const parts = ['bundle.ts', 'deno-modules.ts', 'npm-resolve.ts', 'shim-part-links.ts', 'import-scope.ts'].map((f) => {
+    // The table of offered Node built-ins decides how `node:` imports resolve, so it is part of the recipe too.
+    const parts = ['bundle.ts', 'deno-modules.ts', 'npm-resolve.ts', 'node-builtins.ts', 'shim-part-links.ts', 'import-scope.ts', '../../sandboxes/shim/node/modules.ts'].map((f) => {
       try {
         return readFileSync(path.join(dir, f), 'utf8');
       } catch {
@@ -125,7 +127,9 @@ export function wrapModule(moduleCode: string): string {
       });
     returned = `{ ${entries.join(', ')} }`;
   }
-  return `(async function () {\n"use strict";\n${body}\nreturn ${returned};\n})`;
+  // The parameter is the shim's loader of Node built-ins (node-builtins.ts): the body's
+  // `node:` imports call it; it is never a global.
+  return `(async function (${NODE_REQUIRE}) {\n"use strict";\n${body}\nreturn ${returned};\n})`;
 }
 
 /** The shim is CommonJS (core-js is) and evaluates to its `install` function. */
@@ -197,6 +201,7 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
       // A damaged index entry is rebuilt below, never trusted.
     }
   }
+  const workDir = kind === 'module' ? base : PROJECT_ROOT;
   let result: esbuild.BuildResult<{ write: false; metafile: true }>;
   try {
     result = await (await loadEsbuild()).build({
@@ -209,7 +214,10 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
       target: 'es2022',
       logLevel: 'silent',
       mainFields: kind === 'module' ? ['module', 'main'] : ['main'],
-      absWorkingDir: base,
+      // The shim's own bundles name their modules relative to the project (esbuild keys its
+      // CommonJS wrappers by path): no host folder shows in a frame a script can read.
+      absWorkingDir: workDir,
+      ...(kind === 'module' ? {} : { preserveSymlinks: true }),
       // Kept beside the bundle: stack traces are mapped back to the script's own lines.
       ...(kind === 'module' ? { sourcemap: 'external' as const, outfile: path.join(base, '__bundle.js'), sourcesContent: true } : {}),
       // The import scope first: it sees every import of the module before any other resolver.
@@ -233,7 +241,7 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
   for (const input of Object.keys(result.metafile.inputs).sort()) {
     // virtual modules (import.meta's `rtc-meta:`) are made from the paths, not read
     if (/^[a-z][a-z-]*:/.test(input)) continue;
-    const file = path.resolve(base, input);
+    const file = path.resolve(workDir, input);
     inputs[path.relative(base, file)] = sha256(readFileSync(file));
   }
   writeAtomic(path.join(cacheDir, 'bundles', `${digest}.js`), code);

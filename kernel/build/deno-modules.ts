@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import type * as esbuild from 'esbuild';
 import { isKernelError, kernelError } from '../errors.ts';
 import { NODE_BUILTINS, NpmResolver } from './npm-resolve.ts';
+import { builtinModuleSource, builtinRefusal, isOfferedBuiltin, builtinName, NODE_NAMESPACE, resolveBuiltin } from './node-builtins.ts';
 
 /** What `import.meta` is replaced with; each module imports its own (see withMeta). */
 export const IMPORT_META = '__rtc_import_meta';
@@ -95,13 +96,17 @@ export function denoModules(entry: string, main: boolean): esbuild.Plugin {
         throw kernelError('RTC_ERR_MODULE_UNSUPPORTED', `"${args.path}": remote imports are not supported in the sandbox; vendor the module or use an npm: package installed with "runtimectl plugins install"`);
       }));
       build.onResolve({ filter: /^npm:/ }, refusing((args) => fromRoot(npm.resolveNpm(args.path.slice(4)), args)));
-      build.onResolve({ filter: /^node:/ }, refusing((args) => {
-        throw npm.builtinError(args.path, importer(args, base), args.importer);
-      }));
+      // Node built-ins: the shim's module, or a one-line refusal naming the one not offered.
+      const nodeBuiltin = (args: esbuild.OnResolveArgs): esbuild.OnResolveResult => {
+        if (isOfferedBuiltin(builtinName(args.path))) return resolveBuiltin(args.path);
+        throw builtinRefusal(args.path, importer(args, base), args.importer);
+      };
+      build.onResolve({ filter: /^node:/ }, refusing(nodeBuiltin));
+      build.onLoad({ filter: /.*/, namespace: NODE_NAMESPACE }, (args) => ({ contents: builtinModuleSource(args.path), loader: 'js' }));
       build.onResolve({ filter: /^[^./]/ }, refusing((args) => {
         if (args.pluginData === again || path.isAbsolute(args.path)) return undefined;
-        const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0]!;
-        if (NODE_BUILTINS.has(name)) throw npm.builtinError(args.path, importer(args, base), args.importer);
+        // A bare built-in (`fs`, `fs/promises`) is the built-in, as in Deno and Node; `buffer/` is the npm package.
+        if (NODE_BUILTINS.has(args.path)) return nodeBuiltin(args);
         // Inside an installed package, its own dependencies resolve the usual way.
         if (args.importer.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
         return fromRoot(npm.resolveBare(args.path), args);

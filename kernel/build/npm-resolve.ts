@@ -4,8 +4,9 @@
  * come from the `node_modules` that `runtimectl plugins install` made beside the
  * package.json, and each must match `package-lock.json` (a version in the range, an
  * integrity hash, the installed copy at the locked version). Anything else is refused with
- * one line naming the import and the command that fixes it. Packages that need Node's
- * built-ins or a native addon cannot run in an isolate and are refused by name.
+ * one line naming the import and the command that fixes it. Packages that need a native
+ * addon cannot run in an isolate and are refused by name; Node's built-ins are the shim's
+ * (node-builtins.ts).
  */
 import { builtinModules } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
@@ -158,14 +159,6 @@ export class NpmResolver {
   checkPackageFile(file: string): void {
     const owner = owningPackage(file);
     if (owner) this.#checkAddon(owner.dir, owner.name);
-  }
-
-  builtinError(specifier: string, importer: string, importerPath: string): KernelError {
-    const owner = owningPackage(importerPath);
-    if (owner) {
-      return kernelError('RTC_ERR_NPM_NODE_BUILTIN', `npm package "${owner.name}" imports the Node built-in "${specifier}" (in ${importer}); Node built-ins are not available in the sandbox, so this package cannot run here`);
-    }
-    return kernelError('RTC_ERR_NPM_NODE_BUILTIN', `"${specifier}" is a Node built-in; Node built-ins are not available in the sandbox (see README, "What the sandbox supports")`);
   }
 
   addonError(specifier: string): KernelError {

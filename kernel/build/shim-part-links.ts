@@ -3,12 +3,15 @@
  * runs in an isolate that already holds the shim's core, so it must share the core's module
  * instances (the host binding, the error classes) rather than bundle copies of them. An
  * import of a core module becomes `require("rtc:<path>")` and an import of another part
- * `require("rtc-part:<name>")`; the shim's part loader answers both (parts-loader.ts).
+ * `require("rtc-part:<name>")`; the shim's part loader answers both (parts-loader.ts). An npm
+ * polyfill's bare import of a Node built-in the shim implements (`buffer`, `events`, `process`)
+ * becomes `require("rtc-node:<name>")`, the shim's one instance of it.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { PROJECT_ROOT } from '../version.ts';
+import { PART_NODE_ALIASES } from '../../sandboxes/shim/node/modules.ts';
 
 export const SHIM_DIR = path.join(PROJECT_ROOT, 'sandboxes', 'shim');
 export const PARTS_DIR = path.join(SHIM_DIR, 'parts');
@@ -42,6 +45,10 @@ export function shimPartLinks(entry: string): esbuild.Plugin {
   return {
     name: 'shim-part-links',
     setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => {
+        const name = Object.prototype.hasOwnProperty.call(PART_NODE_ALIASES, args.path) ? PART_NODE_ALIASES[args.path] : undefined;
+        return name === undefined ? undefined : { path: `rtc-node:${name}`, external: true };
+      });
       build.onResolve({ filter: /^\.\.?\// }, (args) => {
         const file = resolveFile(args.resolveDir, args.path);
         const inShim = !path.relative(SHIM_DIR, file).startsWith('..');

@@ -104,7 +104,7 @@ export class ScriptRunner {
   ): Promise<ScriptRunResult> {
     let runtime: IsolateRuntime | undefined;
     try {
-      runtime = IsolateRuntime.create(this.#shim, { limits, webAssembly: profile.webAssembly, args: request.args, syncMode: 'callback', ops: broker, onOutput });
+      runtime = IsolateRuntime.create(this.#shim, { limits, webAssembly: profile.webAssembly, args: request.args, syncMode: 'callback', ops: broker, onOutput, surface: 'script' });
       const outcome = await runtime.runMain(source);
       if (outcome.limit) onOutput(2, `error: ${outcome.limit.code}: ${outcome.limit.message}\n`);
       return finish(outcome, runtime.usage());

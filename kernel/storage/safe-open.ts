@@ -14,7 +14,7 @@
  *    and a file that grows while read stops at the cap.
  * One open, one fstat and the reads: the fast path costs one stat more than a bare read.
  */
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, readSync, statSync, lstatSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, openSync, readSync, statSync, lstatSync, writeSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { fileKind, UnsafeFileError } from './unsafe-file.ts';
 import { inHeld, withParentHeld } from './no-follow.ts';
@@ -128,6 +128,8 @@ export interface WriteOptions extends OpenOptions {
   create: boolean;
   /** permission bits for a new file (before the umask) */
   mode?: number;
+  /** permission bits the file gets whether new or not, regardless of the umask (Deno's writeFile `mode`) */
+  chmod?: number;
 }
 
 /**
@@ -138,6 +140,7 @@ export interface WriteOptions extends OpenOptions {
 export function writeRegularFile(file: string, data: Uint8Array, options: WriteOptions): void {
   const { fd, stats } = openRegularFile(file, O_WRONLY | (options.append ? O_APPEND : 0), options);
   try {
+    if (options.chmod !== undefined && stats.isFile()) fchmodSync(fd, options.chmod & 0o7777);
     if (!options.create && stats.isFile() && !options.append) ftruncateSync(fd, 0);
     let offset = 0;
     while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);

@@ -56,6 +56,8 @@ export interface RuntimeOptions {
   onOutput(fd: 1 | 2 | 3, text: string): void;
   /** `test`: Deno.test registers tests for the test runner (kernel/run/test-runner.ts) */
   mode?: 'run' | 'test';
+  /** `script`: `sandbox run`, whose globals are Deno's alone (no `Runtimectl` bindings object); default `plugin` */
+  surface?: 'plugin' | 'script';
 }
 
 export interface RunOutcome {
@@ -104,6 +106,8 @@ export class IsolateRuntime {
   #parts: Readonly<Record<string, string>> = {};
   /** how each script was compiled: from a V8 code cache or from source */
   readonly compiles: { filename: string; fromCache: boolean }[] = [];
+  /** the shim parts this isolate asked for, in order (each is loaded on first use, once) */
+  readonly partsLoaded: string[] = [];
 
   /** Rejects when the isolate is disposed: every wait on isolate work races it. */
   readonly #disposed: Promise<never>;
@@ -211,6 +215,7 @@ export class IsolateRuntime {
       transferBytes: this.#options.limits.transferBytes,
       syncMode: this.#options.syncMode,
       mode: this.#options.mode ?? 'run',
+      surface: this.#options.surface ?? 'plugin',
       build: { os: 'linux', arch: process.arch === 'x64' ? 'x86_64' : process.arch === 'arm64' ? 'aarch64' : process.arch },
     });
     const dispatcher = install.applySync(undefined, [sync, asyncFn, config], { result: { reference: true }, timeout: shimWallMs }) as ivm.Reference;
@@ -279,6 +284,7 @@ export class IsolateRuntime {
         // Code of the shim itself, not an effect: answered here, never recorded or metered.
         const { name } = JSON.parse(json) as { name: string };
         const code = Object.prototype.hasOwnProperty.call(this.#parts, name) ? this.#parts[name] : undefined;
+        if (code !== undefined) this.partsLoaded.push(name);
         return code === undefined ? errJson('Error', `no shim part "${name}"`) : okJson(code);
       }
       case 'sandbox.limit': {
@@ -636,7 +642,9 @@ export class IsolateRuntime {
             if (!this.#limitHit) throw error;
           }
           if (this.#exitCode !== undefined || this.#uncaught || mainError || this.#limitHit) break;
-          if (idle && mainDone) break;
+          // The loop is empty: `process.on("beforeExit")` may start more work, as in Node and Deno.
+          if (idle && mainDone && !(await this.#lifecycle('beforeExit'))) break;
+          if (this.#exitCode !== undefined || this.#uncaught || this.#limitHit) break;
           if (idle && !this.#mainSettled) {
             mainError = { class: 'Error', name: 'Error', message: 'Top-level await promise never resolved', stack: '' };
             break;
@@ -662,6 +670,20 @@ export class IsolateRuntime {
       return { exitCode: 1, error: { name: limit.name, message: limit.message, code: limit.code }, limit };
     }
     if (this.#exitCode !== undefined) return { exitCode: this.#exitCode, error: null };
+    // A natural end: `process.on("exit")` runs, and the code is the one the script set (process.exitCode).
+    let endCode = 0;
+    if (!this.#uncaught && !mainError) {
+      try {
+        endCode = await this.#endCode();
+      } catch (error) {
+        if (this.#limitHit) {
+          const limit = limitError(this.#limitHit, this.#options.limits, this.#limitDetail);
+          return { exitCode: 1, error: { name: limit.name, message: limit.message, code: limit.code }, limit };
+        }
+        if (!this.#uncaught) mainError = { class: 'Error', name: 'Error', message: error instanceof Error ? error.message : String(error), stack: '' };
+      }
+      if (this.#exitCode !== undefined) return { exitCode: this.#exitCode, error: null };
+    }
     const thrown = this.#uncaught ? { name: this.#uncaught.name, message: this.#uncaught.message, stack: this.#uncaught.stack, isError: this.#uncaught.isError } : mainError ? { name: mainError.name, message: mainError.message, stack: mainError.stack, isError: mainError.class !== 'NonError' } : undefined;
     if (thrown) {
       const shown = thrown.isError ? thrown.stack || `${thrown.name}: ${thrown.message}` : thrown.message;
@@ -672,6 +694,40 @@ export class IsolateRuntime {
       const message = thrown.message.length > room ? `${thrown.message.slice(0, room)}…` : thrown.message;
       return { exitCode: 1, error: { name: thrown.name, message } };
     }
-    return { exitCode: 0, error: null };
+    return { exitCode: endCode, error: null };
+  }
+
+  /**
+   * `beforeExit`: the script's hooks ran; true when they started work that keeps the run going.
+   * An error a hook throws ends the run as an uncaught error.
+   */
+  async #lifecycle(phase: 'beforeExit'): Promise<boolean> {
+    const stop = this.#watch();
+    try {
+      const before = this.#activity;
+      const answer = this.#decode(await this.#guard(this.#dispatch.call.apply(undefined, ['\u0000rtc.lifecycle', JSON.stringify([phase])], { timeout: this.#backstopMs })));
+      if (answer.err) {
+        this.#uncaught ??= { name: answer.err.name, message: answer.err.message, stack: answer.err.stack, isError: answer.err.class !== 'NonError' };
+        return false;
+      }
+      return this.#pendingOps !== 0 || this.#activity !== before;
+    } finally {
+      stop();
+    }
+  }
+
+  /** `exit`: the script's hooks ran; the exit code of a run that ended by itself. */
+  async #endCode(): Promise<number> {
+    const stop = this.#watch();
+    try {
+      const answer = this.#decode(await this.#guard(this.#dispatch.call.apply(undefined, ['\u0000rtc.lifecycle', JSON.stringify(['exit'])], { timeout: this.#backstopMs })));
+      if (answer.err) {
+        this.#uncaught ??= { name: answer.err.name, message: answer.err.message, stack: answer.err.stack, isError: answer.err.class !== 'NonError' };
+        return 1;
+      }
+      return typeof answer.ok === 'number' ? answer.ok : 0;
+    } finally {
+      stop();
+    }
   }
 }

@@ -44,12 +44,13 @@ function forward(runId: number, op: string, json: string, mode: 'sync' | 'async'
 
 const instances = new Map<number, IsolateRuntime>();
 
-function runtimeFor(runId: number, limits: Extract<ToHost, { t: 'load' }>['limits'], webAssembly: boolean, args: readonly string[], mode: 'run' | 'test' = 'run'): IsolateRuntime {
+function runtimeFor(runId: number, limits: Extract<ToHost, { t: 'load' }>['limits'], webAssembly: boolean, args: readonly string[], mode: 'run' | 'test' = 'run', surface: 'plugin' | 'script' = 'plugin'): IsolateRuntime {
   return IsolateRuntime.create(shim!, {
     limits,
     webAssembly,
     args,
     mode,
+    surface,
     syncMode: 'reference',
     ops: {
       sync: () => {
@@ -100,7 +101,8 @@ async function run(message: Extract<ToHost, { t: 'run' }>): Promise<void> {
   const { runId } = message;
   let runtime: IsolateRuntime | undefined;
   try {
-    runtime = runtimeFor(runId, message.limits, message.webAssembly, message.args);
+    // a `run` is always a script's (`sandbox run`): Deno's globals alone
+    runtime = runtimeFor(runId, message.limits, message.webAssembly, message.args, 'run', 'script');
     const outcome = await runtime.runMain(compiled(message.source));
     const usage = runtime.usage();
     const limit = outcome.limit ? { code: outcome.limit.code, message: outcome.limit.message } : undefined;

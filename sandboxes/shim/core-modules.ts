@@ -18,6 +18,8 @@ import * as timers from './web/timers.ts';
 import * as crypto from './web/crypto.ts';
 import * as unsupported from './unsupported.ts';
 import * as shimConfigModule from './shim-config.ts';
+import * as lifecycle from './lifecycle.ts';
+import * as denoNamespace from './deno/namespace.ts';
 
 export const CORE_MODULES: Readonly<Record<string, unknown>> = Object.freeze({
   'host.ts': host,
@@ -35,4 +37,6 @@ export const CORE_MODULES: Readonly<Record<string, unknown>> = Object.freeze({
   'web/crypto.ts': crypto,
   'unsupported.ts': unsupported,
   'shim-config.ts': shimConfigModule,
+  'lifecycle.ts': lifecycle,
+  'deno/namespace.ts': denoNamespace,
 });

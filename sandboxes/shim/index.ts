@@ -13,6 +13,9 @@ import { CORE_MODULES } from './core-modules.ts';
 import { setShimConfig, type ShimConfig } from './shim-config.ts';
 import { requirePart } from './parts-loader.ts';
 import { installUnsupportedGlobals } from './unsupported-globals.ts';
+import { nodeRequire } from './node-require.ts';
+import { runLifecycle } from './lifecycle.ts';
+import { installWindow } from './window.ts';
 import { installBrokerDate, installBrokerRandom, monotonicNow, reseedBrokerRandom } from './web/clock.ts';
 import { atob, btoa } from './web/base64.ts';
 import { makeConsole } from './web/console.ts';
@@ -87,7 +90,9 @@ export function install(
   define('atob', atob);
   define('btoa', btoa);
   define('self', globalThis);
-  define('Runtimectl', makeRuntimectl());
+  // kernel bindings for plugins; a script (`sandbox run`/`test`) sees Deno's globals and nothing more
+  if (config.surface !== 'script') define('Runtimectl', makeRuntimectl());
+  installWindow();
   installLazyGlobals();
   installUnsupportedGlobals();
   installBrokerDate();
@@ -96,6 +101,7 @@ export function install(
   let exportsObject: Exports = {};
   const internalCall = (name: string, argsJson: string): string => {
     try {
+      if (name === '\u0000rtc.lifecycle') return ok(runLifecycle((JSON.parse(argsJson) as ['beforeExit' | 'exit'])[0]));
       const testing = requirePart<{ list: () => unknown; run: (index: number) => Promise<unknown> }>('testing');
       if (name === '\u0000rtc.tests') return ok(testing.list());
       if (name === '\u0000rtc.runTest') return track(testing.run((JSON.parse(argsJson) as [number])[0]).then(ok, err));
@@ -117,10 +123,11 @@ export function install(
 
   return {
     /** Runs the module body (the bundle's async wrapper); its exports become callable. */
-    boot(main: () => Promise<Exports>): string {
+    boot(main: (node: typeof nodeRequire) => Promise<Exports>): string {
       let started: Promise<Exports>;
       try {
-        started = main();
+        // the body's `node:` imports load through this (kernel/build/node-builtins.ts)
+        started = main(nodeRequire);
       } catch (error) {
         return err(error);
       }

@@ -3,7 +3,8 @@
  * (`typeof ReadableStream` is "function", `"fetch" in globalThis` is true), but the part
  * behind it is evaluated only when a script first touches one of its names.
  */
-import { defineLazy, requirePart } from './parts-loader.ts';
+import { defineGlobal, defineLazy, requirePart } from './parts-loader.ts';
+import { nodeRequire } from './node-require.ts';
 
 /** `on<type>` handler attributes of the global scope (the events part defines them). */
 export const EVENT_HANDLER_TYPES = ['error', 'load', 'beforeunload', 'unload', 'unhandledrejection'] as const;
@@ -11,10 +12,10 @@ export const EVENT_HANDLER_TYPES = ['error', 'load', 'beforeunload', 'unload', '
 const GLOBAL_PARTS: Record<string, readonly string[]> = {
   url: ['URL', 'URLSearchParams'],
   dom: ['DOMException', 'QuotaExceededError', 'structuredClone'],
+  // addEventListener & co are inherited through Window.prototype (window.ts), not own globals
   events: [
     'Event', 'EventTarget', 'CustomEvent', 'ErrorEvent', 'MessageEvent', 'CloseEvent', 'ProgressEvent',
-    'PromiseRejectionEvent', 'AbortController', 'AbortSignal', 'addEventListener', 'removeEventListener',
-    'dispatchEvent', 'reportError', ...EVENT_HANDLER_TYPES.map((t) => `on${t}`),
+    'PromiseRejectionEvent', 'AbortController', 'AbortSignal', 'reportError', ...EVENT_HANDLER_TYPES.map((t) => `on${t}`),
   ],
   streams: [
     'ReadableStream', 'ReadableStreamDefaultReader', 'ReadableStreamBYOBReader', 'ReadableStreamBYOBRequest',
@@ -59,10 +60,25 @@ function esNextTargets(): [object, PropertyKey[]][] {
     .filter(([, names]) => names.length > 0);
 }
 
+/**
+ * Symbol.dispose and Symbol.asyncDispose are plain symbols, defined at once rather than with
+ * core-js: polyfills (readable-stream) read them while they load, and that read would load all
+ * of es-next. core-js adopts a well-known symbol that already exists, so they stay one symbol.
+ */
+function defineWellKnownSymbols(): void {
+  for (const name of ['dispose', 'asyncDispose']) {
+    if (!Object.prototype.hasOwnProperty.call(Symbol, name)) Object.defineProperty(Symbol, name, { value: Symbol(`Symbol.${name}`) });
+  }
+}
+
 export function installLazyGlobals(): void {
   for (const [part, names] of Object.entries(GLOBAL_PARTS)) {
     defineLazy(globalThis, names, () => void requirePart(part));
   }
+  // Node's globals Deno 2.9 has in every script: the node: modules' own instances.
+  defineLazy(globalThis, ['Buffer'], () => defineGlobal('Buffer', (nodeRequire('buffer') as { Buffer: unknown }).Buffer));
+  defineLazy(globalThis, ['process'], () => defineGlobal('process', nodeRequire('process')));
+  defineWellKnownSymbols();
   // One group: touching any of them loads the part, which defines them all.
   const targets = esNextTargets();
   let loaded = false;
@@ -79,3 +95,4 @@ export function installLazyGlobals(): void {
   };
   for (const [owner, names] of targets) defineLazy(owner, names, load);
 }
+

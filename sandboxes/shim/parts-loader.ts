@@ -9,9 +9,11 @@
  *
  * A part imports core modules and other parts; its bundle turns those imports into
  * `require("rtc:<path>")` and `require("rtc-part:<name>")` (kernel/build/shim-part-links.ts),
- * answered here from the core's own module instances.
+ * answered here from the core's own module instances; an npm polyfill a part bundles that
+ * asks for a Node built-in (`require("buffer")`) gets the shim's (`rtc-node:<name>`).
  */
 import { callSync } from './host.ts';
+import { nodeRequire } from './node-require.ts';
 
 type PartFactory = (require: (id: string) => unknown, module: { exports: unknown }, exports: unknown) => void;
 
@@ -27,6 +29,8 @@ export function registerCoreModules(modules: Readonly<Record<string, unknown>>):
 
 function partRequire(id: string): unknown {
   if (id.startsWith('rtc-part:')) return requirePart(id.slice('rtc-part:'.length));
+  // a Node built-in another part implements (`buffer`, `events`, `process`): that part's module
+  if (id.startsWith('rtc-node:')) return nodeRequire(id.slice('rtc-node:'.length));
   if (id.startsWith('rtc:')) {
     const found = coreModules[id.slice('rtc:'.length)];
     if (found === undefined) throw new Error(`shim part needs core module ${id.slice(4)}, which sandboxes/shim/core-modules.ts does not list`);
@@ -51,6 +55,38 @@ function withFixedRandom(run: () => void): void {
   }
 }
 
+let depth = 0;
+let hidden: [string, PropertyDescriptor][] = [];
+
+/**
+ * While parts evaluate, Node's globals (`process`, `Buffer`) are out of sight: polyfills such
+ * as core-js look for `process` to pick Node code paths, and must find the web platform they
+ * polyfill; and a part's evaluation never loads the node:process part through the global.
+ * The node: parts reach each other through their imports, not through these globals.
+ */
+function hideNodeGlobals(): void {
+  if (depth++ > 0) return;
+  hidden = [];
+  for (const name of ['process', 'Buffer']) {
+    const desc = Object.getOwnPropertyDescriptor(globalThis, name);
+    if (desc?.configurable) {
+      hidden.push([name, desc]);
+      delete (globalThis as Record<string, unknown>)[name];
+    }
+  }
+}
+
+function restoreNodeGlobals(): void {
+  if (--depth > 0) return;
+  for (const [name, desc] of hidden) if (!Object.prototype.hasOwnProperty.call(globalThis, name)) Object.defineProperty(globalThis, name, desc);
+  hidden = [];
+}
+
+/** A part's exports if it is loaded already, else undefined (never loads it). */
+export function loadedPart<T = Record<string, unknown>>(name: string): T | undefined {
+  return parts.get(name)?.exports as T | undefined;
+}
+
 export function requirePart<T = Record<string, unknown>>(name: string): T {
   const loaded = parts.get(name);
   if (loaded) return loaded.exports as T;
@@ -59,11 +95,14 @@ export function requirePart<T = Record<string, unknown>>(name: string): T {
   const module = { exports: {} as unknown };
   // Registered before it runs: parts that need each other see partial exports, as in CommonJS.
   parts.set(name, module);
+  hideNodeGlobals();
   try {
     withFixedRandom(() => factory(partRequire, module, module.exports));
   } catch (error) {
     parts.delete(name);
     throw error;
+  } finally {
+    restoreNodeGlobals();
   }
   return module.exports as T;
 }
@@ -74,16 +113,27 @@ export function requirePart<T = Record<string, unknown>>(name: string): T {
  * absent), and must define the real properties. Reading, writing or calling any of the
  * names loads the whole group: names a part installs together load together.
  */
-export function defineLazy(target: object, names: readonly PropertyKey[], load: () => void): void {
+export function defineLazy(target: object, names: readonly PropertyKey[], load: () => void, enumerable = false): void {
   let state: 'idle' | 'loading' | 'done' = 'idle';
   const ensure = (): void => {
     if (state !== 'idle') return;
     state = 'loading';
+    const removed: [PropertyKey, PropertyDescriptor][] = [];
     for (const name of names) {
       const desc = Object.getOwnPropertyDescriptor(target, name);
-      if (desc?.get && (desc.get as { lazy?: boolean }).lazy) delete (target as Record<PropertyKey, unknown>)[name];
+      if (desc?.get && (desc.get as { lazy?: boolean }).lazy) {
+        removed.push([name, desc]);
+        delete (target as Record<PropertyKey, unknown>)[name];
+      }
     }
-    load();
+    try {
+      load();
+    } catch (error) {
+      // a load that failed leaves the names as they were, to be tried again
+      for (const [name, desc] of removed) if (!Object.prototype.hasOwnProperty.call(target, name)) Object.defineProperty(target, name, desc);
+      state = 'idle';
+      throw error;
+    }
     state = 'done';
   };
   for (const name of names) {
@@ -94,11 +144,11 @@ export function defineLazy(target: object, names: readonly PropertyKey[], load: 
     (get as { lazy?: boolean }).lazy = true;
     Object.defineProperty(target, name, {
       configurable: true,
-      enumerable: false,
+      enumerable,
       get,
       set(this: unknown, value: unknown) {
         ensure();
-        Object.defineProperty(this === target || this === undefined ? target : (this as object), name, { value, writable: true, configurable: true, enumerable: false });
+        Object.defineProperty(this === target || this === undefined ? target : (this as object), name, { value, writable: true, configurable: true, enumerable });
       },
     });
   }

@@ -7,6 +7,8 @@ export interface ShimConfig {
   build: { os: string; arch: string };
   /** `test`: the run is `sandbox test`, so Deno.test registers tests */
   mode?: 'run' | 'test';
+  /** `script`: `sandbox run`/`sandbox test` of a script, whose globals are Deno's alone (no `Runtimectl`) */
+  surface?: 'plugin' | 'script';
 }
 
 let config: ShimConfig | undefined;

@@ -2,15 +2,25 @@
  * Globals Deno has that the sandbox does not provide: each is present and, when used,
  * throws RTC_ERR_UNSUPPORTED naming it (unsupported.ts). Constructors and functions throw
  * when called; namespace objects (`localStorage`, `Temporal`, `caches`) throw on the first
- * property a script reads. Node's compatibility globals `process` and `Buffer` stay
- * absent: packages test `typeof process` and take their web path.
+ * property a script reads. (Node's `process` and `Buffer` are real globals, as in Deno 2.9:
+ * lazy-globals.ts loads them on first touch.)
  */
 import { gatedFunction, unsupportedError, unsupportedFunction, type ShimAttempt } from './unsupported.ts';
 
 const FUNCTIONS = [
   'BroadcastChannel', 'MessageChannel', 'MessagePort', 'URLPattern',
   'Storage', 'Cache', 'CacheStorage', 'Lock', 'LockManager', 'ImageData', 'ImageBitmap', 'OffscreenCanvas',
-  'createImageBitmap', 'alert', 'confirm', 'prompt', 'close', 'GPU',
+  'ImageBitmapRenderingContext', 'createImageBitmap', 'alert', 'confirm', 'prompt', 'close',
+  // geometry and WebGPU, which Deno has and the sandbox does not
+  'DOMMatrix', 'DOMMatrixReadOnly', 'DOMPoint', 'DOMPointReadOnly', 'DOMQuad', 'DOMRect', 'DOMRectReadOnly',
+  'GPU', 'GPUAdapter', 'GPUAdapterInfo', 'GPUBindGroup', 'GPUBindGroupLayout', 'GPUBuffer', 'GPUBufferUsage', 'GPUCanvasContext',
+  'GPUColorWrite', 'GPUCommandBuffer', 'GPUCommandEncoder', 'GPUCompilationInfo', 'GPUCompilationMessage', 'GPUComputePassEncoder',
+  'GPUComputePipeline', 'GPUDevice', 'GPUDeviceLostInfo', 'GPUError', 'GPUInternalError', 'GPUMapMode', 'GPUOutOfMemoryError',
+  'GPUPipelineError', 'GPUPipelineLayout', 'GPUQuerySet', 'GPUQueue', 'GPURenderBundle', 'GPURenderBundleEncoder',
+  'GPURenderPassEncoder', 'GPURenderPipeline', 'GPUSampler', 'GPUShaderModule', 'GPUShaderStage', 'GPUSupportedFeatures',
+  'GPUSupportedLimits', 'GPUTexture', 'GPUTextureUsage', 'GPUTextureView', 'GPUUncapturedErrorEvent', 'GPUValidationError',
+  // Float16Array is newer than this V8 and core-js has no polyfill of it
+  'Float16Array',
 ];
 
 const NAMESPACES = ['localStorage', 'sessionStorage', 'caches', 'Temporal'];

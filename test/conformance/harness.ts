@@ -49,8 +49,8 @@ export interface RunOutcome {
 export function listScripts(): string[] {
   return fs
     .readdirSync(scriptsDir)
-    .filter((f) => /^\d\d-.+\.ts$/.test(f))
-    .sort();
+    .filter((f) => /^\d{2,3}-.+\.ts$/.test(f))
+    .sort((a, b) => Number.parseInt(a, 10) - Number.parseInt(b, 10));
 }
 
 /** Header lines look like `// flags: --allow-read=./fixtures`, `// args: a b` or `// args: ["a b", ""]`. */

@@ -17,14 +17,17 @@ import { createTestRunner } from '../../kernel/run/test-runner.ts';
 const DENO = path.resolve(import.meta.dirname, '..', '..', 'node_modules', '.bin', 'deno');
 
 /** The same file under the real Deno: per-test results read from its report lines. */
-function underDeno(work: string, file: string): { passed: number; failed: number; ignored: number } {
+function underDeno(work: string, file: string): { passed: number; failed: number; ignored: number; passedNames: string[] } {
   const run = spawnSync(DENO, ['test', '-A', '--no-check', '--no-config', '--no-prompt', path.join('tests', 'unit', file)], {
     cwd: work, encoding: 'utf8', timeout: 300_000, env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1', DENO_DIR: path.join(work, '.deno') },
   });
-  const counts = { passed: 0, failed: 0, ignored: 0 };
+  const counts = { passed: 0, failed: 0, ignored: 0, passedNames: [] as string[] };
   for (const line of (run.stdout ?? '').split('\n')) {
-    if (/^\S.* \.\.\. ok \(/.test(line)) counts.passed++;
-    else if (/^\S.* \.\.\. FAILED/.test(line)) counts.failed++;
+    const ok = /^(\S.*) \.\.\. ok \(/.exec(line);
+    if (ok) {
+      counts.passed++;
+      counts.passedNames.push(ok[1]!);
+    } else if (/^\S.* \.\.\. FAILED/.test(line)) counts.failed++;
     else if (/^\S.* \.\.\. ignored/.test(line)) counts.ignored++;
   }
   return counts;
@@ -55,7 +58,11 @@ interface AreaResult {
   area: string;
   file: string;
   /** the same file under the real Deno (the oracle's own score: the upstream files may be newer or older than it) */
-  deno: { passed: number; failed: number; ignored: number };
+  deno: { passed: number; failed: number; ignored: number; passedNames: string[] };
+  /** of the tests that pass under the real Deno, how many pass in the sandbox too (the measure that counts) */
+  passedOfDeno: number;
+  /** tests that pass under the real Deno and fail (or do not run) in the sandbox */
+  missing: string[];
   passed: number;
   failed: number;
   ignored: number;
@@ -83,10 +90,15 @@ export async function runUpstream(upstream: string): Promise<AreaResult[]> {
         const run = await runner.run({ files: [path.join('tests', 'unit', file)], permissionFlags: ['-A'], cwd: work, env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', TMPDIR: os.tmpdir() }, limits: { wallMs: 60_000, cpuMs: 20_000 } });
         const tests = run.files.flatMap((f) => f.tests);
         const loadError = run.files.find((f) => f.uncaught)?.uncaught?.message ?? (run.files.length === 0 ? run.stderr.trim() : null);
+        const deno = underDeno(work, file);
+        const passedHere = new Set(tests.filter((t) => t.status === 'ok').map((t) => t.name));
+        const missing = deno.passedNames.filter((name) => !passedHere.has(name));
         results.push({
           area,
           file,
-          deno: underDeno(work, file),
+          deno,
+          passedOfDeno: deno.passedNames.length - missing.length,
+          missing,
           passed: tests.filter((t) => t.status === 'ok').length,
           failed: tests.filter((t) => t.status === 'failed').length,
           ignored: tests.filter((t) => t.status === 'ignored').length,
@@ -110,6 +122,19 @@ if (import.meta.filename === process.argv[1] || process.argv[1]?.endsWith('run-u
   else {
     const byArea = new Map<string, AreaResult[]>();
     for (const r of results) byArea.set(r.area, [...(byArea.get(r.area) ?? []), r]);
+    // The measure: of the tests that pass under the real Deno, the share that passes in the sandbox too.
+    console.log('| file | pass under real Deno | of those, pass in the sandbox | share |');
+    console.log('|---|---|---|---|');
+    let denoTotal = 0;
+    let bothTotal = 0;
+    for (const r of results) {
+      denoTotal += r.deno.passedNames.length;
+      bothTotal += r.passedOfDeno;
+      const share = r.deno.passedNames.length === 0 ? '–' : `${Math.round((100 * r.passedOfDeno) / r.deno.passedNames.length)}%`;
+      console.log(`| ${r.file} | ${r.deno.passedNames.length} | ${r.passedOfDeno} | ${share} |`);
+    }
+    console.log(`| **all ${results.length} files** | **${denoTotal}** | **${bothTotal}** | **${denoTotal === 0 ? '–' : `${((100 * bothTotal) / denoTotal).toFixed(1)}%`}** |`);
+    console.log('');
     console.log('| area | upstream files | passed | failed | ignored | pass rate | real deno 2.9.6 on the same files |');
     console.log('|---|---|---|---|---|---|---|');
     for (const [area, rs] of byArea) {
@@ -125,6 +150,7 @@ if (import.meta.filename === process.argv[1] || process.argv[1]?.endsWith('run-u
     for (const r of results) {
       if (r.loadError) console.log(`\n${r.file}: did not load: ${r.loadError}`);
       for (const f of r.failures) console.log(`  ${r.file}: ${f}`);
+      for (const name of r.missing) if (!r.failures.some((f) => f.startsWith(`${name}: `))) console.log(`  ${r.file}: ${name}: passes under deno, did not pass here`);
     }
   }
 }

@@ -89,9 +89,20 @@ test('no host object is reachable from inside', async () => {
   const { i } = instance(`export function probe() {
     const g = globalThis as Record<string, unknown>;
     const F = (function () {}).constructor as FunctionConstructor;
-    return { process: typeof g.process, require: typeof g.require, viaFunction: typeof F('return this')().process, keys: Object.getOwnPropertyNames(g).filter((k) => /ivm|host|__/.test(k)) };
+    // process is Deno's global (node:process over the broker's ops), never the host's: none of
+    // the host's native doors (binding, dlopen, the module loader) is on it.
+    const p = g.process as Record<string, unknown>;
+    // a door opens when it hands out anything: process.binding is there, as in Deno, but empty
+    const opens = (f: () => unknown) => { try { const got = f(); return got !== undefined && (typeof got !== 'object' || got === null || Reflect.ownKeys(got).length > 0); } catch { return false; } };
+    const doors = Object.entries({
+      binding: () => (p.binding as (n: string) => unknown)('fs'),
+      linkedBinding: () => (p._linkedBinding as (n: string) => unknown)('fs'),
+      dlopen: () => (p.dlopen as (m: object, f: string) => unknown)({}, '/lib/x86_64-linux-gnu/libc.so.6'),
+      mainModule: () => p.mainModule,
+    }).filter(([, f]) => opens(f)).map(([k]) => k);
+    return { sameProcess: F('return this')().process === p, doors, require: typeof g.require, keys: Object.getOwnPropertyNames(g).filter((k) => /ivm|host|__/.test(k)) };
   }`);
-  assert.deepEqual(await i.call('probe'), { process: 'undefined', require: 'undefined', viaFunction: 'undefined', keys: [] });
+  assert.deepEqual(await i.call('probe'), { sameProcess: true, doors: [], require: 'undefined', keys: [] });
 });
 
 test('process tier: a resident plugin in its own sandbox host process, same grant rules, rebuilt after its process dies', async () => {

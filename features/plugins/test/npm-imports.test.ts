@@ -2,8 +2,10 @@
  * npm: imports end to end, against a local registry (test/support/npm-registry.ts) and the
  * real npm: `runtimectl plugins install` (installPackages) puts the packages a script
  * imports into its own folder with a lockfile carrying integrity hashes; a run bundles them
- * from there and never installs anything; what cannot run in an isolate (a Node built-in, a
- * native addon) is refused at install naming the package; `jsr:` says there is no registry.
+ * from there and never installs anything; a package's Node built-ins are the sandbox's, under
+ * the script's grant; what cannot run in an isolate (a Node built-in the sandbox does not
+ * offer, a native addon) is refused at install naming the package; `jsr:` says there is no
+ * registry.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,7 +32,8 @@ before(async () => {
     { name: 'tiny-pad', version: '1.2.0', type: 'module', main: 'index.js', files: { 'index.js': "export default function pad(s, n) { return String(s).padStart(n, '.'); }\n" } },
     { name: 'tiny-pad', version: '2.0.0', type: 'module', main: 'index.js', files: { 'index.js': "export default function pad() { return 'v2'; }\n" } },
     { name: 'shouter', version: '1.0.0', main: 'index.js', dependencies: { 'tiny-pad': '^1.0.0' }, files: { 'index.js': "const pad = require('tiny-pad').default; exports.shout = (s) => pad(s.toUpperCase(), 8) + '!';\n" } },
-    { name: 'uses-fs', version: '1.0.0', main: 'index.js', files: { 'index.js': "const fs = require('fs'); exports.read = () => fs.readFileSync('/etc/passwd');\n" } },
+    { name: 'uses-fs', version: '1.0.0', main: 'index.js', files: { 'index.js': "const fs = require('fs'); exports.read = () => fs.readFileSync('/etc/hostname', 'utf8').length > 0;\n" } },
+    { name: 'uses-vm', version: '1.0.0', main: 'index.js', files: { 'index.js': "const vm = require('vm'); exports.run = (code) => vm.runInNewContext(code);\n" } },
     { name: 'native-thing', version: '1.0.0', main: 'index.js', gypfile: true, files: { 'index.js': 'module.exports = 1;\n', 'binding.gyp': '{}\n' } },
   ]);
   runner = await createScriptRunner({ cacheDir: path.join(root, 'cache'), poolSize: 1 });
@@ -98,10 +101,22 @@ test('a bare import declared in the package.json beside the script resolves like
   assert.match(refused.stderr, /RTC_ERR_MODULE_NOT_FOUND: .*left-pad/);
 });
 
-test('a package that needs a Node built-in, or a native addon, is refused at install naming it', async () => {
-  const fsUser = await installError(project('builtin', { 'main.ts': "import { read } from 'npm:uses-fs@1';\nconsole.log(read());\n" }));
-  assert.equal(fsUser.code, 'RTC_ERR_NPM_NODE_BUILTIN');
-  assert.match(fsUser.message, /npm package "uses-fs" imports the Node built-in "fs"/);
+test("a package's Node built-ins are the sandbox's, under the script's grant, as in Deno", async () => {
+  const dir = project('builtin', { 'main.ts': "import { read } from 'npm:uses-fs@1';\nconsole.log(read());\n" });
+  await installPackages(dir);
+  const denied = await run(dir);
+  assert.equal(denied.exitCode, 1);
+  assert.match(denied.stderr, /NotCapable: Requires read access to "\/etc\/hostname", run again with the --allow-read flag/);
+  const granted = await runner.run({ file: path.join(dir, 'main.ts'), args: [], permissionFlags: ['--allow-read=/etc/hostname'], cwd: dir, env: {}, profile: 'default' });
+  assert.equal(granted.exitCode, 0, granted.stderr);
+  assert.equal(granted.stdout, 'true\n');
+});
+
+test('a package that needs a Node built-in the sandbox does not offer, or a native addon, is refused at install naming it', async () => {
+  const vmUser = await installError(project('builtin-vm', { 'main.ts': "import { run } from 'npm:uses-vm@1';\nconsole.log(run('1'));\n" }));
+  assert.equal(vmUser.code, 'RTC_ERR_NPM_NODE_BUILTIN');
+  assert.match(vmUser.message, /npm package "uses-vm" imports "vm" \(in \S+index\.js\): the sandbox does not offer the Node built-in "node:vm"/);
+  assert.equal(vmUser.message.split('\n').length, 1);
   const native = await installError(project('native', { 'main.ts': "import n from 'npm:native-thing@1';\nconsole.log(n);\n" }));
   assert.equal(native.code, 'RTC_ERR_NPM_NATIVE_ADDON');
   assert.match(native.message, /npm package "native-thing" is a native addon/);

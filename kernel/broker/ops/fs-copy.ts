@@ -101,11 +101,11 @@ function chargeGrowth(pair: OpenPair, charge: WriteCharge, copied: number): void
   }
 }
 
-function copyError(error: unknown, a: CopyArgs): DenoOpError {
+function copyError(error: unknown, a: CopyArgs, ctx: BrokerContext): DenoOpError {
   if (error instanceof UnsafeFileError && error.reason === 'not-regular') {
     return new DenoOpError('NotSupported', `not a regular file (a ${error.kind}); the sandbox copies only regular files: copy '${a.from.given}' -> '${a.to.given}'`);
   }
-  return twoPathError(error, 'copy', a.from.given, a.to.given);
+  return twoPathError(error, 'copy', a.from.given, a.to.given, { bareNotDir: !ctx.gate.allowsAll() });
 }
 
 export const copyFileSync = defineOp({
@@ -139,7 +139,7 @@ export const copyFileSync = defineOp({
       return null;
     } catch (error) {
       charge.refund();
-      throw copyError(error, a);
+      throw copyError(error, a, ctx);
     }
   },
 });
@@ -174,7 +174,7 @@ export const copyFile = defineOp({
       return null;
     } catch (error) {
       charge.refund();
-      throw copyError(error, a);
+      throw copyError(error, a, ctx);
     }
   },
 });

@@ -128,7 +128,7 @@ export const open = defineOp({
     } catch (error) {
       charge.refund();
       if (fd !== undefined) closeSync(fd);
-      throw fsError(error, 'open', a.given);
+      throw fsError(error, 'open', a.given, undefined, { bareNotDir: !ctx.gate.allowsAll() });
     }
   },
 });

@@ -38,11 +38,11 @@ function needOf(kind: Kind, p: { path: string; given: string }): PermissionNeed 
 }
 
 /** Deno's message for an OS error on two paths: `No such file or directory (os error 2): copy 'a' -> 'b'`. */
-export function twoPathError(error: unknown, syscall: string, from: string, to: string): DenoOpError {
+export function twoPathError(error: unknown, syscall: string, from: string, to: string, options: { bareNotDir?: boolean } = {}): DenoOpError {
   // Refusals (and errors already in Deno's words) go back as they are.
   if (error instanceof DenoOpError) return error;
-  const e = fsError(error, syscall, from);
-  // (single-path errors drop the path for ENOTDIR; two-path ones name both, as Deno does)
+  const e = fsError(error, syscall, from, undefined, options);
+  if (options.bareNotDir && e.osCode === 'ENOTDIR') return e;
   const message = e.message.endsWith(`'${from}'`) ? `${e.message} -> '${to}'` : `${e.message}: ${syscall} '${from}' -> '${to}'`;
   return new DenoOpError(e.denoClass, message, e.osCode);
 }

@@ -7,7 +7,7 @@
  * opened by kernel/storage/safe-open.ts (non-blocking, regular files only, reads capped by
  * the transfer limit).
  */
-import { closeSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, rmdirSync, unlinkSync, type Stats } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, rmdirSync, statSync, unlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { DenoOpError, fromNodeError } from '../deno-error.ts';
 import { actOn, guardPath } from '../fs-guard.ts';
@@ -39,7 +39,13 @@ function missingFolders(target: string, recursive: boolean): number {
 }
 
 /** Deno's words for an OS error; what safe-open refuses becomes the error a script can catch. */
-export function fsError(error: unknown, syscall: string, given: string, cap?: number): DenoOpError {
+/**
+ * Deno's words for a failed file op. `bareNotDir`: the ops that open a file (readfile, writefile,
+ * open, copy) name no path for ENOTDIR unless the run has `-A` (Deno 2.9 opens through its
+ * permission-checked path then, whose error carries no context).
+ */
+export function fsError(error: unknown, syscall: string, given: string, cap?: number, options: { bareNotDir?: boolean } = {}): DenoOpError {
+  if (options.bareNotDir && (error as NodeJS.ErrnoException | undefined)?.code === 'ENOTDIR') return new DenoOpError('NotADirectory', 'Not a directory (os error 20)', 'ENOTDIR');
   if (error instanceof UnsafeFileError) {
     if (error.reason === 'too-large') return new DenoOpError('InvalidData', `file of ${error.size ?? 'more than ' + cap} bytes is larger than the sandbox transfer cap of ${cap} bytes: ${syscall} '${given}'`);
     if (error.reason === 'changed') return new DenoOpError('Busy', `the file changed while it was being opened: ${syscall} '${given}'`);
@@ -69,7 +75,7 @@ function readOp(name: string, encode: (data: Buffer) => string) {
         const g = guardPath(ctx, call, 'read', p, 'read-file');
         return encode(readRegularFile(g.target, ctx.maxResponseBytes, { stats: g.stats ?? undefined, noFollow: g.resolved, acceptDevice: isNullDevice }));
       } catch (error) {
-        throw fsError(error, 'readfile', given, ctx.maxResponseBytes);
+        throw fsError(error, 'readfile', given, ctx.maxResponseBytes, { bareNotDir: !ctx.gate.allowsAll() });
       }
     },
   });
@@ -109,7 +115,8 @@ export const writeFile = defineOp({
       writeRegularFile(g.target, data, {
         append: args.append,
         create: g.stats === null,
-        ...(args.mode === null ? {} : { mode: args.mode }),
+        // Deno applies `mode` to the file whether it is new or not, past the umask
+        ...(args.mode === null ? {} : { mode: args.mode, chmod: args.mode }),
         ...(g.stats ? { stats: g.stats } : {}),
         noFollow: g.resolved,
         acceptDevice: isDiscardingDevice,
@@ -118,7 +125,7 @@ export const writeFile = defineOp({
     } catch (error) {
       refund?.();
       if (error instanceof Refusal) throw error;
-      throw fsError(error, 'writefile', args.given);
+      throw fsError(error, 'writefile', args.given, undefined, { bareNotDir: !ctx.gate.allowsAll() });
     }
   },
 });
@@ -169,6 +176,19 @@ export const stat = defineOp({
   },
 });
 
+function existsButNotFolder(target: string): boolean {
+  try {
+    lstatSync(target);
+  } catch {
+    return false;
+  }
+  try {
+    return !statSync(target).isDirectory();
+  } catch {
+    return true;
+  }
+}
+
 export const mkdir = defineOp({
   name: 'fs.mkdir',
   mode: 'sync',
@@ -183,6 +203,9 @@ export const mkdir = defineOp({
     let refund: (() => void) | undefined;
     try {
       const g = guardPath(ctx, call, 'write', args.path, 'create-dir');
+      // Deno's recursive mkdir (Rust's create_dir_all) answers EEXIST for a name that exists and is
+      // not a folder, a dangling link included (Node's would go on to ENOENT)
+      if (args.recursive && existsButNotFolder(g.target)) throw Object.assign(new Error(`EEXIST: ${args.path}`), { code: 'EEXIST' });
       if (ctx.scope.writes) refund = ctx.scope.writes.charge(0, missingFolders(g.target, args.recursive), 'mkdir', args.path, args.given);
       const mode = args.mode === null ? {} : { mode: args.mode };
       if (g.resolved && args.recursive) {

@@ -4,13 +4,14 @@
  * which need `--allow-sys=<kind>`: the sandbox never grants `sys`, so they answer Deno's
  * own NotCapable and nothing about the host leaves the broker.
  */
+import { availableParallelism } from 'node:os';
 import { DenoOpError } from '../deno-error.ts';
 import { Refusal } from '../refusal.ts';
 import { defineOp } from '../op.ts';
 import { record, str } from './args.ts';
 import { valueAttempt } from '../attempts.ts';
 
-const SYS_KINDS = new Set(['hostname', 'loadavg', 'osRelease', 'osUptime', 'networkInterfaces', 'systemMemoryInfo', 'uid', 'gid', 'cpus', 'homedir', 'getPriority', 'setPriority', 'statfs', 'username']);
+const SYS_KINDS = new Set(['hostname', 'loadavg', 'osRelease', 'osUptime', 'networkInterfaces', 'systemMemoryInfo', 'uid', 'gid', 'cpus', 'homedir', 'getPriority', 'setPriority', 'statfs', 'username', 'umask']);
 
 const none = () => ({});
 
@@ -55,4 +56,7 @@ export const sysInfo = defineOp({
   },
 });
 
-export const PROCESS_OPS = [processPid, processPpid, processNoColor, processMainModule, processExecPath, sysInfo];
+// How many threads may run at once (os.availableParallelism, navigator.hardwareConcurrency): Deno tells it without a permission.
+export const sysParallelism = defineOp({ name: 'sys.parallelism', mode: 'sync', parse: none, needs: () => [], run: () => availableParallelism() });
+
+export const PROCESS_OPS = [processPid, processPpid, processNoColor, processMainModule, processExecPath, sysInfo, sysParallelism];

@@ -10,12 +10,12 @@
  *  3. without the whole `run` kind, a loader variable (LD_*, DYLD_*, any case) with a value
  *     in that environment is refused, inherited or passed;
  *  4. the resolved path must be granted (run-grants.ts), and no deny may match it or its
- *     canonical path (links followed);
+ *     canonical path (links followed); then `cwd` must be a folder (Deno's "No such cwd");
  *  5. the child runs inside the OS sandbox planned from this same grant (its file system,
  *     its network through the kernel's proxy, each connection checked and audited here like
  *     `fetch`); a sandbox that cannot be built is a refusal, never an unsandboxed run.
  */
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { grantView } from '../../../sandboxes/subprocess/os-sandbox/grant-view.ts';
 import type { SandboxContext } from '../../../sandboxes/subprocess/os-sandbox/plan.ts';
@@ -58,6 +58,17 @@ interface RunArgs {
 
 function notFound(command: string): DenoOpError {
   return new DenoOpError('NotFound', `Failed to spawn '${command}': entity not found`);
+}
+
+/** Deno's answer for a `cwd` that is missing or not a folder (after the permission check), naming the program as resolved. */
+function cwdProblem(program: string, cwd: string): DenoOpError | undefined {
+  let isDir: boolean;
+  try {
+    isDir = statSync(cwd).isDirectory();
+  } catch {
+    return new DenoOpError('NotFound', `Failed to spawn '${program}': No such cwd '${cwd}'`);
+  }
+  return isDir ? undefined : new DenoOpError('NotFound', `Failed to spawn '${program}': cwd is not a directory '${cwd}'`);
 }
 
 /**
@@ -168,7 +179,14 @@ export const runOutput = defineOp({
   admit(a, ctx: BrokerContext, call) {
     const childEnv = a.clearEnv ? { ...a.env } : { ...ctx.env, ...a.env };
     const resolved = resolveCommand(a.command, { searchPath: childEnv.PATH ?? ctx.env.PATH ?? '', cwd: a.cwd, base: ctx.cwd });
-    if (resolved === undefined) throw notFound(a.command);
+    if (resolved === undefined) {
+      // A path is resolved against `cwd`: when that folder is the problem, Deno names it.
+      if (a.command.includes('/')) {
+        const program = path.resolve(a.cwd, a.command);
+        if (ctx.gate.query('run', program).state === 'granted') throw cwdProblem(program, a.cwd) ?? notFound(a.command);
+      }
+      throw notFound(a.command);
+    }
     const whole = ctx.gate.query('run');
     if (whole.state !== 'granted' || whole.partial) {
       const loaders = loaderVariables(childEnv);
@@ -176,6 +194,8 @@ export const runOutput = defineOp({
     }
     const canonical = canonicalCommand(resolved);
     call.require('run', resolved, a.command, undefined, canonical === resolved ? [] : [canonical]);
+    const cwdError = cwdProblem(resolved, a.cwd);
+    if (cwdError) throw cwdError;
     a.childEnv = childEnv;
     a.resolved = resolved;
   },

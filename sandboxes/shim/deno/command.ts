@@ -44,7 +44,8 @@ interface RawOutput {
 /** Deno's CommandOutput: stdout/stderr are getters that throw when the stream was not piped. */
 export function commandOutput(code: number, signal: string | null, streams: { stdout: Uint8Array | null; stderr: Uint8Array | null }): Record<string, unknown> {
   const output: Record<string, unknown> = { success: code === 0 && signal === null, code, signal };
-  for (const name of ['stdout', 'stderr'] as const) {
+  // no array iteration: a script may have replaced Array.prototype[Symbol.iterator] (Deno's own test does)
+  const define = (name: 'stdout' | 'stderr') =>
     Object.defineProperty(output, name, {
       enumerable: true,
       configurable: true,
@@ -54,7 +55,8 @@ export function commandOutput(code: number, signal: string | null, streams: { st
         return value;
       },
     });
-  }
+  define('stdout');
+  define('stderr');
   return output;
 }
 
@@ -119,10 +121,30 @@ export class Command {
     });
   }
 
-  async output(): Promise<Record<string, unknown>> {
-    if (this.#options.signal?.aborted) throw this.#options.signal.reason;
-    const raw = await callAsync<RawOutput>('run.output', spawnRequest(this.#command, () => this.#request()));
-    return this.#finish(raw);
+  /**
+   * As Deno's: what can be told at once (piped stdin, an aborted signal) throws at once; the
+   * rest comes through the promise. Built without `.then` and array iteration, so a script
+   * that replaced Promise.prototype.then or Array.prototype[Symbol.iterator] still gets its
+   * output.
+   */
+  output(): Promise<Record<string, unknown>> {
+    const request = spawnRequest(this.#command, () => this.#request());
+    if (this.#options.signal?.aborted) {
+      // nothing runs, but the script tried: the attempt is the broker's to audit all the same
+      reportUnanswered('run.output', { command: this.#command });
+      throw this.#options.signal.reason;
+    }
+    // With a signal, a spawned child (which an abort can kill, as Deno's output() is) collected whole.
+    if (this.#options.signal !== undefined && this.#options.input === undefined) {
+      const o = this.#options;
+      const child = this.#spawnWith({ ...o, stdin: o.stdin ?? 'null', stdout: o.stdout ?? 'piped', stderr: o.stderr ?? 'piped' }) as { output(): Promise<Record<string, unknown>> };
+      return child.output();
+    }
+    return this.#output(request);
+  }
+
+  async #output(request: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.#finish(await callAsync<RawOutput>('run.output', request));
   }
 
   outputSync(): Record<string, unknown> {
@@ -135,7 +157,11 @@ export class Command {
   }
 
   spawn(): unknown {
-    return requirePart<{ spawn: (command: string, options: CommandOptions) => unknown }>('child-process').spawn(this.#command, this.#options);
+    return this.#spawnWith(this.#options);
+  }
+
+  #spawnWith(options: CommandOptions): unknown {
+    return requirePart<{ spawn: (command: string, options: CommandOptions) => unknown }>('child-process').spawn(this.#command, options);
   }
 
   get [Symbol.toStringTag](): string {

@@ -89,13 +89,15 @@ function toBytes(data: unknown): Uint8Array {
   throw new TypeError('data must be a Uint8Array');
 }
 
-async function collect(stream: { getReader(): { read(): Promise<{ value?: Uint8Array; done: boolean }> } }): Promise<Uint8Array> {
+/** A stream's chunks as one byte array; `text`: the chunks are strings (writeTextFile), UTF-8 encoded as Deno's TextEncoderStream does. */
+async function collect(stream: { getReader(): { read(): Promise<{ value?: unknown; done: boolean }> } }, text = false): Promise<Uint8Array> {
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
+  const encoder = text ? new (globalThis as unknown as { TextEncoder: new () => { encode(s: string): Uint8Array } }).TextEncoder() : undefined;
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
-    chunks.push(toBytes(value));
+    chunks.push(encoder ? encoder.encode(String(value)) : toBytes(value));
   }
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
   let at = 0;
@@ -147,7 +149,8 @@ const sync = {
   readLinkSync: (path: PathLike) => callSync<string>('fs.readLink', { path: toPath(path) }),
   chmodSync: (path: PathLike, mode: number) => void callSync('fs.chmod', { path: toPath(path), mode }),
   chownSync: (path: PathLike, uid: number | null, gid: number | null) => void callSync('fs.chown', { path: toPath(path), uid, gid }),
-  truncateSync: (name: string, len?: number) => void callSync('fs.truncate', { path: toPath(name), len: len ?? 0 }),
+  // a negative length is 0, as in Deno
+  truncateSync: (name: string, len?: number) => void callSync('fs.truncate', { path: toPath(name), len: Math.max(0, len ?? 0) }),
   utimeSync: (path: PathLike, atime: number | Date, mtime: number | Date) => void callSync('fs.utime', { path: toPath(path), atime: seconds(atime), mtime: seconds(mtime) }),
   makeTempDirSync: (options: { dir?: string; prefix?: string; suffix?: string } = {}) =>
     callSync<string>('fs.makeTempDir', { dir: options?.dir === undefined ? null : toPath(options.dir), prefix: options?.prefix ?? null, suffix: options?.suffix ?? null }),
@@ -165,18 +168,15 @@ export const fs = {
     checkSignal(options);
     return afterTurn(options, sync.readFileSync(path));
   },
+  // As Deno: the write completes, and an abort that came meanwhile is still thrown afterwards.
   writeTextFile: async (path: PathLike, data: string | unknown, options: WriteFileOptions = {}) => {
     checkSignal(options);
-    if (isStream(data)) {
-      const bytes = await collect(data);
-      const text = new (globalThis as unknown as { TextDecoder: new () => { decode(b: Uint8Array): string } }).TextDecoder().decode(bytes);
-      return sync.writeTextFileSync(path, text, options);
-    }
-    return sync.writeTextFileSync(path, data as string, options);
+    if (isStream(data)) return afterTurn(options, sync.writeFileSync(path, await collect(data, true), options));
+    return afterTurn(options, sync.writeTextFileSync(path, data as string, options));
   },
   writeFile: async (path: PathLike, data: Uint8Array | unknown, options: WriteFileOptions = {}) => {
     checkSignal(options);
-    return sync.writeFileSync(path, isStream(data) ? await collect(data) : (data as Uint8Array), options);
+    return afterTurn(options, sync.writeFileSync(path, isStream(data) ? await collect(data) : (data as Uint8Array), options));
   },
   readDir: (path: PathLike): AsyncIterableIterator<DirEntry> => {
     const target = toPath(path);

@@ -14,6 +14,7 @@ import { Command } from './command.ts';
 import { errors } from './errors.ts';
 import { fs } from './fs.ts';
 import { setDenoNamespace } from './namespace-ref.ts';
+import { getExitCode, setExitCode } from '../lifecycle.ts';
 
 /** Thrown by `Deno.exit` to unwind the script; the host has already recorded the exit. */
 export class ExitSignal {
@@ -38,7 +39,7 @@ const SYS_CALLS: Record<string, string> = {
  */
 const UNSUPPORTED = [
   'serveHttp', 'upgradeWebSocket', 'createHttpClient', 'addSignalListener', 'removeSignalListener', 'consoleSize',
-  'cpuUsage', 'bench', 'lint', 'isatty', 'HttpClient',
+  'cpuUsage', 'bench', 'lint', 'isatty', 'HttpClient', 'telemetry',
 ];
 
 type Options = Record<string, unknown> | undefined;
@@ -132,8 +133,9 @@ export function makeDeno(args: readonly string[], build: { os: string; arch: str
     watchFs: (paths: string | string[]) => callSync('fs.watch', { paths: (Array.isArray(paths) ? paths : [paths]).map(String) }),
     refTimer,
     unrefTimer,
-    exit: (code = 0): never => {
-      const status = Number.isInteger(code) ? code : 0;
+    // without a code, the run's exit code (Deno.exitCode, process.exitCode), as Deno 2 does
+    exit: (code?: number): never => {
+      const status = Number.isInteger(code) ? (code as number) : (getExitCode() ?? 0);
       callSync('process.exit', { code: status });
       throw new ExitSignal(status);
     },
@@ -144,18 +146,29 @@ export function makeDeno(args: readonly string[], build: { os: string; arch: str
   const getter = (name: string, get: () => unknown): void => {
     Object.defineProperty(deno, name, { get, configurable: true, enumerable: true });
   };
+  // not enumerable, as in Deno
+  Object.defineProperty(deno, 'exitCode', { get: () => getExitCode() ?? 0, set: (value: unknown) => setExitCode(value), configurable: true, enumerable: false });
   getter('pid', () => callSync<number>('process.pid', {}));
   getter('ppid', () => callSync<number>('process.ppid', {}));
   getter('noColor', () => callSync<boolean>('process.noColor', {}));
   getter('mainModule', () => callSync<string>('process.mainModule', {}));
-  defineLazy(deno, ['open', 'openSync', 'create', 'createSync', 'FsFile', 'SeekMode', 'stdin', 'stdout', 'stderr'], () => void requirePart('fs-file'));
-  defineLazy(deno, ['test'], () => void requirePart('testing'));
-  defineLazy(deno, ['ChildProcess'], () => void requirePart('child-process'));
-  defineLazy(deno, ['permissions', 'Permissions', 'PermissionStatus'], () => void requirePart('permissions'));
+  // enumerable like every member of Deno's namespace (Object.keys(Deno) lists them)
+  defineLazy(deno, ['open', 'openSync', 'create', 'createSync', 'FsFile', 'SeekMode', 'stdin', 'stdout', 'stderr'], () => void requirePart('fs-file'), true);
+  defineLazy(deno, ['test'], () => void requirePart('testing'), true);
+  defineLazy(deno, ['ChildProcess'], () => void requirePart('child-process'), true);
+  defineLazy(deno, ['permissions', 'Permissions', 'PermissionStatus'], () => void requirePart('permissions'), true);
   // Deno[Deno.internal]: what scripts (and Deno's own tests) reach for there: inspectArgs.
   const internal = Symbol('Deno.internal');
   Object.defineProperty(deno, 'internal', { value: internal, enumerable: true, configurable: true });
-  Object.defineProperty(deno, internal, { value: Object.freeze({ inspectArgs: (args: unknown[]) => `${formatArgs(args)}\n` }), configurable: true });
+  // core.encodeBinaryString: bytes as a "binary string" (one char per byte), which Deno's own tests use.
+  const core = Object.freeze({
+    encodeBinaryString: (bytes: Uint8Array) => {
+      let out = '';
+      for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      return out;
+    },
+  });
+  Object.defineProperty(deno, internal, { value: Object.freeze({ inspectArgs: (args: unknown[]) => `${formatArgs(args)}\n`, core }), configurable: true });
   for (const [name, stub] of Object.entries(GATED)) Object.defineProperty(deno, name, { value: stub, writable: true, configurable: true, enumerable: true });
   Object.defineProperty(deno, 'UnsafePointer', { value: unsafePointer(), writable: true, configurable: true, enumerable: true });
   defineUnsupported(deno, 'Deno', UNSUPPORTED);

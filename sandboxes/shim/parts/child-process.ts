@@ -11,6 +11,7 @@ import { PRIVATE_INSPECT } from '../web/inspect.ts';
 import { commandOutput, spawnRequest, wireCommand, writeInherited, type CommandOptions } from '../deno/command.ts';
 import { denoNamespace } from '../deno/namespace-ref.ts';
 import { ReadableStream, WritableStream, readAllBytes } from './streams.ts';
+import { reportUnanswered } from '../unsupported.ts';
 
 const INTERNAL = Symbol('internal');
 
@@ -68,10 +69,21 @@ export class ChildProcess {
     for (const [mode, fd] of [[out, 1], [err, 2]] as const) {
       if (mode === 'inherit') pumps.push(pullStream(rid, fd).pipeTo(new WritableStream({ write: (chunk) => writeInherited(fd, chunk) })).catch(() => undefined));
     }
+    // As Deno: aborting the command's signal sends the child SIGTERM.
+    const signal = o.signal as (CommandOptions['signal'] & { addEventListener?: (type: string, listener: () => void) => void; removeEventListener?: (type: string, listener: () => void) => void }) | undefined;
+    const onAbort = () => {
+      try {
+        this.kill('SIGTERM');
+      } catch {
+        // already ended
+      }
+    };
+    signal?.addEventListener?.('abort', onAbort);
     this.#status = Promise.all(pumps)
       .then(() => callAsync<Status>('run.wait', { rid }))
       .then((status) => {
         this.#exited = true;
+        signal?.removeEventListener?.('abort', onAbort);
         return Object.assign(Object.create(null) as Status, { success: status.success, code: status.code, signal: status.signal });
       });
   }
@@ -140,6 +152,10 @@ export class ChildProcess {
 
 export function spawn(command: string, options: CommandOptions): ChildProcess {
   const o = options ?? {};
+  if (o.signal?.aborted) {
+    reportUnanswered('run.spawn', { command });
+    throw o.signal.reason;
+  }
   const request = spawnRequest(command, () => ({
     ...wireCommand(command, o),
     stdin: o.stdin ?? 'inherit',

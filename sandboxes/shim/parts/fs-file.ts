@@ -93,7 +93,8 @@ export class FsFile {
   }
 
   truncateSync(len?: number): void {
-    this.#op('fs.file.truncate', { len: len ?? 0 });
+    // a negative length is 0, as in Deno
+    this.#op('fs.file.truncate', { len: Math.max(0, len ?? 0) });
   }
 
   async truncate(len?: number): Promise<void> {

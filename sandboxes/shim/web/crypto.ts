@@ -9,6 +9,12 @@ import { defineLazy, requirePart } from '../parts-loader.ts';
 
 const INTEGER_ARRAYS = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'];
 
+const typedArrayToStringTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype) as object, Symbol.toStringTag)!.get!;
+
+function typedArrayTag(value: ArrayBufferView): string | undefined {
+  return typedArrayToStringTag.call(value) as string | undefined;
+}
+
 function randomBytes(length: number): Uint8Array {
   return base64ToBytes(callSync<string>('random.bytes', { length }));
 }
@@ -18,7 +24,8 @@ export function getRandomValues<T extends ArrayBufferView | null>(array: T): T {
   if (!ArrayBuffer.isView(array)) {
     throw new TypeError("Failed to execute 'getRandomValues' on 'Crypto': parameter 1 is not of type 'ArrayBufferView'");
   }
-  if (!INTEGER_ARRAYS.includes(array.constructor.name)) {
+  // the engine's own tag, so a subclass (Node's Buffer) counts as the array it is
+  if (!INTEGER_ARRAYS.includes(typedArrayTag(array) ?? '')) {
     throw new DOMExceptionClass('The provided ArrayBufferView is not an integer array type', 'TypeMismatchError');
   }
   if (array.byteLength > 65536) {

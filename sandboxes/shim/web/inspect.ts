@@ -12,6 +12,11 @@
 export const PRIVATE_INSPECT = Symbol.for('Deno.privateCustomInspect');
 /** The public hook a script's own class may define: `[Symbol.for("Deno.customInspect")](inspect, options)`. */
 export const CUSTOM_INSPECT = Symbol.for('Deno.customInspect');
+/**
+ * Node's hook (`util.inspect.custom`), which Deno's console honours too: `(depth, options,
+ * inspect)`. Buffer prints `<Buffer 68 69>` through it.
+ */
+export const NODE_CUSTOM_INSPECT = Symbol.for('nodejs.util.inspect.custom');
 
 const VIEW = Symbol('inspect view');
 
@@ -52,9 +57,15 @@ export interface InspectOptions {
   sorted?: boolean;
   getters?: boolean;
   colors?: boolean;
+  /** `node`: node:util.inspect's quoting (single quotes first); default: Deno's console (double quotes first) */
+  quotes?: 'deno' | 'node';
+  /** non-enumerable own properties too, as `[name]: value` (util.inspect's showHidden, `%o`) */
+  showHidden?: boolean;
 }
 
 interface Ctx {
+  node: boolean;
+  showHidden: boolean;
   sorted?: boolean;
   getters?: boolean;
   seen: unknown[];
@@ -70,8 +81,10 @@ interface Ctx {
 
 const IDENTIFIER = /^[a-zA-Z_][a-zA-Z_0-9]*$/;
 
-export function quoteString(s: string): string {
-  const quote = !s.includes('"') ? '"' : !s.includes("'") ? "'" : !s.includes('`') && !s.includes('${') ? '`' : '"';
+export function quoteString(s: string, node = false): string {
+  const quote = node
+    ? !s.includes("'") ? "'" : !s.includes('"') ? '"' : !s.includes('`') && !s.includes('${') ? '`' : "'"
+    : !s.includes('"') ? '"' : !s.includes("'") ? "'" : !s.includes('`') && !s.includes('${') ? '`' : '"';
   let out = '';
   for (const ch of s) {
     const code = ch.codePointAt(0)!;
@@ -92,10 +105,10 @@ function formatNumber(n: number): string {
   return Object.is(n, -0) ? '-0' : String(n);
 }
 
-function formatPrimitive(value: unknown, nested: boolean): string | undefined {
+function formatPrimitive(value: unknown, nested: boolean, node = false): string | undefined {
   switch (typeof value) {
     case 'string':
-      return nested ? quoteString(value) : value;
+      return nested ? quoteString(value, node) : value;
     case 'number':
       return formatNumber(value);
     case 'bigint':
@@ -118,9 +131,11 @@ function functionBase(fn: Function): string {
   return fn.name ? `[${kind}: ${fn.name}]` : `[${kind} (anonymous)]`;
 }
 
-function formatKey(key: string | symbol): string {
-  if (typeof key === 'symbol') return `[${key.toString()}]`;
-  return IDENTIFIER.test(key) ? key : quoteString(key);
+function formatKey(key: string | symbol, node = false, hidden = false): string {
+  // Deno 2.9 prints a symbol key bare (`Symbol(a): 1`), in the console and in node:util alike
+  if (typeof key === 'symbol') return hidden ? `[${key.toString()}]` : key.toString();
+  if (hidden) return `[${key}]`;
+  return IDENTIFIER.test(key) ? key : quoteString(key, node);
 }
 
 function isBelowBreakLength(ctx: Ctx, output: string[], start: number, base: string): boolean {
@@ -225,21 +240,22 @@ function nestedValue(ctx: Ctx, value: unknown, depth: number): string {
   }
 }
 
-function formatProperty(ctx: Ctx, value: object, key: string | symbol, depth: number): string {
+function formatProperty(ctx: Ctx, value: object, key: string | symbol, depth: number, hidden = false): string {
   const desc = Object.getOwnPropertyDescriptor(value, key);
+  const shownKey = formatKey(key, ctx.node, hidden);
   if (desc && !('value' in desc)) {
     const kind = desc.get ? (desc.set ? 'Getter/Setter' : 'Getter') : desc.set ? 'Setter' : 'undefined';
-    if (kind === 'undefined') return `${formatKey(key)}: undefined`;
+    if (kind === 'undefined') return `${shownKey}: undefined`;
     if (ctx.getters && desc.get) {
       try {
-        return `${formatKey(key)}: [${kind}: ${nestedValue(ctx, desc.get.call(value), depth)}]`;
+        return `${shownKey}: [${kind}: ${nestedValue(ctx, desc.get.call(value), depth)}]`;
       } catch (error) {
-        return `${formatKey(key)}: [${kind}: <Inspection threw (${error instanceof Error ? error.message : String(error)})>]`;
+        return `${shownKey}: [${kind}: <Inspection threw (${error instanceof Error ? error.message : String(error)})>]`;
       }
     }
-    return `${formatKey(key)}: [${kind}]`;
+    return `${shownKey}: [${kind}]`;
   }
-  return `${formatKey(key)}: ${nestedValue(ctx, (value as Record<string | symbol, unknown>)[key], depth)}`;
+  return `${shownKey}: ${nestedValue(ctx, (value as Record<string | symbol, unknown>)[key], depth)}`;
 }
 
 function mapEntries(ctx: Ctx, entries: [unknown, unknown][], depth: number, size: number): string[] {
@@ -272,14 +288,25 @@ function isView(value: unknown): value is View {
 function customized(ctx: Ctx, value: object, depth: number): string | undefined {
   let hook: unknown;
   let publicHook = false;
+  let nodeHook: unknown;
   try {
     hook = (value as Record<symbol, unknown>)[PRIVATE_INSPECT];
     if (typeof hook !== 'function') {
       hook = (value as Record<symbol, unknown>)[CUSTOM_INSPECT];
       publicHook = true;
     }
+    if (typeof hook !== 'function') nodeHook = (value as Record<symbol, unknown>)[NODE_CUSTOM_INSPECT];
   } catch {
     return undefined;
+  }
+  if (typeof nodeHook === 'function') {
+    // Node's contract: (depth left, options, inspect); a returned value other than the object itself is formatted in its place
+    const options = { depth: ctx.depth - depth, breakLength: ctx.breakLength, compact: ctx.compact, maxArrayLength: ctx.maxArrayLength, maxStringLength: ctx.maxStringLength, sorted: ctx.sorted, getters: ctx.getters, colors: false, showHidden: false, customInspect: true, stylize: (text: string) => text };
+    const inspectFn = (v: unknown, o?: InspectOptions) => inspect(v, true, { quotes: ctx.node ? 'node' : 'deno', ...o });
+    const result = (nodeHook as (d: number, o: unknown, i: unknown) => unknown).call(value, ctx.depth - depth, options, inspectFn);
+    if (result === value) return undefined;
+    if (typeof result === 'string') return result;
+    return formatValue(ctx, result, depth, true);
   }
   if (typeof hook !== 'function') return undefined;
   const result = publicHook
@@ -296,7 +323,7 @@ function formatView(ctx: Ctx, owner: object, view: View, depth: number): string 
     if (view.pairs.length === 0) return `${view.name} {}`;
     ctx.seen.push(owner);
     try {
-      const output = view.pairs.map(([k, v]) => `${formatKey(k)}: ${nestedValue(ctx, v, depth)}`);
+      const output = view.pairs.map(([k, v]) => `${formatKey(k, ctx.node)}: ${nestedValue(ctx, v, depth)}`);
       return `${view.name} ${reduceToSingleString(ctx, output, '', ['{', '}'], false, depth, owner)}`;
     } finally {
       ctx.seen.pop();
@@ -317,7 +344,7 @@ function formatView(ctx: Ctx, owner: object, view: View, depth: number): string 
   if (view.entries) output = mapEntries(ctx, view.entries, depth, view.entries.length);
   else {
     const fields = view.fields ?? {};
-    output = Object.keys(fields).map((k) => `${formatKey(k)}: ${nestedValue(ctx, fields[k], depth)}`);
+    output = Object.keys(fields).map((k) => `${formatKey(k, ctx.node)}: ${nestedValue(ctx, fields[k], depth)}`);
   }
   ctx.seen.pop();
   if (output.length === 0) return `${view.name} {}`;
@@ -325,10 +352,10 @@ function formatView(ctx: Ctx, owner: object, view: View, depth: number): string 
 }
 
 function formatValue(ctx: Ctx, value: unknown, depth: number, nested: boolean): string {
-  const primitive = formatPrimitive(value, nested);
+  const primitive = formatPrimitive(value, nested, ctx.node);
   if (primitive !== undefined) {
     if (typeof value === 'string' && nested && value.length > ctx.maxStringLength) {
-      return `${quoteString(value.slice(0, ctx.maxStringLength))}... ${value.length - ctx.maxStringLength} more character${value.length - ctx.maxStringLength > 1 ? 's' : ''}`;
+      return `${quoteString(value.slice(0, ctx.maxStringLength), ctx.node)}... ${value.length - ctx.maxStringLength} more character${value.length - ctx.maxStringLength > 1 ? 's' : ''}`;
     }
     return primitive;
   }
@@ -347,6 +374,27 @@ function formatValue(ctx: Ctx, value: unknown, depth: number, nested: boolean): 
   return formatRaw(ctx, obj, depth);
 }
 
+/**
+ * Node's improveStack (Deno's console has it too): an error whose `name` differs from its class
+ * shows both, `Error [TypeError]: x`, when its stack begins with that name.
+ */
+function improveStack(stack: string, constructor: string | null, name: string, tag: string): string {
+  let len = name.length;
+  const looksNormal = name.endsWith('Error') && stack.startsWith(name) && (stack.length === len || stack[len] === ':' || stack[len] === '\n');
+  if (constructor !== null && !looksNormal) return stack;
+  let fallback = 'Error';
+  if (constructor === null) {
+    const start = /^([A-Z][a-z_ A-Z0-9[\]()-]+)(?::|\n\s+at)/.exec(stack) ?? /^([a-z_A-Z0-9-]*Error)$/.exec(stack);
+    fallback = start?.[1] ?? '';
+    len = fallback.length;
+    fallback = fallback || 'Error';
+  }
+  const prototype = constructor === null ? `[${fallback}: null prototype]${tag ? ` [${tag}]` : ''}` : `${constructor}${tag && tag !== constructor ? ` [${tag}]` : ''}`;
+  if (name === prototype) return stack;
+  if (prototype.includes(name)) return len === 0 ? `${prototype}: ${stack}` : `${prototype}${stack.slice(len)}`;
+  return `${prototype} [${name}]${stack.slice(len)}`;
+}
+
 function formatRaw(ctx: Ctx, value: object, depth: number): string {
   const name = constructorName(value);
   let keys: (string | symbol)[] = Object.keys(value);
@@ -362,6 +410,10 @@ function formatRaw(ctx: Ctx, value: object, depth: number): string {
   } catch {
     tag = '';
   }
+  const hasHidden = ctx.showHidden && Reflect.ownKeys(value).some((k) =>
+    !Object.prototype.propertyIsEnumerable.call(value, k)
+    && !(typeof k === 'string' && /^(0|[1-9][0-9]*)$/.test(k) && (Array.isArray(value) || ArrayBuffer.isView(value)))
+    && !(value instanceof Error && (k === 'stack' || k === 'message')));
   // Node's getPrefix: `Object [Array Iterator] {}` when the tag differs from the class name.
   const prefix = name === null ? `[Object: null prototype] ${tag ? `[${tag}] ` : ''}` : name === 'Object' && !tag ? '' : `${name} ${tag ? `[${tag}] ` : ''}`;
 
@@ -370,7 +422,7 @@ function formatRaw(ctx: Ctx, value: object, depth: number): string {
     keys = keys.filter((k) => typeof k !== 'string' || !/^(0|[1-9][0-9]*)$/.test(k));
     braces = [`${name === 'Array' ? '' : prefix}${name === 'Array' && value.length === 0 ? '' : ''}[`, ']'];
     if (name !== 'Array') braces[0] = `${name}(${value.length}) [`;
-    if (value.length === 0 && keys.length === 0) return `${braces[0]}]`;
+    if (value.length === 0 && keys.length === 0 && !hasHidden) return `${braces[0]}]`;
     formatter = () => formatArray(ctx, value, depth);
   } else if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
     isArrayLike = true;
@@ -378,7 +430,7 @@ function formatRaw(ctx: Ctx, value: object, depth: number): string {
     braces = [`${name}(${typed.length}) [`, ']'];
     keys = [];
     if (typed.length === 0) return `${braces[0]}]`;
-    formatter = () => Array.from({ length: Math.min(typed.length, ctx.maxArrayLength) }, (_, i) => formatPrimitive(typed[i], true)!).concat(typed.length > ctx.maxArrayLength ? [`... ${typed.length - ctx.maxArrayLength} more item${typed.length - ctx.maxArrayLength > 1 ? 's' : ''}`] : []);
+    formatter = () => Array.from({ length: Math.min(typed.length, ctx.maxArrayLength) }, (_, i) => formatPrimitive(typed[i], true, ctx.node)!).concat(typed.length > ctx.maxArrayLength ? [`... ${typed.length - ctx.maxArrayLength} more item${typed.length - ctx.maxArrayLength > 1 ? 's' : ''}`] : []);
   } else if (value instanceof Map) {
     braces = [`${prefix.trim() === 'Map' ? 'Map' : name}(${value.size}) {`, '}'];
     if (value.size === 0 && keys.length === 0) return `${braces[0]}}`;
@@ -390,17 +442,19 @@ function formatRaw(ctx: Ctx, value: object, depth: number): string {
     isArrayLike = true;
   } else if (value instanceof Date) {
     base = Number.isNaN(value.getTime()) ? 'Invalid Date' : value.toISOString();
-    if (keys.length === 0) return base;
+    if (keys.length === 0 && !hasHidden) return base;
   } else if (value instanceof RegExp) {
     base = RegExp.prototype.toString.call(value);
-    if (keys.length === 0) return base;
+    if (keys.length === 0 && !hasHidden) return base;
   } else if (value instanceof Error) {
-    base = value.stack ?? `${value.name}: ${value.message}`;
-    keys = keys.filter((k) => k !== 'stack' && k !== 'message');
-    if (keys.length === 0) return base;
+    const stack = typeof value.stack === 'string' ? value.stack : `${value.name}: ${value.message}`;
+    base = improveStack(stack, name, value.name == null ? 'Error' : String(value.name), tag);
+    // Node's removeDuplicateErrorKeys: own name/message/stack the stack already shows are not repeated.
+    keys = keys.filter((k) => k !== 'stack' && !((k === 'name' || k === 'message') && (typeof (value as unknown as Record<string, unknown>)[k] !== 'string' || stack.includes((value as unknown as Record<string, string>)[k]!))));
+    if (keys.length === 0 && !hasHidden) return base;
   } else if (typeof value === 'function') {
     base = functionBase(value);
-    if (keys.length === 0) return base;
+    if (keys.length === 0 && !hasHidden) return base;
   } else if (value instanceof Promise) {
     return 'Promise { <unknown> }';
   } else if (value instanceof WeakMap || value instanceof WeakSet) {
@@ -410,7 +464,7 @@ function formatRaw(ctx: Ctx, value: object, depth: number): string {
     const hex = Array.from(bytes.subarray(0, 50), (b) => b.toString(16).padStart(2, '0')).join(' ');
     return `ArrayBuffer { [Uint8Contents]: <${hex}${bytes.length > 50 ? ` ... ${bytes.length - 50} more bytes` : ''}>, byteLength: ${bytes.length} }`;
   } else {
-    if (keys.length === 0 && symbols.length === 0) return `${prefix}{}`;
+    if (keys.length === 0 && symbols.length === 0 && !hasHidden) return `${prefix}{}`;
     braces = [`${prefix}{`, '}'];
   }
 
@@ -423,6 +477,14 @@ function formatRaw(ctx: Ctx, value: object, depth: number): string {
   const output = formatter();
   const shownKeys = ctx.sorted ? [...keys].sort() : keys;
   for (const key of [...shownKeys, ...symbols]) output.push(formatProperty(ctx, value, key, depth));
+  if (ctx.showHidden) {
+    const isIndex = (k: string | symbol) => typeof k === 'string' && /^(0|[1-9][0-9]*)$/.test(k) && (Array.isArray(value) || ArrayBuffer.isView(value));
+    for (const key of Reflect.ownKeys(value)) {
+      if (Object.prototype.propertyIsEnumerable.call(value, key) || isIndex(key)) continue;
+      if (value instanceof Error && (key === 'stack' || key === 'message')) continue;
+      output.push(formatProperty(ctx, value, key, depth, true));
+    }
+  }
   ctx.seen.pop();
   const index = ctx.circular.get(value);
   const reference = index === undefined ? '' : `<ref *${index}> `;
@@ -454,6 +516,8 @@ function formatArray(ctx: Ctx, value: unknown[], depth: number): string[] {
 export function inspect(value: unknown, nested = true, options: InspectOptions = {}): string {
   const compact = options.compact === false ? 0 : options.compact === true || options.compact === undefined ? 3 : Number(options.compact);
   const ctx: Ctx = {
+    node: options.quotes === 'node',
+    showHidden: Boolean(options.showHidden),
     seen: [], circular: new Map(), indentationLvl: 0, currentDepth: 0,
     depth: options.depth === undefined ? 4 : options.depth === null ? Infinity : Number(options.depth),
     breakLength: options.breakLength ?? 80,

@@ -79,7 +79,11 @@ function checkCallback(callback: unknown): asserts callback is (...args: unknown
   if (typeof callback !== 'function') {
     const shown = typeof callback === 'string' ? `type string ('${callback}')` : callback === null ? 'null' : callback === undefined ? 'undefined' : `type ${typeof callback}`;
     const error = new TypeError(`The "callback" argument must be of type function. Received ${shown}`);
-    Object.defineProperty(error, 'code', { value: 'ERR_INVALID_ARG_TYPE', configurable: true, writable: true, enumerable: true });
+    // shaped as Deno's node: errors (node-errors part, nodeError), without loading that part
+    const own = (key: string, value: unknown) => Object.defineProperty(error, key, { value, configurable: true, writable: true, enumerable: true });
+    own('code', 'ERR_INVALID_ARG_TYPE');
+    own('name', 'TypeError');
+    own('toString', [function (this: { name?: unknown; code?: unknown; message?: unknown }) { return `${String(this.name)} [${String(this.code)}]: ${String(this.message)}`; }][0]);
     throw error;
   }
 }
@@ -158,7 +162,9 @@ function setRef(id: number, ref: boolean): void {
 function start(callback: (...args: unknown[]) => void, args: unknown[], delay: number, repeat: boolean): Timeout {
   const id = nextId++;
   const handle = new Timeout(id);
-  active.set(id, { repeat, ref: true, delay, run: () => callback.apply(globalThis, args), handle });
+  // Node's (and Deno 2's) `this` in a timer callback is its Timeout; Reflect.apply, as a callback
+  // may have no prototype (and so no .apply).
+  active.set(id, { repeat, ref: true, delay, run: () => Reflect.apply(callback, handle, args), handle });
   arm(id, delay);
   return handle;
 }
@@ -177,7 +183,7 @@ export function setImmediate(callback: (...args: unknown[]) => void, ...args: un
   checkCallback(callback);
   const id = nextId++;
   const handle = new Immediate(id);
-  active.set(id, { repeat: false, ref: true, delay: 0, run: () => callback.apply(globalThis, args), handle });
+  active.set(id, { repeat: false, ref: true, delay: 0, run: () => Reflect.apply(callback, handle, args), handle });
   arm(id, 0, true);
   return handle;
 }

@@ -14,8 +14,10 @@ function hostProcess(v, depth = 0) {
   try {
     if (v === null || v === undefined || depth > 2) return null;
     if (typeof v !== 'object' && typeof v !== 'function') return null;
-    // Node's process (Deno's namespace has pid and dlopen too, but no versions.node)
-    if (typeof v.pid === 'number' && typeof v.versions?.node === 'string' && (typeof v.getBuiltinModule === 'function' || typeof v.binding === 'function' || typeof v.dlopen === 'function')) return v;
+    // Node's process: pid and versions.node, and it hands out Node's own modules or bindings. (Deno's
+    // namespace has pid but no versions.node; the sandbox's node:process, on globalThis as in Deno
+    // 2.9, has both but hands out neither: its binding() is empty and it has no getBuiltinModule.)
+    if (typeof v.pid === 'number' && typeof v.versions?.node === 'string' && (typeof v.getBuiltinModule === 'function' || typeof v.mainModule?.require === 'function' || (() => { try { return typeof v.binding('fs').open === 'function'; } catch { return false; } })())) return v;
     if (typeof v.require === 'function' && typeof v.require.resolve === 'function') return v;
     if (v.mainModule && typeof v.mainModule.require === 'function') return v;
     if (v.process && v.process !== v) return hostProcess(v.process, depth + 1);

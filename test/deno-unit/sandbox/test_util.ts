@@ -223,6 +223,19 @@ export function delay(ms: number, options: { signal?: AbortSignal } = {}): Promi
   });
 }
 
+/** @std/io's copy: reads `src` to its end, writing each chunk whole to `dst`; the bytes copied. */
+export async function copy(src: { read(p: Uint8Array): Promise<number | null> }, dst: { write(p: Uint8Array): Promise<number> }, options: { bufSize?: number } = {}): Promise<number> {
+  let n = 0;
+  const buf = new Uint8Array(options.bufSize ?? 32 * 1024);
+  for (;;) {
+    const result = await src.read(buf);
+    if (result === null) return n;
+    let written = 0;
+    while (written < result) written += await dst.write(buf.subarray(written, result));
+    n += written;
+  }
+}
+
 export function pathToAbsoluteFileUrl(path: string): URL {
   const absolute = path.startsWith('/') ? path : `${Deno.cwd()}/${path}`;
   return new URL(`file://${absolute}`);

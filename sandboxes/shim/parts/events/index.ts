@@ -24,9 +24,9 @@ defineGlobal('ProgressEvent', ProgressEvent);
 defineGlobal('PromiseRejectionEvent', PromiseRejectionEvent);
 defineGlobal('AbortController', AbortController);
 defineGlobal('AbortSignal', AbortSignal);
-for (const name of ['addEventListener', 'removeEventListener', 'dispatchEvent'] as const) {
-  defineGlobal(name, (EventTarget.prototype as unknown as Record<string, unknown>)[name]);
-}
+// The global scope inherits the event methods: Window.prototype → EventTarget.prototype (window.ts).
+const windowPrototype = Object.getPrototypeOf(globalThis) as object | null;
+if (windowPrototype && windowPrototype !== EventTarget.prototype) Object.setPrototypeOf(windowPrototype, EventTarget.prototype);
 defineGlobal('reportError', function reportError(error: unknown): void {
   requireArgs(arguments.length, 1, 'reportError', 'Window');
   reportException(error);

@@ -97,9 +97,10 @@ export class EventTarget {
 
   dispatchEvent(event: Event): boolean {
     requireArgs(arguments.length, 1, 'dispatchEvent', 'EventTarget');
+    const self = this ?? globalTarget;
+    mapOf(self);
     // Deno's own words for a non-Event (it fails setting the target on it)
     if (!(event instanceof Event)) throw new TypeError("Cannot set properties of undefined (setting 'target')");
-    const self = this ?? globalTarget;
     const state = eventState(event);
     if (state.dispatching || !state.initialized) throw new DOMException('Invalid event state', 'InvalidStateError');
     state.dispatching = true;
@@ -143,9 +144,11 @@ export class EventTarget {
   }
 }
 
+/** The listeners of an EventTarget; anything else (not made by the constructor, not the global scope) is refused as Deno refuses it. */
 function mapOf(target: object): Map<string, Listener[]> {
   let map = listenersOf.get(target);
   if (!map) {
+    if (target !== (globalTarget as object)) throw new TypeError('Illegal invocation');
     map = new Map();
     listenersOf.set(target, map);
   }
