@@ -55,6 +55,8 @@ export interface SoakResult {
   sessions: number;
   faults: { expected: number; failed: number; byKind: Record<string, number>; spilled: number };
   lost: string[];
+  /** the agents' review.propose calls, as the personas' logs record them: queued, and refused by code (a full queue, the per-proposer rate) */
+  proposals: { calls: number; queued: number; refused: Record<string, number> };
   /** `ok`: every persona's chain, trace and state verify; `state`: the state directory's own checks that failed (reported apart) */
   verify: { ok: boolean; personas: number; failed: string[]; state: string[]; error?: string };
   rss: { perHour?: Fit; per10k?: Fit };
@@ -187,7 +189,7 @@ export async function runSoak(o: SoakOptions, tmp: string, log: (line: string) =
 
   log(`  soak: verifying ${ids.length} chains and ${acks.length} acknowledged cycles`);
   const verify = verifyChains(stateDir, env);
-  const lost = await lostAcks(stateDir, ids, acks);
+  const { lost, proposals } = await readLogs(stateDir, ids, acks);
 
   // The slopes, past each life's warm-up.
   const warm = samples.filter((s) => s.life_age_s >= o.warmupMinutes * 60);
@@ -209,6 +211,7 @@ export async function runSoak(o: SoakOptions, tmp: string, log: (line: string) =
     sessions: acks.filter((a) => a.session).length,
     faults: faultCount(acks, o.faultEvery),
     lost,
+    proposals,
     verify,
     rss: { ...opt('perHour', pooledSlope(points(rss, hours))), ...opt('per10k', pooledSlope(points(rss, tenK))) },
     fds: { ...opt('perHour', pooledSlope(points(fds, hours))), ...opt('per10k', pooledSlope(points(fds, tenK))) },
@@ -257,15 +260,29 @@ function verifyChains(stateDir: string, env: NodeJS.ProcessEnv): SoakResult['ver
   }
 }
 
-/** Every acknowledged cycle must be in its persona's log: a cycle event at its seq, with its cycle number. */
-async function lostAcks(stateDir: string, ids: readonly string[], acks: readonly Ack[]): Promise<string[]> {
+/**
+ * Every acknowledged cycle must be in its persona's log: a cycle event at its seq, with its
+ * cycle number. The same read counts the agents' proposals (their tool_call events).
+ */
+async function readLogs(stateDir: string, ids: readonly string[], acks: readonly Ack[]): Promise<{ lost: string[]; proposals: SoakResult['proposals'] }> {
   const lost: string[] = [];
+  const proposals: SoakResult['proposals'] = { calls: 0, queued: 0, refused: {} };
   for (const id of ids) {
     const mine = acks.filter((a) => a.persona === id);
-    if (mine.length === 0) continue;
     const reader = await openHistoryReader(stateDir, id);
     try {
-      const bySeq = new Map(reader.eventsAfter(0).map((e) => [e.seq, e]));
+      const events = reader.eventsAfter(0);
+      for (const e of events) {
+        const p = e.payload as { tool?: unknown; ok?: unknown; code?: unknown };
+        if (e.type !== 'tool_call' || p.tool !== 'review.propose') continue;
+        proposals.calls += 1;
+        if (p.ok === true) proposals.queued += 1;
+        else {
+          const code = typeof p.code === 'string' ? p.code : 'unknown';
+          proposals.refused[code] = (proposals.refused[code] ?? 0) + 1;
+        }
+      }
+      const bySeq = new Map(events.map((e) => [e.seq, e]));
       for (const a of mine) {
         const e = bySeq.get(a.seq);
         const payload = e?.payload as { cycle?: unknown } | undefined;
@@ -275,5 +292,5 @@ async function lostAcks(stateDir: string, ids: readonly string[], acks: readonly
       await reader.close();
     }
   }
-  return lost;
+  return { lost, proposals };
 }

@@ -101,7 +101,7 @@ cadence: { cycle_seconds: ${o.cycleSeconds}, periodic_seconds: 86400 }
 budget: { daily_tokens: 1000000, wall_seconds_per_cycle: 60 }
 allow: { read: ["\${state}"], write: ["\${state}"], run: [${node}] }
 os_sandbox: ${osSandbox ? 'required' : 'off'}
-bindings: [ledger]
+bindings: [ledger, proposals]
 `,
     );
     ids.push(id);
