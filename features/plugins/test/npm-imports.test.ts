@@ -103,7 +103,7 @@ test('a bare import declared in the package.json beside the script resolves like
 
 test("a package's Node built-ins are the sandbox's, under the script's grant, as in Deno", async () => {
   const dir = project('builtin', { 'main.ts': "import { read } from 'npm:uses-fs@1';\nconsole.log(read());\n" });
-  await installPackages(dir);
+  await install(dir);
   const denied = await run(dir);
   assert.equal(denied.exitCode, 1);
   assert.match(denied.stderr, /NotCapable: Requires read access to "\/etc\/hostname", run again with the --allow-read flag/);
