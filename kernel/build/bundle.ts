@@ -24,7 +24,7 @@ import { isKernelError, kernelError } from '../errors.ts';
 import { seal, sealMatches, SEAL_BYTES } from './cache-integrity.ts';
 import { PROJECT_ROOT } from '../version.ts';
 import { shownPath } from '../shown-path.ts';
-import { denoModules, IMPORT_META } from './deno-modules.ts';
+import { denoModules, IMPORT_META, NO_REQUIRE_SUFFIX } from './deno-modules.ts';
 import { shimPartLinks } from './shim-part-links.ts';
 import { importScope, importScopeOf, outsideScope, type ImportScope } from './import-scope.ts';
 import { NODE_REQUIRE } from './node-builtins.ts';
@@ -241,6 +241,8 @@ export async function bundleEntry(entry: string, cacheDir = defaultCacheDir(), k
   for (const input of Object.keys(result.metafile.inputs).sort()) {
     // virtual modules (import.meta's `rtc-meta:`) are made from the paths, not read
     if (/^[a-z][a-z-]*:/.test(input)) continue;
+    // a file an ES module require()s loads as Deno's ReferenceError, none of its bytes
+    if (input.endsWith(NO_REQUIRE_SUFFIX)) continue;
     const file = path.resolve(workDir, input);
     inputs[path.relative(base, file)] = sha256(readFileSync(file));
   }

@@ -17,6 +17,10 @@ import { isKernelError, kernelError } from '../errors.ts';
 import { NODE_BUILTINS, NpmResolver } from './npm-resolve.ts';
 import { builtinModuleSource, builtinRefusal, isOfferedBuiltin, builtinName, NODE_NAMESPACE, resolveBuiltin } from './node-builtins.ts';
 
+/** Where a `require` call of an ES module resolves: a module whose evaluation is Deno's ReferenceError. */
+const NO_REQUIRE_NAMESPACE = 'rtc-no-require';
+export const NO_REQUIRE_SUFFIX = '?rtc-no-require';
+
 /** What `import.meta` is replaced with; each module imports its own (see withMeta). */
 export const IMPORT_META = '__rtc_import_meta';
 
@@ -87,6 +91,20 @@ export function denoModules(entry: string, main: boolean): esbuild.Plugin {
         if (result.errors.length > 0) throw kernelError('RTC_ERR_NPM_NOT_INSTALLED', `"${args.path}": ${result.errors[0]!.text}`);
         return { path: result.path, namespace: result.namespace, sideEffects: result.sideEffects };
       };
+      // An ES module has no `require` in Deno: a call of it is a ReferenceError when it runs
+      // (esbuild would bundle whatever it names). CommonJS (npm packages, .cjs) keeps require.
+      // The target is resolved as any import is, so the import scope still refuses a file
+      // outside the tree at build; what loads in its place is the ReferenceError.
+      build.onResolve({ filter: /.*/ }, async (args) => {
+        if ((args.kind !== 'require-call' && args.kind !== 'require-resolve') || args.pluginData === again) return undefined;
+        if (args.importer.includes(`${path.sep}node_modules${path.sep}`) || /\.c[jt]s$/.test(args.importer) || args.namespace !== 'file') return undefined;
+        const r = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: again });
+        if (r.errors.length > 0 || r.namespace !== 'file' || r.path === '') return { path: args.path, namespace: NO_REQUIRE_NAMESPACE };
+        return { path: r.path, namespace: 'file', suffix: NO_REQUIRE_SUFFIX };
+      });
+      const noRequire = { contents: 'throw new ReferenceError("require is not defined");\n', loader: 'js' as const };
+      build.onLoad({ filter: /.*/, namespace: NO_REQUIRE_NAMESPACE }, () => noRequire);
+      build.onLoad({ filter: /.*/ }, (args) => (args.suffix === NO_REQUIRE_SUFFIX ? noRequire : undefined));
       build.onResolve({ filter: /^rtc-meta:/ }, (args) => ({ path: args.path.slice('rtc-meta:'.length), namespace: 'rtc-meta' }));
       build.onLoad({ filter: /.*/, namespace: 'rtc-meta' }, (args) => ({ contents: metaModule(args.path), loader: 'js' }));
       build.onResolve({ filter: /^jsr:/ }, refusing((args) => {

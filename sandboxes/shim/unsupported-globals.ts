@@ -58,7 +58,6 @@ function urlAttempt(raw: unknown, module = false): ShimAttempt[] {
 /** Globals that reach the network or load code, gated in Deno: each use is the attempt of that kind. */
 const GATED: Record<string, (...args: unknown[]) => never> = {
   WebSocket: gatedFunction('WebSocket', 'net', (url) => urlAttempt(url)),
-  WebSocketStream: gatedFunction('WebSocketStream', 'net', (url) => urlAttempt(url)),
   EventSource: gatedFunction('EventSource', 'net', (url) => urlAttempt(url)),
   Worker: gatedFunction('Worker', 'read', (specifier) => urlAttempt(specifier, true)),
 };
