@@ -188,7 +188,8 @@ test('how plugins are held to the backend contract: kind, declared bindings, exp
   // The shipped sqlite backend holds itself to the same rule: without storage.sqlite it cannot reach its database.
   const copy = path.join(root, 'persistence-sqlite');
   fs.cpSync(path.join(FIXTURE_PLUGINS, '..', '..', '..', '..', '..', 'plugins', 'persistence-sqlite'), copy, { recursive: true });
-  fs.cpSync(path.join(FIXTURE_PLUGINS, '..', '..', '..', '..', '..', 'plugins', 'persistence-shared'), path.join(root, 'persistence-shared'), { recursive: true });
+  // its shared code stays the checkout's (a link to it): a copy outside would be another tree, which its imports may not reach
+  fs.symlinkSync(path.resolve(FIXTURE_PLUGINS, '..', '..', '..', '..', '..', 'plugins', 'persistence-shared'), path.join(root, 'persistence-shared'));
   const manifest = path.join(copy, 'plugin.yaml');
   fs.writeFileSync(manifest, fs.readFileSync(manifest, 'utf8').replace('bindings: [storage.sqlite]', 'bindings: [storage.files]'));
   await assertRejectsKernel(() => openBackend(dir, 'sqlite', { pluginsDir: root }), 'RTC_ERR_PERSISTENCE_PLUGIN', /NotCapable: Requires the "storage\.sqlite" binding: plugin persistence\.sqlite does not declare it/);
