@@ -12,18 +12,17 @@ import type { Tape } from './tape.ts';
 import type { Attempt, AttemptsOf } from './attempts.ts';
 import type { PluginBindings } from './ops/bindings.ts';
 import type { StorageGrant } from '../persistence/binding-kit.ts';
-import type { ChildTracker } from '../../sandboxes/subprocess/run-command.ts';
-import type { SandboxContext } from '../../sandboxes/subprocess/os-sandbox/plan.ts';
+import type { ChildTrackerLike, OsSandboxView } from '../sandbox.ts';
 
 /**
  * The OS sandbox every `run` child gets (sandboxes/subprocess/os-sandbox): its view is
  * planned from this context's grant; these are the parts the grant does not say.
  */
-export interface OsSandboxSettings extends SandboxContext {
+export interface OsSandboxSettings extends OsSandboxView {
   /** 'required' (the default): bubblewrap, or a refusal; 'off': the profile opted out, logged every cycle */
   mode: 'required' | 'off';
   /** hears of every child's start and end; may refuse a start or stop a child (the kernel's registry) */
-  tracker?: ChildTracker;
+  tracker?: ChildTrackerLike;
   /** the kernel's environment, where bubblewrap is looked for (RUNTIMECTL_BWRAP, PATH); default: this process's */
   hostEnv?: Readonly<Record<string, string | undefined>>;
 }

@@ -55,7 +55,8 @@ import { TOOL_TRACE_FILE } from '../replay/trace-store.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
-import { resolveExecutable, type ChildTracker } from '../../sandboxes/subprocess/run-command.ts';
+import { resolveExecutable } from '../../sandboxes/subprocess/run-command.ts';
+import type { ChildTrackerLike } from '../sandbox.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { CYCLE_EVENT } from './cycle-event.ts';
 import { HarnessCatalog, RECORD_STEP, type LoadedHarness } from './harness.ts';
@@ -97,7 +98,7 @@ export interface LoopComposition {
   /** what the persona's bindings do (ledger, events, memory); the kernel adds `tools` */
   bindings?(wiring: PersonaWiring): BindingImplementations;
   /** the registry of the persona's running subprocesses (stops, crash markers), when the composition keeps one */
-  tracker?(personaId: string): ChildTracker;
+  tracker?(personaId: string): ChildTrackerLike;
   /** the persona's history: start from a checkpoint, seal segments, checkpoint at close (persona-history.ts) */
   history?: HistoryPart;
   /** the scripts of the persona's selected skills, offered as tools (kernel/tools/script-tool.ts); none without it */

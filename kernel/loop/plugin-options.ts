@@ -18,7 +18,7 @@ import { SecretValues, type Scrubber } from '../redact/secret-values.ts';
 import type { LoadedPlugin } from '../plugins/registry.ts';
 import type { PluginKind } from '../manifest/plugin-manifest.ts';
 import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
-import type { ChildTracker } from '../../sandboxes/subprocess/run-command.ts';
+import type { ChildTrackerLike } from '../sandbox.ts';
 import { personaPaths, providerHomeDir, workspaceDir } from './layout.ts';
 
 /** Grace between the subprocess wall limit and the isolate's, for writing the session files. */
@@ -41,7 +41,7 @@ export interface PersonaPluginOptions {
   /** kernel trees every subprocess's OS sandbox masks: the state root, the kernel's cache */
   hidden: string[];
   /** the kernel's registry of running children (stop, crash markers), when there is one */
-  tracker?: ChildTracker;
+  tracker?: ChildTrackerLike;
   /** programs an executor's harness starts besides itself (the MCP server it is handed): visible read-only */
   programs?: string[];
   /** trees those programs read (visible read-only to an executor's subprocesses) */
@@ -144,7 +144,7 @@ export interface PersonaPluginInputs {
   stateDir: string;
   /** the persona's scrub (its secret values and the pattern rules), for what its plugins write */
   scrub?: Scrubber;
-  tracker?: ChildTracker;
+  tracker?: ChildTrackerLike;
   programs?: string[];
   programReads?: string[];
   profile: PersonaProfile;

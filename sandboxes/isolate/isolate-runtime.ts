@@ -11,6 +11,7 @@
 import ivm from 'isolated-vm';
 import { kernelError, type KernelError } from '../../kernel/errors.ts';
 import type { Limits } from '../../kernel/manifest/sandbox-profile.ts';
+import type { OpHandler } from '../../kernel/sandbox.ts';
 import { isDisposedError, limitError, reasonOfIvmError, type LimitReason } from './limit-errors.ts';
 
 /**
@@ -22,16 +23,6 @@ import { isDisposedError, limitError, reasonOfIvmError, type LimitReason } from 
  */
 const REPORT_OPS: ReadonlySet<string> = new Set(['attempt.unanswered', 'attempt.unsupported', 'shim.part']);
 
-export interface OpHandler {
-  sync(op: string, argsJson: string): string;
-  async(op: string, argsJson: string): Promise<string>;
-  /**
-   * either kind, by the op's own mode (used where every op arrives as a message); with
-   * `deliver`, the handler hands the answer on through it (and holds the op's place in its
-   * run until the answer is delivered: the pipe's backlog is bounded by the run's caps)
-   */
-  any(op: string, argsJson: string, deliver?: (answer: string) => Promise<void>): Promise<string>;
-}
 
 export interface CompiledSource {
   code: string;

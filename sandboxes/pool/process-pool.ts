@@ -10,7 +10,8 @@
  * Ops the child forwards are answered by the kernel's broker, so the child has no authority.
  */
 import type { Limits } from '../../kernel/manifest/sandbox-profile.ts';
-import type { CompiledSource, OpHandler, RunOutcome, Usage } from '../isolate/isolate-runtime.ts';
+import type { OpHandler } from '../../kernel/sandbox.ts';
+import type { CompiledSource, RunOutcome, Usage } from '../isolate/isolate-runtime.ts';
 import { limitError, type LimitReason } from '../isolate/limit-errors.ts';
 import type { FromHost } from './protocol.ts';
 import { SandboxHost, deathReason } from './sandbox-host.ts';

@@ -6,7 +6,8 @@
  */
 import { kernelError, type ErrorCode, type KernelError } from '../../kernel/errors.ts';
 import type { Limits } from '../../kernel/manifest/sandbox-profile.ts';
-import type { CompiledSource, OpHandler } from '../isolate/isolate-runtime.ts';
+import type { OpHandler } from '../../kernel/sandbox.ts';
+import type { CompiledSource } from '../isolate/isolate-runtime.ts';
 import { limitError } from '../isolate/limit-errors.ts';
 import { answerOp } from './process-pool.ts';
 import type { FromHost, WireError } from './protocol.ts';

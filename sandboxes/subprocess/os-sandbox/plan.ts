@@ -22,6 +22,7 @@ import { closeSync, lstatSync, openSync, readSync, realpathSync, statSync } from
 import path from 'node:path';
 import { kernelError } from '../../../kernel/errors.ts';
 import { pathCovers } from '../../../kernel/permissions/matchers.ts';
+import type { OsSandboxView } from '../../../kernel/sandbox.ts';
 import { minimalTrees, pathAllowed, type GrantView } from './grant-view.ts';
 
 export type Mount =
@@ -33,24 +34,8 @@ export type Mount =
   /** the sandbox's own /proc (its pid namespace), minimal /dev and private /tmp */
   | { kind: 'proc' | 'dev' | 'tmpfs'; dest: string };
 
-export interface SandboxContext {
-  /** kernel-owned trees masked even under a broad grant: the state root, the kernel's cache */
-  hide: readonly string[];
-  /** the one tree beneath `hide` a grant may still reach: the persona's own folder */
-  own?: string;
-  /** HOME inside the sandbox (a provider home); the grant must let the child write it */
-  home?: string;
-  /** more programs whose install is visible read-only (an MCP server the harness starts) */
-  programs?: readonly string[];
-  /** more trees visible read-only that such a program needs (the MCP server's own code) */
-  readOnly?: readonly string[];
-  /**
-   * kernel trees bound read-write for a child that is the kernel itself (`Deno.execPath()`'s
-   * `runtimectl deno`: its build cache), which keeps them from the code it runs as this
-   * kernel does; never under `hide`
-   */
-  kernelWrite?: readonly string[];
-}
+/** What the sandbox shows beyond the grant: the kernel's own contract (kernel/sandbox.ts). */
+export type SandboxContext = OsSandboxView;
 
 export interface PlanInput {
   grant: GrantView;
