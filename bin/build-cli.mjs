@@ -36,7 +36,7 @@ function externalPackages() {
   return names.flatMap((name) => [name, `${name}/*`]);
 }
 
-// Occurrences outside quotes only: kernel/build/bundle.ts names 'import.meta.url' as a string.
+// Occurrences outside quotes only: sandboxes/loader/bundle.ts names 'import.meta.url' as a string.
 const META = /(?<![\w'"`.])import\.meta\.(dirname|filename|url)\b(?!['"`])/g;
 
 const ownMeta = {

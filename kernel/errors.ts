@@ -29,10 +29,10 @@ export const ERROR_CODES = {
   RTC_ERR_PERMISSION_CEILING: 'a plugin asks for more than its ceiling allows',
   // build
   RTC_ERR_BUILD_FAILED: 'a plugin or script could not be bundled',
-  // a module imports a file outside its own tree (its plugin's or skill's folder) and what its grant lets it read: kernel/build/import-scope.ts
+  // a module imports a file outside its own tree (its plugin's or skill's folder) and what its grant lets it read: sandboxes/loader/import-scope.ts
   RTC_ERR_BUILD_IMPORT_SCOPE: 'a plugin or script imports a file outside its own folder and its grant',
   RTC_ERR_CACHE_CORRUPT: 'a cached bundle or code cache failed its digest check',
-  // modules and npm packages (kernel/build)
+  // modules and npm packages (sandboxes/loader)
   RTC_ERR_MODULE_UNSUPPORTED: 'a script imports a kind of module the sandbox does not load (jsr:, remote URLs)',
   RTC_ERR_MODULE_NOT_FOUND: 'a bare or npm: import names no declared dependency or is malformed',
   RTC_ERR_NPM_NOT_INSTALLED: 'an npm package a script imports is not installed at its locked version',
@@ -40,7 +40,7 @@ export const ERROR_CODES = {
   RTC_ERR_NPM_NODE_BUILTIN: 'a script or an npm package it imports needs a Node built-in the sandbox does not provide',
   RTC_ERR_NPM_NATIVE_ADDON: 'an npm package a script imports is a native addon',
   RTC_ERR_NPM_INSTALL: 'installing the npm packages of a plugin or script failed',
-  /** kernel/build/npm-sources.ts: git, local, URL or bundled sources need an operator's --allow-* flag */
+  /** sandboxes/loader/npm-sources.ts: git, local, URL or bundled sources need an operator's --allow-* flag */
   RTC_ERR_NPM_SOURCE_REFUSED: 'a dependency comes from git, a local path, a tarball URL or a bundle, and the operator did not allow that source',
   // the Deno-compatible surface
   RTC_ERR_UNSUPPORTED: 'a script used a Deno or web API outside the sandbox\'s supported subset',

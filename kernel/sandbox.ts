@@ -70,7 +70,8 @@ export type CreateSandbox = (spec: SandboxSpec) => Promise<Sandbox>;
 export interface ModuleLoader {
   /** the build cache (bundles, code caches, source maps): hidden from every sandboxed op and subprocess */
   readonly cacheDir: string;
-  bundle(entry: string): Promise<BuiltCode>;
+  /** the entry's bundle (from the cache when its inputs are unchanged), with the sha256 of each input file by its path relative to the entry's folder */
+  bundle(entry: string): Promise<BuiltCode & { inputs: Record<string, string> }>;
   /** the loader's own files no sandboxed op reaches, whatever its grant: its cache and the cache's integrity key */
   protectedFiles(): KernelFiles;
 }

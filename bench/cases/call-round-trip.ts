@@ -25,7 +25,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ivm from 'isolated-vm';
 import Tinypool from 'tinypool';
-import { bundleEntry } from '../../kernel/build/bundle.ts';
+import { bundleEntry } from '../../sandboxes/loader/bundle.ts';
 import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { IsolateRuntime } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { withCodeCache } from '../../sandboxes/isolate/shim-source.ts';

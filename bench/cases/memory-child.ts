@@ -9,7 +9,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import ivm from 'isolated-vm';
-import { bundleEntry } from '../../kernel/build/bundle.ts';
+import { bundleEntry } from '../../sandboxes/loader/bundle.ts';
 import { IsolateRuntime } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { loadShim, withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
 import { brokerFor, runtimeOptions, trustedProfile } from '../lib/setup.ts';

@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleEntry } from '../../kernel/build/bundle.ts';
+import { bundleEntry } from '../../sandboxes/loader/bundle.ts';
 import { writeSmallPlugin } from '../lib/plugin-source.ts';
 import { verdict, type ResultRow } from '../lib/result-row.ts';
 import type { BenchContext } from '../lib/setup.ts';

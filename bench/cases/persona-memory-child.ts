@@ -15,7 +15,7 @@ import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import ivm from 'isolated-vm';
-import { bundleEntry } from '../../kernel/build/bundle.ts';
+import { bundleEntry } from '../../sandboxes/loader/bundle.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { openBenchKernel, openFleet } from '../lib/bench-personas.ts';
 

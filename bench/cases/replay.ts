@@ -11,7 +11,6 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { defaultCacheDir } from '../../kernel/build/bundle.ts';
 import { CYCLE_EVENT } from '../../features/science-loop/budget/usage.ts';
 import { buildPersonaPlugin, personaPluginOptions } from '../../kernel/loop/plugin-options.ts';
 import { parseYaml, validateManifest } from '../../kernel/manifest/load.ts';
@@ -23,7 +22,7 @@ import { pathCodec } from '../../kernel/replay/path-codec.ts';
 import { replayPersona } from '../../features/science-loop/preset.ts';
 import { PLUGINS_DIR, PluginRegistry } from '../../kernel/plugins/registry.ts';
 import { TraceStore } from '../../kernel/replay/trace-store.ts';
-import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
+import { defaultSandboxKit } from '../../sandboxes/index.ts';
 import { verdict, type ResultRow } from '../lib/result-row.ts';
 import type { BenchContext } from '../lib/setup.ts';
 import { summarize } from '../lib/stats.ts';
@@ -77,13 +76,13 @@ async function record(root: string, cycles: number, perCall: number): Promise<{ 
   const profile = validateManifest(personaProfileSchema, parseYaml(PROFILE_YAML, 'bench profile'), 'bench profile');
   const store = new TraceStore(personaDir);
   const profileDigest = store.keep(PROFILE_YAML);
-  const shim = await loadShim(defaultCacheDir());
+  const kit = defaultSandboxKit();
   const options = personaPluginOptions({
     stateDir,
     profile,
     hostEnv: { BENCH_X: 'yes' },
     limits: { cpu_seconds_per_cycle: 30, wall_seconds_per_cycle: 900 },
-    shim,
+    kit,
     bindings: {} as never,
     audit: () => undefined,
   });

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bundleEntry, type BuiltBundle } from '../../kernel/build/bundle.ts';
+import { bundleEntry, type BuiltBundle } from '../../sandboxes/loader/bundle.ts';
 import { CapabilityBroker } from '../../kernel/broker/broker.ts';
 import { loadSandboxProfile, type SandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { parsePermissionFlags } from '../../kernel/permissions/parse-flags.ts';

@@ -15,7 +15,7 @@
  * a verdict on the draft.
  */
 import path from 'node:path';
-import { bundleEntry } from '../../kernel/build/bundle.ts';
+import { bundleEntry } from '../../sandboxes/loader/bundle.ts';
 import type { BuiltEntry, GateBindings, ParsedPlugin, ParsedSkill } from '../../kernel/contracts/gate-check.ts';
 import { isKernelError } from '../../kernel/errors.ts';
 import { describeZodError, parseYaml, validateManifest } from '../../kernel/manifest/load.ts';

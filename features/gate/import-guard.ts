@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
-import { loadEsbuild } from '../../kernel/build/esbuild.ts';
+import { loadEsbuild } from '../../sandboxes/loader/esbuild.ts';
 import { isInside } from '../skills/read-reference.ts';
 
 export type GuardResult = { ok: true } | { ok: false; reason: string };

@@ -10,7 +10,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { sha256 } from '../../kernel/build/bundle.ts';
+import { sha256 } from '../../sandboxes/loader/bundle.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { readManifestFile } from '../../kernel/manifest/load.ts';
 import { loadSandboxProfile, PROFILES_DIR, type Limits, type SandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';

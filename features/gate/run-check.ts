@@ -16,7 +16,7 @@ import { describeZodError } from '../../kernel/manifest/load.ts';
 import { errorLine } from '../../kernel/errors.ts';
 import { toPermissionSet } from '../../kernel/manifest/permissions-schema.ts';
 import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
-import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
+import type { SandboxKit } from '../../kernel/sandbox.ts';
 import { gateBindingsFor } from './bindings.ts';
 import type { ResolvedCheck } from './profiles.ts';
 import type { GateSession } from './session.ts';
@@ -68,7 +68,7 @@ export function checkInput(session: GateSession, check: ResolvedCheck, earlier: 
   });
 }
 
-export async function runCheck(session: GateSession, check: ResolvedCheck, shim: CompiledSource, earlier: ReadonlyMap<string, GateCheckResult>): Promise<CheckRun> {
+export async function runCheck(session: GateSession, check: ResolvedCheck, kit: SandboxKit, earlier: ReadonlyMap<string, GateCheckResult>): Promise<CheckRun> {
   const { plugin, entry } = check;
   const vars = { plugin: plugin.dir, draft: session.dirs.draft };
   const audit: CheckRun['audit'] = [];
@@ -76,7 +76,7 @@ export async function runCheck(session: GateSession, check: ResolvedCheck, shim:
   const base = { ...plugin.profile.limits, ...plugin.manifest.limits };
   const tuned = { ...plugin, manifest: { ...plugin.manifest, limits: { ...plugin.manifest.limits, wallMs: wallFor(session, check, base.wallMs) } } };
   const instance = new PluginInstance(tuned, {
-    shim,
+    kit,
     allow: toPermissionSet(entry.allow, plugin.dir, vars),
     vars,
     cwd: session.dirs.draft,

@@ -20,13 +20,13 @@
  */
 import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { defaultCacheDir, sha256 } from '../../kernel/build/bundle.ts';
+import { sha256 } from '../../sandboxes/loader/bundle.ts';
 import type { GateCheckResult } from '../../kernel/contracts/gate-check.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import type { ReviewPolicy } from '../../kernel/review/index.ts';
 import { scrubber } from '../../kernel/redact/secret-values.ts';
 import { KERNEL_VERSION, PROJECT_ROOT } from '../../kernel/version.ts';
-import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
+import { defaultSandboxKit } from '../../sandboxes/index.ts';
 import { isInside } from '../skills/read-reference.ts';
 import { inventory } from './evidence/inventory.ts';
 import { EVIDENCE_FORMAT, MANIFEST_FILE, VERDICT_EXIT, type CheckRecord, type EvidenceManifest, type Limitation, type Verdict } from './evidence/manifest-schema.ts';
@@ -162,9 +162,9 @@ export async function runGate(options: GateOptions): Promise<GateReport> {
   const runs = new Map<string, CheckRun>();
   const results = new Map<string, GateCheckResult>();
   try {
-    const shim = await loadShim(defaultCacheDir());
+    const kit = defaultSandboxKit();
     for (const [i, check] of gate.checks.entries()) {
-      const run = await runCheck(session, check, shim, results);
+      const run = await runCheck(session, check, kit, results);
       runs.set(check.name, run);
       results.set(check.name, run.result);
       const { status, reason, not_evaluated, output } = run.result;

@@ -11,7 +11,7 @@
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { PLUGINS_DIR, scanPlugins, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
-import { requireSharedPlugin, sharedStoragePlugin } from '../../kernel/persistence/shared-instance.ts';
+import { requireSharedPlugin, sharedStoragePlugin } from '../persistence/shared-instance.ts';
 import { pluginLedgerStore, type LedgerAnswer } from './plugin-store.ts';
 import type { LedgerStore } from './store.ts';
 

@@ -18,7 +18,7 @@ import { IsolatedEventStore, type BackendCalls } from '../../kernel/persistence/
 import type { StorageSession } from '../../kernel/persistence/storage-session.ts';
 import type { TraceStorage } from '../../kernel/replay/trace-store.ts';
 import { sha256Digest, type ContentStore } from '../../kernel/storage/content-store.ts';
-import { requireSharedPlugin, sharedStoragePlugin, type SharedStoragePlugin } from '../../kernel/persistence/shared-instance.ts';
+import { requireSharedPlugin, sharedStoragePlugin, type SharedStoragePlugin } from './shared-instance.ts';
 import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { checkBrainText, checkProposalLine, parseProposalLines } from './records.ts';
 import type { LedgerBackend } from '../ledger/repo.ts';

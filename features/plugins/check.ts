@@ -7,13 +7,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { defaultCacheDir } from '../../kernel/build/bundle.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
 import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
 import { displayPath, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { pluginBundleRecord, type BundleRecord } from '../../kernel/substrate/substrate.ts';
-import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
+import { defaultSandboxKit } from '../../sandboxes/index.ts';
+import type { SandboxKit } from '../../kernel/sandbox.ts';
 
 export interface CheckedPlugin {
   bundle: Extract<BundleRecord, { digest: string }>;
@@ -21,15 +21,14 @@ export interface CheckedPlugin {
   exports: readonly string[];
 }
 
-async function loadedExports(plugin: LoadedPlugin, cacheDir: string | undefined): Promise<readonly string[]> {
+async function loadedExports(plugin: LoadedPlugin, kit: SandboxKit): Promise<readonly string[]> {
   // The placeholders a persona would fill point at a scratch folder of this check.
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'rtc-plugin-check-'));
   const instance = new PluginInstance(plugin, {
-    shim: await loadShim(cacheDir ?? defaultCacheDir()),
+    kit,
     allow: allPermissionSet(),
     vars: { state: scratch, workspace: scratch, session: scratch, scratch },
     cwd: scratch,
-    ...(cacheDir ? { cacheDir } : {}),
   });
   try {
     return await instance.exportNames();
@@ -41,9 +40,10 @@ async function loadedExports(plugin: LoadedPlugin, cacheDir: string | undefined)
 
 /** Checks one resolved plugin; throws the first problem as a KernelError naming file and field. */
 export async function checkPlugin(plugin: LoadedPlugin, cacheDir?: string): Promise<CheckedPlugin> {
-  const record = await pluginBundleRecord(plugin, cacheDir);
+  const kit = defaultSandboxKit(cacheDir !== undefined ? { cacheDir } : {});
+  const record = await pluginBundleRecord(plugin, kit.loader);
   if ('error' in record) throw kernelError('RTC_ERR_BUILD_FAILED', record.error.replace(/^RTC_ERR_BUILD_FAILED: /, ''));
-  const exports = await loadedExports(plugin, cacheDir);
+  const exports = await loadedExports(plugin, kit);
   const missing = plugin.manifest.exports.filter((name) => !exports.includes(name));
   if (missing.length > 0) {
     const file = displayPath(path.join(plugin.dir, 'plugin.yaml'));

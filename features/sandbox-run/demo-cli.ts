@@ -10,8 +10,7 @@ import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
 import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
 import { scanPlugins } from '../../kernel/plugins/registry.ts';
 import { createScriptRunner } from '../../kernel/run/script-runner.ts';
-import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
-import { defaultCacheDir } from '../../kernel/build/bundle.ts';
+import { defaultSandboxKit } from '../../sandboxes/index.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { parseFlags, type Command } from '../../kernel/cli/command.ts';
 
@@ -25,11 +24,11 @@ export const demoCommand: Command = {
     const scan = scanPlugins();
     say(`plugins: ${scan.plugins.map((p) => `${p.manifest.id} (${p.manifest.kind}, ${p.profile.name})`).join(', ')}`);
     for (const r of scan.refused) say(`refused: ${r.error.message}`);
-    const shim = await loadShim(defaultCacheDir());
+    const kit = defaultSandboxKit();
     const denials: string[] = [];
     const stats = scan.plugins.find((p) => p.manifest.id === 'tool.skill-stats');
     if (stats) {
-      const instance = new PluginInstance(stats, { shim, allow: allPermissionSet(), cwd: PROJECT_ROOT, audit: (e) => void (e.decision === 'denied' && denials.push(`${e.op} ${e.value}`)) });
+      const instance = new PluginInstance(stats, { kit, allow: allPermissionSet(), cwd: PROJECT_ROOT, audit: (e) => void (e.decision === 'denied' && denials.push(`${e.op} ${e.value}`)) });
       const skill = path.join(PROJECT_ROOT, 'skills', 'shared', 'value-of-information-budgeting', 'SKILL.md');
       const result = (await instance.call('stats', { file: skill })) as { bytes: number; lines: number; headings: number };
       say(`tool.skill-stats read ${path.relative(PROJECT_ROOT, skill)}: ${result.bytes} bytes, ${result.lines} lines, ${result.headings} headings`);
@@ -42,7 +41,7 @@ export const demoCommand: Command = {
     }
     const none = scan.plugins.find((p) => p.manifest.id === 'executor.none');
     if (none) {
-      const instance = new PluginInstance(none, { shim, allow: allPermissionSet(), cwd: PROJECT_ROOT });
+      const instance = new PluginInstance(none, { kit, allow: allPermissionSet(), cwd: PROJECT_ROOT });
       const decision = (await instance.call('decide', { phase: 'science_patrol', budgetSource: 'none', tokensRemaining: null })) as { deferReason: string };
       say(`executor.none decided: defer (${decision.deferReason})`);
       instance.dispose();

@@ -22,6 +22,7 @@ import { budgetLimits } from './budget/posture.ts';
 import { scienceLoopSteps, type ScienceLoopSettings } from './steps.ts';
 import { historyPart } from '../history/loop-part.ts';
 import { skillScriptTools } from '../skills/scripts.ts';
+import { defaultSandboxKit } from '../../sandboxes/index.ts';
 
 export interface CompositionSettings extends Omit<ScienceLoopSettings, 'children'> {
   /** harness manifests (tests); default: policies/harnesses/ */
@@ -41,6 +42,7 @@ export function defaultComposition(settings: CompositionSettings = {}): LoopComp
     return tracker;
   };
   return {
+    sandbox: (o) => defaultSandboxKit(o),
     steps: new StepRegistry().register(...scienceLoopSteps({ ...settings, children })),
     tracker: children,
     persistence: persistenceProvider,
@@ -74,11 +76,12 @@ export async function runPersonas(personas: readonly LoadedPersona[], options: O
   return (await runKernelPersonas(personas, withComposition(options))) as ScienceRun[];
 }
 
-/** replayPersona with the default composition's persistence and plugin environment. */
-export function replayPersona(options: Omit<ReplayOptions, 'persistence'> & { persistence?: ReplayOptions['persistence']; skillsDirs?: readonly string[] }): Promise<ReplayReport> {
+/** replayPersona with the default composition's sandbox, persistence and plugin environment. */
+export function replayPersona(options: Omit<ReplayOptions, 'persistence' | 'sandbox'> & Partial<Pick<ReplayOptions, 'persistence' | 'sandbox'>> & { skillsDirs?: readonly string[] }): Promise<ReplayReport> {
   const { skillsDirs, ...rest } = options;
   const composition = defaultComposition(skillsDirs ? { skillsDirs } : {});
   return replayKernelPersona({
+    sandbox: composition.sandbox,
     persistence: composition.persistence,
     ...(composition.pluginEnv ? { pluginEnv: composition.pluginEnv } : {}),
     ...(composition.scriptTools ? { scriptTools: composition.scriptTools } : {}),

@@ -25,6 +25,7 @@ import { PERSISTENCE_CONFIG_FILE, readPersistenceConfig } from '../../kernel/sto
 import { findPersistencePlugin, openBackend } from '../persistence/open.ts';
 import { PLUGINS_DIR } from '../../kernel/plugins/registry.ts';
 import { compareSubstrate, currentSubstrate, readSubstrate, SUBSTRATE_FILE, type SubstrateChange, type SubstrateOptions } from '../../kernel/substrate/substrate.ts';
+import { defaultModuleLoader } from '../../sandboxes/index.ts';
 
 export const ledgerCheck: VerifyCheck = {
   name: 'ledger',
@@ -104,7 +105,7 @@ function changeFile(change: SubstrateChange, builtIn: string): string {
  * The substrate check on a plugin search path: `registry` (verify's: the built-in folder,
  * RUNTIMECTL_PLUGIN_PATH, --plugins-dir), else one plugins folder (tests pass their own).
  */
-export function substrateCheck(options: SubstrateOptions = {}): StateVerifyCheck {
+export function substrateCheck(options: Partial<SubstrateOptions> = {}): StateVerifyCheck {
   const builtIn = options.registry?.roots[0] ?? options.pluginsDir ?? PLUGINS_DIR;
   return {
     name: 'substrate',
@@ -117,7 +118,7 @@ export function substrateCheck(options: SubstrateOptions = {}): StateVerifyCheck
         return { status: 'failed', summary: `${SUBSTRATE_FILE} is unreadable`, findings: [{ severity: 'error', file, code: 'RTC_ERR_SUBSTRATE_RECORD', what: errorLine(error) }] };
       }
       if (recorded === undefined) return { status: 'absent', summary: `no ${SUBSTRATE_FILE} (recorded when the loop starts)`, findings: [] };
-      const current = await currentSubstrate(options);
+      const current = await currentSubstrate({ ...options, loader: options.loader ?? defaultModuleLoader() });
       const findings: VerifyFinding[] = compareSubstrate(recorded, current).map((c) => ({
         severity: c.severity,
         file: changeFile(c, builtIn),

@@ -10,7 +10,7 @@
 import type { PluginInstance } from '../plugins/plugin-instance.ts';
 import { McpMount } from '../tools/mcp-mount.ts';
 import { ScriptTool, type ScriptToolSpec } from '../tools/script-tool.ts';
-import { ScriptRunner } from '../run/script-runner.ts';
+import { createScriptRunner, type ScriptRunner } from '../run/script-runner.ts';
 import type { PluginRegistry } from '../plugins/registry.ts';
 import type { OsSandboxSettings } from '../broker/op.ts';
 import type { CycleRecorder } from '../replay/cycle-recorder.ts';
@@ -30,7 +30,7 @@ export class PersonaPlugins {
   readonly #instances = new Map<string, PluginInstance>();
   readonly #mounts = new Map<string, McpMount>();
   readonly #scripts = new Map<string, ScriptTool>();
-  #runner: ScriptRunner | undefined;
+  #runner: Promise<ScriptRunner> | undefined;
   /** set for the length of a recorded cycle */
   recorder: CycleRecorder | undefined;
 
@@ -94,7 +94,7 @@ export class PersonaPlugins {
         audit: o.audit,
         ...(o.sources ? { sources: o.sources } : {}),
         os: this.#osSettings(),
-      }, () => (this.#runner ??= new ScriptRunner(o.shim, { ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}) })));
+      }, () => (this.#runner ??= createScriptRunner({ cacheDir: o.kit.loader.cacheDir })));
       this.#scripts.set(spec.traceId, tool);
     }
     return tool;
@@ -177,7 +177,7 @@ export class PersonaPlugins {
     this.#mounts.clear();
     this.#scripts.clear();
     // the script runner's warm host processes end with it (they are also unref'd children of this process)
-    void this.#runner?.close();
+    void this.#runner?.then((runner) => runner.close(), () => undefined);
     this.#runner = undefined;
   }
 }

@@ -25,7 +25,6 @@ import path from 'node:path';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import type { BindingImplementations } from '../broker/ops/bindings.ts';
 import { HOST_SOURCES } from '../broker/ops/entropy.ts';
-import { defaultCacheDir } from '../build/bundle.ts';
 import type { McpServerSpec } from '../contracts/executor.ts';
 import type { PersistenceBackend, PersistenceProvider } from '../contracts/persistence.ts';
 import { errorLine, isKernelError, kernelError } from '../errors.ts';
@@ -53,10 +52,8 @@ import { withCallMeter, type CallUsage } from '../tools/call-usage.ts';
 import { removeRelayPointer, TOOLS_SOCKET_ENV, ToolRelay, writeRelayPointer } from '../tools/tool-relay.ts';
 import { TOOL_TRACE_FILE } from '../replay/trace-store.ts';
 import { KERNEL_VERSION } from '../version.ts';
-import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
-import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { resolveExecutable } from '../../sandboxes/subprocess/run-command.ts';
-import type { ChildTrackerLike } from '../sandbox.ts';
+import type { ChildTrackerLike, SandboxKit } from '../sandbox.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { CYCLE_EVENT } from './cycle-event.ts';
 import { HarnessCatalog, RECORD_STEP, type LoadedHarness } from './harness.ts';
@@ -88,6 +85,8 @@ export interface PersonaWiring {
  * and wall limits, extra environment, what its bindings do). The kernel imports none of them.
  */
 export interface LoopComposition {
+  /** the sandbox every plugin runs in (sandboxes/index.ts defaultSandboxKit), over the build cache `cacheDir` (default: the kit's own) */
+  sandbox(options: { cacheDir?: string }): SandboxKit;
   steps: StepRegistry;
   persistence: PersistenceProvider;
   harnesses?: HarnessCatalog;
@@ -149,15 +148,17 @@ export interface LoopOptions {
 /** Plugins get fresh isolates every this many cycles: a replay of one cycle starts at most this far back. */
 export const REPLAY_EPOCH_CYCLES = 32;
 
-/** What every persona in one process shares: the checked env, the shim, the plugin registry. */
+/** What every persona in one process shares: the checked env, the sandbox kit, the plugin registry. */
 export interface LoopKernel {
   stateDir: string;
   env: Readonly<Record<string, string | undefined>>;
   clock: Clock;
-  shim: CompiledSource;
+  /** the composition's sandbox kit: every plugin of every persona of this kernel is created by it */
+  sandbox: SandboxKit;
   registry: PluginRegistry;
   composition: LoopComposition;
   harnesses: HarnessCatalog;
+  /** the kit's build cache (hidden from every sandboxed op and subprocess) */
   cacheDir: string;
   spendTokens: boolean;
   /** LoopOptions.dsn: the run's --dsn */
@@ -181,7 +182,8 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
   const stateDir = path.resolve(options.stateDir);
   // One line for a state directory that is a file, unreadable, or under /proc (where Node's own recursive mkdir spins forever).
   ensureStateDir(options.stateDirShown ?? options.stateDir, stateDir);
-  const cacheDir = options.cacheDir ?? defaultCacheDir();
+  const sandbox = options.composition.sandbox(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {});
+  const cacheDir = sandbox.loader.cacheDir;
   const clock = options.clock ?? systemClock;
   // A pinned clock is also the plugins' monotonic clock (its origin would otherwise be this
   // process's start, which a reboot moves).
@@ -196,7 +198,7 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
   // One scan per start: every persona, the substrate check and the bindings use this registry.
   const registry =
     options.registry ?? PluginRegistry.scan(pluginSearchPath({ env: options.env, ...(options.pluginsDir ? { builtIn: options.pluginsDir } : {}), ...(options.pluginPath ? { dirs: options.pluginPath } : {}) }));
-  const substrate = options.substrate ?? await checkSubstrateAtStart(stateDir, { cacheDir, registry, now: () => new Date(clock()) });
+  const substrate = options.substrate ?? await checkSubstrateAtStart(stateDir, { loader: sandbox.loader, registry, now: () => new Date(clock()) });
   return {
     stateDir,
     env: options.env,
@@ -208,7 +210,7 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
     composition: options.composition,
     harnesses: options.composition.harnesses ?? new HarnessCatalog(),
     resident: new ResidentIsolates(options.maxResidentIsolates ?? DEFAULT_MAX_RESIDENT_ISOLATES),
-    shim: await loadShim(cacheDir),
+    sandbox,
     cacheDir,
     spendTokens: options.spendTokens ?? true,
     ...(options.dsn !== undefined && options.dsn.trim() !== '' ? { dsn: options.dsn } : {}),
@@ -387,10 +389,9 @@ export class PersonaRuntime {
         hostEnv: kernel.env,
         limits: this.limits,
         extraEnv,
-        shim: kernel.shim,
+        kit: kernel.sandbox,
         bindings,
         audit: (event) => this.#onAudit(event),
-        cacheDir: kernel.cacheDir,
         sources: kernel.sources,
       }),
       registry,

@@ -17,8 +17,7 @@ import { PluginInstance } from '../plugins/plugin-instance.ts';
 import { SecretValues, type Scrubber } from '../redact/secret-values.ts';
 import type { LoadedPlugin } from '../plugins/registry.ts';
 import type { PluginKind } from '../manifest/plugin-manifest.ts';
-import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
-import type { ChildTrackerLike } from '../sandbox.ts';
+import type { ChildTrackerLike, SandboxKit } from '../sandbox.ts';
 import { personaPaths, providerHomeDir, workspaceDir } from './layout.ts';
 
 /** Grace between the subprocess wall limit and the isolate's, for writing the session files. */
@@ -48,7 +47,8 @@ export interface PersonaPluginOptions {
   programReads?: string[];
   /** the kernel's environment (where bubblewrap is looked for) */
   hostEnv?: Readonly<Record<string, string | undefined>>;
-  shim: CompiledSource;
+  /** how each plugin's sandbox is made, and the build cache every subprocess's OS sandbox hides */
+  kit: SandboxKit;
   allow: PermissionSet;
   /** the path variables of the persona's ceiling (`allow`): `${session}` there is every session's folder */
   vars: PathVariables;
@@ -67,7 +67,6 @@ export interface PersonaPluginOptions {
   grantedBindings: readonly string[];
   bindings: BindingImplementations;
   audit: (event: AuditEvent) => void;
-  cacheDir?: string;
   /** the clock and randomness plugins see (default: the host's) */
   sources?: WorldSources;
   /** scrubs what the plugins write inside the persona folder (personaWriteScrub) */
@@ -152,10 +151,9 @@ export interface PersonaPluginInputs {
   limits: PluginLimits;
   /** variables the composition hands every plugin of the persona (the local ledger's path) */
   extraEnv?: Record<string, string>;
-  shim: CompiledSource;
+  kit: SandboxKit;
   bindings: BindingImplementations;
   audit: (event: AuditEvent) => void;
-  cacheDir?: string;
   sources?: WorldSources;
 }
 
@@ -171,12 +169,12 @@ export function personaPluginOptions(i: PersonaPluginInputs): PersonaPluginOptio
     personaId: i.profile.id,
     personaDir: paths.dir,
     osSandbox: i.profile.os_sandbox,
-    hidden: [i.stateDir, ...(i.cacheDir ? [i.cacheDir] : [])],
+    hidden: [i.stateDir, i.kit.loader.cacheDir],
     hostEnv: i.hostEnv,
     ...(i.tracker ? { tracker: i.tracker } : {}),
     ...(i.programs ? { programs: i.programs } : {}),
     ...(i.programReads ? { programReads: i.programReads } : {}),
-    shim: i.shim,
+    kit: i.kit,
     allow: toPermissionSet(i.profile.allow, paths.dir, vars),
     vars,
     session: { dir: null },
@@ -189,7 +187,6 @@ export function personaPluginOptions(i: PersonaPluginInputs): PersonaPluginOptio
     grantedBindings: i.profile.tools.length > 0 && !i.profile.bindings.includes('tools') ? [...i.profile.bindings, 'tools'] : i.profile.bindings,
     bindings: i.bindings,
     audit: i.audit,
-    ...(i.cacheDir ? { cacheDir: i.cacheDir } : {}),
     ...(i.sources ? { sources: i.sources } : {}),
     ...(i.scrub ? { scrubWrite: personaWriteScrub(paths.dir, paths.sessionsDir, i.scrub) } : {}),
   };
@@ -205,13 +202,12 @@ export function buildPersonaPlugin(o: PersonaPluginOptions, plugin: LoadedPlugin
   // An executor's sessions live in its provider home: HOME there, `${home}` in its manifest.
   const home = kind === 'executor' ? providerHomeDir(o.personaDir, plugin.manifest.id) : undefined;
   const instance = new PluginInstance(tuned, {
-    shim: o.shim,
+    kit: o.kit,
     allow: o.allow,
     vars: { ...o.vars, session: o.session?.dir ?? null, ...(home ? { home } : {}) },
     cwd: kind === 'executor' ? o.executorCwd : o.otherCwd,
     env: home ? { ...o.env, HOME: home } : o.env,
     audit: o.audit,
-    ...(o.cacheDir ? { cacheDir: o.cacheDir } : {}),
     ...(o.sources ? { sources: o.sources } : {}),
     ...(bundle ? { bundle } : {}),
   });

@@ -102,10 +102,9 @@ function checkOptions(kernel: LoopKernel, profile: PersonaProfile): PersonaPlugi
     hostEnv: kernel.env,
     limits: kernel.composition.limits(profile, kernel.env),
     extraEnv: kernel.composition.pluginEnv?.(paths, profile) ?? {},
-    shim: kernel.shim,
+    kit: kernel.sandbox,
     bindings: {},
     audit: () => undefined,
-    cacheDir: kernel.cacheDir,
     sources: kernel.sources,
   });
 }

@@ -5,8 +5,6 @@
  * the isolate is disposed and a fresh one is built on the next call, so one bad call
  * never poisons later ones and never touches other plugins.
  */
-import { bundleEntry, defaultCacheDir, readSourceMap } from '../build/bundle.ts';
-import { locateError, parseSourceMap } from './error-location.ts';
 import { CapabilityBroker } from '../broker/broker.ts';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import type { Tape } from '../broker/tape.ts';
@@ -16,19 +14,17 @@ import { toPermissionSet, type PathVariables } from '../manifest/permissions-sch
 import type { Limits } from '../manifest/sandbox-profile.ts';
 import type { PermissionSet } from '../permissions/descriptors.ts';
 import { brokerContext, profileLayer } from '../run/grant.ts';
-import { IsolateRuntime, type CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
-import { withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
-import { RemoteRuntime } from '../../sandboxes/pool/remote-runtime.ts';
+import type { Sandbox, SandboxKit } from '../sandbox.ts';
 import type { LoadedPlugin } from './registry.ts';
 
 export interface InstanceOptions {
-  shim: CompiledSource;
+  /** how the plugin's sandbox is made (the composition's: sandboxes/index.ts defaultSandboxKit) */
+  kit: SandboxKit;
   /** what the caller (a persona) allows this plugin; intersected with the manifest and ceiling */
   allow: PermissionSet;
   vars?: PathVariables;
   cwd: string;
   env?: Record<string, string>;
-  cacheDir?: string;
   audit?: (event: AuditEvent) => void;
   onOutput?: (fd: 1 | 2, text: string) => void;
   /** record every effect on this tape, or answer from it (replay) */
@@ -39,22 +35,13 @@ export interface InstanceOptions {
   bundle?: { code: string; digest: string };
 }
 
-/** CPU time an isolate has spent so far (in this process, or reported by its host process). */
-function cpuOf(runtime: IsolateRuntime | RemoteRuntime): number {
-  if (runtime instanceof RemoteRuntime) return runtime.cpuMs;
-  return runtime.disposed ? 0 : runtime.usage().cpuMs;
-}
-
 export class PluginInstance {
   readonly plugin: LoadedPlugin;
   readonly limits: Limits;
   readonly broker: CapabilityBroker;
   readonly #options: InstanceOptions;
-  #source: CompiledSource | undefined;
-  #runtime: IsolateRuntime | RemoteRuntime | undefined;
+  #runtime: Sandbox | undefined;
   #bundle: { code: string; digest: string } | undefined;
-  #exportNames: readonly string[] | undefined;
-  #sourceMap: ReturnType<typeof parseSourceMap>;
   /** isolates built so far (a rebuild after a limit adds one) */
   builds = 0;
   /** CPU and wall time of the last call (what a tool call is metered by) */
@@ -73,7 +60,7 @@ export class PluginInstance {
       profileLayer(plugin.profile, plugin.dir),
     ];
     this.broker = new CapabilityBroker(
-      brokerContext({ subject: plugin.manifest.id, layers, cwd: options.cwd, env: options.env ?? {}, profile: plugin.profile, limits: this.limits, audit: options.audit, tape: options.tape, sources: options.sources, cacheDir: options.cacheDir ?? defaultCacheDir() }),
+      brokerContext({ subject: plugin.manifest.id, layers, cwd: options.cwd, env: options.env ?? {}, profile: plugin.profile, limits: this.limits, audit: options.audit, tape: options.tape, sources: options.sources, kernelFiles: options.kit.loader.protectedFiles() }),
     );
   }
 
@@ -94,46 +81,27 @@ export class PluginInstance {
     this.broker.context.gate.replaceRules(`manifest:${this.plugin.manifest.id}`, { read: set.read, write: set.write });
   }
 
-  async #ensure(): Promise<IsolateRuntime | RemoteRuntime> {
+  async #ensure(): Promise<Sandbox> {
     if (this.#runtime && !this.#runtime.disposed) return this.#runtime;
-    const cacheDir = this.#options.cacheDir ?? defaultCacheDir();
-    if (!this.#source) {
-      const bundle = this.#options.bundle ?? (await bundleEntry(this.plugin.entry, cacheDir));
-      this.#bundle = { code: bundle.code, digest: bundle.digest };
-      // The map kept (and sealed) beside the bundle; without one (a recorded bundle built elsewhere) errors keep their bundle positions.
-      this.#sourceMap = parseSourceMap(readSourceMap(bundle.digest, cacheDir));
-      this.#source = withCodeCache(bundle.code, bundle.digest, `plugin:${this.plugin.manifest.id}`, cacheDir);
+    const profile = this.plugin.profile;
+    // The first build bundles the entry (or takes the recorded bundle), known even when its module fails to load; a rebuild runs the same code again.
+    if (!this.#bundle) {
+      const built = this.#options.bundle ?? (await this.#options.kit.loader.bundle(this.plugin.entry));
+      this.#bundle = { code: built.code, digest: built.digest };
     }
-    if (this.plugin.profile.tier === 'process') {
-      this.builds++;
-      this.#runtime = await RemoteRuntime.start({
-        cacheDir,
-        shim: this.#options.shim,
-        source: this.#source,
-        limits: this.limits,
-        webAssembly: this.plugin.profile.webAssembly,
-        rssCapMb: this.plugin.profile.rssCapMb ?? 512,
-        ops: this.broker,
-        onOutput: this.#options.onOutput ?? (() => undefined),
-      });
-      this.#exportNames = this.#runtime.exportNames;
-      return this.#runtime;
-    }
-    const runtime = IsolateRuntime.create(this.#options.shim, {
-      limits: this.limits,
-      webAssembly: this.plugin.profile.webAssembly,
-      args: [],
-      syncMode: 'callback',
-      ops: this.broker,
-      onOutput: this.#options.onOutput ?? (() => undefined),
-    });
+    // A build that fails to load the module still counts: the call that asked for it started fresh.
     this.builds++;
-    try {
-      this.#exportNames = await runtime.load(this.#source);
-    } catch (error) {
-      runtime.dispose();
-      throw error;
-    }
+    const runtime = await this.#options.kit.create({
+      label: `plugin:${this.plugin.manifest.id}`,
+      code: { bundle: this.#bundle },
+      tier: profile.tier,
+      limits: this.limits,
+      webAssembly: profile.webAssembly,
+      ...(profile.rssCapMb !== undefined ? { rssCapMb: profile.rssCapMb } : {}),
+      ops: this.broker,
+      ...(this.#options.onOutput ? { onOutput: this.#options.onOutput } : {}),
+      sourceRoot: this.plugin.dir,
+    });
     this.#runtime = runtime;
     return runtime;
   }
@@ -146,19 +114,19 @@ export class PluginInstance {
     const runtime = await this.#ensure();
     this.#calls++;
     const started = performance.now();
-    const cpuBefore = cpuOf(runtime);
+    const cpuBefore = runtime.usage().cpuMs;
     let ended: string | undefined;
     try {
-      return runtime instanceof RemoteRuntime ? await runtime.call(name, args) : await runtime.call(name, args, true);
+      return await runtime.call(name, args);
     } catch (error) {
       if (isKernelError(error)) ended = error.code;
       if (isKernelError(error) && (error.isLimit || error.code === 'RTC_ERR_SANDBOX_DISPOSED')) runtime.dispose();
-      throw locateError(error, `plugin:${this.plugin.manifest.id}`, this.#sourceMap, this.plugin.dir);
+      throw error;
     } finally {
       const wallMs = performance.now() - started;
       // A runtime disposed by a limit can no longer say what it used: charge its wall time, up to the CPU limit;
       // a call ended by its CPU or wall limit is charged at least that limit (call-usage.ts).
-      const measured = { cpuMs: runtime.disposed ? Math.min(wallMs, this.limits.cpuMs) : Math.max(0, cpuOf(runtime) - cpuBefore), wallMs };
+      const measured = { cpuMs: runtime.disposed ? Math.min(wallMs, this.limits.cpuMs) : Math.max(0, runtime.usage().cpuMs - cpuBefore), wallMs };
       this.lastCall = chargedFor(measured, ended, this.limits);
       reportCallUsage(this.lastCall);
       // A call is a run: what it left in flight (a fetch, a subprocess) ends with the last call out.
@@ -181,14 +149,14 @@ export class PluginInstance {
       throw kernelError('RTC_ERR_SANDBOX_NO_EXPORT', `plugin ${this.plugin.manifest.id} does not list "${name}" in its exports (${this.plugin.manifest.exports.join(', ')})`);
     }
     const runtime = this.#runtime;
-    if (!(runtime instanceof IsolateRuntime) || runtime.disposed) {
+    if (!runtime?.callSync || runtime.disposed) {
       throw kernelError('RTC_ERR_SANDBOX_DISPOSED', `plugin ${this.plugin.manifest.id}: no live in-process isolate for a synchronous call (it was lost to a limit; the next asynchronous call rebuilds it)`);
     }
     try {
       return runtime.callSync(name, args);
     } catch (error) {
       if (isKernelError(error) && (error.isLimit || error.code === 'RTC_ERR_SANDBOX_DISPOSED')) runtime.dispose();
-      throw locateError(error, `plugin:${this.plugin.manifest.id}`, this.#sourceMap, this.plugin.dir);
+      throw error;
     }
   }
 
@@ -197,8 +165,7 @@ export class PluginInstance {
    * there is none): what the manifest's `exports` is checked against at start.
    */
   async exportNames(): Promise<readonly string[]> {
-    await this.#ensure();
-    return this.#exportNames ?? [];
+    return (await this.#ensure()).exportNames;
   }
 
   /** What the trace calls this instance: the plugin's id. */

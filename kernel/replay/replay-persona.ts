@@ -15,7 +15,6 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { ReplayTape, type Effect } from '../broker/tape.ts';
 import type { BindingImplementations } from '../broker/ops/bindings.ts';
-import { bundleEntry, defaultCacheDir } from '../build/bundle.ts';
 import { CYCLE_EVENT } from '../loop/cycle-event.ts';
 import { kernelError, isKernelError } from '../errors.ts';
 import { buildPersonaPlugin, personaPluginOptions, type PersonaPluginKind, type PersonaPluginOptions } from '../loop/plugin-options.ts';
@@ -27,8 +26,7 @@ import { personaProfileSchema, type PersonaProfile } from '../personas/profile-s
 import type { PluginInstance } from '../plugins/plugin-instance.ts';
 import { PLUGINS_DIR, PluginRegistry, withGrant, type LoadedPlugin } from '../plugins/registry.ts';
 import { sha256Digest } from '../storage/content-store.ts';
-import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
-import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
+import type { ModuleLoader, SandboxKit } from '../sandbox.ts';
 import { resultText } from './cycle-recorder.ts';
 import { pathCodec, type PathCodec } from './path-codec.ts';
 import { scrubEffectText } from './effect-scrub.ts';
@@ -41,8 +39,8 @@ import { readIndexEntries } from '../history/reader.ts';
 import { REPLAY_EPOCH_CYCLES } from '../loop/persona-runtime.ts';
 import { McpMount, mountCode } from '../tools/mcp-mount.ts';
 import { ScriptTool, type ScriptToolSpec } from '../tools/script-tool.ts';
-import { ScriptRunner } from '../run/script-runner.ts';
-import { sha256 } from '../build/bundle.ts';
+import { createScriptRunner, type ScriptRunner } from '../run/script-runner.ts';
+import { sha256 } from '../events/envelope.ts';
 
 export interface ReplayOptions {
   stateDir: string;
@@ -58,6 +56,8 @@ export interface ReplayOptions {
   /** every recorded cycle from this one on (exclusive with `cycle`) */
   fromCycle?: number;
   pluginsDir?: string;
+  /** the sandbox the recorded plugins are replayed in (the composition's: LoopComposition.sandbox), over this build cache (default: the kit's own) */
+  sandbox(options: { cacheDir?: string }): SandboxKit;
   cacheDir?: string;
   /**
    * replay the installed plugins' current code instead of the recorded bundles: whether an
@@ -286,13 +286,12 @@ class Replayer {
   readonly #scrub = scrubber();
   readonly #stateDir: string;
   readonly #plugins: Map<string, LoadedPlugin>;
-  readonly #shim: CompiledSource;
-  readonly #cacheDir: string;
+  readonly #kit: SandboxKit;
   readonly #profiles = new Map<string, PersonaProfile>();
   readonly #instances = new Map<string, { instance: PluginInstance | McpMount | ScriptTool; bundle: string; profile: string }>();
   readonly #scriptTools: ReplayOptions['scriptTools'];
   readonly #scriptSpecs = new Map<string, Promise<ScriptToolSpec[]>>();
-  #runner: ScriptRunner | undefined;
+  #runner: Promise<ScriptRunner> | undefined;
   calls = 0;
   effects = 0;
 
@@ -300,7 +299,7 @@ class Replayer {
 
   readonly #pluginEnv: ReplayOptions['pluginEnv'];
 
-  constructor(o: { store: TraceStore; stateDir: string; plugins: Map<string, LoadedPlugin>; shim: CompiledSource; cacheDir: string; installed: boolean; pluginEnv: ReplayOptions['pluginEnv']; scriptTools: ReplayOptions['scriptTools'] }) {
+  constructor(o: { store: TraceStore; stateDir: string; plugins: Map<string, LoadedPlugin>; kit: SandboxKit; installed: boolean; pluginEnv: ReplayOptions['pluginEnv']; scriptTools: ReplayOptions['scriptTools'] }) {
     this.#scriptTools = o.scriptTools;
     this.#installed = o.installed;
     this.#pluginEnv = o.pluginEnv;
@@ -308,8 +307,7 @@ class Replayer {
     this.#codec = pathCodec(o.stateDir);
     this.#stateDir = o.stateDir;
     this.#plugins = o.plugins;
-    this.#shim = o.shim;
-    this.#cacheDir = o.cacheDir;
+    this.#kit = o.kit;
   }
 
   #profile(digest: string, persona: string): PersonaProfile {
@@ -330,10 +328,9 @@ class Replayer {
       hostEnv: {},
       extraEnv: this.#pluginEnv?.(personaPaths(this.#stateDir, profile.id), profile) ?? {},
       limits: { cpu_seconds_per_cycle: trace.limits.cpu_seconds, wall_seconds_per_cycle: trace.limits.wall_seconds },
-      shim: this.#shim,
+      kit: this.#kit,
       bindings: NO_BINDINGS,
       audit: () => undefined,
-      cacheDir: this.#cacheDir,
     });
   }
 
@@ -373,7 +370,7 @@ class Replayer {
     if (!spec) recordingError(`${trace.persona} cycle ${trace.cycle}: ${call.plugin} is not a script of a skill the recorded profile selects (in the skill folders given); its skill's manifest is needed for the grant it ran under`, { plugin: call.plugin });
     const o = this.#options(trace);
     const bundle = this.#installed ? undefined : { code: this.#store.blobs.get(call.bundle).toString('utf8'), digest: call.bundle.slice('sha256:'.length) };
-    const tool = new ScriptTool(spec, { allow: o.allow, vars: o.vars, env: o.env, cwd: o.otherCwd, cpuSeconds: o.cpuSeconds }, () => (this.#runner ??= new ScriptRunner(this.#shim, { cacheDir: this.#cacheDir })), bundle);
+    const tool = new ScriptTool(spec, { allow: o.allow, vars: o.vars, env: o.env, cwd: o.otherCwd, cpuSeconds: o.cpuSeconds }, () => (this.#runner ??= createScriptRunner({ cacheDir: this.#kit.loader.cacheDir })), bundle);
     this.#instances.set(call.plugin, { instance: tool, bundle: call.bundle, profile: trace.profile });
     return tool;
   }
@@ -460,13 +457,13 @@ class Replayer {
   dispose(): void {
     for (const { instance } of this.#instances.values()) instance.dispose();
     this.#instances.clear();
-    void this.#runner?.close();
+    void this.#runner?.then((runner) => runner.close(), () => undefined);
     this.#runner = undefined;
   }
 }
 
 /** sha256 of each installed plugin's current bundle, for the "changed since the recording" report. */
-async function bundleChanges(used: Map<string, Set<string>>, plugins: Map<string, LoadedPlugin>, cacheDir: string): Promise<BundleChange[]> {
+async function bundleChanges(used: Map<string, Set<string>>, plugins: Map<string, LoadedPlugin>, loader: ModuleLoader): Promise<BundleChange[]> {
   const out: BundleChange[] = [];
   for (const [plugin, recorded] of [...used.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     // a skill's script is no installed plugin: whether its file changed is not reported here
@@ -476,7 +473,7 @@ async function bundleChanges(used: Map<string, Set<string>>, plugins: Map<string
     if (loaded?.manifest.mcp) installed = `sha256:${sha256(mountCode(loaded.manifest.mcp))}`;
     else if (loaded) {
       try {
-        installed = `sha256:${(await bundleEntry(loaded.entry, cacheDir)).digest}`;
+        installed = `sha256:${(await loader.bundle(loaded.entry)).digest}`;
       } catch (error) {
         if (!isKernelError(error)) throw error;
       }
@@ -534,11 +531,11 @@ async function replayWith(options: ReplayOptions, backend: PersistenceBackend, s
     last = at;
   }
   const selected = cycles.slice(first, last + 1);
-  const cacheDir = options.cacheDir ?? defaultCacheDir();
+  const kit = options.sandbox(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {});
   const plugins = new Map(registry.list().map((p) => [p.manifest.id, p]));
   const used = new Map<string, Set<string>>();
   for (const c of selected) for (const call of callsOf(c)) (used.get(call.plugin) ?? used.set(call.plugin, new Set()).get(call.plugin)!).add(call.bundle);
-  const changed = await bundleChanges(used, plugins, cacheDir);
+  const changed = await bundleChanges(used, plugins, kit.loader);
   for (const change of changed) {
     options.onNotice?.(
       `${options.personaId}: plugin ${change.plugin} ${change.installed ? `changed since the recording (recorded bundle ${change.recorded.slice(0, 19)}…, installed ${change.installed.slice(0, 19)}…)` : `is no longer installed (recorded bundle ${change.recorded.slice(0, 19)}…)`}; replaying ${options.installed ? 'the installed code' : 'the recorded bundle'}`,
@@ -558,7 +555,7 @@ async function replayWith(options: ReplayOptions, backend: PersistenceBackend, s
     divergence: null,
     ok: true,
   };
-  const replayer = new Replayer({ store, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false, pluginEnv: options.pluginEnv, scriptTools: options.scriptTools });
+  const replayer = new Replayer({ store, stateDir, plugins, kit, installed: options.installed ?? false, pluginEnv: options.pluginEnv, scriptTools: options.scriptTools });
   try {
     for (const [i, c] of selected.entries()) {
       report.divergence = c.trace ? await replayer.cycle(c.trace, c.trace.hash) : null;
@@ -576,7 +573,7 @@ async function replayWith(options: ReplayOptions, backend: PersistenceBackend, s
     const toolCalls = await recordedToolCalls(options.persistence, backend.personaDir, options.personaId, registry, options.dsn);
     if (toolCalls.length > 0) {
       const toolStore = new TraceStore(backend.personaDir, { readonly: true, file: TOOL_TRACE_FILE });
-      const tools = new Replayer({ store: toolStore, stateDir, plugins, shim: await loadShim(cacheDir), cacheDir, installed: options.installed ?? false, pluginEnv: options.pluginEnv, scriptTools: options.scriptTools });
+      const tools = new Replayer({ store: toolStore, stateDir, plugins, kit, installed: options.installed ?? false, pluginEnv: options.pluginEnv, scriptTools: options.scriptTools });
       try {
         for (const { trace } of toolCalls) {
           report.divergence = await tools.cycle(trace, trace.hash);

@@ -1,11 +1,9 @@
 /** Builds the permission gate and broker context for one sandboxed run or plugin instance. */
-import { realpathSync } from 'node:fs';
 import type { AuditEvent, BrokerContext, KernelFiles, WorldSources } from '../broker/op.ts';
 import { RunScope, scopeLimits } from '../broker/run-scope.ts';
 import { checkedConnector } from '../broker/checked-address.ts';
 import { WriteQuota, type WriteQuotaLimits } from '../broker/write-quota.ts';
 import type { Tape } from '../broker/tape.ts';
-import { cacheKeyFile } from '../build/cache-integrity.ts';
 import type { Limits, SandboxProfile } from '../manifest/sandbox-profile.ts';
 import { toPermissionSet } from '../manifest/permissions-schema.ts';
 import { PermissionGate, type PermissionLayer } from '../permissions/gate.ts';
@@ -17,18 +15,6 @@ export function profileLayer(profile: SandboxProfile, cwd: string): PermissionLa
 
 /** How long a fetch may wait for its headers, or for the next chunk of its body. */
 const NET_IDLE_MAX_MS = 30_000;
-
-/** The kernel's build cache as the broker keeps it out of reach: no write under it, its key never opened. */
-export function kernelFilesOf(cacheDir: string): KernelFiles {
-  let real = cacheDir;
-  try {
-    real = realpathSync(cacheDir);
-  } catch {
-    // not made yet: the key below makes it
-  }
-  const key = cacheKeyFile(cacheDir);
-  return { noWrite: [...new Set([cacheDir, real])], secret: [key] };
-}
 
 /**
  * Whether code under this grant may start children that write files: some program may run
@@ -61,8 +47,8 @@ export function brokerContext(options: {
   sources?: WorldSources;
   mainModule?: string;
   execPath?: string;
-  /** the build cache of the kernel this context serves: out of every grant's reach */
-  cacheDir?: string;
+  /** what of the kernel's own is out of every grant's reach (the sandbox loader's build cache: ModuleLoader.protectedFiles) */
+  kernelFiles?: KernelFiles;
   /** what the run may add to the disk (write-quota.ts): its limits, or an account shared with other modules of one run; none: no quota */
   writeQuota?: WriteQuotaLimits | WriteQuota;
   /** told of each `run` name of the first (request) layer that resolves to nothing, as Deno says at start */
@@ -88,7 +74,7 @@ export function brokerContext(options: {
     // Each fetch connects to the address its name was checked to resolve to (checked-address.ts),
     // against the grant the context has then (a test's narrowing, a revoke).
     scope: new RunScope(scopeLimits(options.limits.transferBytes), quotaOf(options.writeQuota), () => checkedConnector((hostPort, aliases) => context.gate.query('net', hostPort, aliases).state === 'denied')),
-    ...(options.cacheDir ? { kernelFiles: kernelFilesOf(options.cacheDir) } : {}),
+    ...(options.kernelFiles ? { kernelFiles: options.kernelFiles } : {}),
     audit: options.audit ?? (() => undefined),
     ...(options.tape ? { tape: options.tape } : {}),
     ...(options.sources ? { sources: options.sources } : {}),

@@ -7,13 +7,14 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { bundleEntry, readSourceMap } from '../build/bundle.ts';
-import { stackMapper, type StackMapper } from '../build/stack-remap.ts';
+import { bundleEntry, readSourceMap } from '../../sandboxes/loader/bundle.ts';
+import { stackMapper, type StackMapper } from '../../sandboxes/loader/stack-remap.ts';
 import { kernelError } from '../errors.ts';
 import type { AuditEvent, OsSandboxSettings, WorldSources } from '../broker/op.ts';
 import type { Tape } from '../broker/tape.ts';
 import { PermissionGate, type PermissionLayer } from '../permissions/gate.ts';
-import { importScopeOf } from '../build/import-scope.ts';
+import { importScopeOf } from '../../sandboxes/loader/import-scope.ts';
+import { kernelFilesOf } from '../../sandboxes/loader/module-loader.ts';
 import { CapabilityBroker } from '../broker/broker.ts';
 import { loadSandboxProfile, type Limits, type SandboxProfile } from '../manifest/sandbox-profile.ts';
 import type { WriteQuota, WriteQuotaLimits } from '../broker/write-quota.ts';
@@ -80,7 +81,7 @@ export async function prepareModule(request: PrepareRequest): Promise<PreparedMo
   const file = path.resolve(request.cwd, request.file);
   if (!request.bundle && (!existsSync(file) || !statSync(file).isFile())) throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `module not found: ${request.file}`);
   const layers = [...(request.layers ?? [flagsLayer(request.permissionFlags, request.cwd)]), profileLayer(profile, request.cwd)];
-  // Its imports come from its own tree and from what its grant lets it read (kernel/build/import-scope.ts).
+  // Its imports come from its own tree and from what its grant lets it read (sandboxes/loader/import-scope.ts).
   const reads = new PermissionGate(layers);
   const imports = importScopeOf(file, (target) => reads.query('read', target).state === 'granted', [request.cacheDir]);
   const bundle = request.bundle ?? (await bundleEntry(file, request.cacheDir, 'module', { main: request.main ?? true, imports }));
@@ -90,7 +91,7 @@ export async function prepareModule(request: PrepareRequest): Promise<PreparedMo
       subject: request.subject ?? `script:${path.basename(file)}`, layers, cwd: request.cwd, env: request.env, profile, limits, audit: request.audit,
       ...(request.tape ? { tape: request.tape } : {}),
       ...(request.sources ? { sources: request.sources } : {}),
-      mainModule: pathToFileURL(file).href, execPath: denoExecPath(request.cacheDir), cacheDir: request.cacheDir,
+      mainModule: pathToFileURL(file).href, execPath: denoExecPath(request.cacheDir), kernelFiles: kernelFilesOf(request.cacheDir),
       ...(request.warn ? { warn: request.warn } : {}),
       ...(request.writeQuota ? { writeQuota: request.writeQuota } : {}),
     }),

@@ -4,8 +4,8 @@
  * isolate, or an isolate inside a warm sandbox host process. One runner can serve many
  * runs and keeps its process pool warm between them.
  */
-import { defaultCacheDir } from '../build/bundle.ts';
-import { mapUncaughtReport } from '../build/stack-remap.ts';
+import { defaultCacheDir } from '../../sandboxes/loader/bundle.ts';
+import { mapUncaughtReport } from '../../sandboxes/loader/stack-remap.ts';
 import { isKernelError, type KernelError } from '../errors.ts';
 import type { AuditEvent } from '../broker/op.ts';
 import type { CapabilityBroker } from '../broker/broker.ts';

@@ -16,8 +16,8 @@
  * 1 when a test failed, a file failed to load, or `only` was used, as in Deno.
  */
 import type { AuditEvent } from '../broker/op.ts';
-import { defaultCacheDir } from '../build/bundle.ts';
-import type { StackMapper } from '../build/stack-remap.ts';
+import { defaultCacheDir } from '../../sandboxes/loader/bundle.ts';
+import type { StackMapper } from '../../sandboxes/loader/stack-remap.ts';
 import { WriteQuota, type WriteQuotaLimits, type WriteQuotaUsage } from '../broker/write-quota.ts';
 import { isKernelError, kernelError } from '../errors.ts';
 import { assertNodeFlags } from '../node-flags.ts';

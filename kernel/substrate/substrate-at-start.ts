@@ -41,7 +41,7 @@ function sources(substrate: Substrate): string {
   return JSON.stringify([substrate.search_path ?? [], Object.entries(substrate.plugins).map(([k, p]) => [k, p.source ?? null])]);
 }
 
-export async function checkSubstrateAtStart(stateDir: string, options: SubstrateOptions = {}): Promise<SubstrateAtStart> {
+export async function checkSubstrateAtStart(stateDir: string, options: SubstrateOptions): Promise<SubstrateAtStart> {
   const recorded = readSubstrate(stateDir);
   const current = await currentSubstrate(options);
   if (recorded === undefined) {

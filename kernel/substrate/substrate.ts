@@ -10,7 +10,7 @@
  *    refused: {<folder>: message}}
  *
  * `recordSubstrate(stateDir)` writes it (the loop calls it at start; the file is replaced
- * atomically). Isolate plugins are digested by kernel/build's bundleEntry (the same digest
+ * atomically). Isolate plugins are digested by the sandbox kit's loader (the same digest
  * the sandbox runs; persistence backends are isolate plugins too). Paths are kept
  * relative (to the plugins folder, then to each plugin's folder), with one exception: a
  * plugin found in an outside folder of the search path (RUNTIMECTL_PLUGIN_PATH, --plugins-dir)
@@ -23,7 +23,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { bundleEntry, defaultCacheDir, sha256 } from '../build/bundle.ts';
+import { sha256 } from '../events/envelope.ts';
+import type { ModuleLoader } from '../sandbox.ts';
 import { isKernelError, kernelError } from '../errors.ts';
 import { canonicalJson } from '../events/canonical.ts';
 import { replaceFileDurably } from '../storage/persona-storage.ts';
@@ -71,20 +72,20 @@ export interface SubstrateOptions {
   pluginsDir?: string;
   /** The plugins as this start resolved them (the whole search path); wins over pluginsDir. */
   registry?: PluginRegistry;
-  /** Bundle cache (tests); defaults to the kernel's. */
-  cacheDir?: string;
+  /** how the plugins are bundled (the sandbox kit's loader): their digests, in its build cache */
+  loader: ModuleLoader;
   now?: () => Date;
 }
 
 /** A plugin's bundle digest (every kind runs in an isolate, persistence backends included). */
-export async function pluginBundleRecord(plugin: LoadedPlugin, cacheDir: string = defaultCacheDir()): Promise<BundleRecord> {
+export async function pluginBundleRecord(plugin: LoadedPlugin, loader: ModuleLoader): Promise<BundleRecord> {
   if (plugin.manifest.mcp) {
     // A mounted MCP server has no code of ours: what it is, is the server it declares.
     return { kind: 'mcp', entry: 'plugin.yaml', digest: sha256(canonicalJson(plugin.manifest.mcp)), inputs: {} };
   }
   const entry = plugin.manifest.entry!;
   try {
-    const bundle = await bundleEntry(plugin.entry, cacheDir);
+    const bundle = await loader.bundle(plugin.entry);
     return { kind: 'isolate', entry, digest: bundle.digest, inputs: bundle.inputs };
   } catch (error) {
     if (!isKernelError(error)) throw error;
@@ -93,10 +94,9 @@ export async function pluginBundleRecord(plugin: LoadedPlugin, cacheDir: string 
 }
 
 /** The substrate as it is now (nothing written). */
-export async function currentSubstrate(options: SubstrateOptions = {}): Promise<Substrate> {
+export async function currentSubstrate(options: SubstrateOptions): Promise<Substrate> {
   const registry = options.registry ?? PluginRegistry.scan(options.pluginsDir ?? PLUGINS_DIR);
   const builtIn = registry.roots[0];
-  const cacheDir = options.cacheDir ?? defaultCacheDir();
   const scan = { plugins: registry.list(), refused: registry.refused };
   // A plugin of the first search-path folder is keyed by its folder name, one from a later
   // folder by that folder's name too (plugins from two places never share a key).
@@ -113,7 +113,7 @@ export async function currentSubstrate(options: SubstrateOptions = {}): Promise<
       version: plugin.manifest.version,
       kind: plugin.manifest.kind,
       manifest: { file: `${folder}/plugin.yaml`, sha256: sha256(text), text, declared: JSON.parse(JSON.stringify(declared)) as Record<string, unknown> },
-      bundle: await pluginBundleRecord(plugin, cacheDir),
+      bundle: await pluginBundleRecord(plugin, options.loader),
     };
   }
   const refused: Substrate['refused'] = {};
@@ -123,7 +123,7 @@ export async function currentSubstrate(options: SubstrateOptions = {}): Promise<
 }
 
 /** Records the substrate in `<state>/substrate.json` (atomically) and returns it. */
-export async function recordSubstrate(stateDir: string, options: SubstrateOptions = {}): Promise<Substrate> {
+export async function recordSubstrate(stateDir: string, options: SubstrateOptions): Promise<Substrate> {
   const substrate = await currentSubstrate(options);
   writeSubstrate(stateDir, substrate);
   return substrate;

@@ -30,7 +30,7 @@ import type { McpServerDeclaration } from '../manifest/plugin-manifest.ts';
 import type { PermissionSet } from '../permissions/descriptors.ts';
 import { PermissionGate } from '../permissions/gate.ts';
 import type { LoadedPlugin } from '../plugins/registry.ts';
-import { sha256 } from '../build/bundle.ts';
+import { sha256 } from '../events/envelope.ts';
 import { KERNEL_VERSION } from '../version.ts';
 import { resolveExecutable } from '../../sandboxes/subprocess/run-command.ts';
 import { gateNetPolicy } from '../../sandboxes/subprocess/os-sandbox/net-proxy.ts';

@@ -91,11 +91,11 @@ export class ScriptTool {
   builds = 0;
   lastCall: { cpuMs: number; wallMs: number } = { cpuMs: 0, wallMs: 0 };
   readonly #options: ScriptToolOptions;
-  readonly #runner: () => ScriptRunner;
+  readonly #runner: () => Promise<ScriptRunner>;
   readonly #recorded: { code: string; digest: string } | undefined;
 
   /** `recorded`: the bundle a replay runs instead of building the script. */
-  constructor(spec: ScriptToolSpec, options: ScriptToolOptions, runner: () => ScriptRunner, recorded?: { code: string; digest: string }) {
+  constructor(spec: ScriptToolSpec, options: ScriptToolOptions, runner: () => Promise<ScriptRunner>, recorded?: { code: string; digest: string }) {
     this.spec = spec;
     this.#options = options;
     this.#runner = runner;
@@ -121,7 +121,7 @@ export class ScriptTool {
     this.builds++;
     // a build that fails runs no code: nothing of it is recorded
     this.bundle = this.#recorded;
-    const result = await this.#runner().run({
+    const result = await (await this.#runner()).run({
       file: spec.file,
       args,
       permissionFlags: [],

@@ -1,8 +1,8 @@
 /** The shim as a compiled source: bundled once per kernel (cached on disk), code-cached like any bundle. */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { bundleEntry, readCodeCache, writeCodeCache, type BuiltBundle } from '../../kernel/build/bundle.ts';
-import { PARTS_DIR } from '../../kernel/build/shim-part-links.ts';
+import { bundleEntry, readCodeCache, writeCodeCache, type BuiltBundle } from '../loader/bundle.ts';
+import { PARTS_DIR } from '../loader/shim-part-links.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import type { CompiledSource } from './isolate-runtime.ts';
 

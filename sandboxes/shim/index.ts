@@ -126,7 +126,7 @@ export function install(
     boot(main: (node: typeof nodeRequire) => Promise<Exports>): string {
       let started: Promise<Exports>;
       try {
-        // the body's `node:` imports load through this (kernel/build/node-builtins.ts)
+        // the body's `node:` imports load through this (sandboxes/loader/node-builtins.ts)
         started = main(nodeRequire);
       } catch (error) {
         return err(error);

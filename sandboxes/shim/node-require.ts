@@ -1,6 +1,6 @@
 /**
  * The loader of Node built-ins inside the isolate: a bundle's `node:fs` import asks it for
- * "fs" (kernel/build/node-builtins.ts turns the import into that call), and it answers with
+ * "fs" (sandboxes/loader/node-builtins.ts turns the import into that call), and it answers with
  * the module from its shim part (node/modules.ts says which; a part exports its modules as
  * `modules`, by name), evaluating the part on first use. The shim hands it to the module body as the wrapper's parameter, never as a global.
  */

@@ -8,7 +8,7 @@
  * cold start and memory per isolate where the benchmarks hold them.
  *
  * A part imports core modules and other parts; its bundle turns those imports into
- * `require("rtc:<path>")` and `require("rtc-part:<name>")` (kernel/build/shim-part-links.ts),
+ * `require("rtc:<path>")` and `require("rtc-part:<name>")` (sandboxes/loader/shim-part-links.ts),
  * answered here from the core's own module instances; an npm polyfill a part bundles that
  * asks for a Node built-in (`require("buffer")`) gets the shim's (`rtc-node:<name>`).
  */

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { bundleEntry } from '../../kernel/build/bundle.ts';
+import { buildRecipe, bundleEntry, RECIPE_FILES, recipeOf } from '../../sandboxes/loader/bundle.ts';
 import { KernelError } from '../../kernel/errors.ts';
 import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { IsolateRuntime } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { loadShim, withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
+
+const LOADER_DIR = path.resolve(import.meta.dirname, '../../sandboxes/loader');
 
 const noOps = { sync: () => '{"ok":null}', async: async () => '{"ok":null}', any: async () => '{"ok":null}' };
 
@@ -62,4 +64,23 @@ test('a build error names the file, line and reason', async () => {
   await assert.rejects(bundleEntry(path.join(dir, 'bad.ts'), mkdtempSync(path.join(os.tmpdir(), 'rtc-cache-'))), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_BUILD_FAILED' && /bad\.ts:1:\d+: /.test(e.message));
   writeFileSync(path.join(dir, 'node.ts'), "import vm from 'node:vm';\nexport const x = vm;\n");
   await assert.rejects(bundleEntry(path.join(dir, 'node.ts'), mkdtempSync(path.join(os.tmpdir(), 'rtc-cache-'))), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_NPM_NODE_BUILTIN' && /node\.ts:1:\d+: "node:vm": the sandbox does not offer the Node built-in "node:vm"/.test(e.message));
+});
+
+test('the cache key covers the build code itself: a changed build source changes it, a missing one is an error, never skipped', () => {
+  // A copy of the build's sources in the layout the recipe reads them from (RECIPE_FILES, relative to bundle.ts's folder).
+  const root = mkdtempSync(path.join(os.tmpdir(), 'rtc-recipe-'));
+  const dir = path.join(root, 'loader');
+  for (const file of RECIPE_FILES) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    copyFileSync(path.join(LOADER_DIR, file), path.join(dir, file));
+  }
+  assert.equal(recipeOf(dir), buildRecipe(), 'the copy has the recipe of the sources it was copied from');
+  for (const file of RECIPE_FILES) {
+    const original = readFileSync(path.join(dir, file), 'utf8');
+    writeFileSync(path.join(dir, file), `${original}\n// changed\n`);
+    assert.notEqual(recipeOf(dir), buildRecipe(), `${file} is part of the key`);
+    writeFileSync(path.join(dir, file), original);
+  }
+  rmSync(path.join(dir, 'node-builtins.ts'));
+  assert.throws(() => recipeOf(dir), /cannot read its build source .*node-builtins\.ts/);
 });

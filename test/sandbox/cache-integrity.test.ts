@@ -12,8 +12,8 @@ import { chmodSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, r
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { bundleEntry, bundleIndexFile, readCodeCache, sha256, writeCodeCache } from '../../kernel/build/bundle.ts';
-import { seal } from '../../kernel/build/cache-integrity.ts';
+import { bundleEntry, bundleIndexFile, readCodeCache, sha256, writeCodeCache } from '../../sandboxes/loader/bundle.ts';
+import { seal } from '../../sandboxes/loader/cache-integrity.ts';
 import { createScriptRunner } from '../../kernel/run/script-runner.ts';
 import { buildHostScript } from '../../sandboxes/pool/sandbox-host.ts';
 

@@ -18,7 +18,7 @@ import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
 import { loadPlugin } from '../../kernel/plugins/registry.ts';
 import { createScriptRunner } from '../../kernel/run/script-runner.ts';
 import { ScriptTool } from '../../kernel/tools/script-tool.ts';
-import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
+import { defaultSandboxKit } from '../../sandboxes/index.ts';
 
 const SECRET = 'PRIVATE-KEY-5f2c9e';
 const root = mkdtempSync(path.join(os.tmpdir(), 'rtc-imports-'));
@@ -30,7 +30,7 @@ writeFileSync(path.join(home, 'code.ts'), `export default ${JSON.stringify(SECRE
 const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'rtc-cache-'));
 const events: AuditEvent[] = [];
 const runner = await createScriptRunner({ cacheDir, audit: (e) => events.push(e) });
-const shim = await loadShim(cacheDir);
+const kit = defaultSandboxKit({ cacheDir });
 after(() => runner.close());
 
 const key = path.join(home, 'operator-key.json');
@@ -112,14 +112,14 @@ test("a skill script with no grant cannot import the operator's key; its own ski
   for (const v of vectors(path.join(skill, 'scripts'))) {
     const file = path.join(skill, 'scripts', 'x.ts');
     writeFileSync(file, v.code);
-    const result = await new ScriptTool(spec(file), options, () => runner).call('run', { args: [] });
+    const result = await new ScriptTool(spec(file), options, async () => runner).call('run', { args: [] });
     assert.equal(result.exit_code, 1, v.what);
     assertRefused(result.stderr, v.spec, 'x.ts:', v.what);
     assert.match(result.stderr, /is outside the skill folder /);
   }
   const file = path.join(skill, 'scripts', 'ok.ts');
   writeFileSync(file, "import { count } from '../lib/count.ts';\nconsole.log(count('a b c'));\n");
-  const ok = await new ScriptTool(spec(file), options, () => runner).call('run', { args: [] });
+  const ok = await new ScriptTool(spec(file), options, async () => runner).call('run', { args: [] });
   assert.equal(ok.stdout, '3\n', ok.stderr);
 });
 
@@ -128,7 +128,7 @@ test('a third-party plugin imports only from its own folder, whatever its grant;
   for (const v of vectors(dir).filter((v) => !v.code.includes('require('))) {
     writeFileSync(path.join(dir, 'plugin.yaml'), 'id: tool.thief\nversion: 1.0.0\nkind: tool\nentry: mod.ts\ndescription: test\nsandbox: trusted\npermissions: { read: true }\nexports: [steal]\n');
     writeFileSync(path.join(dir, 'mod.ts'), `${v.code.replace('console.log(', 'const leaked = (')}\nexport function steal() { return leaked; }\n`);
-    const i = new PluginInstance(loadPlugin(dir), { shim, allow: allPermissionSet(), cwd: dir, cacheDir, env: {} });
+    const i = new PluginInstance(loadPlugin(dir), { kit, allow: allPermissionSet(), cwd: dir, env: {} });
     await assert.rejects(i.call('steal'), (error: Error & { code?: string }) => {
       assert.equal(error.code, 'RTC_ERR_BUILD_IMPORT_SCOPE', `${v.what}: ${error.message}`);
       assert.ok(!error.message.includes(SECRET));
@@ -138,7 +138,7 @@ test('a third-party plugin imports only from its own folder, whatever its grant;
     i.dispose();
   }
   // A plugin of this repository builds with its sibling and kernel imports (gate-check-denials imports ../gate-check-shared).
-  const denials = new PluginInstance(loadPlugin(path.resolve(import.meta.dirname, '../../plugins/gate-check-denials')), { shim, allow: emptyPermissionSet(), cwd: root, cacheDir, env: {} });
+  const denials = new PluginInstance(loadPlugin(path.resolve(import.meta.dirname, '../../plugins/gate-check-denials')), { kit, allow: emptyPermissionSet(), cwd: root, env: {} });
   assert.equal(((await denials.call('check', { earlier: {} })) as { status: string }).status, 'unavailable');
   denials.dispose();
 });

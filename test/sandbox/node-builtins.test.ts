@@ -1,5 +1,5 @@
 /**
- * node: built-ins in the isolate (kernel/build/node-builtins.ts, sandboxes/shim/node/): a script
+ * node: built-ins in the isolate (sandboxes/loader/node-builtins.ts, sandboxes/shim/node/): a script
  * pays only for the modules it imports (each node: module is a shim part, loaded on first use);
  * the loader handed to the module body is no global; a built-in the sandbox does not offer is
  * refused at build with one line naming it. What the modules do, granted and denied, is compared
@@ -11,7 +11,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { before, test } from 'node:test';
-import { bundleEntry } from '../../kernel/build/bundle.ts';
+import { bundleEntry } from '../../sandboxes/loader/bundle.ts';
 import { isKernelError } from '../../kernel/errors.ts';
 import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { NODE_MODULE_REFUSALS } from '../../sandboxes/shim/node/modules.ts';

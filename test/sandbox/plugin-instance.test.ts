@@ -9,10 +9,10 @@ import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
 import { parsePermissionFlags } from '../../kernel/permissions/parse-flags.ts';
 import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
 import { loadPlugin } from '../../kernel/plugins/registry.ts';
-import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
+import { defaultSandboxKit } from '../../sandboxes/index.ts';
 
 const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'rtc-cache-'));
-const shim = await loadShim(cacheDir);
+const kit = defaultSandboxKit({ cacheDir });
 
 function plugin(code: string, permissions = '{}', limits = '{ memoryMb: 32, cpuMs: 200 }') {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-plugin-'));
@@ -29,7 +29,7 @@ after(() => instances.forEach((i) => i.dispose()));
 
 function instance(code: string, permissions?: string, allow = allPermissionSet(), audit?: (e: AuditEvent) => void, limits?: string) {
   const { dir, loaded } = plugin(code, permissions, limits);
-  const i = new PluginInstance(loaded, { shim, allow, cwd: dir, cacheDir, env: { HOME: '/home/x', SECRET: 's' }, ...(audit ? { audit } : {}) });
+  const i = new PluginInstance(loaded, { kit, allow, cwd: dir, env: { HOME: '/home/x', SECRET: 's' }, ...(audit ? { audit } : {}) });
   instances.push(i);
   return { i, dir };
 }
@@ -113,7 +113,7 @@ export async function env(n: string) { try { return Deno.env.get(n) ?? null; } c
 export function count() { return ++calls; }
 export function grow() { const m = new WebAssembly.Memory({ initial: 1, maximum: 65536 }); for (let i = 0; i < 4000; i++) { m.grow(16); new Uint8Array(m.buffer).fill(1, i * 16 * 65536); } return 'grew'; }`);
   const events: AuditEvent[] = [];
-  const i = new PluginInstance(loadPlugin(dir), { shim, allow: allPermissionSet(), cwd: dir, cacheDir, env: { HOME: '/home/r', SECRET: 's' }, audit: (e) => events.push(e) });
+  const i = new PluginInstance(loadPlugin(dir), { kit, allow: allPermissionSet(), cwd: dir, env: { HOME: '/home/r', SECRET: 's' }, audit: (e) => events.push(e) });
   instances.push(i);
   assert.equal(await i.call('env', 'HOME'), '/home/r');
   assert.equal(await i.call('env', 'SECRET'), 'NotCapable');

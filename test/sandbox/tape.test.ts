@@ -8,10 +8,10 @@ import { RecordingTape, ReplayTape } from '../../kernel/broker/tape.ts';
 import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
 import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
 import { loadPlugin } from '../../kernel/plugins/registry.ts';
-import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
+import { defaultSandboxKit } from '../../sandboxes/index.ts';
 
 const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'rtc-cache-'));
-const shim = await loadShim(cacheDir);
+const kit = defaultSandboxKit({ cacheDir });
 
 function makePlugin(code: string): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-tape-'));
@@ -27,7 +27,7 @@ const OBSERVE = `export async function observe() {
 }`;
 
 async function run(dir: string, tape: RecordingTape | ReplayTape, env: Record<string, string>) {
-  const instance = new PluginInstance(loadPlugin(dir), { shim, allow: allPermissionSet(), cwd: dir, cacheDir, env, tape });
+  const instance = new PluginInstance(loadPlugin(dir), { kit, allow: allPermissionSet(), cwd: dir, env, tape });
   try {
     return await instance.call('observe');
   } finally {

@@ -2,7 +2,7 @@
  * A copy of the repository's plugins/ a test may change. Persistence backends are host
  * modules importing the kernel by relative path, so they are linked, not copied; so are the
  * shared folders (`executor-shared`, ...): a plugin imports only from its own folder and the
- * kernel's source (kernel/build/import-scope.ts), which the links lead back to.
+ * kernel's source (sandboxes/loader/import-scope.ts), which the links lead back to.
  */
 import { cpSync, readdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 /** The digests evidence is identified by, written `sha256:<hex>` like the review queue's. */
-import { sha256 } from '../../../kernel/build/bundle.ts';
+import { sha256 } from '../../../sandboxes/loader/bundle.ts';
 
 export function digestOf(data: string | Uint8Array): string {
   return `sha256:${sha256(data)}`;

@@ -5,7 +5,7 @@
  */
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import { sha256 } from '../../../kernel/build/bundle.ts';
+import { sha256 } from '../../../sandboxes/loader/bundle.ts';
 import type { PackageFile } from './manifest-schema.ts';
 
 export function hashEntry(file: string): { type: 'file' | 'symlink'; bytes: number; sha256: string } | { type: 'other' } {

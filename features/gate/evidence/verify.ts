@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { sha256 } from '../../../kernel/build/bundle.ts';
+import { sha256 } from '../../../sandboxes/loader/bundle.ts';
 import { describeZodError } from '../../../kernel/manifest/load.ts';
 import { legacyTreeDigest, treeDigest } from './digest.ts';
 import { hashEntry, listPackageFiles } from './inventory.ts';

@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { installPackages, type InstallOptions } from '../../../kernel/build/npm-install.ts';
+import { installPackages, type InstallOptions } from '../../../sandboxes/loader/npm-install.ts';
 import { isKernelError } from '../../../kernel/errors.ts';
 import { runCli } from '../../../test/support/cli.ts';
 import { startNpmRegistry } from '../../../test/support/npm-registry.ts';

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { installPackages } from '../../../kernel/build/npm-install.ts';
+import { installPackages } from '../../../sandboxes/loader/npm-install.ts';
 import { isKernelError } from '../../../kernel/errors.ts';
 import { createScriptRunner, type ScriptRunner } from '../../../kernel/run/script-runner.ts';
 import { startNpmRegistry } from '../../../test/support/npm-registry.ts';

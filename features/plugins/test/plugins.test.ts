@@ -13,7 +13,7 @@ import { allPermissionSet } from '../../../kernel/permissions/descriptors.ts';
 import { PluginInstance } from '../../../kernel/plugins/plugin-instance.ts';
 import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
 import { PROJECT_ROOT } from '../../../kernel/version.ts';
-import { loadShim } from '../../../sandboxes/isolate/shim-source.ts';
+import { defaultSandboxKit } from '../../../sandboxes/index.ts';
 import { runCli } from '../../../test/support/cli.ts';
 import { CACHE_DIR, fakeTime, packet, profile, run, tempDir } from '../../science-loop/test/helpers.ts';
 import { check, gate } from '../../gate/test/helpers.ts';
@@ -112,7 +112,7 @@ test('an error thrown inside a plugin points at the plugin\'s own file and line,
   writeFileSync(path.join(folder, 'helper.ts'), '// a helper in its own file\n\nexport function deep(n: number): number {\n  if (n > 2) throw new RangeError(`too deep: ${n}`);\n  return n;\n}\n');
   writeFileSync(path.join(folder, 'mod.ts'), "import { deep } from './helper.ts';\n\nexport function go(): number {\n  return deep(3);\n}\n");
   const registry = PluginRegistry.scan(path.join(dir, 'plugins'));
-  const instance = new PluginInstance(registry.find('tool.thrower'), { shim: await loadShim(CACHE_DIR), allow: allPermissionSet(), cwd: dir, cacheDir: CACHE_DIR });
+  const instance = new PluginInstance(registry.find('tool.thrower'), { kit: defaultSandboxKit({ cacheDir: CACHE_DIR }), allow: allPermissionSet(), cwd: dir });
   try {
     await assert.rejects(instance.call('go'), (e: Error & { code?: string; details?: { at?: string; stack?: string }; toLine?: () => string }) => {
       assert.equal(e.code, 'RTC_ERR_SANDBOX_SCRIPT');

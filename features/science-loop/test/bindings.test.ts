@@ -12,14 +12,14 @@ import { PersonaPlugins } from '../../../kernel/loop/persona-plugins.ts';
 import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
 import { emptyPermissionSet } from '../../../kernel/permissions/descriptors.ts';
 import { createScriptRunner } from '../../../kernel/run/script-runner.ts';
-import { loadShim } from '../../../sandboxes/isolate/shim-source.ts';
+import { defaultSandboxKit } from '../../../sandboxes/index.ts';
 import { CACHE_DIR, events, T0, tempDir } from './helpers.ts';
 import { prepareLedger } from '../../ledger/open.ts';
 
 // The ledger runs in its plugin's isolate: built once per test process.
 await prepareLedger();
 
-const shim = await loadShim(CACHE_DIR);
+const kit = defaultSandboxKit({ cacheDir: CACHE_DIR });
 const cleanups: (() => Promise<void> | void)[] = [];
 after(async () => {
   for (const c of cleanups) await c();
@@ -62,7 +62,7 @@ async function setup(declared: string[], granted: string[]) {
       personaDir: paths.dir,
       osSandbox: 'required',
       hidden: [stateDir],
-      shim,
+      kit,
       allow: emptyPermissionSet(),
       vars: {},
       env: {},
@@ -73,7 +73,6 @@ async function setup(declared: string[], granted: string[]) {
       grantedBindings: granted,
       bindings: personaBindings(paths, 'ada', () => T0, () => log),
       audit: (e) => audits.push(e),
-      cacheDir: CACHE_DIR,
     },
     directory,
   );

@@ -21,6 +21,7 @@ import { populate } from '../../ledger/test/helpers.ts';
 import { prepareLedger } from '../../ledger/open.ts';
 import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
 import { checkSubstrateAtStart } from '../../../kernel/substrate/substrate-at-start.ts';
+import { defaultModuleLoader } from '../../../sandboxes/index.ts';
 
 // The ledger runs in its plugin's isolate: built once per test process.
 await prepareLedger();
@@ -46,7 +47,7 @@ function pluginsFolder(): string {
 }
 
 async function substrateReport(state: string, pluginsDir: string, cacheDir: string) {
-  const report = await verifyStateDir(state, VERIFY_CHECKS, [substrateCheck({ pluginsDir, cacheDir })]);
+  const report = await verifyStateDir(state, VERIFY_CHECKS, [substrateCheck({ pluginsDir, loader: defaultModuleLoader({ cacheDir }) })]);
   const check = report.state.find((c) => c.name === 'substrate')!;
   return { report, check };
 }
@@ -58,7 +59,7 @@ test('verify compares every plugin manifest and bundle with the recorded substra
   const absent = await substrateReport(state, pluginsDir, cacheDir);
   assert.equal(absent.check.status, 'absent', 'nothing recorded yet is not a failure');
 
-  const recorded = await recordSubstrate(state, { pluginsDir, cacheDir });
+  const recorded = await recordSubstrate(state, { pluginsDir, loader: defaultModuleLoader({ cacheDir }) });
   assert.deepEqual(Object.keys(recorded.plugins), ['tool-a', 'tool-b']);
   assert.deepEqual(Object.keys((recorded.plugins['tool-a']!.bundle as { inputs: object }).inputs).sort(), ['helper.ts', 'mod.ts']);
   assert.deepEqual(readSubstrate(state), recorded);
@@ -109,7 +110,7 @@ test('verify compares every plugin manifest and bundle with the recorded substra
 });
 
 test('persistence plugins are isolate bundles, digested over every file they bundle and none of the kernel', async () => {
-  const substrate = await currentSubstrate();
+  const substrate = await currentSubstrate({ loader: defaultModuleLoader() });
   for (const folder of ['persistence-jsonl-fs', 'persistence-sqlite']) {
     const bundle = substrate.plugins[folder]?.bundle;
     assert.ok(bundle && 'kind' in bundle, `${folder}: ${JSON.stringify(bundle)}`);
@@ -184,7 +185,7 @@ test('a sqlite persona is verified through persistence.db, and a bad persistence
 
 test('runtimectl verify reports the recorded substrate of the shipped plugins as intact', async () => {
   const state = tmp();
-  await recordSubstrate(state);
+  await recordSubstrate(state, { loader: defaultModuleLoader() });
   const text = await cli(['verify', '--state-dir', state]);
   assert.equal(text.status, 0, text.stdout);
   assert.match(text.stdout, /^\(state\) {2}substrate {2}ok {2}\d+ plugin\(s\) match the record of /m);
@@ -200,7 +201,7 @@ test('outside plugin folders in the substrate: recorded with their folder; a sta
   fs.writeFileSync(path.join(outside, 'tool-o', 'plugin.yaml'), MANIFEST('tool.o'));
   fs.writeFileSync(path.join(outside, 'tool-o', 'mod.ts'), 'export function f() { return 7; }\n');
   const withF = () => PluginRegistry.scan([builtIn, outside]);
-  const first = await checkSubstrateAtStart(state, { registry: withF(), cacheDir });
+  const first = await checkSubstrateAtStart(state, { registry: withF(), loader: defaultModuleLoader({ cacheDir }) });
   assert.equal(first.status, 'recorded');
   const recorded = readSubstrate(state)!;
   assert.deepEqual(recorded.search_path, [outside]);
@@ -208,22 +209,22 @@ test('outside plugin folders in the substrate: recorded with their folder; a sta
   assert.equal(recorded.plugins['tool-a']!.source, undefined, 'built-in plugins record no path');
 
   // Another persona's start without F: not a change, and the record keeps tool.o.
-  const without = await checkSubstrateAtStart(state, { registry: PluginRegistry.scan([builtIn]), cacheDir });
+  const without = await checkSubstrateAtStart(state, { registry: PluginRegistry.scan([builtIn]), loader: defaultModuleLoader({ cacheDir }) });
   assert.deepEqual([without.status, without.changes], ['verified', []]);
   assert.ok(readSubstrate(state)!.plugins['mine/tool-o'], 'still recorded');
 
   // verify without F: off the search path, the folder named; with F: intact.
-  const off = (await verifyStateDir(state, [], [substrateCheck({ registry: PluginRegistry.scan([builtIn]), cacheDir })])).state[0]!;
+  const off = (await verifyStateDir(state, [], [substrateCheck({ registry: PluginRegistry.scan([builtIn]), loader: defaultModuleLoader({ cacheDir }) })])).state[0]!;
   assert.equal(off.status, 'failed');
   assert.deepEqual(off.findings.map((f) => [f.code, f.file, f.what]), [
     ['RTC_ERR_SUBSTRATE_OFF_PATH', path.join(outside, 'tool-o', 'plugin.yaml'), `tool.o: recorded from an outside plugin folder that is not on this search path, so it was not checked: pass --plugins-dir ${outside} (or add it to RUNTIMECTL_PLUGIN_PATH), as the run that recorded it did`],
   ]);
-  const on = (await verifyStateDir(state, [], [substrateCheck({ registry: withF(), cacheDir })])).state[0]!;
+  const on = (await verifyStateDir(state, [], [substrateCheck({ registry: withF(), loader: defaultModuleLoader({ cacheDir }) })])).state[0]!;
   assert.equal(on.status, 'ok', JSON.stringify(on.findings));
 
   // A change in F is found where it is, with F's path.
   fs.writeFileSync(path.join(outside, 'tool-o', 'mod.ts'), 'export function f() { return 8; }\n');
-  const changed = (await verifyStateDir(state, [], [substrateCheck({ registry: withF(), cacheDir })])).state[0]!;
+  const changed = (await verifyStateDir(state, [], [substrateCheck({ registry: withF(), loader: defaultModuleLoader({ cacheDir }) })])).state[0]!;
   assert.equal(changed.status, 'failed');
   assert.equal(changed.findings[0]!.file, path.join(outside, 'tool-o', 'mod.ts'));
   fs.writeFileSync(path.join(outside, 'tool-o', 'mod.ts'), 'export function f() { return 7; }\n');
@@ -232,11 +233,11 @@ test('outside plugin folders in the substrate: recorded with their folder; a sta
   const other = path.join(tmp(), 'theirs');
   fs.mkdirSync(other);
   fs.renameSync(path.join(outside, 'tool-o'), path.join(other, 'tool-o'));
-  const moved = (await verifyStateDir(state, [], [substrateCheck({ registry: PluginRegistry.scan([builtIn, outside, other]), cacheDir })])).state[0]!;
+  const moved = (await verifyStateDir(state, [], [substrateCheck({ registry: PluginRegistry.scan([builtIn, outside, other]), loader: defaultModuleLoader({ cacheDir }) })])).state[0]!;
   assert.equal(moved.status, 'ok', JSON.stringify(moved.findings));
   assert.deepEqual(moved.findings.map((f) => [f.severity, f.file, f.what]), [['warning', path.join(other, 'tool-o', 'plugin.yaml'), 'tool.o: moved to another folder of the search path since it was recorded (from mine/tool-o)']]);
   // And gone from a folder that is searched: gone.
   fs.rmSync(path.join(other, 'tool-o'), { recursive: true });
-  const gone = (await verifyStateDir(state, [], [substrateCheck({ registry: PluginRegistry.scan([builtIn, outside]), cacheDir })])).state[0]!;
+  const gone = (await verifyStateDir(state, [], [substrateCheck({ registry: PluginRegistry.scan([builtIn, outside]), loader: defaultModuleLoader({ cacheDir }) })])).state[0]!;
   assert.deepEqual(gone.findings.map((f) => [f.code, f.what]), [['RTC_ERR_SUBSTRATE_CHANGED', 'tool.o: recorded plugin is gone']]);
 });

@@ -1,7 +1,7 @@
 /**
  * The Node built-in modules the sandbox offers (`import fs from "node:fs"`, or bare `fs`, as
  * Deno resolves it): module name → the shim part that implements it and the key of that part's
- * exports holding the module. The build (kernel/build/node-builtins.ts) refuses every other
+ * exports holding the module. The build (sandboxes/loader/node-builtins.ts) refuses every other
  * built-in at bundle time with one line naming it; the shim's loader (node-require.ts)
  * evaluates a part on a script's first import of one of its modules, so a script that imports
  * none pays nothing.

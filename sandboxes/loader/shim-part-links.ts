@@ -10,8 +10,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type * as esbuild from 'esbuild';
-import { PROJECT_ROOT } from '../version.ts';
-import { PART_NODE_ALIASES } from '../../sandboxes/shim/node/modules.ts';
+import { PROJECT_ROOT } from '../../kernel/version.ts';
+import { PART_NODE_ALIASES } from '../shim/node/modules.ts';
 
 export const SHIM_DIR = path.join(PROJECT_ROOT, 'sandboxes', 'shim');
 export const PARTS_DIR = path.join(SHIM_DIR, 'parts');

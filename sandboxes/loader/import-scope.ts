@@ -23,9 +23,9 @@ import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as esbuild from 'esbuild';
-import { kernelError } from '../errors.ts';
-import { PROJECT_ROOT } from '../version.ts';
-import { isSpecialPath } from '../broker/special-files.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import { PROJECT_ROOT } from '../../kernel/version.ts';
+import { isSpecialPath } from '../../kernel/broker/special-files.ts';
 
 export interface ImportScope {
   /** folders whose files may be imported (made real when checked) */

@@ -7,8 +7,8 @@
  */
 import { SourceMap } from 'node:module';
 import path from 'node:path';
-import { isKernelError, kernelError, type KernelError } from '../errors.ts';
-import { WRAPPER_LINES as WRAP_LINES } from '../build/bundle.ts';
+import { isKernelError, kernelError, type KernelError } from '../../kernel/errors.ts';
+import { WRAPPER_LINES as WRAP_LINES } from './bundle.ts';
 
 export interface MappedStack {
   /** `tool-words/mod.ts:3:27`: the first frame in the plugin's own code */

@@ -11,8 +11,8 @@
  * refused here with one line naming it (RTC_ERR_NPM_NODE_BUILTIN).
  */
 import type * as esbuild from 'esbuild';
-import { kernelError, type KernelError } from '../errors.ts';
-import { NODE_MODULE_REFUSALS, NODE_MODULES } from '../../sandboxes/shim/node/modules.ts';
+import { kernelError, type KernelError } from '../../kernel/errors.ts';
+import { NODE_MODULE_REFUSALS, NODE_MODULES } from '../shim/node/modules.ts';
 import { owningPackage } from './npm-resolve.ts';
 
 /**

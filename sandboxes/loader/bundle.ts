@@ -20,10 +20,10 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import type * as esbuild from 'esbuild';
 import { loadEsbuild } from './esbuild.ts';
-import { isKernelError, kernelError } from '../errors.ts';
+import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { seal, sealMatches, SEAL_BYTES } from './cache-integrity.ts';
-import { PROJECT_ROOT } from '../version.ts';
-import { shownPath } from '../shown-path.ts';
+import { PROJECT_ROOT } from '../../kernel/version.ts';
+import { shownPath } from '../../kernel/shown-path.ts';
 import { denoModules, IMPORT_META, NO_REQUIRE_SUFFIX } from './deno-modules.ts';
 import { shimPartLinks } from './shim-part-links.ts';
 import { importScope, importScopeOf, outsideScope, type ImportScope } from './import-scope.ts';
@@ -68,19 +68,30 @@ function esbuildVersion(): string {
   return (createRequire(import.meta.url)('esbuild/package.json') as { version: string }).version;
 }
 
+/** The build's own sources (relative to this file's folder): what every cache key covers besides esbuild's version. */
+export const RECIPE_FILES: readonly string[] = ['bundle.ts', 'deno-modules.ts', 'npm-resolve.ts', 'node-builtins.ts', 'shim-part-links.ts', 'import-scope.ts', '../shim/node/modules.ts'];
+
+/**
+ * The recipe of the build whose sources are in `dir` (this folder's layout: RECIPE_FILES
+ * relative to it). A source that cannot be read fails loudly, never drops out of the key:
+ * a key that stopped covering build code would reuse bundles an older build made.
+ */
+export function recipeOf(dir: string): string {
+  // The table of offered Node built-ins decides how `node:` imports resolve, so it is part of the recipe too.
+  const parts = RECIPE_FILES.map((f) => {
+    const file = path.join(dir, f);
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (error) {
+      // a broken install, not bad input: an internal error (exit 70), naming the file it lacks
+      throw new Error(`the bundle cache key cannot read its build source ${file}: ${(error as Error).message}`);
+    }
+  });
+  return sha256(`${esbuildVersion()}\n${parts.join('\n')}`).slice(0, 16);
+}
+
 export function buildRecipe(): string {
-  if (recipe === undefined) {
-    const dir = path.join(PROJECT_ROOT, 'kernel', 'build');
-    // The table of offered Node built-ins decides how `node:` imports resolve, so it is part of the recipe too.
-    const parts = ['bundle.ts', 'deno-modules.ts', 'npm-resolve.ts', 'node-builtins.ts', 'shim-part-links.ts', 'import-scope.ts', '../../sandboxes/shim/node/modules.ts'].map((f) => {
-      try {
-        return readFileSync(path.join(dir, f), 'utf8');
-      } catch {
-        return f;
-      }
-    });
-    recipe = sha256(`${esbuildVersion()}\n${parts.join('\n')}`).slice(0, 16);
-  }
+  recipe ??= recipeOf(import.meta.dirname);
   return recipe;
 }
 

@@ -5,14 +5,14 @@
  * after that `readySharedPlugin` hands it over synchronously, so synchronous storage calls
  * (brain.json, proposals, the ledger) need no await.
  */
-import { defaultCacheDir } from '../build/bundle.ts';
-import { kernelError } from '../errors.ts';
-import { emptyPermissionSet } from '../permissions/descriptors.ts';
-import { PluginInstance } from '../plugins/plugin-instance.ts';
-import type { LoadedPlugin } from '../plugins/registry.ts';
-import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
-import { STORAGE_BINDING_NAMES } from './binding-kit.ts';
-import { StorageHost } from './storage-session.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import { emptyPermissionSet } from '../../kernel/permissions/descriptors.ts';
+import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
+import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
+import { STORAGE_BINDING_NAMES } from '../../kernel/persistence/binding-kit.ts';
+import { StorageHost } from '../../kernel/persistence/storage-session.ts';
+import type { SandboxKit } from '../../kernel/sandbox.ts';
+import { defaultSandboxKit } from '../../sandboxes/index.ts';
 
 export interface SharedStoragePlugin {
   readonly plugin: LoadedPlugin;
@@ -27,6 +27,9 @@ interface Entry {
 
 const entries = new Map<string, Entry>();
 
+/** The process's one kit for its storage plugins (over the default build cache, as these instances always were). */
+let storageKit: SandboxKit | undefined;
+
 function keyOf(plugin: LoadedPlugin): string {
   return `${plugin.dir}\u0000${plugin.manifest.id}`;
 }
@@ -38,9 +41,9 @@ export function sharedStoragePlugin(plugin: LoadedPlugin): Promise<SharedStorage
   if (entry === undefined) {
     const created: Entry = { ready: Promise.resolve(undefined as unknown as SharedStoragePlugin) };
     created.ready = (async () => {
-        const cacheDir = defaultCacheDir();
+        storageKit ??= defaultSandboxKit();
         const host = new StorageHost();
-        const instance = new PluginInstance(plugin, { shim: await loadShim(cacheDir), allow: emptyPermissionSet(), cwd: plugin.dir, cacheDir });
+        const instance = new PluginInstance(plugin, { kit: storageKit, allow: emptyPermissionSet(), cwd: plugin.dir });
         instance.broker.context.storage = { host, declared: plugin.manifest.bindings.filter((b) => (STORAGE_BINDING_NAMES as readonly string[]).includes(b)) };
         await instance.ready();
         created.shared = { plugin, instance, host };

@@ -12,8 +12,8 @@ import { builtinModules } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import semver from 'semver';
-import { kernelError, type KernelError } from '../errors.ts';
-import { shownPath } from '../shown-path.ts';
+import { kernelError, type KernelError } from '../../kernel/errors.ts';
+import { shownPath } from '../../kernel/shown-path.ts';
 
 export const NODE_BUILTINS: ReadonlySet<string> = new Set(builtinModules.flatMap((m) => [m, m.split('/')[0]!]));
 

@@ -25,7 +25,7 @@ import path from 'node:path';
 import type * as esbuild from 'esbuild';
 import { loadEsbuild } from './esbuild.ts';
 import semver from 'semver';
-import { kernelError, isKernelError } from '../errors.ts';
+import { kernelError, isKernelError } from '../../kernel/errors.ts';
 import { bundleEntry } from './bundle.ts';
 import { nativeAddonReason, packageRoot, parseNpmSpecifier, type NpmSpecifier } from './npm-resolve.ts';
 import { checkLockSources, checkManifestSources, NO_ALLOWANCE, type NpmAllowance } from './npm-sources.ts';

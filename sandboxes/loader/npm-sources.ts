@@ -21,7 +21,7 @@
  * `overrides` value, and the lockfile (both its `packages` and a v1 `dependencies` tree).
  */
 import semver from 'semver';
-import { kernelError } from '../errors.ts';
+import { kernelError } from '../../kernel/errors.ts';
 
 export type NpmSource = 'registry' | 'git' | 'local' | 'url' | 'bundled';
 export type NpmAllowance = Record<Exclude<NpmSource, 'registry'>, boolean>;

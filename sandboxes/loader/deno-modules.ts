@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as esbuild from 'esbuild';
-import { isKernelError, kernelError } from '../errors.ts';
+import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { NODE_BUILTINS, NpmResolver } from './npm-resolve.ts';
 import { builtinModuleSource, builtinRefusal, isOfferedBuiltin, builtinName, NODE_NAMESPACE, resolveBuiltin } from './node-builtins.ts';
 
