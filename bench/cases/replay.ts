@@ -23,6 +23,7 @@ import { replayPersona } from '../../features/science-loop/preset.ts';
 import { PLUGINS_DIR, PluginRegistry } from '../../kernel/plugins/registry.ts';
 import { TraceStore } from '../../kernel/replay/trace-store.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';
+import { personaToolRunners } from '../../features/science-loop/tool-runners.ts';
 import { verdict, type ResultRow } from '../lib/result-row.ts';
 import type { BenchContext } from '../lib/setup.ts';
 import { summarize } from '../lib/stats.ts';
@@ -83,6 +84,7 @@ async function record(root: string, cycles: number, perCall: number): Promise<{ 
     hostEnv: { BENCH_X: 'yes' },
     limits: { cpu_seconds_per_cycle: 30, wall_seconds_per_cycle: 900 },
     kit,
+    tools: personaToolRunners,
     bindings: {} as never,
     audit: () => undefined,
   });

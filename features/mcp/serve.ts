@@ -13,7 +13,7 @@ import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import type { ToolInfo } from '../../kernel/tools/call-tool.ts';
 import { KERNEL_VERSION } from '../../kernel/version.ts';
 import type { ToolSource } from './tool-source.ts';
-import type { ScriptToolResult } from '../../kernel/tools/script-tool.ts';
+import type { ScriptToolResult } from '../../kernel/tools/script-spec.ts';
 
 /** An MCP tool's input schema must be an object schema; a declaration without `type` gets it. */
 function inputSchema(schema: Record<string, unknown>): Tool['inputSchema'] {

@@ -23,6 +23,7 @@ import { scienceLoopSteps, type ScienceLoopSettings } from './steps.ts';
 import { historyPart } from '../history/loop-part.ts';
 import { skillScriptTools } from '../skills/scripts.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';
+import { personaToolRunners } from './tool-runners.ts';
 
 export interface CompositionSettings extends Omit<ScienceLoopSettings, 'children'> {
   /** harness manifests (tests); default: policies/harnesses/ */
@@ -43,6 +44,7 @@ export function defaultComposition(settings: CompositionSettings = {}): LoopComp
   };
   return {
     sandbox: (o) => defaultSandboxKit(o),
+    tools: personaToolRunners,
     steps: new StepRegistry().register(...scienceLoopSteps({ ...settings, children })),
     tracker: children,
     persistence: persistenceProvider,
@@ -77,11 +79,12 @@ export async function runPersonas(personas: readonly LoadedPersona[], options: O
 }
 
 /** replayPersona with the default composition's sandbox, persistence and plugin environment. */
-export function replayPersona(options: Omit<ReplayOptions, 'persistence' | 'sandbox'> & Partial<Pick<ReplayOptions, 'persistence' | 'sandbox'>> & { skillsDirs?: readonly string[] }): Promise<ReplayReport> {
+export function replayPersona(options: Omit<ReplayOptions, 'persistence' | 'sandbox' | 'tools'> & Partial<Pick<ReplayOptions, 'persistence' | 'sandbox' | 'tools'>> & { skillsDirs?: readonly string[] }): Promise<ReplayReport> {
   const { skillsDirs, ...rest } = options;
   const composition = defaultComposition(skillsDirs ? { skillsDirs } : {});
   return replayKernelPersona({
     sandbox: composition.sandbox,
+    tools: composition.tools,
     persistence: composition.persistence,
     ...(composition.pluginEnv ? { pluginEnv: composition.pluginEnv } : {}),
     ...(composition.scriptTools ? { scriptTools: composition.scriptTools } : {}),

@@ -1,5 +1,5 @@
 /**
- * The scripts a persona's selected skills ship, as tools (kernel/tools/script-tool.ts runs
+ * The scripts a persona's selected skills ship, as tools (features/skills/script-tool.ts runs
  * them). A skill folder may hold `scripts/*.ts` and `scripts/*.js` (the Agent Skills format's
  * `scripts/`); each regular file there is one tool, `skill.<skill name>.<file stem>`, taking
  * `{args: string[]}` as its `Deno.args`.
@@ -27,7 +27,7 @@ import { readManifestFile } from '../../kernel/manifest/load.ts';
 import { DEFAULT_PLUGIN_PROFILE, pluginManifestSchema, type PluginManifest } from '../../kernel/manifest/plugin-manifest.ts';
 import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import type { PersonaProfile } from '../../kernel/personas/profile-schema.ts';
-import { scriptTraceId, type ScriptToolSpec } from '../../kernel/tools/script-tool.ts';
+import { scriptTraceId, type ScriptToolSpec } from '../../kernel/tools/script-spec.ts';
 import { loadSkillCatalog, type SkillMeta } from './catalog.ts';
 import { REPO_SKILLS_DIR, skillRootsForPersona } from './layout.ts';
 import { selectSkills } from './select.ts';

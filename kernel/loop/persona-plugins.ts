@@ -8,9 +8,10 @@
  * names was checked at its start (start-check.ts), so a miss here is a plugin removed since.
  */
 import type { PluginInstance } from '../plugins/plugin-instance.ts';
-import { McpMount } from '../tools/mcp-mount.ts';
-import { ScriptTool, type ScriptToolSpec } from '../tools/script-tool.ts';
-import { createScriptRunner, type ScriptRunner } from '../run/script-runner.ts';
+import type { PermissionLayer } from '../permissions/gate.ts';
+import type { SandboxProfile } from '../manifest/sandbox-profile.ts';
+import type { MountedServer, ScriptCallee, ToolGrant, ToolRunners } from '../tools/runners.ts';
+import type { ScriptToolSpec } from '../tools/script-spec.ts';
 import type { PluginRegistry } from '../plugins/registry.ts';
 import type { OsSandboxSettings } from '../broker/op.ts';
 import type { CycleRecorder } from '../replay/cycle-recorder.ts';
@@ -28,9 +29,10 @@ export class PersonaPlugins {
   readonly #options: PersonaPluginOptions;
   readonly #registry: PluginRegistry;
   readonly #instances = new Map<string, PluginInstance>();
-  readonly #mounts = new Map<string, McpMount>();
-  readonly #scripts = new Map<string, ScriptTool>();
-  #runner: Promise<ScriptRunner> | undefined;
+  readonly #mounts = new Map<string, MountedServer>();
+  readonly #scripts = new Map<string, ScriptCallee>();
+  /** how mounts and script tools are made (the composition's), made on first need and closed with the instances */
+  #runners: ToolRunners | undefined;
   /** set for the length of a recorded cycle */
   recorder: CycleRecorder | undefined;
 
@@ -59,11 +61,11 @@ export class PersonaPlugins {
    * The MCP server tool plugin `id` mounts (started on first use, under the persona's grant).
    * Its calls go through `callMount`, recorded like any plugin call while a cycle is.
    */
-  mount(id: string): McpMount {
+  mount(id: string): MountedServer {
     let mount = this.#mounts.get(id);
     if (!mount) {
       const o = this.#options;
-      mount = new McpMount(this.#registry.find(id, 'tool'), { allow: o.allow, vars: { ...o.vars, session: null }, env: o.env, cwd: o.otherCwd, audit: o.audit, os: this.#osSettings() });
+      mount = this.#tools().mount(this.#registry.find(id, 'tool'), { allow: o.allow, vars: { ...o.vars, session: null }, env: o.env, cwd: o.otherCwd, audit: o.audit, os: this.#osSettings() });
       this.#mounts.set(id, mount);
     }
     return mount;
@@ -80,12 +82,12 @@ export class PersonaPlugins {
     return recorder ? recorder.call(mount, name, [args]) : mount.call(name, args);
   }
 
-  /** The tool a skill's script is (kernel/tools/script-tool.ts), under the persona's grant; each call a fresh run. */
-  script(spec: ScriptToolSpec): ScriptTool {
+  /** The tool a skill's script is (ToolRunners.script), under the persona's grant; each call a fresh run. */
+  script(spec: ScriptToolSpec): ScriptCallee {
     let tool = this.#scripts.get(spec.traceId);
     if (!tool || tool.spec !== spec) {
       const o = this.#options;
-      tool = new ScriptTool(spec, {
+      tool = this.#tools().script(spec, {
         allow: o.allow,
         vars: { ...o.vars, session: null },
         env: o.env,
@@ -94,10 +96,20 @@ export class PersonaPlugins {
         audit: o.audit,
         ...(o.sources ? { sources: o.sources } : {}),
         os: this.#osSettings(),
-      }, () => (this.#runner ??= createScriptRunner({ cacheDir: o.kit.loader.cacheDir })));
+      });
       this.#scripts.set(spec.traceId, tool);
     }
     return tool;
+  }
+
+  /** What a tool with these layers may do, summarized for `tools list` (ToolRunners.grant). */
+  toolGrant(layers: readonly PermissionLayer[], profile: Pick<SandboxProfile, 'name' | 'tier'>): ToolGrant {
+    return this.#tools().grant(layers, profile);
+  }
+
+  #tools(): ToolRunners {
+    this.#runners ??= this.#options.tools(this.#options.kit);
+    return this.#runners;
   }
 
   /** The OS sandbox of what the persona's tools start (a script's children, a mounted server): its state hidden but its own folder. */
@@ -176,8 +188,8 @@ export class PersonaPlugins {
     for (const mount of this.#mounts.values()) mount.dispose();
     this.#mounts.clear();
     this.#scripts.clear();
-    // the script runner's warm host processes end with it (they are also unref'd children of this process)
-    void this.#runner?.then((runner) => runner.close(), () => undefined);
-    this.#runner = undefined;
+    // what the runners keep warm (a script runner's host processes) ends with them
+    void this.#runners?.close();
+    this.#runners = undefined;
   }
 }

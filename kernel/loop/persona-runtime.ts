@@ -65,7 +65,8 @@ import { DEFAULT_MAX_RESIDENT_ISOLATES, ResidentIsolates } from './resident-isol
 import { backendStartRefusal, checkPersonaStart, probePlugin } from './start-check.ts';
 import type { CycleContext, LoopStep, PersonaContext, StepRegistry, ToolCallNote } from './steps.ts';
 import { fullScanHistory, type HistoryPart, type PersonaHistory } from './persona-history.ts';
-import type { ScriptToolSpec } from '../tools/script-tool.ts';
+import type { ScriptToolSpec } from '../tools/script-spec.ts';
+import type { ToolRunners } from '../tools/runners.ts';
 
 /** What the persona's plugins are given besides the kernel's own (the composition's part). */
 export interface PersonaWiring {
@@ -87,6 +88,8 @@ export interface PersonaWiring {
 export interface LoopComposition {
   /** the sandbox every plugin runs in (sandboxes/index.ts defaultSandboxKit), over the build cache `cacheDir` (default: the kit's own) */
   sandbox(options: { cacheDir?: string }): SandboxKit;
+  /** how a persona's mounted MCP servers and skill scripts run (one set per persona's plugins, made over the kit) */
+  tools(kit: SandboxKit): ToolRunners;
   steps: StepRegistry;
   persistence: PersistenceProvider;
   harnesses?: HarnessCatalog;
@@ -100,7 +103,7 @@ export interface LoopComposition {
   tracker?(personaId: string): ChildTrackerLike;
   /** the persona's history: start from a checkpoint, seal segments, checkpoint at close (persona-history.ts) */
   history?: HistoryPart;
-  /** the scripts of the persona's selected skills, offered as tools (kernel/tools/script-tool.ts); none without it */
+  /** the scripts of the persona's selected skills, offered as tools (their specs: kernel/tools/script-spec.ts); none without it */
   scriptTools?(profile: PersonaProfile): Promise<ScriptToolSpec[]>;
 }
 
@@ -390,6 +393,7 @@ export class PersonaRuntime {
         limits: this.limits,
         extraEnv,
         kit: kernel.sandbox,
+        tools: kernel.composition.tools,
         bindings,
         audit: (event) => this.#onAudit(event),
         sources: kernel.sources,

@@ -18,6 +18,7 @@ import { SecretValues, type Scrubber } from '../redact/secret-values.ts';
 import type { LoadedPlugin } from '../plugins/registry.ts';
 import type { PluginKind } from '../manifest/plugin-manifest.ts';
 import type { ChildTrackerLike, SandboxKit } from '../sandbox.ts';
+import type { ToolRunners } from '../tools/runners.ts';
 import { personaPaths, providerHomeDir, workspaceDir } from './layout.ts';
 
 /** Grace between the subprocess wall limit and the isolate's, for writing the session files. */
@@ -49,6 +50,8 @@ export interface PersonaPluginOptions {
   hostEnv?: Readonly<Record<string, string | undefined>>;
   /** how each plugin's sandbox is made, and the build cache every subprocess's OS sandbox hides */
   kit: SandboxKit;
+  /** how the persona's mounted MCP servers and script tools are made (the composition's) */
+  tools: (kit: SandboxKit) => ToolRunners;
   allow: PermissionSet;
   /** the path variables of the persona's ceiling (`allow`): `${session}` there is every session's folder */
   vars: PathVariables;
@@ -152,6 +155,7 @@ export interface PersonaPluginInputs {
   /** variables the composition hands every plugin of the persona (the local ledger's path) */
   extraEnv?: Record<string, string>;
   kit: SandboxKit;
+  tools: (kit: SandboxKit) => ToolRunners;
   bindings: BindingImplementations;
   audit: (event: AuditEvent) => void;
   sources?: WorldSources;
@@ -175,6 +179,7 @@ export function personaPluginOptions(i: PersonaPluginInputs): PersonaPluginOptio
     ...(i.programs ? { programs: i.programs } : {}),
     ...(i.programReads ? { programReads: i.programReads } : {}),
     kit: i.kit,
+    tools: i.tools,
     allow: toPermissionSet(i.profile.allow, paths.dir, vars),
     vars,
     session: { dir: null },

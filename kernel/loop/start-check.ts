@@ -14,7 +14,7 @@ import type { LoadedPersona } from '../personas/load.ts';
 import { persistencePluginOf, profileDsnOf, type PersonaProfile } from '../personas/profile-schema.ts';
 import { BACKEND_EXPORTS } from '../contracts/persistence.ts';
 import { displayPath, type LoadedPlugin, type PluginRegistry } from '../plugins/registry.ts';
-import type { ScriptToolSpec } from '../tools/script-tool.ts';
+import type { ScriptToolSpec } from '../tools/script-spec.ts';
 import { didYouMean } from '../suggest.ts';
 import { RECORD_STEP, type LoadedHarness } from './harness.ts';
 import { personaPaths } from './layout.ts';
@@ -103,6 +103,7 @@ function checkOptions(kernel: LoopKernel, profile: PersonaProfile): PersonaPlugi
     limits: kernel.composition.limits(profile, kernel.env),
     extraEnv: kernel.composition.pluginEnv?.(paths, profile) ?? {},
     kit: kernel.sandbox,
+    tools: kernel.composition.tools,
     bindings: {},
     audit: () => undefined,
     sources: kernel.sources,

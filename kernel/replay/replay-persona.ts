@@ -37,9 +37,8 @@ import { traceSegmentsFor } from './trace-segments.ts';
 import { parseRollupLines } from '../history/index-entry.ts';
 import { readIndexEntries } from '../history/reader.ts';
 import { REPLAY_EPOCH_CYCLES } from '../loop/persona-runtime.ts';
-import { McpMount, mountCode } from '../tools/mcp-mount.ts';
-import { ScriptTool, type ScriptToolSpec } from '../tools/script-tool.ts';
-import { createScriptRunner, type ScriptRunner } from '../run/script-runner.ts';
+import { mountCode, type ToolCallee, type ToolRunners } from '../tools/runners.ts';
+import type { ScriptToolSpec } from '../tools/script-spec.ts';
 import { sha256 } from '../events/envelope.ts';
 
 export interface ReplayOptions {
@@ -58,6 +57,8 @@ export interface ReplayOptions {
   pluginsDir?: string;
   /** the sandbox the recorded plugins are replayed in (the composition's: LoopComposition.sandbox), over this build cache (default: the kit's own) */
   sandbox(options: { cacheDir?: string }): SandboxKit;
+  /** how recorded mounts and script tools are rebuilt (the composition's: LoopComposition.tools); a mount replays from the tape and starts no server */
+  tools(kit: SandboxKit): ToolRunners;
   cacheDir?: string;
   /**
    * replay the installed plugins' current code instead of the recorded bundles: whether an
@@ -288,10 +289,11 @@ class Replayer {
   readonly #plugins: Map<string, LoadedPlugin>;
   readonly #kit: SandboxKit;
   readonly #profiles = new Map<string, PersonaProfile>();
-  readonly #instances = new Map<string, { instance: PluginInstance | McpMount | ScriptTool; bundle: string; profile: string }>();
+  readonly #instances = new Map<string, { instance: PluginInstance | ToolCallee; bundle: string; profile: string }>();
   readonly #scriptTools: ReplayOptions['scriptTools'];
   readonly #scriptSpecs = new Map<string, Promise<ScriptToolSpec[]>>();
-  #runner: Promise<ScriptRunner> | undefined;
+  readonly #tools: (kit: SandboxKit) => ToolRunners;
+  #runners: ToolRunners | undefined;
   calls = 0;
   effects = 0;
 
@@ -299,7 +301,7 @@ class Replayer {
 
   readonly #pluginEnv: ReplayOptions['pluginEnv'];
 
-  constructor(o: { store: TraceStore; stateDir: string; plugins: Map<string, LoadedPlugin>; kit: SandboxKit; installed: boolean; pluginEnv: ReplayOptions['pluginEnv']; scriptTools: ReplayOptions['scriptTools'] }) {
+  constructor(o: { store: TraceStore; stateDir: string; plugins: Map<string, LoadedPlugin>; kit: SandboxKit; tools: (kit: SandboxKit) => ToolRunners; installed: boolean; pluginEnv: ReplayOptions['pluginEnv']; scriptTools: ReplayOptions['scriptTools'] }) {
     this.#scriptTools = o.scriptTools;
     this.#installed = o.installed;
     this.#pluginEnv = o.pluginEnv;
@@ -308,6 +310,7 @@ class Replayer {
     this.#stateDir = o.stateDir;
     this.#plugins = o.plugins;
     this.#kit = o.kit;
+    this.#tools = o.tools;
   }
 
   #profile(digest: string, persona: string): PersonaProfile {
@@ -329,12 +332,13 @@ class Replayer {
       extraEnv: this.#pluginEnv?.(personaPaths(this.#stateDir, profile.id), profile) ?? {},
       limits: { cpu_seconds_per_cycle: trace.limits.cpu_seconds, wall_seconds_per_cycle: trace.limits.wall_seconds },
       kit: this.#kit,
+      tools: this.#tools,
       bindings: NO_BINDINGS,
       audit: () => undefined,
     });
   }
 
-  async #instance(trace: TraceRecord, call: TracedCall): Promise<PluginInstance | McpMount | ScriptTool> {
+  async #instance(trace: TraceRecord, call: TracedCall): Promise<PluginInstance | ToolCallee> {
     const held = this.#instances.get(call.plugin);
     if (held && !call.fresh && held.bundle === call.bundle && held.profile === trace.profile) return held.instance;
     held?.instance.dispose();
@@ -346,7 +350,7 @@ class Replayer {
     if (plugin.manifest.mcp) {
       // a mounted MCP server: every call's answer is on the tape, so no server is started
       const o = this.#options(trace);
-      const mount = new McpMount(plugin, { allow: o.allow, vars: o.vars, env: o.env, cwd: o.otherCwd });
+      const mount = this.#runnersNow().mount(plugin, { allow: o.allow, vars: o.vars, env: o.env, cwd: o.otherCwd });
       this.#instances.set(call.plugin, { instance: mount, bundle: call.bundle, profile: trace.profile });
       return mount;
     }
@@ -362,7 +366,7 @@ class Replayer {
    * under the grant its skill's manifest gives now: the skill must still be there, as a
    * plugin must still be installed.
    */
-  async #script(trace: TraceRecord, call: TracedCall): Promise<ScriptTool> {
+  async #script(trace: TraceRecord, call: TracedCall): Promise<ToolCallee> {
     const profile = this.#profile(trace.profile, trace.persona);
     let specs = this.#scriptSpecs.get(trace.profile);
     if (!specs) this.#scriptSpecs.set(trace.profile, (specs = this.#scriptTools?.(profile) ?? Promise.resolve([])));
@@ -370,9 +374,15 @@ class Replayer {
     if (!spec) recordingError(`${trace.persona} cycle ${trace.cycle}: ${call.plugin} is not a script of a skill the recorded profile selects (in the skill folders given); its skill's manifest is needed for the grant it ran under`, { plugin: call.plugin });
     const o = this.#options(trace);
     const bundle = this.#installed ? undefined : { code: this.#store.blobs.get(call.bundle).toString('utf8'), digest: call.bundle.slice('sha256:'.length) };
-    const tool = new ScriptTool(spec, { allow: o.allow, vars: o.vars, env: o.env, cwd: o.otherCwd, cpuSeconds: o.cpuSeconds }, () => (this.#runner ??= createScriptRunner({ cacheDir: this.#kit.loader.cacheDir })), bundle);
+    const tool = this.#runnersNow().script(spec, { allow: o.allow, vars: o.vars, env: o.env, cwd: o.otherCwd, cpuSeconds: o.cpuSeconds }, bundle);
     this.#instances.set(call.plugin, { instance: tool, bundle: call.bundle, profile: trace.profile });
     return tool;
+  }
+
+  /** The mounts and script tools of this replay, made on first need. */
+  #runnersNow(): ToolRunners {
+    this.#runners ??= this.#tools(this.#kit);
+    return this.#runners;
   }
 
   /** Replays one cycle; returns its divergence, or null when it matched. */
@@ -457,8 +467,8 @@ class Replayer {
   dispose(): void {
     for (const { instance } of this.#instances.values()) instance.dispose();
     this.#instances.clear();
-    void this.#runner?.then((runner) => runner.close(), () => undefined);
-    this.#runner = undefined;
+    void this.#runners?.close();
+    this.#runners = undefined;
   }
 }
 
@@ -555,7 +565,7 @@ async function replayWith(options: ReplayOptions, backend: PersistenceBackend, s
     divergence: null,
     ok: true,
   };
-  const replayer = new Replayer({ store, stateDir, plugins, kit, installed: options.installed ?? false, pluginEnv: options.pluginEnv, scriptTools: options.scriptTools });
+  const replayer = new Replayer({ store, stateDir, plugins, kit, tools: options.tools, installed: options.installed ?? false, pluginEnv: options.pluginEnv, scriptTools: options.scriptTools });
   try {
     for (const [i, c] of selected.entries()) {
       report.divergence = c.trace ? await replayer.cycle(c.trace, c.trace.hash) : null;
@@ -573,7 +583,7 @@ async function replayWith(options: ReplayOptions, backend: PersistenceBackend, s
     const toolCalls = await recordedToolCalls(options.persistence, backend.personaDir, options.personaId, registry, options.dsn);
     if (toolCalls.length > 0) {
       const toolStore = new TraceStore(backend.personaDir, { readonly: true, file: TOOL_TRACE_FILE });
-      const tools = new Replayer({ store: toolStore, stateDir, plugins, kit, installed: options.installed ?? false, pluginEnv: options.pluginEnv, scriptTools: options.scriptTools });
+      const tools = new Replayer({ store: toolStore, stateDir, plugins, kit, tools: options.tools, installed: options.installed ?? false, pluginEnv: options.pluginEnv, scriptTools: options.scriptTools });
       try {
         for (const { trace } of toolCalls) {
           report.divergence = await tools.cycle(trace, trace.hash);

@@ -34,7 +34,7 @@ export interface ScriptRunRequest {
   /** bytes and files/folders the run may add to the disk, enforced as it writes (kernel/broker/write-quota.ts) */
   writeQuota?: { maxBytes: number; maxEntries: number };
   /**
-   * A skill script run as a tool (kernel/tools/script-tool.ts): its grant's layers instead of
+   * A skill script run as a tool (features/skills/script-tool.ts): its grant's layers instead of
    * `permissionFlags`' (the profile's ceiling is added), who the audit names, the tape its
    * effects go on, the clock it sees, the recorded bundle to run instead of building `file`,
    * and where its capability decisions are audited (default: the runner's).

@@ -12,7 +12,7 @@
  * server's, listed when first asked, and each call is proxied to it under the plugin's grant
  * (kernel/tools/mcp-mount.ts), recorded the same way.
  *
- * A selected skill's scripts (`scripts/*.ts|js`) are tools too (kernel/tools/script-tool.ts):
+ * A selected skill's scripts (`scripts/*.ts|js`) are tools too (features/skills/script-tool.ts):
  * each call one sandboxed run of the script, its `args` as `Deno.args`, under the grant the
  * skill's manifest requests ∩ the persona's allow ∩ its profile's ceiling. Which scripts a
  * persona has is the composition's to say (ToolHost.scripts).
@@ -30,8 +30,8 @@ import type { PersonaProfile } from '../personas/profile-schema.ts';
 import type { LoadedPlugin, PluginRegistry } from '../plugins/registry.ts';
 import type { PersonaPlugins } from '../loop/persona-plugins.ts';
 import type { CycleRecorder } from '../replay/cycle-recorder.ts';
-import { SCRIPT_INPUT_SCHEMA, type ScriptToolSpec } from './script-tool.ts';
-import { toolGrant, type ToolGrant } from './tool-grant.ts';
+import { SCRIPT_INPUT_SCHEMA, type ScriptToolSpec } from './script-spec.ts';
+import type { ToolGrant } from './runners.ts';
 import { toPermissionSet, type PermissionsManifest } from '../manifest/permissions-schema.ts';
 import { loadSandboxProfile, type SandboxProfile } from '../manifest/sandbox-profile.ts';
 
@@ -39,7 +39,7 @@ import { loadSandboxProfile, type SandboxProfile } from '../manifest/sandbox-pro
 export interface ToolHost {
   profile: Pick<PersonaProfile, 'id' | 'tools'>;
   registry: PluginRegistry;
-  plugins: Pick<PersonaPlugins, 'callRecorded' | 'callMount' | 'mount' | 'callScript' | 'callLimits'> & { readonly options?: Pick<PersonaPlugins['options'], 'allow' | 'vars'> };
+  plugins: Pick<PersonaPlugins, 'callRecorded' | 'callMount' | 'mount' | 'callScript' | 'callLimits' | 'toolGrant'> & { readonly options?: Pick<PersonaPlugins['options'], 'allow' | 'vars'> };
   /** the scripts of the persona's selected skills (the composition's: features/skills/scripts.ts) */
   scripts?: readonly ScriptToolSpec[];
   /** where a call is recorded (a cycle's recorder, or the one of a call outside any cycle); none: the cycle's, if any */
@@ -59,7 +59,7 @@ export interface ToolInfo {
   input_schema: Record<string, unknown>;
   /** a mounted server's containment: `bubblewrap`, or why it runs without the OS sandbox (`off: ...`, `unavailable: ...`) */
   os_sandbox?: string;
-  /** what a call may do: the manifest ∩ the persona's allow ∩ the profile's ceiling, folded per kind (tool-grant.ts) */
+  /** what a call may do: the manifest ∩ the persona's allow ∩ the profile's ceiling, folded per kind (ToolRunners.grant) */
   grant?: ToolGrant;
 }
 
@@ -136,7 +136,7 @@ function grantOf(host: ToolHost, permissions: PermissionsManifest, dir: string, 
     { label: 'caller', set: o.allow },
     { label: `profile:${profile.name}`, set: toPermissionSet(profile.ceiling, dir) },
   ];
-  return { grant: toolGrant(layers, profile) };
+  return { grant: host.plugins.toolGrant(layers, profile) };
 }
 
 function scriptInfo(script: ScriptToolSpec): ToolInfo {

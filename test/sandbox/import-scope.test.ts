@@ -17,7 +17,7 @@ import { allPermissionSet, emptyPermissionSet } from '../../kernel/permissions/d
 import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
 import { loadPlugin } from '../../kernel/plugins/registry.ts';
 import { createScriptRunner } from '../../kernel/run/script-runner.ts';
-import { ScriptTool } from '../../kernel/tools/script-tool.ts';
+import { ScriptTool } from '../../features/skills/script-tool.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';
 
 const SECRET = 'PRIVATE-KEY-5f2c9e';

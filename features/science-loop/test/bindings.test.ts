@@ -13,6 +13,7 @@ import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
 import { emptyPermissionSet } from '../../../kernel/permissions/descriptors.ts';
 import { createScriptRunner } from '../../../kernel/run/script-runner.ts';
 import { defaultSandboxKit } from '../../../sandboxes/index.ts';
+import { personaToolRunners } from '../tool-runners.ts';
 import { CACHE_DIR, events, T0, tempDir } from './helpers.ts';
 import { prepareLedger } from '../../ledger/open.ts';
 
@@ -63,6 +64,7 @@ async function setup(declared: string[], granted: string[]) {
       osSandbox: 'required',
       hidden: [stateDir],
       kit,
+      tools: personaToolRunners,
       allow: emptyPermissionSet(),
       vars: {},
       env: {},

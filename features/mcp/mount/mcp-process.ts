@@ -10,7 +10,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { hasSetpriv, launchChild, SETPRIV, type Launch, type OsSandboxRequest } from '../../sandboxes/subprocess/run-command.ts';
+import { hasSetpriv, launchChild, SETPRIV, type Launch, type OsSandboxRequest } from '../../../sandboxes/subprocess/run-command.ts';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 

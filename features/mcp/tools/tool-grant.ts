@@ -5,19 +5,9 @@
  * A kind any layer denies outright is `[]`. It is a summary for people: the broker still
  * decides each access itself, with Deno's matching (a host's port, a program's path).
  */
-import type { PermissionName, PermissionSet } from '../permissions/descriptors.ts';
-import { grantView, type PathGrant } from '../../sandboxes/subprocess/os-sandbox/grant-view.ts';
-
-export interface ToolGrant {
-  read: true | string[];
-  write: true | string[];
-  net: true | string[];
-  env: true | string[];
-  run: true | string[];
-  /** the sandbox profile the tool runs under, and its tier */
-  profile: string;
-  tier: string;
-}
+import type { PermissionName, PermissionSet } from '../../../kernel/permissions/descriptors.ts';
+import type { ToolGrant } from '../../../kernel/tools/runners.ts';
+import { grantView, type PathGrant } from '../../../sandboxes/subprocess/os-sandbox/grant-view.ts';
 
 interface Layer {
   label: string;

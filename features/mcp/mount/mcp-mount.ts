@@ -17,64 +17,31 @@
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { AuditEvent, OsSandboxSettings } from '../broker/op.ts';
-import { locateBwrap } from '../../sandboxes/subprocess/os-sandbox/bwrap.ts';
-import { grantView } from '../../sandboxes/subprocess/os-sandbox/grant-view.ts';
-import type { OsSandboxRequest } from '../../sandboxes/subprocess/run-command.ts';
-import type { Tape } from '../broker/tape.ts';
-import { canonicalJson } from '../events/canonical.ts';
-import { isKernelError, kernelError, type KernelError } from '../errors.ts';
-import { expand, toPermissionSet, type PathVariables } from '../manifest/permissions-schema.ts';
-import type { Limits } from '../manifest/sandbox-profile.ts';
-import type { McpServerDeclaration } from '../manifest/plugin-manifest.ts';
-import type { PermissionSet } from '../permissions/descriptors.ts';
-import { PermissionGate } from '../permissions/gate.ts';
-import type { LoadedPlugin } from '../plugins/registry.ts';
-import { sha256 } from '../events/envelope.ts';
-import { KERNEL_VERSION } from '../version.ts';
-import { resolveExecutable } from '../../sandboxes/subprocess/run-command.ts';
-import { gateNetPolicy } from '../../sandboxes/subprocess/os-sandbox/net-proxy.ts';
+import type { Tape } from '../../../kernel/broker/tape.ts';
+import { sha256 } from '../../../kernel/events/envelope.ts';
+import { isKernelError, kernelError, type KernelError } from '../../../kernel/errors.ts';
+import { expand, toPermissionSet } from '../../../kernel/manifest/permissions-schema.ts';
+import type { Limits } from '../../../kernel/manifest/sandbox-profile.ts';
+import type { McpServerDeclaration } from '../../../kernel/manifest/plugin-manifest.ts';
+import { PermissionGate } from '../../../kernel/permissions/gate.ts';
+import type { LoadedPlugin } from '../../../kernel/plugins/registry.ts';
+import { chargedFor, reportCallUsage } from '../../../kernel/tools/call-usage.ts';
+import { mountCode, type McpMountOptions, type MountedServer, type RemoteTool } from '../../../kernel/tools/runners.ts';
+import { KERNEL_VERSION } from '../../../kernel/version.ts';
+import { locateBwrap } from '../../../sandboxes/subprocess/os-sandbox/bwrap.ts';
+import { grantView } from '../../../sandboxes/subprocess/os-sandbox/grant-view.ts';
+import { gateNetPolicy } from '../../../sandboxes/subprocess/os-sandbox/net-proxy.ts';
+import { resolveExecutable, type OsSandboxRequest } from '../../../sandboxes/subprocess/run-command.ts';
 import { processCpuMs, ServerProcess, type ServerEnd } from './mcp-process.ts';
-import { chargedFor, reportCallUsage } from './call-usage.ts';
 
 /** The tape op of one proxied call: args `{tool, arguments}`, answer `{ok: CallToolResult}` or `{err: line}`. */
 export const MCP_CALL_OP = 'mcp.call';
-
-/** One tool a mounted server offers, as its `tools/list` said. */
-export interface RemoteTool {
-  name: string;
-  description: string;
-  input_schema: Record<string, unknown>;
-}
-
-export interface McpMountOptions {
-  /** what the persona allows (intersected with the manifest and the ceiling) */
-  allow: PermissionSet;
-  vars: PathVariables;
-  /** the persona's plugin environment: PATH to find the command, pass_env values */
-  env: Readonly<Record<string, string>>;
-  cwd: string;
-  audit?: (event: AuditEvent) => void;
-  /** the per-call wall limit and the output cap (default: the plugin's limits) */
-  limits?: Partial<Limits>;
-  /**
-   * the persona's OS sandbox settings (its mode, the kernel trees to hide, its own folder):
-   * the server runs inside bubblewrap as a plugin's `run` children do. None (a replay, which
-   * starts no server): a plain child.
-   */
-  os?: OsSandboxSettings;
-}
 
 function serverError(plugin: string, message: string, details: Record<string, unknown> = {}): KernelError {
   return kernelError('RTC_ERR_TOOL_MCP_SERVER', `tool plugin ${plugin}: its MCP server ${message}`, { details: { plugin, ...details } });
 }
 
-/** The code a mount "runs", for the trace and the substrate: the server it declares, canonically. */
-export function mountCode(mcp: McpServerDeclaration): string {
-  return canonicalJson({ mcp });
-}
-
-export class McpMount {
+export class McpMount implements MountedServer {
   readonly plugin: LoadedPlugin;
   readonly limits: Limits;
   /** what a recorder puts its tape on */

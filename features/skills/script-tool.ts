@@ -8,79 +8,19 @@
  * record, running the recorded bundle.
  *
  * Which scripts a persona has, and what their skills request, is the composition's to say
- * (features/skills/scripts.ts gives one ScriptToolSpec a script); the kernel only runs them.
+ * (scripts.ts gives one ScriptToolSpec a script); the kernel calls them through
+ * ToolRunners.script (kernel/tools/runners.ts), recorded like any plugin call.
  */
-import path from 'node:path';
-import type { AuditEvent, OsSandboxSettings, WorldSources } from '../broker/op.ts';
-import type { Tape } from '../broker/tape.ts';
-import { kernelError } from '../errors.ts';
-import { toPermissionSet, type PathVariables, type PermissionsManifest } from '../manifest/permissions-schema.ts';
-import { loadSandboxProfile, type Limits } from '../manifest/sandbox-profile.ts';
-import type { PermissionSet } from '../permissions/descriptors.ts';
-import type { ScriptRunner } from '../run/script-runner.ts';
-import { chargedFor, reportCallUsage } from './call-usage.ts';
+import type { Tape } from '../../kernel/broker/tape.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import { toPermissionSet } from '../../kernel/manifest/permissions-schema.ts';
+import { loadSandboxProfile, type Limits } from '../../kernel/manifest/sandbox-profile.ts';
+import { createScriptRunner, type ScriptRunner } from '../../kernel/run/script-runner.ts';
+import { chargedFor, reportCallUsage } from '../../kernel/tools/call-usage.ts';
+import type { ScriptCallee, ScriptToolOptions } from '../../kernel/tools/runners.ts';
+import type { ScriptToolResult, ScriptToolSpec } from '../../kernel/tools/script-spec.ts';
 
-/** The arguments every script tool takes: its command line. */
-export const SCRIPT_INPUT_SCHEMA: Record<string, unknown> = {
-  type: 'object',
-  properties: {
-    args: { type: 'array', items: { type: 'string' }, maxItems: 256, description: "the script's command-line arguments (its Deno.args)" },
-  },
-  additionalProperties: false,
-};
-
-/** What a script tool answers: the run's exit status and output (an uncaught error, a denial or a limit is in stderr, exit code 1). */
-export interface ScriptToolResult {
-  exit_code: number;
-  stdout: string;
-  stderr: string;
-}
-
-export interface ScriptToolSpec {
-  /** the tool's name: `skill.<skill name>.<script file stem>` */
-  name: string;
-  /** what the trace and the audit call it: `skill:<skill id>/scripts/<file>` */
-  traceId: string;
-  /** the script, absolute */
-  file: string;
-  /** the skill folder (`${plugin}` in its manifest's permissions) */
-  dir: string;
-  description: string;
-  /** what the skill's manifest (the plugin.yaml beside its SKILL.md) requests; nothing without one */
-  permissions: PermissionsManifest;
-  /**
-   * The sandbox profile the script runs under: the one the skill's manifest names (default:
-   * `default`, the process tier), except an in-process one, which only the persona's `trust:`
-   * naming `manifestId` grants (else `default`).
-   */
-  profile: string;
-  /** the id the skill's plugin.yaml declares (what a persona's `trust:` names), when it has one */
-  manifestId?: string;
-  /** the in-process profile the manifest asks for, when it was not granted and the script runs under `profile` instead */
-  requestedProfile?: string;
-  /** the manifest's limits (they only tighten the profile's) */
-  limits?: Partial<Limits>;
-  /** why the skill cannot offer the script (a manifest that does not validate): listed as a problem, never run */
-  refused?: string;
-}
-
-export interface ScriptToolOptions {
-  /** what the persona allows */
-  allow: PermissionSet;
-  vars: PathVariables;
-  /** the persona's plugin environment (what Deno.env may show, by the env grant) */
-  env: Readonly<Record<string, string>>;
-  /** Deno.cwd() of the script: the persona's folder, as for its other plugins */
-  cwd: string;
-  /** the persona's CPU seconds per plugin call (tightens the profile's CPU limit) */
-  cpuSeconds: number;
-  audit?: (event: AuditEvent) => void;
-  sources?: WorldSources;
-  /** the OS sandbox of the script's subprocesses: the persona's (its state hidden but its own folder) */
-  os?: OsSandboxSettings;
-}
-
-export class ScriptTool {
+export class ScriptTool implements ScriptCallee {
   readonly spec: ScriptToolSpec;
   readonly limits: Limits;
   /** what a recorder puts its tape on (each run gets a broker of its own, handed this tape) */
@@ -154,7 +94,20 @@ export class ScriptTool {
   }
 }
 
-/** `skill:<skill id>/scripts/<file>`: what the trace calls a script tool. */
-export function scriptTraceId(skillId: string, file: string): string {
-  return `skill:${skillId}/scripts/${path.basename(file)}`;
+
+/**
+ * The script half of a persona's ToolRunners (kernel/tools/runners.ts): its script tools share
+ * one script runner over the kit's build cache, started on first use; `close` ends its warm
+ * sandbox host processes (they are also unref'd children of this process).
+ */
+export function scriptTools(cacheDir: string): { script(spec: ScriptToolSpec, options: ScriptToolOptions, recorded?: { code: string; digest: string }): ScriptTool; close(): Promise<void> } {
+  let runner: Promise<ScriptRunner> | undefined;
+  return {
+    script: (spec, options, recorded) => new ScriptTool(spec, options, () => (runner ??= createScriptRunner({ cacheDir })), recorded),
+    close: async () => {
+      const started = runner;
+      runner = undefined;
+      await started?.then((r) => r.close(), () => undefined);
+    },
+  };
 }
