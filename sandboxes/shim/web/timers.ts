@@ -16,7 +16,7 @@
  * idle script can end at once. An error thrown by a callback is reported to the host as
  * uncaught, which ends the run with exit status 1, as in Deno.
  */
-import { callAsync, callSync } from '../host.ts';
+import { callAsync, callSync, thenOf } from '../host.ts';
 import { requirePart } from '../parts-loader.ts';
 
 /**
@@ -51,7 +51,8 @@ let nextHostId = 1;
 
 function hostSleep(ms: number, ref: boolean, immediate: boolean, onWake: (hostId: number) => void): number {
   const hostId = nextHostId++;
-  callAsync<{ cancelled: boolean }>('timer.sleep', { id: hostId, ms, unref: !ref, immediate }).then(
+  thenOf(
+    callAsync<{ cancelled: boolean }>('timer.sleep', { id: hostId, ms, unref: !ref, immediate }),
     (result) => {
       if (!result.cancelled) onWake(hostId);
     },
@@ -525,9 +526,11 @@ export function unrefTimer(timer: unknown): void {
   if (typeof timer !== 'number') (timer as { unref?: () => void } | null | undefined)?.unref?.();
 }
 
+const settledPromise = Promise.resolve();
+
 export function queueMicrotask(callback: () => void): void {
   if (typeof callback !== 'function') throw new TypeError("Failed to execute 'queueMicrotask' on 'Window': Argument 1 is not a function");
-  Promise.resolve().then(() => {
+  thenOf(settledPromise, () => {
     try {
       callback();
     } catch (error) {
