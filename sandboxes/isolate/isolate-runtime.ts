@@ -385,8 +385,12 @@ export class IsolateRuntime {
     const { id, ms, unref, immediate } = JSON.parse(json) as { id: number; ms: number; unref?: boolean; immediate?: boolean };
     if (this.#exitCode !== undefined) return errJson('Interrupted', 'the script has exited');
     const entry = { stop: () => undefined as void, resolve: (_cancelled: boolean) => undefined as void, counted: !unref };
-    if (entry.counted) this.#pendingOps++;
-    this.#activity++;
+    // An unref'd timer is no activity: armed again and again (an unref'd interval), it must not
+    // keep an otherwise idle run from ending, as it does not keep Deno's event loop alive.
+    if (entry.counted) {
+      this.#pendingOps++;
+      this.#activity++;
+    }
     try {
       const cancelled = await new Promise<boolean>((resolve) => {
         entry.resolve = resolve;
@@ -412,9 +416,11 @@ export class IsolateRuntime {
       });
       return okJson({ cancelled });
     } finally {
-      if (entry.counted) this.#pendingOps--;
-      this.#activity++;
-      if (this.#pendingOps === 0) this.#wake?.();
+      if (entry.counted) {
+        this.#pendingOps--;
+        this.#activity++;
+        if (this.#pendingOps === 0) this.#wake?.();
+      }
     }
   }
 

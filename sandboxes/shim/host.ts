@@ -19,6 +19,16 @@ export interface HostFunctions {
 // The engine's own, captured before any script or polyfill can replace them.
 const stringify = JSON.stringify;
 const parse = JSON.parse;
+const promiseThen = Promise.prototype.then;
+
+/**
+ * `promise.then(onFulfilled, onRejected)` through the engine's own method, as Deno's internals
+ * use their primordials: a script that replaced `Promise.prototype.then` (Deno's own unit
+ * tests do) changes nothing in how the shim's ops, timers and calls settle.
+ */
+export function thenOf<T, R1 = T, R2 = never>(promise: Promise<T>, onFulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null, onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null): Promise<R1 | R2> {
+  return promiseThen.call(promise, onFulfilled, onRejected) as Promise<R1 | R2>;
+}
 
 let host: HostFunctions | undefined;
 let transferCap = 64 * 1024 * 1024;

@@ -4,7 +4,7 @@
  * host uses to call plugin exports. The host's own functions arrive as arguments and stay
  * in closures: nothing here puts a host handle on a global.
  */
-import { bindHost, callSync } from './host.ts';
+import { bindHost, callSync, thenOf } from './host.ts';
 import { makeRuntimectl } from './bindings.ts';
 import { ExitSignal, makeDeno } from './deno/namespace.ts';
 import { installLazyGlobals } from './lazy-globals.ts';
@@ -46,6 +46,13 @@ function describeError(error: unknown): { class: string; name: string; message: 
     return { class: error.name, name: String(error.name), message: String(error.message), stack };
   }
   return { class: 'NonError', name: typeof error, message: safeString(error), stack: '' };
+}
+
+/** `Promise.resolve(value)` with the engine's own Promise, whatever a script did to the global one. */
+const NativePromise = Promise;
+const nativeResolve = Promise.resolve;
+function resolvedPromise<T>(value: T): Promise<Awaited<T>> {
+  return nativeResolve.call(NativePromise, value) as Promise<Awaited<T>>;
 }
 
 function safeString(value: unknown): string {
@@ -104,7 +111,7 @@ export function install(
       if (name === '\u0000rtc.lifecycle') return ok(runLifecycle((JSON.parse(argsJson) as ['beforeExit' | 'exit'])[0]));
       const testing = requirePart<{ list: () => unknown; run: (index: number) => Promise<unknown> }>('testing');
       if (name === '\u0000rtc.tests') return ok(testing.list());
-      if (name === '\u0000rtc.runTest') return track(testing.run((JSON.parse(argsJson) as [number])[0]).then(ok, err));
+      if (name === '\u0000rtc.runTest') return track(thenOf(testing.run((JSON.parse(argsJson) as [number])[0]), ok, err));
       return err(new Error(`no internal call ${name}`));
     } catch (error) {
       return err(error);
@@ -135,7 +142,8 @@ export function install(
         // The host hears that the body settled in the same microtask (a sync op), before any
         // later round trip through the task queue: that is how it tells "idle, body done"
         // from "idle, top-level await never resolves" without guessing from timing.
-        started.then(
+        thenOf(
+          started,
           (ns) => {
             exportsObject = ns;
             callSync('main.settled', {});
@@ -162,7 +170,7 @@ export function install(
         return err(error);
       }
       if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
-        return track(Promise.resolve(result).then(ok, err));
+        return track(thenOf(resolvedPromise(result), ok, err));
       }
       return ok(result);
     },

@@ -162,21 +162,21 @@ export const fs = {
   ...sync,
   readTextFile: async (path: PathLike, options?: { signal?: { aborted: boolean; reason: unknown } }) => {
     checkSignal(options);
-    return afterTurn(options, sync.readTextFileSync(path));
+    return await afterTurn(options, sync.readTextFileSync(path));
   },
   readFile: async (path: PathLike, options?: { signal?: { aborted: boolean; reason: unknown } }) => {
     checkSignal(options);
-    return afterTurn(options, sync.readFileSync(path));
+    return await afterTurn(options, sync.readFileSync(path));
   },
   // As Deno: the write completes, and an abort that came meanwhile is still thrown afterwards.
   writeTextFile: async (path: PathLike, data: string | unknown, options: WriteFileOptions = {}) => {
     checkSignal(options);
-    if (isStream(data)) return afterTurn(options, sync.writeFileSync(path, await collect(data, true), options));
-    return afterTurn(options, sync.writeTextFileSync(path, data as string, options));
+    if (isStream(data)) return await afterTurn(options, sync.writeFileSync(path, await collect(data, true), options));
+    return await afterTurn(options, sync.writeTextFileSync(path, data as string, options));
   },
   writeFile: async (path: PathLike, data: Uint8Array | unknown, options: WriteFileOptions = {}) => {
     checkSignal(options);
-    return afterTurn(options, sync.writeFileSync(path, isStream(data) ? await collect(data) : (data as Uint8Array), options));
+    return await afterTurn(options, sync.writeFileSync(path, isStream(data) ? await collect(data) : (data as Uint8Array), options));
   },
   readDir: (path: PathLike): AsyncIterableIterator<DirEntry> => {
     const target = toPath(path);

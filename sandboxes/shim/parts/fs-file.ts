@@ -77,7 +77,7 @@ export class FsFile {
   }
 
   seekSync(offset: number | bigint, whence: number): number {
-    return this.#op<number>('fs.file.seek', { offset: Number(offset), whence });
+    return this.#op<number>('fs.file.seek', seekArgs(offset, whence));
   }
 
   async seek(offset: number | bigint, whence: number): Promise<number> {
@@ -209,48 +209,118 @@ function openFile(path: PathLike, options: OpenOptions = { read: true }): FsFile
   return new FsFile(rid, INTERNAL);
 }
 
+/**
+ * Deno's conversions of seek's arguments, before the op: the offset a number (truncated) or a
+ * BigInt, the whence a number taken as an i32 (so 1.5 is 1 and 2^33 is 0), then one of the
+ * three modes.
+ */
+function seekArgs(offset: unknown, whence: unknown): { offset: number; whence: number } {
+  if (typeof offset !== 'number' && typeof offset !== 'bigint') throw new TypeError('expected f64');
+  if (typeof whence !== 'number') throw new TypeError('expected i32');
+  const mode = whence | 0;
+  if (mode < 0 || mode > 2) throw new TypeError(`Invalid seek mode: ${mode}`);
+  const at = typeof offset === 'bigint' ? Number(offset) : Number.isNaN(offset) ? 0 : Math.trunc(offset);
+  return { offset: at, whence: mode };
+}
+
 const CREATE: OpenOptions = { read: true, write: true, create: true, truncate: true };
 
 const SeekMode = Object.freeze({ 0: 'Start', 1: 'Current', 2: 'End', Start: 0, Current: 1, End: 2 });
 
-/** One of the run's own output streams: writes go through the runtime, like console output. */
-function outputStream(fd: 1 | 2): Record<string, unknown> {
-  const decoder = new TextDecoder();
-  const writeSync = (p: Uint8Array): number => {
-    if (!(p instanceof Uint8Array)) throw new TypeError('Argument 1 must be a Uint8Array');
-    callSync('io.write', { fd, text: decoder.decode(p, { stream: true }) });
-    return p.byteLength;
-  };
-  let writable: WritableStream<Uint8Array> | undefined;
-  return {
-    writeSync,
-    write: async (p: Uint8Array) => writeSync(p),
-    get writable() {
-      writable ??= new WritableStream<Uint8Array>({ write: (chunk) => void writeSync(chunk) });
-      return writable;
-    },
-    isTerminal: () => false,
-    close: () => undefined,
-    [Symbol.toStringTag]: fd === 1 ? 'Stdout' : 'Stderr',
-  };
+/** The run's own stdout or stderr: writes go through the runtime, like console output. */
+interface OutputState {
+  fd: 1 | 2;
+  decoder: TextDecoder;
+  writable?: WritableStream<Uint8Array>;
+}
+const outputs = new WeakMap<object, OutputState>();
+
+function outputState(self: object): OutputState {
+  const state = outputs.get(self);
+  if (!state) throw new TypeError('Illegal invocation');
+  return state;
 }
 
-function inputStream(): Record<string, unknown> {
-  let readable: ReadableStream<Uint8Array> | undefined;
-  return {
-    readSync: () => null,
-    read: async () => null,
-    get readable() {
-      readable ??= new ReadableStream<Uint8Array>({ start: (c) => c.close() });
-      return readable;
-    },
-    isTerminal: () => false,
-    setRaw: () => {
-      throw unsupportedError('Deno.stdin.setRaw', 'there is no terminal in the sandbox');
-    },
-    close: () => undefined,
-    [Symbol.toStringTag]: 'Stdin',
-  };
+class Stdout {
+  constructor(...args: unknown[]) {
+    if (args[1] !== INTERNAL) throw new TypeError('Illegal constructor');
+    outputs.set(this, { fd: args[0] as 1 | 2, decoder: new TextDecoder() });
+  }
+
+  /** Soft-removed in Deno 2 but still there: the standard streams' rids are 0, 1 and 2. */
+  get rid(): number {
+    return outputState(this).fd;
+  }
+
+  async write(p: Uint8Array): Promise<number> {
+    return this.writeSync(p);
+  }
+
+  writeSync(p: Uint8Array): number {
+    if (!(p instanceof Uint8Array)) throw new TypeError('Argument 1 must be a Uint8Array');
+    const state = outputState(this);
+    callSync('io.write', { fd: state.fd, text: state.decoder.decode(p, { stream: true }) });
+    return p.byteLength;
+  }
+
+  close(): void {}
+
+  get writable(): WritableStream<Uint8Array> {
+    const state = outputState(this);
+    state.writable ??= new WritableStream<Uint8Array>({ write: (chunk) => void this.writeSync(chunk) });
+    return state.writable;
+  }
+
+  isTerminal(): boolean {
+    return false;
+  }
+}
+
+/** Stderr: Stdout's members on a prototype of its own, as Deno's classes are two. */
+class Stderr {
+  constructor(...args: unknown[]) {
+    if (args[1] !== INTERNAL) throw new TypeError('Illegal constructor');
+    outputs.set(this, { fd: args[0] as 1 | 2, decoder: new TextDecoder() });
+  }
+}
+for (const key of Reflect.ownKeys(Stdout.prototype)) {
+  if (key !== 'constructor') Object.defineProperty(Stderr.prototype, key, Object.getOwnPropertyDescriptor(Stdout.prototype, key)!);
+}
+
+/** The run's stdin: empty (a sandboxed run has no terminal and reads no input). */
+class Stdin {
+  #readable: ReadableStream<Uint8Array> | undefined;
+
+  constructor(...args: unknown[]) {
+    if (args[0] !== INTERNAL) throw new TypeError('Illegal constructor');
+  }
+
+  get rid(): number {
+    return 0;
+  }
+
+  async read(_p: Uint8Array): Promise<number | null> {
+    return null;
+  }
+
+  readSync(_p: Uint8Array): number | null {
+    return null;
+  }
+
+  close(): void {}
+
+  get readable(): ReadableStream<Uint8Array> {
+    this.#readable ??= new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+    return this.#readable;
+  }
+
+  setRaw(): void {
+    throw unsupportedError('Deno.stdin.setRaw', 'there is no terminal in the sandbox');
+  }
+
+  isTerminal(): boolean {
+    return false;
+  }
 }
 
 const deno = denoNamespace();
@@ -263,6 +333,6 @@ define('open', async (path: PathLike, options?: OpenOptions) => openFile(path, o
 define('openSync', (path: PathLike, options?: OpenOptions) => openFile(path, options));
 define('create', async (path: PathLike) => openFile(path, CREATE));
 define('createSync', (path: PathLike) => openFile(path, CREATE));
-define('stdin', inputStream());
-define('stdout', outputStream(1));
-define('stderr', outputStream(2));
+define('stdin', new Stdin(INTERNAL));
+define('stdout', new Stdout(1, INTERNAL));
+define('stderr', new Stderr(2, INTERNAL));

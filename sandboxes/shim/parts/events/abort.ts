@@ -1,13 +1,15 @@
 /**
  * `AbortController` and `AbortSignal` (`abort`, `timeout`, `any`, `throwIfAborted`), with
  * Deno's reasons: `AbortError: The signal has been aborted` and `TimeoutError: The
- * operation was aborted due to timeout`. A timeout's timer does not keep the run alive.
+ * operation was aborted due to timeout`. A timeout's timer keeps the run alive only while
+ * someone listens for its abort (on it, or on a signal `AbortSignal.any` made from it), as
+ * in Deno: a timeout nobody waits for does not hold the run open.
  */
-import { setUnrefTimeout } from '../../web/timers.ts';
+import { refInternalTimer, setUnrefTimeout } from '../../web/timers.ts';
 import { PRIVATE_INSPECT, inspectAs } from '../../web/inspect.ts';
 import { DOMException } from '../dom.ts';
 import { Event } from './event.ts';
-import { EventTarget, defineEventHandler, signals } from './target.ts';
+import { EventTarget, defineEventHandler, listenerCount, signals } from './target.ts';
 
 const ILLEGAL = Symbol('internal');
 
@@ -17,6 +19,10 @@ interface SignalState {
   algorithms: Set<() => void>;
   /** for AbortSignal.any: the signals this one follows aborts with */
   dependents: Set<WeakRef<AbortSignal>>;
+  /** AbortSignal.timeout's timer (the shim's internal id) */
+  timer: number | null;
+  /** for a signal AbortSignal.any made: the signals it follows */
+  sources: AbortSignal[] | null;
 }
 
 const states = new WeakMap<object, SignalState>();
@@ -32,7 +38,7 @@ export class AbortSignal extends EventTarget {
   constructor(...key: [symbol?]) {
     if (key[0] !== ILLEGAL) throw new TypeError('Illegal constructor');
     super();
-    states.set(this, { aborted: false, reason: undefined, algorithms: new Set(), dependents: new Set() });
+    states.set(this, { aborted: false, reason: undefined, algorithms: new Set(), dependents: new Set(), timer: null, sources: null });
   }
 
   static abort(reason?: unknown): AbortSignal {
@@ -50,7 +56,11 @@ export class AbortSignal extends EventTarget {
       throw new TypeError(`Failed to execute 'AbortSignal.timeout': Argument 1 is not a finite number or is out of range`);
     }
     const signal = new AbortSignal(ILLEGAL);
-    setUnrefTimeout(() => abortSignal(signal, new DOMException('The operation was aborted due to timeout', 'TimeoutError')), Math.trunc(delay));
+    const state = stateOf(signal);
+    state.timer = setUnrefTimeout(() => {
+      state.timer = null;
+      abortSignal(signal, new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    }, Math.trunc(delay));
     return signal;
   }
 
@@ -66,6 +76,7 @@ export class AbortSignal extends EventTarget {
       return result;
     }
     for (const source of list) stateOf(source).dependents.add(new WeakRef(result));
+    stateOf(result).sources = list;
     return result;
   }
 
@@ -121,6 +132,28 @@ export function newAbortSignal(): AbortSignal {
   return new AbortSignal(ILLEGAL);
 }
 
+/** Whether anyone waits for `signal`'s abort: a listener on it, or on a signal AbortSignal.any made from it. */
+function awaited(signal: AbortSignal): boolean {
+  if (listenerCount(signal, 'abort') > 0) return true;
+  for (const ref of stateOf(signal).dependents) {
+    const dependent = ref.deref();
+    if (dependent && listenerCount(dependent, 'abort') > 0) return true;
+  }
+  return false;
+}
+
+/** A timeout's timer keeps the run alive while its abort is awaited. */
+function updateTimerRef(signal: AbortSignal): void {
+  const state = stateOf(signal);
+  if (state.timer !== null) refInternalTimer(state.timer, awaited(signal));
+}
+
+signals.changed = (target, type) => {
+  if (type !== 'abort' || !(target instanceof AbortSignal)) return;
+  const state = stateOf(target);
+  if (state.timer !== null) updateTimerRef(target);
+  for (const source of state.sources ?? []) updateTimerRef(source);
+};
 signals.isSignal = (value) => value instanceof AbortSignal;
 signals.aborted = (value) => (value as AbortSignal).aborted;
 signals.follow = (value, algorithm) => void followSignal(value as AbortSignal, algorithm);

@@ -13,6 +13,8 @@ export const signals = {
   isSignal: (_value: unknown): boolean => false,
   aborted: (_signal: unknown): boolean => false,
   follow: (_signal: unknown, _algorithm: () => void): void => undefined,
+  /** A listener of `type` was added to or removed from `target` (an AbortSignal.timeout keeps the run alive while it has abort listeners). */
+  changed: (_target: object, _type: string): void => undefined,
 };
 
 interface EventListenerOptions {
@@ -81,11 +83,13 @@ export class EventTarget {
     list.push(listener);
     map.set(key, list);
     if (signal !== undefined) signals.follow(signal, () => self.removeEventListener(key, callback, { capture }));
+    signals.changed(self, key);
   }
 
   removeEventListener(type: string, callback: Callback | null, options?: boolean | EventListenerOptions): void {
     requireArgs(arguments.length, 2, 'removeEventListener', 'EventTarget');
-    const map = mapOf(this ?? globalTarget);
+    const self = this ?? globalTarget;
+    const map = mapOf(self);
     const list = map.get(String(type));
     if (!list || callback === null) return;
     const capture = typeof options === 'boolean' ? options : Boolean((options as EventListenerOptions | undefined)?.capture);
@@ -93,6 +97,7 @@ export class EventTarget {
     if (at === -1) return;
     list[at]!.removed = true;
     list.splice(at, 1);
+    signals.changed(self, String(type));
   }
 
   dispatchEvent(event: Event): boolean {
@@ -144,6 +149,11 @@ export class EventTarget {
   }
 }
 
+/** How many listeners `target` has for `type` (an `on<type>` handler that was ever set counts, as in Deno). */
+export function listenerCount(target: object, type: string): number {
+  return listenersOf.get(target)?.get(type)?.length ?? 0;
+}
+
 /** The listeners of an EventTarget; anything else (not made by the constructor, not the global scope) is refused as Deno refuses it. */
 function mapOf(target: object): Map<string, Listener[]> {
   let map = listenersOf.get(target);
@@ -167,7 +177,8 @@ export function defineEventHandler(proto: object, type: string): void {
     set(this: object, value: unknown) {
       const self = (this ?? globalThis) as EventTarget;
       let slot = slots.get(self);
-      if (!slot) {
+      // As Deno's: the listener is added by the first handler set (null adds none), and stays
+      if (!slot && (typeof value === 'function' || (typeof value === 'object' && value !== null))) {
         const created: { handler: ((e: Event) => unknown) | null; listener: (e: Event) => void } = {
           handler: null,
           listener: (event) => {
@@ -179,7 +190,7 @@ export function defineEventHandler(proto: object, type: string): void {
         slots.set(self, slot);
         EventTarget.prototype.addEventListener.call(self, type, slot.listener);
       }
-      slot.handler = typeof value === 'function' ? (value as (e: Event) => unknown) : null;
+      if (slot) slot.handler = typeof value === 'function' ? (value as (e: Event) => unknown) : null;
     },
   });
 }
