@@ -69,8 +69,9 @@ function loginOf(session: StorageSession): string {
 
 /**
  * A plugin's transaction on its persona's login. What the database refuses (a privilege, a
- * policy, a syntax error) is the plugin's error, with its SQLSTATE; a database that cannot be
- * reached is the kernel's (RTC_ERR_PERSISTENCE_UNREACHABLE).
+ * policy, a syntax error) is the plugin's error, with its SQLSTATE; a write refused because the
+ * backend was opened read-only is RTC_ERR_PERSISTENCE_READONLY, as on the file backends; a
+ * database that cannot be reached is the kernel's (RTC_ERR_PERSISTENCE_UNREACHABLE).
  */
 function answerOf(session: StorageSession, statements: Statement[]) {
   const target = pg(session);
@@ -86,6 +87,8 @@ function answerOf(session: StorageSession, statements: Statement[]) {
     }
   } catch (error) {
     const sqlstate = (error as { details?: { sqlstate?: string } }).details?.sqlstate;
+    // 25006 read_only_sql_transaction: a write in the read-only transaction of a read-only open is that refusal, not a plugin fault
+    if (sqlstate === '25006' && session.readonly) readonlyRefusal(session, 'run a statement that writes');
     if ((error as { code?: string }).code === 'RTC_ERR_PERSISTENCE_CORRUPT' && sqlstate) {
       throw new DenoOpError('Error', `postgres: ${sqlstate}: ${(error as Error).message.replace(/^.*?the database answered \S+ /, '')}`, sqlstate);
     }
