@@ -242,9 +242,6 @@ export const KNOWN_OFFENDERS: KnownOffenders = {
   'kernel/persistence/shared-instance.ts': [
     'sandboxes/isolate/shim-source.ts', // kernel
   ],
-  'kernel/plugins/host-modules.ts': [
-    '(computed)', // computed
-  ],
   'kernel/plugins/plugin-instance.ts': [
     'sandboxes/isolate/isolate-runtime.ts', // kernel
     'sandboxes/isolate/shim-source.ts', // kernel

@@ -21,10 +21,8 @@
  */
 import { DenoOpError } from '../../broker/deno-error.ts';
 import { Batch } from '../../events/batch.ts';
-import { GENESIS_HASH, type EventEnvelope } from '../../events/envelope.ts';
 import { checkEventRows, type StoredEventRow } from '../../events/rows.ts';
 import { kernelError } from '../../errors.ts';
-import type { EventChainReport } from '../../contracts/persistence.ts';
 import { noSession, storageOp } from '../binding-kit.ts';
 import { registerPlacementReader } from '../event-placement.ts';
 import { openRows, sealedAtOpen } from '../event-bindings.ts';
@@ -208,22 +206,6 @@ registerPlacementReader('postgres', {
       }
     }
   },
-  verify(p) {
-    const q = p as PgPlacement;
-    const report: EventChainReport = { file: `${q.bridge.where}#events(${q.persona})`, exists: false, events: 0, lastSeq: 0, lastHash: GENESIS_HASH, problems: [], ok: true };
-    for (const item of checkedRows(q)) {
-      report.exists = true;
-      if (item.kind === 'event') {
-        report.events += 1;
-        report.lastSeq = item.event.seq;
-        report.lastHash = item.event.hash;
-      } else {
-        report.problems.push(item.problem);
-        report.ok = false;
-      }
-    }
-    return report;
-  },
   isEmpty(p) {
     const q = p as PgPlacement;
     return !tableExists(q.bridge) || q.bridge.querySync('SELECT 1 FROM runtimectl_kernel.events WHERE persona = $1 LIMIT 1', [q.persona]).rowCount === 0;
@@ -361,13 +343,3 @@ export const pgEventsImport = storageOp({
 });
 
 export const POSTGRES_BINDING_OPS = [pgQuery, pgBatch, pgMigrate, pgEventsOpen, pgEventsAppend, pgEventsRead, pgEventsImport];
-
-/** The events of one persona in a database, read and verified by the kernel (the fleet view). */
-export function readPersonaEvents(bridge: PgBridge, persona: string): Iterable<EventEnvelope> {
-  return (function* () {
-    for (const item of checkedRows({ kind: 'postgres', persona, bridge })) {
-      if (item.kind === 'event') yield item.event;
-      else throw kernelError(item.problem.code as 'RTC_ERR_EVENTS_CHAIN', `${item.problem.file} (seq ${item.problem.seq ?? '?'}): ${item.problem.what}`, { details: { ...item.problem } });
-    }
-  })();
-}
