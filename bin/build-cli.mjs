@@ -18,16 +18,6 @@ const OUT_DIR = path.join(ROOT, '.build');
 export const BUNDLE = path.join(OUT_DIR, 'runtimectl.mjs');
 export const MANIFEST = path.join(OUT_DIR, 'runtimectl.json');
 
-/**
- * Host modules the kernel imports by path, bundled in and registered by their path: none of the
- * first-party plugins is one any more (persistence backends run in isolates and are bundled for
- * their isolate at run time, like every plugin), so the list is empty; kernel/plugins/host-modules.ts
- * keeps the mechanism.
- */
-function hostModules() {
-  return [];
-}
-
 const INLINED = new Set(['zod', 'yaml']);
 
 function externalPackages() {
@@ -57,12 +47,8 @@ export async function buildCli({ quiet = false } = {}) {
     return false;
   }
   const esbuild = await import('esbuild');
-  const modules = hostModules();
-  const entry = [
-    `export { main } from ${JSON.stringify(path.join(ROOT, 'cli', 'main.ts'))};`,
-    `import { registerHostModules } from ${JSON.stringify(path.join(ROOT, 'kernel', 'plugins', 'host-modules.ts'))};`,
-    `registerHostModules({ ${modules.map((file) => `${JSON.stringify(file)}: () => import(${JSON.stringify(file)})`).join(', ')} });`,
-  ].join('\n');
+  // Every plugin, first-party or not, is bundled for its isolate at run time: the CLI bundle is the kernel and the features only.
+  const entry = `export { main } from ${JSON.stringify(path.join(ROOT, 'cli', 'main.ts'))};`;
   const result = await esbuild.build({
     stdin: { contents: entry, resolveDir: ROOT, sourcefile: 'runtimectl-entry.ts', loader: 'ts' },
     bundle: true,

@@ -3,8 +3,15 @@
  * `RTC_ERR_<AREA>_<WHAT>`, a one-line message that names what is wrong and where, and a
  * flag saying whether it is the user's doing (bad input: print the line, no stack) or ours.
  *
- * Codes are never reused or renamed once shipped; retire one by leaving it here with a
- * comment. `test/kernel/errors.test.ts` pins the list.
+ * Codes are never reused or renamed once shipped; retire one by moving it to
+ * RETIRED_ERROR_CODES below with what it meant and why it went. `test/kernel/errors.test.ts`
+ * pins the list (a sorted literal copy), checks each code is raised somewhere in the sources
+ * and a retired one nowhere, and that docs/errors.md is the text cli/errors-doc.ts generates
+ * from this file (`npm run schemas` writes it).
+ *
+ * Layout, read by that generator: a `//` comment line starts an area (its heading in
+ * docs/errors.md); a doc comment (`/**`) is a note on the code that follows it. Add a code
+ * inside its area group.
  */
 
 export const ERROR_CODES = {
@@ -29,9 +36,8 @@ export const ERROR_CODES = {
   RTC_ERR_PERMISSION_CEILING: 'a plugin asks for more than its ceiling allows',
   // build
   RTC_ERR_BUILD_FAILED: 'a plugin or script could not be bundled',
-  // a module imports a file outside its own tree (its plugin's or skill's folder) and what its grant lets it read: sandboxes/loader/import-scope.ts
+  /** sandboxes/loader/import-scope.ts: a module imports a file outside its own tree (its plugin's or skill's folder) and what its grant lets it read */
   RTC_ERR_BUILD_IMPORT_SCOPE: 'a plugin or script imports a file outside its own folder and its grant',
-  RTC_ERR_CACHE_CORRUPT: 'a cached bundle or code cache failed its digest check',
   // modules and npm packages (sandboxes/loader)
   RTC_ERR_MODULE_UNSUPPORTED: 'a script imports a kind of module the sandbox does not load (jsr:, remote URLs)',
   RTC_ERR_MODULE_NOT_FOUND: 'a bare or npm: import names no declared dependency or is malformed',
@@ -95,9 +101,9 @@ export const ERROR_CODES = {
   RTC_ERR_REVIEW_BACKEND: "a review queue was opened without the persistence backend its persona's persistence.yaml names",
   RTC_ERR_REVIEW_OPERATOR: 'a review decision has no valid operator credential, or the operator configuration is invalid',
   RTC_ERR_REVIEW_EVIDENCE: "a proposal's evidence cannot be found or no longer has the digest it was proposed with",
-  // an agent's proposal (proposals binding, review.propose tool) is bigger than the queue takes
+  /** an agent's proposal (proposals binding, review.propose tool) is bigger than the queue takes */
   RTC_ERR_REVIEW_TOO_LARGE: 'a proposal is larger than the review queue accepts from an agent',
-  // the proposals binding or review.propose tool is not granted by the persona's profile (bindings: [proposals])
+  /** the proposals binding or review.propose tool is not granted by the persona's profile (bindings: [proposals]) */
   RTC_ERR_REVIEW_NOT_ALLOWED: "the persona's profile does not let its agents propose (bindings: [proposals])",
   // local task ledger
   RTC_ERR_LEDGER_PATH_ESCAPE: 'a ledger path resolves outside the persona directory',
@@ -120,7 +126,7 @@ export const ERROR_CODES = {
   RTC_ERR_PERSISTENCE_BINDING: 'a persistence backend asked for storage its manifest does not declare',
   RTC_ERR_PERSISTENCE_PATH_ESCAPE: 'a persistence path resolves outside the persona directory',
   RTC_ERR_PERSISTENCE_SCHEMA_NEWER: 'persisted state was written by a newer schema version than this runtimectl supports',
-  // issue 27: a shared database a read-only open cannot read until a writable open migrates it (the kernel's tables moved, plugin roles made)
+  /** issue 27: a shared database a read-only open cannot read until a writable open migrates it (the kernel's tables moved, plugin roles made) */
   RTC_ERR_PERSISTENCE_SCHEMA_OLDER: 'persisted state is at an older schema version that only a writable open migrates',
   RTC_ERR_PERSISTENCE_CORRUPT: "a persistence database or file cannot be read in its backend's format",
   RTC_ERR_PERSISTENCE_READONLY: 'a write was asked of a persistence backend opened read-only',
@@ -132,7 +138,7 @@ export const ERROR_CODES = {
   // substrate record (plugin manifest and bundle digests, <state>/substrate.json)
   RTC_ERR_SUBSTRATE_RECORD: 'the substrate record cannot be read or written',
   RTC_ERR_SUBSTRATE_CHANGED: 'a plugin manifest or bundle changed since the substrate was recorded, or a manifest no longer loads',
-  // a plugin recorded from an outside folder (RUNTIMECTL_PLUGIN_PATH, --plugins-dir) that is not on this search path: not damage, not checked
+  /** a plugin recorded from an outside folder (RUNTIMECTL_PLUGIN_PATH, --plugins-dir) that is not on this search path: not damage, not checked */
   RTC_ERR_SUBSTRATE_OFF_PATH: 'a recorded plugin came from a plugin folder that is not on this search path, so it could not be checked',
   // skills
   RTC_ERR_SKILL_INVALID: 'a SKILL.md does not follow the Agent Skills format',
@@ -141,7 +147,7 @@ export const ERROR_CODES = {
   RTC_ERR_SKILL_REFERENCE_ESCAPE: 'a skill reference path leaves the skill folder',
   RTC_ERR_SKILL_REFERENCE_NOT_FOUND: 'a skill reference file does not exist or is not a readable file',
   RTC_ERR_SKILL_REFERENCE_TOO_LARGE: 'a skill reference file is larger than the read cap',
-  // `skills install FROM-EVIDENCE` (features/skills/install.ts)
+  /** `skills install FROM-EVIDENCE` (features/skills/install.ts) */
   RTC_ERR_SKILL_INSTALL: 'a skill cannot be installed from an evidence package (not accepted, tampered, incomplete, or another skill of that name is there)',
   // personas and the continuous loop
   RTC_ERR_PERSONA_NOT_FOUND: 'no persona profile with that id or file',
@@ -192,6 +198,15 @@ export const ERROR_CODES = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/**
+ * Retired, never reuse: codes that were shipped and are no longer raised. They stay reserved here
+ * (and documented) so that no new error takes a name an old script or log may still match.
+ */
+export const RETIRED_ERROR_CODES = {
+  RTC_ERR_CACHE_CORRUPT:
+    'a cached bundle or code cache failed its digest check. Retired: a cache entry without a valid seal is ignored and rebuilt, never an error (sandboxes/loader/cache-integrity.ts)',
+} as const;
 
 /** Codes whose cause is a limit of the sandbox: the isolate is disposed and rebuilt next use. */
 export const LIMIT_CODES: ReadonlySet<ErrorCode> = new Set([

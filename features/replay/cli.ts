@@ -60,7 +60,7 @@ function textReport(entry: Entry): string {
   const unrecorded = r.unrecorded.length > 0 ? `; ${r.unrecorded.length} earlier cycle(s) ran before tracing and were not replayed` : '';
   if (r.divergence) {
     const d = r.divergence;
-    return `${r.persona}: DIVERGED at cycle ${d.cycle}, call ${d.call} (${d.plugin}.${d.method})${d.effect !== null ? `, effect ${d.effect}` : ''}\n  ${d.message}\n  recorded: ${d.expected}\n  asked:    ${d.got}\n`;
+    return `${r.persona}: DIVERGED at cycle ${d.cycle}, call ${d.call} (${d.plugin}.${d.method})${d.effect !== null ? `, effect ${d.effect}` : ''}\n  ${d.code}: ${d.message}\n  recorded: ${d.expected}\n  asked:    ${d.got}\n`;
   }
   const tools = r.tool_calls > 0 ? ` and ${r.tool_calls} tool call${r.tool_calls === 1 ? '' : 's'} outside cycles` : '';
   const read = r.segments_read.events + r.segments_read.trace > 0 ? `; read ${r.segments_read.events} sealed event segment(s) and ${r.segments_read.trace} sealed trace segment(s)` : '';

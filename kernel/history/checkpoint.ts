@@ -16,7 +16,6 @@
  * scan, and the start says so.
  */
 import { z } from 'zod';
-import { kernelError } from '../errors.ts';
 import { parseIndexLines, type SegmentIndexEntry } from './index-entry.ts';
 import { sha256Hex } from './seal.ts';
 import type { HistoryStorage, StoredSegment } from './storage.ts';
@@ -102,11 +101,6 @@ export function verifyCheckpointAgainstSegments(cp: Checkpoint, ctx: CheckpointC
     throw new CheckpointMismatch(`${where}: segment ${cp.sealed.segment}'s stored bytes (${stored.name}) do not hash to the digest it records`);
   }
   if (cp.chain.seq < entry.last_seq) throw new CheckpointMismatch(`${where}: covers through seq ${cp.chain.seq}, before the end of the segment it seals (seq ${entry.last_seq})`);
-}
-
-/** Throws RTC_ERR_HISTORY_CHECKPOINT for callers that refuse rather than fall back. */
-export function checkpointError(mismatch: CheckpointMismatch) {
-  return kernelError('RTC_ERR_HISTORY_CHECKPOINT', mismatch.message, {});
 }
 
 /** What confirmCheckpoint reads of a store: its history, its open segment and a read from a seq on. */

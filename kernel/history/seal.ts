@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
-import { gunzip, gunzipSync, gzip, constants as zlibConstants } from 'node:zlib';
+import { gunzipSync, gzip, constants as zlibConstants } from 'node:zlib';
 import { kernelError } from '../errors.ts';
 import type { EventEnvelope } from '../events/envelope.ts';
 import { describeProblem } from '../events/scan.ts';
@@ -16,7 +16,6 @@ import { INDEX_FORMAT, type SegmentIndexEntry } from './index-entry.ts';
 import { checkSegmentBytes } from './segment-check.ts';
 
 const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
 
 /** zlib level 6 (its default): level 9 saves about 1% on cycle events for twice the time. */
 const GZIP_OPTIONS = { level: 6, memLevel: 9, strategy: zlibConstants.Z_DEFAULT_STRATEGY };
@@ -37,16 +36,6 @@ export async function compressSegment(bytes: Buffer): Promise<Buffer> {
 export function decompressSegment(gz: Buffer, name: string): Buffer {
   try {
     return gunzipSync(gz);
-  } catch (error) {
-    throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${name}: not a complete gzip segment (${(error as Error).message.split('\n')[0]}); it was truncated or replaced (nothing was changed)`, {
-      details: { file: name },
-    });
-  }
-}
-
-export async function decompressSegmentAsync(gz: Buffer, name: string): Promise<Buffer> {
-  try {
-    return await gunzipAsync(gz);
   } catch (error) {
     throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${name}: not a complete gzip segment (${(error as Error).message.split('\n')[0]}); it was truncated or replaced (nothing was changed)`, {
       details: { file: name },

@@ -13,7 +13,6 @@
  * segment's digest and the open segment are always checked. The report says how far back it
  * looked. A store that cannot tell identities (sqlite) checks its recorded digests only.
  */
-import { kernelError } from '../errors.ts';
 import { GENESIS_HASH, type EventEnvelope } from '../events/envelope.ts';
 import type { EventLogProblem, ScanStart } from '../events/scan.ts';
 import type { SegmentHeader } from '../events/segment-header.ts';
@@ -300,11 +299,4 @@ export function verifyHistory(source: VerifySource, options: HistoryVerifyOption
   report.seconds = (performance.now() - started) / 1000;
   if (report.ok) report.record = { format: 'runtimectl.verified/1', verified_at: (options.now?.() ?? new Date()).toISOString(), mode, segments: recorded };
   return report;
-}
-
-/** A one-line KernelError for the first error of a report (for callers that refuse). */
-export function firstError(report: HistoryVerifyReport) {
-  const p = report.problems.find((x) => x.severity === 'error');
-  if (!p) return undefined;
-  return kernelError(p.code as 'RTC_ERR_HISTORY_SEGMENT', `${p.file}${p.line ? `:${p.line}` : ''}${p.seq ? ` (seq ${p.seq})` : ''}: ${p.what}`, { details: { ...p } });
 }

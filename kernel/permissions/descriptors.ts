@@ -47,22 +47,3 @@ export function allPermissionSet(): PermissionSet {
   for (const name of PERMISSION_NAMES) set[name] = { allow: true, deny: [] };
   return set;
 }
-
-/** The value a descriptor names, or undefined for a whole-kind query. */
-export function descriptorValue(desc: PermissionDescriptor): string | undefined {
-  switch (desc.name) {
-    case 'read':
-    case 'write':
-    case 'ffi':
-      return desc.path;
-    case 'net':
-    case 'import':
-      return desc.host;
-    case 'env':
-      return desc.variable;
-    case 'run':
-      return desc.command;
-    case 'sys':
-      return desc.kind;
-  }
-}

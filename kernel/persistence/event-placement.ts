@@ -3,11 +3,10 @@
  * reads back, verifies and hands on come from the placement's storage through this code, so
  * a plugin can neither feed the kernel a forged history nor hide a damaged one.
  */
-import { readEvents, verifyEventLog } from '../events/verify.ts';
-import { GENESIS_HASH, type EventEnvelope } from '../events/envelope.ts';
+import { readEvents } from '../events/verify.ts';
+import type { EventEnvelope } from '../events/envelope.ts';
 import { checkEventRows, type StoredEventRow } from '../events/rows.ts';
 import { kernelError } from '../errors.ts';
-import type { EventChainReport } from '../contracts/persistence.ts';
 import { EVENT_ROW_QUERY, openEventsReader } from './sqlite-events-db.ts';
 import type { EventPlacement } from './storage-session.ts';
 import { statSync } from 'node:fs';
@@ -42,7 +41,6 @@ function* sqliteRows(p: Extract<EventPlacement, { kind: 'sqlite' }>): Generator<
 /** A placement kind this module does not read itself (postgres) registers its reader here. */
 export interface PlacementReader {
   read(p: EventPlacement): Iterable<EventEnvelope>;
-  verify(p: EventPlacement): EventChainReport;
   isEmpty(p: EventPlacement): boolean;
 }
 
@@ -76,33 +74,6 @@ export function* readPlacement(p: EventPlacement): Generator<EventEnvelope> {
     return;
   }
   yield* other(p).read(p);
-}
-
-/** Every problem at a placement (never writes). */
-export function verifyPlacement(p: EventPlacement): EventChainReport {
-  if (p.kind === 'file') {
-    const report = verifyEventLog(p.file);
-    return { ...report, problems: report.problems.map((q) => ({ file: q.file, line: q.line, ...(q.seq === undefined ? {} : { seq: q.seq }), code: q.code, what: q.what, severity: q.severity })) };
-  }
-  if (p.kind === 'sqlite') {
-    const report: EventChainReport = { file: p.file, exists: false, events: 0, lastSeq: 0, lastHash: GENESIS_HASH, problems: [], ok: true };
-    const reader = openEventsReader(personaOf(p));
-    if (reader === undefined) return report;
-    reader.db.close();
-    report.exists = true;
-    for (const item of sqliteRows(p)) {
-      if (item.kind === 'event') {
-        report.events += 1;
-        report.lastSeq = item.event.seq;
-        report.lastHash = item.event.hash;
-      } else {
-        report.problems.push(item.problem);
-        report.ok = false;
-      }
-    }
-    return report;
-  }
-  return other(p).verify(p);
 }
 
 export function placementIsEmpty(p: EventPlacement): boolean {

@@ -1,8 +1,9 @@
 /**
  * redact(value): a deep copy with every secret replaced by "[REDACTED]", at any depth and
  * inside arrays, judged by key name (keys.ts) and by what a string looks like (strings.ts).
- * pino's own `redact` paths match a wildcard at one level only, so the kernel scrubs whole
- * objects with this before anything is logged, hashed or written.
+ * Redaction by path (a logger's `redact` option, whose wildcard matches one level only) would
+ * let a secret three levels down through, so the kernel scrubs whole objects with this before
+ * anything is logged, hashed or written.
  *
  * It never throws: cycles become "[Circular]", getters that throw become "[Unreadable]",
  * and non-plain objects are copied into plain JSON-friendly data (Map -> object, Set ->

@@ -90,6 +90,8 @@ export interface Divergence {
   /** index of the effect within the call, when an effect diverged */
   effect: number | null;
   kind: 'effect' | 'output' | 'missing-effects' | 'trace-hash';
+  /** RTC_ERR_REPLAY_OUTPUT when the call returned another result; RTC_ERR_REPLAY_DIVERGED for the effects and the trace hash */
+  code: 'RTC_ERR_REPLAY_DIVERGED' | 'RTC_ERR_REPLAY_OUTPUT';
   expected: string;
   got: string;
   message: string;
@@ -399,6 +401,7 @@ class Replayer {
         method: call.method,
         effect,
         kind,
+        code: kind === 'output' ? 'RTC_ERR_REPLAY_OUTPUT' : 'RTC_ERR_REPLAY_DIVERGED',
         expected,
         got,
         message,
@@ -456,6 +459,7 @@ class Replayer {
         method: last?.method ?? '-',
         effect: null,
         kind: 'trace-hash',
+        code: 'RTC_ERR_REPLAY_DIVERGED',
         expected: expectedHash,
         got: hash,
         message: `${trace.persona} cycle ${trace.cycle}: the replayed trace hashes to ${hash}, but the cycle event carries ${expectedHash}`,

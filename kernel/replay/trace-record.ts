@@ -103,12 +103,6 @@ export function checkedTraceHash(body: TraceBody): string {
   return hash.digest('hex');
 }
 
-export function effectCount(record: Pick<TraceRecord, 'calls'>): number {
-  let n = 0;
-  for (const call of record.calls) n += call.effects.length;
-  return n;
-}
-
 /** What the cycle event carries about its trace. */
 export interface TraceSummary {
   hash: string;

@@ -33,10 +33,6 @@ export function isOfferedBuiltin(name: string): boolean {
   return Object.prototype.hasOwnProperty.call(NODE_MODULES, name);
 }
 
-export function offeredBuiltins(): string[] {
-  return Object.keys(NODE_MODULES).sort();
-}
-
 /** The one-line refusal of a built-in the sandbox does not offer. */
 export function builtinRefusal(specifier: string, importer: string, importerPath: string): KernelError {
   const name = builtinName(specifier);

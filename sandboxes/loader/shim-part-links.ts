@@ -24,16 +24,6 @@ export function partOwning(file: string): string | undefined {
   return parts.length === 1 ? rel.replace(/\.ts$/, '') : parts[0];
 }
 
-/** The part a file is the entry of, or undefined. */
-export function partNameOf(file: string): string | undefined {
-  const rel = path.relative(PARTS_DIR, file);
-  if (rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
-  const parts = rel.split(path.sep);
-  if (parts.length === 1 && rel.endsWith('.ts')) return rel.slice(0, -3);
-  if (parts.length === 2 && parts[1] === 'index.ts') return parts[0];
-  return undefined;
-}
-
 function resolveFile(dir: string, specifier: string): string {
   const target = path.resolve(dir, specifier);
   if (existsSync(target) && !target.endsWith(path.sep)) return target;

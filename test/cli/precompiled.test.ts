@@ -1,8 +1,8 @@
 /**
  * The precompiled CLI (bin/build-cli.mjs → .build/runtimectl.mjs): the bin runs it only while
  * every source it was built from is unchanged and the checkout is where it was built (else
- * the sources through tsx, never a stale build), and it answers as the sources do, host
- * modules (persistence backends) included.
+ * the sources through tsx, never a stale build), and it answers as the sources do, a persona
+ * on a persistence backend plugin included.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -51,7 +51,7 @@ test('the precompiled CLI answers as the sources do, persistence backends includ
     execFileSync(process.execPath, ['--no-node-snapshot', BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
   assert.equal(cli(['--version']), cli(['--version'], { RUNTIMECTL_NO_BUILD: '1' }));
   assert.equal(cli(['plugins', 'list', '--json']), cli(['plugins', 'list', '--json'], { RUNTIMECTL_NO_BUILD: '1' }));
-  // a persona on the sqlite backend: the backend is a host module, bundled and registered by path
+  // a persona on the sqlite backend: the backend plugin is bundled for its isolate at run time, as the sources do
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-build-run-'));
   const profile = path.join(dir, 'ada.yaml');
   writeFileSync(profile, 'id: ada\nruntime: agent-ada\npersistence: persistence.sqlite\nexecutor: { plugin: executor.none }\n');

@@ -8,7 +8,7 @@ import { renderJsonSchemas } from '../../kernel/manifest/json-schemas.ts';
 import { SCHEMAS } from '../../cli/schemas.ts';
 import { CONTRACT_DOC, renderContractDoc } from '../../cli/contract-docs.ts';
 import { listSandboxProfiles, loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
-import { loadPlugin, scanPlugins } from '../../kernel/plugins/registry.ts';
+import { loadPlugin, PluginRegistry, scanPlugins } from '../../kernel/plugins/registry.ts';
 import { PLUGIN_CONTRACTS } from '../../kernel/contracts/index.ts';
 import { PLUGIN_KINDS } from '../../kernel/manifest/plugin-manifest.ts';
 
@@ -64,6 +64,22 @@ test('a kind\'s own manifest sections belong to that kind only, each refused nam
 test('a plugin asking for more than its profile ceiling is refused, naming what', () => {
   const dir = pluginDir(`${GOOD}sandbox: community-draft\npermissions:\n  net: [example.com]\n`);
   assert.throws(() => loadPlugin(dir), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_PERMISSION_CEILING' && /net:example\.com/.test(e.message));
+});
+
+test('the registry names what is wrong with a plugin it is asked for: not installed, another kind, refused', () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'rtc-plugins-'));
+  const write = (folder: string, yaml: string) => {
+    mkdirSync(path.join(root, folder));
+    writeFileSync(path.join(root, folder, 'plugin.yaml'), yaml);
+    writeFileSync(path.join(root, folder, 'mod.ts'), 'export function f() { return 1; }');
+  };
+  write('demo', GOOD);
+  write('broken', GOOD.replace('tool.demo', 'tool.broken').replace('version: 1.0.0', 'version: one'));
+  const registry = PluginRegistry.scan(root);
+  assert.equal(registry.find('tool.demo', 'tool').manifest.id, 'tool.demo');
+  assert.throws(() => registry.find('tool.nope', 'tool'), { code: 'RTC_ERR_PLUGIN_UNKNOWN', message: /^plugin tool\.nope is not installed \(tool plugins: tool\.demo\)/ });
+  assert.throws(() => registry.find('tool.demo', 'executor'), { code: 'RTC_ERR_PLUGIN_KIND', message: 'plugin tool.demo is a tool plugin, not an executor plugin' });
+  assert.throws(() => registry.find('tool.broken'), { code: 'RTC_ERR_PLUGIN_REFUSED', message: /^plugin tool\.broken was refused: .*version: a semantic version/ });
 });
 
 test('a missing entry file is refused', () => {

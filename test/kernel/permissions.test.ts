@@ -104,6 +104,6 @@ test('sys, ffi and import are never granted, even with -A', () => {
 });
 
 test('malformed flags are refused with the flag named', () => {
-  assert.throws(() => parsePermissionFlags(['--allow-disk'], '/'), /unknown permission flag "--allow-disk"/);
-  assert.throws(() => parsePermissionFlags(['--allow-read='], '/'), /names no values/);
+  assert.throws(() => parsePermissionFlags(['--allow-disk'], '/'), { code: 'RTC_ERR_PERMISSION_FLAG', message: /unknown permission flag "--allow-disk"/ });
+  assert.throws(() => parsePermissionFlags(['--allow-read='], '/'), { code: 'RTC_ERR_PERMISSION_FLAG', message: /names no values/ });
 });

@@ -115,7 +115,25 @@ test('replaying new code against the recording (--installed) names the first div
   assert.equal(d.method, 'assess');
   assert.equal(d.effect, 0);
   assert.equal(d.got, 'clock.now {}');
+  assert.equal(d.kind, 'effect');
+  assert.equal(d.code, 'RTC_ERR_REPLAY_DIVERGED');
   assert.match(d.message, /^rex cycle 1 call \d+ \(budget\.voi-tiers\.assess\): effect 0: /);
+});
+
+test('new code that makes the recorded effects but returns another result diverges with RTC_ERR_REPLAY_OUTPUT', async () => {
+  const plugins = path.join(tempDir('rtc-replay-plugins-'), 'plugins');
+  copyPlugins(plugins);
+  const entry = path.join(plugins, 'budget-voi-tiers', 'mod.ts');
+  // the same effects (none), another decision text
+  const source = readFileSync(entry, 'utf8');
+  const wrapped = source.replace('export function assess(input: AssessInput): Decision {', 'function assessAsRecorded(input: AssessInput): Decision {');
+  assert.notEqual(wrapped, source, 'the plugin was edited');
+  writeFileSync(entry, `${wrapped}\nexport function assess(input: AssessInput): Decision {\n  const d = assessAsRecorded(input);\n  return { ...d, decision: \`changed: \${d.decision}\` };\n}\n`);
+  const report = await replayPersona({ stateDir: STATE, personaId: 'rex', pluginsDir: plugins, cacheDir: CACHE_DIR, installed: true });
+  const d = report.divergence!;
+  assert.equal(report.ok, false);
+  assert.deepEqual([d.kind, d.code, d.plugin, d.method, d.effect], ['output', 'RTC_ERR_REPLAY_OUTPUT', 'budget.voi-tiers', 'assess', null]);
+  assert.match(d.got, /"decision":"changed: /);
 });
 
 test('a recording with a missing blob is refused with the blob named; the files are left as they are', async () => {

@@ -66,6 +66,8 @@ test('a call past its CPU limit gets a named error; the isolate is rebuilt on th
   const { i: other } = instance('export function ping() { return "pong"; }');
   assert.equal(await i.call('count'), 1);
   await assert.rejects(i.call('spin'), (e: unknown) => e instanceof KernelError && e.code === 'RTC_ERR_SANDBOX_CPU');
+  // until an asynchronous call rebuilds it, a synchronous call has no isolate to run in
+  assert.throws(() => i.callSync('count'), { code: 'RTC_ERR_SANDBOX_DISPOSED', message: /^plugin tool\.t: no live in-process isolate for a synchronous call/ });
   assert.equal(await i.call('count'), 1, 'fresh isolate: module state starts over');
   assert.equal(i.builds, 2);
   assert.equal(await other.call('ping'), 'pong');

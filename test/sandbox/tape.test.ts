@@ -62,4 +62,6 @@ test('a changed plugin is caught at its first divergent effect, naming index, re
     assert.match(e.message, /persona-x cycle 3: effect \d+: recorded env\.get \{"name":"WHO"\}, but the code asked for env\.get \{"name":"WHO_ELSE"\}/);
     return true;
   });
+  // the tape keeps the divergence with its code, whatever the plugin made of the error thrown into it
+  assert.equal(replay.divergence?.code, 'RTC_ERR_REPLAY_DIVERGED');
 });

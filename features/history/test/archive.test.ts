@@ -44,7 +44,7 @@ for (const backend of BACKENDS) {
       const listing = b.events.history.list().segments;
       await b.close();
       assert.ok(listing[0]!.archived && listing[1]!.archived && !listing[2]!.archived, 'segments 1 and 2 are stubs, 3 is live');
-      await assert.rejects(readAllEvents(p.personaDir), /segment 1 \(seq 1\.\.\d+\) is archived in .*restore it with "runtimectl archive restore"/);
+      await assert.rejects(readAllEvents(p.personaDir), { code: 'RTC_ERR_HISTORY_ARCHIVED', message: /segment 1 \(seq 1\.\.\d+\) is archived in .*restore it with "runtimectl archive restore"/ });
 
       for (const args of [['verify'], ['verify', '--full']]) {
         const v = await cli([...args, '--state-dir', p.stateDir], p.dir);

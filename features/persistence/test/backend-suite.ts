@@ -110,10 +110,11 @@ export function backendSuite(b: BackendUnderTest): void {
     await backend.close();
     const before = b.fingerprint(dir);
     const reader = await open(dir, { readonly: true });
-    await assert.rejects(reader.events.append('test.x', {}), /read-only/);
-    assert.throws(() => reader.memory.writeBrain('{}'), /read-only/);
-    assert.throws(() => reader.proposals.append('{}'), /read-only/);
-    assert.throws(() => reader.ledger.open(), /read-only/);
+    const readonly = { code: 'RTC_ERR_PERSISTENCE_READONLY', message: /read-only/ };
+    await assert.rejects(reader.events.append('test.x', {}), readonly);
+    assert.throws(() => reader.memory.writeBrain('{}'), readonly);
+    assert.throws(() => reader.proposals.append('{}'), readonly);
+    assert.throws(() => reader.ledger.open(), readonly);
     assert.deepEqual([...reader.events.read()].map((e) => e.type), ['test.one']);
     await reader.close();
     assert.deepEqual(b.fingerprint(dir), before, `${b.name}: a read-only backend creates and changes nothing`);

@@ -21,10 +21,8 @@
  */
 import { DenoOpError } from '../../broker/deno-error.ts';
 import { Batch } from '../../events/batch.ts';
-import { GENESIS_HASH, type EventEnvelope } from '../../events/envelope.ts';
 import { checkEventRows, type StoredEventRow } from '../../events/rows.ts';
 import { kernelError } from '../../errors.ts';
-import type { EventChainReport } from '../../contracts/persistence.ts';
 import { noSession, storageOp } from '../binding-kit.ts';
 import { registerPlacementReader } from '../event-placement.ts';
 import { openRows, sealedAtOpen } from '../event-bindings.ts';
@@ -69,8 +67,9 @@ function loginOf(session: StorageSession): string {
 
 /**
  * A plugin's transaction on its persona's login. What the database refuses (a privilege, a
- * policy, a syntax error) is the plugin's error, with its SQLSTATE; a database that cannot be
- * reached is the kernel's (RTC_ERR_PERSISTENCE_UNREACHABLE).
+ * policy, a syntax error) is the plugin's error, with its SQLSTATE; a write refused because the
+ * backend was opened read-only is RTC_ERR_PERSISTENCE_READONLY, as on the file backends; a
+ * database that cannot be reached is the kernel's (RTC_ERR_PERSISTENCE_UNREACHABLE).
  */
 function answerOf(session: StorageSession, statements: Statement[]) {
   const target = pg(session);
@@ -86,6 +85,8 @@ function answerOf(session: StorageSession, statements: Statement[]) {
     }
   } catch (error) {
     const sqlstate = (error as { details?: { sqlstate?: string } }).details?.sqlstate;
+    // 25006 read_only_sql_transaction: a write in the read-only transaction of a read-only open is that refusal, not a plugin fault
+    if (sqlstate === '25006' && session.readonly) readonlyRefusal(session, 'run a statement that writes');
     if ((error as { code?: string }).code === 'RTC_ERR_PERSISTENCE_CORRUPT' && sqlstate) {
       throw new DenoOpError('Error', `postgres: ${sqlstate}: ${(error as Error).message.replace(/^.*?the database answered \S+ /, '')}`, sqlstate);
     }
@@ -204,22 +205,6 @@ registerPlacementReader('postgres', {
         throw kernelError(q.code as 'RTC_ERR_EVENTS_CHAIN', `${q.file}${q.seq === undefined ? '' : ` (seq ${q.seq})`}: ${q.what}`, { details: { ...q } });
       }
     }
-  },
-  verify(p) {
-    const q = p as PgPlacement;
-    const report: EventChainReport = { file: `${q.bridge.where}#events(${q.persona})`, exists: false, events: 0, lastSeq: 0, lastHash: GENESIS_HASH, problems: [], ok: true };
-    for (const item of checkedRows(q)) {
-      report.exists = true;
-      if (item.kind === 'event') {
-        report.events += 1;
-        report.lastSeq = item.event.seq;
-        report.lastHash = item.event.hash;
-      } else {
-        report.problems.push(item.problem);
-        report.ok = false;
-      }
-    }
-    return report;
   },
   isEmpty(p) {
     const q = p as PgPlacement;
@@ -358,13 +343,3 @@ export const pgEventsImport = storageOp({
 });
 
 export const POSTGRES_BINDING_OPS = [pgQuery, pgBatch, pgMigrate, pgEventsOpen, pgEventsAppend, pgEventsRead, pgEventsImport];
-
-/** The events of one persona in a database, read and verified by the kernel (the fleet view). */
-export function readPersonaEvents(bridge: PgBridge, persona: string): Iterable<EventEnvelope> {
-  return (function* () {
-    for (const item of checkedRows({ kind: 'postgres', persona, bridge })) {
-      if (item.kind === 'event') yield item.event;
-      else throw kernelError(item.problem.code as 'RTC_ERR_EVENTS_CHAIN', `${item.problem.file} (seq ${item.problem.seq ?? '?'}): ${item.problem.what}`, { details: { ...item.problem } });
-    }
-  })();
-}

@@ -42,10 +42,6 @@ import { kernelError } from '../../errors.ts';
 import type { PgBridge, Statement } from './pg-bridge.ts';
 import { ensureLogin, rolePrefix, type Login } from './pg-roles.ts';
 
-/** The plugins' schema (their tables). */
-export const PG_SCHEMA = 'runtimectl';
-/** The kernel's schema: no plugin role has any privilege on it. */
-export const PG_KERNEL_SCHEMA = 'runtimectl_kernel';
 export const PG_KERNEL_TABLES = ['events', 'leases', 'personas', 'schema_versions', 'event_segments', 'event_index', 'event_rollups', 'history_documents'] as const;
 export const KERNEL_COMPONENT = 'kernel';
 

@@ -1,0 +1,63 @@
+/**
+ * The import rules, as data: the one place the layering checker (layering-check.ts), kernel/README.md
+ * (the public surface, quoted between markers and checked by test/kernel/readme.test.ts) and
+ * docs/architecture.md (one line per folder) read them from. Patterns are project-relative: an
+ * exact file, or a folder ending in `/**` (everything under it), or `plugins/* /model/**`'s one `*`
+ * standing for one folder name.
+ */
+
+/** The folders whose code the rules constrain; their test files (any `test/` folder, `*.test.ts`) are not. */
+export const CHECKED_ROOTS = ['kernel', 'sandboxes', 'plugins', 'features'] as const;
+
+/** Every folder the checker reads sources from (cli/ and bin/ only as importers of the graph, with no rule). */
+export const SOURCE_ROOTS = [...CHECKED_ROOTS, 'cli', 'bin'] as const;
+
+/**
+ * The kernel's public surface: the only kernel modules sandboxes/ may import (types or values). A
+ * sandbox implements the kernel's contracts (kernel/sandbox.ts, the op registry) and answers with
+ * its errors; it does not reach into the driver, the event log or storage engines.
+ */
+export const KERNEL_PUBLIC_SURFACE: readonly string[] = [
+  'kernel/errors.ts',
+  'kernel/version.ts',
+  'kernel/ids.ts',
+  'kernel/sandbox.ts',
+  'kernel/broker/op.ts',
+  'kernel/broker/extension.ts',
+  'kernel/broker/deno-error.ts',
+  'kernel/broker/refusal.ts',
+  'kernel/broker/args.ts',
+  'kernel/broker/run-scope.ts',
+  'kernel/permissions/**',
+  'kernel/manifest/sandbox-profile.ts',
+  'kernel/storage/safe-open.ts',
+  'kernel/storage/safe-read.ts',
+];
+
+/**
+ * What a plugin may import with `import type` / `export type` (erased by esbuild, so no kernel code
+ * reaches the isolate bundle): the published contracts, and errors.ts for the `ErrorCode` type of
+ * the coded errors a plugin throws. `import { type X }` is not type-only: under verbatimModuleSyntax
+ * it keeps a side-effect import.
+ */
+export const PLUGIN_TYPE_SURFACE: readonly string[] = ['kernel/contracts/**', 'kernel/errors.ts'];
+
+/**
+ * What a plugin may import by value: a contract module the checker proves isolate-safe, meaning its
+ * value imports are only these packages and other isolate-safe contract modules.
+ */
+export const ISOLATE_SAFE_ROOT = 'kernel/contracts/**';
+export const ISOLATE_SAFE_PACKAGES: readonly string[] = ['zod'];
+
+/** What a feature may import. */
+export const FEATURE_MAY_IMPORT: readonly string[] = ['kernel/**', 'sandboxes/**', 'features/**', 'plugins/*/model/**'];
+
+/** One line per folder: the rule as people read it (docs/architecture.md, `npm run layering`). */
+export const FOLDER_RULES: readonly { folder: string; rule: string }[] = [
+  { folder: 'kernel/', rule: 'imports only kernel/ (and packages); never sandboxes/, features/, plugins/, cli/ or bin/, not even by a computed path' },
+  { folder: 'sandboxes/', rule: "imports sandboxes/ and the kernel's public surface only (listed in kernel/README.md)" },
+  { folder: 'plugins/', rule: 'imports plugins/; kernel/contracts/** and kernel/errors.ts only with `import type`; by value only isolate-safe contract modules (they import nothing but zod)' },
+  { folder: 'features/', rule: 'imports kernel/, sandboxes/, features/ and plugins/*/model/; the feature graph has no cycle' },
+  { folder: 'cli/, bin/', rule: 'the composition root: may import anything except tests' },
+  { folder: 'test/, */test/', rule: 'tests may import anything; no source file imports a test file' },
+];
