@@ -14,7 +14,7 @@ import { openPersonaReviewQueue, type Proposal } from '../../kernel/review/index
 import { openLedger } from '../ledger/open.ts';
 import type { Lease, Task } from '../ledger/records.ts';
 import { openHistoryReader, type PersonaSummary } from '../history/read-path.ts';
-import { CYCLE_EVENT } from '../science-loop/budget/usage.ts';
+import { CYCLE_EVENT } from '../history/usage.ts';
 import { persistenceProvider } from '../persistence/provider.ts';
 import { reviewStatus } from '../status/status.ts';
 

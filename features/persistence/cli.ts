@@ -10,7 +10,7 @@ import { KNOWN_BACKENDS, parseBackendName, readPersistenceConfig, writePersisten
 import { openBackend } from './open.ts';
 import type { PersonaBackend as PersistenceBackend } from './backend.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
-import { listPersonaIds } from '../verify/cli.ts';
+import { listPersonaIds } from './state-dir.ts';
 import { lockPersonaWriter, type WriterLock } from '../../kernel/storage/writer-lock.ts';
 import { existingPersonaDir, existingStateDir, type StateDirChoice } from '../../kernel/storage/state-dir.ts';
 

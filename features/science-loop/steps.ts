@@ -34,7 +34,7 @@ import { loadBrain, RECENT_CYCLES, saveBrainDurably, scrubBrain, type Brain } fr
 import { readAgentEnv, EXECUTOR_ENV, type AgentEnv } from './budget/env.ts';
 import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from './budget/posture.ts';
 import { loopHistoryOf } from '../history/loop-part.ts';
-import { INTERRUPTED_EVENT, setAsideUsageOfEvent, UsageWindow, usageOfEvent, type UsageTotals } from './budget/usage.ts';
+import { INTERRUPTED_EVENT, setAsideUsageOfEvent, UsageWindow, usageOfEvent, type UsageTotals } from '../history/usage.ts';
 import { act, estimateUsage, type ActResult } from './decide.ts';
 import { recoverLeftSessions, type PersonaChildren } from './executors/children.ts';
 import { markSessionManifest } from './executors/session-dir.ts';
