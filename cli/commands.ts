@@ -20,7 +20,9 @@ import { evidenceSelectCommand, evidenceVerifyCommand } from '../features/gate/e
 import { runCommand } from '../features/science-loop/cli.ts';
 import { statusCommand } from '../features/status/cli.ts';
 import { PROPOSALS_CLI_COMMANDS } from '../features/review/cli.ts';
-import { PERSISTENCE_CLI_COMMANDS } from '../features/persistence/cli.ts';
+import { persistenceCommands } from '../features/persistence/cli.ts';
+import { rollupOf } from '../features/history/rollup.ts';
+import { ledgerPart } from '../features/ledger/backend-part.ts';
 import { activityCommand } from '../features/activity/cli.ts';
 import { replayCommand } from '../features/replay/cli.ts';
 import { HISTORY_CLI_COMMANDS } from '../features/history/cli.ts';
@@ -75,7 +77,7 @@ const LISTED: readonly Command[] = [
   ...LEDGER_CLI_COMMANDS,
   ...PROPOSALS_CLI_COMMANDS,
   ...OPERATOR_CLI_COMMANDS,
-  ...PERSISTENCE_CLI_COMMANDS,
+  ...persistenceCommands({ rollup: rollupOf, parts: [ledgerPart] }),
   fleetRenderCommand,
   ...mcpCommands({ openKernel: openLoopKernel }),
   ...INBOX_CLI_COMMANDS,

@@ -23,7 +23,7 @@ import { readVerifiedRecord, writeVerifiedRecord } from './verified-record.ts';
 import { proposalsVerifyCheck } from './review-check.ts';
 import { openBackend } from '../persistence/open.ts';
 import { openShared, sharedPersonas, viewFolder } from '../persistence/fleet.ts';
-import type { IsolatedBackend } from '../persistence/isolated-backend.ts';
+import type { PersonaBackend } from '../persistence/backend.ts';
 import { existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
 import { didYouMean } from '../../kernel/suggest.ts';
 
@@ -92,7 +92,7 @@ export interface VerifyTarget {
    * The persona's state in its configured backend, opened read-only on first use and shared
    * by every check (closed when the persona is done). Without it a check opens its own.
    */
-  backend?: () => Promise<IsolatedBackend>;
+  backend?: () => Promise<PersonaBackend>;
   /** a persona read from a shared database alone (verify --dsn): its folder does not exist */
   fleet?: boolean;
 }
@@ -172,8 +172,8 @@ class BackendUnopened extends Error {
 }
 
 /** Opens the backend once, on first use; `close` releases it when it was opened. */
-function lazyBackend(open: () => Promise<IsolatedBackend>): { get: () => Promise<IsolatedBackend>; close: () => Promise<void> } {
-  let opening: Promise<IsolatedBackend> | undefined;
+function lazyBackend(open: () => Promise<PersonaBackend>): { get: () => Promise<PersonaBackend>; close: () => Promise<void> } {
+  let opening: Promise<PersonaBackend> | undefined;
   return {
     get: () =>
       (opening ??= open().catch((error: unknown) => {
