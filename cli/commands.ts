@@ -11,7 +11,8 @@ import { denoCommand } from '../features/sandbox-run/deno-cli.ts';
 import { pluginsCheckCommand, pluginsInstallCommand, pluginsListCommand, pluginsNewCommand } from '../features/plugins/cli.ts';
 import { demoCommand } from '../features/sandbox-run/demo-cli.ts';
 import { runtimeManifestCheckCommand } from '../features/runtime-manifest/cli.ts';
-import { skillsInstallCommand, skillsListCommand } from '../features/skills/cli.ts';
+import { skillsListCommand } from '../features/skills/cli.ts';
+import { skillsInstallCommand } from '../features/gate/install-cli.ts';
 import { workspacePrepareCommand } from '../features/workspace/cli.ts';
 import { verifyCommand } from '../features/verify/cli.ts';
 import { gateCommand } from '../features/gate/cli.ts';
@@ -19,12 +20,15 @@ import { evidenceSelectCommand, evidenceVerifyCommand } from '../features/gate/e
 import { runCommand } from '../features/science-loop/cli.ts';
 import { statusCommand } from '../features/status/cli.ts';
 import { PROPOSALS_CLI_COMMANDS } from '../features/review/cli.ts';
-import { PERSISTENCE_CLI_COMMANDS } from '../features/persistence/cli.ts';
+import { persistenceCommands } from '../features/persistence/cli.ts';
+import { rollupOf } from '../features/history/rollup.ts';
+import { ledgerPart } from '../features/ledger/backend-part.ts';
 import { activityCommand } from '../features/activity/cli.ts';
 import { replayCommand } from '../features/replay/cli.ts';
 import { HISTORY_CLI_COMMANDS } from '../features/history/cli.ts';
 import { fleetRenderCommand } from '../features/fleet/cli.ts';
-import { MCP_CLI_COMMANDS } from '../features/mcp/cli.ts';
+import { mcpCommands } from '../features/mcp/cli.ts';
+import { openLoopKernel } from '../features/science-loop/preset.ts';
 import { EVENTS_CLI_COMMANDS } from '../features/events/cli.ts';
 import { OPERATOR_CLI_COMMANDS } from '../features/review/operator-cli.ts';
 import { serveCommand } from '../features/console/cli.ts';
@@ -73,9 +77,9 @@ const LISTED: readonly Command[] = [
   ...LEDGER_CLI_COMMANDS,
   ...PROPOSALS_CLI_COMMANDS,
   ...OPERATOR_CLI_COMMANDS,
-  ...PERSISTENCE_CLI_COMMANDS,
+  ...persistenceCommands({ rollup: rollupOf, parts: [ledgerPart] }),
   fleetRenderCommand,
-  ...MCP_CLI_COMMANDS,
+  ...mcpCommands({ openKernel: openLoopKernel }),
   ...INBOX_CLI_COMMANDS,
   denoCommand,
 ];

@@ -147,7 +147,7 @@ export const ERROR_CODES = {
   RTC_ERR_SKILL_REFERENCE_ESCAPE: 'a skill reference path leaves the skill folder',
   RTC_ERR_SKILL_REFERENCE_NOT_FOUND: 'a skill reference file does not exist or is not a readable file',
   RTC_ERR_SKILL_REFERENCE_TOO_LARGE: 'a skill reference file is larger than the read cap',
-  /** `skills install FROM-EVIDENCE` (features/skills/install.ts) */
+  /** `skills install FROM-EVIDENCE` (features/gate/skill-install.ts) */
   RTC_ERR_SKILL_INSTALL: 'a skill cannot be installed from an evidence package (not accepted, tampered, incomplete, or another skill of that name is there)',
   // personas and the continuous loop
   RTC_ERR_PERSONA_NOT_FOUND: 'no persona profile with that id or file',

@@ -11,7 +11,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CYCLE_EVENT } from '../../features/science-loop/budget/usage.ts';
+import { CYCLE_EVENT } from '../../features/history/usage.ts';
 import { buildPersonaPlugin, personaPluginOptions } from '../../kernel/loop/plugin-options.ts';
 import { parseYaml, validateManifest } from '../../kernel/manifest/load.ts';
 import { openBackend } from '../../features/persistence/open.ts';

@@ -6,9 +6,9 @@ import { isActivityError, personaActivity, type ActivityEntry } from './collect.
 import { sharedPersonas } from '../persistence/fleet.ts';
 import { describeDsn } from '../../kernel/persistence/postgres/pg-bridge.ts';
 import type { PersonaActivity } from './report.ts';
-import { parseSince } from './window.ts';
+import { parseSince } from '../history/window.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
-import { listPersonaIds } from '../verify/cli.ts';
+import { listPersonaIds } from '../persistence/state-dir.ts';
 import { existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
 import { kernelError } from '../../kernel/errors.ts';
 

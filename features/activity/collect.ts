@@ -8,7 +8,7 @@
 import { isKernelError } from '../../kernel/errors.ts';
 import { HistoryReader, openHistoryReader } from '../history/read-path.ts';
 import { openShared } from '../persistence/fleet.ts';
-import type { PersonaActivity } from './report.ts';
+import { activityFromBuckets, type PersonaActivity } from './report.ts';
 
 export interface PersonaActivityError {
   persona: string;
@@ -34,7 +34,8 @@ export async function personaActivity(stateDir: string, persona: string, options
   try {
     // A shared database's persona is read through the postgres backend, without a state directory.
     reader = options.dsn === undefined ? await openHistoryReader(stateDir, persona, options.pluginsDir ? { pluginsDir: options.pluginsDir } : {}) : new HistoryReader(persona, await openShared(options.dsn, persona));
-    return reader.activity(options.windowMs, options.nowMs);
+    const { windowMs, nowMs } = options;
+    return activityFromBuckets(reader.buckets(nowMs - windowMs, nowMs), { persona: reader.persona, backend: reader.backendName, windowMs, nowMs });
   } catch (error) {
     return { persona, error: isKernelError(error) ? error.toLine() : error instanceof Error ? error.message : String(error) };
   } finally {

@@ -7,7 +7,7 @@
  */
 import { parseFlags, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { kernelError } from '../../kernel/errors.ts';
-import { resolveStateDir } from '../science-loop/cli.ts';
+import { resolveStateDir } from '../persistence/state-dir.ts';
 import { startConsole } from './server.ts';
 import { isLoopback } from './security.ts';
 import { operatorDecider } from './decide.ts';

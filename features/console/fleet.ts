@@ -5,7 +5,7 @@
  * row with its error, and the others are read as usual.
  */
 import { errorLine } from '../../kernel/errors.ts';
-import { DAY_MS } from '../science-loop/budget/usage.ts';
+import { DAY_MS } from '../history/usage.ts';
 import { hourOf, type HourBucket } from '../history/buckets.ts';
 import { openHistoryReader, personasWithHistory, type HistoryReader, type PersonaSummary } from '../history/read-path.ts';
 import { healthOf, type Health } from './health.ts';

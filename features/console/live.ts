@@ -9,7 +9,7 @@ import type { EventEnvelope } from '../../kernel/events/envelope.ts';
 import { headSeq, PersonaFollower } from '../logs/follow.ts';
 import { eventLine } from '../logs/format.ts';
 import { openHistoryReader, personasWithHistory } from '../history/read-path.ts';
-import { CYCLE_EVENT } from '../science-loop/budget/usage.ts';
+import { CYCLE_EVENT } from '../history/usage.ts';
 import { cycleView, type CycleView } from './persona.ts';
 import type { ConsoleScrub } from './scrub.ts';
 

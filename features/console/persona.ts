@@ -12,9 +12,9 @@ import { readFileBeneath } from '../../kernel/storage/no-follow.ts';
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
 import { openPersonaReviewQueue, type Proposal } from '../../kernel/review/index.ts';
 import { openLedger } from '../ledger/open.ts';
-import type { Lease, Task } from '../ledger/records.ts';
+import type { Lease, Task } from '../../plugins/ledger/model/records.ts';
 import { openHistoryReader, type PersonaSummary } from '../history/read-path.ts';
-import { CYCLE_EVENT } from '../science-loop/budget/usage.ts';
+import { CYCLE_EVENT } from '../history/usage.ts';
 import { persistenceProvider } from '../persistence/provider.ts';
 import { reviewStatus } from '../status/status.ts';
 

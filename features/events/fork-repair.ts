@@ -25,7 +25,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { usageOfEvent, type UsageEntry } from '../science-loop/budget/usage.ts';
+import { usageOfEvent, type UsageEntry } from '../history/usage.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { computeEventHash, EVENT_SCHEMA_VERSION, EventEnvelopeSchema, GENESIS_HASH } from '../../kernel/events/envelope.ts';
 import { openEventLog } from '../../kernel/events/event-log.ts';

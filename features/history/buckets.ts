@@ -1,13 +1,13 @@
 /**
  * Hourly buckets: what a persona did in each clock hour (UTC), by the rules `activity` and
- * the budget count with (features/activity/README.md, features/science-loop/budget/usage.ts).
+ * the budget count with (features/activity/README.md; event-kinds.ts, usage.ts).
  * A sealed segment's rollup keeps its buckets, so a window of hours is answered from them
  * instead of from the raw events; buckets of different segments that share an hour add up.
  */
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
-import { CYCLE_OUTCOMES, cycleOutcome, isSession, PLUGIN_EVENT_PREFIX, reasonKey, type CycleOutcome } from '../activity/report.ts';
-import { tokensIn } from '../activity/tokens.ts';
-import { CYCLE_EVENT, setAsideUsageOfEvent, usageOfEvent } from '../science-loop/budget/usage.ts';
+import { CYCLE_EVENT, CYCLE_OUTCOMES, cycleOutcome, isSession, PLUGIN_EVENT_PREFIX, reasonKey, type CycleOutcome } from './event-kinds.ts';
+import { tokensIn } from './tokens.ts';
+import { setAsideUsageOfEvent, usageOfEvent } from './usage.ts';
 
 export const HOUR_MS = 3_600_000;
 

@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
-import { CYCLE_EVENT, DAY_MS, setAsideUsageOfEvent, usageOfEvent, type UsageEntry } from '../science-loop/budget/usage.ts';
+import { CYCLE_EVENT, DAY_MS, setAsideUsageOfEvent, usageOfEvent, type UsageEntry } from './usage.ts';
 
 const MINUTE_MS = 60_000;
 /** Daily counts kept: a month. */

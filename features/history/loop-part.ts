@@ -11,6 +11,7 @@ import { errorLine } from '../../kernel/errors.ts';
 import type { HistoryHost, HistoryPart, PersonaHistory } from '../../kernel/loop/persona-history.ts';
 import type { PersonaContext } from '../../kernel/loop/steps.ts';
 import type { PersonaBackend } from '../persistence/backend.ts';
+import { ledgerOf } from '../ledger/access.ts';
 import { archiveSegments } from './archive.ts';
 import { LoopHistory } from './loop-history.ts';
 import { readHistoryConfig } from './policy.ts';
@@ -29,7 +30,7 @@ export const historyPart: HistoryPart = async (host) => {
   const history = await LoopHistory.open(p.backend, { persona: p.profile.id, config: readHistoryConfig(p.paths.dir), nowMs: p.clock(), reboot: host.restart });
   p.state.set(LOOP_HISTORY, history);
   const sections = () =>
-    checkpointSections({ memory: p.backend.memory, ledger: (p.backend as PersonaBackend).ledger, review: host.reviewQueue, substrate: host.substrate });
+    checkpointSections({ memory: p.backend.memory, ledger: ledgerOf(p.backend as PersonaBackend), review: host.reviewQueue, substrate: host.substrate });
   // A refused checkpoint is replaced at once by one the full scan proved, so the next start is cheap again.
   if (history.startup.checkpoint === 'refused') history.writeCheckpoint('rebuilt', p.clock(), sections());
   const part: PersonaHistory = {

@@ -7,7 +7,6 @@
  *   const reader = await openHistoryReader(stateDir, 'jerome');     // read-only, any backend
  *   reader.summary(Date.now());        // the status row: last cycle, budget, 24 h figures, history shape
  *   reader.buckets(since, until);      // true hourly buckets (tokens, sessions, cycles, reasons, types)
- *   reader.activity(windowMs, nowMs);  // activity's figures for a window, with `hourly`
  *   reader.eventsAfter(seq, limit);    // the events after seq N, across segments (a follower's read)
  *   await reader.close();
  *
@@ -28,8 +27,7 @@ import { EVENT_LOG_RELATIVE } from '../../kernel/events/paths.ts';
 import { openBackend } from '../persistence/open.ts';
 import { readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
 import { PERSISTENCE_CONFIG_FILE } from '../../kernel/storage/persistence-config-schema.ts';
-import { activityFromBuckets, type PersonaActivity } from '../activity/report.ts';
-import { DAY_MS } from '../science-loop/budget/usage.ts';
+import { DAY_MS } from './usage.ts';
 import { bucketsOf, HOUR_MS, mergeBuckets, type HourBucket } from './buckets.ts';
 import { HistoryFold, type CycleSummary, type DeferSummary } from './fold.ts';
 import { loopCheckpointStateSchema } from './loop-history.ts';
@@ -155,10 +153,6 @@ export class HistoryReader {
     lists.push(bucketsOf(this.openEvents(), (at) => at >= sinceMs && at <= untilMs));
     // A rollup may hold set-aside usage (buckets.ts) from hours before its segment's first event.
     return mergeBuckets(lists).filter((b) => b.hour + HOUR_MS > sinceMs && b.hour <= untilMs);
-  }
-
-  activity(windowMs: number, nowMs: number): PersonaActivity {
-    return activityFromBuckets(this.buckets(nowMs - windowMs, nowMs), { persona: this.persona, backend: this.backendName, windowMs, nowMs });
   }
 
   /** The status row (and where the history stands). */

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
-import { CYCLE_OUTCOMES } from '../activity/report.ts';
+import { CYCLE_OUTCOMES } from './event-kinds.ts';
 import { bucketsOf, type HourBucket } from './buckets.ts';
 import { cycleSummarySchema, deferSummarySchema, HistoryFold } from './fold.ts';
 

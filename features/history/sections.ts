@@ -14,7 +14,7 @@
  */
 import { canonicalJson } from '../../kernel/events/canonical.ts';
 import type { MemoryStore } from '../../kernel/contracts/persistence.ts';
-import type { LedgerAccess } from '../persistence/backend.ts';
+import type { LedgerAccess } from '../ledger/access.ts';
 import { errorLine } from '../../kernel/errors.ts';
 import { sha256Hex } from '../../kernel/history/seal.ts';
 import type { ReviewQueue } from '../../kernel/review/queue.ts';

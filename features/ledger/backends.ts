@@ -3,7 +3,7 @@
  * same path (`orchestra/orchestra.db`); the file's first bytes say which one wrote it (format.ts).
  */
 import { kernelError } from '../../kernel/errors.ts';
-import { LEDGER_BACKENDS, type LedgerBackend } from './repo.ts';
+import { LEDGER_BACKENDS, type LedgerBackend } from '../../plugins/ledger/model/repo.ts';
 
 export const DEFAULT_BACKEND: LedgerBackend = 'jsonl-fs';
 

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { kernelError } from '../../kernel/errors.ts';
 import { readManifestFile } from '../../kernel/manifest/load.ts';
 import { newerSchemaError } from './format.ts';
-import { LEDGER_SCHEMA_VERSION } from './records.ts';
+import { LEDGER_SCHEMA_VERSION } from '../../plugins/ledger/model/records.ts';
 
 export const LEDGER_DIR = 'orchestra';
 export const DEFAULT_DB_PATH = 'orchestra/orchestra.db';

@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { isKernelError } from '../../kernel/errors.ts';
 import { CONFIG_PATH, LEDGER_DIR } from './config.ts';
-import { findLedgerProblems } from './consistency-rules.ts';
+import { findLedgerProblems } from '../../plugins/ledger/model/consistency-rules.ts';
 import { openLedger, type OpenedLedger } from './open.ts';
-import type { LedgerBackend } from './repo.ts';
+import type { LedgerBackend } from '../../plugins/ledger/model/repo.ts';
 
 export interface LedgerConsistencyProblem {
   /** The file, relative to the persona directory. */

@@ -5,12 +5,12 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { kernelError } from '../../kernel/errors.ts';
-import type { LedgerBackend } from './repo.ts';
+import type { LedgerBackend } from '../../plugins/ledger/model/repo.ts';
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
-import { JSONL_FORMAT } from './schema-error.ts';
+import { JSONL_FORMAT } from '../../plugins/ledger/model/schema-error.ts';
 
-export { JSONL_FORMAT, newerSchemaError } from './schema-error.ts';
+export { JSONL_FORMAT, newerSchemaError } from '../../plugins/ledger/model/schema-error.ts';
 
 export type LedgerFileFormat = LedgerBackend | 'missing' | 'empty' | 'unknown';
 

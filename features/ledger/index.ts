@@ -6,12 +6,12 @@
 export { bootstrapLedger, ledgerEnv, locateLedger, type BootstrapOptions, type BootstrapResult } from './layout.ts';
 export { openLedger, prepareLedger, type OpenLedgerOptions, type OpenedLedger } from './open.ts';
 export { checkLedgerConsistency, type LedgerConsistencyProblem } from './consistency.ts';
-export { findLedgerProblems, type LedgerProblem } from './consistency-rules.ts';
+export { findLedgerProblems, type LedgerProblem } from '../../plugins/ledger/model/consistency-rules.ts';
 export { exportLedger, importLedger } from './transfer.ts';
 export { resolveInsidePersona } from './paths.ts';
-export { LEDGER_BACKENDS, type LedgerBackend } from './repo.ts';
+export { LEDGER_BACKENDS, type LedgerBackend } from '../../plugins/ledger/model/repo.ts';
 export { DEFAULT_BACKEND, parseBackend } from './backends.ts';
-export { TASK_STATES, TRANSITIONS, BLOCKABLE_STATES, legalTargets, isLegalTransition, parseTaskState, type TaskState } from './lifecycle.ts';
-export { LEDGER_SCHEMA_VERSION } from './records.ts';
-export type { Checkpoint, CheckpointInput, Lease, LeaseEvent, LedgerExport, Surprise, Task, HistoryEntry } from './records.ts';
-export type { Actor, LedgerStore, NewSurprise, NewTask } from './store.ts';
+export { TASK_STATES, TRANSITIONS, BLOCKABLE_STATES, legalTargets, isLegalTransition, parseTaskState, type TaskState } from '../../plugins/ledger/model/lifecycle.ts';
+export { LEDGER_SCHEMA_VERSION } from '../../plugins/ledger/model/records.ts';
+export type { Checkpoint, CheckpointInput, Lease, LeaseEvent, LedgerExport, Surprise, Task, HistoryEntry } from '../../plugins/ledger/model/records.ts';
+export type { Actor, LedgerStore, NewSurprise, NewTask } from '../../plugins/ledger/model/store.ts';

@@ -26,7 +26,7 @@ import {
 } from './config.ts';
 import { openLedger } from './open.ts';
 import { resolveInsidePersona } from './paths.ts';
-import type { LedgerBackend } from './repo.ts';
+import type { LedgerBackend } from '../../plugins/ledger/model/repo.ts';
 
 export interface BootstrapOptions {
   /** Backend for a ledger created now; an existing ledger keeps the backend that wrote it. */

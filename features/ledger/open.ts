@@ -15,8 +15,8 @@ import { CONFIG_PATH } from './config.ts';
 import { assertFormat, detectLedgerFormat } from './format.ts';
 import { ensureLedgerLayout, locateLedger, personaIdOf, type BootstrapResult } from './layout.ts';
 import { openPluginLedger, prepareLedgerPlugin, type LedgerRowsTarget } from './plugin-host.ts';
-import { LEDGER_BACKENDS, type LedgerBackend } from './repo.ts';
-import type { LedgerStore } from './store.ts';
+import { LEDGER_BACKENDS, type LedgerBackend } from '../../plugins/ledger/model/repo.ts';
+import type { LedgerStore } from '../../plugins/ledger/model/store.ts';
 
 export interface OpenLedgerOptions {
   /** Required to match an existing ledger; used to create a new one (default: the persona's backend's format). */

@@ -13,7 +13,7 @@ import { kernelError } from '../../kernel/errors.ts';
 import { PLUGINS_DIR, scanPlugins, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { requireSharedPlugin, sharedStoragePlugin } from '../persistence/shared-instance.ts';
 import { pluginLedgerStore, type LedgerAnswer } from './plugin-store.ts';
-import type { LedgerStore } from './store.ts';
+import type { LedgerStore } from '../../plugins/ledger/model/store.ts';
 
 export const LEDGER_PLUGIN_ID = 'ledger.orchestra';
 

@@ -3,8 +3,8 @@
  * run in the plugin's isolate, over rows the persona's backend keeps). Arguments and answers
  * cross as JSON; a refusal comes back as the kernel error the plugin raised.
  */
-import type { LedgerBackend } from './repo.ts';
-import { LEDGER_STORE_METHODS as METHODS, type LedgerStore } from './store.ts';
+import type { LedgerBackend } from '../../plugins/ledger/model/repo.ts';
+import { LEDGER_STORE_METHODS as METHODS, type LedgerStore } from '../../plugins/ledger/model/store.ts';
 
 /** What the plugin's `call` answers. */
 export type LedgerAnswer = { ok: unknown } | { error: { code: string; message: string; details: Record<string, unknown> } };

@@ -9,7 +9,7 @@ import { parseFlags, type CliIo, type Command } from '../../kernel/cli/command.t
 import { errorLine, kernelError } from '../../kernel/errors.ts';
 import { PERSONA_ID_PATTERN } from '../../kernel/personas/profile-schema.ts';
 import { personasWithHistory } from '../history/read-path.ts';
-import { resolveStateDir } from '../science-loop/cli.ts';
+import { resolveStateDir } from '../persistence/state-dir.ts';
 import { eventJson, eventLine } from './format.ts';
 import { headSeq, PersonaFollower } from './follow.ts';
 

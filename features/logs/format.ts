@@ -8,7 +8,7 @@
  * other event its scalar fields as `key=value` (hashes and schema versions left out).
  */
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
-import { CYCLE_EVENT } from '../science-loop/budget/usage.ts';
+import { CYCLE_EVENT } from '../history/usage.ts';
 
 function oneLine(text: string, max: number): string {
   const line = text.replace(/\s+/g, ' ').trim();

@@ -7,9 +7,9 @@ import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cl
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
 import { serveTools } from './serve.ts';
 import { PROPOSE_TOOL } from '../../kernel/review/agent-proposals.ts';
-import { openToolSource, type ToolSourceOptions } from './tool-source.ts';
+import { openToolSource, type OpenToolKernel, type ToolSourceOptions } from './tool-source.ts';
 import type { ToolInfo } from '../../kernel/tools/call-tool.ts';
-import { skillSearchPath } from '../science-loop/cli.ts';
+import { skillSearchPath } from '../skills/search-path.ts';
 
 const COMMON = `  --persona ID_OR_FILE  the persona (an id in personas/, or a profile file)
   --state-dir DIR       default: $SCIDEX_AGENT_STATE_DIR, else ./state
@@ -67,9 +67,10 @@ ${COMMON}
 const common = { persona: { type: 'string' }, 'state-dir': { type: 'string' }, 'plugins-dir': { type: 'string', multiple: true }, 'skills-dir': { type: 'string', multiple: true } } as const;
 
 /** What every command here opens its tool source with. */
-function sourceOptions(values: { persona?: string; 'state-dir'?: string; 'plugins-dir'?: string[]; 'skills-dir'?: string[] }, persona: string, via: 'mcp' | 'cli', io: CliIo): ToolSourceOptions {
+function sourceOptions(openKernel: OpenToolKernel, values: { persona?: string; 'state-dir'?: string; 'plugins-dir'?: string[]; 'skills-dir'?: string[] }, persona: string, via: 'mcp' | 'cli', io: CliIo): ToolSourceOptions {
   const skillsDirs = skillSearchPath(values['skills-dir'], io);
   return {
+    openKernel,
     persona,
     via,
     ...(values['state-dir'] ? { stateDir: values['state-dir'] } : {}),
@@ -83,7 +84,7 @@ function personaFlag(value: string | undefined, command: string): string {
   return value;
 }
 
-export const mcpServeCommand: Command = {
+const mcpServeCommand = (openKernel: OpenToolKernel): Command => ({
   path: ['mcp', 'serve'],
   rawStderr: true,
   summary: "serve the persona's tools as an MCP server over stdio",
@@ -91,11 +92,11 @@ export const mcpServeCommand: Command = {
   async run(argv, io) {
     const { values } = parseFlags(argv, common, 'mcp serve', false);
     const persona = personaFlag(values.persona, 'mcp serve');
-    const source = await openToolSource(sourceOptions(values, persona, 'mcp', io), io);
+    const source = await openToolSource(sourceOptions(openKernel, values, persona, 'mcp', io), io);
     await serveTools({ source, log: (line) => io.stderr(`runtimectl mcp serve: ${line}\n`) }, new StdioServerTransport());
     return 0;
   },
-};
+});
 
 /** `read ${state}; write none; net api.example.com; env none; run none (profile default, process tier)`. */
 function grantLine(g: NonNullable<ToolInfo['grant']>): string {
@@ -103,14 +104,14 @@ function grantLine(g: NonNullable<ToolInfo['grant']>): string {
   return `${[kind('read', g.read), kind('write', g.write), kind('net', g.net), kind('env', g.env), kind('run', g.run)].join('; ')} (profile ${g.profile}, ${g.tier} tier)`;
 }
 
-export const toolsListCommand: Command = {
+const toolsListCommand = (openKernel: OpenToolKernel): Command => ({
   path: ['tools', 'list'],
   summary: 'list the tools a persona offers, with their schemas',
   usage: LIST_USAGE,
   async run(argv, io) {
     const { values } = parseFlags(argv, { ...common, json: { type: 'boolean' } }, 'tools list', false);
     const persona = personaFlag(values.persona, 'tools list');
-    const source = await openToolSource({ ...sourceOptions(values, persona, 'cli', io), listOnly: true }, io);
+    const source = await openToolSource({ ...sourceOptions(openKernel, values, persona, 'cli', io), listOnly: true }, io);
     try {
       const { tools, problems } = await source.list();
       if (values.json) {
@@ -125,9 +126,9 @@ export const toolsListCommand: Command = {
       await source.close();
     }
   },
-};
+});
 
-export const toolsCallCommand: Command = {
+const toolsCallCommand = (openKernel: OpenToolKernel): Command => ({
   path: ['tools', 'call'],
   summary: 'call one of a persona\'s tools through the broker',
   usage: CALL_USAGE,
@@ -145,7 +146,7 @@ export const toolsCallCommand: Command = {
       }
       if (typeof args !== 'object' || args === null || Array.isArray(args)) throw kernelError('RTC_ERR_CLI_USAGE', '--args: must be a JSON object of named arguments');
     }
-    const source = await openToolSource(sourceOptions(values, persona, 'cli', io), io);
+    const source = await openToolSource(sourceOptions(openKernel, values, persona, 'cli', io), io);
     try {
       const result = await source.call(tool, args);
       // review.propose answers a refusal as a value: the command still fails, with its line.
@@ -164,6 +165,12 @@ export const toolsCallCommand: Command = {
       await source.close();
     }
   },
-};
+});
 
-export const MCP_CLI_COMMANDS: readonly Command[] = [mcpServeCommand, toolsListCommand, toolsCallCommand];
+/**
+ * `mcp serve`, `tools list` and `tools call`, over the composition `openKernel` opens (the
+ * composition root passes features/science-loop/preset.ts's openLoopKernel).
+ */
+export function mcpCommands(deps: { openKernel: OpenToolKernel }): readonly Command[] {
+  return [mcpServeCommand(deps.openKernel), toolsListCommand(deps.openKernel), toolsCallCommand(deps.openKernel)];
+}

@@ -17,12 +17,11 @@
  */
 import path from 'node:path';
 import type { CliIo } from '../../kernel/cli/command.ts';
-import { PersonaRuntime } from '../../kernel/loop/persona-runtime.ts';
+import { PersonaRuntime, type LoopKernel } from '../../kernel/loop/persona-runtime.ts';
 import { resolvePersona } from '../../kernel/personas/load.ts';
 import type { ToolInfo, ToolProblem } from '../../kernel/tools/call-tool.ts';
 import { RelayClient, runningRelay, TOOLS_SOCKET_ENV } from '../../kernel/tools/tool-relay.ts';
-import { openLoopKernel } from '../science-loop/preset.ts';
-import { resolveStateDir } from '../science-loop/cli.ts';
+import { resolveStateDir } from '../persistence/state-dir.ts';
 
 export interface ToolSource {
   /** `relay`: the kernel running the persona; `local`: opened in this process */
@@ -32,7 +31,16 @@ export interface ToolSource {
   close(): Promise<void>;
 }
 
+/**
+ * Opens the loop kernel a persona's tools run in, with the composition `run` uses. The
+ * composition root hands it in (cli/commands.ts: features/science-loop/preset.ts), so the
+ * same tools, grants and trace result here as in a run, and this feature imports no loop.
+ */
+export type OpenToolKernel = (options: { stateDir: string; env: Readonly<Record<string, string | undefined>>; pluginPath?: readonly string[]; skillsDirs?: readonly string[] }) => Promise<LoopKernel>;
+
 export interface ToolSourceOptions {
+  /** the kernel a persona opened here runs in (not used when a running kernel answers through its relay) */
+  openKernel: OpenToolKernel;
   persona: string;
   stateDir?: string;
   pluginsDirs?: string[];
@@ -70,7 +78,7 @@ export async function openToolSource(options: ToolSourceOptions, io: CliIo): Pro
       };
     }
   }
-  const kernel = await openLoopKernel({
+  const kernel = await options.openKernel({
     stateDir,
     env: io.env,
     ...(options.pluginsDirs?.length ? { pluginPath: options.pluginsDirs.map((d) => path.resolve(io.cwd, d)) } : {}),

@@ -1,31 +1,22 @@
 /**
  * The persistence feature's side of the backend contract (kernel/contracts/persistence.ts has
- * the parts the kernel itself uses): a backend here also holds the persona's local task
- * ledger, kept by the backend plugin (its ledgerLoad / ledgerCommit exports) and run by the
- * ledger plugin (plugins/ledger). What a backend plugin exports is BACKEND_EXPORTS in
- * isolated-backend.ts.
+ * the parts the kernel itself uses): every backend is a plugin in an isolate
+ * (isolated-backend.ts, whose BACKEND_EXPORTS are what a backend plugin exports), and the
+ * features above may call its other exports for this persona. A backend also keeps state of
+ * features above persistence (the task ledger's rows: its ledgerLoad / ledgerCommit exports);
+ * it only says in which format (`ledgerFormat`), and features/ledger makes the ledger of it
+ * (`ledgerOf`), so this feature imports none of them (parts.ts).
  */
 import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
-import type { LedgerBackend } from '../ledger/repo.ts';
-import type { OpenedLedger } from '../ledger/open.ts';
-import type { LedgerExport } from '../ledger/records.ts';
-import type { LedgerConsistencyProblem } from '../ledger/consistency.ts';
 
-/** The persona's local task ledger, through the features/ledger backend of this format. */
-export interface LedgerAccess {
-  readonly format: LedgerBackend;
-  /** Absolute path of the ledger file (from the ledger's config.yaml), or undefined with no ledger. */
-  file(): string | undefined;
-  /** Opens (bootstrapping when writing) the ledger in this backend's format. */
-  open(options?: { readonly?: boolean }): OpenedLedger;
-  /** The whole ledger as a backend-neutral document; undefined when the persona has none. */
-  exportDoc(): LedgerExport | undefined;
-  /** Imports into an empty ledger of this format (created if need be). */
-  importDoc(doc: LedgerExport): void;
-  check(): LedgerConsistencyProblem[];
-}
-
-/** A persona's backend as the features see it: the kernel's parts and the ledger. */
+/** A persona's backend as the features see it. */
 export interface PersonaBackend extends PersistenceBackend {
-  readonly ledger: LedgerAccess;
+  /** The format the backend keeps the persona's task ledger in, as its plugin's describe() names it (jsonl-fs, sqlite, postgres). */
+  readonly ledgerFormat: string;
+  /** Calls any export the manifest lists, with this persona's session token first. */
+  callPlugin(name: string, ...args: unknown[]): Promise<unknown>;
+  /** callPlugin for an export that answers synchronously (the ledger's rows). */
+  callPluginSync(name: string, ...args: unknown[]): unknown;
+  /** Lets go of the session's connections to one file of the persona folder (a ledger closed). */
+  releaseFile(relative: string): void;
 }

@@ -5,12 +5,12 @@
  */
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
-import { copyPersistence, type CopyReport } from './copy.ts';
+import { copyPersistence, type CopyParts, type CopyReport } from './copy.ts';
 import { KNOWN_BACKENDS, parseBackendName, readPersistenceConfig, writePersistenceConfig } from '../../kernel/storage/persistence-config.ts';
 import { openBackend } from './open.ts';
 import type { PersonaBackend as PersistenceBackend } from './backend.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
-import { listPersonaIds } from '../verify/cli.ts';
+import { listPersonaIds } from './state-dir.ts';
 import { lockPersonaWriter, type WriterLock } from '../../kernel/storage/writer-lock.ts';
 import { existingPersonaDir, existingStateDir, type StateDirChoice } from '../../kernel/storage/state-dir.ts';
 
@@ -51,7 +51,7 @@ Commands:
 Every command takes --help.
 `;
 
-export const persistenceCommand: Command = {
+const persistenceCommand: Command = {
   path: ['persistence'],
   summary: 'persistence backends: export one into another, status',
   usage: PERSISTENCE_USAGE,
@@ -89,7 +89,7 @@ Options:
 Switching without --switch is one line: "backend: <name>" in <state>/<persona>/persistence.yaml.
 `;
 
-export const persistenceExportCommand: Command = {
+const persistenceExportCommand = (parts: CopyParts): Command => ({
   path: ['persistence', 'export'],
   summary: "copy a persona's state from one persistence backend into another",
   usage: EXPORT_USAGE,
@@ -118,7 +118,7 @@ export const persistenceExportCommand: Command = {
       // switch, to the backend nobody reads): the export holds the persona's writer lock.
       lock = await lockPersonaWriter(source, 'persistence export');
       target = await openBackend(personaDir, to, shared);
-      report = await copyPersistence(source, target);
+      report = await copyPersistence(source, target, parts);
       if (values.switch) writePersistenceConfig(personaDir, to);
     } finally {
       await target?.close();
@@ -130,18 +130,15 @@ export const persistenceExportCommand: Command = {
       printJson(io, { ok: true, ...report, switched });
       return 0;
     }
-    const l = report.ledger;
-    const ledgerText =
-      l.status === 'none' ? 'no ledger' : l.status === 'kept' ? `ledger kept (${l.reason})` : l.status === 'copied' ? `ledger copied (${l.tasks} task(s))` : `ledger converted in place (${l.tasks} task(s); old file kept as ${l.savedAs})`;
     io.stdout(`exported persona ${report.persona} from ${report.from} to ${report.to}\n`);
     io.stdout(`  events     ${report.events.copied} copied and verified, last seq ${report.events.lastSeq}, hash ${report.events.lastHash.slice(0, 12)}…\n`);
     io.stdout(`  memory     brain.json ${report.memory.brain ? 'copied' : 'none'}, long-term.md ${report.memory.longTermBytes} bytes\n`);
     io.stdout(`  proposals  ${report.proposals.copied} record(s)\n`);
-    io.stdout(`  ${ledgerText}\n`);
+    for (const part of parts.parts) io.stdout(`  ${part.describe(report[part.name])}\n`);
     io.stdout(switched ? `persistence.yaml now names ${to}\n` : `to switch: set "backend: ${to}" in ${path.relative(io.cwd, path.join(personaDir, 'persistence.yaml')) || 'persistence.yaml'} (or rerun with --switch on an empty target)\n`);
     return 0;
   },
-};
+});
 
 // ---- persistence status
 
@@ -174,7 +171,7 @@ async function holdings(personaDir: string, name: string, dsn: string | undefine
   }
 }
 
-export const persistenceStatusCommand: Command = {
+const persistenceStatusCommand: Command = {
   path: ['persistence', 'status'],
   summary: 'which persistence backend each persona uses and what each holds',
   usage: STATUS_USAGE,
@@ -220,4 +217,10 @@ export const persistenceStatusCommand: Command = {
   },
 };
 
-export const PERSISTENCE_CLI_COMMANDS: readonly Command[] = [persistenceCommand, persistenceExportCommand, persistenceStatusCommand];
+/**
+ * The `persistence` commands. `parts` is what a copy needs from the features above
+ * persistence (the history's rollups, the ledger): the composition root hands them in.
+ */
+export function persistenceCommands(parts: CopyParts): readonly Command[] {
+  return [persistenceCommand, persistenceExportCommand(parts), persistenceStatusCommand];
+}

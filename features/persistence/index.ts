@@ -1,10 +1,11 @@
 /**
- * Persistence backends: one interface (backend.ts) over a persona's events, ledger, brain
- * memory and proposal records; implementations are `persistence` plugins (isolates) in
+ * Persistence backends: one interface (backend.ts) over a persona's events, brain memory and
+ * proposal records, and the rows of what features keep beside them (the ledger: parts.ts); implementations are `persistence` plugins (isolates) in
  * plugins/persistence-*; README.md in this folder has the decisions.
  */
 export type { PersistenceBackend, EventStore, MemoryStore, ProposalStore, EventChainReport, StoreProblem, PersistenceProvider } from '../../kernel/contracts/persistence.ts';
-export type { PersonaBackend, LedgerAccess } from './backend.ts';
+export type { PersonaBackend } from './backend.ts';
+export type { BackendPart } from './parts.ts';
 export { openBackend, findPersistencePlugin, STORAGE_BINDINGS, type OpenBackendOptions } from './open.ts';
 export {
   readPersistenceConfig,
@@ -17,5 +18,5 @@ export {
   DEFAULT_BACKEND_NAME,
   KNOWN_BACKENDS,
 } from '../../kernel/storage/persistence-config.ts';
-export { copyPersistence, type CopyReport } from './copy.ts';
+export { copyPersistence, type CopyParts, type CopyReport } from './copy.ts';
 export { eventLine, encodeEvent, checkEventRows } from '../../kernel/events/rows.ts';

@@ -13,7 +13,7 @@
 import path from 'node:path';
 import { ERROR_CODES, isKernelError, kernelError, type ErrorCode } from '../../kernel/errors.ts';
 import type { MemoryStore, ProposalStore } from '../../kernel/contracts/persistence.ts';
-import type { LedgerAccess, PersonaBackend as PersistenceBackend } from './backend.ts';
+import type { PersonaBackend } from './backend.ts';
 import { IsolatedEventStore, type BackendCalls } from '../../kernel/persistence/isolated-events.ts';
 import type { StorageSession } from '../../kernel/persistence/storage-session.ts';
 import type { TraceStorage } from '../../kernel/replay/trace-store.ts';
@@ -21,7 +21,6 @@ import { sha256Digest, type ContentStore } from '../../kernel/storage/content-st
 import { requireSharedPlugin, sharedStoragePlugin, type SharedStoragePlugin } from './shared-instance.ts';
 import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { checkBrainText, checkProposalLine, parseProposalLines } from './records.ts';
-import type { LedgerBackend } from '../ledger/repo.ts';
 import { sessionLease } from '../../kernel/persistence/postgres/pg-bindings.ts';
 import { selfHolder, type WriterLock } from '../../kernel/storage/writer-lock.ts';
 
@@ -36,8 +35,8 @@ interface Description {
   events: string;
   /** where proposal records are: a file (`review/proposals.jsonl`) or `<db>#proposals` */
   proposals: string;
-  /** the ledger format this backend keeps */
-  ledger: LedgerBackend;
+  /** the format this backend keeps the persona's task ledger in (features/ledger/access.ts reads it) */
+  ledger: string;
   /** true when the backend keeps the replay trace (its exports TRACE_EXPORTS); else it is files in the persona folder */
   trace?: boolean;
 }
@@ -90,22 +89,10 @@ export interface IsolatedBackendContext {
   personaDir: string;
   readonly: boolean;
   now: () => Date;
-  /** the persona's ledger in this backend's format, kept by this backend (features/persistence/ledger-access.ts) */
-  ledger: (format: LedgerBackend, backend: IsolatedBackend) => LedgerAccess;
   /** sets up the session before the plugin sees it (a shared database's connection: open.ts) */
   prepareSession?: (session: StorageSession) => void;
   /** where a store that is not in the persona folder says things are, for messages (events, proposals) */
   locations?: { events: string; proposals: string };
-}
-
-/** A backend opened over an isolated plugin: the contract, plus a way to call the plugin's other exports for this persona. */
-export interface IsolatedBackend extends PersistenceBackend {
-  /** Calls any export the manifest lists, with this persona's session token first. */
-  callPlugin(name: string, ...args: unknown[]): Promise<unknown>;
-  /** callPlugin for an export that answers synchronously (the ledger's rows). */
-  callPluginSync(name: string, ...args: unknown[]): unknown;
-  /** Lets go of the session's connections to one file of the persona folder (a ledger closed). */
-  releaseFile(relative: string): void;
 }
 
 /** Builds the backend plugin's isolate (once per process); after it, openIsolatedBackendSync works. */
@@ -113,13 +100,13 @@ export async function prepareBackendPlugin(plugin: LoadedPlugin): Promise<void> 
   await sharedStoragePlugin(plugin);
 }
 
-export async function openIsolatedBackend(plugin: LoadedPlugin, context: IsolatedBackendContext): Promise<IsolatedBackend> {
+export async function openIsolatedBackend(plugin: LoadedPlugin, context: IsolatedBackendContext): Promise<PersonaBackend> {
   await sharedStoragePlugin(plugin);
   return openIsolatedBackendSync(plugin, context);
 }
 
 /** openIsolatedBackend once the plugin is prepared (prepareBackendPlugin): no await needed. */
-export function openIsolatedBackendSync(plugin: LoadedPlugin, context: IsolatedBackendContext): IsolatedBackend {
+export function openIsolatedBackendSync(plugin: LoadedPlugin, context: IsolatedBackendContext): PersonaBackend {
   const pluginId = plugin.manifest.id;
   const s = requireSharedPlugin(plugin, `opening the ${plugin.manifest.id} backend`);
   const session = s.host.open(context.personaId, context.personaDir, context.readonly);
@@ -184,7 +171,7 @@ export function openIsolatedBackendSync(plugin: LoadedPlugin, context: IsolatedB
   const trace = description.trace === true ? traceStorage(calls, plugin, context.locations?.events ?? resolveLocation(description.events, 'events')) : undefined;
 
   let closed = false;
-  const backend: IsolatedBackend = {
+  const backend: PersonaBackend = {
     name: description.name,
     pluginId,
     personaId: context.personaId,
@@ -193,7 +180,7 @@ export function openIsolatedBackendSync(plugin: LoadedPlugin, context: IsolatedB
     events,
     memory,
     proposals,
-    ledger: undefined as unknown as LedgerAccess,
+    ledgerFormat: typeof description.ledger === 'string' ? description.ledger : String(description.ledger),
     ...(trace ? { trace } : {}),
     callPlugin: (name, ...args) => calls.async(name, ...args),
     callPluginSync: (name, ...args) => calls.sync(name, ...args),
@@ -219,7 +206,6 @@ export function openIsolatedBackendSync(plugin: LoadedPlugin, context: IsolatedB
       }
     },
   };
-  (backend as { ledger: LedgerAccess }).ledger = context.ledger(description.ledger, backend);
   return backend;
 }
 

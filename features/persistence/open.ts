@@ -14,9 +14,8 @@ import { personaLogin, prepareKernelSchema } from '../../kernel/persistence/post
 import type { StorageSession } from '../../kernel/persistence/storage-session.ts';
 import { PLUGINS_DIR, PluginRegistry, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { parseBackendName, pluginIdOf, readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
-import { BACKEND_EXPORTS, openIsolatedBackendSync, prepareBackendPlugin, type IsolatedBackend } from './isolated-backend.ts';
-import { prepareLedgerPlugin } from '../ledger/plugin-host.ts';
-import { ledgerAccess } from './ledger-access.ts';
+import { BACKEND_EXPORTS, openIsolatedBackendSync, prepareBackendPlugin } from './isolated-backend.ts';
+import type { PersonaBackend } from './backend.ts';
 import { contextDsn, DSN_ENV, missingDsnError, nonEmpty } from './dsn.ts';
 
 /** The bindings a persistence plugin may declare, and nothing else. */
@@ -83,9 +82,9 @@ export function findPersistencePlugin(name: string, pluginsDir: string | PluginR
  * Opens persona `personaDir`'s state in backend `name` (default: what its persistence.yaml
  * says, else jsonl-fs). A store written by a newer schema version is refused and left as it is.
  */
-export async function openBackend(personaDir: string, name?: string, options: OpenBackendOptions = {}): Promise<IsolatedBackend> {
+export async function openBackend(personaDir: string, name?: string, options: OpenBackendOptions = {}): Promise<PersonaBackend> {
   const { plugin } = resolveBackend(personaDir, name, options);
-  await Promise.all([prepareBackendPlugin(plugin), prepareLedgerPlugin()]);
+  await prepareBackendPlugin(plugin);
   // A shared database's connection worker is started (and online) before any synchronous call.
   const dsn = databaseOf(options);
   if (plugin.manifest.bindings.includes('storage.postgres') && dsn) await bridgeFor(dsn).ready();
@@ -94,11 +93,11 @@ export async function openBackend(personaDir: string, name?: string, options: Op
 
 /** Builds the isolates of these backends (once per process), so that openBackendSync can run. */
 export async function prepareBackends(names: readonly string[], options: Pick<OpenBackendOptions, 'pluginsDir' | 'registry'> = {}): Promise<void> {
-  await Promise.all([prepareLedgerPlugin(), ...names.map((n) => prepareBackendPlugin(findPersistencePlugin(n, options.registry ?? options.pluginsDir)))]);
+  await Promise.all(names.map((n) => prepareBackendPlugin(findPersistencePlugin(n, options.registry ?? options.pluginsDir))));
 }
 
 /** openBackend without an await, for a backend whose plugin is prepared (openBackend or prepareBackends ran). */
-export function openBackendSync(personaDir: string, name?: string, options: OpenBackendOptions = {}): IsolatedBackend {
+export function openBackendSync(personaDir: string, name?: string, options: OpenBackendOptions = {}): PersonaBackend {
   const { plugin, dir, personaId } = resolveBackend(personaDir, name, options);
   const readonly = options.readonly ?? false;
   const shared = plugin.manifest.bindings.includes('storage.postgres') ? sharedDatabase(personaId, readonly, options) : undefined;
@@ -108,7 +107,6 @@ export function openBackendSync(personaDir: string, name?: string, options: Open
       personaDir: dir,
       readonly,
       now: options.now ?? (() => new Date()),
-      ledger: (format, backend) => ledgerAccess(backend, dir, personaId, format, readonly),
       ...(shared ? { prepareSession: shared.prepare, locations: shared.locations } : {}),
     });
   } catch (error) {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { PersistenceProvider } from '../../kernel/contracts/persistence.ts';
 import { DEFAULT_BACKEND_NAME, PERSISTENCE_CONFIG_FILE, readPersistenceConfig, writePersistenceConfig } from '../../kernel/storage/persistence-config.ts';
 import { openBackend } from './open.ts';
+import { prepareParts, type BackendPart } from './parts.ts';
 
 export const persistenceProvider: PersistenceProvider = {
   defaultName: DEFAULT_BACKEND_NAME,
@@ -16,3 +17,18 @@ export const persistenceProvider: PersistenceProvider = {
   recorded: (personaDir) => (existsSync(path.join(personaDir, PERSISTENCE_CONFIG_FILE)) ? readPersistenceConfig(personaDir).backend : undefined),
   record: (personaDir, name) => writePersistenceConfig(personaDir, name),
 };
+
+/**
+ * The provider for a composition whose steps use parts features keep in the backend (the
+ * science loop: the ledger): every open first prepares them, so their synchronous use in a
+ * cycle finds them ready.
+ */
+export function providerWith(parts: readonly BackendPart[]): PersistenceProvider {
+  return {
+    ...persistenceProvider,
+    open: async (personaDir, name, options = {}) => {
+      await prepareParts(parts);
+      return openBackend(personaDir, name, options);
+    },
+  };
+}

@@ -28,24 +28,11 @@ import { openLoopKernel } from './preset.ts';
 import { harnessToolServer } from '../mcp/harness-server.ts';
 import { ChildRegistry } from './executors/children.ts';
 import { withDsnContext } from '../persistence/dsn.ts';
-import { REPO_SKILLS_DIR, SKILLS_PATH_ENV } from '../skills/layout.ts';
-
-export { SKILLS_PATH_ENV };
-
-/**
- * The skill search path: the built-in skills/, then RUNTIMECTL_SKILLS_PATH, then each
- * --skills-dir; empty when neither adds a folder (the built-in one alone). A folder that does
- * not exist is one line naming where it came from.
- */
-export function skillSearchPath(flagDirs: readonly string[] | undefined, io: Pick<CliIo, 'env' | 'cwd'>): string[] {
-  const fromEnv = (io.env[SKILLS_PATH_ENV] ?? '').split(':').map((d) => d.trim()).filter((d) => d !== '').map((d) => path.resolve(io.cwd, d));
-  const extraSkills = [...fromEnv, ...(flagDirs ?? []).map((d) => path.resolve(io.cwd, d))];
-  for (const dir of extraSkills) if (!existsSync(dir)) throw kernelError('RTC_ERR_CLI_FILE_NOT_FOUND', `skills folder ${dir} does not exist (from ${fromEnv.includes(dir) ? SKILLS_PATH_ENV : '--skills-dir'})`);
-  return extraSkills.length > 0 ? [REPO_SKILLS_DIR, ...extraSkills] : [];
-}
+import { skillSearchPath } from '../skills/search-path.ts';
 import { scienceReport, type ScienceCycleReport as CycleReport, type ScienceRun } from './report.ts';
 import { hint, parseFlags, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { chooseStateDir, ensureStateDir, makeDirectories } from '../../kernel/storage/state-dir.ts';
+import { resolveStateDir } from '../persistence/state-dir.ts';
 import { scrubber } from '../../kernel/redact/secret-values.ts';
 
 const USAGE = `Usage: runtimectl run --persona ID_OR_FILE... [--cycles N] [--state-dir DIR] [--dsn DSN] [options]
@@ -101,10 +88,6 @@ exit status is 1 when a persona did not start, stopped, or failed every one of i
 export const DEFAULT_STOP_GRACE_SECONDS = 20;
 
 /** --state-dir, else SCIDEX_AGENT_STATE_DIR, else ./state; relative to the command's cwd. */
-export function resolveStateDir(flag: string | undefined, io: CliIo): string {
-  return chooseStateDir(flag, io.env, io.cwd).stateDir;
-}
-
 function positiveInt(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   if (!/^[1-9]\d*$/.test(value)) throw kernelError('RTC_ERR_CLI_USAGE', `--${name} ${value}: must be a whole number above zero`);

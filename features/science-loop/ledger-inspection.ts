@@ -21,7 +21,7 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { CONFIG_PATH, LAYOUT_DIRS, PROMPT_PATH } from '../ledger/config.ts';
-import type { LedgerAccess } from '../persistence/backend.ts';
+import type { LedgerAccess } from '../ledger/access.ts';
 import { errorLine } from './decide.ts';
 import { relToState, type PersonaPaths } from '../../kernel/loop/layout.ts';
 

@@ -15,7 +15,9 @@ import type { LoadedPersona } from '../../kernel/personas/load.ts';
 import { ledgerEnv } from '../ledger/layout.ts';
 import { ChildRegistry, type PersonaChildren } from './executors/children.ts';
 import type { PersonaBackend } from '../persistence/backend.ts';
-import { persistenceProvider } from '../persistence/provider.ts';
+import { providerWith } from '../persistence/provider.ts';
+import { ledgerOf } from '../ledger/access.ts';
+import { ledgerPart } from '../ledger/backend-part.ts';
 import { personaBindings } from './bindings.ts';
 import { readAgentEnv } from './budget/env.ts';
 import { budgetLimits } from './budget/posture.ts';
@@ -47,13 +49,13 @@ export function defaultComposition(settings: CompositionSettings = {}): LoopComp
     tools: personaToolRunners,
     steps: new StepRegistry().register(...scienceLoopSteps({ ...settings, children })),
     tracker: children,
-    persistence: persistenceProvider,
+    persistence: providerWith([ledgerPart]),
     history: historyPart,
     scriptTools: skillScriptTools(settings.skillsDirs ?? []),
     harnesses: new HarnessCatalog(settings.harnessesDir),
     limits: (profile, env) => budgetLimits(profile, readAgentEnv(env)),
     pluginEnv: (paths, profile) => ledgerEnv(paths.dir, profile.id),
-    bindings: (w) => personaBindings(w.paths, w.profile.id, w.clock, () => w.log, w.backend as PersonaBackend, w.scrub),
+    bindings: (w) => personaBindings(w.paths, w.profile.id, w.clock, () => w.log, { ledger: ledgerOf(w.backend as PersonaBackend), memory: w.backend.memory }, w.scrub),
   };
 }
 

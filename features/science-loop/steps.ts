@@ -27,6 +27,7 @@ import { ensureBrainLayout, relToState, WORKSPACE_ID } from '../../kernel/loop/l
 import type { CycleContext, LoopStep, PersonaContext, PersonaStart, SlotRequirement, StartProblem } from '../../kernel/loop/steps.ts';
 import { KERNEL_VERSION } from '../../kernel/version.ts';
 import type { PersonaBackend } from '../persistence/backend.ts';
+import { ledgerOf, type LedgerAccess } from '../ledger/access.ts';
 import { loadSkillCatalog, type SkillCatalog, type SkillMeta } from '../skills/catalog.ts';
 import { REPO_SKILLS_DIR, skillRootsForDir } from '../skills/layout.ts';
 import { selectSkills, unknownSkillNames, unmatchedPatterns } from '../skills/select.ts';
@@ -34,7 +35,7 @@ import { loadBrain, RECENT_CYCLES, saveBrainDurably, scrubBrain, type Brain } fr
 import { readAgentEnv, EXECUTOR_ENV, type AgentEnv } from './budget/env.ts';
 import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from './budget/posture.ts';
 import { loopHistoryOf } from '../history/loop-part.ts';
-import { INTERRUPTED_EVENT, setAsideUsageOfEvent, UsageWindow, usageOfEvent, type UsageTotals } from './budget/usage.ts';
+import { INTERRUPTED_EVENT, setAsideUsageOfEvent, UsageWindow, usageOfEvent, type UsageTotals } from '../history/usage.ts';
 import { act, estimateUsage, type ActResult } from './decide.ts';
 import { recoverLeftSessions, type PersonaChildren } from './executors/children.ts';
 import { markSessionManifest } from './executors/session-dir.ts';
@@ -129,8 +130,8 @@ function cycleScience(c: CycleContext): CycleScience {
   return s;
 }
 
-function ledgerOf(p: PersonaContext): PersonaBackend['ledger'] {
-  return (p.backend as PersonaBackend).ledger;
+function personaLedger(p: PersonaContext): LedgerAccess {
+  return ledgerOf(p.backend as PersonaBackend);
 }
 
 /** The executor a persona runs and where that choice came from, as a start requirement's field. */
@@ -352,7 +353,7 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
           : await act({
               profile: p.profile,
               paths: p.paths,
-              ledger: ledgerOf(p),
+              ledger: personaLedger(p),
               plugins: p.plugins,
               choice: science.choice,
               executorConfig: executorConfig(p.profile, science.choice),
@@ -423,7 +424,7 @@ function initScienceState(p: PersonaContext): void {
     usage: new UsageWindow(),
     catalog: undefined,
     skills: { selected: [], unmatched: [] },
-    ledger: new LedgerInspector(p.paths, ledgerOf(p)),
+    ledger: new LedgerInspector(p.paths, personaLedger(p)),
   };
   p.state.set(SCIENCE, state);
 }

@@ -14,10 +14,10 @@
 import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import { CheckpointMismatch, confirmCheckpoint } from '../../kernel/history/checkpoint.ts';
 import { IndexLineError, parseIndexLines } from '../../kernel/history/index-entry.ts';
-import type { IsolatedBackend } from '../persistence/isolated-backend.ts';
+import type { PersonaBackend } from '../persistence/backend.ts';
 import type { VerifyFinding } from './cli.ts';
 
-export function checkpointFindings(backend: IsolatedBackend, personaId: string, lastSeq: number): VerifyFinding[] {
+export function checkpointFindings(backend: PersonaBackend, personaId: string, lastSeq: number): VerifyFinding[] {
   const history = backend.events.history;
   const where = history.documentLabel('checkpoint');
   const problem = (what: string): VerifyFinding[] => [{ severity: 'error', file: where, code: 'RTC_ERR_HISTORY_CHECKPOINT', what }];

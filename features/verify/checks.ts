@@ -21,6 +21,7 @@ import { prepareLedger } from '../ledger/open.ts';
 import { LEDGER_DIR } from '../ledger/config.ts';
 import { detectLedgerFormat } from '../ledger/format.ts';
 import { locateLedger } from '../ledger/layout.ts';
+import { ledgerOf } from '../ledger/access.ts';
 import { PERSISTENCE_CONFIG_FILE, readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
 import { findPersistencePlugin, openBackend } from '../persistence/open.ts';
 import { PLUGINS_DIR } from '../../kernel/plugins/registry.ts';
@@ -39,7 +40,7 @@ export const ledgerCheck: VerifyCheck = {
     const location = locateLedger(target.personaDir, target.personaId);
     const file = location ? detectLedgerFormat(location.dbFile) : 'missing';
     const rows = (file === 'missing' || file === 'empty') && target.backend ? await target.backend() : undefined;
-    const problems = rows && rows.ledger.format === 'postgres' ? rows.ledger.check() : checkLedgerConsistency(target.personaDir, undefined, target.personaId);
+    const problems = rows && rows.ledgerFormat === 'postgres' ? ledgerOf(rows).check() : checkLedgerConsistency(target.personaDir, undefined, target.personaId);
     const findings: VerifyFinding[] = problems.map((p) => {
       const line = /^line (\d+)$/.exec(p.position);
       return {

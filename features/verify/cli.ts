@@ -11,7 +11,7 @@
  * (target.backend), on the plugin search path `run` uses (the built-in plugins/,
  * RUNTIMECTL_PLUGIN_PATH, --plugins-dir) and the database --dsn or RUNTIMECTL_POSTGRES_DSN names.
  */
-import { readdirSync } from 'node:fs';
+import { listPersonaIds } from '../persistence/state-dir.ts';
 import path from 'node:path';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
@@ -20,10 +20,10 @@ import { pluginSearchPath, PluginRegistry } from '../../kernel/plugins/registry.
 import { ledgerCheck, persistenceCheck, substrateCheck } from './checks.ts';
 import { eventChainCheck, traceCheck } from './history-checks.ts';
 import { readVerifiedRecord, writeVerifiedRecord } from './verified-record.ts';
-import { proposalsVerifyCheck } from '../review/verify-check.ts';
+import { proposalsVerifyCheck } from './review-check.ts';
 import { openBackend } from '../persistence/open.ts';
 import { openShared, sharedPersonas, viewFolder } from '../persistence/fleet.ts';
-import type { IsolatedBackend } from '../persistence/isolated-backend.ts';
+import type { PersonaBackend } from '../persistence/backend.ts';
 import { existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
 import { didYouMean } from '../../kernel/suggest.ts';
 
@@ -92,7 +92,7 @@ export interface VerifyTarget {
    * The persona's state in its configured backend, opened read-only on first use and shared
    * by every check (closed when the persona is done). Without it a check opens its own.
    */
-  backend?: () => Promise<IsolatedBackend>;
+  backend?: () => Promise<PersonaBackend>;
   /** a persona read from a shared database alone (verify --dsn): its folder does not exist */
   fleet?: boolean;
 }
@@ -139,9 +139,6 @@ export interface StateVerifyCheck {
 
 export const STATE_VERIFY_CHECKS: StateVerifyCheck[] = [substrateCheck()];
 
-/** Folders under the state directory that are not personas. */
-export const NON_PERSONA_DIRS: ReadonlySet<string> = new Set(['workspaces']);
-
 export interface PersonaVerification {
   id: string;
   ok: boolean;
@@ -154,13 +151,6 @@ export interface VerifyReport {
   /** Checks of the state directory itself (substrate.json). */
   state: (VerifyCheckResult & { name: string })[];
   personas: PersonaVerification[];
-}
-
-export function listPersonaIds(stateDir: string): string[] {
-  return readdirSync(stateDir, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && !NON_PERSONA_DIRS.has(entry.name))
-    .map((entry) => entry.name)
-    .sort();
 }
 
 export interface VerifyOptions {
@@ -182,8 +172,8 @@ class BackendUnopened extends Error {
 }
 
 /** Opens the backend once, on first use; `close` releases it when it was opened. */
-function lazyBackend(open: () => Promise<IsolatedBackend>): { get: () => Promise<IsolatedBackend>; close: () => Promise<void> } {
-  let opening: Promise<IsolatedBackend> | undefined;
+function lazyBackend(open: () => Promise<PersonaBackend>): { get: () => Promise<PersonaBackend>; close: () => Promise<void> } {
+  let opening: Promise<PersonaBackend> | undefined;
   return {
     get: () =>
       (opening ??= open().catch((error: unknown) => {

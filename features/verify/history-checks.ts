@@ -27,7 +27,7 @@ import { TOOL_TRACE_FILE, TRACE_DIR, TraceStore } from '../../kernel/replay/trac
 import { verifyTrace } from '../../kernel/replay/trace-verify.ts';
 import { readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
 import { openBackend } from '../persistence/open.ts';
-import type { IsolatedBackend } from '../persistence/isolated-backend.ts';
+import type { PersonaBackend } from '../persistence/backend.ts';
 import { rollupOf } from '../history/rollup.ts';
 import { checkpointFindings } from './checkpoint-check.ts';
 import type { VerifyCheck, VerifyCheckResult, VerifyFinding, VerifyTarget } from './cli.ts';
@@ -42,7 +42,7 @@ function rate(records: number, seconds: number): string {
 }
 
 /** The persona's backend as the target opened it (shared by every check), or a read-only opening of its own. */
-export async function targetBackend(target: VerifyTarget): Promise<{ backend: IsolatedBackend; release: () => Promise<void> }> {
+export async function targetBackend(target: VerifyTarget): Promise<{ backend: PersonaBackend; release: () => Promise<void> }> {
   if (target.backend) return { backend: await target.backend(), release: async () => {} };
   const backend = await openBackend(target.personaDir, readPersistenceConfig(target.personaDir).backend, {
     readonly: true,
@@ -124,7 +124,7 @@ export const eventChainCheck: VerifyCheck = {
  * read); with --full every event after the last archived segment. Undefined when the events
  * cannot be read (the events check reports why).
  */
-function eventsToMatch(backend: IsolatedBackend, mode: 'full' | 'incremental'): EventEnvelope[] | undefined {
+function eventsToMatch(backend: PersonaBackend, mode: 'full' | 'incremental'): EventEnvelope[] | undefined {
   try {
     if (mode === 'incremental') return [...backend.events.readOpen()];
     const archived = backend.events.history.list().segments.filter((s) => s.archived).map((s) => s.archived!.last_seq);

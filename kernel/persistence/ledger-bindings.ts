@@ -8,7 +8,7 @@
  * sqlite database, Postgres rows.
  *
  *   load    { since, repair, init } → what changed since version `since` (null: everything),
- *           as the backend keeps it (features/ledger/row-state.ts RowLoad: a change log's
+ *           as the backend keeps it (plugins/ledger/model/row-state.ts RowLoad: a change log's
  *           new lines, or every row); a writer's load (`repair`) creates a missing ledger
  *           (a change log starts with `init`, its header line) and cuts a torn last line
  *   commit  { base, seq, change, ops, note? } → { ok: true, version } once durable, or

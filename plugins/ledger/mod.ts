@@ -1,6 +1,6 @@
 /**
  * The persona's local task ledger (the spec's container-local Orchestra) as a plugin: the
- * lifecycle, leases, checkpoints and surprises (features/ledger/store.ts, bundled here) run in
+ * lifecycle, leases, checkpoints and surprises (model/store.ts) run in
  * this isolate over rows kept by the persona's persistence backend (rows-repo.ts, through
  * `storage.ledger`). The kernel and the `runtimectl ledger` verbs reach it through a host
  * proxy (features/ledger/plugin-store.ts) that calls `call(token, method, args)`.
@@ -8,8 +8,8 @@
  * Every answer is `{ok: value}` or `{error: {code, message, details}}`, so a refusal reaches
  * the caller with its kernel code and details intact.
  */
-import { LEDGER_STORE_METHODS, ledgerStoreOver, type LedgerStore } from '../../features/ledger/store.ts';
-import type { LedgerBackend } from '../../features/ledger/repo.ts';
+import { LEDGER_STORE_METHODS, ledgerStoreOver, type LedgerStore } from './model/store.ts';
+import type { LedgerBackend } from './model/repo.ts';
 import { RowsRepo } from './rows-repo.ts';
 
 const stores = new Map<string, LedgerStore>();

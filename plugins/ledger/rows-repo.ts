@@ -7,11 +7,11 @@
  */
 import { kernelError } from '../../kernel/errors.ts';
 import { describeZodError } from '../../kernel/manifest/zod-error.ts';
-import { jsonlChangeSchema, jsonlHeaderSchema, type JsonlOp } from '../../features/ledger/jsonl-records.ts';
-import { JSONL_FORMAT, newerSchemaError } from '../../features/ledger/schema-error.ts';
-import { LEDGER_SCHEMA_VERSION, idNumber, type Checkpoint, type CounterName, type HistoryEntry, type Lease, type LeaseEvent, type Surprise, type TaskRow } from '../../features/ledger/records.ts';
-import type { LedgerBackend, LedgerRepo } from '../../features/ledger/repo.ts';
-import { applyOp, emptyRowState, stateFromSnapshot, type RowLoad, type RowState } from '../../features/ledger/row-state.ts';
+import { jsonlChangeSchema, jsonlHeaderSchema, type JsonlOp } from './model/jsonl-records.ts';
+import { JSONL_FORMAT, newerSchemaError } from './model/schema-error.ts';
+import { LEDGER_SCHEMA_VERSION, idNumber, type Checkpoint, type CounterName, type HistoryEntry, type Lease, type LeaseEvent, type Surprise, type TaskRow } from './model/records.ts';
+import type { LedgerBackend, LedgerRepo } from './model/repo.ts';
+import { applyOp, emptyRowState, stateFromSnapshot, type RowLoad, type RowState } from './model/row-state.ts';
 
 declare const Runtimectl: { storage: { sync<T>(op: string, args: Record<string, unknown>): T } };
 

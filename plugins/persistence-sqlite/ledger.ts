@@ -6,9 +6,9 @@
  * change another writer got in first is refused (the ledger plugin reloads and decides again).
  */
 import { coded, sqlite, type SqlValue, type Token } from '../persistence-shared/storage.ts';
-import type { JsonlOp } from '../../features/ledger/jsonl-records.ts';
-import type { RowSnapshot } from '../../features/ledger/row-state.ts';
-import type { Checkpoint, HistoryEntry, Lease, LeaseEvent, Surprise, TaskRow } from '../../features/ledger/records.ts';
+import type { JsonlOp } from '../ledger/model/jsonl-records.ts';
+import type { RowSnapshot } from '../ledger/model/row-state.ts';
+import type { Checkpoint, HistoryEntry, Lease, LeaseEvent, Surprise, TaskRow } from '../ledger/model/records.ts';
 
 const LEDGER_SCHEMA_VERSION = 1;
 const VERSION_COUNTER = 'changes';

@@ -13,7 +13,7 @@ import { openEventLog } from '../../kernel/events/event-log.ts';
 import { fileHistoryStorage } from '../../kernel/history/file-storage.ts';
 import { analyzeFork } from '../../features/events/fork-repair.ts';
 import { readEvents, verifyEventLog } from '../../kernel/events/verify.ts';
-import { UsageWindow } from '../../features/science-loop/budget/usage.ts';
+import { UsageWindow } from '../../features/history/usage.ts';
 import { readStatus } from '../../features/status/status.ts';
 import { runCli } from '../support/cli.ts';
 import { profile, run, tempDir } from '../../features/science-loop/test/helpers.ts';

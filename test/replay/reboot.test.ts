@@ -13,6 +13,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { openBackend } from '../../features/persistence/open.ts';
+import { ledgerOf } from '../../features/ledger/access.ts';
+import { prepareLedgerPlugin } from '../../features/ledger/plugin-host.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { runPinned } from '../fixtures/loop/pinned-loop.ts';
 import { CACHE_DIR, events, tempDir } from '../../features/science-loop/test/helpers.ts';
@@ -51,13 +53,14 @@ function kernelProcess(stateDir: string, profileFile: string, home: string, cycl
 
 /** Engine and substrate state, without the lifecycle events a start writes. */
 async function engineState(stateDir: string, personaId: string) {
+  await prepareLedgerPlugin();
   const backend = await openBackend(path.join(stateDir, personaId), undefined, { readonly: true, personaId });
   try {
     return {
       events: [...backend.events.read()].filter((e) => !LIFECYCLE.has(e.type)).map((e) => ({ type: e.type, payload: e.payload })),
       brain: backend.memory.readBrain(),
       longTerm: backend.memory.readLongTerm(),
-      ledger: backend.ledger.exportDoc(),
+      ledger: ledgerOf(backend).exportDoc(),
       proposals: backend.proposals.lines(),
     };
   } finally {

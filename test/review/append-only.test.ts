@@ -11,7 +11,7 @@ import path from 'node:path';
 import { computeEventHash, type EventEnvelope } from '../../kernel/events/index.ts';
 import { isKernelError } from '../../kernel/errors.ts';
 import { openReviewQueue, type ReviewPolicy } from '../../kernel/review/index.ts';
-import { checkReviewState } from '../../features/review/verify-check.ts';
+import { checkReviewState } from '../../features/verify/review-check.ts';
 import { EVIDENCE, logFile, longTermFile, memory, personaDir, readOrEmpty, recordTypes } from './helpers.ts';
 
 const POLICY: ReviewPolicy = { max_pending: 3, rate_limit: { count: 4, per_seconds: 100 }, expire_after_seconds: 50 };

@@ -11,7 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { main } from '../../../cli/main.ts';
 import type { CliIo } from '../../../kernel/cli/command.ts';
-import { activityOf, parseSince, tokensIn, type PersonaActivity } from '../index.ts';
+import { activityOf, type PersonaActivity } from '../index.ts';
+import { tokensIn } from '../../history/tokens.ts';
+import { parseSince } from '../../history/window.ts';
 import { openBackend, writePersistenceConfig } from '../../persistence/index.ts';
 
 const H = 3_600_000;

@@ -2,7 +2,7 @@
 import { html, raw, ago } from '../html.ts';
 import { barChart, hourSeries } from '../chart.ts';
 import type { FleetRow } from '../fleet.ts';
-import { DAY_MS } from '../../science-loop/budget/usage.ts';
+import { DAY_MS } from '../../history/usage.ts';
 import { hourOf } from '../../history/buckets.ts';
 import type { ConsoleScrub } from '../scrub.ts';
 

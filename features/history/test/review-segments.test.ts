@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ReviewQueue } from '../../../kernel/review/queue.ts';
-import { checkReviewState } from '../../review/verify-check.ts';
+import { checkReviewState } from '../../verify/review-check.ts';
 import { personaDir, memory, ROOMY, logFile } from '../../../test/review/helpers.ts';
 
 const DAY = 86_400_000;

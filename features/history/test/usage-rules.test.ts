@@ -13,8 +13,8 @@ import fc from 'fast-check';
 import { HistoryFold } from '../fold.ts';
 import { bucketsOf, mergeBuckets } from '../buckets.ts';
 import { rollupIn, rollupOf } from '../rollup.ts';
-import { CYCLE_EVENT, DAY_MS, INTERRUPTED_EVENT, UsageWindow, usageOfEvent } from '../../science-loop/budget/usage.ts';
-import { CYCLE_OUTCOMES } from '../../activity/report.ts';
+import { CYCLE_EVENT, DAY_MS, INTERRUPTED_EVENT, UsageWindow, usageOfEvent } from '../usage.ts';
+import { CYCLE_OUTCOMES } from '../event-kinds.ts';
 import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
 
 const START = Date.parse('2026-03-01T00:00:00Z');

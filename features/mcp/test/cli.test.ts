@@ -60,8 +60,9 @@ test('the tool calls of a session count against the persona\'s CPU seconds per c
   const { writeFileSync, readFileSync } = await import('node:fs');
   writeFileSync(persona, readFileSync(persona, 'utf8').replace('budget: { daily_tokens: 1000 }', 'budget: { daily_tokens: 1000, cpu_seconds_per_cycle: 0.5 }'));
   const { openToolSource } = await import('../tool-source.ts');
+  const { openLoopKernel } = await import('../../science-loop/preset.ts');
   const { testIo } = await import('./fixtures.ts');
-  const source = await openToolSource({ persona, stateDir: path.join(s.dir, 'state'), pluginsDirs: [s.plugins], via: 'cli' }, testIo(s.dir));
+  const source = await openToolSource({ openKernel: openLoopKernel, persona, stateDir: path.join(s.dir, 'state'), pluginsDirs: [s.plugins], via: 'cli' }, testIo(s.dir));
   try {
     const errors: string[] = [];
     for (let i = 0; i < 4; i++) {
@@ -99,8 +100,9 @@ test('runtimectl mcp serve over stdio: the program a harness starts answers an S
 test('a persona has one writer: a second tools-only session (or one while run runs it) is refused naming the holder', async () => {
   const s = setup();
   const { openToolSource } = await import('../tool-source.ts');
+  const { openLoopKernel } = await import('../../science-loop/preset.ts');
   const { testIo } = await import('./fixtures.ts');
-  const options = { persona: s.persona, stateDir: path.join(s.dir, 'state'), pluginsDirs: [s.plugins], via: 'cli' as const };
+  const options = { openKernel: openLoopKernel, persona: s.persona, stateDir: path.join(s.dir, 'state'), pluginsDirs: [s.plugins], via: 'cli' as const };
   const first = await openToolSource(options, testIo(s.dir));
   try {
     await assert.rejects(openToolSource(options, testIo(s.dir)), (error: Error & { code?: string }) => error.code === 'RTC_ERR_PERSONA_LOCKED');

@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CliIo } from '../../../kernel/cli/command.ts';
 import { toolServer } from '../serve.ts';
 import { openToolSource } from '../tool-source.ts';
+import { openLoopKernel } from '../../science-loop/preset.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 export const EVERYTHING = path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
@@ -82,7 +83,7 @@ export function testIo(cwd: string, env: Record<string, string | undefined> = {}
 
 /** An SDK client connected in memory to `mcp serve`'s server for `persona` (its plugins in <dir>/plugins, state in <dir>/state). */
 export async function connectServe(dir: string, persona: string, env: Record<string, string> = {}, log?: (line: string) => void) {
-  const source = await openToolSource({ persona, stateDir: path.join(dir, 'state'), pluginsDirs: [path.join(dir, 'plugins')], via: 'mcp' }, testIo(dir, env));
+  const source = await openToolSource({ openKernel: openLoopKernel, persona, stateDir: path.join(dir, 'state'), pluginsDirs: [path.join(dir, 'plugins')], via: 'mcp' }, testIo(dir, env));
   const server = toolServer({ source, ...(log ? { log } : {}) });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);

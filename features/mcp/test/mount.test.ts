@@ -11,6 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { readEvents } from '../../../kernel/events/verify.ts';
 import { openToolSource } from '../tool-source.ts';
+import { openLoopKernel } from '../../science-loop/preset.ts';
 import { connectServe, EVERYTHING, resultText, ROOT, tempDir, testIo, toolPersona, writePlugin } from './fixtures.ts';
 import { NO_OS_SANDBOX } from '../../../test/support/os-sandbox.ts';
 import { runCli } from '../../../test/support/cli.ts';
@@ -114,7 +115,7 @@ test('a mount whose command the persona does not allow is refused with NotCapabl
   const dir = tempDir();
   mountPlugin(path.join(dir, 'plugins'), 'tool.everything', [EVERYTHING, 'stdio']);
   const persona = toolPersona(dir, 'ada', ['tool.everything']);
-  const source = await openToolSource({ persona, stateDir: path.join(dir, 'state'), pluginsDirs: [path.join(dir, 'plugins')], via: 'cli' }, testIo(dir));
+  const source = await openToolSource({ openKernel: openLoopKernel, persona, stateDir: path.join(dir, 'state'), pluginsDirs: [path.join(dir, 'plugins')], via: 'cli' }, testIo(dir));
   try {
     const { tools, problems } = await source.list();
     assert.deepEqual(tools, []);

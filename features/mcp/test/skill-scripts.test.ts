@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { readLogFiles } from '../../../kernel/history/file-log.ts';
-import { replayPersona } from '../../science-loop/preset.ts';
+import { openLoopKernel, replayPersona } from '../../science-loop/preset.ts';
 import { openBackend } from '../../persistence/open.ts';
 import { runCli } from '../../../test/support/cli.ts';
 import { toolServer } from '../serve.ts';
@@ -40,7 +40,7 @@ allow: { read: ["\${state}", ${JSON.stringify(SKILLS)}], write: ["\${state}"], r
 }
 
 async function connect(dir: string, file: string) {
-  const source = await openToolSource({ persona: file, stateDir: path.join(dir, 'state'), skillsDirs: [SKILLS], via: 'mcp' }, testIo(dir));
+  const source = await openToolSource({ openKernel: openLoopKernel, persona: file, stateDir: path.join(dir, 'state'), skillsDirs: [SKILLS], via: 'mcp' }, testIo(dir));
   const server = toolServer({ source });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { readEvents } from '../../../kernel/events/verify.ts';
 import { openToolSource } from '../tool-source.ts';
+import { openLoopKernel } from '../../science-loop/preset.ts';
 import { tempDir, testIo, toolPersona, wordsPlugin, writePlugin } from './fixtures.ts';
 
 /** tool.words (process tier, 300 ms CPU a call) and tool.trusted-spin (in-process tier, 200 ms), a skill whose script spins; a persona with `cpu` CPU seconds a cycle. */
@@ -46,7 +47,7 @@ tools:
 }
 
 async function open(s: ReturnType<typeof setup>) {
-  return openToolSource({ persona: s.persona, stateDir: path.join(s.dir, 'state'), pluginsDirs: [s.plugins], skillsDirs: [s.skills], via: 'cli' }, testIo(s.dir));
+  return openToolSource({ openKernel: openLoopKernel, persona: s.persona, stateDir: path.join(s.dir, 'state'), pluginsDirs: [s.plugins], skillsDirs: [s.skills], via: 'cli' }, testIo(s.dir));
 }
 
 function toolCalls(s: ReturnType<typeof setup>): { tool: string; ok: boolean; code: string | null; usage: { cpu_ms: number; wall_ms: number } }[] {

@@ -10,6 +10,8 @@ import path from 'node:path';
 import assert from 'node:assert/strict';
 import { copyPersistence, eventLine, openBackend, type OpenBackendOptions, type PersistenceBackend } from '../index.ts';
 import { pinnedClock, personaDir, SAMPLE_EVENTS } from './helpers.ts';
+import { ledgerOf } from '../../ledger/access.ts';
+import { COPY_PARTS } from './copy-parts.ts';
 
 export interface BackendUnderTest {
   name: string;
@@ -114,7 +116,7 @@ export function backendSuite(b: BackendUnderTest): void {
     await assert.rejects(reader.events.append('test.x', {}), readonly);
     assert.throws(() => reader.memory.writeBrain('{}'), readonly);
     assert.throws(() => reader.proposals.append('{}'), readonly);
-    assert.throws(() => reader.ledger.open(), readonly);
+    assert.throws(() => ledgerOf(reader).open(), readonly);
     assert.deepEqual([...reader.events.read()].map((e) => e.type), ['test.one']);
     await reader.close();
     assert.deepEqual(b.fingerprint(dir), before, `${b.name}: a read-only backend creates and changes nothing`);
@@ -123,21 +125,21 @@ export function backendSuite(b: BackendUnderTest): void {
   test(`${b.name}: the ledger lives in the backend, in its own format, through the ledger plugin`, async () => {
     const dir = persona();
     const backend = await open(dir);
-    assert.equal(backend.ledger.format, b.name);
-    assert.equal(backend.ledger.exportDoc(), undefined, 'no ledger yet');
-    const opened = backend.ledger.open();
+    assert.equal(ledgerOf(backend).format, b.name);
+    assert.equal(ledgerOf(backend).exportDoc(), undefined, 'no ledger yet');
+    const opened = ledgerOf(backend).open();
     assert.equal(opened.bootstrap?.status, 'created');
     const task = opened.store.addTask({ title: 'first', by: 'tester', now: 1 });
     opened.store.moveTask(task.id, 'ready', { by: 'tester', now: 2 });
     assert.throws(() => opened.store.moveTask(task.id, 'accepted', { by: 'tester', now: 3 }), (e: Error & { code?: string }) => e.code === 'RTC_ERR_LEDGER_TRANSITION' && /cannot move to "accepted"/.test(e.message));
     opened.store.acquireLease('gpu', 'worker', 60_000, 4);
     opened.store.close();
-    const again = backend.ledger.open();
+    const again = ledgerOf(backend).open();
     assert.equal(again.bootstrap?.status, 'existing');
     assert.deepEqual(again.store.listTasks().map((t) => [t.id, t.state]), [[task.id, 'ready']]);
     again.store.close();
-    assert.equal(backend.ledger.exportDoc()?.tasks.length, 1);
-    assert.deepEqual(backend.ledger.check(), []);
+    assert.equal(ledgerOf(backend).exportDoc()?.tasks.length, 1);
+    assert.deepEqual(ledgerOf(backend).check(), []);
     await backend.close();
   });
 
@@ -145,18 +147,18 @@ export function backendSuite(b: BackendUnderTest): void {
     const dir = persona();
     const backend = await open(dir, { now: pinnedClock() });
     await exercise(backend);
-    const { store } = backend.ledger.open();
+    const { store } = ledgerOf(backend).open();
     store.addTask({ title: 'carried over', by: 'tester', now: 1 });
     store.close();
     const lines = [...backend.events.read()].map(eventLine).join('');
-    const doc = backend.ledger.exportDoc();
+    const doc = ledgerOf(backend).exportDoc();
     await backend.close();
 
     // Into a fresh persona folder on jsonl-fs (another state dir, the same persona), then back into a fresh one on this backend.
     const viaDir = personaDir(path.basename(dir));
     const source = await open(dir, { readonly: true });
     const files = await openBackend(viaDir, 'jsonl-fs');
-    await copyPersistence(source, files);
+    await copyPersistence(source, files, COPY_PARTS);
     await source.close();
     await files.close();
     const backDir = personaDir(path.basename(dir));
@@ -164,14 +166,14 @@ export function backendSuite(b: BackendUnderTest): void {
     // A shared store still holds this persona (it is one place): there the way back is postgres.test.ts's round trip.
     const target = b.shared ? undefined : await open(backDir);
     if (target) {
-      await copyPersistence(from, target);
+      await copyPersistence(from, target, COPY_PARTS);
       assert.equal([...target.events.read()].map(eventLine).join(''), lines);
-      assert.deepEqual(target.ledger.exportDoc(), doc);
+      assert.deepEqual(ledgerOf(target).exportDoc(), doc);
       assert.deepEqual(target.proposals.lines(), from.proposals.lines());
       await target.close();
     }
     assert.equal([...from.events.read()].map(eventLine).join(''), lines);
-    assert.deepEqual(from.ledger.exportDoc(), doc);
+    assert.deepEqual(ledgerOf(from).exportDoc(), doc);
     await from.close();
   });
 }

@@ -14,6 +14,8 @@ import { copyPersistence, openBackend, readPersistenceConfig } from '../index.ts
 import { detectLedgerFormat } from '../../ledger/format.ts';
 import { populate } from '../../ledger/test/helpers.ts';
 import { assertRejectsKernel, personaDir, pinnedClock, SAMPLE_EVENTS } from './helpers.ts';
+import { ledgerOf } from '../../ledger/access.ts';
+import { COPY_PARTS } from './copy-parts.ts';
 
 async function populated(dir: string, name = 'jsonl-fs'): Promise<void> {
   const backend = await openBackend(dir, name, { now: pinnedClock() });
@@ -22,7 +24,7 @@ async function populated(dir: string, name = 'jsonl-fs'): Promise<void> {
   backend.memory.writeBrain('{"format":"runtimectl.brain/1","cycles":7}\n');
   backend.memory.appendLongTerm('# Long-term memory\n\nA fact.\n');
   backend.proposals.append(['{"v":1,"seq":1,"type":"proposal_submitted","payload":{}}', '{"v":1,"seq":2,"type":"proposal_state","payload":{}}']);
-  const { store } = backend.ledger.open();
+  const { store } = ledgerOf(backend).open();
   populate(store);
   store.close();
   await backend.close();
@@ -34,7 +36,7 @@ async function copy(fromDir: string, fromName: string, toDir: string, toName: st
   const from = await openBackend(fromDir, fromName, { readonly: true });
   const to = await openBackend(toDir, toName);
   try {
-    return await copyPersistence(from, to);
+    return await copyPersistence(from, to, COPY_PARTS);
   } finally {
     await to.close();
     await from.close();
@@ -44,7 +46,7 @@ async function copy(fromDir: string, fromName: string, toDir: string, toName: st
 async function ledgerDoc(dir: string, name: string) {
   const backend = await openBackend(dir, name, { readonly: true });
   try {
-    return backend.ledger.exportDoc();
+    return ledgerOf(backend).exportDoc();
   } finally {
     await backend.close();
   }
@@ -81,11 +83,11 @@ test('a non-empty target, a damaged source or a copy into itself is refused, and
   await seed.close();
   const from = await openBackend(a, 'jsonl-fs', { readonly: true });
   const busy = await openBackend(b, 'sqlite');
-  await assertRejectsKernel(() => copyPersistence(from, busy), 'RTC_ERR_PERSISTENCE_EXPORT', 'not empty (memory)', 'nothing was written');
+  await assertRejectsKernel(() => copyPersistence(from, busy, COPY_PARTS), 'RTC_ERR_PERSISTENCE_EXPORT', 'not empty (memory)', 'nothing was written');
   assert.ok(busy.events.isEmpty());
   await busy.close();
   const self = await openBackend(a, 'jsonl-fs');
-  await assertRejectsKernel(() => copyPersistence(from, self), 'RTC_ERR_PERSISTENCE_EXPORT', 'into itself');
+  await assertRejectsKernel(() => copyPersistence(from, self, COPY_PARTS), 'RTC_ERR_PERSISTENCE_EXPORT', 'into itself');
   await self.close();
   await from.close();
 
@@ -95,7 +97,7 @@ test('a non-empty target, a damaged source or a copy into itself is refused, and
   const damaged = await openBackend(a, 'jsonl-fs', { readonly: true });
   const c = personaDir();
   const target = await openBackend(c, 'sqlite');
-  await assertRejectsKernel(() => copyPersistence(damaged, target), 'RTC_ERR_PERSISTENCE_EXPORT', 'source events are damaged at', 'events.jsonl:', 'nothing was exported');
+  await assertRejectsKernel(() => copyPersistence(damaged, target, COPY_PARTS), 'RTC_ERR_PERSISTENCE_EXPORT', 'source events are damaged at', 'events.jsonl:', 'nothing was exported');
   await target.close();
   await damaged.close();
   assert.deepEqual(fs.readdirSync(c), []);

@@ -11,12 +11,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openBackend } from '../index.ts';
 import { verifyEventLog } from '../../../kernel/events/verify.ts';
-import type { IsolatedBackend } from '../isolated-backend.ts';
+import type { PersonaBackend } from '../backend.ts';
 import { assertRejectsKernel, personaDir, sha256File } from './helpers.ts';
 
 const FIXTURE_PLUGINS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'plugins');
 
-async function hostile(dir: string, attack = ''): Promise<IsolatedBackend> {
+async function hostile(dir: string, attack = ''): Promise<PersonaBackend> {
   fs.writeFileSync(path.join(dir, 'attack.txt'), attack);
   return openBackend(dir, 'hostile', { pluginsDir: FIXTURE_PLUGINS });
 }
@@ -25,7 +25,7 @@ function setAttack(dir: string, attack: string): void {
   fs.writeFileSync(path.join(dir, 'attack.txt'), attack);
 }
 
-async function tryOp(b: IsolatedBackend, call: Record<string, unknown>): Promise<{ ok?: unknown; error?: string }> {
+async function tryOp(b: PersonaBackend, call: Record<string, unknown>): Promise<{ ok?: unknown; error?: string }> {
   return (await b.callPlugin('tryOp', call)) as { ok?: unknown; error?: string };
 }
 

@@ -11,6 +11,11 @@ import path from 'node:path';
 import { openBackend } from '../index.ts';
 import { personaDir, sha256File } from './helpers.ts';
 import { backendSuite, chainOf, exercise } from './backend-suite.ts';
+import { ledgerOf } from '../../ledger/access.ts';
+import { prepareLedgerPlugin } from '../../ledger/plugin-host.ts';
+
+// openBackend builds no ledger isolate (the ledger is a part of the backend only callers that use it prepare).
+await prepareLedgerPlugin();
 
 const BACKENDS = ['jsonl-fs', 'sqlite'] as const;
 
@@ -49,17 +54,17 @@ test('the ledger goes through features/ledger in the backend\'s own format', asy
   for (const name of BACKENDS) {
     const dir = personaDir();
     const backend = await openBackend(dir, name);
-    assert.equal(backend.ledger.format, name);
-    assert.equal(backend.ledger.exportDoc(), undefined, 'no ledger yet');
-    const { store } = backend.ledger.open();
+    assert.equal(ledgerOf(backend).format, name);
+    assert.equal(ledgerOf(backend).exportDoc(), undefined, 'no ledger yet');
+    const { store } = ledgerOf(backend).open();
     store.addTask({ title: 'first', by: 'tester', now: 1 });
     store.close();
-    assert.equal(backend.ledger.exportDoc()?.tasks.length, 1);
-    assert.deepEqual(backend.ledger.check(), []);
-    assert.equal(backend.ledger.file(), fs.realpathSync(path.join(dir, 'orchestra/orchestra.db')));
+    assert.equal(ledgerOf(backend).exportDoc()?.tasks.length, 1);
+    assert.deepEqual(ledgerOf(backend).check(), []);
+    assert.equal(ledgerOf(backend).file(), fs.realpathSync(path.join(dir, 'orchestra/orchestra.db')));
     await backend.close();
     const other = await openBackend(dir, name === 'sqlite' ? 'jsonl-fs' : 'sqlite');
-    assert.throws(() => other.ledger.open(), /RTC_ERR_LEDGER_BACKEND_MISMATCH|is a .* ledger but/);
+    assert.throws(() => ledgerOf(other).open(), /RTC_ERR_LEDGER_BACKEND_MISMATCH|is a .* ledger but/);
     await other.close();
   }
 });

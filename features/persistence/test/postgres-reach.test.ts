@@ -24,9 +24,10 @@ import { postgresSkipReason, startPostgres, type TestPostgres } from '../../../t
 import { bridgeFor, closeBridges } from '../../../kernel/persistence/postgres/pg-bridge.ts';
 import { loginRole, rolePrefix } from '../../../kernel/persistence/postgres/pg-roles.ts';
 import { copyPersistence, openBackend } from '../index.ts';
-import type { IsolatedBackend } from '../isolated-backend.ts';
+import type { PersonaBackend } from '../backend.ts';
 import { assertRejectsKernel, personaDir } from './helpers.ts';
 import { tempDir } from '../../science-loop/test/helpers.ts';
+import { COPY_PARTS } from './copy-parts.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const skip = postgresSkipReason();
@@ -52,7 +53,7 @@ function hostilePlugins(): string {
   return plugins;
 }
 
-async function hostile(plugins: string, persona: string, options: { readonly?: boolean; dsn?: string } = {}): Promise<IsolatedBackend> {
+async function hostile(plugins: string, persona: string, options: { readonly?: boolean; dsn?: string } = {}): Promise<PersonaBackend> {
   const dir = personaDir(persona);
   fs.writeFileSync(path.join(dir, 'attack.txt'), '');
   return openBackend(dir, 'hostile-pg', { dsn: options.dsn ?? pg.dsn, pluginsDir: plugins, ...(options.readonly ? { readonly: true } : {}) });
@@ -60,7 +61,7 @@ async function hostile(plugins: string, persona: string, options: { readonly?: b
 
 describe('postgres: what a plugin\'s statements can reach', { skip }, () => {
   let plugins: string;
-  let b: IsolatedBackend;
+  let b: PersonaBackend;
   let kernelBefore: string;
   const victim = 'victim';
   const attacker = 'mallory';
@@ -274,7 +275,7 @@ describe('postgres: what a plugin\'s statements can reach', { skip }, () => {
 
 describe('postgres: what a plugin\'s migrations can make', { skip }, () => {
   let plugins: string;
-  let b: IsolatedBackend;
+  let b: PersonaBackend;
 
   before(async () => {
     pg = await startPostgres();
@@ -398,7 +399,7 @@ describe('postgres: a database of the previous version migrates', { skip }, () =
     const target = personaDir('ada');
     const to = await openBackend(target, 'jsonl-fs');
     try {
-      await copyPersistence(source, to);
+      await copyPersistence(source, to, COPY_PARTS);
     } finally {
       await to.close();
       await source.close();

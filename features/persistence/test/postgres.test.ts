@@ -19,12 +19,14 @@ import { APP_PASSWORD, postgresSkipReason, startPostgres, type TestPostgres } fr
 import { loginRole, nobodyRole, rolePrefix } from '../../../kernel/persistence/postgres/pg-roles.ts';
 import { closeBridges } from '../../../kernel/persistence/postgres/pg-bridge.ts';
 import { copyPersistence, eventLine, openBackend, writePersistenceConfig } from '../index.ts';
-import type { IsolatedBackend } from '../isolated-backend.ts';
+import type { PersonaBackend } from '../backend.ts';
 import { main } from '../../../cli/main.ts';
 import { rollupOf } from '../../history/rollup.ts';
 import { backendSuite, exercise } from './backend-suite.ts';
 import { assertRejectsKernel, personaDir, pinnedClock } from './helpers.ts';
 import { budgeted, tempDir } from '../../science-loop/test/helpers.ts';
+import { ledgerOf } from '../../ledger/access.ts';
+import { COPY_PARTS } from './copy-parts.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..', '..', '..');
@@ -78,12 +80,12 @@ describe('persistence.postgres on a real server', { skip }, () => {
     const start = personaDir(persona);
     const files = await openBackend(start, 'jsonl-fs', { now: pinnedClock() });
     await exercise(files);
-    const { store } = files.ledger.open();
+    const { store } = ledgerOf(files).open();
     const t = store.addTask({ title: 'survives the trip', by: 'tester', now: 1 });
     store.moveTask(t.id, 'ready', { by: 'tester', now: 2 });
     store.recordSurprise({ observation: 'odd', affects: [t.id], by: 'tester', now: 3 });
     store.close();
-    const doc = files.ledger.exportDoc();
+    const doc = ledgerOf(files).exportDoc();
     await files.close();
     const original = ['logs/events.jsonl', 'brain/memory/brain.json', 'brain/memory/long-term.md', 'review/proposals.jsonl'].map((f) => fs.readFileSync(path.join(start, f)));
 
@@ -91,7 +93,7 @@ describe('persistence.postgres on a real server', { skip }, () => {
       const a = await openBackend(fromDir, from, { readonly: true, dsn: pg.dsn });
       const b = await openBackend(toDir, to, { dsn: pg.dsn });
       try {
-        return await copyPersistence(a, b);
+        return await copyPersistence(a, b, COPY_PARTS);
       } finally {
         await b.close();
         await a.close();
@@ -99,7 +101,7 @@ describe('persistence.postgres on a real server', { skip }, () => {
     };
     const pgDir = personaDir(persona);
     const toPg = await hop(start, 'jsonl-fs', pgDir, 'postgres');
-    assert.equal(toPg.ledger.status, 'copied');
+    assert.equal((toPg.ledger as { status: string }).status, 'copied');
     const sqliteDir = personaDir(persona);
     await hop(pgDir, 'postgres', sqliteDir, 'sqlite');
     const endDir = personaDir(persona);
@@ -108,7 +110,7 @@ describe('persistence.postgres on a real server', { skip }, () => {
       assert.ok(fs.readFileSync(path.join(endDir, f)).equals(original[i]!), `${f} is byte-identical after jsonl-fs → postgres → sqlite → jsonl-fs`);
     });
     const end = await openBackend(endDir, 'jsonl-fs', { readonly: true });
-    assert.deepEqual(end.ledger.exportDoc(), doc);
+    assert.deepEqual(ledgerOf(end).exportDoc(), doc);
     await end.close();
     // The chain in Postgres is the same chain, line for line.
     const inPg = await openBackend(pgDir, 'postgres', { readonly: true, dsn: pg.dsn });
@@ -156,7 +158,7 @@ describe('persistence.postgres on a real server', { skip }, () => {
     // The copy into jsonl-fs is segmented as the source: the same segment bytes, file for row.
     const copyDir = personaDir(persona);
     const files = await openBackend(copyDir, 'jsonl-fs');
-    await copyPersistence(reader, files);
+    await copyPersistence(reader, files, COPY_PARTS);
     const sourceIndex = reader.events.history.readIndex().map((l) => JSON.parse(l).sha256);
     assert.deepEqual(files.events.history.readIndex().map((l) => JSON.parse(l).sha256), sourceIndex);
     assert.deepEqual([...files.events.read()].map(eventLine), all.map(eventLine));

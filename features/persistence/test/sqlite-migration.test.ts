@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { copyPersistence, openBackend } from '../index.ts';
 import { assertRejectsKernel, personaDir, sha256File } from './helpers.ts';
+import { COPY_PARTS } from './copy-parts.ts';
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'legacy-sqlite');
 const FIXTURE_PLUGINS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'plugins');
@@ -65,7 +66,7 @@ async function exportToFiles(from: string): Promise<string> {
   const target = personaDir('ada');
   const to = await openBackend(target, 'jsonl-fs');
   try {
-    await copyPersistence(source, to);
+    await copyPersistence(source, to, COPY_PARTS);
   } finally {
     await to.close();
     await source.close();

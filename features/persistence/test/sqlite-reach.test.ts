@@ -19,7 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { openBackend } from '../index.ts';
-import type { IsolatedBackend } from '../isolated-backend.ts';
+import type { PersonaBackend } from '../backend.ts';
 import { firstKeyword } from '../../../kernel/persistence/sqlite-statement.ts';
 import { personaDir } from './helpers.ts';
 
@@ -27,7 +27,7 @@ const FIXTURE_PLUGINS = path.join(path.dirname(fileURLToPath(import.meta.url)), 
 
 type Answer = { ok?: unknown; error?: string };
 
-async function tryOp(b: IsolatedBackend, call: Record<string, unknown>): Promise<Answer> {
+async function tryOp(b: PersonaBackend, call: Record<string, unknown>): Promise<Answer> {
   return (await b.callPlugin('tryOp', call)) as Answer;
 }
 
@@ -45,7 +45,7 @@ function kernelState(dir: string): string {
 
 describe('sqlite: a backend reaches its own file and nothing of the kernel\'s', () => {
   let dir: string;
-  let b: IsolatedBackend;
+  let b: PersonaBackend;
   let state: string;
   const run = (sql: string, params: unknown[] = []) => tryOp(b, { op: 'storage.sqlite.run', args: { db: 'persistence.db', sql, params } });
   const query = (sql: string, db = 'persistence.db') => tryOp(b, { op: 'storage.sqlite.query', args: { db, sql } });

@@ -7,7 +7,7 @@
 import type { PersonaProfile } from '../../../kernel/personas/profile-schema.ts';
 import type { BudgetPosture } from '../../../kernel/contracts/budget-policy.ts';
 import { BUDGET_ENV, type AgentEnv, type BudgetField } from './env.ts';
-import type { UsageTotals } from './usage.ts';
+import type { UsageTotals } from '../../history/usage.ts';
 
 /** Where the daily token budget came from. `wallet_advisory` and `none` both mean read-only. */
 export type { BudgetPosture } from '../../../kernel/contracts/budget-policy.ts';

@@ -28,6 +28,8 @@ import { postgresSkipReason, startPostgres, type TestPostgres } from '../../../t
 import { closeBridges } from '../../../kernel/persistence/postgres/pg-bridge.ts';
 import { tempDir } from '../../science-loop/test/helpers.ts';
 import { openBackend } from '../../persistence/open.ts';
+import { ledgerOf } from '../../ledger/access.ts';
+import { prepareLedgerPlugin } from '../../ledger/plugin-host.ts';
 import type { VerifyReport } from '../cli.ts';
 
 type Backend = 'jsonl-fs' | 'sqlite' | 'postgres';
@@ -62,7 +64,8 @@ async function makeState(backend: Backend, id: string, env: Record<string, strin
     // beside its rows): the task goes into the backend's rows, as the loop's do.
     const opened = await openBackend(personaDir, 'postgres', { dsn: env.RUNTIMECTL_POSTGRES_DSN!, personaId: id });
     try {
-      const { store } = opened.ledger.open();
+      await prepareLedgerPlugin();
+      const { store } = ledgerOf(opened).open();
       store.addTask({ title: 'check the chain', by: 'operator', now: Date.now() });
       store.close();
     } finally {

@@ -2,7 +2,7 @@
  * The ledger's format name and its newer-schema refusal: pure, shared by the host (format
  * detection) and the ledger plugin's isolate (records replayed from a backend).
  */
-import { kernelError } from '../../kernel/errors.ts';
+import { kernelError } from '../../../kernel/errors.ts';
 
 export const JSONL_FORMAT = 'runtimectl-ledger-jsonl';
 

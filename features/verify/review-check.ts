@@ -1,11 +1,12 @@
 /**
  * The review queue's part of `runtimectl verify` and of start-up checks: the proposal log's
  * chain and records, the stored blobs, and long-term.md against the last promotion applied.
- * Read-only. Register `proposalsVerifyCheck` in VERIFY_CHECKS (features/verify/cli.ts).
+ * Read-only. `proposalsVerifyCheck` is in VERIFY_CHECKS (cli.ts). It lives in verify (which
+ * reads the review queue) rather than in features/review, so the review feature never imports verify.
  */
 import { persistenceProvider } from '../persistence/provider.ts';
 import path from 'node:path';
-import type { VerifyCheck, VerifyCheckResult, VerifyFinding } from '../verify/cli.ts';
+import type { VerifyCheck, VerifyCheckResult, VerifyFinding } from './cli.ts';
 import { isKernelError } from '../../kernel/errors.ts';
 import { scanEventLog } from '../../kernel/events/scan.ts';
 import { reviewHistory } from '../../kernel/review/log-history.ts';

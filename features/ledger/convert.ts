@@ -13,11 +13,11 @@ import { isDeepStrictEqual } from 'node:util';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { syncDirectory } from '../../kernel/events/repair.ts';
-import { openPluginLedger } from '../ledger/plugin-host.ts';
-import type { LedgerRowsBackend } from '../ledger/open.ts';
-import { detectLedgerFormat } from '../ledger/format.ts';
-import type { LedgerExport } from '../ledger/records.ts';
-import type { LedgerBackend } from '../ledger/repo.ts';
+import { openPluginLedger } from './plugin-host.ts';
+import type { LedgerRowsBackend } from './open.ts';
+import { detectLedgerFormat } from './format.ts';
+import type { LedgerExport } from '../../plugins/ledger/model/records.ts';
+import type { LedgerBackend } from '../../plugins/ledger/model/repo.ts';
 import { renameSync } from 'node:fs';
 
 export interface LedgerConversion {

@@ -7,8 +7,8 @@
  * ledger rebuilt from the same calls is the same ledger.
  */
 import { z } from 'zod';
-import { kernelError } from '../../kernel/errors.ts';
-import { describeZodError } from '../../kernel/manifest/zod-error.ts';
+import { kernelError } from '../../../kernel/errors.ts';
+import { describeZodError } from '../../../kernel/manifest/zod-error.ts';
 import { findLedgerProblems } from './consistency-rules.ts';
 import { newerSchemaError } from './schema-error.ts';
 import { assertTransition, legalTargets, type TaskState } from './lifecycle.ts';

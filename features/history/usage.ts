@@ -5,10 +5,10 @@
  * Only those events count, so a plugin appending its own events cannot move the figures.
  * The window is rolling (the last 24 h before `now`), not a calendar day.
  */
-import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
-import { readEvents } from '../../../kernel/events/verify.ts';
+import type { EventEnvelope } from '../../kernel/events/envelope.ts';
+import { readEvents } from '../../kernel/events/verify.ts';
 
-import { CYCLE_EVENT } from '../../../kernel/loop/cycle-event.ts';
+import { CYCLE_EVENT } from '../../kernel/loop/cycle-event.ts';
 
 export { CYCLE_EVENT };
 /** A session a crashed kernel left behind, found and ended at the next start: it counts as a session, at its estimate. */

@@ -14,7 +14,7 @@
  * - `accepted` is final: acceptance is scoped to one procedure, and new doubt about it is
  *   a new task, not an edit of the old record.
  */
-import { kernelError } from '../../kernel/errors.ts';
+import { kernelError } from '../../../kernel/errors.ts';
 
 export const TASK_STATES = [
   'proposed',

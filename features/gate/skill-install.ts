@@ -3,7 +3,7 @@
  * accepted its proposal. The skill is installed from the evidence package (its snapshot of
  * the draft, `source/<draft>/`), never from the draft folder, which may have changed since:
  *
- *  1. the package is verified first (features/gate/evidence/verify.ts): manifest.json against
+ *  1. the package is verified first (evidence/verify.ts): manifest.json against
  *     the digest the proposal recorded (`--digest`), every file against the manifest; the
  *     verdict must be `accepted`. A tampered, rejected or incomplete package is refused in one
  *     line, and nothing is written;
@@ -23,10 +23,10 @@ import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { syncDirectory } from '../../kernel/events/repair.ts';
 import { shownPath } from '../../kernel/shown-path.ts';
-import { EVIDENCE_FORMAT, type EvidenceManifest } from '../gate/evidence/manifest-schema.ts';
-import { verifyPackage } from '../gate/evidence/verify.ts';
-import { loadSkillCatalog } from './catalog.ts';
-import { skillRootsForDir } from './layout.ts';
+import { EVIDENCE_FORMAT, type EvidenceManifest } from './evidence/manifest-schema.ts';
+import { verifyPackage } from './evidence/verify.ts';
+import { loadSkillCatalog } from '../skills/catalog.ts';
+import { skillRootsForDir } from '../skills/layout.ts';
 
 function refuse(message: string, details: Record<string, unknown> = {}): never {
   throw kernelError('RTC_ERR_SKILL_INSTALL', message, { details });
