@@ -64,10 +64,13 @@ test('an escape attempt (Function constructor, /etc/passwd) finds no host and is
   const { report, out } = await gate('community-draft', path.join(DRAFTS, 'escape-attempt'));
   assert.equal(report.verdict, 'rejected');
   assert.equal(check(report, 'skill-manifest').status, 'passed');
-  assert.match(check(report, 'tests').reason, /escape_test\.ts: .*ReferenceError: process is not defined/);
+  // The Function constructor's `process` is Deno's global, over the broker: its env is an env
+  // attempt, refused as Deno refuses it, and in the evidence beside the read.
+  assert.match(check(report, 'tests').reason, /escape_test\.ts: exit 1 \(NotCapable: Requires env access/);
   const denials = check(report, 'denials');
   assert.equal(denials.status, 'failed');
   assert.match(denials.reason, /read ×\d+ \[fs\.readTextFile \/etc\/passwd\]/);
+  assert.match(denials.reason, /env ×\d+/);
   assertCompletePackage(out, report);
   const raw = JSON.parse(fs.readFileSync(path.join(out, denials.output), 'utf8'));
   assert.deepEqual(raw.output.denied[0], { test: 'tests/escape_test.ts', pass: 'pass-1', op: 'fs.readTextFile', permission: 'read', value: '/etc/passwd' });
