@@ -56,6 +56,7 @@ function urlAttempt(raw: unknown, module = false): ShimAttempt[] {
 }
 
 /** Globals that reach the network or load code, gated in Deno: each use is the attempt of that kind. */
+// (WebSocketStream is not here: Deno 2.9 has it only with --unstable-net, so a plain script has no such global)
 const GATED: Record<string, (...args: unknown[]) => never> = {
   WebSocket: gatedFunction('WebSocket', 'net', (url) => urlAttempt(url)),
   EventSource: gatedFunction('EventSource', 'net', (url) => urlAttempt(url)),

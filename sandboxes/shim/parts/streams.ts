@@ -109,16 +109,6 @@ export class TextEncoderStream {
   }
 }
 
-/** Deno's stream decoder words a fatal error without the decoder's final period. */
-function streamDecode(decode: () => string): string {
-  try {
-    return decode();
-  } catch (error) {
-    if (error instanceof TypeError && error.message === 'The encoded data is not valid.') throw new TypeError('The encoded data is not valid');
-    throw error;
-  }
-}
-
 export class TextDecoderStream {
   readonly #decoder: TextDecoder;
   readonly #transform: TransformStream<BufferSource, string>;
@@ -128,11 +118,11 @@ export class TextDecoderStream {
     this.#decoder = decoder;
     this.#transform = new TransformStream<BufferSource, string>({
       transform(chunk, controller) {
-        const text = streamDecode(() => decoder.decode(chunk as ArrayBufferView, { stream: true }));
+        const text = decoder.decode(chunk as ArrayBufferView, { stream: true });
         if (text) controller.enqueue(text);
       },
       flush(controller) {
-        const text = streamDecode(() => decoder.decode());
+        const text = decoder.decode();
         if (text) controller.enqueue(text);
       },
     });

@@ -1,7 +1,10 @@
 /**
- * `TextEncoder` / `TextDecoder` for UTF-8, the only encoding the sandbox promises.
- * A bare V8 isolate has neither. Lone surrogates encode as U+FFFD, as the standard says.
+ * `TextEncoder` / `TextDecoder`. A bare V8 isolate has neither. Lone surrogates encode as
+ * U+FFFD, as the standard says. UTF-8, UTF-16 and windows-1252 decode here; the other
+ * encodings Deno's TextDecoder knows (the legacy single- and multi-byte ones) come from the
+ * text-legacy part, loaded when a script first names one.
  */
+import { requirePart } from '../parts-loader.ts';
 export class TextEncoder {
   get encoding(): string {
     return 'utf-8';
@@ -86,8 +89,15 @@ function incompleteUtf8Tail(bytes: Uint8Array): number {
   return 0;
 }
 
+interface LegacyDecoder {
+  readonly encoding: string;
+  decode(bytes: Uint8Array, stream: boolean): string;
+}
+
 export class TextDecoder {
   readonly #encoding: Encoding;
+  /** a legacy encoding's decoder (the text-legacy part), which keeps its own stream state */
+  readonly #legacy: LegacyDecoder | null = null;
   readonly #fatal: boolean;
   readonly #ignoreBOM: boolean;
   #pending: Uint8Array = new Uint8Array(0);
@@ -95,14 +105,17 @@ export class TextDecoder {
 
   constructor(label = 'utf-8', options: { fatal?: boolean; ignoreBOM?: boolean } = {}) {
     const encoding = encodingOf(label);
-    if (!encoding) throw new RangeError(`The encoding label provided ('${label}') is invalid.`);
-    this.#encoding = encoding;
     this.#fatal = Boolean(options?.fatal);
     this.#ignoreBOM = Boolean(options?.ignoreBOM);
+    if (!encoding) {
+      this.#legacy = requirePart<{ legacyDecoder(label: string, fatal: boolean): LegacyDecoder | null }>('text-legacy').legacyDecoder(String(label), this.#fatal);
+      if (!this.#legacy) throw new RangeError(`The encoding label provided ('${label}') is invalid.`);
+    }
+    this.#encoding = encoding ?? 'windows-1252';
   }
 
   get encoding(): string {
-    return this.#encoding;
+    return this.#legacy?.encoding ?? this.#encoding;
   }
 
   get fatal(): boolean {
@@ -121,6 +134,7 @@ export class TextDecoder {
   decode(input?: ArrayBuffer | ArrayBufferView, options: { stream?: boolean } = {}): string {
     const stream = Boolean(options?.stream);
     let bytes = input === undefined ? new Uint8Array(0) : toBytes(input);
+    if (this.#legacy) return this.#legacy.decode(bytes, stream);
     if (this.#pending.length > 0) {
       const joined = new Uint8Array(this.#pending.length + bytes.length);
       joined.set(this.#pending);
@@ -172,7 +186,7 @@ export class TextDecoder {
     const units: number[] = [];
     const le = this.#encoding === 'utf-16le';
     const bad = (): void => {
-      if (this.#fatal) throw new TypeError('The encoded data is not valid.');
+      if (this.#fatal) throw new TypeError('The encoded data is not valid');
       units.push(0xfffd);
     };
     let i = 0;
@@ -198,7 +212,7 @@ export class TextDecoder {
     const parts: string[] = [];
     let chunk: number[] = [];
     const bad = (): void => {
-      if (this.#fatal) throw new TypeError('The encoded data is not valid.');
+      if (this.#fatal) throw new TypeError('The encoded data is not valid');
       chunk.push(0xfffd);
     };
     while (i < bytes.length) {
