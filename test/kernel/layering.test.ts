@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
-import { checkLayering, compareKnown, formatComponent, formatCycle, formatOffence, renderGraph, type LayeringReport, type Offence } from './layering-check.ts';
+import { checkLayering, compareKnown, formatComponent, formatCycle, formatOffence, renderGraph, renderRules, type LayeringReport, type Offence } from './layering-check.ts';
 import { KNOWN_OFFENDERS } from './layering-known.ts';
 import { KERNEL_PUBLIC_SURFACE } from './layering-rules.ts';
 
@@ -114,4 +114,11 @@ test("kernel/README.md quotes the kernel's public surface from layering-rules.ts
     block[1]!.trim().split('\n').map((l) => l.replace(/^- `|`$/g, '')),
     [...KERNEL_PUBLIC_SURFACE],
   );
+});
+
+test('docs/architecture.md quotes the import rules, one line per folder, from layering-rules.ts', () => {
+  const doc = readFileSync(path.join(PROJECT_ROOT, 'docs', 'architecture.md'), 'utf8');
+  const block = /<!-- import-rules:start[^>]*-->\n([\s\S]*?)\n<!-- import-rules:end -->/.exec(doc);
+  assert.ok(block, 'docs/architecture.md has the import-rules markers');
+  assert.equal(block[1], renderRules());
 });
