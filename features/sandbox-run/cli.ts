@@ -12,7 +12,7 @@ import { printJson, type Command } from '../../kernel/cli/command.ts';
 const USAGE = `Usage: runtimectl sandbox run [permission flags] [options] FILE [ARGS...]
 
 Runs a TypeScript or JavaScript module in the sandbox, like \`deno run\`: same stdout, same
-exit status for scripts within the supported subset (see README). Flags go before FILE;
+exit status for scripts within the supported subset (see docs/sandbox.md). Flags go before FILE;
 everything after FILE is the script's Deno.args.
 
 Permission flags (Deno's): --allow-read[=PATHS] --allow-write[=PATHS] --allow-net[=HOSTS]

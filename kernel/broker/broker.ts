@@ -229,7 +229,7 @@ export class CapabilityBroker {
       if (!attemptGranted(this.context, attempt) && attempt.kind !== 'binding') refusal ??= new Refusal(attempt.kind, attempt.value ?? null, notCapableMessage(attempt.kind, attempt.value));
     }
     const hint = typeof raw.hint === 'string' && raw.hint.length <= 300 ? ` (${raw.hint})` : '';
-    return errorAnswer(refusal ?? new DenoOpError('NotSupported', `RTC_ERR_UNSUPPORTED: ${api} is not supported in the sandbox${hint}; see README.md, "What the sandbox supports"`));
+    return errorAnswer(refusal ?? new DenoOpError('NotSupported', `RTC_ERR_UNSUPPORTED: ${api} is not supported in the sandbox${hint}; see docs/sandbox.md, "What the sandbox supports"`));
   }
 
   sync(name: string, argsJson: string): string {

@@ -6,7 +6,7 @@
  * seal, because nobody but the kernel can compute one: it is ignored and rebuilt, never run.
  * A digest beside the data would prove nothing (whoever writes the data writes the digest).
  *
- * What is assumed (README, threat model): only the kernel's OS user can read the key; no
+ * What is assumed (docs/threat-model.md): only the kernel's OS user can read the key; no
  * sandboxed op reaches it (the broker refuses the key by path and by inode, and writes under
  * the cache, whatever the grant); a subprocess a script is allowed to run is that user.
  */

@@ -108,7 +108,7 @@ export function denoModules(entry: string, main: boolean): esbuild.Plugin {
       build.onResolve({ filter: /^rtc-meta:/ }, (args) => ({ path: args.path.slice('rtc-meta:'.length), namespace: 'rtc-meta' }));
       build.onLoad({ filter: /.*/, namespace: 'rtc-meta' }, (args) => ({ contents: metaModule(args.path), loader: 'js' }));
       build.onResolve({ filter: /^jsr:/ }, refusing((args) => {
-        throw kernelError('RTC_ERR_MODULE_UNSUPPORTED', `"${args.path}": jsr: imports are not supported (there is no JSR registry here); use an npm: package or a relative import (see README, "What the sandbox supports")`);
+        throw kernelError('RTC_ERR_MODULE_UNSUPPORTED', `"${args.path}": jsr: imports are not supported (there is no JSR registry here); use an npm: package or a relative import (see docs/sandbox.md, "What the sandbox supports")`);
       }));
       build.onResolve({ filter: /^https?:/ }, refusing((args) => {
         throw kernelError('RTC_ERR_MODULE_UNSUPPORTED', `"${args.path}": remote imports are not supported in the sandbox; vendor the module or use an npm: package installed with "runtimectl plugins install"`);

@@ -40,7 +40,7 @@ export function builtinRefusal(specifier: string, importer: string, importerPath
   const reason = `the sandbox does not offer the Node built-in "node:${name}"${why ? ` (${why})` : ''}`;
   const owner = owningPackage(importerPath);
   if (owner) return kernelError('RTC_ERR_NPM_NODE_BUILTIN', `npm package "${owner.name}" imports "${specifier}" (in ${importer}): ${reason}, so this package cannot run here`);
-  return kernelError('RTC_ERR_NPM_NODE_BUILTIN', `"${specifier}": ${reason}; see README, "What the sandbox supports"`);
+  return kernelError('RTC_ERR_NPM_NODE_BUILTIN', `"${specifier}": ${reason}; see docs/sandbox.md, "What the sandbox supports"`);
 }
 
 /** The resolve result of an offered built-in: the virtual module of the `rtc-node` namespace. */

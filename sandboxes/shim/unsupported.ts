@@ -1,7 +1,7 @@
 /**
  * APIs outside the sandbox's subset, where Deno itself has no error for them: a one-line
  * `Deno.errors.NotSupported` whose message starts with RTC_ERR_UNSUPPORTED, names the API
- * and points at the README's table, instead of a bare "undefined is not a function".
+ * and points at docs/sandbox.md's table, instead of a bare "undefined is not a function".
  *
  * An API Deno gates behind a permission (`Deno.connect` is `net`, `Deno.dlopen` is `ffi`,
  * `Deno.kill` is `run`) is still an attempt of that permission when the sandbox does not
@@ -12,7 +12,7 @@
 import { errors } from './deno/errors.ts';
 import { callSync } from './host.ts';
 
-export const SURFACE_TABLE = 'README.md, "What the sandbox supports"';
+export const SURFACE_TABLE = 'docs/sandbox.md, "What the sandbox supports"';
 
 export function unsupportedError(api: string, hint = ''): Error {
   const error = new errors.NotSupported!(`RTC_ERR_UNSUPPORTED: ${api} is not supported in the sandbox${hint ? ` (${hint})` : ''}; see ${SURFACE_TABLE}`);

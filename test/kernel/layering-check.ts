@@ -348,3 +348,25 @@ export function renderGraph(report: LayeringReport): string {
 export function renderRules(): string {
   return FOLDER_RULES.map((r) => `- \`${r.folder}\` ${r.rule}`).join('\n');
 }
+
+/** The kernel's public surface, one pattern a line (kernel/README.md quotes it). */
+export function renderSurface(): string {
+  return KERNEL_PUBLIC_SURFACE.map((p) => `- \`${p}\``).join('\n');
+}
+
+/** The copies of the rules in the docs: file, marker name, and the text between its markers. */
+export const RULE_QUOTES = [
+  { file: 'kernel/README.md', marker: 'public-surface', render: renderSurface },
+  { file: 'docs/architecture.md', marker: 'import-rules', render: renderRules },
+] as const;
+
+/** The text between `<!-- NAME:start ... -->` and `<!-- NAME:end -->`, or undefined. */
+export function quoted(text: string, marker: string): string | undefined {
+  return new RegExp(`<!-- ${marker}:start[^>]*-->\\n([\\s\\S]*?)\\n<!-- ${marker}:end -->`).exec(text)?.[1];
+}
+
+/** `text` with the block between the markers replaced by `body`. */
+export function withQuote(text: string, marker: string, body: string): string {
+  if (quoted(text, marker) === undefined) throw new Error(`no <!-- ${marker}:start --> ... <!-- ${marker}:end --> markers`);
+  return text.replace(new RegExp(`(<!-- ${marker}:start[^>]*-->\\n)[\\s\\S]*?(\\n<!-- ${marker}:end -->)`), (_m, a: string, b: string) => `${a}${body}${b}`);
+}

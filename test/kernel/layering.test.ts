@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
-import { checkLayering, compareKnown, formatComponent, formatCycle, formatOffence, renderGraph, type LayeringReport, type Offence } from './layering-check.ts';
+import { RULE_QUOTES, checkLayering, compareKnown, formatComponent, formatCycle, formatOffence, quoted, renderGraph, renderSurface, withQuote, type LayeringReport, type Offence } from './layering-check.ts';
 import { KNOWN_OFFENDERS } from './layering-known.ts';
 import { KERNEL_PUBLIC_SURFACE } from './layering-rules.ts';
 
@@ -106,12 +106,12 @@ test('the known-offender comparison fails on a new offence and on a stale entry'
   assert.deepEqual(stale.knownByRule, { kernel: 1 });
 });
 
-test("kernel/README.md quotes the kernel's public surface from layering-rules.ts", () => {
-  const readme = readFileSync(path.join(PROJECT_ROOT, 'kernel', 'README.md'), 'utf8');
-  const block = /<!-- public-surface:start[^>]*-->\n([\s\S]*?)<!-- public-surface:end -->/.exec(readme);
-  assert.ok(block, 'kernel/README.md has the public-surface markers');
-  assert.deepEqual(
-    block[1]!.trim().split('\n').map((l) => l.replace(/^- `|`$/g, '')),
-    [...KERNEL_PUBLIC_SURFACE],
-  );
+test('kernel/README.md and docs/architecture.md quote the public surface and the rules from layering-rules.ts (npm run layering -- --write)', () => {
+  for (const q of RULE_QUOTES) {
+    const text = readFileSync(path.join(PROJECT_ROOT, q.file), 'utf8');
+    assert.equal(quoted(text, q.marker), q.render(), `${q.file}: the ${q.marker} block is stale`);
+  }
+  assert.equal(renderSurface().split('\n').length, KERNEL_PUBLIC_SURFACE.length);
+  assert.equal(withQuote('a\n<!-- x:start note -->\nold\n<!-- x:end -->\nb', 'x', 'new\nlines'), 'a\n<!-- x:start note -->\nnew\nlines\n<!-- x:end -->\nb');
+  assert.throws(() => withQuote('no markers', 'x', 'y'), /no <!-- x:start/);
 });

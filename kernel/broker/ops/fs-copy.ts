@@ -121,7 +121,7 @@ export const copyFileSync = defineOp({
       const pair = openPair(a, ctx, call, charge);
       try {
         if (pair.size > SYNC_COPY_CAP) {
-          throw new DenoOpError('NotSupported', `RTC_ERR_UNSUPPORTED: Deno.copyFileSync copies at most ${SYNC_COPY_CAP} bytes in the sandbox (it runs on the kernel's thread); '${a.from.given}' has ${pair.size}: use Deno.copyFile; see README.md, "What the sandbox supports"`);
+          throw new DenoOpError('NotSupported', `RTC_ERR_UNSUPPORTED: Deno.copyFileSync copies at most ${SYNC_COPY_CAP} bytes in the sandbox (it runs on the kernel's thread); '${a.from.given}' has ${pair.size}: use Deno.copyFile; see docs/sandbox.md, "What the sandbox supports"`);
         }
         prepareTarget(pair);
         const buffer = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(1, pair.size)));

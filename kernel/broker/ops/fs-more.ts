@@ -328,7 +328,7 @@ export const umask = defineOp({
   needs: () => [],
   // The kernel's umask is shared by every isolate: a script may read it, never change it.
   run(a) {
-    if (a.mask !== null) throw new DenoOpError('NotSupported', 'RTC_ERR_UNSUPPORTED: Deno.umask(mask) would change the umask of the whole kernel; only Deno.umask() is supported; see README.md, "What the sandbox supports"');
+    if (a.mask !== null) throw new DenoOpError('NotSupported', 'RTC_ERR_UNSUPPORTED: Deno.umask(mask) would change the umask of the whole kernel; only Deno.umask() is supported; see docs/sandbox.md, "What the sandbox supports"');
     if (umaskValue === undefined) {
       umaskValue = process.umask();
     }
@@ -349,6 +349,6 @@ export const watchFs = defineOp({
   needs: (paths) => paths.map((p) => needOf('read', p)),
   attempts: (raw, ctx): Attempt[] => (Array.isArray(raw.paths) && raw.paths.length > 0 ? raw.paths.map((p) => ({ kind: 'read', value: lenientPath(ctx.cwd, p) })) : [{ kind: 'read' }]),
   run() {
-    throw new DenoOpError('NotSupported', 'RTC_ERR_UNSUPPORTED: Deno.watchFs is not supported in the sandbox; see README.md, "What the sandbox supports"');
+    throw new DenoOpError('NotSupported', 'RTC_ERR_UNSUPPORTED: Deno.watchFs is not supported in the sandbox; see docs/sandbox.md, "What the sandbox supports"');
   },
 });

@@ -35,7 +35,7 @@ export const processExecPath = defineOp({
   parse: none,
   needs: () => [],
   run: (_a, ctx) => {
-    if (!ctx.execPath) throw new DenoOpError('NotSupported', 'RTC_ERR_UNSUPPORTED: Deno.execPath() has no deno-compatible program in this kernel; see README.md, "What the sandbox supports"');
+    if (!ctx.execPath) throw new DenoOpError('NotSupported', 'RTC_ERR_UNSUPPORTED: Deno.execPath() has no deno-compatible program in this kernel; see docs/sandbox.md, "What the sandbox supports"');
     return ctx.execPath;
   },
 });
