@@ -74,6 +74,8 @@ export const ERROR_CODES = {
   // broker
   RTC_ERR_BROKER_UNKNOWN_OP: 'a sandboxed script asked the broker for an operation that does not exist',
   RTC_ERR_BROKER_BAD_ARGS: 'a sandboxed script passed malformed arguments to the broker',
+  // a composition registered two op extensions (kernel/broker/extension.ts) that name the same op: our bug, never a user's
+  RTC_ERR_BROKER_DUPLICATE_OP: 'two op extensions of one composition register the same broker operation',
   // replay
   RTC_ERR_REPLAY_DIVERGED: 'a replayed cycle asked for an effect other than the recorded one',
   RTC_ERR_REPLAY_OUTPUT: 'a replayed plugin call returned something other than the recorded result',

@@ -7,6 +7,7 @@
  * `kit` of a PluginInstance), as Deno's runtime is handed the extensions it composes; the
  * kernel imports nothing of sandboxes/.
  */
+import type { Extension } from './broker/extension.ts';
 import type { KernelFiles } from './broker/op.ts';
 import type { Limits } from './manifest/sandbox-profile.ts';
 
@@ -80,6 +81,8 @@ export interface ModuleLoader {
 export interface SandboxKit {
   create: CreateSandbox;
   loader: ModuleLoader;
+  /** the ops the sandbox brings besides the kernel's built-in ones (its subprocess ops): every plugin's broker answers them too */
+  extensions: readonly Extension[];
 }
 
 /**

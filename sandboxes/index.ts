@@ -16,6 +16,7 @@ import { locateError, parseSourceMap } from './loader/error-location.ts';
 import { moduleLoader } from './loader/module-loader.ts';
 import { ProcessSandbox } from './pool/process-sandbox.ts';
 import { RemoteRuntime } from './pool/remote-runtime.ts';
+import { DENO_RUN_OPS } from './deno/index.ts';
 
 /** A process-tier host above this resident size is killed, unless the profile says otherwise. */
 const DEFAULT_RSS_CAP_MB = 512;
@@ -82,5 +83,5 @@ export function defaultSandboxKit(options: SandboxKitOptions = {}): SandboxKit {
     }
   };
 
-  return { create, loader };
+  return { create, loader, extensions: [DENO_RUN_OPS] };
 }

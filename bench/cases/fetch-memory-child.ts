@@ -10,7 +10,7 @@ import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createScriptRunner } from '../../kernel/run/script-runner.ts';
+import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 
 const [countText, sizeText, cacheDir, profile = 'default'] = process.argv.slice(2);
 const count = Number(countText);

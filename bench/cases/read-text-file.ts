@@ -9,7 +9,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createScriptRunner } from '../../kernel/run/script-runner.ts';
+import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 import { IsolateRuntime } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { interleave } from '../lib/interleave.ts';
 import { writeScripts, writeSmallPlugin } from '../lib/plugin-source.ts';

@@ -9,9 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { bundleEntry, type BuiltBundle } from '../../sandboxes/loader/bundle.ts';
 import { CapabilityBroker } from '../../kernel/broker/broker.ts';
+import { DENO_OPS } from '../../sandboxes/deno/index.ts';
 import { loadSandboxProfile, type SandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { parsePermissionFlags } from '../../kernel/permissions/parse-flags.ts';
-import { brokerContext, profileLayer } from '../../kernel/run/grant.ts';
+import { brokerContext, profileLayer } from '../../kernel/broker/context.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { IsolateRuntime, type CompiledSource, type RuntimeOptions } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { loadShim, withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
@@ -71,10 +72,10 @@ export function trustedProfile(): SandboxProfile {
   return loadSandboxProfile('trusted');
 }
 
-/** A broker for one plugin or script, granted `flags` under `profile`, as kernel/run does it. */
+/** A broker for one plugin or script, granted `flags` under `profile`, as kernel/broker/context.ts does it. */
 export function brokerFor(profile: SandboxProfile, flags: readonly string[], cwd: string, env: Record<string, string>): CapabilityBroker {
   const layers = [{ label: 'flags', set: parsePermissionFlags(flags, cwd) }, profileLayer(profile, cwd)];
-  return new CapabilityBroker(brokerContext({ subject: 'bench', layers, cwd, env, profile, limits: profile.limits }));
+  return new CapabilityBroker(brokerContext({ subject: 'bench', layers, cwd, env, profile, limits: profile.limits }), DENO_OPS);
 }
 
 export function runtimeOptions(profile: SandboxProfile, broker: CapabilityBroker): RuntimeOptions {

@@ -1,6 +1,6 @@
 /**
  * How the gate runs one test file of a draft: with the kernel's one `deno test` runner
- * (`kernel/run/test-runner.ts`, the engine of `runtimectl sandbox test`; one runner, not
+ * (`features/sandbox-run/runner/test-runner.ts`, the engine of `runtimectl sandbox test`; one runner, not
  * two). The gate never runs tests its own way: it hands the runner the file, the draft's
  * flags, its scratch folder as `Deno.args[0]` and the profile's write quota, and reads
  * each test's result back. The file is bundled with `import.meta.main` false, as `deno test`
@@ -9,8 +9,8 @@
 import type { AuditEvent } from '../../kernel/broker/op.ts';
 import type { TestCaseResult } from '../../kernel/contracts/gate-check.ts';
 import { LIMIT_CODES, type ErrorCode } from '../../kernel/errors.ts';
-import type { ScriptRunRequest } from '../../kernel/run/script-run-types.ts';
-import { createTestRunner } from '../../kernel/run/test-runner.ts';
+import type { ScriptRunRequest } from '../sandbox-run/runner/script-run-types.ts';
+import { createTestRunner } from '../sandbox-run/runner/test-runner.ts';
 
 /** What the gate needs of one run of one test file. */
 export interface DraftTestOutcome {

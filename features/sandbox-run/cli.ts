@@ -5,8 +5,8 @@
  */
 import { isPermissionFlag } from '../../kernel/permissions/parse-flags.ts';
 import { kernelError } from '../../kernel/errors.ts';
-import { createScriptRunner } from '../../kernel/run/script-runner.ts';
-import type { ScriptLimits } from '../../kernel/run/script-run-types.ts';
+import { createScriptRunner } from './runner/script-runner.ts';
+import type { ScriptLimits } from './runner/script-run-types.ts';
 import { printJson, type Command } from '../../kernel/cli/command.ts';
 
 const USAGE = `Usage: runtimectl sandbox run [permission flags] [options] FILE [ARGS...]

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
 import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
 import { scanPlugins } from '../../kernel/plugins/registry.ts';
-import { createScriptRunner } from '../../kernel/run/script-runner.ts';
+import { createScriptRunner } from './runner/script-runner.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { parseFlags, type Command } from '../../kernel/cli/command.ts';

@@ -1,6 +1,6 @@
 /**
  * `runtimectl deno run|eval|test ...`: the program behind `Deno.execPath()`
- * (kernel/run/exec-path.ts). It takes a deno command line and runs it in the sandbox:
+ * (features/sandbox-run/runner/exec-path.ts). It takes a deno command line and runs it in the sandbox:
  * `run [flags] FILE [ARGS]` as `sandbox run`, `test ...` as `sandbox test`, and
  * `eval [flags] CODE [ARGS]` as a one-module script run with every permission the profile
  * allows (deno eval grants all). `--version` names the Deno version the shim follows.

@@ -1,11 +1,11 @@
 /**
  * `runtimectl sandbox test [deno permission flags] [--filter S] [--profile NAME] [--json]
- * [FILES...]`: like `deno test` for the supported subset (kernel/run/test-runner.ts).
+ * [FILES...]`: like `deno test` for the supported subset (features/sandbox-run/runner/test-runner.ts).
  */
 import { isPermissionFlag } from '../../kernel/permissions/parse-flags.ts';
 import { kernelError } from '../../kernel/errors.ts';
-import { createTestRunner } from '../../kernel/run/test-runner.ts';
-import type { ScriptLimits } from '../../kernel/run/script-run-types.ts';
+import { createTestRunner } from './runner/test-runner.ts';
+import type { ScriptLimits } from './runner/script-run-types.ts';
 import { printJson, type Command } from '../../kernel/cli/command.ts';
 
 const USAGE = `Usage: runtimectl sandbox test [permission flags] [options] [FILES...]

@@ -27,6 +27,7 @@ import type { PersonaChildren } from './executors/children.ts';
 import { ensureProviderHome, providerHomeDir } from './executors/provider-home.ts';
 import { scrubString } from '../../kernel/redact/index.ts';
 import type { SandboxRecord } from '../../sandboxes/subprocess/run-command.ts';
+import { subprocessNet } from '../../sandboxes/subprocess/os-sandbox/grant-view.ts';
 import type { ExecutorChoice } from './executors/choice.ts';
 import { buildPrompt } from './executors/prompt.ts';
 import { allocateRunId, checkSessionManifest, markSessionManifest, preparePersonaWorkspace, writeFallbackManifest, type FallbackFields, type SessionFolder } from './executors/session-dir.ts';
@@ -203,7 +204,7 @@ async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlug
     work: c.work,
   });
   const promptSha = `sha256:${createHash('sha256').update(prompt).digest('hex')}`;
-  const sandbox: SessionSandbox = { mode: c.profile.os_sandbox === 'off' ? 'off' : 'bubblewrap', net: c.plugins.netGrant(c.choice.plugin, 'executor') };
+  const sandbox: SessionSandbox = { mode: c.profile.os_sandbox === 'off' ? 'off' : 'bubblewrap', net: subprocessNet(c.plugins.gate(c.choice.plugin, 'executor')) };
   const input: ExecutorInput = {
     run_id: runId,
     persona_id: c.profile.id,

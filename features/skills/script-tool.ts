@@ -15,7 +15,7 @@ import type { Tape } from '../../kernel/broker/tape.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { toPermissionSet } from '../../kernel/manifest/permissions-schema.ts';
 import { loadSandboxProfile, type Limits } from '../../kernel/manifest/sandbox-profile.ts';
-import { createScriptRunner, type ScriptRunner } from '../../kernel/run/script-runner.ts';
+import { createScriptRunner, type ScriptRunner } from '../sandbox-run/runner/script-runner.ts';
 import { chargedFor, reportCallUsage } from '../../kernel/tools/call-usage.ts';
 import type { ScriptCallee, ScriptToolOptions } from '../../kernel/tools/runners.ts';
 import type { ScriptToolResult, ScriptToolSpec } from '../../kernel/tools/script-spec.ts';

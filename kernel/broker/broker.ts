@@ -19,7 +19,7 @@ import { kernelError } from '../errors.ts';
 import { notCapableMessage } from '../permissions/gate.ts';
 import { DenoOpError } from './deno-error.ts';
 import type { BrokerContext, OpCall, OpDefinition } from './op.ts';
-import { OPS } from './ops/index.ts';
+import type { OpTable } from './extension.ts';
 import { closeResources } from './resources.ts';
 import { Refusal, type AuditPermission, type RefusalReason } from './refusal.ts';
 import type { OpTicket } from './run-scope.ts';
@@ -125,22 +125,25 @@ function errorAnswer(error: unknown): string {
 
 export class CapabilityBroker {
   readonly context: BrokerContext;
+  /** the ops this broker answers: the kernel's built-in extension and the composition's (extension.ts) */
+  readonly ops: OpTable;
   /** count of calls per op, for metering and for tests */
   readonly calls = new Map<string, number>();
 
-  constructor(context: BrokerContext) {
+  constructor(context: BrokerContext, ops: OpTable) {
     this.context = context;
+    this.ops = ops;
   }
 
   #find(name: string, mode: 'sync' | 'async'): OpDefinition {
-    const op = OPS.get(name);
+    const op = this.ops.get(name);
     if (!op) throw kernelError('RTC_ERR_BROKER_UNKNOWN_OP', `no broker operation "${name}"`, { details: { op: name } });
     if (op.mode !== mode) throw kernelError('RTC_ERR_BROKER_BAD_ARGS', `broker operation "${name}" is ${op.mode}, called as ${mode}`);
     return op;
   }
 
   #call(op: string): Call {
-    return new Call(this.context, op, OPS.get(op)?.quota === true);
+    return new Call(this.context, op, this.ops.get(op)?.quota === true);
   }
 
   /** The one place a refusal is audited. */
@@ -159,7 +162,7 @@ export class CapabilityBroker {
    * `denied` unless the live grant covers it, with `why` no check was made.
    */
   #settle(name: string, argsJson: string, call: Call, why: RefusalReason): void {
-    const op = OPS.get(name);
+    const op = this.ops.get(name);
     if (!op?.attempts) return;
     let attempts: Attempt[];
     try {
@@ -221,7 +224,7 @@ export class CapabilityBroker {
     }
     const api = typeof raw.api === 'string' && raw.api.length <= 100 ? raw.api : 'an unsupported API';
     const call = new Call(this.context, api, false);
-    const attempts = reportedAttempts(raw, opName === undefined ? undefined : OPS.get(opName)?.attempts, this.context);
+    const attempts = reportedAttempts(raw, opName === undefined ? undefined : this.ops.get(opName)?.attempts, this.context);
     let refusal: Refusal | undefined;
     for (const attempt of attempts) {
       // Refused either way: not granted (Deno's own NotCapable), or granted but not implemented here.
@@ -281,7 +284,7 @@ export class CapabilityBroker {
 
   /** Runs an op by its own mode; for callers that cannot tell (the process tier's pipe). See OpHandler.any for `deliver`. */
   async any(name: string, argsJson: string, deliver?: (answer: string) => Promise<void>): Promise<string> {
-    if (OPS.get(name)?.mode === 'sync') {
+    if (this.ops.get(name)?.mode === 'sync') {
       const answer = this.sync(name, argsJson);
       await deliver?.(answer);
       return answer;

@@ -1,8 +1,9 @@
 /**
  * The shape of one broker operation. Each op names the permission it needs for given
  * arguments (checked by the broker before `run` is ever called) and does its effect.
- * Ops live one file per area in `ops/`, listed in `ops/index.ts` (Deno's layout:
- * declaration, check, implementation).
+ * Ops live one file per area in `ops/`, registered as extensions (extension.ts: the kernel's
+ * built-in `ops/index.ts`, the sandbox's subprocess ops in sandboxes/deno), Deno's layout:
+ * declaration, check, implementation.
  */
 import type { PermissionName } from '../permissions/descriptors.ts';
 import type { PermissionGate } from '../permissions/gate.ts';
@@ -81,7 +82,7 @@ export interface BrokerContext {
   testGrant?: { base: PermissionGate };
   /** `Deno.mainModule`: the URL of the entry module (a script's file, a plugin's entry) */
   mainModule?: string;
-  /** `Deno.execPath()`: a program that runs `eval` and `run` as deno does (kernel/run/exec-path.ts) */
+  /** `Deno.execPath()`: a program that runs `eval` and `run` as deno does (features/sandbox-run/runner/exec-path.ts) */
   execPath?: string;
   /** kernel bindings this plugin may reach (declared by its manifest ∩ granted by its persona); see ops/bindings.ts */
   bindings?: PluginBindings;

@@ -8,14 +8,13 @@
  * names was checked at its start (start-check.ts), so a miss here is a plugin removed since.
  */
 import type { PluginInstance } from '../plugins/plugin-instance.ts';
-import type { PermissionLayer } from '../permissions/gate.ts';
+import type { PermissionGate, PermissionLayer } from '../permissions/gate.ts';
 import type { SandboxProfile } from '../manifest/sandbox-profile.ts';
 import type { MountedServer, ScriptCallee, ToolGrant, ToolRunners } from '../tools/runners.ts';
 import type { ScriptToolSpec } from '../tools/script-spec.ts';
 import type { PluginRegistry } from '../plugins/registry.ts';
 import type { OsSandboxSettings } from '../broker/op.ts';
 import type { CycleRecorder } from '../replay/cycle-recorder.ts';
-import { grantView } from '../../sandboxes/subprocess/os-sandbox/grant-view.ts';
 import { buildPersonaPlugin, type PersonaPluginKind, type PersonaPluginOptions } from './plugin-options.ts';
 import type { ResidentIsolates } from './resident-isolates.ts';
 
@@ -159,10 +158,9 @@ export class PersonaPlugins {
     for (const instance of this.#instances.values()) if (instance.namesVariable('session')) instance.rebindPaths({ session: dir });
   }
 
-  /** The hosts a plugin's subprocesses may reach (its grant's `net`): all, or these. */
-  netGrant(id: string, kind: PersonaPluginKind): true | string[] {
-    const view = grantView(this.#instance(id, kind).broker.context.gate);
-    return view.netAll || (view.netAny && view.netHosts.length === 0) ? true : view.netHosts;
+  /** The grant plugin `id` runs under (manifest ∩ the persona's allow ∩ its profile's ceiling): what its subprocesses' OS sandbox is planned from. */
+  gate(id: string, kind: PersonaPluginKind): PermissionGate {
+    return this.#instance(id, kind).broker.context.gate;
   }
 
   #instance(id: string, kind: PersonaPluginKind): PluginInstance {

@@ -52,8 +52,8 @@ import { withCallMeter, type CallUsage } from '../tools/call-usage.ts';
 import { removeRelayPointer, TOOLS_SOCKET_ENV, ToolRelay, writeRelayPointer } from '../tools/tool-relay.ts';
 import { TOOL_TRACE_FILE } from '../replay/trace-store.ts';
 import { KERNEL_VERSION } from '../version.ts';
-import { resolveExecutable } from '../../sandboxes/subprocess/run-command.ts';
 import type { ChildTrackerLike, SandboxKit } from '../sandbox.ts';
+import { resolveCommand } from '../permissions/run-grants.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { CYCLE_EVENT } from './cycle-event.ts';
 import { HarnessCatalog, RECORD_STEP, type LoadedHarness } from './harness.ts';
@@ -371,7 +371,7 @@ export class PersonaRuntime {
       ? { ...handed, env: { ...(handed.env ?? {}), [TOOLS_SOCKET_ENV]: this.#relay.socketPath }, reads: [...(handed.reads ?? []), this.#relay.dir] }
       : wantsRelay ? null : handed;
     this.#mcp = mcp;
-    const mcpProgram = mcp ? resolveExecutable(mcp.command, kernel.env.PATH ?? '', this.paths.dir) : undefined;
+    const mcpProgram = mcp ? resolveCommand(mcp.command, { searchPath: kernel.env.PATH ?? '', cwd: this.paths.dir, base: process.cwd() }) : undefined;
     const tracker = kernel.composition.tracker?.(this.profile.id);
     const bindings: BindingImplementations = {
       ...(kernel.composition.bindings?.(wiring) ?? {}),

@@ -86,7 +86,7 @@ export function parsePermissionFlags(flags: readonly string[], cwd: string): Per
     if (values.length === 0) {
       throw kernelError('RTC_ERR_PERMISSION_FLAG', `"${flag}" names no values; use --${side}-${kind} for all`, { details: { flag } });
     }
-    // `run` names are resolved to programs when the run's grant is built (kernel/run/grant.ts).
+    // `run` names are resolved to programs when the run's grant is built (kernel/broker/context.ts).
     add(kind, side, values.flatMap((v) => grantValues(kind, v, cwd)));
   }
   return rules;

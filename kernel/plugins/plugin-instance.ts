@@ -6,6 +6,8 @@
  * never poisons later ones and never touches other plugins.
  */
 import { CapabilityBroker } from '../broker/broker.ts';
+import { opTable, type OpTable } from '../broker/extension.ts';
+import { BUILT_IN_OPS } from '../broker/ops/index.ts';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import type { Tape } from '../broker/tape.ts';
 import { isKernelError, kernelError } from '../errors.ts';
@@ -13,7 +15,7 @@ import { chargedFor, reportCallUsage } from '../tools/call-usage.ts';
 import { toPermissionSet, type PathVariables } from '../manifest/permissions-schema.ts';
 import type { Limits } from '../manifest/sandbox-profile.ts';
 import type { PermissionSet } from '../permissions/descriptors.ts';
-import { brokerContext, profileLayer } from '../run/grant.ts';
+import { brokerContext, profileLayer } from '../broker/context.ts';
 import type { Sandbox, SandboxKit } from '../sandbox.ts';
 import type { LoadedPlugin } from './registry.ts';
 
@@ -33,6 +35,15 @@ export interface InstanceOptions {
   sources?: WorldSources;
   /** run this bundle instead of building the manifest's entry (replay of a recorded bundle) */
   bundle?: { code: string; digest: string };
+}
+
+/** The op table of a kit's plugins (the kernel's built-in ops and the kit's), made once per kit. */
+const tables = new WeakMap<SandboxKit, OpTable>();
+
+function opsOf(kit: SandboxKit): OpTable {
+  let table = tables.get(kit);
+  if (!table) tables.set(kit, (table = opTable([BUILT_IN_OPS, ...kit.extensions])));
+  return table;
 }
 
 export class PluginInstance {
@@ -61,6 +72,7 @@ export class PluginInstance {
     ];
     this.broker = new CapabilityBroker(
       brokerContext({ subject: plugin.manifest.id, layers, cwd: options.cwd, env: options.env ?? {}, profile: plugin.profile, limits: this.limits, audit: options.audit, tape: options.tape, sources: options.sources, kernelFiles: options.kit.loader.protectedFiles() }),
+      opsOf(options.kit),
     );
   }
 

@@ -10,7 +10,7 @@
  *
  * A tool plugin may instead mount an MCP server (`mcp:` in its manifest): its tools are the
  * server's, listed when first asked, and each call is proxied to it under the plugin's grant
- * (kernel/tools/mcp-mount.ts), recorded the same way.
+ * (features/mcp/mount, handed in as ToolRunners.mount), recorded the same way.
  *
  * A selected skill's scripts (`scripts/*.ts|js`) are tools too (features/skills/script-tool.ts):
  * each call one sandboxed run of the script, its `args` as `Deno.args`, under the grant the

@@ -45,7 +45,7 @@ export interface RuntimeOptions {
   ops: OpHandler;
   /** fd 3 carries `sandbox test` reporter events (JSON), never the script's own output */
   onOutput(fd: 1 | 2 | 3, text: string): void;
-  /** `test`: Deno.test registers tests for the test runner (kernel/run/test-runner.ts) */
+  /** `test`: Deno.test registers tests for the test runner (features/sandbox-run/runner/test-runner.ts) */
   mode?: 'run' | 'test';
   /** `script`: `sandbox run`, whose globals are Deno's alone (no `Runtimectl` bindings object); default `plugin` */
   surface?: 'plugin' | 'script';

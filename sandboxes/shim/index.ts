@@ -158,7 +158,7 @@ export function install(
       );
     },
     call(name: string, argsJson: string): string {
-      // The test runner's calls (kernel/run/test-runner.ts); no export can have this name.
+      // The test runner's calls (features/sandbox-run/runner/test-runner.ts); no export can have this name.
       if (name.startsWith('\u0000rtc.')) return internalCall(name, argsJson);
       const fn = exportsObject[name];
       if (typeof fn !== 'function') return JSON.stringify({ err: { class: 'NoExport', name: 'NoExport', message: `the plugin does not export a function "${name}"`, stack: '' } });

@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createScriptRunner } from '../../kernel/run/script-runner.ts';
-import { createTestRunner } from '../../kernel/run/test-runner.ts';
+import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
+import { createTestRunner } from '../../features/sandbox-run/runner/test-runner.ts';
 import { baseEnv, conformanceDir, fill, freshDir, listScripts, normalizeTestReport, readScriptSpec, runDeno, runDenoTest, startServer } from './harness.ts';
 
 const filters = process.argv.slice(2);

@@ -15,8 +15,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createScriptRunner } from '../../kernel/run/script-runner.ts';
-import type { ScriptLimits, ScriptRunResult } from '../../kernel/run/script-run-types.ts';
+import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
+import type { ScriptLimits, ScriptRunResult } from '../../features/sandbox-run/runner/script-run-types.ts';
 import { ESCAPE_FILE_PREFIX, ESCAPE_MARK, describeRun, fillPlaceholders, loadHostileScripts, outcomeProblems, prepareWorkspace, snapshot } from './hostile-scripts.ts';
 import type { HostileScript, Workspace } from './hostile-scripts.ts';
 

@@ -23,7 +23,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ScriptRunResult } from '../../kernel/run/script-run-types.ts';
+import type { ScriptRunResult } from '../../features/sandbox-run/runner/script-run-types.ts';
 
 /**
  * How a run ended:

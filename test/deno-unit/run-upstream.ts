@@ -12,7 +12,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { createTestRunner } from '../../kernel/run/test-runner.ts';
+import { createTestRunner } from '../../features/sandbox-run/runner/test-runner.ts';
 
 const DENO = path.resolve(import.meta.dirname, '..', '..', 'node_modules', '.bin', 'deno');
 

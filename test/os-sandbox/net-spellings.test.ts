@@ -16,7 +16,7 @@ import { after, before, test } from 'node:test';
 import { canonicalHost } from '../../kernel/permissions/net-address.ts';
 import { flagsLayer } from '../../kernel/permissions/parse-flags.ts';
 import { PermissionGate } from '../../kernel/permissions/gate.ts';
-import { createScriptRunner, type ScriptRunner } from '../../kernel/run/script-runner.ts';
+import { createScriptRunner, type ScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 import { gateNetPolicy, NetProxy } from '../../sandboxes/subprocess/os-sandbox/net-proxy.ts';
 import { NO_OS_SANDBOX } from '../support/os-sandbox.ts';
 

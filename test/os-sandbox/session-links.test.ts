@@ -266,7 +266,7 @@ test("links planted at or beside the persona's ledger database (the executor may
 });
 
 test('a script whose children may write its folder: links they plant there lead nowhere outside the grant, for every file op', { skip: NO_OS_SANDBOX }, async () => {
-  const { createScriptRunner } = await import('../../kernel/run/script-runner.ts');
+  const { createScriptRunner } = await import('../../features/sandbox-run/runner/script-runner.ts');
   const dir = tempDir('rtc-script-links-');
   const out = outside(dir);
   const before = out.snapshot();

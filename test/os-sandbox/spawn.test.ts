@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AuditEvent } from '../../kernel/broker/op.ts';
-import { createScriptRunner, type ScriptRunner } from '../../kernel/run/script-runner.ts';
+import { createScriptRunner, type ScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 import { BWRAP_ENV } from '../../sandboxes/subprocess/os-sandbox/bwrap.ts';
 import { NO_OS_SANDBOX } from '../support/os-sandbox.ts';
 

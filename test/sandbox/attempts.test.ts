@@ -19,12 +19,12 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { CapabilityBroker } from '../../kernel/broker/broker.ts';
 import type { AuditEvent } from '../../kernel/broker/op.ts';
-import { OPS } from '../../kernel/broker/ops/index.ts';
+import { DENO_OPS } from '../../sandboxes/deno/index.ts';
 import { RecordingTape, ReplayTape } from '../../kernel/broker/tape.ts';
 import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { flagsLayer } from '../../kernel/permissions/parse-flags.ts';
-import { brokerContext, profileLayer } from '../../kernel/run/grant.ts';
-import { createScriptRunner } from '../../kernel/run/script-runner.ts';
+import { brokerContext, profileLayer } from '../../kernel/broker/context.ts';
+import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'rtc-attempts-'));
 const work = path.join(root, 'work');
@@ -296,10 +296,10 @@ test('every op the broker has that reaches outside the isolate leaves its attemp
   const requests = new Set(['permissions.request', 'test.permissions']);
   const profile = loadSandboxProfile('default');
   const seen: AuditEvent[] = [];
-  const broker = new CapabilityBroker(brokerContext({ subject: 'structural', layers: [flagsLayer([], work), profileLayer(profile, work)], cwd: work, env: { PATH: '' }, profile, limits: profile.limits, audit: (e) => seen.push(e) }));
+  const broker = new CapabilityBroker(brokerContext({ subject: 'structural', layers: [flagsLayer([], work), profileLayer(profile, work)], cwd: work, env: { PATH: '' }, profile, limits: profile.limits, audit: (e) => seen.push(e) }), DENO_OPS);
   const wrongTypes = JSON.stringify({ path: 5, from: 5, to: 5, oldpath: 5, newpath: 5, url: 5, command: 5, name: 5, kind: 5, paths: 5, options: 5, dir: 5, s: 5 });
   const named = JSON.stringify({ path: '/etc/x\0', from: '', to: '/etc/y', oldpath: '/etc/a', newpath: '', url: 'http://example.com:9/', command: 'no-such-program-x', name: 'run', command2: 1, kind: 'nope', paths: ['/etc'], options: { create: true }, dir: '/etc', prefix: 'a/b', permissions: { run: ['sh'], sys: true } });
-  for (const [name, op] of OPS) {
+  for (const [name, op] of DENO_OPS) {
     if (effectFree.has(name) || name.startsWith('fs.file.')) {
       assert.equal(op.attempts, undefined, `${name} is listed as reaching nothing, but declares attempts`);
       continue;

@@ -15,12 +15,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { CapabilityBroker } from '../../kernel/broker/broker.ts';
+import { DENO_OPS } from '../../sandboxes/deno/index.ts';
 import { DenoOpError } from '../../kernel/broker/deno-error.ts';
 import type { AuditEvent } from '../../kernel/broker/op.ts';
 import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { flagsLayer } from '../../kernel/permissions/parse-flags.ts';
-import { brokerContext, profileLayer } from '../../kernel/run/grant.ts';
-import { createScriptRunner } from '../../kernel/run/script-runner.ts';
+import { brokerContext, profileLayer } from '../../kernel/broker/context.ts';
+import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 import { check as denialsCheck } from '../../plugins/gate-check-denials/mod.ts';
 import type { GateCheckInput, TestFileRun } from '../../kernel/contracts/gate-check.ts';
 
@@ -109,7 +110,7 @@ test('strict-symlink refusals and the kernel\'s own files are audited with their
 test('a binding refusal is audited once, by the broker', async () => {
   const profile = loadSandboxProfile('default');
   const seen: AuditEvent[] = [];
-  const broker = new CapabilityBroker(brokerContext({ subject: 'p', layers: [flagsLayer([], work), profileLayer(profile, work)], cwd: work, env: {}, profile, limits: profile.limits, audit: (e) => seen.push(e) }));
+  const broker = new CapabilityBroker(brokerContext({ subject: 'p', layers: [flagsLayer([], work), profileLayer(profile, work)], cwd: work, env: {}, profile, limits: profile.limits, audit: (e) => seen.push(e) }), DENO_OPS);
   const answer = JSON.parse(await broker.async('binding.memory.read', '{}')) as { err?: { class: string } };
   assert.equal(answer.err?.class, 'NotCapable');
   assert.deepEqual(seen.map((e) => [e.decision, e.permission, e.value, e.reason]), [['denied', 'binding', 'memory', 'binding']]);

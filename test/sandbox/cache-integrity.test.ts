@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import { bundleEntry, bundleIndexFile, readCodeCache, sha256, writeCodeCache } from '../../sandboxes/loader/bundle.ts';
 import { seal } from '../../sandboxes/loader/cache-integrity.ts';
-import { createScriptRunner } from '../../kernel/run/script-runner.ts';
+import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 import { buildHostScript } from '../../sandboxes/pool/sandbox-host.ts';
 
 const fresh = (prefix: string) => mkdtempSync(path.join(os.tmpdir(), prefix));

@@ -16,7 +16,7 @@ import type { AuditEvent } from '../../kernel/broker/op.ts';
 import { allPermissionSet, emptyPermissionSet } from '../../kernel/permissions/descriptors.ts';
 import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
 import { loadPlugin } from '../../kernel/plugins/registry.ts';
-import { createScriptRunner } from '../../kernel/run/script-runner.ts';
+import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 import { ScriptTool } from '../../features/skills/script-tool.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';
 

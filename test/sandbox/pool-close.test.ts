@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
-import { createScriptRunner } from '../../kernel/run/script-runner.ts';
+import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-pool-close-'));
 const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'rtc-cache-'));

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { createScriptRunner } from '../../kernel/run/script-runner.ts';
+import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-pool-'));
 const runner = await createScriptRunner({ cacheDir: mkdtempSync(path.join(os.tmpdir(), 'rtc-cache-')) });

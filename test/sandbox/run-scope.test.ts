@@ -12,11 +12,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { CapabilityBroker } from '../../kernel/broker/broker.ts';
+import { DENO_OPS } from '../../sandboxes/deno/index.ts';
 import { RunScope } from '../../kernel/broker/run-scope.ts';
 import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { flagsLayer } from '../../kernel/permissions/parse-flags.ts';
-import { brokerContext, profileLayer } from '../../kernel/run/grant.ts';
-import { createScriptRunner } from '../../kernel/run/script-runner.ts';
+import { brokerContext, profileLayer } from '../../kernel/broker/context.ts';
+import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-scope-'));
 const runner = await createScriptRunner({ cacheDir: mkdtempSync(path.join(os.tmpdir(), 'rtc-cache-')) });
@@ -179,5 +180,5 @@ function brokerFor(limits: { maxOps: number; maxQueued: number; maxBytes: number
   const profile = loadSandboxProfile('default');
   const ctx = brokerContext({ subject: 'test', layers: [flagsLayer([net()], dir), profileLayer(profile, dir)], cwd: dir, env: {}, profile, limits: profile.limits });
   ctx.scope = new RunScope(limits);
-  return new CapabilityBroker(ctx);
+  return new CapabilityBroker(ctx, DENO_OPS);
 }

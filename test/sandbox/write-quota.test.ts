@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AuditEvent } from '../../kernel/broker/op.ts';
-import { createScriptRunner, type ScriptRunner } from '../../kernel/run/script-runner.ts';
+import { createScriptRunner, type ScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 
 const CAP = 1 << 20;
 const ENTRIES = 64;

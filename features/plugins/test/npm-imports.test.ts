@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { installPackages } from '../../../sandboxes/loader/npm-install.ts';
 import { isKernelError } from '../../../kernel/errors.ts';
-import { createScriptRunner, type ScriptRunner } from '../../../kernel/run/script-runner.ts';
+import { createScriptRunner, type ScriptRunner } from '../../sandbox-run/runner/script-runner.ts';
 import { startNpmRegistry } from '../../../test/support/npm-registry.ts';
 
 let registry: { url: string; close: () => Promise<void> };

@@ -11,7 +11,7 @@ import { personaBindings } from '../bindings.ts';
 import { PersonaPlugins } from '../../../kernel/loop/persona-plugins.ts';
 import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
 import { emptyPermissionSet } from '../../../kernel/permissions/descriptors.ts';
-import { createScriptRunner } from '../../../kernel/run/script-runner.ts';
+import { createScriptRunner } from '../../sandbox-run/runner/script-runner.ts';
 import { defaultSandboxKit } from '../../../sandboxes/index.ts';
 import { personaToolRunners } from '../tool-runners.ts';
 import { CACHE_DIR, events, T0, tempDir } from './helpers.ts';

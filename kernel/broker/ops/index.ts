@@ -1,4 +1,9 @@
-/** Every operation a sandboxed plugin or script can ask the broker for. */
+/**
+ * The kernel's built-in op extension: every operation a sandboxed plugin or script can ask
+ * the broker for except those the sandbox brings (the subprocess ops: sandboxes/deno). A
+ * broker answers from an OpTable of this and the composition's extensions (extension.ts).
+ */
+import type { Extension } from '../extension.ts';
 import type { OpDefinition } from '../op.ts';
 import { envDelete, envGet, envSet, envToObject } from './env.ts';
 import { clockMonotonic, clockNow, clockOrigin, randomBytesOp, randomSeed } from './entropy.ts';
@@ -6,14 +11,12 @@ import { cwd, mkdir, readDir, readFile, readTextFile, realPath, remove, stat, wr
 import { netFetch } from './net.ts';
 import { FILE_OPS } from './fs-file.ts';
 import { PROCESS_OPS } from './process.ts';
-import { SPAWN_OPS } from './run-spawn.ts';
 import { testPermissions } from './test-permissions.ts';
 import { subtleCall } from './subtle.ts';
 import { copyFile, copyFileSync } from './fs-copy.ts';
 import { chmod, chown, link, makeTempDir, makeTempFile, readLink, rename, symlink, truncate, umask, utime, watchFs } from './fs-more.ts';
 import { netClose, netRead } from './net-body.ts';
 import { permissionsQuery, permissionsRequest, permissionsRevoke } from './permissions.ts';
-import { runOutput } from './run.ts';
 import { BINDING_OPS } from './bindings.ts';
 import { FILE_BINDING_OPS } from '../../persistence/file-bindings.ts';
 import { SQLITE_BINDING_OPS } from '../../persistence/sqlite-bindings.ts';
@@ -22,21 +25,21 @@ import { LEDGER_BINDING_OPS } from '../../persistence/ledger-bindings.ts';
 import { POSTGRES_BINDING_OPS } from '../../persistence/postgres/pg-bindings.ts';
 import { GATE_BINDING_OPS } from './gate-bindings.ts';
 
-export const OPS: ReadonlyMap<string, OpDefinition> = new Map(
-  [
+export const BUILT_IN_OPS: Extension = {
+  name: 'builtin',
+  ops: [
     readTextFile, readFile, writeFile, readDir, stat, mkdir, remove, realPath, cwd,
     copyFile, copyFileSync, rename, link, symlink, readLink, chmod, chown, truncate, utime, makeTempDir, makeTempFile, umask, watchFs,
     envGet, envSet, envDelete, envToObject,
     randomBytesOp, randomSeed, clockNow, clockMonotonic, clockOrigin,
     permissionsQuery, permissionsRequest, permissionsRevoke,
-    runOutput, netFetch, netRead, netClose,
+    netFetch, netRead, netClose,
     ...FILE_OPS,
     ...PROCESS_OPS,
-    ...SPAWN_OPS,
     testPermissions,
     subtleCall,
     ...BINDING_OPS,
     ...FILE_BINDING_OPS, ...SQLITE_BINDING_OPS, ...EVENT_BINDING_OPS, ...LEDGER_BINDING_OPS, ...POSTGRES_BINDING_OPS,
     ...GATE_BINDING_OPS,
-  ].map((op) => [op.name, op as OpDefinition]),
-);
+  ] as OpDefinition[],
+};

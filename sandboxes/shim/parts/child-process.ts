@@ -1,7 +1,7 @@
 /**
  * `Deno.ChildProcess`, what `new Deno.Command(...).spawn()` returns: `pid`, `stdin` (a
  * WritableStream), `stdout` and `stderr` (ReadableStreams), `status`, `output()`, `kill()`,
- * `ref()`/`unref()`. The child is a host resource (kernel/broker/ops/run-spawn.ts); its
+ * `ref()`/`unref()`. The child is a host resource (sandboxes/deno/ops/run-spawn.ts); its
  * streams pull and push chunks through the broker. A stream left as 'inherit' is copied to
  * the run's own output, as the child's output reaches Deno's terminal.
  */

@@ -1,7 +1,7 @@
 /**
  * `Deno.test` inside the isolate. Under `runtimectl sandbox test` (mode `test`) it records
  * each registration, in every form Deno accepts, with the position of the call; the host's
- * test runner (kernel/run/test-runner.ts) then asks for the list and runs the tests one by
+ * test runner (features/sandbox-run/runner/test-runner.ts) then asks for the list and runs the tests one by
  * one (`\u0000rtc.runTest`), each under its own permissions (the `test.permissions` op
  * narrows the run's grant for its duration) and with `t.step` reported as events on the
  * output channel the runner reads (fd 3), in the order they happen. Under `sandbox run`,

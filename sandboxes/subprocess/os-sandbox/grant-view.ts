@@ -92,6 +92,12 @@ export function grantView(grant: GrantLayers): GrantView {
   return { read: pathGrant(grant, 'read'), write: pathGrant(grant, 'write'), ...netGrant(grant) };
 }
 
+/** The hosts a subprocess under this grant may reach, as an executor's session states them: all, or these. */
+export function subprocessNet(grant: GrantLayers): true | string[] {
+  const view = netGrant(grant);
+  return view.netAll || (view.netAny && view.netHosts.length === 0) ? true : view.netHosts;
+}
+
 /** Whether a path is allowed by a folded path grant (denies win). */
 export function pathAllowed(g: PathGrant, p: string): boolean {
   if (g.deny === true) return false;

@@ -7,7 +7,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../version.ts';
+import { PROJECT_ROOT } from '../../../kernel/version.ts';
 
 const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 
@@ -15,7 +15,7 @@ function scriptText(cacheDir: string): string {
   const bin = path.join(PROJECT_ROOT, 'bin', 'runtimectl.js');
   return [
     '#!/bin/sh',
-    "# Deno.execPath() of runtimectl's sandbox: `deno run|eval|test` as runtimectl deno (kernel/run/exec-path.ts).",
+    "# Deno.execPath() of runtimectl's sandbox: `deno run|eval|test` as runtimectl deno (features/sandbox-run/runner/exec-path.ts).",
     `RUNTIMECTL_CACHE_DIR=${quote(cacheDir)} exec ${quote(process.execPath)} --no-node-snapshot ${quote(bin)} deno "$@"`,
     '',
   ].join('\n');

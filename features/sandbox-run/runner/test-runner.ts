@@ -15,15 +15,15 @@
  * while it runs (kernel/broker/ops/test-permissions.ts). Sanitizers are not run. Exit status
  * 1 when a test failed, a file failed to load, or `only` was used, as in Deno.
  */
-import type { AuditEvent } from '../broker/op.ts';
-import { defaultCacheDir } from '../../sandboxes/loader/bundle.ts';
-import type { StackMapper } from '../../sandboxes/loader/stack-remap.ts';
-import { WriteQuota, type WriteQuotaLimits, type WriteQuotaUsage } from '../broker/write-quota.ts';
-import { isKernelError, kernelError } from '../errors.ts';
-import { assertNodeFlags } from '../node-flags.ts';
-import { IsolateRuntime, type CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
-import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
-import { RemoteRuntime } from '../../sandboxes/pool/remote-runtime.ts';
+import type { AuditEvent } from '../../../kernel/broker/op.ts';
+import { defaultCacheDir } from '../../../sandboxes/loader/bundle.ts';
+import type { StackMapper } from '../../../sandboxes/loader/stack-remap.ts';
+import { WriteQuota, type WriteQuotaLimits, type WriteQuotaUsage } from '../../../kernel/broker/write-quota.ts';
+import { isKernelError, kernelError } from '../../../kernel/errors.ts';
+import { assertNodeFlags } from '../../../kernel/node-flags.ts';
+import { IsolateRuntime, type CompiledSource } from '../../../sandboxes/isolate/isolate-runtime.ts';
+import { loadShim } from '../../../sandboxes/isolate/shim-source.ts';
+import { RemoteRuntime } from '../../../sandboxes/pool/remote-runtime.ts';
 import { prepareModule, type PreparedModule } from './prepare.ts';
 import type { ScriptLimits } from './script-run-types.ts';
 import { displayPath, findTestFiles } from './test-files.ts';

@@ -6,7 +6,7 @@
  */
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { kernelError } from '../errors.ts';
+import { kernelError } from '../../../kernel/errors.ts';
 
 const TEST_FILE = /(^|[._])test\.(ts|tsx|mts|js|mjs|jsx)$/;
 

@@ -8,11 +8,11 @@
  * `run.write` and `run.closeStdin`, `run.wait`, `run.kill`. Closing the resource, or the end
  * of the run, kills the child's whole process group.
  */
-import { SpawnedChild, type StdioMode } from '../../../sandboxes/subprocess/spawn-command.ts';
-import { DenoOpError } from '../deno-error.ts';
-import { defineOp, type BrokerContext } from '../op.ts';
-import { resourcesOf, type Resource } from '../resources.ts';
-import { int, record, str } from './args.ts';
+import { SpawnedChild, type StdioMode } from '../../subprocess/spawn-command.ts';
+import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
+import { defineOp, type BrokerContext } from '../../../kernel/broker/op.ts';
+import { resourcesOf, type Resource } from '../../../kernel/broker/resources.ts';
+import { int, record, str } from '../../../kernel/broker/ops/args.ts';
 import { commandAttempts, osSandboxFor, runOutput, sandboxUnavailable, spawnFailure } from './run.ts';
 
 interface ChildResource extends Resource {

@@ -4,8 +4,8 @@
  * an output block around what the test printed, nested `t.step` lines, then the ERRORS and
  * FAILURES sections and the summary line (`ok | 3 passed (1 step) | 0 failed (12ms)`).
  */
-import type { StackMapper } from '../../sandboxes/loader/stack-remap.ts';
-import { firstUserFrame, mapUncaughtReport } from '../../sandboxes/loader/stack-remap.ts';
+import type { StackMapper } from '../../../sandboxes/loader/stack-remap.ts';
+import { firstUserFrame, mapUncaughtReport } from '../../../sandboxes/loader/stack-remap.ts';
 import { displayPath } from './test-files.ts';
 
 export interface TestErrorInfo {

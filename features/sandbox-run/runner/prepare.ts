@@ -7,22 +7,23 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { bundleEntry, readSourceMap } from '../../sandboxes/loader/bundle.ts';
-import { stackMapper, type StackMapper } from '../../sandboxes/loader/stack-remap.ts';
-import { kernelError } from '../errors.ts';
-import type { AuditEvent, OsSandboxSettings, WorldSources } from '../broker/op.ts';
-import type { Tape } from '../broker/tape.ts';
-import { PermissionGate, type PermissionLayer } from '../permissions/gate.ts';
-import { importScopeOf } from '../../sandboxes/loader/import-scope.ts';
-import { kernelFilesOf } from '../../sandboxes/loader/module-loader.ts';
-import { CapabilityBroker } from '../broker/broker.ts';
-import { loadSandboxProfile, type Limits, type SandboxProfile } from '../manifest/sandbox-profile.ts';
-import type { WriteQuota, WriteQuotaLimits } from '../broker/write-quota.ts';
-import { flagsLayer } from '../permissions/parse-flags.ts';
-import type { CompiledSource } from '../../sandboxes/isolate/isolate-runtime.ts';
-import { withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
+import { bundleEntry, readSourceMap } from '../../../sandboxes/loader/bundle.ts';
+import { stackMapper, type StackMapper } from '../../../sandboxes/loader/stack-remap.ts';
+import { kernelError } from '../../../kernel/errors.ts';
+import type { AuditEvent, OsSandboxSettings, WorldSources } from '../../../kernel/broker/op.ts';
+import type { Tape } from '../../../kernel/broker/tape.ts';
+import { PermissionGate, type PermissionLayer } from '../../../kernel/permissions/gate.ts';
+import { importScopeOf } from '../../../sandboxes/loader/import-scope.ts';
+import { kernelFilesOf } from '../../../sandboxes/loader/module-loader.ts';
+import { CapabilityBroker } from '../../../kernel/broker/broker.ts';
+import { DENO_OPS } from '../../../sandboxes/deno/index.ts';
+import { loadSandboxProfile, type Limits, type SandboxProfile } from '../../../kernel/manifest/sandbox-profile.ts';
+import type { WriteQuota, WriteQuotaLimits } from '../../../kernel/broker/write-quota.ts';
+import { flagsLayer } from '../../../kernel/permissions/parse-flags.ts';
+import type { CompiledSource } from '../../../sandboxes/isolate/isolate-runtime.ts';
+import { withCodeCache } from '../../../sandboxes/isolate/shim-source.ts';
 import { denoExecPath } from './exec-path.ts';
-import { brokerContext, profileLayer } from './grant.ts';
+import { brokerContext, profileLayer } from '../../../kernel/broker/context.ts';
 import type { ScriptLimits } from './script-run-types.ts';
 
 export interface PrepareRequest {
@@ -95,6 +96,7 @@ export async function prepareModule(request: PrepareRequest): Promise<PreparedMo
       ...(request.warn ? { warn: request.warn } : {}),
       ...(request.writeQuota ? { writeQuota: request.writeQuota } : {}),
     }),
+    DENO_OPS,
   );
   // The module's subprocesses (run.output and spawn) run in the OS sandbox from its grant; the
   // kernel's cache stays hidden even under -A.

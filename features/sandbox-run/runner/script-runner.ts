@@ -4,16 +4,16 @@
  * isolate, or an isolate inside a warm sandbox host process. One runner can serve many
  * runs and keeps its process pool warm between them.
  */
-import { defaultCacheDir } from '../../sandboxes/loader/bundle.ts';
-import { mapUncaughtReport } from '../../sandboxes/loader/stack-remap.ts';
-import { isKernelError, type KernelError } from '../errors.ts';
-import type { AuditEvent } from '../broker/op.ts';
-import type { CapabilityBroker } from '../broker/broker.ts';
-import type { Limits, SandboxProfile } from '../manifest/sandbox-profile.ts';
-import { assertNodeFlags } from '../node-flags.ts';
-import { IsolateRuntime, type CompiledSource, type RunOutcome, type Usage } from '../../sandboxes/isolate/isolate-runtime.ts';
-import { loadShim } from '../../sandboxes/isolate/shim-source.ts';
-import { ProcessPool } from '../../sandboxes/pool/process-pool.ts';
+import { defaultCacheDir } from '../../../sandboxes/loader/bundle.ts';
+import { mapUncaughtReport } from '../../../sandboxes/loader/stack-remap.ts';
+import { isKernelError, type KernelError } from '../../../kernel/errors.ts';
+import type { AuditEvent } from '../../../kernel/broker/op.ts';
+import type { CapabilityBroker } from '../../../kernel/broker/broker.ts';
+import type { Limits, SandboxProfile } from '../../../kernel/manifest/sandbox-profile.ts';
+import { assertNodeFlags } from '../../../kernel/node-flags.ts';
+import { IsolateRuntime, type CompiledSource, type RunOutcome, type Usage } from '../../../sandboxes/isolate/isolate-runtime.ts';
+import { loadShim } from '../../../sandboxes/isolate/shim-source.ts';
+import { ProcessPool } from '../../../sandboxes/pool/process-pool.ts';
 import { prepareModule } from './prepare.ts';
 import type { ScriptRunRequest, ScriptRunResult } from './script-run-types.ts';
 

@@ -17,18 +17,18 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { grantView } from '../../../sandboxes/subprocess/os-sandbox/grant-view.ts';
-import type { SandboxContext } from '../../../sandboxes/subprocess/os-sandbox/plan.ts';
-import { runCommand, type OsSandboxRequest } from '../../../sandboxes/subprocess/run-command.ts';
-import { gateNetPolicy } from '../../../sandboxes/subprocess/os-sandbox/net-proxy.ts';
-import { isKernelError } from '../../errors.ts';
-import { PROJECT_ROOT } from '../../version.ts';
-import { Refusal } from '../refusal.ts';
-import { canonicalCommand, resolveCommand } from '../../permissions/run-grants.ts';
-import { DenoOpError } from '../deno-error.ts';
-import { defineOp, type BrokerContext } from '../op.ts';
-import { bool, optStr, record, resolvePath, str } from './args.ts';
-import { rawObject, type Attempt } from '../attempts.ts';
+import { grantView } from '../../subprocess/os-sandbox/grant-view.ts';
+import type { SandboxContext } from '../../subprocess/os-sandbox/plan.ts';
+import { runCommand, type OsSandboxRequest } from '../../subprocess/run-command.ts';
+import { gateNetPolicy } from '../../subprocess/os-sandbox/net-proxy.ts';
+import { isKernelError } from '../../../kernel/errors.ts';
+import { PROJECT_ROOT } from '../../../kernel/version.ts';
+import { Refusal } from '../../../kernel/broker/refusal.ts';
+import { canonicalCommand, resolveCommand } from '../../../kernel/permissions/run-grants.ts';
+import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
+import { defineOp, type BrokerContext } from '../../../kernel/broker/op.ts';
+import { bool, optStr, record, resolvePath, str } from '../../../kernel/broker/ops/args.ts';
+import { rawObject, type Attempt } from '../../../kernel/broker/attempts.ts';
 
 /** Variables that change what a binary loads: Deno asks for the whole --allow-run to pass them. */
 export function loaderVariables(env: Readonly<Record<string, string>>): string[] {

@@ -1,9 +1,9 @@
 /** Builds the permission gate and broker context for one sandboxed run or plugin instance. */
-import type { AuditEvent, BrokerContext, KernelFiles, WorldSources } from '../broker/op.ts';
-import { RunScope, scopeLimits } from '../broker/run-scope.ts';
-import { checkedConnector } from '../broker/checked-address.ts';
-import { WriteQuota, type WriteQuotaLimits } from '../broker/write-quota.ts';
-import type { Tape } from '../broker/tape.ts';
+import type { AuditEvent, BrokerContext, KernelFiles, WorldSources } from './op.ts';
+import { RunScope, scopeLimits } from './run-scope.ts';
+import { checkedConnector } from './checked-address.ts';
+import { WriteQuota, type WriteQuotaLimits } from './write-quota.ts';
+import type { Tape } from './tape.ts';
 import type { Limits, SandboxProfile } from '../manifest/sandbox-profile.ts';
 import { toPermissionSet } from '../manifest/permissions-schema.ts';
 import { PermissionGate, type PermissionLayer } from '../permissions/gate.ts';

@@ -39,16 +39,16 @@ export interface ScriptRunRequest {
    * effects go on, the clock it sees, the recorded bundle to run instead of building `file`,
    * and where its capability decisions are audited (default: the runner's).
    */
-  layers?: import('../permissions/gate.ts').PermissionLayer[];
+  layers?: import('../../../kernel/permissions/gate.ts').PermissionLayer[];
   subject?: string;
-  tape?: import('../broker/tape.ts').Tape;
-  sources?: import('../broker/op.ts').WorldSources;
+  tape?: import('../../../kernel/broker/tape.ts').Tape;
+  sources?: import('../../../kernel/broker/op.ts').WorldSources;
   bundle?: { code: string; digest: string };
   /** told the code that runs, once it is built (what a recording keeps); not told when the build failed */
   onBundle?: (bundle: { code: string; digest: string }) => void;
-  audit?: (event: import('../broker/op.ts').AuditEvent) => void;
+  audit?: (event: import('../../../kernel/broker/op.ts').AuditEvent) => void;
   /** the OS sandbox of the script's subprocesses (default: required, the kernel's cache hidden) */
-  os?: import('../broker/op.ts').OsSandboxSettings;
+  os?: import('../../../kernel/broker/op.ts').OsSandboxSettings;
 }
 
 export interface ScriptRunResult {

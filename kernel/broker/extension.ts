@@ -1,0 +1,37 @@
+/**
+ * Ops come in extensions, as Deno's do (`deno_core::extension!(deno_fs, ops = [...])` over an
+ * injected FileSystem): the kernel's built-in set (ops/index.ts) and what the sandbox brings
+ * (sandboxes/deno: the subprocess ops, which start children in the OS sandbox). The
+ * composition hands its extensions in (SandboxKit.extensions) and each broker answers from
+ * the table made of them; an op no extension registers is RTC_ERR_BROKER_UNKNOWN_OP, and two
+ * extensions naming one op is a composition bug, refused when the table is made.
+ */
+import { kernelError } from '../errors.ts';
+import type { OpDefinition } from './op.ts';
+
+export interface Extension {
+  /** what errors name it by: `builtin`, `deno.run` */
+  readonly name: string;
+  readonly ops: readonly OpDefinition[];
+}
+
+/** Every op a broker can answer, by name, and the extensions they came from. */
+export interface OpTable extends ReadonlyMap<string, OpDefinition> {
+  readonly extensions: readonly Extension[];
+}
+
+export function opTable(extensions: readonly Extension[]): OpTable {
+  const ops = new Map<string, OpDefinition>();
+  const from = new Map<string, string>();
+  for (const extension of extensions) {
+    for (const op of extension.ops) {
+      const earlier = from.get(op.name);
+      if (earlier !== undefined) {
+        throw kernelError('RTC_ERR_BROKER_DUPLICATE_OP', `broker operation "${op.name}" is registered by both the ${earlier} and the ${extension.name} extension`, { internal: true, details: { op: op.name, extensions: [earlier, extension.name] } });
+      }
+      from.set(op.name, extension.name);
+      ops.set(op.name, op);
+    }
+  }
+  return Object.assign(ops, { extensions: [...extensions] });
+}
