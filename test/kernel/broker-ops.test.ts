@@ -10,12 +10,13 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { CapabilityBroker } from '../../kernel/broker/broker.ts';
 import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
-import { brokerContext, profileLayer } from '../../kernel/run/grant.ts';
+import { brokerContext, profileLayer } from '../../kernel/broker/context.ts';
+import { DENO_OPS } from '../../sandboxes/deno/index.ts';
 
 function broker(): CapabilityBroker {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-broker-'));
   const profile = loadSandboxProfile('default');
-  return new CapabilityBroker(brokerContext({ subject: 'test', layers: [profileLayer(profile, dir)], cwd: dir, env: {}, profile, limits: profile.limits }));
+  return new CapabilityBroker(brokerContext({ subject: 'test', layers: [profileLayer(profile, dir)], cwd: dir, env: {}, profile, limits: profile.limits }), DENO_OPS);
 }
 
 test('an op the broker does not have is RTC_ERR_BROKER_UNKNOWN_OP, naming it', () => {

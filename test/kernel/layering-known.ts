@@ -15,48 +15,8 @@ export const KNOWN_OFFENDERS: KnownOffenders = {
   'features/mcp/harness-server.ts': [
     'bin/runtimectl.js', // features
   ],
-  'kernel/broker/ops/run-spawn.ts': [
-    'sandboxes/subprocess/spawn-command.ts', // kernel
-  ],
-  'kernel/broker/ops/run.ts': [
-    'sandboxes/subprocess/os-sandbox/grant-view.ts', // kernel
-    'sandboxes/subprocess/os-sandbox/net-proxy.ts', // kernel
-    'sandboxes/subprocess/os-sandbox/plan.ts', // kernel
-    'sandboxes/subprocess/run-command.ts', // kernel
-  ],
-  'kernel/loop/persona-plugins.ts': [
-    'sandboxes/subprocess/os-sandbox/grant-view.ts', // kernel
-  ],
-  'kernel/loop/persona-runtime.ts': [
-    'sandboxes/subprocess/run-command.ts', // kernel
-  ],
-  'kernel/run/exec-path.ts': [
-    'bin/runtimectl.js', // kernel
-  ],
-  'kernel/run/prepare.ts': [
-    'sandboxes/isolate/isolate-runtime.ts', // kernel
-    'sandboxes/isolate/shim-source.ts', // kernel
-    'sandboxes/loader/bundle.ts', // kernel
-    'sandboxes/loader/import-scope.ts', // kernel
-    'sandboxes/loader/module-loader.ts', // kernel
-    'sandboxes/loader/stack-remap.ts', // kernel
-  ],
-  'kernel/run/script-runner.ts': [
-    'sandboxes/isolate/isolate-runtime.ts', // kernel
-    'sandboxes/isolate/shim-source.ts', // kernel
-    'sandboxes/loader/bundle.ts', // kernel
-    'sandboxes/loader/stack-remap.ts', // kernel
-    'sandboxes/pool/process-pool.ts', // kernel
-  ],
-  'kernel/run/test-report.ts': [
-    'sandboxes/loader/stack-remap.ts', // kernel
-  ],
-  'kernel/run/test-runner.ts': [
-    'sandboxes/isolate/isolate-runtime.ts', // kernel
-    'sandboxes/isolate/shim-source.ts', // kernel
-    'sandboxes/loader/bundle.ts', // kernel
-    'sandboxes/loader/stack-remap.ts', // kernel
-    'sandboxes/pool/remote-runtime.ts', // kernel
+  'features/sandbox-run/runner/exec-path.ts': [
+    'bin/runtimectl.js', // features
   ],
   'plugins/ledger/model/lifecycle.ts': [
     'kernel/errors.ts', // plugins
@@ -71,6 +31,17 @@ export const KNOWN_OFFENDERS: KnownOffenders = {
   'plugins/ledger/rows-repo.ts': [
     'kernel/errors.ts', // plugins
     'kernel/manifest/zod-error.ts', // plugins
+  ],
+  'sandboxes/deno/index.ts': [
+    'kernel/broker/ops/index.ts', // sandboxes
+  ],
+  'sandboxes/deno/ops/run-spawn.ts': [
+    'kernel/broker/ops/args.ts', // sandboxes
+    'kernel/broker/resources.ts', // sandboxes
+  ],
+  'sandboxes/deno/ops/run.ts': [
+    'kernel/broker/attempts.ts', // sandboxes
+    'kernel/broker/ops/args.ts', // sandboxes
   ],
   'sandboxes/loader/bundle.ts': [
     'kernel/shown-path.ts', // sandboxes
