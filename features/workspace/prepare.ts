@@ -18,7 +18,7 @@
  * written through.
  */
 import { createHash } from 'node:crypto';
-import { lstatSync, readlinkSync, symlinkSync, unlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, readlinkSync, symlinkSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { inHeld, mkdirBeneath, readFileBeneath, withParentHeld, writeFileBeneath } from '../../kernel/storage/no-follow.ts';
@@ -166,6 +166,9 @@ export function prepareWorkspace(input: PrepareWorkspaceInput): PreparedWorkspac
   const existing = lstatOrUndefined(dir);
   if (existing !== undefined && !existing.isDirectory()) throw conflict(dir, 'exists and is not a directory (a link here is refused, too)');
   const created = existing === undefined;
+  // The anchor (the state directory) is the operator's, made plainly when missing; below it
+  // nothing is followed through a link.
+  mkdirSync(anchor, { recursive: true });
   mkdirBeneath(dir, { anchor });
 
   const changes: string[] = [];
