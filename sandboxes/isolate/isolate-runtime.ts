@@ -77,6 +77,30 @@ const errJson = (cls: string, message: string): string => JSON.stringify({ err: 
 
 /** Wall-time bound of installing the shim in a fresh isolate (kernel code only). */
 const SHIM_INSTALL_WALL_MS = 30_000;
+
+/**
+ * Isolates still alive when the process exits are disposed first, in the `exit` handler, while
+ * the host's environment still exists. Left to isolated-vm's own teardown, an isolate with work
+ * pending (a resident plugin, a shared persistence instance) has aborted the process now and
+ * then under load (`IsolateEnvironment::GetCurrent(): Assertion environment != nullptr`), turning
+ * a clean exit into SIGABRT.
+ */
+const LIVE = new Set<IsolateRuntime>();
+let exitHooked = false;
+function disposeAtExit(runtime: IsolateRuntime): void {
+  LIVE.add(runtime);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once('exit', () => {
+    for (const live of LIVE) {
+      try {
+        live.dispose();
+      } catch {
+        // exiting: nothing more to do for it
+      }
+    }
+  });
+}
 export class IsolateRuntime {
   readonly isolate: ivm.Isolate;
   readonly #context: ivm.Context;
@@ -110,6 +134,7 @@ export class IsolateRuntime {
     this.#disposed.catch(() => undefined);
     this.isolate = new ivm.Isolate({ memoryLimit: options.limits.memoryMb });
     this.#context = this.isolate.createContextSync();
+    disposeAtExit(this);
   }
 
   /** A new isolate with the shim installed and nothing else. */
@@ -160,6 +185,7 @@ export class IsolateRuntime {
       resolve(true);
     }
     this.#timers.clear();
+    LIVE.delete(this);
     if (!this.isolate.isDisposed) this.isolate.dispose();
     this.#rejectDisposed(new Error('Isolate is disposed'));
     this.#wake?.();

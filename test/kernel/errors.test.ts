@@ -22,6 +22,7 @@ const BEFORE_THE_PATTERN = new Set(['RTC_ERR_UNSUPPORTED']);
 /** Every code, sorted. Add yours in its place (sorted, so two additions are two hunks). */
 const EXPECTED_CODES = [
   'RTC_ERR_BROKER_BAD_ARGS',
+  'RTC_ERR_BROKER_DUPLICATE_OP',
   'RTC_ERR_BROKER_UNKNOWN_OP',
   'RTC_ERR_BUILD_FAILED',
   'RTC_ERR_BUILD_IMPORT_SCOPE',
