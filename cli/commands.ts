@@ -41,7 +41,7 @@ import { withDsnFlag } from '../features/persistence/dsn.ts';
  * (features/persistence/dsn.ts), the same way. `run` takes it itself (its workers need it);
  * these parse their own --dsn and get the same context.
  */
-const PARSE_THEIR_OWN_DSN = new Set(['status', 'activity', 'persistence export', 'persistence status']);
+const PARSE_THEIR_OWN_DSN = new Set(['status', 'activity', 'verify', 'persistence export', 'persistence status']);
 const OPEN_PERSONA_STATE = new Set(['verify', 'logs', 'serve', 'replay', 'gate', 'tools', 'mcp', 'inbox', 'proposals', 'ledger', 'events', 'archive']);
 
 function dsnAware(command: Command): Command {

@@ -123,11 +123,11 @@ test('a binding the plugin does not declare throws NotCapable naming the manifes
   assert.equal(result.create, 'NotCapable: Requires the "ledger" binding: plugin executor.binder does not declare it (plugin.yaml bindings: [memory])');
 });
 
-test('a script run outside any persona has no bindings', async () => {
+test('a script run outside any persona has no bindings: its globals are Deno\'s alone, no Runtimectl object', async () => {
   const dir = tempDir();
-  writeFileSync(path.join(dir, 'b.ts'), 'try { await (globalThis as any).Runtimectl.bindings.memory.read(); } catch (e) { console.log((e as Error).name, (e as Error).message); }\n');
+  writeFileSync(path.join(dir, 'b.ts'), 'console.log(typeof (globalThis as any).Runtimectl, Object.getOwnPropertyNames(globalThis).includes("Runtimectl"));\ntry { await (globalThis as any).Runtimectl.bindings.memory.read(); } catch (e) { console.log((e as Error).name); }\n');
   const runner = await createScriptRunner({ cacheDir: CACHE_DIR });
   cleanups.push(() => runner.close());
   const r = await runner.run({ file: 'b.ts', args: [], permissionFlags: [], cwd: dir, env: {}, profile: 'trusted' });
-  assert.equal(r.stdout, 'NotCapable Requires the "memory" binding: bindings exist only for plugins a persona runs\n');
+  assert.equal(r.stdout, 'undefined false\nTypeError\n');
 });

@@ -261,37 +261,37 @@ function sqliteRow<T>(file: string, sql: string): T {
 const SQLITE_DAMAGE: Damage[] = [
   {
     name: 'an edited event row',
-    apply: (_m, dir) => sqlite(path.join(dir, 'persistence.db'), "UPDATE events SET payload = replace(payload, '\"cycle\":', '\"cycle\":1') WHERE seq = (SELECT max(seq) FROM events)"),
-    finding: /^events: error: .*persistence\.db.* \(seq \d+\): RTC_ERR_EVENTS_\w+: /,
+    apply: (_m, dir) => sqlite(path.join(dir, 'logs', 'events.db'), "UPDATE events SET payload = replace(payload, '\"cycle\":', '\"cycle\":1') WHERE seq = (SELECT max(seq) FROM events)"),
+    finding: /^events: error: .*logs\/events\.db.* \(seq \d+\): RTC_ERR_EVENTS_\w+: /,
   },
   {
     name: 'a truncated event row',
-    apply: (_m, dir) => sqlite(path.join(dir, 'persistence.db'), 'UPDATE events SET payload = substr(payload, 1, 40) WHERE seq = (SELECT max(seq) FROM events)'),
-    finding: /^events: error: .*persistence\.db.* \(seq \d+\): RTC_ERR_EVENTS_\w+: /,
+    apply: (_m, dir) => sqlite(path.join(dir, 'logs', 'events.db'), 'UPDATE events SET payload = substr(payload, 1, 40) WHERE seq = (SELECT max(seq) FROM events)'),
+    finding: /^events: error: .*logs\/events\.db.* \(seq \d+\): RTC_ERR_EVENTS_\w+: /,
   },
   {
     name: 'a removed event row',
-    apply: (_m, dir) => sqlite(path.join(dir, 'persistence.db'), 'DELETE FROM events WHERE seq = (SELECT min(seq) + 1 FROM events)'),
-    finding: /^events: error: .*persistence\.db.*: RTC_ERR_EVENTS_CHAIN: /,
+    apply: (_m, dir) => sqlite(path.join(dir, 'logs', 'events.db'), 'DELETE FROM events WHERE seq = (SELECT min(seq) + 1 FROM events)'),
+    finding: /^events: error: .*logs\/events\.db.*: RTC_ERR_EVENTS_CHAIN: /,
   },
   {
     name: 'a missing sealed segment',
-    apply: (_m, dir) => sqlite(path.join(dir, 'persistence.db'), 'DELETE FROM event_segments WHERE segment = 1'),
-    finding: /^events: error: .*persistence\.db#event_index: RTC_ERR_HISTORY_INDEX: describes \d+ segments, but \d+ are stored/,
+    apply: (_m, dir) => sqlite(path.join(dir, 'logs', 'events.db'), 'DELETE FROM event_segments WHERE segment = 1'),
+    finding: /^events: error: .*logs\/events\.db#event_index: RTC_ERR_HISTORY_INDEX: describes \d+ segments, but \d+ are stored/,
   },
   {
     name: 'an edited sealed segment',
     apply: (_m, dir) => {
-      const file = path.join(dir, 'persistence.db');
+      const file = path.join(dir, 'logs', 'events.db');
       const { data } = sqliteRow<{ data: Buffer }>(file, 'SELECT data FROM event_segments WHERE segment = 1');
       sqlite(file, 'UPDATE event_segments SET data = ? WHERE segment = 1', gzipSync(Buffer.from(gunzipSync(data).toString('utf8').replace('"persona_start"', '"persona_stop"'))));
     },
-    finding: /^events: error: .*persistence\.db#event_segments\/1: RTC_ERR_HISTORY_SEGMENT: its bytes do not hash to the digest recorded/,
+    finding: /^events: error: .*logs\/events\.db#event_segments\/1: RTC_ERR_HISTORY_SEGMENT: its bytes do not hash to the digest recorded/,
   },
   {
     name: 'a missing checkpoint',
-    apply: (_m, dir) => sqlite(path.join(dir, 'persistence.db'), "DELETE FROM history_documents WHERE name = 'checkpoint'"),
-    finding: /^events: error: .*persistence\.db.*checkpoint.*: RTC_ERR_HISTORY_CHECKPOINT: missing, though \d+ segment\(s\) are sealed/,
+    apply: (_m, dir) => sqlite(path.join(dir, 'logs', 'events.db'), "DELETE FROM history_documents WHERE name = 'checkpoint'"),
+    finding: /^events: error: .*logs\/events\.db.*checkpoint.*: RTC_ERR_HISTORY_CHECKPOINT: missing, though \d+ segment\(s\) are sealed/,
   },
   ...TRACE_FILE_DAMAGE,
   {
@@ -378,7 +378,7 @@ describe('postgres: verify reads the rows', { skip }, () => {
     try {
       const blind = await verify(made, ['--state-dir', made.state, '--plugins-dir', made.plugins], {});
       assert.equal(blind.status, 1);
-      assert.deepEqual(findings(blind.report), [`events: error: ${made.personaDir}: RTC_ERR_PERSISTENCE_CONFIG: the events check could not run: persona ${id} keeps its state in Postgres, but no database is named: set RUNTIMECTL_POSTGRES_DSN (or pass --dsn)`]);
+      assert.deepEqual(findings(blind.report), [`events: error: ${made.personaDir}: RTC_ERR_PERSISTENCE_CONFIG: the events check could not run: persona ${id} keeps its state in Postgres, but no database is named: pass --dsn DSN or set RUNTIMECTL_POSTGRES_DSN`]);
       const dsnFlag = await verify(made, ['--state-dir', made.state, '--plugins-dir', made.plugins, '--dsn', pg.dsn], {});
       assert.equal(dsnFlag.status, 0, findings(dsnFlag.report).join('\n'));
     } finally {
@@ -396,30 +396,32 @@ describe('postgres: verify reads the rows', { skip }, () => {
 
     const p = `persona = '${id}'`;
     const damages: { name: string; sql: string; undo: string; finding: RegExp }[] = [];
+    // The kernel's tables are in runtimectl_kernel, a plugin's (trace, proposals, ledger) in runtimectl.
+    const schemaOf = (table: string) => (['events', 'event_segments', 'history_documents'].includes(table) ? 'runtimectl_kernel' : 'runtimectl');
     const swap = (table: string, key: string, column: string, where: string, from: string, to: string) => {
-      const [row] = rows(`SELECT ${key} AS k, ${column} AS v FROM runtimectl.${table} WHERE ${p} AND ${where}`);
+      const [row] = rows(`SELECT ${key} AS k, ${column} AS v FROM ${schemaOf(table)}.${table} WHERE ${p} AND ${where}`);
       assert.ok(row, `${table} has the row to damage`);
       return {
-        sql: `UPDATE runtimectl.${table} SET ${column} = replace(${column}, ${lit(from)}, ${lit(to)}) WHERE ${p} AND ${key} = ${lit(String(row.k))}`,
-        undo: `UPDATE runtimectl.${table} SET ${column} = ${lit(String(row.v))} WHERE ${p} AND ${key} = ${lit(String(row.k))}`,
+        sql: `UPDATE ${schemaOf(table)}.${table} SET ${column} = replace(${column}, ${lit(from)}, ${lit(to)}) WHERE ${p} AND ${key} = ${lit(String(row.k))}`,
+        undo: `UPDATE ${schemaOf(table)}.${table} SET ${column} = ${lit(String(row.v))} WHERE ${p} AND ${key} = ${lit(String(row.k))}`,
       };
     };
     const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
-    const lastSeq = Number(rows(`SELECT max(seq)::int AS n FROM runtimectl.events WHERE ${p}`)[0]!.n);
-    const segment = rows(`SELECT encode(data, 'base64') AS data FROM runtimectl.event_segments WHERE ${p} AND segment = 1`)[0]!.data as string;
-    const checkpoint = rows(`SELECT content FROM runtimectl.history_documents WHERE ${p} AND name = 'checkpoint'`)[0]!.content as string;
+    const lastSeq = Number(rows(`SELECT max(seq)::int AS n FROM runtimectl_kernel.events WHERE ${p}`)[0]!.n);
+    const segment = rows(`SELECT encode(data, 'base64') AS data FROM runtimectl_kernel.event_segments WHERE ${p} AND segment = 1`)[0]!.data as string;
+    const checkpoint = rows(`SELECT content FROM runtimectl_kernel.history_documents WHERE ${p} AND name = 'checkpoint'`)[0]!.content as string;
     const lastTrace = rows(`SELECT seq::int AS seq, line FROM runtimectl.trace_records WHERE ${p} ORDER BY seq DESC LIMIT 1`)[0]!;
     damages.push(
       { name: 'an edited event row', ...swap('events', 'seq', 'payload', `seq = ${lastSeq}`, '"cycle":', '"cycle":1'), finding: /^events: error: .* \(seq \d+\): RTC_ERR_EVENTS_\w+: / },
-      { name: 'a truncated event row', sql: `UPDATE runtimectl.events SET payload = substr(payload, 1, 40) WHERE ${p} AND seq = ${lastSeq}`, undo: swap('events', 'seq', 'payload', `seq = ${lastSeq}`, 'x', 'x').undo, finding: /^events: error: .* \(seq \d+\): RTC_ERR_EVENTS_\w+: / },
-      { name: 'a missing sealed segment', sql: `UPDATE runtimectl.event_segments SET segment = 99 WHERE ${p} AND segment = 1`, undo: `UPDATE runtimectl.event_segments SET segment = 1 WHERE ${p} AND segment = 99`, finding: /^events: error: .*: RTC_ERR_HISTORY_SEGMENT: sealed segment 1 is missing/ },
+      { name: 'a truncated event row', sql: `UPDATE runtimectl_kernel.events SET payload = substr(payload, 1, 40) WHERE ${p} AND seq = ${lastSeq}`, undo: swap('events', 'seq', 'payload', `seq = ${lastSeq}`, 'x', 'x').undo, finding: /^events: error: .* \(seq \d+\): RTC_ERR_EVENTS_\w+: / },
+      { name: 'a missing sealed segment', sql: `UPDATE runtimectl_kernel.event_segments SET segment = 99 WHERE ${p} AND segment = 1`, undo: `UPDATE runtimectl_kernel.event_segments SET segment = 1 WHERE ${p} AND segment = 99`, finding: /^events: error: .*: RTC_ERR_HISTORY_SEGMENT: sealed segment 1 is missing/ },
       {
         name: 'an edited sealed segment',
-        sql: `UPDATE runtimectl.event_segments SET data = decode(${lit(gzipSync(Buffer.from(gunzipSync(Buffer.from(segment, 'base64')).toString('utf8').replace('"persona_start"', '"persona_stop"'))).toString('base64'))}, 'base64') WHERE ${p} AND segment = 1`,
-        undo: `UPDATE runtimectl.event_segments SET data = decode(${lit(segment)}, 'base64') WHERE ${p} AND segment = 1`,
+        sql: `UPDATE runtimectl_kernel.event_segments SET data = decode(${lit(gzipSync(Buffer.from(gunzipSync(Buffer.from(segment, 'base64')).toString('utf8').replace('"persona_start"', '"persona_stop"'))).toString('base64'))}, 'base64') WHERE ${p} AND segment = 1`,
+        undo: `UPDATE runtimectl_kernel.event_segments SET data = decode(${lit(segment)}, 'base64') WHERE ${p} AND segment = 1`,
         finding: /^events: error: .*event_segments\(vp-postgres\)\/1: RTC_ERR_HISTORY_SEGMENT: its bytes do not hash to the digest recorded/,
       },
-      { name: 'a missing checkpoint', sql: `DELETE FROM runtimectl.history_documents WHERE ${p} AND name = 'checkpoint'`, undo: `INSERT INTO runtimectl.history_documents (persona, name, content) VALUES ('${id}', 'checkpoint', ${lit(checkpoint)})`, finding: /^events: error: .*: RTC_ERR_HISTORY_CHECKPOINT: missing, though \d+ segment\(s\) are sealed/ },
+      { name: 'a missing checkpoint', sql: `DELETE FROM runtimectl_kernel.history_documents WHERE ${p} AND name = 'checkpoint'`, undo: `INSERT INTO runtimectl_kernel.history_documents (persona, name, content) VALUES ('${id}', 'checkpoint', ${lit(checkpoint)})`, finding: /^events: error: .*: RTC_ERR_HISTORY_CHECKPOINT: missing, though \d+ segment\(s\) are sealed/ },
       { name: 'a broken trace record', ...swap('trace_records', 'seq', 'line', `seq = ${lastTrace.seq}`, '"cycle":', '"cycle":1'), finding: /^trace: error: .*: RTC_ERR_REPLAY_RECORDING: .*the record's content hashes to/ },
       { name: 'a removed trace record', sql: `DELETE FROM runtimectl.trace_records WHERE ${p} AND seq = ${lastTrace.seq}`, undo: `INSERT INTO runtimectl.trace_records (persona, seq, line) VALUES ('${id}', ${lastTrace.seq}, ${lit(String(lastTrace.line))})`, finding: /^trace: error: .* \(seq \d+\): RTC_ERR_REPLAY_RECORDING: cycle 7: its trace record [0-9a-f]{16}… is not in the trace/ },
       { name: 'a tampered proposal log', ...swap('proposals', 'seq', 'line', 'seq = 1', 'a fact worth keeping', 'a fact worth changing'), finding: /^proposals: error: .*: RTC_ERR_REVIEW_\w+: / },
