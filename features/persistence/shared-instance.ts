@@ -9,8 +9,8 @@ import { kernelError } from '../../kernel/errors.ts';
 import { emptyPermissionSet } from '../../kernel/permissions/descriptors.ts';
 import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
 import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
-import { STORAGE_BINDING_NAMES } from '../../kernel/persistence/binding-kit.ts';
-import { StorageHost } from '../../kernel/persistence/storage-session.ts';
+import { STORAGE_BINDING_NAMES } from './storage/binding-kit.ts';
+import { StorageHost } from './storage/storage-session.ts';
 import type { SandboxKit } from '../../kernel/sandbox.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';
 

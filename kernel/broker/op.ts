@@ -12,7 +12,6 @@ import type { OpTicket, RunScope } from './run-scope.ts';
 import type { Tape } from './tape.ts';
 import type { Attempt, AttemptsOf } from './attempts.ts';
 import type { PluginBindings } from './ops/bindings.ts';
-import type { StorageGrant } from '../persistence/binding-kit.ts';
 import type { ChildTrackerLike, OsSandboxView } from '../sandbox.ts';
 
 /**
@@ -26,6 +25,20 @@ export interface OsSandboxSettings extends OsSandboxView {
   tracker?: ChildTrackerLike;
   /** the kernel's environment, where bubblewrap is looked for (RUNTIMECTL_BWRAP, PATH); default: this process's */
   hostEnv?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * What the composition hands a storage plugin's broker (persistence backends and the ledger
+ * only): the storage bindings its manifest declares, and the host of its open sessions that the
+ * storage binding ops answer from. Those ops and the host are the persistence feature's
+ * (features/persistence/storage, an extension handed in); the kernel reads only `declared`
+ * (attempts.ts: whether a storage binding is granted), so the host is opaque here and the ops
+ * check it is theirs.
+ */
+export interface StorageGrant {
+  readonly host: object;
+  /** the storage bindings the manifest declares (and the host therefore serves) */
+  readonly declared: readonly string[];
 }
 
 export interface AuditEvent {
@@ -86,7 +99,7 @@ export interface BrokerContext {
   execPath?: string;
   /** kernel bindings this plugin may reach (declared by its manifest ∩ granted by its persona); see ops/bindings.ts */
   bindings?: PluginBindings;
-  /** storage bindings (persistence backends and the ledger only); see kernel/persistence/binding-kit.ts */
+  /** storage bindings (persistence backends and the ledger only): see StorageGrant */
   storage?: StorageGrant;
   /**
    * applied to the bytes of every file write before they reach the disk (a persona's plugins:

@@ -18,11 +18,7 @@ import { chmod, chown, link, makeTempDir, makeTempFile, readLink, rename, symlin
 import { netClose, netRead } from './net-body.ts';
 import { permissionsQuery, permissionsRequest, permissionsRevoke } from './permissions.ts';
 import { BINDING_OPS } from './bindings.ts';
-import { FILE_BINDING_OPS } from '../../persistence/file-bindings.ts';
-import { SQLITE_BINDING_OPS } from '../../persistence/sqlite-bindings.ts';
-import { EVENT_BINDING_OPS } from '../../persistence/event-bindings.ts';
-import { LEDGER_BINDING_OPS } from '../../persistence/ledger-bindings.ts';
-import { POSTGRES_BINDING_OPS } from '../../persistence/postgres/pg-bindings.ts';
+import { STORAGE_BINDING_OPS } from '../../../features/persistence/storage/extension.ts';
 import { GATE_BINDING_OPS } from './gate-bindings.ts';
 
 export const BUILT_IN_OPS: Extension = {
@@ -39,7 +35,7 @@ export const BUILT_IN_OPS: Extension = {
     testPermissions,
     subtleCall,
     ...BINDING_OPS,
-    ...FILE_BINDING_OPS, ...SQLITE_BINDING_OPS, ...EVENT_BINDING_OPS, ...LEDGER_BINDING_OPS, ...POSTGRES_BINDING_OPS,
+    ...STORAGE_BINDING_OPS.ops,
     ...GATE_BINDING_OPS,
   ] as OpDefinition[],
 };

@@ -20,7 +20,7 @@
  */
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { kernelError } from '../../errors.ts';
+import { kernelError } from '../../../../kernel/errors.ts';
 import type { PgBridge, Statement } from './pg-bridge.ts';
 
 export const DEFAULT_LEASE_SECONDS = 15;

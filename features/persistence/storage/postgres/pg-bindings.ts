@@ -19,14 +19,14 @@
  * that also renews the persona's lease and checks that the stored chain ends where this
  * writer's does.
  */
-import { DenoOpError } from '../../broker/deno-error.ts';
-import { Batch } from '../../events/batch.ts';
-import { checkEventRows, type StoredEventRow } from '../../events/rows.ts';
-import { kernelError } from '../../errors.ts';
+import { DenoOpError } from '../../../../kernel/broker/deno-error.ts';
+import { Batch } from '../../../../kernel/events/batch.ts';
+import { checkEventRows, type StoredEventRow } from '../../../../kernel/events/rows.ts';
+import { kernelError } from '../../../../kernel/errors.ts';
 import { noSession, storageOp } from '../binding-kit.ts';
 import { registerPlacementReader } from '../event-placement.ts';
 import { openRows, sealedAtOpen } from '../event-bindings.ts';
-import type { ScanStart } from '../../events/scan.ts';
+import type { ScanStart } from '../../../../kernel/events/scan.ts';
 import type { EventPlacement, StorageSession } from '../storage-session.ts';
 import type { PgBridge, Statement } from './pg-bridge.ts';
 import { takeLease, type Lease } from './pg-lease.ts';

@@ -1,39 +1,35 @@
 /**
  * The common frame of every storage binding op: the plugin must declare the binding (its
  * manifest's `bindings`) and the kernel must have granted it (only persistence and ledger
- * plugins are given a StorageGrant), the call must name an open session, and whatever the
+ * plugins are given a StorageGrant, kernel/broker/op.ts), the call must name an open session, and whatever the
  * op throws reaches the plugin as an ordinary Error whose message starts with the kernel's
  * error code, so a plugin that passes it on is reported with that code.
  */
-import { isKernelError } from '../errors.ts';
-import { DenoOpError } from '../broker/deno-error.ts';
-import { defineOp, type BrokerContext, type OpCall, type OpDefinition } from '../broker/op.ts';
-import { bindingAttempt } from '../broker/attempts.ts';
-import { Refusal } from '../broker/refusal.ts';
-import { record } from '../broker/ops/args.ts';
-import type { StorageHost, StorageSession } from './storage-session.ts';
+import { isKernelError, kernelError } from '../../../kernel/errors.ts';
+import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
+import { defineOp, type BrokerContext, type OpCall, type OpDefinition, type StorageGrant } from '../../../kernel/broker/op.ts';
+import { bindingAttempt } from '../../../kernel/broker/attempts.ts';
+import { Refusal } from '../../../kernel/broker/refusal.ts';
+import { record } from '../../../kernel/broker/ops/args.ts';
+import { StorageHost, type StorageSession } from './storage-session.ts';
 
 export const STORAGE_BINDING_NAMES = ['storage.files', 'storage.sqlite', 'storage.postgres', 'storage.ledger'] as const;
 export type StorageBindingName = (typeof STORAGE_BINDING_NAMES)[number];
-
-/** What the kernel hands a persistence (or ledger) plugin instance: its sessions and the storage it declared. */
-export interface StorageGrant {
-  host: StorageHost;
-  /** the storage bindings the manifest declares (and the kernel therefore serves) */
-  declared: readonly string[];
-}
 
 /**
  * A refusal is audited by the broker (a Refusal); a pass is not, unlike the persona bindings:
  * a storage op runs per appended batch, and the grant behind it is fixed at the plugin's load.
  */
-function admit(ctx: BrokerContext, call: OpCall, binding: StorageBindingName): StorageGrant {
-  const grant = ctx.storage;
+function admit(ctx: BrokerContext, call: OpCall, binding: StorageBindingName): StorageHost {
+  const grant: StorageGrant | undefined = ctx.storage;
   let why: string | undefined;
   if (!grant) why = 'storage bindings are handed only to persistence backends and the ledger';
   else if (!grant.declared.includes(binding)) why = `plugin ${ctx.subject} does not declare it (plugin.yaml bindings: [${grant.declared.join(', ')}])`;
   if (why !== undefined || !grant) call.refuse('binding', binding, `Requires the "${binding}" binding: ${why ?? 'not available'}`, 'binding');
-  return grant;
+  // The kernel keeps the grant's host opaque (kernel/broker/op.ts); only this feature makes one
+  // (shared-instance.ts), so another is a composition bug, never the plugin's doing.
+  if (!(grant.host instanceof StorageHost)) throw kernelError('RTC_ERR_PERSISTENCE_BINDING', `the storage grant of plugin ${ctx.subject} holds no storage host of the persistence feature`, { internal: true });
+  return grant.host;
 }
 
 /** The token names no session this binding serves: refused as the binding (audited by the broker). */
@@ -69,8 +65,7 @@ export function storageOp<A, R>(spec: StorageOpSpec<A, R>): OpDefinition<{ s: un
     needs: () => [],
     attempts: bindingAttempt(spec.binding),
     run(a, ctx, call) {
-      const grant = admit(ctx, call, spec.binding);
-      const session = grant.host.get(a.s, spec.binding);
+      const session = admit(ctx, call, spec.binding).get(a.s, spec.binding);
       if (spec.mode === 'sync') {
         try {
           return spec.run(session, a.args, ctx) as R;

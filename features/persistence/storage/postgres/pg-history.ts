@@ -10,9 +10,9 @@
  * open rows deleted and the next segment's header inserted as the only one. It commits whole
  * or not at all. Bytes cross the connection worker as base64 text (decode/encode in SQL).
  */
-import { kernelError } from '../../errors.ts';
-import { canonicalJson } from '../../events/canonical.ts';
-import type { ArchivedStub, HistoryDocument, HistoryStorage, SealedListing } from '../../history/storage.ts';
+import { kernelError } from '../../../../kernel/errors.ts';
+import { canonicalJson } from '../../../../kernel/events/canonical.ts';
+import type { ArchivedStub, HistoryDocument, HistoryStorage, SealedListing } from '../../../../kernel/history/storage.ts';
 import { checkOpenRows, openBytesOfRows, registerPlacementHistory } from '../placement-history.ts';
 import type { EventPlacement, StorageSession } from '../storage-session.ts';
 import { checkedRows, sessionLease } from './pg-bindings.ts';

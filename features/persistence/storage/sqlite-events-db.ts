@@ -32,8 +32,8 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { kernelError } from '../errors.ts';
-import { syncDirectory } from '../events/repair.ts';
+import { kernelError } from '../../../kernel/errors.ts';
+import { syncDirectory } from '../../../kernel/events/repair.ts';
 import { HISTORY_TABLES, HISTORY_TABLES_SQL } from './sqlite-history.ts';
 import type { StorageSession } from './storage-session.ts';
 

@@ -14,7 +14,7 @@
  *   commit  { base, seq, change, ops, note? } → { ok: true, version } once durable, or
  *           { ok: false } when the ledger changed since `base` (the plugin reloads and retries)
  */
-import { DenoOpError } from '../broker/deno-error.ts';
+import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
 import { noSession, optInt, storageOp } from './binding-kit.ts';
 import type { StorageSession } from './storage-session.ts';
 

@@ -8,8 +8,8 @@
  * the seal itself is one transaction.
  */
 import type Database from 'better-sqlite3';
-import { kernelError } from '../errors.ts';
-import type { ArchivedStub, HistoryDocument, HistoryStorage, SealedListing } from '../history/storage.ts';
+import { kernelError } from '../../../kernel/errors.ts';
+import type { ArchivedStub, HistoryDocument, HistoryStorage, SealedListing } from '../../../kernel/history/storage.ts';
 
 /** The kernel's history tables in a sqlite placement. */
 export const HISTORY_TABLES = ['event_segments', 'event_index', 'event_rollups', 'history_documents'] as const;

@@ -38,7 +38,7 @@
  * functions, and puts the plugin tables made before under the new policy (owned by the one
  * plugin component recorded, when there is exactly one).
  */
-import { kernelError } from '../../errors.ts';
+import { kernelError } from '../../../../kernel/errors.ts';
 import type { PgBridge, Statement } from './pg-bridge.ts';
 import { ensureLogin, rolePrefix, type Login } from './pg-roles.ts';
 

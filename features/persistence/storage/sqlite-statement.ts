@@ -18,7 +18,7 @@
  * whitespace and comments, as SQLite's own tokenizer skips them) is the statement's kind. The
  * rule is an allow-list of kinds: a first token that is not one of them is refused.
  */
-import { kernelError } from '../errors.ts';
+import { kernelError } from '../../../kernel/errors.ts';
 
 const ALLOWED = new Set(['select', 'insert', 'update', 'delete', 'replace', 'with', 'values', 'create', 'alter', 'drop']);
 

@@ -34,7 +34,7 @@
  * sees a password, a DSN or a role name.
  */
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto';
-import { kernelError } from '../../errors.ts';
+import { kernelError } from '../../../../kernel/errors.ts';
 import type { PgBridge } from './pg-bridge.ts';
 
 export type LoginKind = 'persona' | 'reader' | 'component' | 'nobody';

@@ -3,10 +3,10 @@
  * reads back, verifies and hands on come from the placement's storage through this code, so
  * a plugin can neither feed the kernel a forged history nor hide a damaged one.
  */
-import { readEvents } from '../events/verify.ts';
-import type { EventEnvelope } from '../events/envelope.ts';
-import { checkEventRows, type StoredEventRow } from '../events/rows.ts';
-import { kernelError } from '../errors.ts';
+import { readEvents } from '../../../kernel/events/verify.ts';
+import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
+import { checkEventRows, type StoredEventRow } from '../../../kernel/events/rows.ts';
+import { kernelError } from '../../../kernel/errors.ts';
 import { EVENT_ROW_QUERY, openEventsReader } from './sqlite-events-db.ts';
 import type { EventPlacement } from './storage-session.ts';
 import { statSync } from 'node:fs';

@@ -11,14 +11,14 @@
  *
  * The event log is not written through these: see event-bindings.ts.
  */
-import { openRegularFile } from '../storage/safe-read.ts';
-import { kernelError } from '../errors.ts';
+import { openRegularFile } from '../../../kernel/storage/safe-read.ts';
+import { kernelError } from '../../../kernel/errors.ts';
 import { closeSync, constants, existsSync, fstatSync, ftruncateSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import { DenoOpError, fromNodeError } from '../broker/deno-error.ts';
-import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
-import { appendFileDurably, replaceFileDurably, replaceFileDurablyAsync, type ReplaceOptions } from '../storage/durable-files.ts';
-import { withFileLock } from '../storage/file-lock.ts';
+import { DenoOpError, fromNodeError } from '../../../kernel/broker/deno-error.ts';
+import { syncDirectory, writeAllSyncClose } from '../../../kernel/events/repair.ts';
+import { appendFileDurably, replaceFileDurably, replaceFileDurablyAsync, type ReplaceOptions } from '../../../kernel/storage/durable-files.ts';
+import { withFileLock } from '../../../kernel/storage/file-lock.ts';
 import { dataArg, optInt, pathArg, storageOp } from './binding-kit.ts';
 
 /** Longest read one call answers (the plugin reads a longer file in ranges). */

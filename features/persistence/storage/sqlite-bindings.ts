@@ -28,13 +28,13 @@
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { DenoOpError } from '../broker/deno-error.ts';
-import { kernelError } from '../errors.ts';
+import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
+import { kernelError } from '../../../kernel/errors.ts';
 import { checkSqliteStatement } from './sqlite-statement.ts';
 import { pathArg, storageOp } from './binding-kit.ts';
 import { kernelEventsDb } from './sqlite-events-db.ts';
 import type { StorageSession } from './storage-session.ts';
-import { refuseLinkedFiles } from '../storage/no-follow.ts';
+import { refuseLinkedFiles } from '../../../kernel/storage/no-follow.ts';
 
 type SqlValue = string | number | null;
 

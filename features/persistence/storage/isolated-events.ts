@@ -18,18 +18,18 @@
  * stores the seal at the placement without a plugin call. A placement with no sealed side
  * (postgres, see pg-history.ts) is one open segment that is never sealed.
  */
-import { appendStartupEvents, EventLog, type AppendResult, type BatchSink, type EventLogStartup, type OpenSegment, type SealOptions, type SealOutcome, type SealRequest } from '../events/event-log.ts';
-import { Batch } from '../events/batch.ts';
-import { canonicalJson } from '../events/canonical.ts';
-import type { EventEnvelope } from '../events/envelope.ts';
-import { eventLine } from '../events/rows.ts';
-import { kernelError } from '../errors.ts';
-import type { EventOpenOptions, EventStore } from '../contracts/persistence.ts';
-import type { HistoryStorage } from '../history/storage.ts';
-import { importSegmented } from '../history/import.ts';
-import { openSegmentOf } from '../history/open-segment.ts';
-import { eventsAfter } from '../history/reader.ts';
-import { verifyHistory, type HistoryVerifyOptions, type HistoryVerifyReport } from '../history/verify.ts';
+import { appendStartupEvents, EventLog, type AppendResult, type BatchSink, type EventLogStartup, type OpenSegment, type SealOptions, type SealOutcome, type SealRequest } from '../../../kernel/events/event-log.ts';
+import { Batch } from '../../../kernel/events/batch.ts';
+import { canonicalJson } from '../../../kernel/events/canonical.ts';
+import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
+import { eventLine } from '../../../kernel/events/rows.ts';
+import { kernelError } from '../../../kernel/errors.ts';
+import type { EventOpenOptions, EventStore } from '../../../kernel/contracts/persistence.ts';
+import type { HistoryStorage } from '../../../kernel/history/storage.ts';
+import { importSegmented } from '../../../kernel/history/import.ts';
+import { openSegmentOf } from '../../../kernel/history/open-segment.ts';
+import { eventsAfter } from '../../../kernel/history/reader.ts';
+import { verifyHistory, type HistoryVerifyOptions, type HistoryVerifyReport } from '../../../kernel/history/verify.ts';
 import { placementIsEmpty, placementLocation, readPlacement } from './event-placement.ts';
 import { kernelEventsDb, markMigrationLogged } from './sqlite-events-db.ts';
 import { placementHistory, type PlacementHistory } from './placement-history.ts';

@@ -19,16 +19,16 @@
  * (placement-history.ts): the open checks them, the kernel seals without asking the plugin.
  */
 import { statSync } from 'node:fs';
-import { DenoOpError } from '../broker/deno-error.ts';
-import { isEventFileOpen, prepareEventFile } from '../events/event-log.ts';
-import type { OpenSegment } from '../events/event-log.ts';
-import { checkEventRows, eventLine, type StoredEventRow } from '../events/rows.ts';
-import { GENESIS_HASH } from '../events/envelope.ts';
-import { noteOpenSegmentEvent } from '../history/open-segment.ts';
-import { checkSealedAtOpen } from '../history/open-check.ts';
+import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
+import { isEventFileOpen, prepareEventFile } from '../../../kernel/events/event-log.ts';
+import type { OpenSegment } from '../../../kernel/events/event-log.ts';
+import { checkEventRows, eventLine, type StoredEventRow } from '../../../kernel/events/rows.ts';
+import { GENESIS_HASH } from '../../../kernel/events/envelope.ts';
+import { noteOpenSegmentEvent } from '../../../kernel/history/open-segment.ts';
+import { checkSealedAtOpen } from '../../../kernel/history/open-check.ts';
 import { placementHistory } from './placement-history.ts';
-import { kernelError } from '../errors.ts';
-import { appendFileDurably } from '../storage/durable-files.ts';
+import { kernelError } from '../../../kernel/errors.ts';
+import { appendFileDurably } from '../../../kernel/storage/durable-files.ts';
 import { pathArg, storageOp } from './binding-kit.ts';
 import { EVENT_ROW_QUERY, KERNEL_EVENTS_DB, kernelEventsDb, pendingMigration, SQLITE_PLACEMENT_DB } from './sqlite-events-db.ts';
 import { FILE_EVENT_PLACEMENTS, placementKey, type EventPlacement, type StorageSession } from './storage-session.ts';
@@ -165,7 +165,7 @@ export function sealedAtOpen(session: StorageSession, placement: EventPlacement,
  * A table placement's open: every stored row checked (a damaged chain is refused, the store
  * left as it is), the open segment's shape noted, each event handed to `onEvent`.
  */
-export function openRows(items: Iterable<RowItem>, where: string, onEvent?: (event: import('../events/envelope.ts').EventEnvelope) => void): { lastSeq: number; lastHash: string; segment: OpenSegment } {
+export function openRows(items: Iterable<RowItem>, where: string, onEvent?: (event: import('../../../kernel/events/envelope.ts').EventEnvelope) => void): { lastSeq: number; lastHash: string; segment: OpenSegment } {
   let lastSeq = 0;
   let lastHash = GENESIS_HASH;
   const segment: OpenSegment = { index: 1, firstSeq: 0, bytes: 0, records: 0 };

@@ -14,7 +14,7 @@
  * made for it (TxRequest.login, pg-roles.ts), on a connection of that role's own.
  */
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { kernelError, type KernelError } from '../../errors.ts';
+import { kernelError, type KernelError } from '../../../../kernel/errors.ts';
 
 export interface Statement {
   sql: string;
