@@ -10,7 +10,7 @@ import { DenoOpError } from '../broker/deno-error.ts';
 import { defineOp, type BrokerContext, type OpCall, type OpDefinition } from '../broker/op.ts';
 import { bindingAttempt } from '../broker/attempts.ts';
 import { Refusal } from '../broker/refusal.ts';
-import { record } from '../broker/ops/args.ts';
+import { record } from '../broker/args.ts';
 import type { StorageHost, StorageSession } from './storage-session.ts';
 
 export const STORAGE_BINDING_NAMES = ['storage.files', 'storage.sqlite', 'storage.postgres', 'storage.ledger'] as const;
