@@ -11,7 +11,7 @@ import type { AuditPermission, RefusalReason } from './refusal.ts';
 import type { OpTicket, RunScope } from './run-scope.ts';
 import type { Tape } from './tape.ts';
 import type { Attempt, AttemptsOf } from './attempts.ts';
-import type { PluginBindings } from './ops/bindings.ts';
+import type { PluginBindings } from './bindings.ts';
 import type { ChildTrackerLike, OsSandboxView } from '../sandbox.ts';
 
 /**
@@ -97,7 +97,7 @@ export interface BrokerContext {
   mainModule?: string;
   /** `Deno.execPath()`: a program that runs `eval` and `run` as deno does (features/sandbox-run/runner/exec-path.ts) */
   execPath?: string;
-  /** kernel bindings this plugin may reach (declared by its manifest ∩ granted by its persona); see ops/bindings.ts */
+  /** kernel bindings this plugin may reach (declared by its manifest ∩ granted by its persona); see bindings.ts */
   bindings?: PluginBindings;
   /** storage bindings (persistence backends and the ledger only): see StorageGrant */
   storage?: StorageGrant;

@@ -36,12 +36,10 @@ export const KNOWN_OFFENDERS: KnownOffenders = {
     'kernel/broker/ops/index.ts', // sandboxes
   ],
   'sandboxes/deno/ops/run-spawn.ts': [
-    'kernel/broker/ops/args.ts', // sandboxes
     'kernel/broker/resources.ts', // sandboxes
   ],
   'sandboxes/deno/ops/run.ts': [
     'kernel/broker/attempts.ts', // sandboxes
-    'kernel/broker/ops/args.ts', // sandboxes
   ],
   'sandboxes/loader/bundle.ts': [
     'kernel/shown-path.ts', // sandboxes

@@ -10,7 +10,7 @@ import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
 import { defineOp, type BrokerContext, type OpCall, type OpDefinition, type StorageGrant } from '../../../kernel/broker/op.ts';
 import { bindingAttempt } from '../../../kernel/broker/attempts.ts';
 import { Refusal } from '../../../kernel/broker/refusal.ts';
-import { record } from '../../../kernel/broker/ops/args.ts';
+import { record } from '../../../kernel/broker/args.ts';
 import { StorageHost, type StorageSession } from './storage-session.ts';
 
 export const STORAGE_BINDING_NAMES = ['storage.files', 'storage.sqlite', 'storage.postgres', 'storage.ledger'] as const;

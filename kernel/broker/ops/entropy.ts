@@ -1,7 +1,7 @@
 /** Randomness and the monotonic clock: no permission, but every read passes the broker so a replay can answer it. */
 import { randomBytes } from 'node:crypto';
 import { defineOp, type WorldSources } from '../op.ts';
-import { int, record } from './args.ts';
+import { int, record } from '../args.ts';
 
 const origin = performance.now();
 

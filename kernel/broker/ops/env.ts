@@ -1,7 +1,7 @@
 /** `Deno.env`: reads and writes a private copy of the environment the run was given. */
 import { DenoOpError } from '../deno-error.ts';
 import { defineOp } from '../op.ts';
-import { record, str } from './args.ts';
+import { record, str } from '../args.ts';
 import { valueAttempt, wholeKind } from '../attempts.ts';
 
 function name(raw: unknown): { name: string } {

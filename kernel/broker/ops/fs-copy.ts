@@ -22,7 +22,7 @@ import { pathAttempts } from '../attempts.ts';
 import { defineOp, type BrokerContext, type OpCall } from '../op.ts';
 import { isDiscardingDevice } from '../special-files.ts';
 import { openRegularFile, UnsafeFileError } from '../../storage/safe-open.ts';
-import { record, resolvePath, str } from './args.ts';
+import { record, resolvePath, str } from '../args.ts';
 import { charged, WriteCharge } from './fs-charge.ts';
 import { twoPathError } from './fs-more.ts';
 

@@ -19,7 +19,7 @@ import { defineOp, type BrokerContext, type PermissionNeed } from '../op.ts';
 import { isDiscardingDevice, isNullDevice } from '../special-files.ts';
 import { openRegularFile } from '../../storage/safe-open.ts';
 import { resourcesOf, type Resource } from '../resources.ts';
-import { bool, int, record, resolvePath, str } from './args.ts';
+import { bool, int, record, resolvePath, str } from '../args.ts';
 import { fileInfo, fsError } from './fs.ts';
 import { charged, releaseWrites, WriteCharge } from './fs-charge.ts';
 import { lenientPath, rawObject, type Attempt } from '../attempts.ts';

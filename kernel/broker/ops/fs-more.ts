@@ -21,7 +21,7 @@ import { DenoOpError } from '../deno-error.ts';
 import { actOn, actOnFollowed, guardPath } from '../fs-guard.ts';
 import { defineOp, type BrokerContext, type OpCall, type PermissionNeed } from '../op.ts';
 import { openRegularFile } from '../../storage/safe-open.ts';
-import { int, optStr, record, resolvePath, str } from './args.ts';
+import { int, optStr, record, resolvePath, str } from '../args.ts';
 import { fsError } from './fs.ts';
 import { charged, measureFreed, releaseWrites, WriteCharge } from './fs-charge.ts';
 import { lenientPath, pathAttempts, wholeKind, type Attempt } from '../attempts.ts';

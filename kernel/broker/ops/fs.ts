@@ -15,7 +15,7 @@ import { openDirNoFollow, removeTreeNoFollow } from '../../storage/no-follow.ts'
 import { defineOp, type BrokerContext, type PermissionNeed } from '../op.ts';
 import { isDiscardingDevice, isNullDevice } from '../special-files.ts';
 import { readRegularFile, UnsafeFileError, writeRegularFile } from '../../storage/safe-open.ts';
-import { bool, record, resolvePath, str } from './args.ts';
+import { bool, record, resolvePath, str } from '../args.ts';
 import { Refusal } from '../refusal.ts';
 import { WriteQuota } from '../write-quota.ts';
 import { pathAttempts } from '../attempts.ts';

@@ -1,7 +1,8 @@
 /**
- * The kernel's built-in op extension: every operation a sandboxed plugin or script can ask
- * the broker for except those the sandbox brings (the subprocess ops: sandboxes/deno). A
- * broker answers from an OpTable of this and the composition's extensions (extension.ts).
+ * Deno's surface as one op extension (fs, env, clock and randomness, permissions, fetch,
+ * process, test permissions, WebCrypto): what `Deno.*` and the web APIs ask the broker for,
+ * besides the subprocess ops (sandboxes/deno). The kernel does not compose it: the sandbox
+ * kit brings it (sandboxes/deno DENO_EXTENSIONS), as Deno's runtime composes ext/fs.
  */
 import type { Extension } from '../extension.ts';
 import type { OpDefinition } from '../op.ts';
@@ -17,12 +18,9 @@ import { copyFile, copyFileSync } from './fs-copy.ts';
 import { chmod, chown, link, makeTempDir, makeTempFile, readLink, rename, symlink, truncate, umask, utime, watchFs } from './fs-more.ts';
 import { netClose, netRead } from './net-body.ts';
 import { permissionsQuery, permissionsRequest, permissionsRevoke } from './permissions.ts';
-import { BINDING_OPS } from './bindings.ts';
-import { STORAGE_BINDING_OPS } from '../../../features/persistence/storage/extension.ts';
-import { GATE_BINDING_OPS } from './gate-bindings.ts';
 
-export const BUILT_IN_OPS: Extension = {
-  name: 'builtin',
+export const DENO_SURFACE_OPS: Extension = {
+  name: 'deno',
   ops: [
     readTextFile, readFile, writeFile, readDir, stat, mkdir, remove, realPath, cwd,
     copyFile, copyFileSync, rename, link, symlink, readLink, chmod, chown, truncate, utime, makeTempDir, makeTempFile, umask, watchFs,
@@ -34,8 +32,5 @@ export const BUILT_IN_OPS: Extension = {
     ...PROCESS_OPS,
     testPermissions,
     subtleCall,
-    ...BINDING_OPS,
-    ...STORAGE_BINDING_OPS.ops,
-    ...GATE_BINDING_OPS,
   ] as OpDefinition[],
 };

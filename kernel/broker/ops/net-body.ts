@@ -18,7 +18,7 @@ import { DenoOpError } from '../deno-error.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
 import { resourcesOf, type Resource } from '../resources.ts';
 import type { KeptTicket } from '../run-scope.ts';
-import { record } from './args.ts';
+import { record } from '../args.ts';
 
 interface BodyResource extends Resource {
   kind: 'fetchBody';

@@ -15,7 +15,7 @@ import { DenoOpError } from '../deno-error.ts';
 import { loadUndici } from '../undici.ts';
 import type { OpTicket } from '../run-scope.ts';
 import { defineOp, type BrokerContext, type OpCall } from '../op.ts';
-import { optStr, record, str } from './args.ts';
+import { optStr, record, str } from '../args.ts';
 import { urlAttempts } from '../attempts.ts';
 import { canonicalHostPort, netAliases } from '../../permissions/net-address.ts';
 import { notCapableMessage } from '../../permissions/gate.ts';

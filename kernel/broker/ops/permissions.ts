@@ -11,7 +11,7 @@ import { GRANTABLE, PERMISSION_NAMES, type PermissionName } from '../../permissi
 import { normalizeValue } from '../../permissions/parse-flags.ts';
 import { resolveCommand } from '../../permissions/run-grants.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
-import { record } from './args.ts';
+import { record } from '../args.ts';
 
 const VALUE_KEY: Partial<Record<PermissionName, string>> = { read: 'path', write: 'path', ffi: 'path', net: 'host', import: 'host', env: 'variable', run: 'command', sys: 'kind' };
 

@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import { DenoOpError } from '../deno-error.ts';
 import { Refusal } from '../refusal.ts';
 import { defineOp } from '../op.ts';
-import { record, str } from './args.ts';
+import { record, str } from '../args.ts';
 import { valueAttempt } from '../attempts.ts';
 
 const SYS_KINDS = new Set(['hostname', 'loadavg', 'osRelease', 'osUptime', 'networkInterfaces', 'systemMemoryInfo', 'uid', 'gid', 'cpus', 'homedir', 'getPriority', 'setPriority', 'statfs', 'username', 'umask']);

@@ -11,7 +11,7 @@ import { webcrypto } from 'node:crypto';
 import { DenoOpError } from '../deno-error.ts';
 import { defineOp, type BrokerContext } from '../op.ts';
 import { resourcesOf, type Resource } from '../resources.ts';
-import { record, str } from './args.ts';
+import { record, str } from '../args.ts';
 
 type HostKey = webcrypto.CryptoKey;
 

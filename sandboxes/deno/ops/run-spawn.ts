@@ -12,7 +12,7 @@ import { SpawnedChild, type StdioMode } from '../../subprocess/spawn-command.ts'
 import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
 import { defineOp, type BrokerContext } from '../../../kernel/broker/op.ts';
 import { resourcesOf, type Resource } from '../../../kernel/broker/resources.ts';
-import { int, record, str } from '../../../kernel/broker/ops/args.ts';
+import { int, record, str } from '../../../kernel/broker/args.ts';
 import { commandAttempts, osSandboxFor, runOutput, sandboxUnavailable, spawnFailure } from './run.ts';
 
 interface ChildResource extends Resource {

@@ -1,6 +1,6 @@
 /** Small argument checks shared by ops: a bad shape is a TypeError inside the isolate. */
 import path from 'node:path';
-import { DenoOpError } from '../deno-error.ts';
+import { DenoOpError } from './deno-error.ts';
 
 export function record(raw: unknown): Record<string, unknown> {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new DenoOpError('TypeError', 'expected an options object');

@@ -8,13 +8,14 @@
  * The ops only check and forward: what a binding does (which ledger, which log) is the
  * loop's implementation, handed to the broker in `BrokerContext.bindings`.
  */
-import { isKernelError } from '../../errors.ts';
-import { DenoOpError } from '../deno-error.ts';
-import type { BrokerContext, OpCall } from '../op.ts';
-import { defineOp } from '../op.ts';
+import { isKernelError } from '../errors.ts';
+import { DenoOpError } from './deno-error.ts';
+import type { BrokerContext, OpCall, OpDefinition } from './op.ts';
+import type { Extension } from './extension.ts';
+import { defineOp } from './op.ts';
 import { record } from './args.ts';
-import { bindingAttempt } from '../attempts.ts';
-import type { GateBindings } from '../../contracts/gate-check.ts';
+import { bindingAttempt } from './attempts.ts';
+import type { GateBindings } from '../contracts/gate-check.ts';
 
 export interface TaskSummary {
   id: string;
@@ -239,4 +240,16 @@ export const bindingProposalsList = defineOp({
   },
 });
 
-export const BINDING_OPS = [bindingLedgerCreateTask, bindingLedgerList, bindingEventsAppend, bindingMemoryRead, bindingToolsList, bindingToolsCall, bindingProposalsSubmit, bindingProposalsList];
+/**
+ * The kernel's own binding extension. Unlike every other extension it is not handed in by the
+ * composition: the plugin instance composes it itself (kernel/plugins/plugin-instance.ts),
+ * because it is truly kernel. Its ops implement nothing; they check the grant the kernel
+ * computes (manifest `bindings` ∩ the persona's) and forward to the implementations the loop
+ * hands in (`BrokerContext.bindings`, BindingImplementations above). Every plugin a persona
+ * runs may be granted them, so every table has them; a composition changes what they do by
+ * what it implements, not by registering ops.
+ */
+export const KERNEL_BINDING_OPS: Extension = {
+  name: 'kernel.bindings',
+  ops: [bindingLedgerCreateTask, bindingLedgerList, bindingEventsAppend, bindingMemoryRead, bindingToolsList, bindingToolsCall, bindingProposalsSubmit, bindingProposalsList] as OpDefinition[],
+};
