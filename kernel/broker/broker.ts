@@ -23,7 +23,7 @@ import type { OpTable } from './extension.ts';
 import { closeResources } from './resources.ts';
 import { Refusal, type AuditPermission, type RefusalReason } from './refusal.ts';
 import type { OpTicket } from './run-scope.ts';
-import { isSpecialPath } from './special-files.ts';
+import { isSpecialPath } from './special-paths.ts';
 import { attemptGranted, rawObject, reportedAttempts, type Attempt } from './attempts.ts';
 import type { PermissionName } from '../permissions/descriptors.ts';
 

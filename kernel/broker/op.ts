@@ -1,10 +1,11 @@
 /**
  * The shape of one broker operation. Each op names the permission it needs for given
  * arguments (checked by the broker before `run` is ever called) and does its effect.
- * Ops live one file per area in `ops/`, registered as extensions (extension.ts: the kernel's
- * built-in `ops/index.ts`, the sandbox's subprocess ops in sandboxes/deno), Deno's layout:
- * declaration, check, implementation.
+ * Ops live one file per area, registered as extensions (extension.ts: the kernel's own
+ * bindings.ts; Deno's ops in sandboxes/deno/ops, handed in by the composition), Deno's
+ * layout: declaration, check, implementation.
  */
+import { randomBytes } from 'node:crypto';
 import type { PermissionName } from '../permissions/descriptors.ts';
 import type { PermissionGate } from '../permissions/gate.ts';
 import type { AuditPermission, RefusalReason } from './refusal.ts';
@@ -91,7 +92,7 @@ export interface BrokerContext {
    * a kernel that pins its clock (tests, a deterministic re-run) pins the plugins' clock too
    */
   sources?: WorldSources;
-  /** under `sandbox test`: the run's own grant, which each test's `permissions` narrow (ops/test-permissions.ts) */
+  /** under `sandbox test`: the run's own grant, which each test's `permissions` narrow (sandboxes/deno/ops/test-permissions.ts) */
   testGrant?: { base: PermissionGate };
   /** `Deno.mainModule`: the URL of the entry module (a script's file, a plugin's entry) */
   mainModule?: string;
@@ -116,6 +117,15 @@ export interface WorldSources {
   monotonic(): number;
   randomBytes(length: number): Buffer;
 }
+
+const origin = performance.now();
+
+/** The host's own clock and CSPRNG: what an op reads unless its kernel pins them (`BrokerContext.sources`). */
+export const HOST_SOURCES: WorldSources = {
+  now: () => Date.now(),
+  monotonic: () => performance.now() - origin,
+  randomBytes: (length) => randomBytes(length),
+};
 
 export interface PermissionNeed {
   kind: PermissionName;

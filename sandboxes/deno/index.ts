@@ -7,7 +7,7 @@
  * no bindings.
  */
 import { opTable, type Extension, type OpTable } from '../../kernel/broker/extension.ts';
-import { DENO_SURFACE_OPS } from '../../kernel/broker/ops/index.ts';
+import { DENO_SURFACE_OPS } from './ops/surface.ts';
 import type { OpDefinition } from '../../kernel/broker/op.ts';
 import { SPAWN_OPS } from './ops/run-spawn.ts';
 import { runOutput } from './ops/run.ts';

@@ -5,11 +5,11 @@
  * own NotCapable and nothing about the host leaves the broker.
  */
 import { availableParallelism } from 'node:os';
-import { DenoOpError } from '../deno-error.ts';
-import { Refusal } from '../refusal.ts';
-import { defineOp } from '../op.ts';
-import { record, str } from '../args.ts';
-import { valueAttempt } from '../attempts.ts';
+import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
+import { Refusal } from '../../../kernel/broker/refusal.ts';
+import { defineOp } from '../../../kernel/broker/op.ts';
+import { record, str } from '../../../kernel/broker/args.ts';
+import { valueAttempt } from '../../../kernel/broker/attempts.ts';
 
 const SYS_KINDS = new Set(['hostname', 'loadavg', 'osRelease', 'osUptime', 'networkInterfaces', 'systemMemoryInfo', 'uid', 'gid', 'cpus', 'homedir', 'getPriority', 'setPriority', 'statfs', 'username', 'umask']);
 

@@ -1,6 +1,6 @@
 /**
  * `Deno.open` / `Deno.create` and the `FsFile` methods. The open file is a host resource
- * (resources.ts): the isolate holds its rid. Opens check the permissions Deno checks for
+ * (kernel/broker/resources.ts): the isolate holds its rid. Opens check the permissions Deno checks for
  * the options given (read, and write for write/append/create/truncate), then the path guard
  * (fs-guard.ts) for what the open does; the file is opened by safe-open (regular files,
  * folders to stat, and /dev/null only, non-blocking, the same inode the path named), so a
@@ -8,21 +8,21 @@
  * descriptor is checked. The position is kept here and every read and
  * write is positioned (pread/pwrite), which is also how `seek` works without an lseek.
  *
- * Under a write quota (write-quota.ts) an open that creates a file charges its entry, a
+ * Under a write quota (kernel/broker/write-quota.ts) an open that creates a file charges its entry, a
  * truncating open gives back the bytes it frees, and each write through the file (and each
  * `truncate` of it) charges what the file grows by before the bytes land (fs-charge.ts).
  */
 import { closeSync, constants, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, futimesSync, readSync, writeSync, type Stats } from 'node:fs';
-import { DenoOpError, fromNodeError } from '../deno-error.ts';
-import { guardPath } from '../fs-guard.ts';
-import { defineOp, type BrokerContext, type PermissionNeed } from '../op.ts';
-import { isDiscardingDevice, isNullDevice } from '../special-files.ts';
-import { openRegularFile } from '../../storage/safe-open.ts';
-import { resourcesOf, type Resource } from '../resources.ts';
-import { bool, int, record, resolvePath, str } from '../args.ts';
+import { DenoOpError, fromNodeError } from '../../../kernel/broker/deno-error.ts';
+import { guardPath } from './fs-guard.ts';
+import { defineOp, type BrokerContext, type PermissionNeed } from '../../../kernel/broker/op.ts';
+import { isDiscardingDevice, isNullDevice } from './special-files.ts';
+import { openRegularFile } from '../../../kernel/storage/safe-open.ts';
+import { resourcesOf, type Resource } from '../../../kernel/broker/resources.ts';
+import { bool, int, record, resolvePath, str } from '../../../kernel/broker/args.ts';
 import { fileInfo, fsError } from './fs.ts';
 import { charged, releaseWrites, WriteCharge } from './fs-charge.ts';
-import { lenientPath, rawObject, type Attempt } from '../attempts.ts';
+import { lenientPath, rawObject, type Attempt } from '../../../kernel/broker/attempts.ts';
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_APPEND } = constants;
 

@@ -6,12 +6,12 @@
  * A `run` descriptor names a program the way `Deno.Command` does: a bare name is resolved
  * on the sandbox's PATH now.
  */
-import { DenoOpError } from '../deno-error.ts';
-import { GRANTABLE, PERMISSION_NAMES, type PermissionName } from '../../permissions/descriptors.ts';
-import { normalizeValue } from '../../permissions/parse-flags.ts';
-import { resolveCommand } from '../../permissions/run-grants.ts';
-import { defineOp, type BrokerContext } from '../op.ts';
-import { record } from '../args.ts';
+import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
+import { GRANTABLE, PERMISSION_NAMES, type PermissionName } from '../../../kernel/permissions/descriptors.ts';
+import { normalizeValue } from '../../../kernel/permissions/parse-flags.ts';
+import { resolveCommand } from '../../../kernel/permissions/run-grants.ts';
+import { defineOp, type BrokerContext } from '../../../kernel/broker/op.ts';
+import { record } from '../../../kernel/broker/args.ts';
 
 const VALUE_KEY: Partial<Record<PermissionName, string>> = { read: 'path', write: 'path', ffi: 'path', net: 'host', import: 'host', env: 'variable', run: 'command', sys: 'kind' };
 

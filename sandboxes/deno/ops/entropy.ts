@@ -1,16 +1,6 @@
 /** Randomness and the monotonic clock: no permission, but every read passes the broker so a replay can answer it. */
-import { randomBytes } from 'node:crypto';
-import { defineOp, type WorldSources } from '../op.ts';
-import { int, record } from '../args.ts';
-
-const origin = performance.now();
-
-/** The host's own clock and CSPRNG: what a plugin sees unless its kernel pins them. */
-export const HOST_SOURCES: WorldSources = {
-  now: () => Date.now(),
-  monotonic: () => performance.now() - origin,
-  randomBytes: (length) => randomBytes(length),
-};
+import { defineOp, HOST_SOURCES } from '../../../kernel/broker/op.ts';
+import { int, record } from '../../../kernel/broker/args.ts';
 
 export const randomBytesOp = defineOp({
   name: 'random.bytes',

@@ -5,9 +5,9 @@
  * under /proc, /sys and /dev except a few harmless devices, and decides on the resolved
  * path; this module says what is special, by path and by inode, so a symlink in a granted
  * folder that leads there is the same file:
- *  - by path (Deno's rule, on the normalized path): /proc, /sys, /dev and beneath, except
- *    /dev/null, /dev/zero, /dev/random, /dev/urandom and /dev/tty (Deno 2.9.6's list,
- *    measured). Deno also lets /dev/fd/N and /proc/self/fd/N through when N > 2 is a pipe of
+ *  - by path (Deno's rule, on the normalized path, which the broker applies to every need:
+ *    kernel/broker/special-paths.ts): /proc, /sys, /dev and beneath, except /dev/null,
+ *    /dev/zero, /dev/random, /dev/urandom and /dev/tty (Deno 2.9.6's list, measured). Deno also lets /dev/fd/N and /proc/self/fd/N through when N > 2 is a pipe of
  *    its own process; here that process is the kernel, so those stay special;
  *  - by inode (what a path really reaches): a file on any filesystem mounted at or under
  *    /proc, /sys or /dev (their device numbers, read once from /proc/self/mountinfo), and
@@ -15,9 +15,7 @@
  * The kernel's own standard streams are refused whatever the grant (see `isKernelStdio`).
  */
 import { fstatSync, readFileSync, statSync, type Stats } from 'node:fs';
-
-const ROOTS = ['/proc', '/sys', '/dev'];
-const HARMLESS_PATHS = new Set(['/dev/null', '/dev/zero', '/dev/random', '/dev/urandom', '/dev/tty']);
+import { isUnder as under, SPECIAL_ROOTS as ROOTS } from '../../../kernel/broker/special-paths.ts';
 
 /** glibc's makedev, as Node reports `dev`/`rdev` on Linux. */
 function makedev(major: number, minor: number): number {
@@ -28,16 +26,6 @@ function makedev(major: number, minor: number): number {
 const HARMLESS_DEVICES = new Set([makedev(1, 3), makedev(1, 5), makedev(1, 8), makedev(1, 9), makedev(5, 0)]);
 /** The devices a write may reach: they discard what they are given. */
 const DISCARDING_DEVICES = new Set([makedev(1, 3), makedev(1, 5)]);
-
-function under(p: string, root: string): boolean {
-  return p === root || p.startsWith(`${root}/`);
-}
-
-/** Deno's path rule, on an absolute normalized path. */
-export function isSpecialPath(p: string): boolean {
-  if (HARMLESS_PATHS.has(p)) return false;
-  return ROOTS.some((root) => under(p, root));
-}
 
 let specialDevs: Set<number> | undefined;
 

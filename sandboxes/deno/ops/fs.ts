@@ -9,16 +9,16 @@
  */
 import { closeSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, rmdirSync, statSync, unlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { DenoOpError, fromNodeError } from '../deno-error.ts';
-import { actOn, guardPath } from '../fs-guard.ts';
-import { openDirNoFollow, removeTreeNoFollow } from '../../storage/no-follow.ts';
-import { defineOp, type BrokerContext, type PermissionNeed } from '../op.ts';
-import { isDiscardingDevice, isNullDevice } from '../special-files.ts';
-import { readRegularFile, UnsafeFileError, writeRegularFile } from '../../storage/safe-open.ts';
-import { bool, record, resolvePath, str } from '../args.ts';
-import { Refusal } from '../refusal.ts';
-import { WriteQuota } from '../write-quota.ts';
-import { pathAttempts } from '../attempts.ts';
+import { DenoOpError, fromNodeError } from '../../../kernel/broker/deno-error.ts';
+import { actOn, guardPath } from './fs-guard.ts';
+import { openDirNoFollow, removeTreeNoFollow } from '../../../kernel/storage/no-follow.ts';
+import { defineOp, type BrokerContext, type PermissionNeed } from '../../../kernel/broker/op.ts';
+import { isDiscardingDevice, isNullDevice } from './special-files.ts';
+import { readRegularFile, UnsafeFileError, writeRegularFile } from '../../../kernel/storage/safe-open.ts';
+import { bool, record, resolvePath, str } from '../../../kernel/broker/args.ts';
+import { Refusal } from '../../../kernel/broker/refusal.ts';
+import { WriteQuota } from '../../../kernel/broker/write-quota.ts';
+import { pathAttempts } from '../../../kernel/broker/attempts.ts';
 
 function statIsDir(p: string): boolean {
   try {

@@ -17,14 +17,14 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, closeSync, constants, fchmodSync, fchownSync, ftruncateSync, futimesSync, linkSync, mkdirSync, readlinkSync, renameSync, symlinkSync, utimesSync } from 'node:fs';
 import path from 'node:path';
-import { DenoOpError } from '../deno-error.ts';
-import { actOn, actOnFollowed, guardPath } from '../fs-guard.ts';
-import { defineOp, type BrokerContext, type OpCall, type PermissionNeed } from '../op.ts';
-import { openRegularFile } from '../../storage/safe-open.ts';
-import { int, optStr, record, resolvePath, str } from '../args.ts';
+import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
+import { actOn, actOnFollowed, guardPath } from './fs-guard.ts';
+import { defineOp, type BrokerContext, type OpCall, type PermissionNeed } from '../../../kernel/broker/op.ts';
+import { openRegularFile } from '../../../kernel/storage/safe-open.ts';
+import { int, optStr, record, resolvePath, str } from '../../../kernel/broker/args.ts';
 import { fsError } from './fs.ts';
 import { charged, measureFreed, releaseWrites, WriteCharge } from './fs-charge.ts';
-import { lenientPath, pathAttempts, wholeKind, type Attempt } from '../attempts.ts';
+import { lenientPath, pathAttempts, wholeKind, type Attempt } from '../../../kernel/broker/attempts.ts';
 
 type Kind = 'read' | 'write';
 

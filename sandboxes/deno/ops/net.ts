@@ -4,26 +4,40 @@
  * like the first); a bad port is a TypeError before any permission check, as the Fetch
  * standard and Deno have it. Request bodies arrive whole; a response body streams: it stays
  * on the host as a resource the script reads chunk by chunk (net-body.ts), each body capped
- * by the transfer limit and each chunk in flight counted by the run's scope (run-scope.ts),
+ * by the transfer limit and each chunk in flight counted by the run's scope (kernel/broker/run-scope.ts),
  * which also limits how many fetches run at once, gives them the run's own connection pool
  * (destroyed, with every body still open, when the run ends) and aborts them then.
  * Waiting for headers, and for each next chunk of a body, is bounded by `netTimeoutMs`.
  */
 import { STATUS_CODES } from 'node:http';
 import { registerBody } from './net-body.ts';
-import { DenoOpError } from '../deno-error.ts';
-import { loadUndici } from '../undici.ts';
-import type { OpTicket } from '../run-scope.ts';
-import { defineOp, type BrokerContext, type OpCall } from '../op.ts';
-import { optStr, record, str } from '../args.ts';
-import { urlAttempts } from '../attempts.ts';
-import { canonicalHostPort, netAliases } from '../../permissions/net-address.ts';
-import { notCapableMessage } from '../../permissions/gate.ts';
-import { DeniedAddressError } from '../checked-address.ts';
-import { Refusal } from '../refusal.ts';
+import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
+import type { Dispatcher } from 'undici';
+import { loadUndici, undiciLoaded } from './undici.ts';
+import type { OpTicket } from '../../../kernel/broker/run-scope.ts';
+import { defineOp, type BrokerContext, type OpCall } from '../../../kernel/broker/op.ts';
+import { optStr, record, str } from '../../../kernel/broker/args.ts';
+import { urlAttempts } from '../../../kernel/broker/attempts.ts';
+import { canonicalHostPort, netAliases } from '../../../kernel/permissions/net-address.ts';
+import { notCapableMessage } from '../../../kernel/permissions/gate.ts';
+import { checkedConnector, DeniedAddressError } from './checked-address.ts';
+import { Refusal } from '../../../kernel/broker/refusal.ts';
 
 // The Fetch standard's "bad ports".
 const BAD_PORTS = new Set([1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080]);
+
+/**
+ * The run's connection pool, shared by its fetches and destroyed when the run ends (kernel/broker/run-scope.ts).
+ * Each connection goes to the address its name was checked to resolve to (checked-address.ts),
+ * against the grant the context has then (a test's narrowing, a revoke). Called after
+ * loadUndici() resolved.
+ */
+function runPool(ticket: OpTicket, ctx: BrokerContext): Dispatcher {
+  return ticket.shared('net.pool', () => {
+    const agent = new (undiciLoaded().Agent)({ connect: checkedConnector((hostPort, aliases) => ctx.gate.query('net', hostPort, aliases).state === 'denied') });
+    return { value: agent, close: () => void agent.destroy().catch(() => undefined) };
+  });
+}
 
 /**
  * The URL and the `host:port` its grant is checked for: the host in its one spelling
@@ -107,7 +121,7 @@ export const netFetch = defineOp({
           headers: Object.fromEntries(a.headers),
           body: body ?? undefined,
           signal: ticket.signal,
-          dispatcher: ticket.dispatcher,
+          dispatcher: runPool(ticket, ctx),
           headersTimeout: ctx.netTimeoutMs,
           bodyTimeout: ctx.netTimeoutMs,
         });

@@ -6,7 +6,7 @@
  * gets the source's permission bits, as Deno's copy does.
  *
  * The async op copies with asynchronous reads and writes, so a large file never holds the
- * kernel's thread, and it is a scoped op (run-scope.ts): the run's end aborts it. The sync
+ * kernel's thread, and it is a scoped op (kernel/broker/run-scope.ts): the run's end aborts it. The sync
  * op runs on the kernel's thread like every sync op, so it copies at most SYNC_COPY_CAP
  * bytes; a larger file is refused with a message naming the async form.
  *
@@ -16,13 +16,13 @@
  */
 import { closeSync, constants, fchmodSync, ftruncateSync, read, readSync, write, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { DenoOpError } from '../deno-error.ts';
-import { guardPath } from '../fs-guard.ts';
-import { pathAttempts } from '../attempts.ts';
-import { defineOp, type BrokerContext, type OpCall } from '../op.ts';
-import { isDiscardingDevice } from '../special-files.ts';
-import { openRegularFile, UnsafeFileError } from '../../storage/safe-open.ts';
-import { record, resolvePath, str } from '../args.ts';
+import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
+import { guardPath } from './fs-guard.ts';
+import { pathAttempts } from '../../../kernel/broker/attempts.ts';
+import { defineOp, type BrokerContext, type OpCall } from '../../../kernel/broker/op.ts';
+import { isDiscardingDevice } from './special-files.ts';
+import { openRegularFile, UnsafeFileError } from '../../../kernel/storage/safe-open.ts';
+import { record, resolvePath, str } from '../../../kernel/broker/args.ts';
 import { charged, WriteCharge } from './fs-charge.ts';
 import { twoPathError } from './fs-more.ts';
 

@@ -1,11 +1,11 @@
 /**
- * Streaming fetch bodies: a response body stays on the host as a resource (resources.ts)
+ * Streaming fetch bodies: a response body stays on the host as a resource (kernel/broker/resources.ts)
  * and the script pulls it chunk by chunk (`net.read`) as it arrives, or drops it
  * (`net.close`). Each chunk is an answer the tape records, so a replayed script reads the
  * same bytes. The total a body may deliver is capped (the run's transfer cap), because a
  * recording keeps every byte the script was given.
  *
- * The body keeps its fetch's place in the run's scope (run-scope.ts) until the network has
+ * The body keeps its fetch's place in the run's scope (kernel/broker/run-scope.ts) until the network has
  * sent all of it: the kernel reads it as it comes (so a body the script has not read yet
  * still ends, and `await Promise.all(urls.map(fetch))` cannot wait for ever on its own
  * bodies), each chunk counted against the run's bytes in flight until it is delivered. So a
@@ -14,11 +14,11 @@
  * by chunk. The run's end aborts the fetch's signal: the body ends with Interrupted.
  */
 import type { Readable } from 'node:stream';
-import { DenoOpError } from '../deno-error.ts';
-import { defineOp, type BrokerContext } from '../op.ts';
-import { resourcesOf, type Resource } from '../resources.ts';
-import type { KeptTicket } from '../run-scope.ts';
-import { record } from '../args.ts';
+import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
+import { defineOp, type BrokerContext } from '../../../kernel/broker/op.ts';
+import { resourcesOf, type Resource } from '../../../kernel/broker/resources.ts';
+import type { KeptTicket } from '../../../kernel/broker/run-scope.ts';
+import { record } from '../../../kernel/broker/args.ts';
 
 interface BodyResource extends Resource {
   kind: 'fetchBody';

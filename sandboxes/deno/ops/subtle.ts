@@ -1,17 +1,17 @@
 /**
  * `crypto.subtle`, served by the host's WebCrypto (Node's `crypto.webcrypto.subtle`, the
  * same algorithms Deno has). Keys never enter the isolate: a CryptoKey is a host resource
- * (resources.ts) and the script holds its rid with the key's public facts (type,
+ * (kernel/broker/resources.ts) and the script holds its rid with the key's public facts (type,
  * extractable, algorithm, usages); only `exportKey` of an extractable key gives bytes back.
  * Arguments travel as JSON with bytes as `{ "$bytes": base64 }` and keys as `{ "$key": rid }`.
  * Errors keep WebCrypto's class: a DOMException (by name) or a TypeError. No permission is
  * needed, as in Deno; every answer is recorded like any op, so a replay needs no key.
  */
 import { webcrypto } from 'node:crypto';
-import { DenoOpError } from '../deno-error.ts';
-import { defineOp, type BrokerContext } from '../op.ts';
-import { resourcesOf, type Resource } from '../resources.ts';
-import { record, str } from '../args.ts';
+import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
+import { defineOp, type BrokerContext } from '../../../kernel/broker/op.ts';
+import { resourcesOf, type Resource } from '../../../kernel/broker/resources.ts';
+import { record, str } from '../../../kernel/broker/args.ts';
 
 type HostKey = webcrypto.CryptoKey;
 

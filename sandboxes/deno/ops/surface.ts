@@ -4,8 +4,8 @@
  * besides the subprocess ops (sandboxes/deno). The kernel does not compose it: the sandbox
  * kit brings it (sandboxes/deno DENO_EXTENSIONS), as Deno's runtime composes ext/fs.
  */
-import type { Extension } from '../extension.ts';
-import type { OpDefinition } from '../op.ts';
+import type { Extension } from '../../../kernel/broker/extension.ts';
+import type { OpDefinition } from '../../../kernel/broker/op.ts';
 import { envDelete, envGet, envSet, envToObject } from './env.ts';
 import { clockMonotonic, clockNow, clockOrigin, randomBytesOp, randomSeed } from './entropy.ts';
 import { cwd, mkdir, readDir, readFile, readTextFile, realPath, remove, stat, writeFile } from './fs.ts';

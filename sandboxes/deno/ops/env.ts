@@ -1,8 +1,8 @@
 /** `Deno.env`: reads and writes a private copy of the environment the run was given. */
-import { DenoOpError } from '../deno-error.ts';
-import { defineOp } from '../op.ts';
-import { record, str } from '../args.ts';
-import { valueAttempt, wholeKind } from '../attempts.ts';
+import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
+import { defineOp } from '../../../kernel/broker/op.ts';
+import { record, str } from '../../../kernel/broker/args.ts';
+import { valueAttempt, wholeKind } from '../../../kernel/broker/attempts.ts';
 
 function name(raw: unknown): { name: string } {
   const n = str(record(raw), 'name');

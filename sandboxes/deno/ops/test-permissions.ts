@@ -5,12 +5,12 @@
  * Deno's "Can't escalate parent thread permissions". Kinds the object leaves out are none;
  * `"inherit"` keeps the run's grant, `"none"` takes everything away.
  */
-import { PERMISSION_NAMES, emptyPermissionSet, type PermissionName, type PermissionRule } from '../../permissions/descriptors.ts';
-import { PermissionGate } from '../../permissions/gate.ts';
-import { grantValues, normalizeValue } from '../../permissions/parse-flags.ts';
-import { DenoOpError } from '../deno-error.ts';
-import { Refusal } from '../refusal.ts';
-import { defineOp, type BrokerContext } from '../op.ts';
+import { PERMISSION_NAMES, emptyPermissionSet, type PermissionName, type PermissionRule } from '../../../kernel/permissions/descriptors.ts';
+import { PermissionGate } from '../../../kernel/permissions/gate.ts';
+import { grantValues, normalizeValue } from '../../../kernel/permissions/parse-flags.ts';
+import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
+import { Refusal } from '../../../kernel/broker/refusal.ts';
+import { defineOp, type BrokerContext } from '../../../kernel/broker/op.ts';
 
 type Spec = null | 'inherit' | 'none' | Record<string, unknown>;
 

@@ -11,7 +11,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { buildConnector } from 'undici';
-import { canonicalHost, netAliases } from '../permissions/net-address.ts';
+import { canonicalHost, netAliases } from '../../../kernel/permissions/net-address.ts';
 import { undiciLoaded } from './undici.ts';
 
 /** Whether an address (canonical `host:port`, with its other names) is denied by the grant. */

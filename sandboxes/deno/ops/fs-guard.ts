@@ -22,10 +22,11 @@
  */
 import { closeSync, constants, lstatSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { inHeld, withParentHeld } from '../storage/no-follow.ts';
-import { UnsafeFileError } from '../storage/unsafe-file.ts';
-import type { BrokerContext, OpCall } from './op.ts';
-import { isKernelStdio, isSpecialInode, isSpecialPath } from './special-files.ts';
+import { inHeld, withParentHeld } from '../../../kernel/storage/no-follow.ts';
+import { UnsafeFileError } from '../../../kernel/storage/unsafe-file.ts';
+import type { BrokerContext, OpCall } from '../../../kernel/broker/op.ts';
+import { isSpecialPath } from '../../../kernel/broker/special-paths.ts';
+import { isKernelStdio, isSpecialInode } from './special-files.ts';
 
 export type FsIntent =
   /** open an existing file to read it (links followed) */

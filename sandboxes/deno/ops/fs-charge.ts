@@ -1,13 +1,13 @@
 /**
  * How a file op other than writeFile/mkdir/remove charges the run's write quota
- * (write-quota.ts): before the bytes or entries land, each charge kept so that an op that
+ * (kernel/broker/write-quota.ts): before the bytes or entries land, each charge kept so that an op that
  * then fails gives back everything it took. Without a quota every call here is a no-op, so
  * the ops read the same whether or not the run has one. Writes to /dev/null cost nothing.
  */
 import type { Stats } from 'node:fs';
-import type { BrokerContext } from '../op.ts';
-import { isDiscardingDevice } from '../special-files.ts';
-import { WriteQuota } from '../write-quota.ts';
+import type { BrokerContext } from '../../../kernel/broker/op.ts';
+import { isDiscardingDevice } from './special-files.ts';
+import { WriteQuota } from '../../../kernel/broker/write-quota.ts';
 
 export class WriteCharge {
   readonly #ctx: BrokerContext;
