@@ -81,7 +81,11 @@ export interface ModuleLoader {
 export interface SandboxKit {
   create: CreateSandbox;
   loader: ModuleLoader;
-  /** the ops the sandbox brings besides the kernel's built-in ones (its subprocess ops): every plugin's broker answers them too */
+  /**
+   * every op extension this kit's plugins are served: the sandbox's own (sandboxes/deno: Deno's
+   * surface and its subprocess ops) and what the composition adds (a gate run's bindings, the
+   * storage bindings); each plugin's broker answers these and the kernel's own bindings
+   */
   extensions: readonly Extension[];
 }
 

@@ -16,7 +16,8 @@ import { locateError, parseSourceMap } from './loader/error-location.ts';
 import { moduleLoader } from './loader/module-loader.ts';
 import { ProcessSandbox } from './pool/process-sandbox.ts';
 import { RemoteRuntime } from './pool/remote-runtime.ts';
-import { DENO_RUN_OPS } from './deno/index.ts';
+import { DENO_EXTENSIONS } from './deno/index.ts';
+import type { Extension } from '../kernel/broker/extension.ts';
 
 /** A process-tier host above this resident size is killed, unless the profile says otherwise. */
 const DEFAULT_RSS_CAP_MB = 512;
@@ -32,6 +33,11 @@ interface Compiled {
 export interface SandboxKitOptions {
   /** the build cache (default: RUNTIMECTL_CACHE_DIR, else the checkout's .cache) */
   cacheDir?: string;
+  /**
+   * the extensions the composition serves this kit's plugins besides the sandbox's own Deno
+   * ops (a gate run's bindings, the storage bindings of persistence backends); none: Deno's alone
+   */
+  extensions?: readonly Extension[];
 }
 
 /** The loader alone (what a substrate check digests plugins with), over the same default cache. */
@@ -83,5 +89,5 @@ export function defaultSandboxKit(options: SandboxKitOptions = {}): SandboxKit {
     }
   };
 
-  return { create, loader, extensions: [DENO_RUN_OPS] };
+  return { create, loader, extensions: [...DENO_EXTENSIONS, ...(options.extensions ?? [])] };
 }

@@ -18,7 +18,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPostgres } from '../../test/support/postgres.ts';
-import { closeBridges } from '../../kernel/persistence/postgres/pg-bridge.ts';
+import { closeBridges } from '../../features/persistence/storage/postgres/pg-bridge.ts';
 import { openShared } from '../../features/persistence/fleet.ts';
 import { CYCLE_EVENT } from '../../kernel/loop/cycle-event.ts';
 

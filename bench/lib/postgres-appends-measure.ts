@@ -17,7 +17,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { openBackend } from '../../features/persistence/open.ts';
-import { closeBridges } from '../../kernel/persistence/postgres/pg-bridge.ts';
+import { closeBridges } from '../../features/persistence/storage/postgres/pg-bridge.ts';
 import { groupRound, percentile, round, samplePayload } from './event-appends-measure.ts';
 import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
 import { startPostgres } from '../../test/support/postgres.ts';

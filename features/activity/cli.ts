@@ -4,7 +4,7 @@
  */
 import { isActivityError, personaActivity, type ActivityEntry } from './collect.ts';
 import { sharedPersonas } from '../persistence/fleet.ts';
-import { describeDsn } from '../../kernel/persistence/postgres/pg-bridge.ts';
+import { describeDsn } from '../persistence/storage/postgres/pg-bridge.ts';
 import type { PersonaActivity } from './report.ts';
 import { parseSince } from '../history/window.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';

@@ -1,6 +1,6 @@
 /**
  * What the `gate.*` bindings do for one check of one gate run (the ops in
- * kernel/broker/ops/gate-bindings.ts only check the grant and forward here):
+ * binding-ops.ts only check the grant and forward here):
  *
  *   gate.manifest  the kernel's own parsers and the gate's own grant comparison, on text
  *                  and values the check passes in: no file, no network, no state

@@ -27,6 +27,7 @@ import type { ReviewPolicy } from '../../kernel/review/index.ts';
 import { scrubber } from '../../kernel/redact/secret-values.ts';
 import { KERNEL_VERSION, PROJECT_ROOT } from '../../kernel/version.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';
+import { GATE_BINDING_OPS } from './binding-ops.ts';
 import { isInside } from '../skills/read-reference.ts';
 import { inventory } from './evidence/inventory.ts';
 import { EVIDENCE_FORMAT, MANIFEST_FILE, VERDICT_EXIT, type CheckRecord, type EvidenceManifest, type Limitation, type Verdict } from './evidence/manifest-schema.ts';
@@ -162,7 +163,8 @@ export async function runGate(options: GateOptions): Promise<GateReport> {
   const runs = new Map<string, CheckRun>();
   const results = new Map<string, GateCheckResult>();
   try {
-    const kit = defaultSandboxKit();
+    // The check plugins are served the gate's bindings (binding-ops.ts) besides the sandbox's Deno ops.
+    const kit = defaultSandboxKit({ extensions: [GATE_BINDING_OPS] });
     for (const [i, check] of gate.checks.entries()) {
       const run = await runCheck(session, check, kit, results);
       runs.set(check.name, run);

@@ -6,8 +6,8 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { bridgeFor } from '../../kernel/persistence/postgres/pg-bridge.ts';
-import { prepareKernelSchema } from '../../kernel/persistence/postgres/pg-schema.ts';
+import { bridgeFor } from './storage/postgres/pg-bridge.ts';
+import { prepareKernelSchema } from './storage/postgres/pg-schema.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { openBackend } from './open.ts';
 import type { PersonaBackend } from './backend.ts';

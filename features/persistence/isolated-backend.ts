@@ -2,26 +2,26 @@
  * A PersistenceBackend over an isolated backend plugin (plugins/persistence-*): the plugin
  * runs in an isolated-vm isolate under the `persistence` sandbox profile (no Deno
  * permission at all) and reaches storage only through the storage bindings its manifest
- * declares, each call checked against the persona's StorageSession (kernel/persistence).
+ * declares, each call checked against the persona's StorageSession (features/persistence/storage).
  *
  * One isolate per backend plugin serves every persona of this process that chose it
  * (a thousand personas cannot each keep one more isolate); each persona is a session whose
  * token the plugin passes back with every binding call. Events go through the kernel's
- * chain (kernel/persistence/isolated-events.ts); memory and proposal records are checked
+ * chain (features/persistence/storage/isolated-events.ts); memory and proposal records are checked
  * here before the plugin stores them, and handed back as the plugin read them.
  */
 import path from 'node:path';
 import { ERROR_CODES, isKernelError, kernelError, type ErrorCode } from '../../kernel/errors.ts';
 import type { MemoryStore, ProposalStore } from '../../kernel/contracts/persistence.ts';
 import type { PersonaBackend } from './backend.ts';
-import { IsolatedEventStore, type BackendCalls } from '../../kernel/persistence/isolated-events.ts';
-import type { StorageSession } from '../../kernel/persistence/storage-session.ts';
+import { IsolatedEventStore, type BackendCalls } from './storage/isolated-events.ts';
+import type { StorageSession } from './storage/storage-session.ts';
 import type { TraceStorage } from '../../kernel/replay/trace-store.ts';
 import { sha256Digest, type ContentStore } from '../../kernel/storage/content-store.ts';
 import { requireSharedPlugin, sharedStoragePlugin, type SharedStoragePlugin } from './shared-instance.ts';
 import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { checkBrainText, checkProposalLine, parseProposalLines } from './records.ts';
-import { sessionLease } from '../../kernel/persistence/postgres/pg-bindings.ts';
+import { sessionLease } from './storage/postgres/pg-bindings.ts';
 import { selfHolder, type WriterLock } from '../../kernel/storage/writer-lock.ts';
 
 /** What every persistence plugin exports (the first argument of each is the session token). */

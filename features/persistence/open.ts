@@ -9,9 +9,9 @@
  */
 import path from 'node:path';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
-import { bridgeFor, type PgBridge } from '../../kernel/persistence/postgres/pg-bridge.ts';
-import { personaLogin, prepareKernelSchema } from '../../kernel/persistence/postgres/pg-schema.ts';
-import type { StorageSession } from '../../kernel/persistence/storage-session.ts';
+import { bridgeFor, type PgBridge } from './storage/postgres/pg-bridge.ts';
+import { personaLogin, prepareKernelSchema } from './storage/postgres/pg-schema.ts';
+import type { StorageSession } from './storage/storage-session.ts';
 import { PLUGINS_DIR, PluginRegistry, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { parseBackendName, pluginIdOf, readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
 import { BACKEND_EXPORTS, openIsolatedBackendSync, prepareBackendPlugin } from './isolated-backend.ts';

@@ -9,10 +9,11 @@ import { kernelError } from '../../kernel/errors.ts';
 import { emptyPermissionSet } from '../../kernel/permissions/descriptors.ts';
 import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
 import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
-import { STORAGE_BINDING_NAMES } from '../../kernel/persistence/binding-kit.ts';
-import { StorageHost } from '../../kernel/persistence/storage-session.ts';
+import { STORAGE_BINDING_NAMES } from './storage/binding-kit.ts';
+import { StorageHost } from './storage/storage-session.ts';
 import type { SandboxKit } from '../../kernel/sandbox.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';
+import { PERSISTENCE_BINDING_OPS } from './storage/binding-ops.ts';
 
 export interface SharedStoragePlugin {
   readonly plugin: LoadedPlugin;
@@ -27,7 +28,7 @@ interface Entry {
 
 const entries = new Map<string, Entry>();
 
-/** The process's one kit for its storage plugins (over the default build cache, as these instances always were). */
+/** The process's one kit for its storage plugins (over the default build cache, as these instances always were): the only kit serving the storage bindings. */
 let storageKit: SandboxKit | undefined;
 
 function keyOf(plugin: LoadedPlugin): string {
@@ -41,7 +42,7 @@ export function sharedStoragePlugin(plugin: LoadedPlugin): Promise<SharedStorage
   if (entry === undefined) {
     const created: Entry = { ready: Promise.resolve(undefined as unknown as SharedStoragePlugin) };
     created.ready = (async () => {
-        storageKit ??= defaultSandboxKit();
+        storageKit ??= defaultSandboxKit({ extensions: [PERSISTENCE_BINDING_OPS] });
         const host = new StorageHost();
         const instance = new PluginInstance(plugin, { kit: storageKit, allow: emptyPermissionSet(), cwd: plugin.dir });
         instance.broker.context.storage = { host, declared: plugin.manifest.bindings.filter((b) => (STORAGE_BINDING_NAMES as readonly string[]).includes(b)) };

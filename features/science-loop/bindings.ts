@@ -9,7 +9,7 @@
  * hands its own); without one, through the files of the jsonl-fs layout.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import type { BindingImplementations, TaskSummary } from '../../kernel/broker/ops/bindings.ts';
+import type { BindingImplementations, TaskSummary } from '../../kernel/broker/bindings.ts';
 import type { AppendResult } from '../../kernel/events/event-log.ts';
 import { openLedger } from '../ledger/open.ts';
 import { parseTaskState } from '../../plugins/ledger/model/lifecycle.ts';

@@ -32,7 +32,7 @@ import type { ExecutorChoice } from './executors/choice.ts';
 import { buildPrompt } from './executors/prompt.ts';
 import { allocateRunId, checkSessionManifest, markSessionManifest, preparePersonaWorkspace, writeFallbackManifest, type FallbackFields, type SessionFolder } from './executors/session-dir.ts';
 import { errorLine, isKernelError } from '../../kernel/errors.ts';
-import type { TaskSummary } from '../../kernel/broker/ops/bindings.ts';
+import type { TaskSummary } from '../../kernel/broker/bindings.ts';
 import type { LedgerAccess } from '../ledger/access.ts';
 import type { PersonaProfile } from '../../kernel/personas/profile-schema.ts';
 import type { SkillMeta } from '../skills/catalog.ts';

@@ -4,7 +4,7 @@
  * reason, and the spending rate over the last 24 hours.
  */
 import { readFleetStatus, readStatus, type PersonaStatus } from './status.ts';
-import { describeDsn } from '../../kernel/persistence/postgres/pg-bridge.ts';
+import { describeDsn } from '../persistence/storage/postgres/pg-bridge.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { existingStateDir, knownPersonaDir } from '../../kernel/storage/state-dir.ts';
 import { listPersonaIds } from '../../kernel/personas/load.ts';

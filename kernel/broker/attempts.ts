@@ -94,7 +94,7 @@ export function valueAttempt(kind: PermissionName, key: string): AttemptsOf {
   return (raw) => [typeof raw[key] === 'string' ? { kind, value: raw[key] as string } : { kind }];
 }
 
-/** A kernel binding by name (ops/bindings.ts): granted when the plugin declares it and its grantor grants it. */
+/** A kernel binding by name (bindings.ts): granted when the plugin declares it and its grantor grants it. */
 export function bindingAttempt(name: string): AttemptsOf {
   return () => [{ kind: 'binding', value: name }];
 }

@@ -23,7 +23,7 @@ import type { OpTable } from './extension.ts';
 import { closeResources } from './resources.ts';
 import { Refusal, type AuditPermission, type RefusalReason } from './refusal.ts';
 import type { OpTicket } from './run-scope.ts';
-import { isSpecialPath } from './special-files.ts';
+import { isSpecialPath } from './special-paths.ts';
 import { attemptGranted, rawObject, reportedAttempts, type Attempt } from './attempts.ts';
 import type { PermissionName } from '../permissions/descriptors.ts';
 
@@ -125,7 +125,7 @@ function errorAnswer(error: unknown): string {
 
 export class CapabilityBroker {
   readonly context: BrokerContext;
-  /** the ops this broker answers: the kernel's built-in extension and the composition's (extension.ts) */
+  /** the ops this broker answers: the kernel's bindings and the extensions the composition handed in (extension.ts) */
   readonly ops: OpTable;
   /** count of calls per op, for metering and for tests */
   readonly calls = new Map<string, number>();

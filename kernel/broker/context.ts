@@ -1,7 +1,6 @@
 /** Builds the permission gate and broker context for one sandboxed run or plugin instance. */
 import type { AuditEvent, BrokerContext, KernelFiles, WorldSources } from './op.ts';
 import { RunScope, scopeLimits } from './run-scope.ts';
-import { checkedConnector } from './checked-address.ts';
 import { WriteQuota, type WriteQuotaLimits } from './write-quota.ts';
 import type { Tape } from './tape.ts';
 import type { Limits, SandboxProfile } from '../manifest/sandbox-profile.ts';
@@ -20,8 +19,8 @@ const NET_IDLE_MAX_MS = 30_000;
  * Whether code under this grant may start children that write files: some program may run
  * and some path may be written, in every layer. Such children (sandboxed: they get the same
  * write grant) can leave links in what they write for this code's own file ops to follow out
- * of the grant, so its file ops take the strict-symlink rule (fs-guard.ts): a path's real
- * location must itself be granted, and it is opened without following any link.
+ * of the grant, so its file ops take the strict-symlink rule (sandboxes/deno/ops/fs-guard.ts):
+ * a path's real location must itself be granted, and it is opened without following any link.
  */
 export function childrenMayWrite(gate: PermissionGate): boolean {
   const some = (kind: 'run' | 'write') => gate.layers.every((layer) => layer.set[kind].deny !== true && (layer.set[kind].allow === true || layer.set[kind].allow.length > 0));
@@ -71,9 +70,7 @@ export function brokerContext(options: {
     maxResponseBytes: options.limits.transferBytes,
     // half the wall limit, so a stalled server is a TypeError the script can catch before its time is up
     netTimeoutMs: Math.max(1, Math.min(Math.floor(options.limits.wallMs / 2), NET_IDLE_MAX_MS)),
-    // Each fetch connects to the address its name was checked to resolve to (checked-address.ts),
-    // against the grant the context has then (a test's narrowing, a revoke).
-    scope: new RunScope(scopeLimits(options.limits.transferBytes), quotaOf(options.writeQuota), () => checkedConnector((hostPort, aliases) => context.gate.query('net', hostPort, aliases).state === 'denied')),
+    scope: new RunScope(scopeLimits(options.limits.transferBytes), quotaOf(options.writeQuota)),
     ...(options.kernelFiles ? { kernelFiles: options.kernelFiles } : {}),
     audit: options.audit ?? (() => undefined),
     ...(options.tape ? { tape: options.tape } : {}),

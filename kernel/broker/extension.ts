@@ -1,8 +1,9 @@
 /**
  * Ops come in extensions, as Deno's do (`deno_core::extension!(deno_fs, ops = [...])` over an
- * injected FileSystem): the kernel's built-in set (ops/index.ts) and what the sandbox brings
- * (sandboxes/deno: the subprocess ops, which start children in the OS sandbox). The
- * composition hands its extensions in (SandboxKit.extensions) and each broker answers from
+ * injected FileSystem). The kernel owns this contract and composes only its own bindings
+ * (bindings.ts); every implementation is handed in by the composition with the sandbox kit
+ * (SandboxKit.extensions): the sandbox's Deno ops (sandboxes/deno), a gate run's bindings
+ * (features/gate), the storage bindings of persistence backends. Each broker answers from
  * the table made of them; an op no extension registers is RTC_ERR_BROKER_UNKNOWN_OP, and two
  * extensions naming one op is a composition bug, refused when the table is made.
  */
@@ -10,7 +11,7 @@ import { kernelError } from '../errors.ts';
 import type { OpDefinition } from './op.ts';
 
 export interface Extension {
-  /** what errors name it by: `builtin`, `deno.run` */
+  /** what errors name it by: `kernel.bindings`, `deno`, `deno.run` */
   readonly name: string;
   readonly ops: readonly OpDefinition[];
 }

@@ -1,18 +1,18 @@
 /**
  * The shape of one broker operation. Each op names the permission it needs for given
  * arguments (checked by the broker before `run` is ever called) and does its effect.
- * Ops live one file per area in `ops/`, registered as extensions (extension.ts: the kernel's
- * built-in `ops/index.ts`, the sandbox's subprocess ops in sandboxes/deno), Deno's layout:
- * declaration, check, implementation.
+ * Ops live one file per area, registered as extensions (extension.ts: the kernel's own
+ * bindings.ts; Deno's ops in sandboxes/deno/ops, handed in by the composition), Deno's
+ * layout: declaration, check, implementation.
  */
+import { randomBytes } from 'node:crypto';
 import type { PermissionName } from '../permissions/descriptors.ts';
 import type { PermissionGate } from '../permissions/gate.ts';
 import type { AuditPermission, RefusalReason } from './refusal.ts';
 import type { OpTicket, RunScope } from './run-scope.ts';
 import type { Tape } from './tape.ts';
 import type { Attempt, AttemptsOf } from './attempts.ts';
-import type { PluginBindings } from './ops/bindings.ts';
-import type { StorageGrant } from '../persistence/binding-kit.ts';
+import type { PluginBindings } from './bindings.ts';
 import type { ChildTrackerLike, OsSandboxView } from '../sandbox.ts';
 
 /**
@@ -26,6 +26,20 @@ export interface OsSandboxSettings extends OsSandboxView {
   tracker?: ChildTrackerLike;
   /** the kernel's environment, where bubblewrap is looked for (RUNTIMECTL_BWRAP, PATH); default: this process's */
   hostEnv?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * What the composition hands a storage plugin's broker (persistence backends and the ledger
+ * only): the storage bindings its manifest declares, and the host of its open sessions that the
+ * storage binding ops answer from. Those ops and the host are the persistence feature's
+ * (features/persistence/storage, an extension handed in); the kernel reads only `declared`
+ * (attempts.ts: whether a storage binding is granted), so the host is opaque here and the ops
+ * check it is theirs.
+ */
+export interface StorageGrant {
+  readonly host: object;
+  /** the storage bindings the manifest declares (and the host therefore serves) */
+  readonly declared: readonly string[];
 }
 
 export interface AuditEvent {
@@ -78,15 +92,15 @@ export interface BrokerContext {
    * a kernel that pins its clock (tests, a deterministic re-run) pins the plugins' clock too
    */
   sources?: WorldSources;
-  /** under `sandbox test`: the run's own grant, which each test's `permissions` narrow (ops/test-permissions.ts) */
+  /** under `sandbox test`: the run's own grant, which each test's `permissions` narrow (sandboxes/deno/ops/test-permissions.ts) */
   testGrant?: { base: PermissionGate };
   /** `Deno.mainModule`: the URL of the entry module (a script's file, a plugin's entry) */
   mainModule?: string;
   /** `Deno.execPath()`: a program that runs `eval` and `run` as deno does (features/sandbox-run/runner/exec-path.ts) */
   execPath?: string;
-  /** kernel bindings this plugin may reach (declared by its manifest ∩ granted by its persona); see ops/bindings.ts */
+  /** kernel bindings this plugin may reach (declared by its manifest ∩ granted by its persona); see bindings.ts */
   bindings?: PluginBindings;
-  /** storage bindings (persistence backends and the ledger only); see kernel/persistence/binding-kit.ts */
+  /** storage bindings (persistence backends and the ledger only): see StorageGrant */
   storage?: StorageGrant;
   /**
    * applied to the bytes of every file write before they reach the disk (a persona's plugins:
@@ -103,6 +117,15 @@ export interface WorldSources {
   monotonic(): number;
   randomBytes(length: number): Buffer;
 }
+
+const origin = performance.now();
+
+/** The host's own clock and CSPRNG: what an op reads unless its kernel pins them (`BrokerContext.sources`). */
+export const HOST_SOURCES: WorldSources = {
+  now: () => Date.now(),
+  monotonic: () => performance.now() - origin,
+  randomBytes: (length) => randomBytes(length),
+};
 
 export interface PermissionNeed {
   kind: PermissionName;

@@ -19,7 +19,7 @@ export type RefusalReason =
   | 'strict-symlink'
   | 'loader-variable'
   | 'redirect'
-  /** a granted name that resolves to a denied address (checked-address.ts) */
+  /** a granted name that resolves to a denied address (sandboxes/deno/ops/checked-address.ts) */
   | 'resolved-address'
   | 'binding'
   | 'os-sandbox'

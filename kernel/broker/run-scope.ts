@@ -10,10 +10,9 @@
  *    that would pass it fails (RangeError in the script), the others go on;
  *  - `end()` closes the scope when the run (or call) ends: every op in flight is aborted
  *    (sockets destroyed, subprocess groups killed), waiting ones are refused, the run's
- *    connection pool is destroyed, and a fresh scope begins for the next call.
+ *    shared resources (the fetch ops' connection pool) are closed, and a fresh scope begins
+ *    for the next call.
  */
-import type { Agent, buildConnector, Dispatcher } from 'undici';
-import { undiciLoaded } from './undici.ts';
 import { DenoOpError } from './deno-error.ts';
 import type { WriteQuota } from './write-quota.ts';
 
@@ -23,18 +22,29 @@ export interface ScopeLimits {
   maxBytes: number;
 }
 
-/** One op's place in the scope: its abort signal, its byte account, the run's connection pool. */
+/** What the ops of one run share while it lasts (a connection pool), closed when the run ends. */
+export interface Shared<T> {
+  readonly value: T;
+  close(): void;
+}
+
+/** One op's place in the scope: its abort signal, its byte account, what the run's ops share. */
 export interface OpTicket {
   readonly signal: AbortSignal;
   /** counts `bytes` more against the run; throws (and counts nothing) past the run's cap */
   hold(bytes: number): void;
-  readonly dispatcher: Dispatcher;
+  /**
+   * What the run's ops share under `key` (the fetch ops' connection pool:
+   * sandboxes/deno/ops/net.ts), made by `make` on the first use in this run and closed when
+   * the run ends; the scope knows nothing of what it is.
+   */
+  shared<T>(key: string, make: () => Shared<T>): T;
   /** gives the slot and every byte held back; idempotent */
   done(): void;
   /**
    * Takes the slot and the bytes over from the broker, for what outlives the op's answer
-   * (a streaming response body: net-body.ts): the broker's `done` then does nothing, and
-   * the returned ticket gives them back.
+   * (a streaming response body: sandboxes/deno/ops/net-body.ts): the broker's `done` then
+   * does nothing, and the returned ticket gives them back.
    */
   keep(): KeptTicket;
 }
@@ -55,7 +65,7 @@ class Generation {
   running = 0;
   bytes = 0;
   readonly waiting: { start(): void; refuse(error: Error): void }[] = [];
-  agent: Agent | undefined;
+  readonly shared = new Map<string, Shared<unknown>>();
 }
 
 export class RunScope {
@@ -66,13 +76,9 @@ export class RunScope {
   /** ops started and bytes refused so far, for tests and status */
   readonly stats = { ops: 0, aborted: 0, overCap: 0 };
 
-  /** makes the connector of the run's connection pool (checked-address.ts: names resolved and checked before the connect) */
-  readonly #connector: (() => buildConnector.connector) | undefined;
-
-  constructor(limits: ScopeLimits, writes: WriteQuota | null = null, connector?: () => buildConnector.connector) {
+  constructor(limits: ScopeLimits, writes: WriteQuota | null = null) {
     this.limits = limits;
     this.writes = writes;
-    this.#connector = connector;
   }
 
   get inFlight(): number {
@@ -97,7 +103,6 @@ export class RunScope {
     let held = 0;
     let slot = true;
     let kept = false;
-    const connector = this.#connector;
     const hold = (bytes: number): void => {
       if (gen.bytes + bytes > this.limits.maxBytes) {
         this.stats.overCap++;
@@ -124,9 +129,10 @@ export class RunScope {
     return {
       signal: gen.controller.signal,
       hold,
-      get dispatcher() {
-        gen.agent ??= new (undiciLoaded().Agent)(connector ? { connect: connector() } : undefined);
-        return gen.agent;
+      shared<T>(key: string, make: () => Shared<T>): T {
+        let entry = gen.shared.get(key);
+        if (!entry) gen.shared.set(key, (entry = make()));
+        return entry.value as T;
       },
       done: () => {
         if (!kept) finish();
@@ -145,7 +151,7 @@ export class RunScope {
     if (gen.running > 0) this.stats.aborted += gen.running;
     gen.controller.abort(new DenoOpError('Interrupted', 'the run ended while this operation was in flight'));
     for (const waiter of gen.waiting.splice(0)) waiter.refuse(new DenoOpError('Interrupted', 'the run ended before this operation started'));
-    void gen.agent?.destroy().catch(() => undefined);
+    for (const entry of gen.shared.values()) entry.close();
   }
 }
 

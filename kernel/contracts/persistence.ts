@@ -3,7 +3,7 @@
  * ledger, its brain memory and its proposal records. Implementations are plugins
  * (`plugins/persistence-jsonl-fs`, the embedded default, `plugins/persistence-sqlite`), each
  * run in an isolated-vm isolate under the `persistence` sandbox profile: no Deno permission,
- * storage only through the storage bindings its manifest declares (kernel/persistence), each
+ * storage only through the storage bindings its manifest declares (features/persistence/storage), each
  * call checked against the persona's own folder.
  *
  * The kernel keeps the hash chain, group commit and verification: events reach a backend by

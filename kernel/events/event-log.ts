@@ -18,7 +18,7 @@
  * by a crash: only ever unacknowledged events) is saved aside, cut off, and logged.
  *
  * Where a batch goes is the log's sink (BatchSink): its own file (FileSink), or an isolated
- * persistence backend's storage binding (kernel/persistence/isolated-events.ts), which also
+ * persistence backend's storage binding (features/persistence/storage/isolated-events.ts), which also
  * seals through the sink: the log decides what a seal holds and its header, the sink stores it.
  */
 import { createHash } from 'node:crypto';
@@ -135,7 +135,7 @@ export interface SealRequest {
 
 /**
  * Where a batch goes: the one durable write per batch. The log's own file (FileSink, below),
- * or an isolated persistence backend's storage binding (kernel/persistence/isolated-events.ts).
+ * or an isolated persistence backend's storage binding (features/persistence/storage/isolated-events.ts).
  * `write` resolves only once every event of the batch is durable; a rejection fails the log.
  * A sink of a segmented log also gives the open segment's bytes and stores a seal: it throws
  * a KernelError marked `internal` when the open segment may be half replaced (the log stops

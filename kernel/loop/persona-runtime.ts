@@ -22,9 +22,8 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { AuditEvent, WorldSources } from '../broker/op.ts';
-import type { BindingImplementations } from '../broker/ops/bindings.ts';
-import { HOST_SOURCES } from '../broker/ops/entropy.ts';
+import { HOST_SOURCES, type AuditEvent, type WorldSources } from '../broker/op.ts';
+import type { BindingImplementations } from '../broker/bindings.ts';
 import type { McpServerSpec } from '../contracts/executor.ts';
 import type { PersistenceBackend, PersistenceProvider } from '../contracts/persistence.ts';
 import { errorLine, isKernelError, kernelError } from '../errors.ts';

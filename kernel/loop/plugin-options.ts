@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
-import type { BindingImplementations } from '../broker/ops/bindings.ts';
+import type { BindingImplementations } from '../broker/bindings.ts';
 import { toPermissionSet, type PathVariables } from '../manifest/permissions-schema.ts';
 import type { PermissionSet } from '../permissions/descriptors.ts';
 import type { PersonaProfile } from '../personas/profile-schema.ts';

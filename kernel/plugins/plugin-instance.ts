@@ -7,7 +7,7 @@
  */
 import { CapabilityBroker } from '../broker/broker.ts';
 import { opTable, type OpTable } from '../broker/extension.ts';
-import { BUILT_IN_OPS } from '../broker/ops/index.ts';
+import { KERNEL_BINDING_OPS } from '../broker/bindings.ts';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import type { Tape } from '../broker/tape.ts';
 import { isKernelError, kernelError } from '../errors.ts';
@@ -37,12 +37,17 @@ export interface InstanceOptions {
   bundle?: { code: string; digest: string };
 }
 
-/** The op table of a kit's plugins (the kernel's built-in ops and the kit's), made once per kit. */
+/**
+ * The op table of a kit's plugins, made once per kit: the extensions the composition hands in
+ * with the kit (the sandbox's Deno ops, and whatever its plugins are served: a gate's
+ * bindings, the storage bindings) and the kernel's own bindings, which the kernel composes
+ * itself (bindings.ts says why). The kernel names no implementation extension.
+ */
 const tables = new WeakMap<SandboxKit, OpTable>();
 
 function opsOf(kit: SandboxKit): OpTable {
   let table = tables.get(kit);
-  if (!table) tables.set(kit, (table = opTable([BUILT_IN_OPS, ...kit.extensions])));
+  if (!table) tables.set(kit, (table = opTable([KERNEL_BINDING_OPS, ...kit.extensions])));
   return table;
 }
 

@@ -14,7 +14,7 @@
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { ReplayTape, type Effect } from '../broker/tape.ts';
-import type { BindingImplementations } from '../broker/ops/bindings.ts';
+import type { BindingImplementations } from '../broker/bindings.ts';
 import { CYCLE_EVENT } from '../loop/cycle-event.ts';
 import { kernelError, isKernelError } from '../errors.ts';
 import { buildPersonaPlugin, personaPluginOptions, type PersonaPluginKind, type PersonaPluginOptions } from '../loop/plugin-options.ts';

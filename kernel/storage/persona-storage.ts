@@ -4,7 +4,7 @@
  * inside the persona directory (lexically and through realpath, so a planted symbolic link
  * cannot aim it at another persona's or the host's files) and refuses anything else with
  * RTC_ERR_PERSISTENCE_PATH_ESCAPE. Persistence backends do not get these: they are isolated
- * plugins and reach storage only through the storage bindings (kernel/persistence).
+ * plugins and reach storage only through the storage bindings (features/persistence/storage).
  */
 import { resolveInside } from './path-guard.ts';
 

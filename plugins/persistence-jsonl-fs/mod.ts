@@ -11,7 +11,7 @@
  * Runs in an isolate (sandbox profile `persistence`: no Deno permission) and reaches the
  * files only through `storage.files`, scoped by the kernel to the persona's own folder.
  * Events go by reference: this module only says where they are; the kernel writes and
- * verifies them (kernel/persistence/event-bindings.ts).
+ * verifies them (features/persistence/storage/event-bindings.ts).
  */
 import { files, type BatchRef, type Token } from '../persistence-shared/storage.ts';
 

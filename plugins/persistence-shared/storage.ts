@@ -5,7 +5,7 @@
  * Refusals arrive as Errors whose message starts with the kernel's code
  * (`RTC_ERR_PERSISTENCE_...: ...`); a plugin passes them on by rethrowing.
  *
- * See kernel/persistence/*-bindings.ts for what each op does and refuses.
+ * See features/persistence/storage/*-bindings.ts for what each op does and refuses.
  */
 declare const Runtimectl: {
   storage: {
@@ -21,7 +21,7 @@ export type Row = Record<string, unknown>;
 const sync = <T>(op: string, args: Record<string, unknown>): T => Runtimectl.storage.sync<T>(op, args);
 const async = <T>(op: string, args: Record<string, unknown>): Promise<T> => Runtimectl.storage.async<T>(op, args);
 
-/** The most a read answers at once (kernel/persistence/file-bindings.ts MAX_READ_BYTES). */
+/** The most a read answers at once (features/persistence/storage/file-bindings.ts MAX_READ_BYTES). */
 const READ_RANGE = 16 * 1024 * 1024;
 
 export const files = {

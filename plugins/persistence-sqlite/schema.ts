@@ -9,7 +9,7 @@
  * The event log is the kernel's and is not in this file (schema 3): the kernel keeps the chain
  * and its history (`events`, `event_segments`, `event_index`, `event_rollups`,
  * `history_documents`) in its own database beside it, `logs/events.db`
- * (kernel/persistence/sqlite-events-db.ts), which no statement of this plugin can reach. A
+ * (features/persistence/storage/sqlite-events-db.ts), which no statement of this plugin can reach. A
  * segment there is what it is in the jsonl-fs backend (the gzip of its exact JSONL lines).
  *
  * Schema 1 had the kernel's `events` table in this file; schema 2 added the kernel's history

@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import type * as esbuild from 'esbuild';
 import { kernelError } from '../../kernel/errors.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
-import { isSpecialPath } from '../../kernel/broker/special-files.ts';
+import { isSpecialPath } from '../../kernel/broker/special-paths.ts';
 
 export interface ImportScope {
   /** folders whose files may be imported (made real when checked) */

@@ -23,7 +23,7 @@ export function makeRuntimectl(): unknown {
   const memory = Object.freeze({
     read: () => callAsync<unknown>('binding.memory.read', {}),
   });
-  // Storage bindings (persistence backends and the ledger only; kernel/persistence/*-bindings.ts):
+  // Storage bindings (persistence backends and the ledger only; features/persistence/storage/*-bindings.ts):
   // one door per mode, for ops named `storage.*`; plugins/persistence-shared/storage.ts types them.
   const storageOp = (op: string): string => {
     if (typeof op !== 'string' || !op.startsWith('storage.')) throw new TypeError(`"${String(op)}" is not a storage binding`);

@@ -32,27 +32,10 @@ export const KNOWN_OFFENDERS: KnownOffenders = {
     'kernel/errors.ts', // plugins
     'kernel/manifest/zod-error.ts', // plugins
   ],
-  'sandboxes/deno/index.ts': [
-    'kernel/broker/ops/index.ts', // sandboxes
-  ],
-  'sandboxes/deno/ops/run-spawn.ts': [
-    'kernel/broker/ops/args.ts', // sandboxes
-    'kernel/broker/resources.ts', // sandboxes
-  ],
-  'sandboxes/deno/ops/run.ts': [
-    'kernel/broker/attempts.ts', // sandboxes
-    'kernel/broker/ops/args.ts', // sandboxes
-  ],
   'sandboxes/loader/bundle.ts': [
     'kernel/shown-path.ts', // sandboxes
   ],
-  'sandboxes/loader/import-scope.ts': [
-    'kernel/broker/special-files.ts', // sandboxes
-  ],
   'sandboxes/loader/npm-resolve.ts': [
     'kernel/shown-path.ts', // sandboxes
-  ],
-  'sandboxes/subprocess/os-sandbox/net-proxy.ts': [
-    'kernel/broker/checked-address.ts', // sandboxes
   ],
 };

@@ -28,10 +28,24 @@ export const KERNEL_PUBLIC_SURFACE: readonly string[] = [
   'kernel/broker/refusal.ts',
   'kernel/broker/args.ts',
   'kernel/broker/run-scope.ts',
+  // The broker's contracts an op extension implements against (the Deno ops live in sandboxes/deno/ops):
+  // what a call attempts, audited whatever answers it (OpDefinition.attempts);
+  'kernel/broker/attempts.ts',
+  // the resource table an op's rids live in, closed by the broker when its context ends (Deno's ResourceTable);
+  'kernel/broker/resources.ts',
+  // the run's disk account every op declaring `quota` charges (the broker refuses a writing op that does not);
+  'kernel/broker/write-quota.ts',
+  // Deno's special-path rule: one rule, applied by the broker to every need, by the fs ops and by the module loader.
+  'kernel/broker/special-paths.ts',
   'kernel/permissions/**',
   'kernel/manifest/sandbox-profile.ts',
+  // The kernel's IO-safety primitives (no link followed, no FIFO opened blocking), the one way
+  // every file op reads and writes where sandboxed code can write: safe-open is built on no-follow,
+  // and both refuse with unsafe-file's one error class.
   'kernel/storage/safe-open.ts',
   'kernel/storage/safe-read.ts',
+  'kernel/storage/no-follow.ts',
+  'kernel/storage/unsafe-file.ts',
 ];
 
 /**

@@ -19,7 +19,11 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { CapabilityBroker } from '../../kernel/broker/broker.ts';
 import type { AuditEvent } from '../../kernel/broker/op.ts';
-import { DENO_OPS } from '../../sandboxes/deno/index.ts';
+import { DENO_EXTENSIONS } from '../../sandboxes/deno/index.ts';
+import { KERNEL_BINDING_OPS } from '../../kernel/broker/bindings.ts';
+import { opTable } from '../../kernel/broker/extension.ts';
+import { PERSISTENCE_BINDING_OPS } from '../../features/persistence/storage/binding-ops.ts';
+import { GATE_BINDING_OPS } from '../../features/gate/binding-ops.ts';
 import { RecordingTape, ReplayTape } from '../../kernel/broker/tape.ts';
 import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { flagsLayer } from '../../kernel/permissions/parse-flags.ts';
@@ -282,6 +286,8 @@ test('a query and a revocation attempt nothing; a request the grant covers is no
 });
 
 test('every op the broker has that reaches outside the isolate leaves its attempt in the audit, whatever its arguments', async () => {
+  // Every op any composition serves: the Deno extensions, the kernel's bindings, a gate run's and the storage bindings.
+  const EVERY_OP = opTable([KERNEL_BINDING_OPS, ...DENO_EXTENSIONS, PERSISTENCE_BINDING_OPS, GATE_BINDING_OPS]);
   // Ops on a resource already granted (a file's or a child's rid, a fetch body), the script's own
   // clock and randomness, and the questions Deno answers without a permission.
   const effectFree = new Set([
@@ -296,10 +302,10 @@ test('every op the broker has that reaches outside the isolate leaves its attemp
   const requests = new Set(['permissions.request', 'test.permissions']);
   const profile = loadSandboxProfile('default');
   const seen: AuditEvent[] = [];
-  const broker = new CapabilityBroker(brokerContext({ subject: 'structural', layers: [flagsLayer([], work), profileLayer(profile, work)], cwd: work, env: { PATH: '' }, profile, limits: profile.limits, audit: (e) => seen.push(e) }), DENO_OPS);
+  const broker = new CapabilityBroker(brokerContext({ subject: 'structural', layers: [flagsLayer([], work), profileLayer(profile, work)], cwd: work, env: { PATH: '' }, profile, limits: profile.limits, audit: (e) => seen.push(e) }), EVERY_OP);
   const wrongTypes = JSON.stringify({ path: 5, from: 5, to: 5, oldpath: 5, newpath: 5, url: 5, command: 5, name: 5, kind: 5, paths: 5, options: 5, dir: 5, s: 5 });
   const named = JSON.stringify({ path: '/etc/x\0', from: '', to: '/etc/y', oldpath: '/etc/a', newpath: '', url: 'http://example.com:9/', command: 'no-such-program-x', name: 'run', command2: 1, kind: 'nope', paths: ['/etc'], options: { create: true }, dir: '/etc', prefix: 'a/b', permissions: { run: ['sh'], sys: true } });
-  for (const [name, op] of DENO_OPS) {
+  for (const [name, op] of EVERY_OP) {
     if (effectFree.has(name) || name.startsWith('fs.file.')) {
       assert.equal(op.attempts, undefined, `${name} is listed as reaching nothing, but declares attempts`);
       continue;

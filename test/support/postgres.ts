@@ -113,7 +113,7 @@ export async function startPostgres(options: { tcp?: boolean } = {}): Promise<Te
   const admin = (sql: string, database = 'runtimectl'): string => execFileSync(process.execPath, adminArgs(sql, database), { encoding: 'utf8', cwd });
   const adminAsync = (sql: string, database = 'runtimectl'): Promise<string> =>
     new Promise((resolve, reject) => execFile(process.execPath, adminArgs(sql, database), { encoding: 'utf8', cwd }, (error, stdout) => (error ? reject(error) : resolve(stdout))));
-  // CREATEROLE: the kernel makes the roles plugin statements run as (kernel/persistence/postgres/pg-roles.ts).
+  // CREATEROLE: the kernel makes the roles plugin statements run as (features/persistence/storage/postgres/pg-roles.ts).
   admin(`CREATE ROLE runtimectl LOGIN CREATEROLE PASSWORD '${APP_PASSWORD}'`, 'postgres');
   admin('CREATE DATABASE runtimectl OWNER runtimectl', 'postgres');
   const dsn = `postgres://runtimectl:${APP_PASSWORD}@localhost/runtimectl?host=${encodeURIComponent(root)}&port=${port}`;

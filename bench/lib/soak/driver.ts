@@ -14,7 +14,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { closeBridges } from '../../../kernel/persistence/postgres/pg-bridge.ts';
+import { closeBridges } from '../../../features/persistence/storage/postgres/pg-bridge.ts';
 import { CYCLE_EVENT } from '../../../kernel/loop/cycle-event.ts';
 import { PROJECT_ROOT } from '../../../kernel/version.ts';
 import { openHistoryReader } from '../../../features/history/read-path.ts';

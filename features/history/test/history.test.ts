@@ -215,7 +215,7 @@ test('an edited last sealed segment is refused at start; an edited older one is 
 test('sqlite: a deleted or edited sealed segment row is refused at start, and the database is left as it is', async () => {
   const p = idlePersona('sqlite');
   await p.cycles(60);
-  // The kernel's events database (kernel/persistence/sqlite-events-db.ts), beside the plugin's persistence.db.
+  // The kernel's events database (features/persistence/storage/sqlite-events-db.ts), beside the plugin's persistence.db.
   const db = path.join(p.personaDir, 'logs', 'events.db');
   const dump = () => {
     const h = new Database(db, { readonly: true });

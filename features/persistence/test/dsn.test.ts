@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { COMMANDS } from '../../../cli/commands.ts';
-import { closeBridges } from '../../../kernel/persistence/postgres/pg-bridge.ts';
+import { closeBridges } from '../storage/postgres/pg-bridge.ts';
 import { runCli } from '../../../test/support/cli.ts';
 import { postgresSkipReason, startPostgres, type TestPostgres } from '../../../test/support/postgres.ts';
 import { fakeEnv, tempDir } from '../../science-loop/test/helpers.ts';

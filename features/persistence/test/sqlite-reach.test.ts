@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { openBackend } from '../index.ts';
 import type { PersonaBackend } from '../backend.ts';
-import { firstKeyword } from '../../../kernel/persistence/sqlite-statement.ts';
+import { firstKeyword } from '../storage/sqlite-statement.ts';
 import { personaDir } from './helpers.ts';
 
 const FIXTURE_PLUGINS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'plugins');

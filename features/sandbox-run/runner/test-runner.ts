@@ -12,7 +12,7 @@
  * profile's tier: in-process, or its own sandbox host process), under one grant: the run's
  * flags ∩ the profile's ceiling. Its registrations are listed, filtered (`--filter` text or
  * `/regex/`, `only`), then each test runs in turn; a test's `permissions` narrow the grant
- * while it runs (kernel/broker/ops/test-permissions.ts). Sanitizers are not run. Exit status
+ * while it runs (sandboxes/deno/ops/test-permissions.ts). Sanitizers are not run. Exit status
  * 1 when a test failed, a file failed to load, or `only` was used, as in Deno.
  */
 import type { AuditEvent } from '../../../kernel/broker/op.ts';

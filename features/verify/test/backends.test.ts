@@ -25,7 +25,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { runCli, type CliResult } from '../../../test/support/cli.ts';
 import { postgresSkipReason, startPostgres, type TestPostgres } from '../../../test/support/postgres.ts';
-import { closeBridges } from '../../../kernel/persistence/postgres/pg-bridge.ts';
+import { closeBridges } from '../../persistence/storage/postgres/pg-bridge.ts';
 import { tempDir } from '../../science-loop/test/helpers.ts';
 import { openBackend } from '../../persistence/open.ts';
 import { ledgerOf } from '../../ledger/access.ts';

@@ -170,7 +170,7 @@ test('a sqlite persona is verified through persistence.db, and a bad persistence
   assert.match(ok.stdout, /^gamma {2}persistence {2}ok {2}sqlite$/m);
   assert.match(ok.stdout, /^gamma {2}events {2}ok {2}4 event\(s\), last seq 4; incremental: checked seq 1\.\.4/m);
 
-  // The events are in the kernel's own database (kernel/persistence/sqlite-events-db.ts).
+  // The events are in the kernel's own database (features/persistence/storage/sqlite-events-db.ts).
   const db = new Database(path.join(dir, 'logs', 'events.db'));
   db.prepare("UPDATE events SET type = 'test.tock' WHERE seq = 2").run();
   db.close();

@@ -1,6 +1,6 @@
 /**
  * The ledger's rows held in memory, and the two shapes a persistence backend hands them over
- * in (kernel/persistence/ledger-bindings.ts): a change log (the jsonl-fs format: a header line,
+ * in (features/persistence/storage/ledger-bindings.ts): a change log (the jsonl-fs format: a header line,
  * then one committed change a line, replayed in order) or a snapshot of every row (a database
  * that keeps tables: sqlite, postgres). Pure: it runs in the ledger plugin's isolate.
  */

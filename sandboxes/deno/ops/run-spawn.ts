@@ -3,7 +3,7 @@
  * the same `admit`: NotFound before any permission, the loader rule, the resolved path
  * granted with its canonical path not denied), the same OS sandbox (`osSandboxFor`: bubblewrap
  * planned from the grant, its network through the kernel's proxy) and the same tracker,
- * then a child held as a resource (resources.ts) that
+ * then a child held as a resource (kernel/broker/resources.ts) that
  * the script talks to through its rid: `run.read` (stdout or stderr, chunk by chunk),
  * `run.write` and `run.closeStdin`, `run.wait`, `run.kill`. Closing the resource, or the end
  * of the run, kills the child's whole process group.
@@ -12,7 +12,7 @@ import { SpawnedChild, type StdioMode } from '../../subprocess/spawn-command.ts'
 import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
 import { defineOp, type BrokerContext } from '../../../kernel/broker/op.ts';
 import { resourcesOf, type Resource } from '../../../kernel/broker/resources.ts';
-import { int, record, str } from '../../../kernel/broker/ops/args.ts';
+import { int, record, str } from '../../../kernel/broker/args.ts';
 import { commandAttempts, osSandboxFor, runOutput, sandboxUnavailable, spawnFailure } from './run.ts';
 
 interface ChildResource extends Resource {

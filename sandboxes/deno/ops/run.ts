@@ -27,7 +27,7 @@ import { Refusal } from '../../../kernel/broker/refusal.ts';
 import { canonicalCommand, resolveCommand } from '../../../kernel/permissions/run-grants.ts';
 import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
 import { defineOp, type BrokerContext } from '../../../kernel/broker/op.ts';
-import { bool, optStr, record, resolvePath, str } from '../../../kernel/broker/ops/args.ts';
+import { bool, optStr, record, resolvePath, str } from '../../../kernel/broker/args.ts';
 import { rawObject, type Attempt } from '../../../kernel/broker/attempts.ts';
 
 /** Variables that change what a binary loads: Deno asks for the whole --allow-run to pass them. */

@@ -1,6 +1,6 @@
 /**
  * `Deno.readTextFile` and the rest of Deno's path-based file system API, each async
- * function with its `*Sync` twin. Both call the same broker op (kernel/broker/ops/fs.ts,
+ * function with its `*Sync` twin. Both call the same broker op (sandboxes/deno/ops/fs.ts,
  * fs-more.ts; copyFile's two ops share one check in fs-copy.ts), so a sync variant is
  * checked exactly as its async twin is. The host does
  * local file work synchronously and never blocks on a special file (the ops open only

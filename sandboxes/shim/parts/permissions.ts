@@ -1,6 +1,6 @@
 /**
  * `Deno.permissions` (`query`, `request`, `revoke` and their `*Sync` forms), `Deno.Permissions`
- * and `Deno.PermissionStatus`. The host answers from the run's grant (kernel/broker/ops/
+ * and `Deno.PermissionStatus`. The host answers from the run's grant (sandboxes/deno/ops/
  * permissions.ts); this side validates descriptors with Deno's errors and keeps one status
  * object per descriptor, an EventTarget whose `state` follows later answers, as in Deno.
  */

@@ -1,6 +1,6 @@
 /**
  * `crypto.subtle` (`SubtleCrypto`), `CryptoKey` and the `Crypto` class. Every operation is
- * done by the host's WebCrypto (kernel/broker/ops/subtle.ts); a CryptoKey here holds only
+ * done by the host's WebCrypto (sandboxes/deno/ops/subtle.ts); a CryptoKey here holds only
  * the rid of the host's key and its public facts. BufferSource arguments are copied to the
  * host at the call, as WebCrypto copies them.
  */

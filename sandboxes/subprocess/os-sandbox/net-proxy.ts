@@ -14,7 +14,7 @@
  * The target is put in its one spelling before the check (kernel/permissions/net-address.ts:
  * `127.1`, `2130706433`, `0x7f000001`, `0177.0.0.1`, `[::ffff:127.0.0.1]` are `127.0.0.1`;
  * a zone id or anything unparsable is refused), a granted name is resolved once and every
- * address it answers is checked against the deny side (kernel/broker/checked-address.ts), and
+ * address it answers is checked against the deny side (sandboxes/deno/ops/checked-address.ts), and
  * the connection goes to the address that was checked, never re-resolved.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,7 +22,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { DeniedAddressError, resolveChecked, type CheckedAddress } from '../../../kernel/broker/checked-address.ts';
+import { DeniedAddressError, resolveChecked, type CheckedAddress } from '../../deno/ops/checked-address.ts';
 import { canonicalHostPort, netAliases } from '../../../kernel/permissions/net-address.ts';
 
 export interface NetPolicy {

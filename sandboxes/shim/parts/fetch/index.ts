@@ -1,6 +1,6 @@
 /**
  * `fetch` and the Fetch standard's classes (`Headers`, `Request`, `Response`) with the
- * File API (`Blob`, `File`, `FormData`). The host performs the request (kernel/broker/ops/
+ * File API (`Blob`, `File`, `FormData`). The host performs the request (sandboxes/deno/ops/
  * net.ts: `net` is checked for the URL and every redirect hop); the response body streams
  * back through `net.read`, so `response.body` is a real ReadableStream and a script that
  * stops reading (or aborts) stops the download.
