@@ -20,11 +20,11 @@ import { reviewPaths, type ReviewPaths } from './paths.ts';
 import { DEFAULT_REVIEW_POLICY, parseReviewPolicy, type ReviewPolicy } from './policy.ts';
 import { OPEN_STATES, type ProposalInput, type ProposalState } from './records.ts';
 import { forgetReplayCache, withReviewSession, type ReviewSession } from './session.ts';
-import { withExclusiveLock } from './lock.ts';
+import { withExclusiveLock } from '../storage/exclusive-lock.ts';
 import { recordsInState } from './mirror.ts';
 import { readProposalLog } from './log-file.ts';
 import { sealProposalLog, type ReviewSealPolicy } from './log-history.ts';
-import { displayName } from './paths.ts';
+import { displayName, reviewLock } from './paths.ts';
 import type { SegmentIndexEntry } from '../history/index-entry.ts';
 import { configuredBackend, reviewStorage, type ReviewBackend, type ReviewStorage } from './storage.ts';
 import { unappliedAccepted, type Proposal, type QueueState } from './state.ts';
@@ -183,7 +183,7 @@ export class ReviewQueue {
     if (this.#storage.kind !== 'file' || !this.#storage.hasRecords()) return undefined;
     return withExclusiveLock(
       this.paths.lock,
-      displayName(this.paths),
+      reviewLock(this.paths, this.#lockWaitMs),
       () => {
         const read = readProposalLog(this.paths.log, this.paths.persona, displayName(this.paths));
         if (read.torn) return undefined;
@@ -191,7 +191,6 @@ export class ReviewQueue {
         if (entry) forgetReplayCache(this.#storage.location);
         return entry;
       },
-      this.#lockWaitMs,
     );
   }
 

@@ -15,9 +15,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import { kernelError } from '../errors.ts';
-import { withExclusiveLock } from './lock.ts';
+import { withExclusiveLock } from '../storage/exclusive-lock.ts';
 import { encodeRecord, type ReviewRecord } from './log-file.ts';
-import { displayName, type ReviewPaths } from './paths.ts';
+import { displayName, reviewLock, type ReviewPaths } from './paths.ts';
 import { MAX_TIME, RECORD_TYPES, REVIEW_SCHEMA_VERSION } from './records.ts';
 import { reduce, type QueueState } from './state.ts';
 import { fileReviewStorage, type ReplayCache, type ReviewStorage } from './storage.ts';
@@ -79,7 +79,7 @@ export function withReviewSession<T>(
   const replay = cache ?? cacheFor(storage.location);
   return withExclusiveLock(
     paths.lock,
-    displayName(paths),
+    reviewLock(paths, lockWaitMs),
     () => {
       const log = storage.open(replay);
       const { state } = log;
@@ -131,7 +131,6 @@ export function withReviewSession<T>(
       log.keep(replay);
       return result;
     },
-    lockWaitMs,
   );
 }
 

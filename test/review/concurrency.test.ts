@@ -9,7 +9,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openReviewQueue } from '../../kernel/review/index.ts';
-import { withExclusiveLock } from '../../kernel/review/lock.ts';
+import { withExclusiveLock } from '../../kernel/storage/exclusive-lock.ts';
+import { reviewLock } from '../../kernel/review/paths.ts';
 import { logFile, memory, OPERATORS, personaDir, realEvidence, ROOMY } from './helpers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -106,6 +107,7 @@ test('a lock is not taken twice by one thread (a nested change is a bug, reporte
   const dir = personaDir();
   fs.mkdirSync(dir, { recursive: true });
   const lock = path.join(dir, 'x.lock');
-  assert.throws(() => withExclusiveLock(lock, 'x', () => withExclusiveLock(lock, 'x', () => 1)), { code: 'RTC_ERR_REVIEW_LOCKED' });
+  const use = { shown: 'x', what: 'the review lock', code: 'RTC_ERR_REVIEW_LOCKED' } as const;
+  assert.throws(() => withExclusiveLock(lock, use, () => withExclusiveLock(lock, use, () => 1)), { code: 'RTC_ERR_REVIEW_LOCKED' });
   assert.equal(fs.existsSync(lock), false);
 });

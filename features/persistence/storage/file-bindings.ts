@@ -18,7 +18,7 @@ import path from 'node:path';
 import { DenoOpError, fromNodeError } from '../../../kernel/broker/deno-error.ts';
 import { syncDirectory, writeAllSyncClose } from '../../../kernel/events/repair.ts';
 import { appendFileDurably, replaceFileDurably, replaceFileDurablyAsync, type ReplaceOptions } from '../../../kernel/storage/durable-files.ts';
-import { withFileLock } from '../../../kernel/storage/file-lock.ts';
+import { withExclusiveLock } from '../../../kernel/storage/exclusive-lock.ts';
 import { dataArg, optInt, pathArg, storageOp } from './binding-kit.ts';
 
 /** Longest read one call answers (the plugin reads a longer file in ranges). */
@@ -226,7 +226,7 @@ export const filesAppendIfSize = storageOp({
   },
   run(session, a) {
     const file = session.resolveForWrite(a.path, 'append');
-    return withFileLock(`${file}.lock`, a.path, () => {
+    return withExclusiveLock(`${file}.lock`, { shown: a.path, what: 'the write lock', code: 'RTC_ERR_LEDGER_LOCKED', waitMs: 10_000 }, () => {
       const size = statOf(file).size;
       if (size !== a.expect) return { appended: false, size };
       if (a.cutTo !== undefined && a.cutTo < size) {

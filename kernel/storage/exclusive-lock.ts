@@ -1,22 +1,35 @@
 /**
- * The review queue's write lock: a file created with O_EXCL holding `pid thread nonce`,
+ * The kernel's one short-held lock: a file created with O_EXCL holding `pid thread nonce`,
  * held only for the milliseconds of one change (no change spans an await), so the loop and
- * any number of `runtimectl proposals` commands can change one queue without two of them
- * deciding the same proposal.
+ * any number of CLI commands can change one record file (the review queue, a JSONL ledger
+ * through the storage binding) without two of them interleaving or deciding the same thing.
+ * (The persona's long-held writer lock, writer-lock.ts, is a different thing: it names the
+ * kernel that runs the persona, with the start time of its process.)
  *
  * A lock whose holder is gone (a crash mid-change) is taken over, but only under a second
  * O_EXCL file (`.break`) and only if the lock still holds exactly the content that was seen
  * to be stale: without that, two waiters that both saw a dead holder could each remove the
- * lock and one of them would remove the other's fresh lock. A lock carrying this process's
- * pid and this thread's id is a leftover of an earlier process with the same pid (pid 1 in
- * a container); one from another thread of this process is judged by its age.
+ * lock and one of them would remove the other's fresh lock (the race a pid-only lock has).
+ * A lock carrying this process's pid and this thread's id is a leftover of an earlier
+ * process with the same pid (pid 1 in a container); one from another thread of this process
+ * is judged by its age.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
-import { kernelError } from '../errors.ts';
+import { kernelError, type ErrorCode } from '../errors.ts';
 
 export const DEFAULT_LOCK_WAIT_MS = 5_000;
+
+/** Whose lock it is, as its refusals say: the file shown, what the lock is called, their code, how long to wait. */
+export interface LockUse {
+  /** the locked file as the user knows it */
+  shown: string;
+  /** e.g. `the review lock`, `the write lock` */
+  what: string;
+  code: ErrorCode;
+  waitMs?: number;
+}
 /** A lock (or break marker) older than this whose holder cannot be checked is abandoned. */
 const ABANDONED_AFTER_MS = 10_000;
 
@@ -106,10 +119,12 @@ function unlinkQuietly(file: string): void {
   }
 }
 
-/** Runs `fn` holding the lock; `fn` must not await (the lock is released when it returns). */
-export function withExclusiveLock<T>(lockFile: string, displayName: string, fn: () => T, waitMs: number = DEFAULT_LOCK_WAIT_MS): T {
+/** Runs `fn` holding the lock on `lockFile`; `fn` must not await (the lock is released when it returns). */
+export function withExclusiveLock<T>(lockFile: string, use: LockUse, fn: () => T): T {
+  const { shown: displayName, what, code } = use;
+  const waitMs = use.waitMs ?? DEFAULT_LOCK_WAIT_MS;
   if (held.has(lockFile)) {
-    throw kernelError('RTC_ERR_REVIEW_LOCKED', `${displayName}: the review lock is already held by this thread (a nested change)`, { internal: true });
+    throw kernelError(code, `${displayName}: ${what} is already held by this thread (a nested change)`, { internal: true });
   }
   const token = `${process.pid} ${threadId} ${randomBytes(8).toString('hex')}\n`;
   const deadline = Date.now() + waitMs;
@@ -122,7 +137,7 @@ export function withExclusiveLock<T>(lockFile: string, displayName: string, fn: 
       continue;
     }
     if (Date.now() >= deadline) {
-      throw kernelError('RTC_ERR_REVIEW_LOCKED', `${displayName}: the review lock has been held by pid ${holder.pid ?? '?'} for over ${waitMs} ms; try again`, {
+      throw kernelError(code, `${displayName}: ${what} has been held by pid ${holder.pid ?? '?'} for over ${waitMs} ms; try again`, {
         details: { file: displayName, pid: holder.pid },
       });
     }
