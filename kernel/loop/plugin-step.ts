@@ -11,6 +11,7 @@
  * problem of the cycle and the value is not handed on (a later step sees it missing).
  */
 import path from 'node:path';
+import type { z } from 'zod';
 import { describeZodError } from '../manifest/load.ts';
 import { LOOP_STEP_ID_PREFIX, loopStepResultSchema, type LoopStepSection } from '../contracts/loop-step.ts';
 import { errorLine } from '../errors.ts';
@@ -54,7 +55,7 @@ export function pluginStep(plugin: LoadedPlugin, steps: StepRegistry): { step: L
           const v = c.get(value);
           if (v !== undefined) values[value.name] = v;
         }
-        let answer;
+        let answer: z.output<typeof loopStepResultSchema>;
         try {
           const raw = await p.plugins.get(id, 'loop-step').call('run', { step: id, persona_id: p.profile.id, runtime: p.profile.runtime, cycle: c.cycle, now: c.now, phases: [...p.profile.phases], values });
           const parsed = loopStepResultSchema.safeParse(raw);
