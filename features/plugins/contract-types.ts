@@ -11,7 +11,6 @@ import { z } from 'zod';
 import { budgetAssessInputSchema, budgetDecisionSchema } from '../../kernel/contracts/budget-policy.ts';
 import { executorDescriptionSchema, executorInputSchema, executorResultSchema } from '../../kernel/contracts/executor.ts';
 import { gateCheckInputSchema, gateCheckResultSchema } from '../../kernel/contracts/gate-check.ts';
-import { loopStepInputSchema, loopStepResultSchema } from '../../kernel/contracts/loop-step.ts';
 import { phaseAnswerSchema, phasePickInputSchema } from '../../kernel/contracts/phase-selector.ts';
 import { KERNEL_VERSION } from '../../kernel/version.ts';
 
@@ -55,10 +54,6 @@ export const CONTRACT_TYPES: Record<string, ContractType[]> = {
   'phase-selector': [
     { name: 'PhasePickInput', schema: phasePickInputSchema, schemaExport: 'phasePickInputSchema', doc: 'what pick(input) is called with' },
     { name: 'PhaseAnswer', schema: phaseAnswerSchema, schemaExport: 'phaseAnswerSchema', doc: 'what pick(input) returns: one of input.phases' },
-  ],
-  'loop-step': [
-    { name: 'LoopStepInput', schema: loopStepInputSchema, schemaExport: 'loopStepInputSchema', doc: 'what run(input) is called with: the cycle and the step values it reads' },
-    { name: 'LoopStepResult', schema: loopStepResultSchema, schemaExport: 'loopStepResultSchema', doc: 'what run(input) returns: values for later steps, cycle event fields, problems' },
   ],
   'gate-check': [
     { name: 'GateCheckInput', schema: gateCheckInputSchema, schemaExport: 'gateCheckInputSchema', doc: 'what check(input) is called with: the draft\'s snapshot and what earlier checks found' },
