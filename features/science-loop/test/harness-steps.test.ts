@@ -69,26 +69,32 @@ test('the rosalind harness runs other steps than the canonical loop: no ledger s
   assert.equal(report.personas[0]!.divergence, null);
 });
 
-test('a harness adds an operator\'s step plugin and drops the review boundary: the plugin reads earlier values; a bad answer is a problem of the cycle, never a crash', async () => {
+test('a harness reorders steps, adds an operator\'s step plugin and drops the review boundary: the plugin reads earlier values; a bad answer is a problem of the cycle, never a crash', async () => {
   const dir = tempDir();
   const stateDir = path.join(dir, 'state');
   const plugins = path.join(dir, 'plugins');
-  stepPlugin(plugins, 'step-note', 'step.note', '  reads: [phase, posture]\n  payload: [note]\n', `export function run(input: { cycle: number; values: { phase: string; posture: { read_only: boolean } } }) {
-  return { payload: { note: \`cycle \${input.cycle}: \${input.values.phase}, read_only \${input.values.posture.read_only}\` } };
+  stepPlugin(plugins, 'step-note', 'step.note', '  reads: [phase, posture]\n  uses: [review]\n  payload: [note]\n', `export function run(input: { cycle: number; values: { phase: string; posture: { read_only: boolean }; review?: { applied: string[] } } }) {
+  const review = input.values.review ? \`review applied \${input.values.review.applied.length}\` : 'no review';
+  return { payload: { note: \`cycle \${input.cycle}: \${input.values.phase}, read_only \${input.values.posture.read_only}, \${review}\` } };
 }\n`);
   stepPlugin(plugins, 'step-liar', 'step.liar', '  produces: [phase]\n  payload: [phase]\n', `export function run() { return { values: { phase: 7 }, payload: { mood: 'odd' } }; }\n`);
   const root = harnesses(dir, {
-    noted: 'boundary: []\nsteps: [brain, usage, budget, skills, ledger, phase, step.note, decide, record]',
+    noted: 'boundary: []\nsteps: [skills, ledger, brain, usage, budget, phase, step.note, decide, record]',
+    reviewed: 'steps: [brain, usage, budget, skills, ledger, phase, step.note, decide, record]',
     lying: 'steps: [brain, usage, budget, skills, step.liar, decide, record]',
   });
   const ada = profile(dir, 'ada', 'runtime: x-ada\nharness: noted');
   const bo = profile(dir, 'bo', 'runtime: x-bo\nharness: lying');
-  const [a, b] = await run([ada, bo], { stateDir, pluginPath: [plugins], harnessesDir: root, ...fakeTime() });
+  const cy = profile(dir, 'cy', 'runtime: x-cy\nharness: reviewed');
+  const [a, b, c] = await run([ada, bo, cy], { stateDir, pluginPath: [plugins], harnessesDir: root, ...fakeTime() });
   assert.equal(a!.refused, undefined, String(a!.refused));
   const [ea] = cycleEvents(stateDir, 'ada');
-  assert.deepEqual(ea!.steps, ['brain', 'usage', 'budget', 'skills', 'ledger', 'phase', 'step.note', 'decide', 'record']);
-  assert.equal(ea!.note, 'cycle 1: science_patrol, read_only true');
+  assert.deepEqual(ea!.steps, ['skills', 'ledger', 'brain', 'usage', 'budget', 'phase', 'step.note', 'decide', 'record'], 'reordered as the manifest says');
+  assert.equal(ea!.note, 'cycle 1: science_patrol, read_only true, no review');
   assert.deepEqual(ea!.review, { applied: [], expired: [] }, 'no boundary: nothing applied');
+  assert.equal(ea!.outcome, 'deferred', ea!.problems.join(' | '));
+  assert.equal(c!.refused, undefined, String(c!.refused));
+  assert.equal(cycleEvents(stateDir, 'cy')[0]!.note, 'cycle 1: science_patrol, read_only true, review applied 0', 'the review boundary\'s value reaches a later step');
 
   assert.equal(b!.refused, undefined, String(b!.refused));
   const [eb] = cycleEvents(stateDir, 'bo');
