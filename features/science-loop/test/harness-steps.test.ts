@@ -10,7 +10,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../../../test/support/cli.ts';
-import { cycleEvents, events, fakeTime, packet, profile, run, tempDir } from './helpers.ts';
+import { openReviewQueue } from '../../../kernel/review/index.ts';
+import { cli, OPERATORS, realEvidence } from '../../../test/review/helpers.ts';
+import { cycleEvents, events, fakeEnv, fakeTime, packet, profile, run, tempDir } from './helpers.ts';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..', '..');
 const PHASES = ['science_patrol', 'science_compute_patrol', 'governance_patrol'];
@@ -141,4 +143,26 @@ test('a harness whose steps cannot work together is refused at start, in one lin
     assert.equal(r.reports.length, 0, `${h} ran no cycle`);
     assert.deepEqual(r.refused, [`persona ${h}: ${line}`], h);
   }
+});
+
+test('the review boundary is a step: a harness without it applies no accepted proposal; the same persona on a harness with it applies it once', async () => {
+  const dir = tempDir('rtc-boundary-');
+  const stateDir = path.join(dir, 'state');
+  const root = harnesses(dir, { unreviewed: 'boundary: []\nsteps: [brain, usage, budget, skills, ledger, phase, decide, record]' });
+  const env = fakeEnv(OPERATORS.alice!.env);
+  const on = (harness: string) => profile(dir, 'dee', `runtime: agent-dee\nharness: ${harness}`);
+  await run([on('unreviewed')], { stateDir, env, harnessesDir: root });
+  const personaDir = path.join(stateDir, 'dee');
+  openReviewQueue(personaDir).submit({ kind: 'memory-promotion', proposer: 'loop', evidence: realEvidence(personaDir, 'seen in cycle 1'), text: 'A ratified fact.' }, { now: Date.now() });
+  const accepted = await cli(['proposals', 'accept', 'P-dee-1', '--by', 'alice', '--state-dir', stateDir]);
+  assert.equal(accepted.status, 0, accepted.stderr);
+  const longTerm = () => readFileSync(path.join(personaDir, 'brain', 'memory', 'long-term.md'), 'utf8');
+
+  await run([on('unreviewed')], { stateDir, env, harnessesDir: root, cycles: 2 });
+  assert.doesNotMatch(longTerm(), /A ratified fact\./, 'no boundary step: the accepted proposal waits');
+  for (const e of cycleEvents(stateDir, 'dee').slice(1)) assert.deepEqual(e.review, { applied: [], expired: [] });
+
+  await run([on('continuous-science-loop')], { stateDir, env, harnessesDir: root, cycles: 2 });
+  assert.equal(longTerm().split('A ratified fact.').length, 2, 'applied exactly once, at the first boundary');
+  assert.deepEqual(cycleEvents(stateDir, 'dee').slice(-2).map((e) => e.review.applied), [['P-dee-1'], []]);
 });
