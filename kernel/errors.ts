@@ -163,7 +163,7 @@ export const ERROR_CODES = {
   // giving a persona work: `inbox add`, `dm send` (features/inbox)
   RTC_ERR_WORK_REFUSED: 'a work packet or direct message cannot be given to a persona (too large, a name already taken, a full queue)',
   // composition: harnesses, loop steps, tools, plugin authoring
-  RTC_ERR_HARNESS_STEP: 'a harness names a loop step no feature provides, or leaves out the final record step',
+  RTC_ERR_HARNESS_STEP: 'a composition\'s loop steps are wrong: two registered under one name, two step values under one name, or a step reading or putting a value it did not declare, or one outside its schema',
   RTC_ERR_PLUGIN_KIND: 'a plugin of one kind was named where another kind is needed',
   RTC_ERR_PLUGIN_EXPORT_MISSING: "a plugin manifest lists an export its bundle does not provide",
   RTC_ERR_PLUGIN_REFUSED: 'a plugin that was named exists but its manifest was refused',

@@ -14,8 +14,10 @@
  * After the cycle event is durable, brain.json is updated (short-term plan, medium-term
  * history, probe state) and the usage window takes the cycle's spending.
  *
- * What a step hands a later one lives in the cycle's `values` under SCIENCE; what it keeps
- * across cycles, in the persona's `state` under SCIENCE.
+ * What a step hands a later one is a typed step value (values.ts), declared in its `reads`,
+ * `uses` and `produces`, so a harness may drop, reorder or replace a step (a step plugin) and
+ * is refused at start when a step's inputs come from no earlier step. What the steps keep
+ * across cycles is in the persona's `state` under SCIENCE.
  */
 import path from 'node:path';
 import { checkPluginAnswer } from '../../kernel/contracts/answer.ts';
@@ -33,17 +35,18 @@ import { REPO_SKILLS_DIR, skillRootsForDir } from '../skills/layout.ts';
 import { selectSkills, unknownSkillNames, unmatchedPatterns } from '../skills/select.ts';
 import { loadBrain, RECENT_CYCLES, saveBrainDurably, scrubBrain, type Brain } from './brain.ts';
 import { readAgentEnv, EXECUTOR_ENV, type AgentEnv } from './budget/env.ts';
-import { budgetLimits, derivePosture, type BudgetLimits, type BudgetPosture } from './budget/posture.ts';
+import { budgetLimits, derivePosture, type BudgetLimits } from './budget/posture.ts';
 import { loopHistoryOf } from '../history/loop-part.ts';
-import { INTERRUPTED_EVENT, setAsideUsageOfEvent, UsageWindow, usageOfEvent, type UsageTotals } from '../history/usage.ts';
+import { INTERRUPTED_EVENT, setAsideUsageOfEvent, UsageWindow, usageOfEvent } from '../history/usage.ts';
 import { act, estimateUsage, type ActResult } from './decide.ts';
 import { recoverLeftSessions, type PersonaChildren } from './executors/children.ts';
 import { markSessionManifest } from './executors/session-dir.ts';
 import { chooseExecutor, executorConfig, type ExecutorChoice } from './executors/choice.ts';
 import { preparePersonaWorkspace } from './executors/session-dir.ts';
-import { LedgerInspector, type LedgerInspection } from './ledger-inspection.ts';
+import { LedgerInspector } from './ledger-inspection.ts';
 import { findWork, type ProbeRecord } from './probes.ts';
 import { findProgram } from '../../sandboxes/subprocess/executable.ts';
+import { ACT, BRAIN, LEDGER, PHASE, POSTURE, SKILLS, USAGE, WORK } from './values.ts';
 
 const SCIENCE = 'science-loop';
 
@@ -58,19 +61,6 @@ interface PersonaScience {
   /** the catalog (loaded at open) and the profile's patterns never change, so this is computed once */
   skills: { selected: SkillMeta[]; unmatched: string[] };
   ledger: LedgerInspector;
-}
-
-/** What the science steps hand each other within one cycle. */
-interface CycleScience {
-  brain?: Brain;
-  usage?: UsageTotals;
-  posture?: BudgetPosture;
-  selected?: SkillMeta[];
-  ledger?: LedgerInspection;
-  /** null: the phase selector failed (the decide step then fails the cycle, naming why) */
-  phase?: string | null;
-  found?: { key: string; title: string; kind: string }[];
-  result?: ActResult;
 }
 
 export interface ScienceLoopSettings {
@@ -124,12 +114,6 @@ function personaScience(p: PersonaContext): PersonaScience {
   return s;
 }
 
-function cycleScience(c: CycleContext): CycleScience {
-  let s = c.values.get(SCIENCE) as CycleScience | undefined;
-  if (!s) c.values.set(SCIENCE, (s = {}));
-  return s;
-}
-
 function personaLedger(p: PersonaContext): LedgerAccess {
   return ledgerOf(p.backend as PersonaBackend);
 }
@@ -178,13 +162,15 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
 
   const brain: LoopStep = {
     name: 'brain',
+    produces: [BRAIN],
+    // after the cycle event the brain remembers what the later steps did
+    uses: [ACT, PHASE, WORK, POSTURE],
     run(c) {
       const p = c.persona;
-      const s = cycleScience(c);
       const created = ensureBrainLayout(p.paths, p.backend.memory);
       const loaded = loadBrain(p.backend.memory, p.paths, p.profile.id, p.profile.runtime);
       if (loaded.reason) c.problems.push(loaded.reason);
-      s.brain = loaded.brain;
+      c.put(BRAIN, loaded.brain);
       c.payload.brain = { status: created ? 'created' : loaded.status, file: relToState(p.paths, p.paths.brainFile) };
       // After the event: the brain remembers the cycle, then brain.json is replaced durably.
       c.afterRecord(async () => {
@@ -196,6 +182,7 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
 
   const usage: LoopStep = {
     name: 'usage',
+    produces: [USAGE],
     open(p) {
       // With the history part (features/history), the window comes from the checkpoint and the
       // events folded after it, not from a read of the whole log.
@@ -215,22 +202,24 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
       if (entry && recent(entry.atMs)) science.usage.add(entry);
     },
     run(c) {
-      cycleScience(c).usage = personaScience(c.persona).usage.totals(c.now);
+      c.put(USAGE, personaScience(c.persona).usage.totals(c.now));
     },
   };
 
   const budget: LoopStep = {
     name: 'budget',
+    uses: [USAGE, ACT],
+    produces: [POSTURE],
     checkEnvironment: (env) => void readAgentEnv(env),
     requires: (start) => [{ field: 'budget.policy', plugin: start.profile.budget.policy, kind: 'budget-policy', calls: ['assess'] }],
     run(c) {
-      const s = cycleScience(c);
       const science = personaScience(c.persona);
-      s.posture = derivePosture(science.limits, c.persona.profile, s.usage ?? science.usage.totals(c.now));
-      c.payload.budget = s.posture;
-      c.report.posture = s.posture;
+      const posture = derivePosture(science.limits, c.persona.profile, c.get(USAGE) ?? science.usage.totals(c.now));
+      c.put(POSTURE, posture);
+      c.payload.budget = posture;
+      c.report.posture = posture;
       c.afterRecord(() => {
-        const r = s.result;
+        const r = c.get(ACT);
         science.usage.add({ atMs: c.now, tokens: r?.usage?.total_tokens ?? 0, session: r?.ran === true && r.spends_tokens === true });
       });
     },
@@ -238,6 +227,7 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
 
   const skills: LoopStep = {
     name: 'skills',
+    produces: [SKILLS],
     async check(start) {
       // A name (no wildcard) that matches nothing is a typo: the persona would run without it, silently.
       // A glob that matches nothing is not (a persona may have no skills of its own yet); each cycle lists it.
@@ -254,7 +244,7 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
     },
     run(c) {
       const science = personaScience(c.persona);
-      cycleScience(c).selected = science.skills.selected;
+      c.put(SKILLS, science.skills.selected);
       c.payload.skills = {
         selected: science.skills.selected.map((sk) => sk.id),
         unmatched_patterns: [...science.skills.unmatched],
@@ -265,21 +255,24 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
 
   const ledger: LoopStep = {
     name: 'ledger',
+    produces: [LEDGER],
     run(c) {
       const inspection = personaScience(c.persona).ledger.inspect();
       if (inspection.error) c.problems.push(`ledger: ${inspection.error}`);
-      cycleScience(c).ledger = inspection;
+      c.put(LEDGER, inspection);
       c.payload.ledger = inspection;
     },
   };
 
   const phase: LoopStep = {
     name: 'phase',
+    uses: [BRAIN],
+    produces: [PHASE],
     requires: (start) => [{ field: 'phase', plugin: start.profile.phase, kind: 'phase-selector', calls: ['pick'] }],
     async run(c) {
       const p = c.persona;
-      const s = cycleScience(c);
-      const recent = s.brain?.medium_term.recent ?? [];
+      const recent = c.get(BRAIN)?.medium_term.recent ?? [];
+      let phase: string | null;
       try {
         const answer = await p.plugins.get(p.profile.phase, 'phase-selector').call('pick', {
           persona_id: p.profile.id,
@@ -289,18 +282,22 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
         });
         const picked = checkPluginAnswer(phaseAnswerSchema, answer, p.profile.phase, 'pick').phase;
         if (!p.profile.phases.includes(picked as (typeof p.profile.phases)[number])) throw new Error(`picked "${picked}", which is not one of the profile's phases (${p.profile.phases.join(', ')})`);
-        s.phase = picked;
+        phase = picked;
       } catch (error) {
-        s.phase = null;
+        phase = null;
         c.problems.push(`phase selector ${p.profile.phase}: ${errorLine(error)}`);
       }
-      c.payload.phase = s.phase;
-      c.report.phase = s.phase;
+      c.put(PHASE, phase);
+      c.payload.phase = phase;
+      c.report.phase = phase;
     },
   };
 
   const decide: LoopStep = {
     name: 'decide',
+    reads: [BRAIN, PHASE],
+    uses: [POSTURE, SKILLS],
+    produces: [WORK, ACT],
     checkEnvironment: (env) => void readAgentEnv(env),
     requires(start) {
       const choice = startChoice(start);
@@ -338,17 +335,20 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
     async run(c) {
       const p = c.persona;
       const science = personaScience(p);
-      const s = cycleScience(c);
-      const brainNow = s.brain;
+      // brain and phase come from earlier steps (the start check refuses a harness without them)
+      const brainNow = c.get(BRAIN);
       if (!brainNow) throw new Error('the decide step needs the brain step before it in the harness');
-      const posture = s.posture ?? derivePosture(science.limits, p.profile, science.usage.totals(c.now));
+      const phase = c.get(PHASE);
+      // a phase step other than the feature's (a step plugin) reports no phase itself
+      if (!('phase' in c.report)) c.report.phase = phase ?? null;
+      const posture = c.get(POSTURE) ?? derivePosture(science.limits, p.profile, science.usage.totals(c.now));
       const probes: ProbeRecord[] = [await startupSmoke(p, science, brainNow), bootstrapProbe(p, brainNow, science.skills.selected)];
-      const found = s.phase ? findWork(p.paths, brainNow, s.phase, c.now, p.profile.cadence.periodic_seconds) : { work: [], records: [] };
+      const found = phase ? findWork(p.paths, brainNow, phase, c.now, p.profile.cadence.periodic_seconds) : { work: [], records: [] };
       probes.push(...found.records);
       // A probe that failed on a bad file (a FIFO for a queue, a file over its cap) is this cycle's problem, and the next cycle tries again.
       for (const r of found.records) if (r.action === 'failed') c.problems.push(`${r.probe}: ${r.reason}`);
       const result: ActResult =
-        s.phase === null || s.phase === undefined
+        phase === null || phase === undefined
           ? { outcome: 'failed', reason: 'no phase for this cycle: the phase selector failed (see problems)', spends_tokens: null, ran: false, status: null, decision: null, session: null, usage: null, last_message: null, tasks: [], done: [] }
           : await act({
               profile: p.profile,
@@ -359,9 +359,9 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
               executorConfig: executorConfig(p.profile, science.choice),
               posture,
               cycle: c.cycle,
-              phase: s.phase,
+              phase,
               work: found.work,
-              skills: s.selected ?? science.skills.selected,
+              skills: c.get(SKILLS) ?? science.skills.selected,
               history: brainNow.medium_term.recent,
               spendTokens: p.spendTokens,
               now: c.now,
@@ -375,11 +375,12 @@ export function scienceLoopSteps(settings: ScienceLoopSettings = {}): LoopStep[]
       if (result.usage && posture.max_tokens_per_session !== null && result.usage.total_tokens > posture.max_tokens_per_session) {
         c.problems.push(`the session used ${result.usage.total_tokens} tokens, over the per-session cap of ${posture.max_tokens_per_session}`);
       }
-      s.result = result;
-      s.found = found.work.map((w) => ({ kind: w.kind, key: w.key, title: w.title }));
+      const offered = found.work.map((w) => ({ kind: w.kind, key: w.key, title: w.title }));
+      c.put(ACT, result);
+      c.put(WORK, offered);
       Object.assign(c.payload, {
         probes,
-        work: { offered: s.found, pending: brainNow.probes.pending.length },
+        work: { offered, pending: brainNow.probes.pending.length },
         executor: {
           plugin: science.choice.plugin,
           enabled: science.choice.enabled,
@@ -461,13 +462,12 @@ function bootstrapProbe(p: PersonaContext, brain: Brain, skills: Parameters<type
 
 /** The brain's update after the cycle event: short-term plan and reflection, medium-term history, probe state. */
 function remember(c: CycleContext, brain: Brain): void {
-  const s = cycleScience(c);
-  const result = s.result;
+  const result = c.get(ACT);
   brain.cycles = c.cycle;
   if (!result) return;
-  const phase = s.phase ?? '-';
+  const phase = c.get(PHASE) ?? '-';
   const science = personaScience(c.persona);
-  const posture = s.posture;
+  const posture = c.get(POSTURE);
   const done = new Set(result.done);
   brain.probes.pending = brain.probes.pending.filter((w) => !done.has(w.key));
   brain.last_cycle = { cycle: c.cycle, phase, outcome: result.outcome, defer_reason: result.outcome === 'executed' ? null : result.reason, executor: science.choice.plugin, tier: result.decision?.tier ?? null };
@@ -479,7 +479,7 @@ function remember(c: CycleContext, brain: Brain): void {
     last_message: result.last_message ?? brain.short_term.last_message,
   };
   const m = brain.medium_term;
-  m.recent.push({ cycle: c.cycle, phase, keys: (s.found ?? []).map((w) => w.key), outcome: result.outcome, ...(result.status ? { status: result.status } : {}), ...(result.decision ? { tier: result.decision.tier } : {}) });
+  m.recent.push({ cycle: c.cycle, phase, keys: (c.get(WORK) ?? []).map((w) => w.key), outcome: result.outcome, ...(result.status ? { status: result.status } : {}), ...(result.decision ? { tier: result.decision.tier } : {}) });
   if (m.recent.length > RECENT_CYCLES) m.recent.splice(0, m.recent.length - RECENT_CYCLES);
   m.phase_counts[phase] = (m.phase_counts[phase] ?? 0) + 1;
   m.outcome_counts[result.outcome] = (m.outcome_counts[result.outcome] ?? 0) + 1;

@@ -11,6 +11,7 @@ import { budgetAssessInputSchema, budgetDecisionSchema } from './budget-policy.t
 import { executorDescriptionSchema, executorInputSchema, executorResultSchema } from './executor.ts';
 import { phaseAnswerSchema, phasePickInputSchema } from './phase-selector.ts';
 import { gateCheckInputSchema, gateCheckResultSchema, gateCheckSectionSchema } from './gate-check.ts';
+import { loopStepInputSchema, loopStepResultSchema, loopStepSectionSchema } from './loop-step.ts';
 
 export interface ContractCall {
   /** the export the kernel calls */
@@ -104,5 +105,15 @@ export const PLUGIN_CONTRACTS: PluginContract[] = [
     calls: [{ export: 'check', input: { name: 'contract-gate-check-input', schema: gateCheckInputSchema }, output: { name: 'contract-gate-check-result', schema: gateCheckResultSchema }, doc: 'The result becomes the check\'s entry in the evidence; `failed` rejects the draft, `not-applicable` and `unavailable` are listed among what was not evaluated.' }],
     note: 'A gate profile lists its checks in order by name: the plugin id without `gate-check.` (`prose-risk` is the plugin `gate-check.prose-risk`). Adding a check is dropping its plugin folder on the plugin search path.',
     manifest: { field: 'gate_check', name: 'contract-gate-check-section', schema: gateCheckSectionSchema, doc: 'The earlier checks this one reads (a profile listing it must list them before it).' },
+  },
+  {
+    kind: 'loop-step',
+    module: 'kernel/contracts/loop-step.ts',
+    summary: 'One step of a loop cycle, beside the steps features register: it reads step values earlier steps produced (the brain, the posture, ...), produces values for later steps (the phase, ...) and adds fields to the cycle event.',
+    selectedBy: 'steps (its id, step.<name>, in the order of the cycle)',
+    selectedIn: 'harness manifest (policies/harnesses/*.yaml)',
+    calls: [{ export: 'run', input: { name: 'contract-loop-step-input', schema: loopStepInputSchema }, output: { name: 'contract-loop-step-result', schema: loopStepResultSchema }, doc: 'Once per cycle, recorded; each value is checked against its schema and each payload field against the manifest; what fails is a problem of the cycle.' }],
+    note: 'The step values a plugin may name are those the composition\'s steps declare (the science loop\'s: features/science-loop/values.ts): brain, usage, posture, skills, ledger, phase, work, act, and the driver\'s review. A harness naming the plugin is refused at start when a value it reads is produced by no earlier step, or one it produces is produced by another step too.',
+    manifest: { field: 'loop_step', name: 'contract-loop-step-section', schema: loopStepSectionSchema, doc: 'The step values it reads (an earlier step must produce them), uses when present and produces, and the cycle event fields it adds.' },
   },
 ];

@@ -2,8 +2,13 @@
  * Harness manifests (`policies/harnesses/<id>.yaml`): which steps one loop cycle runs, in
  * order, and what a persona on this harness gets when its profile leaves a slot empty. The
  * canonical `continuous-science-loop` and the compatibility targets (minimax, operon,
- * rosalind, codex, claude) are all manifests over the same steps; nothing in the kernel
- * knows their names.
+ * rosalind, codex, claude) are manifests over the registered steps and step plugins; a
+ * harness may drop, reorder or add a step, as long as each step's inputs are produced by an
+ * earlier one (checked at start). Nothing in the kernel knows their names.
+ *
+ * `boundary:` lists the steps of the cycle boundary, run before the cycle's trace opens:
+ * `review` (the driver's own: accepted proposals take effect). Without the field a harness
+ * has the review boundary; `boundary: []` drops it (proposals are still queued, never applied).
  *
  * A profile names its harness (`harness:`); without one, the harness whose `runtimes`
  * patterns match the profile's `runtime` is used (exactly one must match).
@@ -22,6 +27,17 @@ import { shownPath } from '../shown-path.ts';
 export const HARNESSES_DIR = path.join(PROJECT_ROOT, 'policies', 'harnesses');
 /** The driver's own last step: the trace line, the cycle event, then what steps left for after it. */
 export const RECORD_STEP = 'record';
+/** The driver's own boundary step: the review queue's accepted proposals take effect (review-step.ts). */
+export const REVIEW_STEP = 'review';
+
+/** A feature's step (`decide`) or a step plugin's id (`step.phase-least-recent`). */
+const stepName = z.string().regex(/^[a-z][a-z0-9_-]{0,62}(\.[a-z][a-z0-9-]*)*$/, 'a step name, or a step plugin\'s id (step.<name>)');
+
+function noDuplicates(list: readonly string[], field: string, ctx: z.RefinementCtx): void {
+  list.forEach((step, i) => {
+    if (list.indexOf(step) !== i) ctx.addIssue({ code: 'custom', path: [field, i], message: `step "${step}" is listed twice` });
+  });
+}
 
 const pluginId = z.string().regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, 'a dotted plugin id such as executor.codex');
 
@@ -36,7 +52,14 @@ export const harnessManifestSchema = z
       .array(z.string().regex(/^[a-z0-9*][a-z0-9_*-]{0,62}$/, 'a runtime name, or a pattern with * (agent-*)'))
       .default([])
       .describe('runtime targets this harness serves when a profile names no harness (patterns with *)'),
-    steps: z.array(z.string().regex(/^[a-z][a-z0-9_-]{0,62}$/, 'a step name')).min(1).describe(`the cycle's steps in order; the last is "${RECORD_STEP}"`),
+    boundary: z
+      .array(stepName)
+      .default([REVIEW_STEP])
+      .describe(`the cycle boundary's steps, run before the cycle's trace opens (default: ["${REVIEW_STEP}"], accepted proposals take effect; [] drops it)`),
+    steps: z
+      .array(stepName)
+      .min(1)
+      .describe(`the cycle's steps in order: registered steps and step plugins (step.<name>); each step's inputs come from an earlier one; the last is "${RECORD_STEP}"`),
     defaults: z
       .strictObject({
         executor: z
@@ -53,7 +76,12 @@ export const harnessManifestSchema = z
     const last = h.steps.length - 1;
     h.steps.forEach((step, i) => {
       if (step === RECORD_STEP && i !== last) ctx.addIssue({ code: 'custom', path: ['steps', i], message: `"${RECORD_STEP}" is the driver's last step; it cannot come before others` });
-      if (h.steps.indexOf(step) !== i) ctx.addIssue({ code: 'custom', path: ['steps', i], message: `step "${step}" is listed twice` });
+      if (step === REVIEW_STEP) ctx.addIssue({ code: 'custom', path: ['steps', i], message: `"${REVIEW_STEP}" is a boundary step: list it under boundary:` });
+    });
+    noDuplicates(h.steps, 'steps', ctx);
+    noDuplicates(h.boundary, 'boundary', ctx);
+    h.boundary.forEach((step, i) => {
+      if (step !== REVIEW_STEP) ctx.addIssue({ code: 'custom', path: ['boundary', i], message: `unknown boundary step "${step}" (boundary steps: ${REVIEW_STEP})` });
     });
     if (h.steps[last] !== RECORD_STEP) ctx.addIssue({ code: 'custom', path: ['steps', last], message: `the last step must be "${RECORD_STEP}" (the trace line and the cycle event)` });
   });

@@ -4,10 +4,12 @@
  * harness names (policies/harnesses/<id>.yaml), in order, each implemented by a feature and
  * registered by name (steps.ts), then its own last step, `record`:
  *
- *   (boundary) proposals an operator accepted since the last cycle take effect (the review
- *              queue's applyAccepted) and their records join the event log
+ *   boundary   the harness's boundary steps, before the cycle's trace opens: `review`
+ *              (review-step.ts), by default: proposals an operator accepted since the last
+ *              cycle take effect (the review queue's applyAccepted), their records join the log
  *   <steps>    the harness's steps, in order (the science loop's: brain, usage, budget,
- *              skills, ledger, phase, decide)
+ *              skills, ledger, phase, decide; a step plugin by its id), handing each other
+ *              typed values (step-values.ts)
  *   record     the cycle's trace line (durable), one cycle event carrying the trace's hash
  *              and what the steps added, then the work steps left for after it (brain.json)
  *
@@ -55,7 +57,9 @@ import type { ChildTrackerLike, SandboxKit } from '../sandbox.ts';
 import { resolveCommand } from '../permissions/run-grants.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { CYCLE_EVENT } from './cycle-event.ts';
-import { HarnessCatalog, RECORD_STEP, type LoadedHarness } from './harness.ts';
+import { HarnessCatalog, RECORD_STEP, REVIEW_STEP, type LoadedHarness } from './harness.ts';
+import { REVIEW_VALUE, reviewStep, type ReviewAtBoundary } from './review-step.ts';
+import { CycleValues } from './step-values.ts';
 import { hostPathScrubber, type PathScrubber } from './host-paths.ts';
 import { personaPaths, type PersonaPaths } from './layout.ts';
 import { PersonaPlugins } from './persona-plugins.ts';
@@ -181,6 +185,8 @@ export interface LoopKernel {
 /** Checks the environment first (a bad override stops the start), then loads what is shared. */
 export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> {
   for (const step of options.composition.steps.all()) step.checkEnvironment?.(options.env);
+  // The driver's own step values, for step plugins that read them.
+  options.composition.steps.values(REVIEW_VALUE);
   const stateDir = path.resolve(options.stateDir);
   // One line for a state directory that is a file, unreadable, or under /proc (where Node's own recursive mkdir spins forever).
   ensureStateDir(options.stateDirShown ?? options.stateDir, stateDir);
@@ -227,12 +233,7 @@ export function personaDsn(kernel: Pick<LoopKernel, 'dsn' | 'env'>, profile: Per
   return kernel.dsn ?? profileDsnOf(profile, kernel.env)?.dsn ?? (fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv : undefined);
 }
 
-/** What the cycle boundary did with the review queue: proposal ids applied and expired, and those accepted but held (with why). */
-export interface ReviewAtBoundary {
-  applied: string[];
-  expired: string[];
-  held?: { id: string; reason: string }[];
-}
+export type { ReviewAtBoundary } from './review-step.ts';
 
 /** A cycle's report: the loop's own fields, the event as written, and what the steps reported. */
 export type CycleReport<R extends object = {}> = {
@@ -274,6 +275,8 @@ export class PersonaRuntime {
   readonly #trace: TraceStore;
   readonly #codec: PathCodec;
   readonly #steps: readonly LoopStep[];
+  /** the harness's boundary steps (review), run before the cycle's trace opens */
+  readonly #boundary: readonly LoopStep[];
   readonly #context: PersonaContext;
   /** sha256 of the profile text the persona opened with (kept in the trace's blobs) */
   readonly #profileDigest: string;
@@ -322,7 +325,7 @@ export class PersonaRuntime {
   /** the kernel's plugins as this persona sees them: its profile's `trust:` granted (start-check.ts) */
   readonly #registry: PluginRegistry;
 
-  private constructor(kernel: LoopKernel, persona: LoadedPersona, harness: LoadedHarness, backend: PersistenceBackend, lock: WriterLock, scripts: readonly ScriptToolSpec[], registry: PluginRegistry, mode: OpenMode) {
+  private constructor(kernel: LoopKernel, persona: LoadedPersona, harness: LoadedHarness, steps: readonly LoopStep[], backend: PersistenceBackend, lock: WriterLock, scripts: readonly ScriptToolSpec[], registry: PluginRegistry, mode: OpenMode) {
     this.#kernel = kernel;
     this.#registry = registry;
     this.#scripts = scripts;
@@ -344,7 +347,8 @@ export class PersonaRuntime {
     this.#trace = new TraceStore(this.paths.dir, backend.trace ? { storage: backend.trace } : {});
     // The trace keeps the profile text each cycle ran under, so a replay needs no repository copy (a listing writes nothing).
     this.#profileDigest = mode === 'list' ? persona.digest : this.#trace.keep(persona.text);
-    this.#steps = harness.manifest.steps.filter((name) => name !== RECORD_STEP).map((name) => kernel.composition.steps.get(name)!);
+    this.#steps = steps;
+    this.#boundary = harness.manifest.boundary.filter((name) => name === REVIEW_STEP).map(() => reviewStep((now, problems) => this.#applyAccepted(now, problems)));
     const wiring: PersonaWiring = { paths: this.paths, profile: this.profile, backend, clock: kernel.clock, log: backend.events, scrub: this.#secrets.deep };
     this.#trustNow = kernel.trust.current().trust;
     this.#proposals = new PersonaProposals({
@@ -502,9 +506,21 @@ export class PersonaRuntime {
     const problems: string[] = [];
     this.#audit = { granted: 0, denied: [] };
     this.#proposals.beginCycle();
+    const values = new CycleValues();
+    const after: ((seq: number) => void | Promise<void>)[] = [];
+    const ctx: Omit<CycleContext, 'get' | 'put'> = {
+      persona: this.#context,
+      cycle,
+      now,
+      problems,
+      payload: {},
+      report: {},
+      afterRecord: (work) => void after.push(work),
+    };
 
-    // the cycle boundary: accepted proposals take effect; their records join the log
-    const review = await this.#applyAccepted(now, problems);
+    // the cycle boundary (review: accepted proposals take effect; their records join the log)
+    for (const step of this.#boundary) await step.run({ ...ctx, ...values.for(step) });
+    const review = values.for({ name: RECORD_STEP, uses: [REVIEW_VALUE] }).get(REVIEW_VALUE);
     // bounded replay: fresh isolates every REPLAY_EPOCH_CYCLES cycles
     if (cycle > 1 && (cycle - 1) % REPLAY_EPOCH_CYCLES === 0) this.#plugins.dispose();
     const recorder = new CycleRecorder(this.#trace, this.#codec, {
@@ -519,7 +535,7 @@ export class PersonaRuntime {
     this.#toolUse = { cpuMs: 0, wallMs: 0, called: [] };
     cyclesInFlight.set(k, (cyclesInFlight.get(k) ?? 0) + 1);
     try {
-      return await this.#run({ now, cycle, problems, review, recorder });
+      return await this.#run({ ctx, values, after, review, recorder });
     } finally {
       cyclesInFlight.set(k, (cyclesInFlight.get(k) ?? 1) - 1);
       this.#plugins.recorder = undefined;
@@ -527,22 +543,13 @@ export class PersonaRuntime {
     }
   }
 
-  async #run(c: { now: number; cycle: number; problems: string[]; review: ReviewAtBoundary; recorder: CycleRecorder }): Promise<CycleReport> {
+  async #run(c: { ctx: Omit<CycleContext, 'get' | 'put'>; values: CycleValues; after: ((seq: number) => void | Promise<void>)[]; review: ReviewAtBoundary | undefined; recorder: CycleRecorder }): Promise<CycleReport> {
     const p = this.profile;
+    const { ctx, after } = c;
     const steps: string[] = [];
-    const after: ((seq: number) => void | Promise<void>)[] = [];
-    const ctx: CycleContext = {
-      persona: this.#context,
-      cycle: c.cycle,
-      now: c.now,
-      problems: c.problems,
-      payload: {},
-      report: {},
-      values: new Map(),
-      afterRecord: (work) => void after.push(work),
-    };
+    // Each step sees only the values it declared (step-values.ts); payload, report and problems are the cycle's.
     for (const step of this.#steps) {
-      await step.run(ctx);
+      await step.run({ ...ctx, ...c.values.for(step) });
       steps.push(step.name);
     }
 
@@ -551,7 +558,7 @@ export class PersonaRuntime {
     const trace = c.recorder.finish();
     const payload = this.#scrub({
       loop: this.harness.manifest.loop,
-      cycle: c.cycle,
+      cycle: ctx.cycle,
       steps,
       harness: this.harness.manifest.id,
       runtime_kind: this.harness.manifest.runtime_kind,
@@ -562,17 +569,18 @@ export class PersonaRuntime {
       ...ctx.payload,
       audit: this.#audit,
       ...(this.profile.tools.length > 0 ? { tools: this.#toolSummary() } : {}),
-      review: { ...c.review, ...this.#proposals.cycleReport() },
+      // without a review boundary (boundary: []) proposals are queued, none applied
+      review: { ...(c.review ?? { applied: [], expired: [] }), ...this.#proposals.cycleReport() },
       trace,
-      problems: c.problems,
+      problems: ctx.problems,
     });
     const { seq } = await this.#backend.events.append(CYCLE_EVENT, payload);
-    this.#cycles = c.cycle;
+    this.#cycles = ctx.cycle;
     // Awaited before the cycle returns: an acknowledged cycle's brain.json survives kill -9.
     for (const work of after) await work(seq);
     // At the boundary, with the cycle's state durable: the history seals its open segment when due.
-    await this.#history.afterCycle(c.now);
-    return { ...ctx.report, persona_id: p.id, cycle: c.cycle, seq, steps, payload };
+    await this.#history.afterCycle(ctx.now);
+    return { ...ctx.report, persona_id: p.id, cycle: ctx.cycle, seq, steps, payload };
   }
 
   /**
@@ -860,7 +868,7 @@ export class PersonaRuntime {
    * step and hands the harness no MCP server.
    */
   static async #openPersona(kernel: LoopKernel, persona: LoadedPersona, mode: OpenMode, start: Record<string, unknown>): Promise<PersonaRuntime> {
-    const { harness, backend: backendName, registry, scripts } = await checkPersonaStart(kernel, persona);
+    const { harness, steps, backend: backendName, registry, scripts } = await checkPersonaStart(kernel, persona);
     const paths = personaPaths(kernel.stateDir, persona.profile.id);
     // The persona folder must exist for the backend's and the ledger's path checks; the brain step creates the rest.
     ensurePersonaDir(kernel.stateDir, persona.profile.id);
@@ -885,7 +893,7 @@ export class PersonaRuntime {
     let runtime: PersonaRuntime | undefined;
     try {
       if (mode !== 'list' && backendName !== persistence.configured(paths.dir)) persistence.record(paths.dir, backendName);
-      runtime = new PersonaRuntime(mode === 'run' ? kernel : { ...kernel, mcpServer: () => null }, persona, harness, backend, lock, scripts, registry, mode);
+      runtime = new PersonaRuntime(mode === 'run' ? kernel : { ...kernel, mcpServer: () => null }, persona, harness, steps, backend, lock, scripts, registry, mode);
       runtime.#toolsOnly = mode !== 'run';
       if (mode === 'list') {
         runtime.#listing = true;

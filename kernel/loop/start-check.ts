@@ -16,15 +16,20 @@ import { BACKEND_EXPORTS } from '../contracts/persistence.ts';
 import { displayPath, type LoadedPlugin, type PluginRegistry } from '../plugins/registry.ts';
 import type { ScriptToolSpec } from '../tools/script-spec.ts';
 import { didYouMean } from '../suggest.ts';
-import { RECORD_STEP, type LoadedHarness } from './harness.ts';
+import { RECORD_STEP, REVIEW_STEP, type LoadedHarness } from './harness.ts';
+import { isPluginStep, pluginStep } from './plugin-step.ts';
+import { REVIEW_STEP_VALUES } from './review-step.ts';
+import { valueOrderProblems, type StepValueUse } from './step-values.ts';
 import { personaPaths } from './layout.ts';
 import { buildPersonaPlugin, personaPluginOptions, type PersonaPluginOptions } from './plugin-options.ts';
 import type { LoopKernel } from './persona-runtime.ts';
-import type { PersonaStart, SlotRequirement, StartProblem } from './steps.ts';
+import type { LoopStep, PersonaStart, SlotRequirement, StartProblem } from './steps.ts';
 import type { PluginKind } from '../manifest/plugin-manifest.ts';
 
 export interface StartResolution {
   harness: LoadedHarness;
+  /** the harness's cycle steps in order (record aside): registered steps and step plugins */
+  steps: LoopStep[];
   /** the persistence backend the persona opens (a name: `jsonl-fs`, `sqlite`) */
   backend: string;
   /** the plugins as this persona sees them: the kernel's registry with its profile's `trust:` granted */
@@ -137,7 +142,7 @@ function bundleExports(kernel: LoopKernel, profile: PersonaProfile, plugin: Load
 }
 
 async function checkRequirement(kernel: LoopKernel, start: PersonaStart, req: SlotRequirement): Promise<StartProblem[]> {
-  const at = req.fromEnv ? { file: 'environment', field: req.field } : { field: req.field };
+  const at = req.fromEnv ? { file: 'environment', field: req.field } : { ...(req.file ? { file: req.file } : {}), field: req.field };
   let plugin: LoadedPlugin;
   try {
     plugin = start.registry.find(req.plugin, req.kind);
@@ -210,17 +215,11 @@ export async function checkPersonaStart(kernel: LoopKernel, persona: LoadedPerso
     throw refusal(persona, [harnessProblem(kernel.harnesses.dir, persona, error)]);
   }
   const harnessFile = kernel.harnesses.display(harness);
-  const problems: StartProblem[] = [];
-  const steps = harness.manifest.steps.flatMap((name, i) => {
-    if (name === RECORD_STEP) return [];
-    const step = kernel.composition.steps.get(name);
-    if (!step) problems.push({ file: harnessFile, field: `steps[${i}]`, reason: `unknown step "${name}" (steps features provide: ${kernel.composition.steps.names().join(', ')}, and ${RECORD_STEP})` });
-    return step ? [step] : [];
-  });
-  if (problems.length > 0) throw refusal(persona, problems);
-
   // The persona's plugins: the kernel's registry with the operator's grant of its profile applied.
   const registry = kernel.registry.granting(profile.trust);
+  const { steps, pluginRequirements, problems } = resolveSteps(kernel, harness, harnessFile, registry);
+  if (problems.length > 0) throw refusal(persona, problems);
+
   const start: PersonaStart = {
     persona,
     profile,
@@ -238,7 +237,7 @@ export async function checkPersonaStart(kernel: LoopKernel, persona: LoadedPerso
   // A database the profile names by a variable that is not set (and no --dsn overrides it).
   const named = profileDsnOf(profile, kernel.env);
   if (kernel.dsn === undefined && named !== undefined && named.dsn === undefined) problems.push({ field: 'persistence.dsn_env', reason: `${named.source}; set it to the database's DSN, or pass --dsn` });
-  const requirements = [...kernelRequirements(profile, backend, registry), ...steps.flatMap((s) => s.requires?.(start) ?? [])];
+  const requirements = [...kernelRequirements(profile, backend, registry), ...pluginRequirements, ...steps.flatMap((s) => s.requires?.(start) ?? [])];
   for (const req of requirements) problems.push(...(await checkRequirement(kernel, start, req)));
   // A step's own checks run only on a persona whose plugins resolve (they may call them).
   if (problems.length === 0) for (const step of steps) problems.push(...(await step.check?.(start) ?? []));
@@ -246,7 +245,47 @@ export async function checkPersonaStart(kernel: LoopKernel, persona: LoadedPerso
   const scripts = (await kernel.composition.scriptTools?.(profile)) ?? [];
   problems.push(...unknownTrust(profile, registry, scripts));
   if (problems.length > 0) throw refusal(persona, problems);
-  return { harness, backend, registry, scripts };
+  return { harness, steps, backend, registry, scripts };
+}
+
+/**
+ * The harness's steps resolved: each registered step or step plugin (installed, a loop-step,
+ * its values known), then their order: every value a step reads produced by an earlier one
+ * (the boundary's first), and no value produced twice. Each problem names the harness file
+ * and the step's field (`steps[3]`), or the step plugin's manifest field.
+ */
+function resolveSteps(kernel: LoopKernel, harness: LoadedHarness, harnessFile: string, registry: PluginRegistry): { steps: LoopStep[]; pluginRequirements: SlotRequirement[]; problems: StartProblem[] } {
+  const problems: StartProblem[] = [];
+  const pluginRequirements: SlotRequirement[] = [];
+  const registered = kernel.composition.steps;
+  const ordered: { use: StepValueUse; field: string }[] = harness.manifest.boundary.flatMap((name, i) => (name === REVIEW_STEP ? [{ use: REVIEW_STEP_VALUES, field: `boundary[${i}]` }] : []));
+  const steps: LoopStep[] = [];
+  harness.manifest.steps.forEach((name, i) => {
+    if (name === RECORD_STEP) return;
+    const field = `steps[${i}]`;
+    let step: LoopStep | undefined;
+    if (isPluginStep(name)) {
+      let plugin: LoadedPlugin;
+      try {
+        plugin = registry.find(name, 'loop-step');
+      } catch (error) {
+        problems.push({ file: harnessFile, field, reason: `step plugin: ${reasonOf(error)}` });
+        return;
+      }
+      const made = pluginStep(plugin, registered);
+      if ('problems' in made) return void problems.push(...made.problems);
+      step = made.step;
+      pluginRequirements.push({ file: harnessFile, field, plugin: name, kind: 'loop-step', calls: ['run'] });
+    } else {
+      step = registered.get(name);
+      if (!step) return void problems.push({ file: harnessFile, field, reason: `unknown step "${name}" (steps features provide: ${registered.names().join(', ')}, and ${RECORD_STEP}; a step plugin is named by its id, step.<name>)` });
+    }
+    steps.push(step);
+    ordered.push({ use: step, field });
+  });
+  if (problems.length > 0) return { steps, pluginRequirements, problems };
+  const order = valueOrderProblems(ordered.map((o) => o.use), (i) => ordered[i]!.field);
+  return { steps, pluginRequirements, problems: order.map((p) => ({ file: harnessFile, ...p })) };
 }
 
 /**

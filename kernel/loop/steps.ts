@@ -2,7 +2,11 @@
  * Loop steps: what one named step of a harness does, and the registry features register
  * their steps in. The kernel's driver (persona-runtime.ts) runs the steps a harness names, in
  * order, and records them; what each step does is the feature's (features/science-loop has
- * brain, usage, budget, skills, ledger, phase, decide). `record` is the driver's own.
+ * brain, usage, budget, skills, ledger, phase, decide), or a plugin's (a `loop-step` plugin
+ * named by its id: plugin-step.ts). `review` (the cycle boundary) and `record` are the driver's own.
+ *
+ * A step declares the values it reads and produces (step-values.ts: a name and a zod schema):
+ * a harness whose step reads a value no earlier step produces is refused at start.
  *
  * A step may also take part in a persona's start: say which plugins it will call (checked
  * before the persona starts: installed, of the right kind, exporting what will be called),
@@ -21,9 +25,12 @@ import type { PersonaPaths } from './layout.ts';
 import type { PersonaPlugins } from './persona-plugins.ts';
 import type { PathScrubber } from './host-paths.ts';
 import type { Scrubber } from '../redact/secret-values.ts';
+import type { StepValue, StepValueAccess, StepValueUse } from './step-values.ts';
 
 /** A plugin a step will call for a persona, and where that choice was made (for the message). */
 export interface SlotRequirement {
+  /** a file other than the profile that chose it (a harness naming a step plugin) */
+  file?: string;
   /** the profile field (`executor.plugin`) or environment variable that chose it */
   field: string;
   /** true when `field` is an environment variable, not a profile field */
@@ -92,8 +99,8 @@ export interface ToolCallNote {
   seq: number | null;
 }
 
-/** One cycle, as its steps see it. */
-export interface CycleContext {
+/** One cycle, as its steps see it (get and put reach only the values the step declared). */
+export interface CycleContext extends StepValueAccess {
   persona: PersonaContext;
   cycle: number;
   now: number;
@@ -103,14 +110,18 @@ export interface CycleContext {
   payload: Record<string, unknown>;
   /** what the cycle's report carries for callers besides the event (run --summary, tests) */
   report: Record<string, unknown>;
-  /** values one step hands to a later one within this cycle */
-  values: Map<string, unknown>;
   /** work to do once the cycle event is durable (brain.json); run in the order added */
   afterRecord(work: (seq: number) => void | Promise<void>): void;
 }
 
-export interface LoopStep {
+export interface LoopStep extends StepValueUse {
   readonly name: string;
+  /** values an earlier step must produce (a harness without such a step is refused at start) */
+  readonly reads?: readonly StepValue<any>[];
+  /** values read when some step produced them by then (optional inputs; after the event, any step's) */
+  readonly uses?: readonly StepValue<any>[];
+  /** values this step hands later ones (each produced by one step of a harness) */
+  readonly produces?: readonly StepValue<any>[];
   /** once per process, before any persona opens: a bad environment stops the start */
   checkEnvironment?(env: Readonly<Record<string, string | undefined>>): void;
   /** the plugins this step will call for the persona */
@@ -126,16 +137,39 @@ export interface LoopStep {
   run(cycle: CycleContext): void | Promise<void>;
 }
 
-/** Steps by name. Features register theirs; the composition hands the registry to the driver. */
+/**
+ * Steps by name, and the values they declare by name (what a step plugin's manifest names).
+ * Features register theirs; the composition hands the registry to the driver.
+ */
 export class StepRegistry {
   readonly #steps = new Map<string, LoopStep>();
+  readonly #values = new Map<string, StepValue>();
 
   register(...steps: LoopStep[]): this {
     for (const step of steps) {
       if (this.#steps.has(step.name)) throw kernelError('RTC_ERR_HARNESS_STEP', `two steps are registered as "${step.name}"`, { internal: true });
+      this.values(...(step.reads ?? []), ...(step.uses ?? []), ...(step.produces ?? []));
       this.#steps.set(step.name, step);
     }
     return this;
+  }
+
+  /** Values a step plugin may name (those of registered steps are known already); one schema per name. */
+  values(...values: StepValue<any>[]): this {
+    for (const value of values) {
+      const known = this.#values.get(value.name);
+      if (known && known !== value) throw kernelError('RTC_ERR_HARNESS_STEP', `two step values are named "${value.name}"`, { internal: true });
+      this.#values.set(value.name, value);
+    }
+    return this;
+  }
+
+  value(name: string): StepValue | undefined {
+    return this.#values.get(name);
+  }
+
+  valueNames(): string[] {
+    return [...this.#values.keys()].sort();
   }
 
   get(name: string): LoopStep | undefined {

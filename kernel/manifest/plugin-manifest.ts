@@ -7,8 +7,9 @@ import { z } from 'zod';
 import { limitsSchema } from './sandbox-profile.ts';
 import { permissionsSchema } from './permissions-schema.ts';
 import { GATE_BINDINGS, GATE_CHECK_ID_PREFIX, gateCheckSectionSchema } from '../contracts/gate-check.ts';
+import { LOOP_STEP_EXPORTS, LOOP_STEP_ID_PREFIX, loopStepSectionSchema } from '../contracts/loop-step.ts';
 
-export const PLUGIN_KINDS = ['skill', 'executor', 'budget-policy', 'persistence', 'phase-selector', 'tool', 'ledger', 'gate-check'] as const;
+export const PLUGIN_KINDS = ['skill', 'executor', 'budget-policy', 'persistence', 'phase-selector', 'tool', 'ledger', 'gate-check', 'loop-step'] as const;
 
 export type PluginKind = (typeof PLUGIN_KINDS)[number];
 
@@ -79,6 +80,7 @@ export const pluginManifestSchema = z.strictObject({
   tools: z.array(toolDeclarationSchema).min(1).optional().describe('kind tool only: the tools this plugin offers (each one of its exports); a persona can select only a tool plugin that lists some'),
   mcp: mcpServerDeclarationSchema.optional().describe('kind tool only, instead of entry, exports and tools: an MCP server whose tools this plugin offers'),
   gate_check: gateCheckSectionSchema.optional().describe('kind gate-check only: which earlier checks this one reads'),
+  loop_step: loopStepSectionSchema.optional().describe('kind loop-step only: the step values it reads, uses and produces, and the cycle event fields it adds'),
 }).superRefine((m, ctx) => {
   if (m.mcp !== undefined) {
     if (m.kind !== 'tool') ctx.addIssue({ code: 'custom', path: ['mcp'], message: `only tool plugins mount an MCP server, not ${m.kind} plugins` });
@@ -96,6 +98,7 @@ export const pluginManifestSchema = z.strictObject({
   for (const [i, tool] of (m.tools ?? []).entries()) {
     if (!m.exports.includes(tool.export)) ctx.addIssue({ code: 'custom', path: ['tools', i, 'export'], message: `"${tool.export}" is not in exports (${m.exports.join(', ')})` });
   }
+  checkLoopStep(m, ctx);
   if (m.kind !== 'gate-check') {
     if (m.gate_check !== undefined) ctx.addIssue({ code: 'custom', path: ['gate_check'], message: `only gate-check plugins have a gate_check section, not ${m.kind} plugins` });
     // The prefix is how a gate profile names a check: another kind under it would pass for a missing check.
@@ -105,5 +108,18 @@ export const pluginManifestSchema = z.strictObject({
   if (!m.id.startsWith(GATE_CHECK_ID_PREFIX) || m.id.split('.').length !== 2) ctx.addIssue({ code: 'custom', path: ['id'], message: `a gate-check plugin's id is "${GATE_CHECK_ID_PREFIX}<check name>" (the name profiles list)` });
   if (!m.exports.includes('check')) ctx.addIssue({ code: 'custom', path: ['exports'], message: 'a gate-check plugin exports "check"' });
 });
+
+/** A loop-step plugin: its id says it is one (`step.<name>`, what a harness lists), it exports run and has its section. */
+function checkLoopStep(m: { id: string; kind: string; exports: string[]; loop_step?: unknown }, ctx: z.RefinementCtx): void {
+  if (m.kind !== 'loop-step') {
+    if (m.loop_step !== undefined) ctx.addIssue({ code: 'custom', path: ['loop_step'], message: `only loop-step plugins have a loop_step section, not ${m.kind} plugins` });
+    // A harness names a step plugin by this prefix: another kind under it would pass for a missing step.
+    if (m.id.startsWith(LOOP_STEP_ID_PREFIX)) ctx.addIssue({ code: 'custom', path: ['id'], message: `ids starting "${LOOP_STEP_ID_PREFIX}" are for loop-step plugins, not ${m.kind} plugins` });
+    return;
+  }
+  if (!m.id.startsWith(LOOP_STEP_ID_PREFIX)) ctx.addIssue({ code: 'custom', path: ['id'], message: `a loop-step plugin's id is "${LOOP_STEP_ID_PREFIX}<name>" (what a harness's steps list)` });
+  if (m.loop_step === undefined) ctx.addIssue({ code: 'custom', path: ['loop_step'], message: 'a loop-step plugin says which step values it reads and produces (loop_step:)' });
+  for (const name of LOOP_STEP_EXPORTS) if (!m.exports.includes(name)) ctx.addIssue({ code: 'custom', path: ['exports'], message: `a loop-step plugin exports "${name}"` });
+}
 
 export type PluginManifest = z.infer<typeof pluginManifestSchema>;
