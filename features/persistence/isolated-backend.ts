@@ -44,18 +44,17 @@ interface Description {
 /** What a backend that keeps the replay trace exports besides BACKEND_EXPORTS. */
 export const TRACE_EXPORTS = ['traceAppend', 'traceLines', 'blobPut', 'blobGet'] as const;
 
-const PLUGIN_CODE = /^(?:[A-Za-z]*Error: )?(RTC_ERR_[A-Z0-9_]+): ([^]*)$/;
-
 /**
  * A plugin's failure as the kernel error it names: a binding's refusal passed on (or a
- * plugin's own `RTC_ERR_...: message`) keeps its code and message; anything else is the
- * plugin's failure, named as such.
+ * plugin's own coded error, `code` set) keeps its code and message; anything else is the
+ * plugin's failure, named as such. The code crosses the isolate boundary as data (the shim
+ * reports a thrown error's `code` beside its message), never parsed out of the text.
  */
 export function unwrapPluginError(error: unknown, pluginId: string): unknown {
   if (!isKernelError(error) || error.code !== 'RTC_ERR_SANDBOX_SCRIPT') return error;
   const inner = typeof error.details.message === 'string' ? error.details.message : error.message;
-  const m = PLUGIN_CODE.exec(inner);
-  if (m && m[1]! in ERROR_CODES && !m[1]!.startsWith('RTC_ERR_SANDBOX')) return kernelError(m[1] as ErrorCode, m[2]!.split('\n')[0]!, { details: { plugin: pluginId } });
+  const code = error.details.code;
+  if (typeof code === 'string' && code in ERROR_CODES && !code.startsWith('RTC_ERR_SANDBOX')) return kernelError(code as ErrorCode, inner.split('\n')[0]!, { details: { plugin: pluginId } });
   return kernelError('RTC_ERR_PERSISTENCE_PLUGIN', `plugin ${pluginId} failed: ${error.message.split('\n')[0]}`, { details: { plugin: pluginId }, cause: error });
 }
 

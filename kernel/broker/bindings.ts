@@ -87,7 +87,8 @@ export async function forward<T>(fn: () => T | Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    if (isKernelError(error)) throw new DenoOpError('Error', `${error.code}: ${error.message}`);
+    // The code travels as data (the error's `code`, as Deno's OS codes do), never inside the message.
+    if (isKernelError(error)) throw new DenoOpError('Error', error.message, error.code);
     throw new DenoOpError('Error', error instanceof Error ? error.message : String(error));
   }
 }

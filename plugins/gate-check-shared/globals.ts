@@ -28,6 +28,9 @@ const g = globalThis as unknown as { Deno: DenoSubset; Runtimectl: { bindings: {
 export const deno: DenoSubset = g.Deno;
 export const gate: GateBindingsInIsolate = g.Runtimectl.bindings.gate;
 
+/** An error as a finding names it: its class, the kernel's code when a binding's refusal carries one (as data), its message. */
 export function errorMessage(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  return `${error.name}: ${typeof code === 'string' && code.startsWith('RTC_ERR_') ? `${code}: ` : ''}${error.message}`;
 }

@@ -2,8 +2,8 @@
  * The storage bindings as a persistence (or ledger) plugin sees them, typed. Every call
  * names the session token the kernel passed as the first argument of the export being run;
  * the kernel checks it, and the persona folder or rows it stands for, on every call.
- * Refusals arrive as Errors whose message starts with the kernel's code
- * (`RTC_ERR_PERSISTENCE_...: ...`); a plugin passes them on by rethrowing.
+ * Refusals arrive as Errors carrying the kernel's code as data (`error.code`,
+ * `RTC_ERR_PERSISTENCE_...`; codeOf below); a plugin passes them on by rethrowing.
  *
  * See features/persistence/storage/*-bindings.ts for what each op does and refuses.
  */
@@ -95,9 +95,16 @@ export const sqlite = {
   },
 };
 
+/** The kernel code an error carries (a binding's refusal, or a coded error of a plugin), if any. */
+export function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('RTC_ERR_') ? code : undefined;
+}
+
 /** An error carrying a kernel code, as the kernel reports it (one line). */
 export function coded(code: string, message: string): Error {
-  return new Error(`${code}: ${message}`);
+  // The code is data the kernel reads from the error (never parsed out of the message).
+  return Object.assign(new Error(message), { code });
 }
 
 /** What the kernel passes to appendEvents and importEvents: a batch by reference. */

@@ -5,7 +5,7 @@
  * IMMEDIATE transaction as its rows, and only from the version its change was decided on, so a
  * change another writer got in first is refused (the ledger plugin reloads and decides again).
  */
-import { coded, sqlite, type SqlValue, type Token } from '../persistence-shared/storage.ts';
+import { coded, codeOf, sqlite, type SqlValue, type Token } from '../persistence-shared/storage.ts';
 import type { JsonlOp } from '../ledger/model/jsonl-records.ts';
 import type { RowSnapshot } from '../ledger/model/row-state.ts';
 import type { Checkpoint, HistoryEntry, Lease, LeaseEvent, Surprise, TaskRow } from '../ledger/model/records.ts';
@@ -55,8 +55,8 @@ function schemaVersion(s: Token, db: string): number | undefined {
     tables = sqlite.query<{ name: string }>(s, db, "SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name);
   } catch (error) {
     const message = (error as Error).message;
-    if (message.startsWith('RTC_ERR_LEDGER') ) throw error;
-    throw corrupt(db, `cannot be read as a sqlite ledger: ${message.replace(/^RTC_ERR_[A-Z_]+: /, '').split('\n')[0]}`);
+    if (codeOf(error)?.startsWith('RTC_ERR_LEDGER')) throw error;
+    throw corrupt(db, `cannot be read as a sqlite ledger: ${message.split('\n')[0]}`);
   }
   if (tables.length === 0) return undefined;
   if (!tables.includes('schema_version')) throw corrupt(db, 'a sqlite database without a schema_version table is not a runtimectl ledger; the file was left untouched');

@@ -11,7 +11,7 @@
  * syncs the WAL before any event of it is acknowledged) and verifies logs/events.db, a file no
  * connection of this plugin can open.
  */
-import { sqlite, type BatchRef, type Token } from '../persistence-shared/storage.ts';
+import { coded, sqlite, type BatchRef, type Token } from '../persistence-shared/storage.ts';
 import { BRAIN_KEY, checkMeta, createSchema, DB_FILE, LONG_TERM_KEY, upgradeSchema } from './schema.ts';
 
 /** Per persona (session): whose database it is, and whether its schema is known to be there. */
@@ -19,7 +19,7 @@ const sessions = new Map<Token, { personaId: string; ready: boolean }>();
 
 function session(s: Token) {
   const found = sessions.get(s);
-  if (!found) throw new Error('RTC_ERR_PERSISTENCE_BACKEND: the sqlite backend was not opened for this session');
+  if (!found) throw coded('RTC_ERR_PERSISTENCE_BACKEND', 'the sqlite backend was not opened for this session');
   return found;
 }
 

@@ -18,7 +18,7 @@
  * this plugin then records schema 3, so a runtimectl that still expects the events here
  * refuses the file as newer instead of starting a second chain.
  */
-import { coded, sqlite, type Token } from '../persistence-shared/storage.ts';
+import { coded, codeOf, sqlite, type Token } from '../persistence-shared/storage.ts';
 
 export const DB_FILE = 'persistence.db';
 export const DB_FORMAT = 'runtimectl-persistence-sqlite';
@@ -44,7 +44,7 @@ function tablesOf(s: Token): string[] {
     return sqlite.query<{ name: string }>(s, DB_FILE, "SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name);
   } catch (error) {
     const message = (error as Error).message;
-    if (message.startsWith('RTC_ERR_')) throw error;
+    if (codeOf(error)) throw error;
     throw corrupt(`not a sqlite database (${message.replace(/^persistence\.db: /, '').split('\n')[0]})`);
   }
 }

@@ -67,7 +67,7 @@ export interface Usage {
 
 interface Answer {
   ok?: unknown;
-  err?: { class: string; name: string; message: string; stack: string };
+  err?: { class: string; name: string; message: string; stack: string; code?: string };
   pending?: number;
 }
 
@@ -521,9 +521,9 @@ export class IsolateRuntime {
 
   #answerValue(answer: Answer): unknown {
     if (answer.err) {
-      const { name, message } = answer.err;
+      const { name, message, code } = answer.err;
       if (answer.err.class === 'NoExport') throw kernelError('RTC_ERR_SANDBOX_NO_EXPORT', message);
-      throw kernelError('RTC_ERR_SANDBOX_SCRIPT', `${name}: ${message}`, { details: { name, message, stack: answer.err.stack } });
+      throw kernelError('RTC_ERR_SANDBOX_SCRIPT', `${name}: ${message}`, { details: { name, message, stack: answer.err.stack, ...(code !== undefined ? { code } : {}) } });
     }
     return answer.ok;
   }

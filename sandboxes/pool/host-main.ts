@@ -64,9 +64,9 @@ function runtimeFor(runId: number, limits: Extract<ToHost, { t: 'load' }>['limit
 }
 
 function wireError(error: unknown): WireError {
-  const e = error as { code?: string; message?: string; name?: string; details?: { name?: unknown; message?: unknown; stack?: unknown } };
+  const e = error as { code?: string; message?: string; name?: string; details?: { name?: unknown; message?: unknown; stack?: unknown; code?: unknown } };
   const d = e.details;
-  const script = d && typeof d.stack === 'string' ? { script: { name: String(d.name ?? 'Error'), message: String(d.message ?? ''), stack: d.stack } } : {};
+  const script = d && typeof d.stack === 'string' ? { script: { name: String(d.name ?? 'Error'), message: String(d.message ?? ''), stack: d.stack, ...(typeof d.code === 'string' ? { code: d.code } : {}) } } : {};
   return { name: e.name ?? 'Error', message: e.message ?? String(error), ...(e.code ? { code: e.code } : {}), ...script };
 }
 

@@ -30,8 +30,8 @@ export interface WireError {
   name: string;
   message: string;
   code?: string;
-  /** the script's own error behind a RTC_ERR_SANDBOX_SCRIPT (its name, message and stack) */
-  script?: { name: string; message: string; stack: string };
+  /** the script's own error behind a RTC_ERR_SANDBOX_SCRIPT (its name, message and stack, and the kernel code it carries) */
+  script?: { name: string; message: string; stack: string; code?: string };
 }
 
 export type FromHost =

@@ -34,7 +34,20 @@ interface SyncReference {
 
 type Exports = Record<string, unknown>;
 
-function describeError(error: unknown): { class: string; name: string; message: string; stack: string } {
+/** A kernel error code a plugin's error carries (its own coded error, or a binding's refusal passed on). */
+const ERROR_CODE = /^RTC_ERR_[A-Z0-9_]+$/;
+
+function codeOf(error: Error): { code?: string } {
+  try {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' && ERROR_CODE.test(code) ? { code } : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A thrown value as the host reads it: its code is data (never parsed back out of its message). */
+function describeError(error: unknown): { class: string; name: string; message: string; stack: string; code?: string } {
   if (error instanceof ExitSignal) return { class: 'Exit', name: 'Exit', message: `exit ${error.code}`, stack: '' };
   if (error instanceof Error) {
     let stack = '';
@@ -43,7 +56,7 @@ function describeError(error: unknown): { class: string; name: string; message: 
     } catch {
       stack = '';
     }
-    return { class: error.name, name: String(error.name), message: String(error.message), stack };
+    return { class: error.name, name: String(error.name), message: String(error.message), stack, ...codeOf(error) };
   }
   return { class: 'NonError', name: typeof error, message: safeString(error), stack: '' };
 }

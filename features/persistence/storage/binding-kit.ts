@@ -40,7 +40,8 @@ export function noSession(binding: StorageBindingName, message: string): Refusal
 /** A kernel error (or any host failure) as the Error the plugin sees. */
 export function asOpError(error: unknown): DenoOpError {
   if (error instanceof DenoOpError) return error;
-  if (isKernelError(error)) return new DenoOpError('Error', `${error.code}: ${error.message}`);
+  // The code travels as data (the error's `code`, as Deno's OS codes do), never inside the message.
+  if (isKernelError(error)) return new DenoOpError('Error', error.message, error.code);
   const code = (error as { code?: unknown }).code;
   return new DenoOpError('Error', error instanceof Error ? error.message : String(error), typeof code === 'string' ? code : undefined);
 }
