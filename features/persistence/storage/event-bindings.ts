@@ -37,11 +37,11 @@ import { FILE_EVENT_PLACEMENTS, placementKey, type EventPlacement, type StorageS
 const sqliteOpenForAppend = new Set<string>();
 
 function refused(message: string): never {
-  throw new DenoOpError('Error', `RTC_ERR_PERSISTENCE_BACKEND: ${message}`);
+  throw new DenoOpError('Error', `${message}`, 'RTC_ERR_PERSISTENCE_BACKEND');
 }
 
 function readonlyRefusal(session: StorageSession, what: string): never {
-  throw new DenoOpError('Error', `RTC_ERR_PERSISTENCE_READONLY: cannot ${what} for persona ${session.personaId}: the persistence backend was opened read-only`);
+  throw new DenoOpError('Error', `cannot ${what} for persona ${session.personaId}: the persistence backend was opened read-only`, 'RTC_ERR_PERSISTENCE_READONLY');
 }
 
 function filePlacement(session: StorageSession, relative: string): EventPlacement {

@@ -34,7 +34,7 @@ export const ledgerLoad = storageOp({
     return { since: o.since === null || o.since === undefined ? null : optInt(o, 'since')!, repair: o.repair === true, init };
   },
   run(session, a) {
-    if (a.repair && session.readonly) throw new DenoOpError('Error', 'RTC_ERR_PERSISTENCE_READONLY: the ledger was opened read-only');
+    if (a.repair && session.readonly) throw new DenoOpError('Error', 'the ledger was opened read-only', 'RTC_ERR_PERSISTENCE_READONLY');
     const target = rows(session);
     return target.load({ db: target.db, since: a.since, repair: a.repair, init: a.init });
   },
@@ -51,7 +51,7 @@ export const ledgerCommit = storageOp({
     return { base: optInt(o, 'base') ?? 0, seq: optInt(o, 'seq', 1) ?? 1, change: o.change, ops: o.ops as unknown[], ...(typeof o.note === 'string' ? { note: o.note } : {}) };
   },
   run(session, a) {
-    if (session.readonly) throw new DenoOpError('Error', 'RTC_ERR_PERSISTENCE_READONLY: the ledger was opened read-only');
+    if (session.readonly) throw new DenoOpError('Error', 'the ledger was opened read-only', 'RTC_ERR_PERSISTENCE_READONLY');
     const target = rows(session);
     return target.commit({ db: target.db, ...a });
   },

@@ -72,7 +72,7 @@ function openFailure(relative: string, error: unknown): never {
 function pluginDatabase(session: StorageSession, relative: string, write: boolean): string {
   const file = write ? session.resolveForWrite(relative, 'write a database at') : session.resolve(relative);
   if (session.isKernelPath(file)) {
-    throw new DenoOpError('Error', `RTC_ERR_PERSISTENCE_BACKEND: ${relative}: is the kernel's (the event log and its history, the trace, the backend choice, the writer lock); a plugin's connection opens only its own databases`);
+    throw new DenoOpError('Error', `${relative}: is the kernel's (the event log and its history, the trace, the backend choice, the writer lock); a plugin's connection opens only its own databases`, 'RTC_ERR_PERSISTENCE_BACKEND');
   }
   return file;
 }

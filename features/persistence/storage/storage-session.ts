@@ -72,7 +72,7 @@ export function isKernelFile(relative: string): boolean {
 }
 
 function refused(message: string): never {
-  throw new DenoOpError('Error', `RTC_ERR_PERSISTENCE_BACKEND: ${message}`);
+  throw new DenoOpError('Error', `${message}`, 'RTC_ERR_PERSISTENCE_BACKEND');
 }
 
 export class StorageSession {
@@ -128,7 +128,7 @@ export class StorageSession {
 
   /** As resolve(), for a write through a generic binding: refused on a read-only session and on the kernel's own files. */
   resolveForWrite(relative: string, what: string): string {
-    if (this.readonly) throw new DenoOpError('Error', `RTC_ERR_PERSISTENCE_READONLY: ${relative}: cannot ${what}: the persistence backend was opened read-only`);
+    if (this.readonly) throw new DenoOpError('Error', `${relative}: cannot ${what}: the persistence backend was opened read-only`, 'RTC_ERR_PERSISTENCE_READONLY');
     const file = this.resolve(relative);
     if (isKernelFile(relative) || this.isKernelPath(file)) refused(`${relative}: cannot ${what}: the kernel writes this file itself (the event log, the trace, the backend choice and the writer lock are never a plugin's to write)`);
     return file;

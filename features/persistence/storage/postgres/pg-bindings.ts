@@ -217,7 +217,7 @@ function placementOf(session: StorageSession): PgPlacement {
 }
 
 function readonlyRefusal(session: StorageSession, what: string): never {
-  throw new DenoOpError('Error', `RTC_ERR_PERSISTENCE_READONLY: cannot ${what} for persona ${session.personaId}: the persistence backend was opened read-only`);
+  throw new DenoOpError('Error', `cannot ${what} for persona ${session.personaId}: the persistence backend was opened read-only`, 'RTC_ERR_PERSISTENCE_READONLY');
 }
 
 /** The session's lease, taken now when it has none. */
@@ -248,7 +248,7 @@ export const pgEventsOpen = storageOp({
   parse: () => ({}),
   run(session) {
     if (session.readonly) readonlyRefusal(session, 'open the events for appends');
-    if (session.opened) throw new DenoOpError('Error', `RTC_ERR_PERSISTENCE_BACKEND: the events of persona ${session.personaId} are already open`);
+    if (session.opened) throw new DenoOpError('Error', `the events of persona ${session.personaId} are already open`, 'RTC_ERR_PERSISTENCE_BACKEND');
     const placement = placementOf(session);
     session.pin(placement);
     // The lease first: a second kernel is refused before it reads or writes anything.
@@ -292,7 +292,7 @@ export const pgEventsAppend = storageOp({
   mode: 'async',
   parse: (o) => ({ batch: o.batch }),
   async run(session, a) {
-    if (session.opened?.placement.kind !== 'postgres') throw new DenoOpError('Error', `RTC_ERR_PERSISTENCE_BACKEND: the events of persona ${session.personaId} were not opened for appends`);
+    if (session.opened?.placement.kind !== 'postgres') throw new DenoOpError('Error', `the events of persona ${session.personaId} were not opened for appends`, 'RTC_ERR_PERSISTENCE_BACKEND');
     const handed = session.take(a.batch);
     const lease = pg(session).lease!;
     let answer;
@@ -325,7 +325,7 @@ export const pgEventsImport = storageOp({
   parse: (o) => ({ batch: o.batch }),
   async run(session, a) {
     if (session.readonly) readonlyRefusal(session, 'import events');
-    if (session.opened) throw new DenoOpError('Error', `RTC_ERR_PERSISTENCE_BACKEND: events can only be imported into a store that is not open for appends`);
+    if (session.opened) throw new DenoOpError('Error', `events can only be imported into a store that is not open for appends`, 'RTC_ERR_PERSISTENCE_BACKEND');
     session.pin(placementOf(session));
     const lease = sessionLease(session, 'export');
     const handed = session.take(a.batch);
