@@ -1,11 +1,11 @@
 /**
- * `runtimectl`: the composition root's entry. The kernel's CLI skeleton (kernel/cli/main.ts)
+ * `runtimectl`: the composition root's entry. The kernel's CLI skeleton (cli/command-line.ts)
  * runs the verbs the features provide, as cli/commands.ts lists them. The list is loaded
  * only when a command needs it, so `--version` loads none of the features' code (in the
  * precompiled CLI each part is its own chunk).
  */
 import type { CliIo } from '../kernel/cli/command.ts';
-import { runCommandLine, topLevelHelp as kernelHelp } from '../kernel/cli/main.ts';
+import { runCommandLine, topLevelHelp as kernelHelp } from './command-line.ts';
 
 const commands = async () => (await import('./commands.ts')).COMMANDS;
 

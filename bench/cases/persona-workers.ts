@@ -21,7 +21,7 @@ import path from 'node:path';
 import type { CycleReport } from '../../kernel/loop/persona-runtime.ts';
 import { openLoopKernel } from '../../features/science-loop/preset.ts';
 import { ChildRegistry } from '../../features/science-loop/executors/children.ts';
-import { openPersonas } from '../../kernel/loop/run-personas.ts';
+import { openPersonas } from '../../features/science-loop/run-personas.ts';
 import type { LoadedPersona } from '../../kernel/personas/load.ts';
 import { inProcessFleet } from '../../features/science-loop/workers/fleet.ts';
 import { PersonaWorkers } from '../../features/science-loop/workers/pool.ts';

@@ -5,7 +5,7 @@
  * first divergence named (persona, cycle, call, effect index, expected, asked).
  */
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
-import type { ReplayReport } from '../../kernel/replay/replay-persona.ts';
+import type { ReplayReport } from '../science-loop/replay-persona.ts';
 import { pluginSearchPath, PluginRegistry } from '../../kernel/plugins/registry.ts';
 import { replayPersona } from '../science-loop/preset.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';

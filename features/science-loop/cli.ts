@@ -19,7 +19,7 @@ import { readAgentEnv, STATE_DIR_ENV } from './budget/env.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { openLedger, prepareLedger } from '../ledger/open.ts';
 import { HarnessCatalog } from '../../kernel/loop/harness.ts';
-import { openPersonas, runFailed, type CycleWait } from '../../kernel/loop/run-personas.ts';
+import { openPersonas, runFailed, type CycleWait } from './run-personas.ts';
 import { inProcessFleet, type LoopFleet } from './workers/fleet.ts';
 import { parseWorkers, startWorkerFleet, WORKERS_USAGE } from './workers/cli-hook.ts';
 import { cycleLine, personaSummary } from './summary.ts';

@@ -7,10 +7,10 @@
  */
 import { HarnessCatalog } from '../../kernel/loop/harness.ts';
 import { openLoopKernel as openKernel, type LoopComposition, type LoopKernel, type LoopOptions } from '../../kernel/loop/persona-runtime.ts';
-import { runPersonas as runKernelPersonas, type RunOptions } from '../../kernel/loop/run-personas.ts';
+import { runPersonas as runKernelPersonas, type RunOptions } from './run-personas.ts';
 import type { ScienceRun } from './report.ts';
 import { StepRegistry } from '../../kernel/loop/steps.ts';
-import { replayPersona as replayKernelPersona, type ReplayOptions, type ReplayReport } from '../../kernel/replay/replay-persona.ts';
+import { replayPersona as replayKernelPersona, type ReplayOptions, type ReplayReport } from './replay-persona.ts';
 import type { LoadedPersona } from '../../kernel/personas/load.ts';
 import { ledgerEnv } from '../ledger/layout.ts';
 import { ChildRegistry, type PersonaChildren } from './executors/children.ts';

@@ -4,7 +4,7 @@
  * untyped; this names them.
  */
 import type { CycleReport } from '../../kernel/loop/persona-runtime.ts';
-import type { PersonaRun } from '../../kernel/loop/run-personas.ts';
+import type { PersonaRun } from './run-personas.ts';
 import type { BudgetPosture } from './budget/posture.ts';
 import type { ActResult } from './decide.ts';
 import type { ProbeRecord } from './probes.ts';

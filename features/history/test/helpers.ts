@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fakeTime, profile, run, tempDir } from '../../science-loop/test/helpers.ts';
 import { writePersistenceConfig } from '../../../kernel/storage/persistence-config.ts';
 import type { LoadedPersona } from '../../../kernel/personas/load.ts';
-import type { PersonaRun } from '../../../kernel/loop/run-personas.ts';
+import type { PersonaRun } from '../../science-loop/run-personas.ts';
 import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
 import { openBackend } from '../../persistence/open.ts';
 

@@ -26,7 +26,7 @@ import { eventLine } from '../../../kernel/events/rows.ts';
 import { kernelError } from '../../../kernel/errors.ts';
 import type { EventOpenOptions, EventStore } from '../../../kernel/contracts/persistence.ts';
 import type { HistoryStorage } from '../../../kernel/history/storage.ts';
-import { importSegmented } from '../../../kernel/history/import.ts';
+import { importSegmented } from '../history-import.ts';
 import { openSegmentOf } from '../../../kernel/history/open-segment.ts';
 import { eventsAfter } from '../../../kernel/history/reader.ts';
 import { verifyHistory, type HistoryVerifyOptions, type HistoryVerifyReport } from '../../../kernel/history/verify.ts';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
 import { readLogFiles } from '../../../kernel/history/file-log.ts';
 import { readPersonaFile, type LoadedPersona } from '../../../kernel/personas/load.ts';
-import type { RunOptions } from '../../../kernel/loop/run-personas.ts';
+import type { RunOptions } from '../run-personas.ts';
 import type { ScienceRun as PersonaRun } from '../report.ts';
 import { runPersonas, type DefaultLoopOptions } from '../preset.ts';
 import type { Sleep } from '../../../kernel/loop/clock.ts';

@@ -4,7 +4,7 @@
  * status are the same code either way.
  */
 import type { CycleReport } from '../../../kernel/loop/persona-runtime.ts';
-import { runPersonaLoop, type CycleWait, type OpenedPersonas, type PersonaRun } from '../../../kernel/loop/run-personas.ts';
+import { runPersonaLoop, type CycleWait, type OpenedPersonas, type PersonaRun } from '../run-personas.ts';
 import type { ChildRegistry } from '../executors/children.ts';
 import { SecretValues } from '../../../kernel/redact/secret-values.ts';
 import { PersonaWorkers, type WorkerRunOptions } from './pool.ts';

@@ -22,7 +22,7 @@
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { errorLine, kernelError } from '../../../kernel/errors.ts';
 import type { CycleReport } from '../../../kernel/loop/persona-runtime.ts';
-import type { CycleWait, OpenedPersonas, PersonaRun } from '../../../kernel/loop/run-personas.ts';
+import type { CycleWait, OpenedPersonas, PersonaRun } from '../run-personas.ts';
 import type { LoadedPersona } from '../../../kernel/personas/load.ts';
 import type { SubstrateAtStart } from '../../../kernel/substrate/substrate-at-start.ts';
 import { assignShares } from './assign.ts';

@@ -6,7 +6,7 @@
  */
 import type { LoadedPersona } from '../../../kernel/personas/load.ts';
 import type { CycleReport } from '../../../kernel/loop/persona-runtime.ts';
-import type { CycleWait, OpenedPersonas } from '../../../kernel/loop/run-personas.ts';
+import type { CycleWait, OpenedPersonas } from '../run-personas.ts';
 import type { DefaultLoopOptions } from '../preset.ts';
 import type { SubstrateAtStart } from '../../../kernel/substrate/substrate-at-start.ts';
 import { isKernelError, kernelError, type ErrorCode } from '../../../kernel/errors.ts';

@@ -7,7 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
-import { openPersonas, runPersonaLoop } from '../../../kernel/loop/run-personas.ts';
+import { openPersonas, runPersonaLoop } from '../run-personas.ts';
 import { ChildRegistry } from '../executors/children.ts';
 import { openLoopKernel } from '../preset.ts';
 import { harnessToolServer } from '../../mcp/harness-server.ts';

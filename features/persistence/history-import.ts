@@ -4,11 +4,11 @@
  * before it as the segment its header names (the bytes must hash to the header's digest, as
  * they do when the lines are the original's), so the copy is segmented exactly as the source.
  */
-import { kernelError } from '../errors.ts';
-import type { EventEnvelope } from '../events/envelope.ts';
-import { SEGMENT_EVENT, segmentHeaderSchema } from '../events/segment-header.ts';
-import { prepareSeal, sha256Hex } from './seal.ts';
-import type { HistoryStorage } from './storage.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import type { EventEnvelope } from '../../kernel/events/envelope.ts';
+import { SEGMENT_EVENT, segmentHeaderSchema } from '../../kernel/events/segment-header.ts';
+import { prepareSeal, sha256Hex } from '../../kernel/history/seal.ts';
+import type { HistoryStorage } from '../../kernel/history/storage.ts';
 
 export interface ImportTarget {
   history: HistoryStorage;

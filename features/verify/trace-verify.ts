@@ -7,13 +7,13 @@
  * `incremental` skips sealed segments whose stored identity is the one the last verification
  * saw, as kernel/history/verify.ts does for the event log.
  */
-import type { StoreProblem } from '../contracts/persistence.ts';
-import { isKernelError } from '../errors.ts';
-import { IndexLineError, parseIndexLines, sealedPartOf, type SegmentIndexEntry } from '../history/index-entry.ts';
-import { decompressSegment, sha256Hex } from '../history/seal.ts';
-import type { VerifiedRecord } from '../history/verify.ts';
-import type { TraceStore } from './trace-store.ts';
-import { traceHeaderOf } from './trace-segments.ts';
+import type { StoreProblem } from '../../kernel/contracts/persistence.ts';
+import { isKernelError } from '../../kernel/errors.ts';
+import { IndexLineError, parseIndexLines, sealedPartOf, type SegmentIndexEntry } from '../../kernel/history/index-entry.ts';
+import { decompressSegment, sha256Hex } from '../../kernel/history/seal.ts';
+import type { VerifiedRecord } from '../../kernel/history/verify.ts';
+import type { TraceStore } from '../../kernel/replay/trace-store.ts';
+import { traceHeaderOf } from '../../kernel/replay/trace-segments.ts';
 
 export interface TraceVerifyReport {
   ok: boolean;

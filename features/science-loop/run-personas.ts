@@ -5,11 +5,11 @@
  * carry on. A stop request (the signal) ends the waits between cycles, never a cycle in
  * progress; every persona's log is flushed and closed before this returns.
  */
-import { errorLine } from '../errors.ts';
-import type { LoadedPersona } from '../personas/load.ts';
-import { realSleep, type Sleep } from './clock.ts';
-import { openLoopKernel, PersonaRuntime, type CycleReport, type LoopKernel, type LoopOptions } from './persona-runtime.ts';
-import { startProblems } from './start-check.ts';
+import { errorLine } from '../../kernel/errors.ts';
+import type { LoadedPersona } from '../../kernel/personas/load.ts';
+import { realSleep, type Sleep } from '../../kernel/loop/clock.ts';
+import { openLoopKernel, PersonaRuntime, type CycleReport, type LoopKernel, type LoopOptions } from '../../kernel/loop/persona-runtime.ts';
+import { startProblems } from '../../kernel/loop/start-check.ts';
 
 export interface RunOptions extends LoopOptions {
   /** cycles per persona; undefined runs until the signal aborts */

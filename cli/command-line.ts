@@ -4,13 +4,13 @@
  * every KernelError caused by input into one line on stderr with a non-zero status. A stack
  * trace is printed only for a fault in the kernel itself.
  */
-import { isKernelError } from '../errors.ts';
-import { fsReason } from '../storage/state-dir.ts';
-import { didYouMean } from '../suggest.ts';
-import { assertNodeFlags } from '../node-flags.ts';
-import { KERNEL_VERSION } from '../version.ts';
-import type { CliIo, Command } from './command.ts';
-import { invokedAs, setProgramVerbs, withProgram } from './program.ts';
+import { isKernelError } from '../kernel/errors.ts';
+import { fsReason } from '../kernel/storage/state-dir.ts';
+import { didYouMean } from '../kernel/suggest.ts';
+import { assertNodeFlags } from '../kernel/node-flags.ts';
+import { KERNEL_VERSION } from '../kernel/version.ts';
+import type { CliIo, Command } from '../kernel/cli/command.ts';
+import { invokedAs, setProgramVerbs, withProgram } from '../kernel/cli/program.ts';
 
 function findCommand(commands: readonly Command[], argv: readonly string[]): { command: Command; rest: string[] } | undefined {
   let best: Command | undefined;
