@@ -27,6 +27,7 @@ import { EVIDENCE_FORMAT, type EvidenceManifest } from './evidence/manifest-sche
 import { verifyPackage } from './evidence/verify.ts';
 import { loadSkillCatalog } from '../skills/catalog.ts';
 import { skillRootsForDir } from '../skills/layout.ts';
+import { PERSONA_ID_PATTERN } from '../../kernel/ids.ts';
 
 function refuse(message: string, details: Record<string, unknown> = {}): never {
   throw kernelError('RTC_ERR_SKILL_INSTALL', message, { details });
@@ -56,12 +57,11 @@ export interface InstallResult {
   already_installed: boolean;
 }
 
-const PERSONA_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 export async function installSkill(request: InstallRequest): Promise<InstallResult> {
   const shown = request.shown ?? request.package;
   if (!/^sha256:[0-9a-f]{64}$/.test(request.digest)) refuse(`--digest ${request.digest}: must be sha256:<64 lower-case hex digits> (the digest the proposal recorded)`);
-  if (request.persona !== undefined && !PERSONA_ID.test(request.persona)) refuse(`--persona ${request.persona}: lowercase letters, digits, "-" and "_"`);
+  if (request.persona !== undefined && !PERSONA_ID_PATTERN.test(request.persona)) refuse(`--persona ${request.persona}: lowercase letters, digits, "-" and "_"`);
   const verification = verifyPackage(request.package, request.digest);
   if (!verification.ok) {
     const first = verification.problems[0]!;

@@ -14,6 +14,7 @@ import { openBackend } from '../persistence/open.ts';
 import { archiveSegments, restoreSegments } from './archive.ts';
 import { readHistoryConfig } from './policy.ts';
 import type { ArchiveKind } from './archive-store.ts';
+import { PERSONA_ID_PATTERN } from '../../kernel/ids.ts';
 
 const ARCHIVE_USAGE = `Usage: runtimectl archive --persona ID [--older-than AGE | --through-segment N] [--to PATH] [--format folder|tarball]
                           [--state-dir DIR] [--json]
@@ -43,7 +44,7 @@ Options:
 
 function personaDirOf(stateDir: string, persona: string | undefined, verb: string): { id: string; dir: string } {
   if (persona === undefined) throw kernelError('RTC_ERR_CLI_USAGE', `--persona is required; see "runtimectl ${verb} --help"`);
-  if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(persona)) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ${persona}: lowercase letters, digits, "-" and "_"`);
+  if (!PERSONA_ID_PATTERN.test(persona)) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ${persona}: lowercase letters, digits, "-" and "_"`);
   const dir = path.join(stateDir, persona);
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw kernelError('RTC_ERR_PERSONA_NOT_FOUND', `persona ${persona} has no folder in state directory ${stateDir}`, { details: { persona } });
   return { id: persona, dir };

@@ -11,6 +11,7 @@ import { kernelError } from '../../kernel/errors.ts';
 import { readManifestFile } from '../../kernel/manifest/load.ts';
 import { newerSchemaError } from './format.ts';
 import { LEDGER_SCHEMA_VERSION } from '../../plugins/ledger/model/records.ts';
+import { PERSONA_ID_PATTERN } from '../../kernel/ids.ts';
 
 export const LEDGER_DIR = 'orchestra';
 export const DEFAULT_DB_PATH = 'orchestra/orchestra.db';
@@ -19,7 +20,8 @@ export const PROMPT_PATH = 'orchestra/project/.orchestra/prompt.md';
 export const LAYOUT_DIRS = ['orchestra', 'orchestra/project/.orchestra', 'orchestra/worktrees', 'orchestra/logs'] as const;
 
 /** A persona id becomes a directory name: one plain segment (the same rule skills use). */
-export const PERSONA_ID = /^[a-z0-9][a-z0-9_-]*$/;
+/** The persona id rule (kernel/ids.ts), under the name the ledger's modules use. */
+export const PERSONA_ID = PERSONA_ID_PATTERN;
 
 export const ledgerConfigSchema = z.strictObject({
   project: z.string().trim().min(1).max(200),

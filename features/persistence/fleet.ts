@@ -11,6 +11,7 @@ import { prepareKernelSchema } from './storage/postgres/pg-schema.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { openBackend } from './open.ts';
 import type { PersonaBackend } from './backend.ts';
+import { PERSONA_ID_PATTERN } from '../../kernel/ids.ts';
 
 /** The persona ids kept in the database, sorted (none when runtimectl never wrote there). */
 export async function sharedPersonas(dsn: string): Promise<string[]> {
@@ -30,6 +31,6 @@ export function viewFolder(persona: string): string {
 
 /** Persona `persona`'s state in the database, read-only. */
 export function openShared(dsn: string, persona: string): Promise<PersonaBackend> {
-  if (!/^[a-z0-9][a-z0-9_-]{0,62}$/.test(persona)) throw kernelError('RTC_ERR_CLI_USAGE', `persona "${persona}": lowercase letters, digits, "-" and "_"`);
+  if (!PERSONA_ID_PATTERN.test(persona)) throw kernelError('RTC_ERR_CLI_USAGE', `persona "${persona}": lowercase letters, digits, "-" and "_"`);
   return openBackend(viewFolder(persona), 'postgres', { readonly: true, dsn, personaId: persona });
 }

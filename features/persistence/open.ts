@@ -17,6 +17,7 @@ import { parseBackendName, pluginIdOf, readPersistenceConfig } from '../../kerne
 import { BACKEND_EXPORTS, openIsolatedBackendSync, prepareBackendPlugin } from './isolated-backend.ts';
 import type { PersonaBackend } from './backend.ts';
 import { contextDsn, DSN_ENV, missingDsnError, nonEmpty } from './dsn.ts';
+import { PERSONA_ID_PATTERN } from '../../kernel/ids.ts';
 
 /** The bindings a persistence plugin may declare, and nothing else. */
 export const STORAGE_BINDINGS = ['storage.files', 'storage.sqlite', 'storage.postgres'] as const;
@@ -38,7 +39,6 @@ export interface OpenBackendOptions {
   registry?: PluginRegistry;
 }
 
-const PERSONA_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 /** The persistence plugin `persistence.<name>` under `pluginsDir`, checked for kind and bindings. */
 export function findPersistencePlugin(name: string, pluginsDir: string | PluginRegistry = PLUGINS_DIR): LoadedPlugin {
@@ -162,7 +162,7 @@ function sharedDatabase(personaId: string, readonly: boolean, options: OpenBacke
 function resolveBackend(personaDir: string, name: string | undefined, options: OpenBackendOptions) {
   const dir = path.resolve(personaDir);
   const personaId = options.personaId ?? path.basename(dir);
-  if (!PERSONA_ID.test(personaId)) {
+  if (!PERSONA_ID_PATTERN.test(personaId)) {
     throw kernelError('RTC_ERR_PERSISTENCE_CONFIG', `persona id "${personaId}" must be lowercase letters, digits, "-" and "_" (it names the state directory)`, { details: { personaId } });
   }
   const backendName = name === undefined ? readPersistenceConfig(dir).backend : parseBackendName(name);

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { FIELD_FILE, parseSkillFile } from './parse-skill-file.ts';
 import { DEFAULT_REFERENCE_MAX_BYTES, listSkillReferences, readSkillReference } from './read-reference.ts';
+import { PERSONA_ID_PATTERN } from '../../kernel/ids.ts';
 
 export type SkillScope = 'shared' | 'persona';
 
@@ -87,15 +88,13 @@ export interface LoadSkillCatalogOptions {
 }
 
 const DEFAULT_MAX_SKILL_FILE_BYTES = 1024 * 1024;
-/** A persona id becomes part of a skill id and a path; keep it one plain segment. */
-const PERSONA_ID = /^[a-z0-9][a-z0-9_-]*$/;
 
 function skillId(root: SkillRoot, name: string): string {
   return root.scope === 'shared' ? `shared/${name}` : `persona/${root.persona}/${name}`;
 }
 
 function checkRoot(root: SkillRoot): void {
-  if (root.scope === 'persona' && (root.persona === undefined || !PERSONA_ID.test(root.persona))) {
+  if (root.scope === 'persona' && (root.persona === undefined || !PERSONA_ID_PATTERN.test(root.persona))) {
     throw kernelError(
       'RTC_ERR_SKILL_INVALID',
       `skill root ${root.dir}: scope "persona" needs a persona id of lowercase letters, digits, "-" and "_" (got ${JSON.stringify(root.persona)})`,

@@ -23,6 +23,7 @@ import { kernelError } from '../errors.ts';
 import { readManifestFile } from '../manifest/load.ts';
 import { PROJECT_ROOT } from '../version.ts';
 import { shownPath } from '../shown-path.ts';
+import { PLAIN_NAME_PATTERN, PLUGIN_ID_PATTERN } from '../ids.ts';
 
 export const HARNESSES_DIR = path.join(PROJECT_ROOT, 'policies', 'harnesses');
 /** The driver's own last step: the trace line, the cycle event, then what steps left for after it. */
@@ -39,12 +40,12 @@ function noDuplicates(list: readonly string[], field: string, ctx: z.RefinementC
   });
 }
 
-const pluginId = z.string().regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, 'a dotted plugin id such as executor.codex');
+const pluginId = z.string().regex(PLUGIN_ID_PATTERN, 'a dotted plugin id such as executor.codex');
 
 export const harnessManifestSchema = z
   .strictObject({
     $schema: z.string().optional(),
-    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'lowercase letters, digits, "-" and "_" (the file name without .yaml)'),
+    id: z.string().regex(PLAIN_NAME_PATTERN, 'lowercase letters, digits, "-" and "_" (the file name without .yaml)'),
     description: z.string().min(1).max(1000),
     loop: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/).default('continuous_science_loop').describe('the loop name cycle events carry'),
     runtime_kind: z.enum(['canonical', 'compatibility_harness']).describe('canonical: agent-<persona> deployments; compatibility_harness: a provider target started explicitly'),

@@ -8,6 +8,7 @@ import { limitsSchema } from './sandbox-profile.ts';
 import { permissionsSchema } from './permissions-schema.ts';
 import { GATE_BINDINGS, GATE_CHECK_ID_PREFIX, gateCheckSectionSchema } from '../contracts/gate-check.ts';
 import { LOOP_STEP_EXPORTS, LOOP_STEP_ID_PREFIX, loopStepSectionSchema } from '../contracts/loop-step.ts';
+import { PLUGIN_ID_PATTERN } from '../ids.ts';
 
 export const PLUGIN_KINDS = ['skill', 'executor', 'budget-policy', 'persistence', 'phase-selector', 'tool', 'ledger', 'gate-check', 'loop-step'] as const;
 
@@ -61,7 +62,7 @@ export const DEFAULT_PLUGIN_PROFILE = 'default';
 
 export const pluginManifestSchema = z.strictObject({
   $schema: z.string().optional(),
-  id: z.string().regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, 'dotted lowercase id such as executor.codex').describe('unique plugin id, e.g. executor.codex'),
+  id: z.string().regex(PLUGIN_ID_PATTERN, 'dotted lowercase id such as executor.codex').describe('unique plugin id, e.g. executor.codex'),
   version: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'a semantic version such as 1.0.0'),
   kind: z.enum(PLUGIN_KINDS),
   entry: z.string().regex(/^[^/].*\.(ts|js|mts|mjs)$/, 'a relative .ts or .js file').refine((p) => !p.split('/').includes('..'), 'must stay inside the plugin folder').optional().describe('the code (required, except for a tool plugin that mounts an MCP server)'),

@@ -10,12 +10,12 @@ import { z } from 'zod';
 import { BINDING_NAMES } from '../manifest/plugin-manifest.ts';
 import { permissionsSchema } from '../manifest/permissions-schema.ts';
 import { DEFAULT_REVIEW_POLICY, reviewPolicySchema } from '../review/policy.ts';
+import { PERSONA_ID_PATTERN, PLAIN_NAME_PATTERN, PLUGIN_ID_PATTERN } from '../ids.ts';
 
 /** The spec's activity phases, in the order a profile usually lists them. */
 export const PHASES = ['science_patrol', 'science_compute_patrol', 'governance_patrol'] as const;
 export type Phase = (typeof PHASES)[number];
 
-export const PLUGIN_ID_PATTERN = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
 const pluginId = z.string().regex(PLUGIN_ID_PATTERN, 'a dotted plugin id such as executor.codex');
 /** The default phase selector: the phases in turn, one per cycle. */
 export const DEFAULT_PHASE_SELECTOR = 'phase.round-robin';
@@ -86,8 +86,8 @@ export function profileDsnOf(profile: { persistence?: unknown }, env: Readonly<R
   return dsn !== undefined ? { dsn, source: 'persistence.dsn' } : undefined;
 }
 
-/** A persona id names a directory under the state dir and a skills folder: one plain segment. */
-export const PERSONA_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+/** The id rules are kernel/ids.ts's; re-exported for the modules that read them here. */
+export { PERSONA_ID_PATTERN, PLUGIN_ID_PATTERN };
 
 export const personaProfileSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -95,11 +95,11 @@ export const personaProfileSchema = z.strictObject({
   description: z.string().min(1).max(1000).optional(),
   runtime: z
     .string()
-    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'a runtime target such as agent-jerome')
+    .regex(PLAIN_NAME_PATTERN, 'a runtime target such as agent-jerome')
     .describe('runtime target: agent-<persona> for canonical deployments; minimax, operon, rosalind, codex, claude are compatibility harnesses'),
   harness: z
     .string()
-    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'a harness id (policies/harnesses/<id>.yaml)')
+    .regex(PLAIN_NAME_PATTERN, 'a harness id (policies/harnesses/<id>.yaml)')
     .optional()
     .describe('the harness (policies/harnesses/<id>.yaml): the loop steps and slot defaults; default: the harness whose runtimes match this runtime'),
   skills: z.array(z.string().min(1).max(200)).default([]).describe('skill names or globs: shared/*, persona/<id>/*, a bare name; each must match a skill'),

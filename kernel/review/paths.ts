@@ -8,6 +8,7 @@
  */
 import type { LockUse } from '../storage/exclusive-lock.ts';
 import path from 'node:path';
+import { PERSONA_ID_PATTERN } from '../ids.ts';
 import { kernelError } from '../errors.ts';
 import { personaPaths, workspaceDir } from '../loop/layout.ts';
 
@@ -17,12 +18,11 @@ export const BLOBS_RELATIVE = 'review/blobs';
 /** The persona's prepared workspace, relative to its folder (kernel/loop/layout.ts workspaceDir): where `workspace:PATH` evidence lies. */
 export const WORKSPACE_EVIDENCE_DIR = path.posix.relative('/p', workspaceDir(personaPaths('/', 'p')).split(path.sep).join('/'));
 
-/**
- * The persona id rule of `kernel/personas/profile-schema.ts`, repeated here rather than
- * imported: the profile schema embeds this module's policy schema, and importing back
- * would make the two modules a cycle.
- */
-export const PERSONA_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+/** The persona id rule (kernel/ids.ts), re-exported for the review queue's modules. */
+export { PERSONA_ID_PATTERN };
+
+/** `P-<persona>-<n>`: the persona id rule inside a proposal id. */
+const PROPOSAL_ID = new RegExp(`^P-(${PERSONA_ID_PATTERN.source.slice(1, -1)})-([1-9][0-9]{0,15})$`);
 
 export interface ReviewPaths {
   personaDir: string;
@@ -75,7 +75,7 @@ export function proposalId(persona: string, number: number): string {
 }
 
 export function parseProposalId(id: string): { persona: string; number: number } | undefined {
-  const match = /^P-([a-z0-9][a-z0-9_-]{0,62})-([1-9][0-9]{0,15})$/.exec(id);
+  const match = PROPOSAL_ID.exec(id);
   if (!match) return undefined;
   return { persona: match[1]!, number: Number(match[2]) };
 }

@@ -11,6 +11,7 @@
 import { segmentHeaderSchema } from '../events/segment-header.ts';
 import path from 'node:path';
 import { z } from 'zod';
+import { PERSONA_ID_PATTERN } from '../ids.ts';
 
 export const REVIEW_SCHEMA_VERSION = 1;
 
@@ -52,7 +53,7 @@ export const actorSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9 ._@:+\/-]*$/, 'must start with a letter or digit and hold only letters, digits, spaces and . _ @ : + / -');
 const reason = z.string().min(1).max(4000);
 const id = z.string().regex(/^P-[a-z0-9][a-z0-9_-]*-[1-9][0-9]*$/, 'must be P-<persona>-<n>');
-const persona = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/);
+const persona = z.string().regex(PERSONA_ID_PATTERN);
 
 export const evidenceRefSchema = z.strictObject({
   ref: z.string().min(1).max(1000).describe('what the evidence is: a path, an event seq, a gate package'),

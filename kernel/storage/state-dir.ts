@@ -16,6 +16,7 @@ import { mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
 import { didYouMean } from '../suggest.ts';
+import { PERSONA_ID_PATTERN } from '../ids.ts';
 
 /** The variable naming the state directory when --state-dir is not given. */
 export const STATE_DIR_ENV = 'SCIDEX_AGENT_STATE_DIR';
@@ -201,7 +202,6 @@ export function personaFolders(stateDir: string, exclude: ReadonlySet<string> = 
     .sort();
 }
 
-const PERSONA_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
 /**
  * `<state>/<persona>` for a command that works on an existing persona: the id must be a valid
@@ -209,7 +209,7 @@ const PERSONA_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
  * one existing persona is close.
  */
 export function existingPersonaDir(choice: StateDirChoice, persona: string, command: string): string {
-  if (!PERSONA_ID.test(persona)) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ${persona}: lowercase letters, digits, "-" and "_"; see "runtimectl ${command} --help"`);
+  if (!PERSONA_ID_PATTERN.test(persona)) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ${persona}: lowercase letters, digits, "-" and "_"; see "runtimectl ${command} --help"`);
   const dir = path.join(choice.stateDir, persona);
   const stat = statSync(dir, { throwIfNoEntry: false });
   if (stat?.isDirectory()) return dir;
@@ -229,7 +229,7 @@ export function existingPersonaDir(choice: StateDirChoice, persona: string, comm
  * Anything else is a typo, refused with "did you mean" over both, and nothing is created.
  */
 export function knownPersonaDir(choice: StateDirChoice, persona: string, command: string, profileIds: readonly string[]): string {
-  if (!PERSONA_ID.test(persona)) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ${persona}: lowercase letters, digits, "-" and "_"; see "runtimectl ${command} --help"`);
+  if (!PERSONA_ID_PATTERN.test(persona)) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ${persona}: lowercase letters, digits, "-" and "_"; see "runtimectl ${command} --help"`);
   const dir = path.join(choice.stateDir, persona);
   const stat = statSync(dir, { throwIfNoEntry: false });
   if (stat?.isDirectory() || (stat === undefined && profileIds.includes(persona))) return dir;

@@ -41,6 +41,7 @@
 import { kernelError } from '../../../../kernel/errors.ts';
 import type { PgBridge, Statement } from './pg-bridge.ts';
 import { ensureLogin, rolePrefix, type Login } from './pg-roles.ts';
+import { PERSONA_ID_PATTERN } from '../../../../kernel/ids.ts';
 
 export const PG_KERNEL_TABLES = ['events', 'leases', 'personas', 'schema_versions', 'event_segments', 'event_index', 'event_rollups', 'history_documents'] as const;
 export const KERNEL_COMPONENT = 'kernel';
@@ -346,7 +347,7 @@ function personasOfBefore(bridge: PgBridge): string[] {
     if (!/^[a-z_][a-z0-9_]*$/.test(table)) continue;
     for (const r of bridge.querySync(`SELECT DISTINCT persona FROM runtimectl.${table}`).rows) found.add(String(r.persona));
   }
-  return [...found].filter((p) => /^[a-z0-9][a-z0-9_-]{0,62}$/.test(p)).sort();
+  return [...found].filter((p) => PERSONA_ID_PATTERN.test(p)).sort();
 }
 
 function prefixOf(bridge: PgBridge): string {
