@@ -58,6 +58,9 @@ export function errorName(error: unknown): string {
   return error instanceof Error ? error.name : 'Error';
 }
 
+/** A thrown value's message, after the kernel's code when a binding's refusal carries one (as data, `error.code`). */
 export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('RTC_ERR_') ? `${code}: ${error.message}` : error.message;
 }

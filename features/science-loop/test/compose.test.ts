@@ -57,7 +57,7 @@ export async function run(input: { work: { key: string; title: string }[] }) {
   const tools = await Runtimectl.bindings.tools.list();
   const counted = await Runtimectl.bindings.tools.call('tool.words.count', { text: input.work.map((w) => w.title).join(' ') });
   let refused = '';
-  try { await Runtimectl.bindings.tools.call('tool.words.count', { text: 7 }); } catch (e) { refused = (e as Error).message; }
+  try { await Runtimectl.bindings.tools.call('tool.words.count', { text: 7 }); } catch (e) { refused = (e as { code?: string }).code + ': ' + (e as Error).message; /* the kernel's code is the error's data */ }
   return { status: 'ok', last_message: \`tools \${tools.map((t) => t.name).join(',')}; \${counted.words} words; bad args: \${refused}\`, work_done: input.work.map((w) => w.key) };
 }
 `,
