@@ -13,7 +13,7 @@
  */
 import type { Tape } from '../../kernel/broker/tape.ts';
 import { kernelError } from '../../kernel/errors.ts';
-import { toPermissionSet } from '../../kernel/manifest/permissions-schema.ts';
+import { grantLayers } from '../../kernel/broker/context.ts';
 import { loadSandboxProfile, type Limits } from '../../kernel/manifest/sandbox-profile.ts';
 import { createScriptRunner, type ScriptRunner } from '../sandbox-run/runner/script-runner.ts';
 import { chargedFor, reportCallUsage } from '../../kernel/tools/call-usage.ts';
@@ -65,10 +65,8 @@ export class ScriptTool implements ScriptCallee {
       file: spec.file,
       args,
       permissionFlags: [],
-      layers: [
-        { label: `manifest:${spec.traceId}`, set: toPermissionSet(spec.permissions, spec.dir, vars) },
-        { label: 'caller', set: o.allow },
-      ],
+      // the runner adds the profile's ceiling (spec.profile) itself
+      layers: grantLayers({ subject: spec.traceId, permissions: spec.permissions, dir: spec.dir, vars, allow: o.allow }),
       subject: spec.traceId,
       cwd: o.cwd,
       env: o.env,

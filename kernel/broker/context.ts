@@ -4,12 +4,40 @@ import { RunScope, scopeLimits } from './run-scope.ts';
 import { WriteQuota, type WriteQuotaLimits } from './write-quota.ts';
 import type { Tape } from './tape.ts';
 import type { Limits, SandboxProfile } from '../manifest/sandbox-profile.ts';
-import { toPermissionSet } from '../manifest/permissions-schema.ts';
+import { toPermissionSet, type PathVariables, type PermissionsManifest } from '../manifest/permissions-schema.ts';
+import type { PermissionSet } from '../permissions/descriptors.ts';
 import { PermissionGate, type PermissionLayer } from '../permissions/gate.ts';
 import { resolveRunLayer } from '../permissions/run-grants.ts';
 
 export function profileLayer(profile: SandboxProfile, cwd: string): PermissionLayer {
   return { label: `profile:${profile.name}`, set: toPermissionSet(profile.ceiling, cwd) };
+}
+
+/** Who asks for a grant: what its manifest declares (paths from its folder, `${plugin}` = the folder), what its caller allows, the profile it runs under. */
+export interface GrantRequest {
+  /** the manifest's id (plugin, tool, skill script), as NotCapable and the audit name its layer */
+  subject: string;
+  permissions: PermissionsManifest | undefined;
+  dir: string;
+  vars?: PathVariables;
+  /** what the caller (a persona) allows */
+  allow: PermissionSet;
+  /** the profile's ceiling, when the caller of this function applies it (a script runner adds its own) */
+  profile?: SandboxProfile;
+}
+
+/**
+ * The one grant: manifest ∩ the caller's allowance ∩ the profile's ceiling, as the gate's layers
+ * (a request passes only if every layer allows it). Every plugin instance, mounted server, tool
+ * listing and skill script builds its grant here.
+ */
+export function grantLayers(r: GrantRequest): PermissionLayer[] {
+  const layers: PermissionLayer[] = [
+    { label: `manifest:${r.subject}`, set: toPermissionSet(r.permissions, r.dir, { plugin: r.dir, ...r.vars }) },
+    { label: 'caller', set: r.allow },
+  ];
+  if (r.profile) layers.push(profileLayer(r.profile, r.dir));
+  return layers;
 }
 
 /** How long a fetch may wait for its headers, or for the next chunk of its body. */

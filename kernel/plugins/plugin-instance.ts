@@ -15,7 +15,7 @@ import { chargedFor, reportCallUsage } from '../tools/call-usage.ts';
 import { toPermissionSet, type PathVariables } from '../manifest/permissions-schema.ts';
 import type { Limits } from '../manifest/sandbox-profile.ts';
 import type { PermissionSet } from '../permissions/descriptors.ts';
-import { brokerContext, profileLayer } from '../broker/context.ts';
+import { brokerContext, grantLayers } from '../broker/context.ts';
 import type { Sandbox, SandboxKit } from '../sandbox.ts';
 import type { LoadedPlugin } from './registry.ts';
 
@@ -69,12 +69,7 @@ export class PluginInstance {
     this.plugin = plugin;
     this.#options = options;
     this.limits = { ...plugin.profile.limits, ...plugin.manifest.limits };
-    const vars = { plugin: plugin.dir, ...options.vars };
-    const layers = [
-      { label: `manifest:${plugin.manifest.id}`, set: toPermissionSet(plugin.manifest.permissions, plugin.dir, vars) },
-      { label: 'caller', set: options.allow },
-      profileLayer(plugin.profile, plugin.dir),
-    ];
+    const layers = grantLayers({ subject: plugin.manifest.id, permissions: plugin.manifest.permissions, dir: plugin.dir, ...(options.vars ? { vars: options.vars } : {}), allow: options.allow, profile: plugin.profile });
     this.broker = new CapabilityBroker(
       brokerContext({ subject: plugin.manifest.id, layers, cwd: options.cwd, env: options.env ?? {}, profile: plugin.profile, limits: this.limits, audit: options.audit, tape: options.tape, sources: options.sources, kernelFiles: options.kit.loader.protectedFiles() }),
       opsOf(options.kit),

@@ -32,7 +32,8 @@ import type { PersonaPlugins } from '../loop/persona-plugins.ts';
 import type { CycleRecorder } from '../replay/cycle-recorder.ts';
 import { SCRIPT_INPUT_SCHEMA, type ScriptToolSpec } from './script-spec.ts';
 import type { ToolGrant } from './runners.ts';
-import { toPermissionSet, type PermissionsManifest } from '../manifest/permissions-schema.ts';
+import type { PermissionsManifest } from '../manifest/permissions-schema.ts';
+import { grantLayers } from '../broker/context.ts';
 import { loadSandboxProfile, type SandboxProfile } from '../manifest/sandbox-profile.ts';
 
 /** What callTool needs of a persona: its selection, the registry, and its plugin instances. */
@@ -131,11 +132,7 @@ export async function listToolsReport(host: ToolHost): Promise<{ tools: ToolInfo
 function grantOf(host: ToolHost, permissions: PermissionsManifest, dir: string, profile: SandboxProfile): { grant?: ToolGrant } {
   const o = host.plugins.options;
   if (!o) return {};
-  const layers = [
-    { label: 'manifest', set: toPermissionSet(permissions, dir, { plugin: dir, ...o.vars }) },
-    { label: 'caller', set: o.allow },
-    { label: `profile:${profile.name}`, set: toPermissionSet(profile.ceiling, dir) },
-  ];
+  const layers = grantLayers({ subject: 'tool', permissions, dir, ...(o.vars ? { vars: o.vars } : {}), allow: o.allow, profile });
   return { grant: host.plugins.toolGrant(layers, profile) };
 }
 

@@ -20,7 +20,8 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Tape } from '../../../kernel/broker/tape.ts';
 import { sha256 } from '../../../kernel/events/envelope.ts';
 import { isKernelError, kernelError, type KernelError } from '../../../kernel/errors.ts';
-import { expand, toPermissionSet } from '../../../kernel/manifest/permissions-schema.ts';
+import { expand } from '../../../kernel/manifest/permissions-schema.ts';
+import { grantLayers } from '../../../kernel/broker/context.ts';
 import type { Limits } from '../../../kernel/manifest/sandbox-profile.ts';
 import type { McpServerDeclaration } from '../../../kernel/manifest/plugin-manifest.ts';
 import { PermissionGate } from '../../../kernel/permissions/gate.ts';
@@ -67,12 +68,7 @@ export class McpMount implements MountedServer {
     this.plugin = plugin;
     this.#options = options;
     this.limits = { ...plugin.profile.limits, ...plugin.manifest.limits, ...definedOnly(options.limits ?? {}) };
-    const vars = { plugin: plugin.dir, ...options.vars };
-    this.#gate = new PermissionGate([
-      { label: `manifest:${plugin.manifest.id}`, set: toPermissionSet(plugin.manifest.permissions, plugin.dir, vars) },
-      { label: 'caller', set: options.allow },
-      { label: `profile:${plugin.profile.name}`, set: toPermissionSet(plugin.profile.ceiling, plugin.dir) },
-    ]);
+    this.#gate = new PermissionGate(grantLayers({ subject: plugin.manifest.id, permissions: plugin.manifest.permissions, dir: plugin.dir, ...(options.vars ? { vars: options.vars } : {}), allow: options.allow, profile: plugin.profile }));
     const code = mountCode(plugin.manifest.mcp);
     this.bundle = { code, digest: sha256(code) };
   }
