@@ -14,11 +14,3 @@ export const PLUGIN_ID_PATTERN = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
 
 /** A plain name (a runtime target, a harness id): the persona id's shape. */
 export const PLAIN_NAME_PATTERN = PERSONA_ID_PATTERN;
-
-export function isPersonaId(value: unknown): value is string {
-  return typeof value === 'string' && PERSONA_ID_PATTERN.test(value);
-}
-
-export function isPluginId(value: unknown): value is string {
-  return typeof value === 'string' && PLUGIN_ID_PATTERN.test(value);
-}
