@@ -11,7 +11,7 @@ import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { isKernelError } from '../../../kernel/errors.ts';
 import { verifyEventLog } from '../../../kernel/events/verify.ts';
-import { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { PersonaRuntime } from '../../persona/persona-runtime.ts';
 import { openLoopKernel } from '../../science-loop/preset.ts';
 import { acquireFileWriterLock, holderIsRunning, selfHolder, WRITER_HOLDER_FILE, WRITER_LOCK_FILE } from '../../../kernel/storage/writer-lock.ts';
 import { writePersistenceConfig } from '../../../kernel/storage/persistence-config.ts';
