@@ -13,7 +13,7 @@ import { withExclusiveLock } from '../../../kernel/storage/exclusive-lock.ts';
 import { reviewLock } from '../paths.ts';
 import { logFile, memory, OPERATORS, personaDir, realEvidence, ROOMY } from './helpers.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = path.resolve(import.meta.dirname, '../../..');
 const DECIDER = path.join(ROOT, 'features/review-queue/test/decider.ts');
 const COUNT = 20;
 
