@@ -14,7 +14,7 @@ import { assertReviewPersonaId } from '../review-queue/paths.ts';
 import { hint, parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { shownPath } from '../../kernel/shown-path.ts';
 import { pluginSearchPath } from '../../kernel/plugins/registry.ts';
-import { chooseStateDir, knownPersonaDir } from '../../kernel/storage/state-dir.ts';
+import { chooseStateDir, knownPersonaDir } from '../persistence/state/state-dir.ts';
 
 const USAGE = `Usage: runtimectl gate --profile NAME|FILE --target PATH --out DIR [--plugins-dir DIR]...
                        [--persona ID [--state-dir DIR]] [--json]

@@ -7,7 +7,7 @@
  * persona, the file and the field; the persona does not start, the others do.
  */
 import { existsSync } from 'node:fs';
-import { ensurePersonaDir } from '../../kernel/storage/state-dir.ts';
+import { ensurePersonaDir } from '../persistence/state/state-dir.ts';
 import path from 'node:path';
 import { isKernelError, kernelError, type KernelError } from '../../kernel/errors.ts';
 import type { LoadedPersona } from '../../kernel/personas/load.ts';

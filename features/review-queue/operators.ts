@@ -22,7 +22,7 @@ import { z } from 'zod';
 import { kernelError } from '../../kernel/errors.ts';
 import { parseYaml, readManifestText, validateManifest } from '../../kernel/manifest/load.ts';
 import { replaceFileDurably } from '../../kernel/storage/persona-storage.ts';
-import { checkSecretFile, createSecretFile } from '../../kernel/storage/secret-file.ts';
+import { checkSecretFile, createSecretFile } from './secret-file.ts';
 import { actorSchema } from './records.ts';
 
 export const OPERATOR_HOME_ENV = 'RUNTIMECTL_OPERATOR_HOME';

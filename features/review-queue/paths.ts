@@ -6,7 +6,7 @@
  *   <state>/<persona>/review/blobs/<hex>       proposed file contents, stored by sha256
  *   <state>/<persona>/brain/memory/long-term.md  grows only by applied memory promotions
  */
-import type { LockUse } from '../../kernel/storage/exclusive-lock.ts';
+import type { LockUse } from '../persistence/state/exclusive-lock.ts';
 import path from 'node:path';
 import { PERSONA_ID_PATTERN } from '../../kernel/ids.ts';
 import { kernelError } from '../../kernel/errors.ts';
@@ -60,7 +60,7 @@ export function reviewPaths(personaDir: string): ReviewPaths {
 }
 
 /** A name for messages: the log's path relative to the state directory, never a host path. */
-/** The review queue's lock as the one exclusive lock takes it (kernel/storage/exclusive-lock.ts). */
+/** The review queue's lock as the one exclusive lock takes it (features/persistence/state/exclusive-lock.ts). */
 export function reviewLock(paths: ReviewPaths, waitMs?: number): LockUse {
   return { shown: displayName(paths), what: 'the review lock', code: 'RTC_ERR_REVIEW_LOCKED', ...(waitMs !== undefined ? { waitMs } : {}) };
 }

@@ -20,7 +20,7 @@ import { reviewPaths, type ReviewPaths } from './paths.ts';
 import { DEFAULT_REVIEW_POLICY, parseReviewPolicy, type ReviewPolicy } from '../../kernel/personas/review-policy.ts';
 import { OPEN_STATES, type ProposalInput, type ProposalState } from './records.ts';
 import { forgetReplayCache, withReviewSession, type ReviewSession } from './session.ts';
-import { withExclusiveLock } from '../../kernel/storage/exclusive-lock.ts';
+import { withExclusiveLock } from '../persistence/state/exclusive-lock.ts';
 import { recordsInState } from './mirror.ts';
 import { readProposalLog } from './log-file.ts';
 import { sealProposalLog, type ReviewSealPolicy } from './log-history.ts';

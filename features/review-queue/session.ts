@@ -15,7 +15,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { kernelError } from '../../kernel/errors.ts';
-import { withExclusiveLock } from '../../kernel/storage/exclusive-lock.ts';
+import { withExclusiveLock } from '../persistence/state/exclusive-lock.ts';
 import { encodeRecord, type ReviewRecord } from './log-file.ts';
 import { displayName, reviewLock, type ReviewPaths } from './paths.ts';
 import { MAX_TIME, RECORD_TYPES, REVIEW_SCHEMA_VERSION } from './records.ts';

@@ -24,7 +24,7 @@ import { cutTornTail, type Repair } from '../../kernel/events/repair.ts';
 import type { TornTail } from '../../kernel/events/scan.ts';
 import type { MemoryStore, ProposalStore } from '../../kernel/contracts/persistence.ts';
 import { DEFAULT_BACKEND_NAME, PERSISTENCE_CONFIG_FILE } from '../../kernel/storage/persistence-config-schema.ts';
-import { readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
+import { readPersistenceConfig } from '../persistence/state/persistence-config.ts';
 import { guardPath } from '../../kernel/storage/persona-storage.ts';
 import { backendReviewStorage, type LineCursor } from './backend-storage.ts';
 import { appendDurably, readProposalLog } from './log-file.ts';

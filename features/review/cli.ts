@@ -35,7 +35,7 @@ import {
   type ProposalState,
   type ReviewPolicy,
 } from '../review-queue/index.ts';
-import { chooseStateDir, existingPersonaDir, existingStateDir, knownPersonaDir } from '../../kernel/storage/state-dir.ts';
+import { chooseStateDir, existingPersonaDir, existingStateDir, knownPersonaDir } from '../persistence/state/state-dir.ts';
 import { loadOperatorKey } from '../review-queue/operators.ts';
 import { personaEvents, ratifyContextFor } from './ratify-context.ts';
 import { submissionEvidence } from '../review-queue/evidence.ts';

@@ -16,7 +16,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { errorLine, isKernelError, kernelError } from '../../../kernel/errors.ts';
-import { processStartTicks, readWriterHolder } from '../../../kernel/storage/writer-lock.ts';
+import { processStartTicks, readWriterHolder } from '../../persistence/state/writer-lock.ts';
 
 /** The variable `mcp serve` finds the kernel's socket in. */
 export const TOOLS_SOCKET_ENV = 'RUNTIMECTL_TOOLS_SOCKET';

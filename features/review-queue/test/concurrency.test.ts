@@ -9,7 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openReviewQueue } from '../index.ts';
-import { withExclusiveLock } from '../../../kernel/storage/exclusive-lock.ts';
+import { withExclusiveLock } from '../../persistence/state/exclusive-lock.ts';
 import { reviewLock } from '../paths.ts';
 import { logFile, memory, OPERATORS, personaDir, realEvidence, ROOMY } from './helpers.ts';
 

@@ -1,5 +1,5 @@
 /**
- * The operator's private key is a secret file (kernel/storage/secret-file.ts): `operator init`
+ * The operator's private key is a secret file (features/review-queue/secret-file.ts): `operator init`
  * creates it 0600 in a 0700 folder in one step, never replaces one, never writes through a
  * planted link, refuses a folder others may write to, and a key others could read, or that
  * is not a regular file of this user's, is refused when it is read.
@@ -10,7 +10,7 @@ import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, re
 import os from 'node:os';
 import path from 'node:path';
 import { initOperator, loadOperatorKey, OPERATOR_HOME_ENV, OPERATOR_KEY_FILE } from '../operators.ts';
-import { createSecretFile } from '../../../kernel/storage/secret-file.ts';
+import { createSecretFile } from '../secret-file.ts';
 import { isKernelError } from '../../../kernel/errors.ts';
 
 function scratch(): string {

@@ -14,9 +14,9 @@
  */
 import { mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { kernelError } from '../errors.ts';
-import { didYouMean } from '../suggest.ts';
-import { PERSONA_ID_PATTERN } from '../ids.ts';
+import { kernelError } from '../../../kernel/errors.ts';
+import { didYouMean } from '../../../kernel/suggest.ts';
+import { PERSONA_ID_PATTERN } from '../../../kernel/ids.ts';
 
 /** The variable naming the state directory when --state-dir is not given. */
 export const STATE_DIR_ENV = 'SCIDEX_AGENT_STATE_DIR';

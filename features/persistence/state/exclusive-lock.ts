@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
-import { kernelError, type ErrorCode } from '../errors.ts';
+import { kernelError, type ErrorCode } from '../../../kernel/errors.ts';
 
 export const DEFAULT_LOCK_WAIT_MS = 5_000;
 

@@ -27,34 +27,14 @@ import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { kernelError } from '../errors.ts';
-import { replaceFileDurably } from './persona-storage.ts';
+import { kernelError } from '../../../kernel/errors.ts';
+import type { AcquireWriterLock, WriterHolder, WriterLock } from '../../../kernel/contracts/persistence.ts';
+import { replaceFileDurably } from '../../../kernel/storage/persona-storage.ts';
 
 export const WRITER_LOCK_FILE = 'writer.lock';
 export const WRITER_HOLDER_FILE = 'writer.lock.json';
 
-/** Who holds a persona's writer lock: enough to find the process and be sure it is that one. */
-export interface WriterHolder {
-  pid: number;
-  /** start time of the process (ISO), from /proc/<pid>/stat and the boot time */
-  started_at: string;
-  /** field 22 of /proc/<pid>/stat (clock ticks after boot): with the pid, names one process */
-  start_ticks: number | null;
-  host: string;
-  /** what the holder is doing: `run`, `events repair`, ... */
-  purpose: string;
-  /** when the lock was taken (ISO) */
-  since: string;
-}
-
-export interface WriterLock {
-  readonly holder: WriterHolder;
-  /** Releases the lock (idempotent). The process ending releases it too. */
-  release(): void;
-}
-
-/** What a backend implements to provide its own writer lock (a lease in a shared store). */
-export type AcquireWriterLock = (purpose: string) => Promise<WriterLock>;
+export type { AcquireWriterLock, WriterHolder, WriterLock } from '../../../kernel/contracts/persistence.ts';
 
 /** Linux's USER_HZ, the unit of /proc/<pid>/stat start times (100 on every Linux ABI). */
 const CLOCK_TICKS_PER_SECOND = 100;
