@@ -59,7 +59,7 @@ import { systemClock, type Clock } from '../../kernel/loop/clock.ts';
 import { CYCLE_EVENT } from '../../kernel/loop/cycle-event.ts';
 import { HarnessCatalog, RECORD_STEP, REVIEW_STEP, type LoadedHarness } from '../../kernel/loop/harness.ts';
 import { REVIEW_VALUE, reviewStep, type ReviewAtBoundary } from '../../kernel/loop/review-step.ts';
-import { CycleValues } from '../../kernel/loop/step-values.ts';
+import { CycleValues, type StepValueAccess } from '../../kernel/loop/step-values.ts';
 import { hostPathScrubber, type PathScrubber } from '../../kernel/loop/host-paths.ts';
 import { personaPaths, type PersonaPaths } from '../../kernel/loop/layout.ts';
 import { PersonaPlugins } from './persona-plugins.ts';
@@ -508,7 +508,7 @@ export class PersonaRuntime {
     this.#proposals.beginCycle();
     const values = new CycleValues();
     const after: ((seq: number) => void | Promise<void>)[] = [];
-    const ctx: Omit<CycleContext, 'get' | 'put'> = {
+    const ctx: Omit<CycleContext, keyof StepValueAccess> = {
       persona: this.#context,
       cycle,
       now,
@@ -543,7 +543,7 @@ export class PersonaRuntime {
     }
   }
 
-  async #run(c: { ctx: Omit<CycleContext, 'get' | 'put'>; values: CycleValues; after: ((seq: number) => void | Promise<void>)[]; review: ReviewAtBoundary | undefined; recorder: CycleRecorder }): Promise<CycleReport> {
+  async #run(c: { ctx: Omit<CycleContext, keyof StepValueAccess>; values: CycleValues; after: ((seq: number) => void | Promise<void>)[]; review: ReviewAtBoundary | undefined; recorder: CycleRecorder }): Promise<CycleReport> {
     const p = this.profile;
     const { ctx, after } = c;
     const steps: string[] = [];

@@ -75,13 +75,8 @@ export function pluginStep(plugin: LoadedPlugin, steps: StepRegistry): { step: L
             c.problems.push(`step ${id}: produced "${name}", which its manifest does not list in loop_step.produces`);
             continue;
           }
-          const checked = value.schema.safeParse(data);
-          if (!checked.success) {
-            const { field, reason } = describeZodError(checked.error);
-            c.problems.push(`step ${id}: produced "${name}" outside its schema at ${field}: ${reason}`);
-            continue;
-          }
-          c.put(value, checked.data);
+          const refused = c.offer(value, data);
+          if (refused) c.problems.push(`step ${id}: ${refused.problem}`);
         }
         for (const [field, data] of Object.entries(answer.payload)) {
           if (payloadFields.has(field)) c.payload[field] = data;

@@ -39,6 +39,12 @@ export interface StepValueAccess {
   get<T>(value: StepValue<T>): T | undefined;
   /** hands a value to later steps; checked against its schema (a value outside it is refused, naming the step) */
   put<T>(value: StepValue<T>, data: T): void;
+  /**
+   * hands on a value from outside the step's own code (a step plugin's answer): checked against
+   * its schema like put, but a value outside it is said, not thrown (nothing is handed on then);
+   * what is handed on is the schema's parse (unknown keys dropped), not the caller's object
+   */
+  offer<T>(value: StepValue<T>, data: unknown): { problem: string } | undefined;
 }
 
 /** The values of one cycle, and each step's checked view of them. */
@@ -49,24 +55,39 @@ export class CycleValues {
   for(step: StepValueUse): StepValueAccess {
     const readable = new Set([...(step.reads ?? []), ...(step.uses ?? []), ...(step.produces ?? [])].map((v) => v.name));
     const writable = new Set((step.produces ?? []).map((v) => v.name));
+    const writes = (value: StepValue<any>): void => {
+      if (!writable.has(value.name)) throw kernelError('RTC_ERR_HARNESS_STEP', `step "${step.name}" puts "${value.name}" without declaring it (produces)`, { internal: true });
+    };
     return {
       get: <T>(value: StepValue<T>): T | undefined => {
         if (!readable.has(value.name)) throw kernelError('RTC_ERR_HARNESS_STEP', `step "${step.name}" reads "${value.name}" without declaring it (reads, uses or produces)`, { internal: true });
         return this.#values.get(value.name) as T | undefined;
       },
       put: <T>(value: StepValue<T>, data: T): void => {
-        if (!writable.has(value.name)) throw kernelError('RTC_ERR_HARNESS_STEP', `step "${step.name}" puts "${value.name}" without declaring it (produces)`, { internal: true });
-        const checked = value.schema.safeParse(data);
-        if (!checked.success) {
-          const issue = checked.error.issues[0];
-          const at = issue && issue.path.length > 0 ? `.${issue.path.join('.')}` : '';
-          throw kernelError('RTC_ERR_HARNESS_STEP', `step "${step.name}" produced "${value.name}" outside its schema: ${value.name}${at}: ${issue?.message ?? 'invalid'}`, { internal: true });
-        }
+        writes(value);
+        const problem = schemaProblem(value, data);
+        if (problem) throw kernelError('RTC_ERR_HARNESS_STEP', `step "${step.name}" ${problem}`, { internal: true });
         // The step's own object is kept (not the parse's copy): a later step may mutate it (the brain is remembered after the event).
         this.#values.set(value.name, data);
       },
+      offer: <T>(value: StepValue<T>, data: unknown): { problem: string } | undefined => {
+        writes(value);
+        const checked = value.schema.safeParse(data);
+        if (!checked.success) return { problem: schemaProblem(value, data)! };
+        this.#values.set(value.name, checked.data);
+        return undefined;
+      },
     };
   }
+}
+
+/** Why `data` is outside the value's schema (`produced "brain" outside its schema: brain.cycles: ...`), or undefined. */
+function schemaProblem(value: StepValue<any>, data: unknown): string | undefined {
+  const checked = value.schema.safeParse(data);
+  if (checked.success) return undefined;
+  const issue = checked.error.issues[0];
+  const at = issue && issue.path.length > 0 ? `.${issue.path.join('.')}` : '';
+  return `produced "${value.name}" outside its schema: ${value.name}${at}: ${issue?.message ?? 'invalid'}`;
 }
 
 /**
