@@ -18,20 +18,6 @@ export const KNOWN_OFFENDERS: KnownOffenders = {
   'features/sandbox-run/runner/exec-path.ts': [
     'bin/runtimectl.js', // features
   ],
-  'plugins/ledger/model/lifecycle.ts': [
-    'kernel/errors.ts', // plugins
-  ],
-  'plugins/ledger/model/schema-error.ts': [
-    'kernel/errors.ts', // plugins
-  ],
-  'plugins/ledger/model/store.ts': [
-    'kernel/errors.ts', // plugins
-    'kernel/manifest/zod-error.ts', // plugins
-  ],
-  'plugins/ledger/rows-repo.ts': [
-    'kernel/errors.ts', // plugins
-    'kernel/manifest/zod-error.ts', // plugins
-  ],
   'sandboxes/loader/bundle.ts': [
     'kernel/shown-path.ts', // sandboxes
   ],
