@@ -18,10 +18,4 @@ export const KNOWN_OFFENDERS: KnownOffenders = {
   'features/sandbox-run/runner/exec-path.ts': [
     'bin/runtimectl.js', // features
   ],
-  'sandboxes/loader/bundle.ts': [
-    'kernel/shown-path.ts', // sandboxes
-  ],
-  'sandboxes/loader/npm-resolve.ts': [
-    'kernel/shown-path.ts', // sandboxes
-  ],
 };
