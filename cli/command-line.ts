@@ -5,7 +5,7 @@
  * trace is printed only for a fault in the kernel itself.
  */
 import { isKernelError } from '../kernel/errors.ts';
-import { fsReason } from '../kernel/storage/state-dir.ts';
+import { fsReason } from '../features/persistence/state/state-dir.ts';
 import { didYouMean } from '../kernel/suggest.ts';
 import { assertNodeFlags } from '../kernel/node-flags.ts';
 import { KERNEL_VERSION } from '../kernel/version.ts';

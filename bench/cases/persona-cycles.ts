@@ -32,8 +32,8 @@
 import { scienceReport } from '../../features/science-loop/report.ts';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import type { CycleReport } from '../../kernel/loop/persona-runtime.ts';
-import { DEFAULT_MAX_RESIDENT_ISOLATES } from '../../kernel/loop/resident-isolates.ts';
+import type { CycleReport } from '../../features/persona/persona-runtime.ts';
+import { DEFAULT_MAX_RESIDENT_ISOLATES } from '../../features/persona/resident-isolates.ts';
 import { CYCLE_SECONDS, PLUGINS_PER_PERSONA, openBenchKernel, openFleet, type BenchExecutor, type BenchFleet } from '../lib/bench-personas.ts';
 import { CpuProfile } from '../lib/cpu-profile.ts';
 import { countParts, CycleCensus, type PartCounts, type RoundCensus } from '../lib/cycle-census.ts';

@@ -10,7 +10,7 @@
  *            plugins: executor.none and budget.voi-tiers) holding the same bundles, / N.
  * The target is judged on the whole process at 1,000 personas. The quick mode stops at 100.
  */
-import { DEFAULT_MAX_RESIDENT_ISOLATES } from '../../kernel/loop/resident-isolates.ts';
+import { DEFAULT_MAX_RESIDENT_ISOLATES } from '../../features/persona/resident-isolates.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

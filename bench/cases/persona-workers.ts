@@ -18,7 +18,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { CycleReport } from '../../kernel/loop/persona-runtime.ts';
+import type { CycleReport } from '../../features/persona/persona-runtime.ts';
 import { openLoopKernel } from '../../features/science-loop/preset.ts';
 import { ChildRegistry } from '../../features/science-loop/executors/children.ts';
 import { openPersonas } from '../../features/science-loop/run-personas.ts';

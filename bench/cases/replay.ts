@@ -12,7 +12,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { CYCLE_EVENT } from '../../features/history/usage.ts';
-import { buildPersonaPlugin, personaPluginOptions } from '../../kernel/loop/plugin-options.ts';
+import { buildPersonaPlugin, personaPluginOptions } from '../../features/persona/plugin-options.ts';
 import { parseYaml, validateManifest } from '../../kernel/manifest/load.ts';
 import { openBackend } from '../../features/persistence/open.ts';
 import { personaProfileSchema } from '../../kernel/personas/profile-schema.ts';

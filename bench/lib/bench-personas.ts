@@ -9,7 +9,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PersonaRuntime, type CycleReport, type LoopKernel } from '../../kernel/loop/persona-runtime.ts';
+import { PersonaRuntime, type CycleReport, type LoopKernel } from '../../features/persona/persona-runtime.ts';
 import { openLoopKernel } from '../../features/science-loop/preset.ts';
 import { readPersonaFile, type LoadedPersona } from '../../kernel/personas/load.ts';
 

@@ -26,7 +26,7 @@ interface Profile {
 const OWN = /^(kernel|sandboxes|plugins)\//;
 
 /** The loop's functions that span several components (every step of a cycle, or all of step 7). */
-const WRAPPERS = new Set(['cycle (kernel/loop/persona-runtime.ts)', '#cycleSteps (kernel/loop/persona-runtime.ts)', 'act (features/science-loop/decide.ts)']);
+const WRAPPERS = new Set(['cycle (features/persona/persona-runtime.ts)', '#cycleSteps (features/persona/persona-runtime.ts)', 'act (features/science-loop/decide.ts)']);
 
 export class CpuProfile {
   #session = new Session();

@@ -9,7 +9,7 @@ import type { PersonaActivity } from './report.ts';
 import { parseSince } from '../history/window.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { listPersonaIds } from '../persistence/state-dir.ts';
-import { existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
+import { existingPersonaDir, existingStateDir } from '../persistence/state/state-dir.ts';
 import { kernelError } from '../../kernel/errors.ts';
 
 const USAGE = `Usage: runtimectl activity [--since 24h] [--persona ID] [--state-dir DIR | --dsn DSN] [--json]

@@ -1,15 +1,15 @@
 /**
  * Accept and reject from the console: exactly the CLI's decision (features/review/cli.ts),
  * the same review queue call under its lock, signed with the operator credential and checked
- * by the one ratification check (kernel/review/ratify.ts) before it is recorded; the loop
+ * by the one ratification check (features/review-queue/ratify.ts) before it is recorded; the loop
  * checks it again when it applies. The server makes a Decider only when started with
  * `--operator`, which loads this operator's key from their config folder (never the state
  * directory); without one there is nothing that can decide.
  */
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
-import { openPersonaReviewQueue, parseProposalId, type Proposal } from '../../kernel/review/index.ts';
-import { loadOperatorKey } from '../../kernel/review/operators.ts';
+import { openPersonaReviewQueue, parseProposalId, type Proposal } from '../review-queue/index.ts';
+import { loadOperatorKey } from '../review-queue/operators.ts';
 import { ratifyContextFor } from '../review/ratify-context.ts';
 import { persistenceProvider } from '../persistence/provider.ts';
 

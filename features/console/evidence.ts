@@ -8,7 +8,7 @@
 import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
-import type { Proposal } from '../../kernel/review/index.ts';
+import type { Proposal } from '../review-queue/index.ts';
 import { verifyPackage, type PackageVerification } from '../gate/evidence/verify.ts';
 import { MANIFEST_FILE } from '../gate/evidence/manifest-schema.ts';
 import { SHOW_BYTES } from './persona.ts';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { errorLine, kernelError } from '../../kernel/errors.ts';
 import { readFileBeneath } from '../../kernel/storage/no-follow.ts';
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
-import { openPersonaReviewQueue, type Proposal } from '../../kernel/review/index.ts';
+import { openPersonaReviewQueue, type Proposal } from '../review-queue/index.ts';
 import { openLedger } from '../ledger/open.ts';
 import type { Lease, Task } from '../../plugins/ledger/model/records.ts';
 import { openHistoryReader, type PersonaSummary } from '../history/read-path.ts';

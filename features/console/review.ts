@@ -6,10 +6,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { errorLine, isKernelError } from '../../kernel/errors.ts';
-import { openPersonaReviewQueue, PROPOSAL_LOG_RELATIVE, type Proposal } from '../../kernel/review/index.ts';
+import { openPersonaReviewQueue, PROPOSAL_LOG_RELATIVE, type Proposal } from '../review-queue/index.ts';
 import { PERSISTENCE_CONFIG_FILE } from '../../kernel/storage/persistence-config-schema.ts';
 import { persistenceProvider } from '../persistence/provider.ts';
-import { reviewAttention, type ReviewAttention } from '../../kernel/review/attention.ts';
+import { reviewAttention, type ReviewAttention } from '../review-queue/attention.ts';
 
 export interface PersonaQueue {
   persona_id: string;
@@ -17,7 +17,7 @@ export interface PersonaQueue {
   /** open (pending or under-review) proposals now */
   open: number;
   refusals: { at: number; reason: string; limit: number; observed: number; kind: string; proposer: string }[];
-  /** held proposals and the alerts of the last 24 h (kernel/review/attention.ts) */
+  /** held proposals and the alerts of the last 24 h (features/review-queue/attention.ts) */
   attention?: ReviewAttention;
   /** why the queue could not be read, as one line (`RTC_ERR_X: message`) */
   error?: string;

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { analyzeFork, notForked, repairForkedLog, type ChainSummary, type ForkAnalysis } from './fork-repair.ts';
 import { openBackend } from '../persistence/open.ts';
-import { existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
-import { lockPersonaWriter } from '../../kernel/storage/writer-lock.ts';
+import { existingPersonaDir, existingStateDir } from '../persistence/state/state-dir.ts';
+import { lockPersonaWriter } from '../persistence/state/writer-lock.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 
 const REPAIR_USAGE = `Usage: runtimectl events repair --persona ID [--state-dir DIR] [--keep N] [--dry-run] [--json]

@@ -9,12 +9,12 @@ import { findDeno } from './reference-deno.ts';
 import { listGateProfiles } from './profiles.ts';
 import { runGate, type GateReport } from './run-gate.ts';
 import { listPersonaIds, resolvePersona } from '../../kernel/personas/load.ts';
-import { parseReviewPolicy, type ReviewPolicy } from '../../kernel/review/index.ts';
-import { assertReviewPersonaId } from '../../kernel/review/paths.ts';
+import { parseReviewPolicy, type ReviewPolicy } from '../review-queue/index.ts';
+import { assertReviewPersonaId } from '../review-queue/paths.ts';
 import { hint, parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { shownPath } from '../../kernel/shown-path.ts';
 import { pluginSearchPath } from '../../kernel/plugins/registry.ts';
-import { chooseStateDir, knownPersonaDir } from '../../kernel/storage/state-dir.ts';
+import { chooseStateDir, knownPersonaDir } from '../persistence/state/state-dir.ts';
 
 const USAGE = `Usage: runtimectl gate --profile NAME|FILE --target PATH --out DIR [--plugins-dir DIR]...
                        [--persona ID [--state-dir DIR]] [--json]

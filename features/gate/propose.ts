@@ -6,7 +6,7 @@
  */
 import { persistenceProvider } from '../persistence/provider.ts';
 import { isKernelError } from '../../kernel/errors.ts';
-import { openPersonaReviewQueue, type ReviewPolicy } from '../../kernel/review/index.ts';
+import { openPersonaReviewQueue, type ReviewPolicy } from '../review-queue/index.ts';
 
 export type ProposalOutcome =
   | { status: 'not-proposed'; reason: string }

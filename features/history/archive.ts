@@ -30,7 +30,7 @@ import type { TraceRecord, TracedText } from '../../kernel/replay/trace-record.t
 import { TOOL_TRACE_FILE, TraceStore } from '../../kernel/replay/trace-store.ts';
 import { syncDirectory } from '../../kernel/events/repair.ts';
 import { openBackend } from '../persistence/open.ts';
-import { lockPersonaWriter, type WriterLock } from '../../kernel/storage/writer-lock.ts';
+import { lockPersonaWriter, type WriterLock } from '../persistence/state/writer-lock.ts';
 import { blobMember, memberName, readArchiveMembers, readFolderManifest, writeFolderArchive, writeTarball, type ArchiveKind, type ArchiveManifest, type ArchivedMember, type MemberWant } from './archive-store.ts';
 import { BLOB_CAP } from '../../kernel/storage/content-store.ts';
 

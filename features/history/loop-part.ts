@@ -1,5 +1,5 @@
 /**
- * The history part of a composition (kernel/loop/persona-history.ts): a persona starts from its
+ * The history part of a composition (features/persona/persona-history.ts): a persona starts from its
  * last checkpoint and the open segment (loop-history.ts), the open segment is sealed with the
  * trace's when due (size, or a UTC day over), the proposal log seals by the same policy,
  * history.yaml's retention archives old segments after a seal, and a clean close writes a
@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { errorLine } from '../../kernel/errors.ts';
-import type { HistoryHost, HistoryPart, PersonaHistory } from '../../kernel/loop/persona-history.ts';
+import type { HistoryHost, HistoryPart, PersonaHistory } from '../persona/persona-history.ts';
 import type { PersonaContext } from '../../kernel/loop/steps.ts';
 import type { PersonaBackend } from '../persistence/backend.ts';
 import { ledgerOf } from '../ledger/access.ts';

@@ -25,7 +25,7 @@ import { parseRollupLines, type SegmentIndexEntry } from '../../kernel/history/i
 import { readIndexEntries, readSealedSegment } from '../../kernel/history/reader.ts';
 import { EVENT_LOG_RELATIVE } from '../../kernel/events/paths.ts';
 import { openBackend } from '../persistence/open.ts';
-import { readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
+import { readPersistenceConfig } from '../persistence/state/persistence-config.ts';
 import { PERSISTENCE_CONFIG_FILE } from '../../kernel/storage/persistence-config-schema.ts';
 import { DAY_MS } from './usage.ts';
 import { bucketsOf, HOUR_MS, mergeBuckets, type HourBucket } from './buckets.ts';

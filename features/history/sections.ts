@@ -17,8 +17,8 @@ import type { MemoryStore } from '../../kernel/contracts/persistence.ts';
 import type { LedgerAccess } from '../ledger/access.ts';
 import { errorLine } from '../../kernel/errors.ts';
 import { sha256Hex } from '../../kernel/history/seal.ts';
-import type { ReviewQueue } from '../../kernel/review/queue.ts';
-import type { SubstrateAtStart } from '../../kernel/substrate/substrate-at-start.ts';
+import type { ReviewQueue } from '../review-queue/queue.ts';
+import type { SubstrateAtStart } from '../substrate/substrate-at-start.ts';
 
 export interface SectionSources {
   memory: MemoryStore;

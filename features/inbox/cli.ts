@@ -7,7 +7,7 @@ import path from 'node:path';
 import { hint, parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { listPersonaIds, looksLikeFile, resolvePersona } from '../../kernel/personas/load.ts';
-import { chooseStateDir, ensurePersonaDir, ensureStateDir, existingPersonaDir, existingStateDir, knownPersonaDir } from '../../kernel/storage/state-dir.ts';
+import { chooseStateDir, ensurePersonaDir, ensureStateDir, existingPersonaDir, existingStateDir, knownPersonaDir } from '../persistence/state/state-dir.ts';
 import { shownPath } from '../../kernel/shown-path.ts';
 import { MAX_PACKET_BYTES } from '../science-loop/probes.ts';
 import { addPacket, listInbox, queuedMessages, sendMessage, type AddedPacket } from './work.ts';

@@ -26,7 +26,7 @@ import {
   type Surprise,
   type Task,
 } from './index.ts';
-import { chooseStateDir, ensureStateDir, existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
+import { chooseStateDir, ensureStateDir, existingPersonaDir, existingStateDir } from '../persistence/state/state-dir.ts';
 import { parseFlags, printJson, type CliIo, type Command, type Options } from '../../kernel/cli/command.ts';
 
 const COMMON_OPTIONS = {

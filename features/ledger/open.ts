@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { kernelError } from '../../kernel/errors.ts';
 import { openBackendSync, prepareBackends } from '../persistence/open.ts';
-import { readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
+import { readPersistenceConfig } from '../persistence/state/persistence-config.ts';
 import { CONFIG_PATH } from './config.ts';
 import { assertFormat, detectLedgerFormat } from './format.ts';
 import { ensureLedgerLayout, locateLedger, personaIdOf, type BootstrapResult } from './layout.ts';

@@ -6,9 +6,9 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
 import { serveTools } from './serve.ts';
-import { PROPOSE_TOOL } from '../../kernel/review/agent-proposals.ts';
+import { PROPOSE_TOOL } from '../review-queue/agent-proposals.ts';
 import { openToolSource, type OpenToolKernel, type ToolSourceOptions } from './tool-source.ts';
-import type { ToolInfo } from '../../kernel/tools/call-tool.ts';
+import type { ToolInfo } from '../persona/tools/call-tool.ts';
 import { skillSearchPath } from '../skills/search-path.ts';
 
 const COMMON = `  --persona ID_OR_FILE  the persona (an id in personas/, or a profile file)

@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { McpServerSpec } from '../../kernel/contracts/executor.ts';
 import type { LoadedPersona } from '../../kernel/personas/load.ts';
 import { CLI_ENTRY, PROJECT_ROOT } from '../../kernel/version.ts';
-import { TOOLS_SOCKET_ENV } from '../../kernel/tools/tool-relay.ts';
+import { TOOLS_SOCKET_ENV } from '../persona/tools/tool-relay.ts';
 
 /** The name the server has in the harness's MCP configuration (claude's tools are `mcp__runtimectl__<tool>`). */
 export const SERVER_NAME = 'runtimectl';

@@ -10,10 +10,10 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { errorLine, isKernelError } from '../../kernel/errors.ts';
-import type { ToolInfo } from '../../kernel/tools/call-tool.ts';
+import type { ToolInfo } from '../persona/tools/call-tool.ts';
 import { KERNEL_VERSION } from '../../kernel/version.ts';
 import type { ToolSource } from './tool-source.ts';
-import type { ScriptToolResult } from '../../kernel/tools/script-spec.ts';
+import type { ScriptToolResult } from '../persona/tools/script-spec.ts';
 
 /** An MCP tool's input schema must be an object schema; a declaration without `type` gets it. */
 function inputSchema(schema: Record<string, unknown>): Tool['inputSchema'] {

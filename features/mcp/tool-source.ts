@@ -12,15 +12,15 @@
  *  - `tools list` only reads: it opens the persona read-only, without the lock, so it works
  *    while `run` runs it.
  *
- * Either way a call goes through the one path (PersonaRuntime.callTool → kernel/tools/call-tool.ts):
+ * Either way a call goes through the one path (PersonaRuntime.callTool → features/persona/tools/call-tool.ts):
  * grant, audit event, trace, budget.
  */
 import path from 'node:path';
 import type { CliIo } from '../../kernel/cli/command.ts';
-import { PersonaRuntime, type LoopKernel } from '../../kernel/loop/persona-runtime.ts';
+import { PersonaRuntime, type LoopKernel } from '../persona/persona-runtime.ts';
 import { resolvePersona } from '../../kernel/personas/load.ts';
-import type { ToolInfo, ToolProblem } from '../../kernel/tools/call-tool.ts';
-import { RelayClient, runningRelay, TOOLS_SOCKET_ENV } from '../../kernel/tools/tool-relay.ts';
+import type { ToolInfo, ToolProblem } from '../persona/tools/call-tool.ts';
+import { RelayClient, runningRelay, TOOLS_SOCKET_ENV } from '../persona/tools/tool-relay.ts';
 import { resolveStateDir } from '../persistence/state-dir.ts';
 
 export interface ToolSource {

@@ -6,13 +6,13 @@
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { copyPersistence, type CopyParts, type CopyReport } from './copy.ts';
-import { KNOWN_BACKENDS, parseBackendName, readPersistenceConfig, writePersistenceConfig } from '../../kernel/storage/persistence-config.ts';
+import { KNOWN_BACKENDS, parseBackendName, readPersistenceConfig, writePersistenceConfig } from './state/persistence-config.ts';
 import { openBackend } from './open.ts';
 import type { PersonaBackend as PersistenceBackend } from './backend.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { listPersonaIds } from './state-dir.ts';
-import { lockPersonaWriter, type WriterLock } from '../../kernel/storage/writer-lock.ts';
-import { existingPersonaDir, existingStateDir, type StateDirChoice } from '../../kernel/storage/state-dir.ts';
+import { lockPersonaWriter, type WriterLock } from './state/writer-lock.ts';
+import { existingPersonaDir, existingStateDir, type StateDirChoice } from './state/state-dir.ts';
 
 
 function usageError(message: string, command: string): never {

@@ -17,6 +17,6 @@ export {
   PERSISTENCE_SCHEMA_VERSION,
   DEFAULT_BACKEND_NAME,
   KNOWN_BACKENDS,
-} from '../../kernel/storage/persistence-config.ts';
+} from './state/persistence-config.ts';
 export { copyPersistence, type CopyParts, type CopyReport } from './copy.ts';
 export { eventLine, encodeEvent, checkEventRows } from '../../kernel/events/rows.ts';

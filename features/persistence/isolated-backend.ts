@@ -22,7 +22,7 @@ import { requireSharedPlugin, sharedStoragePlugin, type SharedStoragePlugin } fr
 import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { checkBrainText, checkProposalLine, parseProposalLines } from './records.ts';
 import { sessionLease } from './storage/postgres/pg-bindings.ts';
-import { selfHolder, type WriterLock } from '../../kernel/storage/writer-lock.ts';
+import { selfHolder, type WriterLock } from './state/writer-lock.ts';
 
 /** What every persistence plugin exports (the first argument of each is the session token). */
 export { BACKEND_EXPORTS } from '../../kernel/contracts/persistence.ts';

@@ -13,7 +13,7 @@ import { bridgeFor, type PgBridge } from './storage/postgres/pg-bridge.ts';
 import { personaLogin, prepareKernelSchema } from './storage/postgres/pg-schema.ts';
 import type { StorageSession } from './storage/storage-session.ts';
 import { PLUGINS_DIR, PluginRegistry, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
-import { parseBackendName, pluginIdOf, readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
+import { parseBackendName, pluginIdOf, readPersistenceConfig } from './state/persistence-config.ts';
 import { BACKEND_EXPORTS, openIsolatedBackendSync, prepareBackendPlugin } from './isolated-backend.ts';
 import type { PersonaBackend } from './backend.ts';
 import { contextDsn, DSN_ENV, missingDsnError, nonEmpty } from './dsn.ts';

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { PersistenceProvider } from '../../kernel/contracts/persistence.ts';
-import { DEFAULT_BACKEND_NAME, PERSISTENCE_CONFIG_FILE, readPersistenceConfig, writePersistenceConfig } from '../../kernel/storage/persistence-config.ts';
+import { DEFAULT_BACKEND_NAME, PERSISTENCE_CONFIG_FILE, readPersistenceConfig, writePersistenceConfig } from './state/persistence-config.ts';
 import { openBackend } from './open.ts';
 import { prepareParts, type BackendPart } from './parts.ts';
 

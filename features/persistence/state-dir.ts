@@ -1,12 +1,12 @@
 /**
  * The state directory as the feature commands find it, and the personas in it. Every
  * command that takes `--state-dir` resolves it here (flag, else SCIDEX_AGENT_STATE_DIR, else
- * ./state: kernel/storage/state-dir.ts `chooseStateDir`), and every command that walks all
+ * ./state: features/persistence/state/state-dir.ts `chooseStateDir`), and every command that walks all
  * personas lists them here, so `verify`, `activity`, `replay` and `persistence status` agree
  * on what a persona folder is.
  */
 import type { CliIo } from '../../kernel/cli/command.ts';
-import { chooseStateDir, personaFolders } from '../../kernel/storage/state-dir.ts';
+import { chooseStateDir, personaFolders } from './state/state-dir.ts';
 
 /** Folders under the state directory that are not personas. */
 export const NON_PERSONA_DIRS: ReadonlySet<string> = new Set(['workspaces']);

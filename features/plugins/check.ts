@@ -11,7 +11,7 @@ import { kernelError } from '../../kernel/errors.ts';
 import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
 import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
 import { displayPath, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
-import { pluginBundleRecord, type BundleRecord } from '../../kernel/substrate/substrate.ts';
+import { pluginBundleRecord, type BundleRecord } from '../substrate/substrate.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';
 import type { SandboxKit } from '../../kernel/sandbox.ts';
 

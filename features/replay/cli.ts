@@ -11,7 +11,7 @@ import { replayPersona } from '../science-loop/preset.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { listPersonaIds } from '../persistence/state-dir.ts';
 import { skillSearchPath } from '../skills/search-path.ts';
-import { existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
+import { existingPersonaDir, existingStateDir } from '../persistence/state/state-dir.ts';
 
 const USAGE = `Usage: runtimectl replay [--state-dir DIR] [--persona ID] [--cycle N | --from-cycle N | --all] [--installed] [--plugins-dir DIR]... [--skills-dir DIR]... [--json]
 

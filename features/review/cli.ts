@@ -1,7 +1,7 @@
 /**
  * `runtimectl proposals ...`: the operator's entrypoint to a persona's review queue
  * (`<state>/<persona>/review/proposals.jsonl`, or the persona's persistence backend; see
- * kernel/review/README.md).
+ * features/review-queue/README.md).
  *
  *   proposals list | show ID | start-review ID | accept ID | reject ID | submit
  *
@@ -34,11 +34,11 @@ import {
   type ProposalKind,
   type ProposalState,
   type ReviewPolicy,
-} from '../../kernel/review/index.ts';
-import { chooseStateDir, existingPersonaDir, existingStateDir, knownPersonaDir } from '../../kernel/storage/state-dir.ts';
-import { loadOperatorKey } from '../../kernel/review/operators.ts';
+} from '../review-queue/index.ts';
+import { chooseStateDir, existingPersonaDir, existingStateDir, knownPersonaDir } from '../persistence/state/state-dir.ts';
+import { loadOperatorKey } from '../review-queue/operators.ts';
 import { personaEvents, ratifyContextFor } from './ratify-context.ts';
-import { submissionEvidence } from '../../kernel/review/evidence.ts';
+import { submissionEvidence } from '../review-queue/evidence.ts';
 import { parseFlags, printJson, type CliIo, type Command, type Options } from '../../kernel/cli/command.ts';
 
 const WHERE_OPTIONS = {
@@ -228,7 +228,7 @@ function decisionCommand(verb: 'start-review' | 'accept' | 'reject', summary: st
       const now = nowOf(values, verb);
       const personaDir = existingPersona(values, io, personaFor(id, values.persona), verb);
       // Every decision is signed with the operator's credential and checked against the trust
-      // list before it is recorded (kernel/review/ratify.ts); the loop checks it again when it applies.
+      // list before it is recorded (features/review-queue/ratify.ts); the loop checks it again when it applies.
       const operator = loadOperatorKey(io.env, path.dirname(personaDir));
       if (values.by !== undefined && values.by !== operator.name) {
         throw kernelError('RTC_ERR_REVIEW_OPERATOR', `--by ${values.by}: this operator credential is "${operator.name}" (${operator.fingerprint.slice(0, 23)}…); a decision is recorded under the name of the key that signs it`);
@@ -295,7 +295,7 @@ ${WHERE_USAGE}
 
 
 /**
- * The submission's evidence, checked as an agent's is (kernel/review/evidence.ts): each ref a
+ * The submission's evidence, checked as an agent's is (features/review-queue/evidence.ts): each ref a
  * file inside the persona folder or an event of its log, with the digest it has now. An
  * absolute path, a `..`, a link out of the persona folder and a missing file get one and the
  * same refusal, so the command says nothing of what lies outside (an executor can run it).

@@ -1,8 +1,8 @@
 /** How `runtimectl proposals` prints proposals for people (the --json forms print them as they are). */
-import { iso } from '../../kernel/review/operations.ts';
-import { isOverdue } from '../../kernel/review/queue.ts';
-import type { FileChangeContent, MemoryPromotionContent, SkillDraftContent } from '../../kernel/review/records.ts';
-import type { Proposal } from '../../kernel/review/state.ts';
+import { iso } from '../review-queue/operations.ts';
+import { isOverdue } from '../review-queue/queue.ts';
+import type { FileChangeContent, MemoryPromotionContent, SkillDraftContent } from '../review-queue/records.ts';
+import type { Proposal } from '../review-queue/state.ts';
 
 export function proposalSummary(proposal: Proposal): string {
   switch (proposal.kind) {

@@ -1,13 +1,13 @@
 /**
  * `runtimectl operator init|trust|show`: the operator credential that signs review decisions
- * (kernel/review/operators.ts). `init` makes this operator's key pair and trusts it; `trust`
+ * (features/review-queue/operators.ts). `init` makes this operator's key pair and trusts it; `trust`
  * adds another operator's public key; `show` prints the name, the fingerprint, the public key
  * and the trust list.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
-import { initOperator, loadOperatorKey, loadOperatorTrust, OPERATOR_HOME_ENV, OPERATOR_KEY_FILE, operatorHome, publicKeyPem, trustOperator } from '../../kernel/review/operators.ts';
+import { initOperator, loadOperatorKey, loadOperatorTrust, OPERATOR_HOME_ENV, OPERATOR_KEY_FILE, operatorHome, publicKeyPem, trustOperator } from '../review-queue/operators.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 
 const GROUP_USAGE = `Usage: runtimectl operator <command> [options]

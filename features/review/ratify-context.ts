@@ -1,14 +1,14 @@
 /**
- * What the ratification check (kernel/review/ratify.ts) needs for one persona: the operator
+ * What the ratification check (features/review-queue/ratify.ts) needs for one persona: the operator
  * trust list of this environment, and the digests its evidence has now (files, and events
  * through the persona's backend). One place for every front end that decides: the CLI
  * (`proposals accept|reject`) and the console (features/console/decide.ts).
  */
 import path from 'node:path';
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
-import { evidenceDigest } from '../../kernel/review/evidence.ts';
-import { loadOperatorTrust } from '../../kernel/review/operators.ts';
-import type { RatifyContext } from '../../kernel/review/ratify.ts';
+import { evidenceDigest } from '../review-queue/evidence.ts';
+import { loadOperatorTrust } from '../review-queue/operators.ts';
+import type { RatifyContext } from '../review-queue/ratify.ts';
 import { openBackend } from '../persistence/open.ts';
 
 export async function ratifyContextFor(personaDir: string, env: Readonly<Record<string, string | undefined>>): Promise<RatifyContext> {

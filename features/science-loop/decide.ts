@@ -38,7 +38,7 @@ import type { PersonaProfile } from '../../kernel/personas/profile-schema.ts';
 import type { SkillMeta } from '../skills/catalog.ts';
 import type { RecentCycle } from './brain.ts';
 import { relToState, WORKSPACE_ID, workspaceDir, type PersonaPaths } from '../../kernel/loop/layout.ts';
-import type { PersonaPlugins } from '../../kernel/loop/persona-plugins.ts';
+import type { StepPlugins } from '../../kernel/loop/steps.ts';
 import type { PersonaContext } from '../../kernel/loop/steps.ts';
 
 export type Outcome = 'executed' | 'deferred' | 'idle' | 'failed' | 'interrupted';
@@ -74,7 +74,7 @@ export interface ActContext {
   paths: PersonaPaths;
   /** The persona's local task ledger, in its persistence backend's format. */
   ledger: Pick<LedgerAccess, 'open'>;
-  plugins: PersonaPlugins;
+  plugins: StepPlugins;
   choice: ExecutorChoice;
   /** the chosen executor's own config (executor.config.<its id>, or {}) */
   executorConfig: Record<string, unknown>;
@@ -175,7 +175,7 @@ function summarize(records: readonly SandboxRecord[]): SandboxSummary | null {
   };
 }
 
-async function run(c: ActContext, r: ActResult, executor: ReturnType<PersonaPlugins['get']>): Promise<ActResult> {
+async function run(c: ActContext, r: ActResult, executor: ReturnType<StepPlugins['get']>): Promise<ActResult> {
   if (c.children?.registry.stopping) return { ...r, outcome: 'deferred', reason: 'the kernel is stopping: no new executor session' };
   const { runId, dir } = allocateRunId(c.paths.stateDir, c.paths.sessionsDir, c.cycle, c.choice.plugin);
   // The session's command may write this folder: the kernel reaches it only from the state directory, following no link.

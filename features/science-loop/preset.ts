@@ -6,7 +6,7 @@
  * `replay` and the tests start the loop through here; the kernel imports none of it.
  */
 import { HarnessCatalog } from '../../kernel/loop/harness.ts';
-import { openLoopKernel as openKernel, type LoopComposition, type LoopKernel, type LoopOptions } from '../../kernel/loop/persona-runtime.ts';
+import { openLoopKernel as openKernel, type LoopComposition, type LoopKernel, type LoopOptions } from '../persona/persona-runtime.ts';
 import { runPersonas as runKernelPersonas, type RunOptions } from './run-personas.ts';
 import type { ScienceRun } from './report.ts';
 import { StepRegistry } from '../../kernel/loop/steps.ts';

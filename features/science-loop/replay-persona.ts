@@ -17,7 +17,7 @@ import { ReplayTape, type Effect } from '../../kernel/broker/tape.ts';
 import type { BindingImplementations } from '../../kernel/broker/bindings.ts';
 import { CYCLE_EVENT } from '../../kernel/loop/cycle-event.ts';
 import { kernelError, isKernelError } from '../../kernel/errors.ts';
-import { buildPersonaPlugin, personaPluginOptions, type PersonaPluginKind, type PersonaPluginOptions } from '../../kernel/loop/plugin-options.ts';
+import { buildPersonaPlugin, personaPluginOptions, type PersonaPluginKind, type PersonaPluginOptions } from '../persona/plugin-options.ts';
 import { parseYaml, validateManifest } from '../../kernel/manifest/load.ts';
 import type { PersistenceBackend, PersistenceProvider } from '../../kernel/contracts/persistence.ts';
 import type { PersonaPaths } from '../../kernel/loop/layout.ts';
@@ -36,9 +36,9 @@ import { TOOL_TRACE_FILE, TraceStore } from '../../kernel/replay/trace-store.ts'
 import { traceSegmentsFor } from '../../kernel/replay/trace-segments.ts';
 import { parseRollupLines } from '../../kernel/history/index-entry.ts';
 import { readIndexEntries } from '../../kernel/history/reader.ts';
-import { REPLAY_EPOCH_CYCLES } from '../../kernel/loop/persona-runtime.ts';
-import { mountCode, type ToolCallee, type ToolRunners } from '../../kernel/tools/runners.ts';
-import type { ScriptToolSpec } from '../../kernel/tools/script-spec.ts';
+import { REPLAY_EPOCH_CYCLES } from '../persona/persona-runtime.ts';
+import { mountCode, type ToolCallee, type ToolRunners } from '../persona/tools/runners.ts';
+import type { ScriptToolSpec } from '../persona/tools/script-spec.ts';
 import { sha256 } from '../../kernel/events/envelope.ts';
 
 export interface ReplayOptions {

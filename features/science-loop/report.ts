@@ -3,7 +3,7 @@
  * the fields the steps put in the cycle's report. The kernel's CycleReport carries them
  * untyped; this names them.
  */
-import type { CycleReport } from '../../kernel/loop/persona-runtime.ts';
+import type { CycleReport } from '../persona/persona-runtime.ts';
 import type { PersonaRun } from './run-personas.ts';
 import type { BudgetPosture } from './budget/posture.ts';
 import type { ActResult } from './decide.ts';

@@ -8,8 +8,8 @@
 import { errorLine } from '../../kernel/errors.ts';
 import type { LoadedPersona } from '../../kernel/personas/load.ts';
 import { realSleep, type Sleep } from '../../kernel/loop/clock.ts';
-import { openLoopKernel, PersonaRuntime, type CycleReport, type LoopKernel, type LoopOptions } from '../../kernel/loop/persona-runtime.ts';
-import { startProblems } from '../../kernel/loop/start-check.ts';
+import { openLoopKernel, PersonaRuntime, type CycleReport, type LoopKernel, type LoopOptions } from '../persona/persona-runtime.ts';
+import { startProblems } from '../persona/start-check.ts';
 
 export interface RunOptions extends LoopOptions {
   /** cycles per persona; undefined runs until the signal aborts */

@@ -9,16 +9,16 @@
  *
  * Which scripts a persona has, and what their skills request, is the composition's to say
  * (scripts.ts gives one ScriptToolSpec a script); the kernel calls them through
- * ToolRunners.script (kernel/tools/runners.ts), recorded like any plugin call.
+ * ToolRunners.script (features/persona/tools/runners.ts), recorded like any plugin call.
  */
 import type { Tape } from '../../kernel/broker/tape.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { grantLayers } from '../../kernel/broker/context.ts';
 import { loadSandboxProfile, type Limits } from '../../kernel/manifest/sandbox-profile.ts';
 import { createScriptRunner, type ScriptRunner } from '../sandbox-run/runner/script-runner.ts';
-import { chargedFor, reportCallUsage } from '../../kernel/tools/call-usage.ts';
-import type { ScriptCallee, ScriptToolOptions } from '../../kernel/tools/runners.ts';
-import type { ScriptToolResult, ScriptToolSpec } from '../../kernel/tools/script-spec.ts';
+import { chargedFor, reportCallUsage } from '../../kernel/plugins/call-usage.ts';
+import type { ScriptCallee, ScriptToolOptions } from '../persona/tools/runners.ts';
+import type { ScriptToolResult, ScriptToolSpec } from '../persona/tools/script-spec.ts';
 
 export class ScriptTool implements ScriptCallee {
   readonly spec: ScriptToolSpec;
@@ -94,7 +94,7 @@ export class ScriptTool implements ScriptCallee {
 
 
 /**
- * The script half of a persona's ToolRunners (kernel/tools/runners.ts): its script tools share
+ * The script half of a persona's ToolRunners (features/persona/tools/runners.ts): its script tools share
  * one script runner over the kit's build cache, started on first use; `close` ends its warm
  * sandbox host processes (they are also unref'd children of this process).
  */

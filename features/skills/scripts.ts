@@ -27,7 +27,7 @@ import { readManifestFile } from '../../kernel/manifest/load.ts';
 import { DEFAULT_PLUGIN_PROFILE, pluginManifestSchema, type PluginManifest } from '../../kernel/manifest/plugin-manifest.ts';
 import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import type { PersonaProfile } from '../../kernel/personas/profile-schema.ts';
-import { scriptTraceId, type ScriptToolSpec } from '../../kernel/tools/script-spec.ts';
+import { scriptTraceId, type ScriptToolSpec } from '../persona/tools/script-spec.ts';
 import { loadSkillCatalog, type SkillMeta } from './catalog.ts';
 import { REPO_SKILLS_DIR, skillRootsForPersona } from './layout.ts';
 import { selectSkills } from './select.ts';

@@ -14,8 +14,8 @@ import { fleetSummary, HistoryReader, type PersonaSummary } from '../history/rea
 import { openShared, sharedPersonas } from '../persistence/fleet.ts';
 import { persistenceProvider } from '../persistence/provider.ts';
 import { errorLine } from '../science-loop/decide.ts';
-import { openPersonaReviewQueue } from '../../kernel/review/queue.ts';
-import { reviewAttention, type ReviewAttention } from '../../kernel/review/attention.ts';
+import { openPersonaReviewQueue } from '../review-queue/queue.ts';
+import { reviewAttention, type ReviewAttention } from '../review-queue/attention.ts';
 
 export type PersonaStatus = Omit<PersonaSummary, 'backend' | 'history'> & {
   backend?: string;

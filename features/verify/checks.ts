@@ -22,10 +22,10 @@ import { LEDGER_DIR } from '../ledger/config.ts';
 import { detectLedgerFormat } from '../ledger/format.ts';
 import { locateLedger } from '../ledger/layout.ts';
 import { ledgerOf } from '../ledger/access.ts';
-import { PERSISTENCE_CONFIG_FILE, readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
+import { PERSISTENCE_CONFIG_FILE, readPersistenceConfig } from '../persistence/state/persistence-config.ts';
 import { findPersistencePlugin, openBackend } from '../persistence/open.ts';
 import { PLUGINS_DIR } from '../../kernel/plugins/registry.ts';
-import { compareSubstrate, currentSubstrate, readSubstrate, SUBSTRATE_FILE, type SubstrateChange, type SubstrateOptions } from '../../kernel/substrate/substrate.ts';
+import { compareSubstrate, currentSubstrate, readSubstrate, SUBSTRATE_FILE, type SubstrateChange, type SubstrateOptions } from '../substrate/substrate.ts';
 import { defaultModuleLoader } from '../../sandboxes/index.ts';
 
 export const ledgerCheck: VerifyCheck = {

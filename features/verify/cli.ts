@@ -24,7 +24,7 @@ import { proposalsVerifyCheck } from './review-check.ts';
 import { openBackend } from '../persistence/open.ts';
 import { openShared, sharedPersonas, viewFolder } from '../persistence/fleet.ts';
 import type { PersonaBackend } from '../persistence/backend.ts';
-import { existingPersonaDir, existingStateDir } from '../../kernel/storage/state-dir.ts';
+import { existingPersonaDir, existingStateDir } from '../persistence/state/state-dir.ts';
 import { didYouMean } from '../../kernel/suggest.ts';
 
 const USAGE = `Usage: runtimectl verify [--full | --deep] [--state-dir DIR | --dsn DSN] [--persona ID]

@@ -25,7 +25,7 @@ import { CYCLE_EVENT } from '../../kernel/loop/cycle-event.ts';
 import { traceSummarySchema } from '../../kernel/replay/trace-record.ts';
 import { TOOL_TRACE_FILE, TRACE_DIR, TraceStore } from '../../kernel/replay/trace-store.ts';
 import { verifyTrace } from './trace-verify.ts';
-import { readPersistenceConfig } from '../../kernel/storage/persistence-config.ts';
+import { readPersistenceConfig } from '../persistence/state/persistence-config.ts';
 import { openBackend } from '../persistence/open.ts';
 import type { PersonaBackend } from '../persistence/backend.ts';
 import { rollupOf } from '../history/rollup.ts';

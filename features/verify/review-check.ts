@@ -9,16 +9,16 @@ import path from 'node:path';
 import type { VerifyCheck, VerifyCheckResult, VerifyFinding } from './cli.ts';
 import { isKernelError } from '../../kernel/errors.ts';
 import { scanEventLog } from '../../kernel/events/scan.ts';
-import { reviewHistory } from '../../kernel/review/log-history.ts';
+import { reviewHistory } from '../review-queue/log-history.ts';
 import { verifyHistory } from '../../kernel/history/verify.ts';
 import { checkOpenFile } from '../../kernel/history/open-file-check.ts';
-import { readBlob } from '../../kernel/review/blobs.ts';
-import { readProposalLog } from '../../kernel/review/log-file.ts';
-import { ReviewQueue } from '../../kernel/review/queue.ts';
-import { LONG_TERM_MEMORY_RELATIVE, reviewPaths } from '../../kernel/review/paths.ts';
-import type { FileChangeContent } from '../../kernel/review/records.ts';
-import { sha256Digest } from '../../kernel/review/session.ts';
-import { fileReviewStorage, reviewStorage, type ReviewBackend } from '../../kernel/review/storage.ts';
+import { readBlob } from '../review-queue/blobs.ts';
+import { readProposalLog } from '../review-queue/log-file.ts';
+import { ReviewQueue } from '../review-queue/queue.ts';
+import { LONG_TERM_MEMORY_RELATIVE, reviewPaths } from '../review-queue/paths.ts';
+import type { FileChangeContent } from '../review-queue/records.ts';
+import { sha256Digest } from '../review-queue/session.ts';
+import { fileReviewStorage, reviewStorage, type ReviewBackend } from '../review-queue/storage.ts';
 import { READ_CAPS, readFileCapped } from '../../kernel/storage/safe-read.ts';
 
 /**

@@ -8,7 +8,7 @@ import { REPO_SKILLS_DIR } from '../skills/layout.ts';
 import { prepareWorkspace } from './prepare.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
 import { skillRootsForDirs } from '../skills/cli.ts';
-import { checkStateDirUsable, chooseStateDir } from '../../kernel/storage/state-dir.ts';
+import { checkStateDirUsable, chooseStateDir } from '../persistence/state/state-dir.ts';
 
 const USAGE = `Usage: runtimectl workspace prepare --agent-id ID --workspace-id ID
          [--resource REF]... [--local-resource KIND:NAME=PATH]...

@@ -34,13 +34,13 @@ export interface BindingImplementations {
   memory?: {
     read(): unknown;
   };
-  /** the persona's tools (kernel/tools/call-tool.ts): each call runs in the tool's own isolate */
+  /** the persona's tools (features/persona/tools/call-tool.ts): each call runs in the tool's own isolate */
   tools?: {
     list(): unknown[] | Promise<unknown[]>;
     call(name: string, args: unknown, by: string): Promise<unknown>;
   };
   /**
-   * the persona's review queue (kernel/review/agent-proposals.ts): a proposal with its evidence,
+   * the persona's review queue (features/review-queue/agent-proposals.ts): a proposal with its evidence,
    * answered `{status: "queued", ...}` or `{status: "refused", reason, message, ...}`, never thrown
    */
   proposals?: {

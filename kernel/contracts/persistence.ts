@@ -21,7 +21,6 @@ import type { EventEnvelope } from '../events/envelope.ts';
 import type { TraceStorage } from '../replay/trace-store.ts';
 import type { HistoryStorage } from '../history/storage.ts';
 import type { HistoryVerifyOptions, HistoryVerifyReport } from '../history/verify.ts';
-import type { AcquireWriterLock } from '../storage/writer-lock.ts';
 
 /**
  * What a persistence backend plugin exports (each called in its isolate with the session token
@@ -221,3 +220,27 @@ export interface PersistenceProvider {
   /** The backend a persona gets when nothing names one. */
   readonly defaultName: string;
 }
+
+// The writer lock a backend provides (features/persistence/state/writer-lock.ts is the file lock every other backend gets).
+/** Who holds a persona's writer lock: enough to find the process and be sure it is that one. */
+export interface WriterHolder {
+  pid: number;
+  /** start time of the process (ISO), from /proc/<pid>/stat and the boot time */
+  started_at: string;
+  /** field 22 of /proc/<pid>/stat (clock ticks after boot): with the pid, names one process */
+  start_ticks: number | null;
+  host: string;
+  /** what the holder is doing: `run`, `events repair`, ... */
+  purpose: string;
+  /** when the lock was taken (ISO) */
+  since: string;
+}
+
+export interface WriterLock {
+  readonly holder: WriterHolder;
+  /** Releases the lock (idempotent). The process ending releases it too. */
+  release(): void;
+}
+
+/** What a backend implements to provide its own writer lock (a lease in a shared store). */
+export type AcquireWriterLock = (purpose: string) => Promise<WriterLock>;

@@ -1,7 +1,7 @@
 /**
  * The tool contract (`kind: tool`): each tool is an export listed in the manifest's `tools:`
  * with a description and a JSON Schema of its one argument, an object of named arguments
- * (checked before the call: kernel/tools/call-tool.ts). The export returns any JSON value.
+ * (checked before the call: features/persona/tools/call-tool.ts). The export returns any JSON value.
  * Tools are called by name `<plugin id>.<export>` through callTool: by an executor through the
  * `tools` binding (`Runtimectl.bindings.tools.call(name, args)`), or by an agent over MCP.
  */

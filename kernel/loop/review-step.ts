@@ -2,7 +2,7 @@
  * The review boundary as a step: the driver's own (a harness lists it under `boundary:`, on
  * by default). It runs at the cycle boundary, before the cycle's trace opens: the operator
  * trust list is looked at again and the proposals an operator accepted since the last cycle
- * take effect (the review queue's applyAccepted, persona-runtime.ts). What it did is the step
+ * take effect (the review queue's applyAccepted, features/persona/persona-runtime.ts). What it did is the step
  * value `review`, which later steps may read and the cycle event carries under `review`.
  * A harness with `boundary: []` queues its agents' proposals but never applies them.
  */

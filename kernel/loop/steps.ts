@@ -1,6 +1,6 @@
 /**
  * Loop steps: what one named step of a harness does, and the registry features register
- * their steps in. The kernel's driver (persona-runtime.ts) runs the steps a harness names, in
+ * their steps in. The persona runtime (features/persona/persona-runtime.ts) runs the steps a harness names, in
  * order, and records them; what each step does is the feature's (features/science-loop has
  * brain, usage, budget, skills, ledger, phase, decide), or a plugin's (a `loop-step` plugin
  * named by its id: plugin-step.ts). `review` (the cycle boundary) and `record` are the driver's own.
@@ -22,7 +22,7 @@ import type { PluginRegistry } from '../plugins/registry.ts';
 import { kernelError } from '../errors.ts';
 import type { LoadedHarness } from './harness.ts';
 import type { PersonaPaths } from './layout.ts';
-import type { PersonaPlugins } from './persona-plugins.ts';
+import type { PermissionGate } from '../permissions/gate.ts';
 import type { PathScrubber } from './host-paths.ts';
 import type { Scrubber } from '../redact/secret-values.ts';
 import type { StepValue, StepValueAccess, StepValueUse } from './step-values.ts';
@@ -49,6 +49,25 @@ export interface StartProblem {
   reason: string;
 }
 
+/** What the cycle holds of a plugin: its calls (recorded while the cycle's recorder is set). */
+export interface PluginHandle {
+  readonly id: string;
+  call(name: string, ...args: unknown[]): Promise<unknown>;
+}
+
+/**
+ * The persona's plugins as its steps reach them. The kernel owns this port; the persona runtime
+ * (features/persona/persona-plugins.ts) implements it over the persona's isolates.
+ */
+export interface StepPlugins {
+  /** the plugin `id` of `kind`, started on first use under the persona's grant */
+  get(id: string, kind: PluginKind): PluginHandle;
+  /** the grant plugin `id` runs under: what its subprocesses' OS sandbox is planned from */
+  gate(id: string, kind: PluginKind): PermissionGate;
+  /** the executor session folder the next calls' `session` refs resolve in (null: none) */
+  bindSession(dir: string | null): void;
+}
+
 /** What a step sees of a persona before it starts. */
 export interface PersonaStart {
   persona: LoadedPersona;
@@ -67,7 +86,7 @@ export interface PersonaStart {
 export interface PersonaContext extends PersonaStart {
   paths: PersonaPaths;
   backend: PersistenceBackend;
-  plugins: PersonaPlugins;
+  plugins: StepPlugins;
   /** per-persona state of the steps, kept across cycles (each step owns its keys) */
   state: Map<string, unknown>;
   /** keeps host paths and the persona's secret values out of event payloads */

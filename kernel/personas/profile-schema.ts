@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { BINDING_NAMES } from '../manifest/plugin-manifest.ts';
 import { permissionsSchema } from '../manifest/permissions-schema.ts';
-import { DEFAULT_REVIEW_POLICY, reviewPolicySchema } from '../review/policy.ts';
+import { DEFAULT_REVIEW_POLICY, reviewPolicySchema } from './review-policy.ts';
 import { PERSONA_ID_PATTERN, PLAIN_NAME_PATTERN, PLUGIN_ID_PATTERN } from '../ids.ts';
 
 /** The spec's activity phases, in the order a profile usually lists them. */

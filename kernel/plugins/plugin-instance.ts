@@ -11,7 +11,7 @@ import { KERNEL_BINDING_OPS } from '../broker/bindings.ts';
 import type { AuditEvent, WorldSources } from '../broker/op.ts';
 import type { Tape } from '../broker/tape.ts';
 import { isKernelError, kernelError } from '../errors.ts';
-import { chargedFor, reportCallUsage } from '../tools/call-usage.ts';
+import { chargedFor, reportCallUsage } from './call-usage.ts';
 import { toPermissionSet, type PathVariables } from '../manifest/permissions-schema.ts';
 import type { Limits } from '../manifest/sandbox-profile.ts';
 import type { PermissionSet } from '../permissions/descriptors.ts';

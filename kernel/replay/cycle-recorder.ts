@@ -36,7 +36,7 @@ export function resultText(outcome: { ok: unknown } | { err: unknown }): string 
 
 /**
  * What can be recorded: a plugin instance, and the kernel's other callees that answer
- * through a tape (a skill script, a mounted MCP server: kernel/tools/). `traceId` names it
+ * through a tape (a skill script, a mounted MCP server: features/persona/tools/). `traceId` names it
  * in the trace (`plugin`), `bundle` is the code it ran (kept in the blobs), `builds` counts
  * fresh starts (an isolate built, a server started) so the trace can say `fresh`.
  */

@@ -1,12 +1,12 @@
 /**
- * Operator credentials for tests (kernel/review/operators.ts): each named operator gets its
+ * Operator credentials for tests (features/review-queue/operators.ts): each named operator gets its
  * own config folder in a temp dir (never the real ~/.config), with its key, and every
  * folder trusts every operator made together, as several operators of one kernel would.
  */
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { initOperator, loadOperatorKey, OPERATOR_HOME_ENV, publicKeyPem, trustOperator, type OperatorKey } from '../../kernel/review/operators.ts';
+import { initOperator, loadOperatorKey, OPERATOR_HOME_ENV, publicKeyPem, trustOperator, type OperatorKey } from '../../features/review-queue/operators.ts';
 
 export interface TestOperator {
   name: string;

@@ -20,7 +20,7 @@ import { PROJECT_ROOT } from '../../../kernel/version.ts';
 import { openHistoryReader } from '../../../features/history/read-path.ts';
 import { FAULTS, writePlugins, writeProfiles } from './fixtures.ts';
 import { addPacket } from '../../../features/inbox/work.ts';
-import { ensurePersonaDir } from '../../../kernel/storage/state-dir.ts';
+import { ensurePersonaDir } from '../../../features/persistence/state/state-dir.ts';
 import { startKernel, type Ack, type KernelLife } from './kernel.ts';
 import type { SoakOptions } from './options.ts';
 import { sampleTree } from './sampler.ts';

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { html } from '../html.ts';
 import { displayState, proposalSummary, proposerText } from '../../review/format.ts';
-import { isOverdue, type Proposal } from '../../../kernel/review/index.ts';
+import { isOverdue, type Proposal } from '../../review-queue/index.ts';
 import type { PersonaQueue } from '../review.ts';
 import { evidenceRefs, evidenceView } from '../evidence.ts';
 import type { ConsoleScrub } from '../scrub.ts';

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startConsole, type RunningConsole } from '../server.ts';
 import { operatorDecider } from '../decide.ts';
-import { openPersonaReviewQueue } from '../../../kernel/review/index.ts';
+import { openPersonaReviewQueue } from '../../review-queue/index.ts';
 import { fleet, propose, run, type Fleet } from './helpers.ts';
 import { fakeEnv } from '../../science-loop/test/helpers.ts';
 import { makeOperators } from '../../../test/support/operator.ts';

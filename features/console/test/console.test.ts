@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startConsole, type RunningConsole } from '../server.ts';
 import { operatorDecider } from '../decide.ts';
-import { openPersonaReviewQueue } from '../../../kernel/review/index.ts';
+import { openPersonaReviewQueue } from '../../review-queue/index.ts';
 import { csrfOf, decide, fleet, login, propose, request, run, type Fleet } from './helpers.ts';
 import { makeOperators } from '../../../test/support/operator.ts';
 import { runCli } from '../../../test/support/cli.ts';

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openReviewQueue } from '../../../kernel/review/index.ts';
+import { openReviewQueue } from '../../review-queue/index.ts';
 import { assertCompletePackage, check, cli, copyDraft, DRAFTS, gate, REPO, skillMd, tempDir, writeDraft } from './helpers.ts';
 
 /** The drafts' Deno.test cases need the kernel's deno test runner (features/gate/draft-tests.ts). */

@@ -11,7 +11,7 @@ import path from 'node:path';
 import tar from 'tar-stream';
 import { main } from '../../../cli/main.ts';
 import { openBackend } from '../../persistence/open.ts';
-import { acquireFileWriterLock } from '../../../kernel/storage/writer-lock.ts';
+import { acquireFileWriterLock } from '../../persistence/state/writer-lock.ts';
 import { activityOf } from '../../activity/report.ts';
 import { personaActivity } from '../../activity/collect.ts';
 import { BACKENDS, idlePersona, readAllEvents, snapshot } from './helpers.ts';

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fakeTime, profile, run, tempDir } from '../../science-loop/test/helpers.ts';
-import { writePersistenceConfig } from '../../../kernel/storage/persistence-config.ts';
+import { writePersistenceConfig } from '../../persistence/state/persistence-config.ts';
 import type { LoadedPersona } from '../../../kernel/personas/load.ts';
 import type { PersonaRun } from '../../science-loop/run-personas.ts';
 import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
@@ -55,7 +55,7 @@ export function snapshot(dir: string): Map<string, string> {
     if (!fs.statSync(file).isFile()) continue;
     // sqlite may create its -wal/-shm sidecars for a handle that only reads
     if (/(persistence|events)\.db-(wal|shm)$/.test(rel)) continue;
-    // the writer lock (kernel/storage/writer-lock.ts) is taken by every writer, refused or not: it is no state
+    // the writer lock (features/persistence/state/writer-lock.ts) is taken by every writer, refused or not: it is no state
     if (/(^|\/)writer\.lock(\.json)?(-\w+)?$/.test(rel)) continue;
     out.set(rel, createHash('sha256').update(fs.readFileSync(file)).digest('hex'));
   }

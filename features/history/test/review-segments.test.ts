@@ -8,9 +8,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ReviewQueue } from '../../../kernel/review/queue.ts';
+import { ReviewQueue } from '../../review-queue/queue.ts';
 import { checkReviewState } from '../../verify/review-check.ts';
-import { personaDir, memory, ROOMY, logFile } from '../../../test/review/helpers.ts';
+import { personaDir, memory, ROOMY, logFile } from '../../review-queue/test/helpers.ts';
 
 const DAY = 86_400_000;
 const T0 = Date.parse('2026-03-01T08:00:00.000Z');

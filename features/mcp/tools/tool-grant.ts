@@ -6,7 +6,7 @@
  * decides each access itself, with Deno's matching (a host's port, a program's path).
  */
 import type { PermissionName, PermissionSet } from '../../../kernel/permissions/descriptors.ts';
-import type { ToolGrant } from '../../../kernel/tools/runners.ts';
+import type { ToolGrant } from '../../persona/tools/runners.ts';
 import { grantView, type PathGrant } from '../../../sandboxes/subprocess/os-sandbox/grant-view.ts';
 
 interface Layer {

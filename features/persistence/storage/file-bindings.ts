@@ -18,7 +18,7 @@ import path from 'node:path';
 import { DenoOpError, fromNodeError } from '../../../kernel/broker/deno-error.ts';
 import { syncDirectory, writeAllSyncClose } from '../../../kernel/events/repair.ts';
 import { appendFileDurably, replaceFileDurably, replaceFileDurablyAsync, type ReplaceOptions } from '../../../kernel/storage/durable-files.ts';
-import { withExclusiveLock } from '../../../kernel/storage/exclusive-lock.ts';
+import { withExclusiveLock } from '../state/exclusive-lock.ts';
 import { dataArg, optInt, pathArg, storageOp } from './binding-kit.ts';
 
 /** Longest read one call answers (the plugin reads a longer file in ranges). */

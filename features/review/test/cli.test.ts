@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cli, digestOf, logFile, recordTypes } from '../../../test/review/helpers.ts';
+import { cli, digestOf, logFile, recordTypes } from '../../review-queue/test/helpers.ts';
 
 /** Evidence that can be checked: a file in the persona folder, with its digest. */
 const EVIDENCE_ARG = `brain/artifacts/cycle-3.md@${digestOf('cycle 3')}`;

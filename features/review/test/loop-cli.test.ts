@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { main } from '../../../cli/main.ts';
 import type { CliIo } from '../../../kernel/cli/command.ts';
-import { OPERATOR_HOME_ENV, publicKeyPem } from '../../../kernel/review/index.ts';
+import { OPERATOR_HOME_ENV, publicKeyPem } from '../../review-queue/index.ts';
 import { PROJECT_ROOT } from '../../../kernel/version.ts';
 import { makeOperators } from '../../../test/support/operator.ts';
 import { NO_OS_SANDBOX } from '../../../test/support/os-sandbox.ts';

@@ -5,7 +5,7 @@
  */
 import { kernelError } from '../../../kernel/errors.ts';
 import { didYouMean } from '../../../kernel/suggest.ts';
-import { STATE_DIR_ENV } from '../../../kernel/storage/state-dir.ts';
+import { STATE_DIR_ENV } from '../../persistence/state/state-dir.ts';
 
 /** Budget fields the environment may override, by variable name. */
 export const BUDGET_ENV = {

@@ -8,7 +8,7 @@ import { bootstrapLedger } from '../../ledger/layout.ts';
 import { openLedger } from '../../ledger/open.ts';
 import { personaPaths } from '../../../kernel/loop/layout.ts';
 import { personaBindings } from '../bindings.ts';
-import { PersonaPlugins } from '../../../kernel/loop/persona-plugins.ts';
+import { PersonaPlugins } from '../../persona/persona-plugins.ts';
 import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
 import { emptyPermissionSet } from '../../../kernel/permissions/descriptors.ts';
 import { createScriptRunner } from '../../sandbox-run/runner/script-runner.ts';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { openBackend } from '../../persistence/open.ts';
-import { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { PersonaRuntime } from '../../persona/persona-runtime.ts';
 import { openLoopKernel } from '../preset.ts';
 import { CACHE_DIR, fakeEnv, fakeTime, packet, profile, tempDir } from './helpers.ts';
 

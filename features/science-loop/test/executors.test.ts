@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync 
 import path from 'node:path';
 import { test } from 'node:test';
 import { workspaceDir, personaPaths } from '../../../kernel/loop/layout.ts';
-import { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { PersonaRuntime } from '../../persona/persona-runtime.ts';
 import { openLoopKernel } from '../preset.ts';
 import { scienceReport } from '../report.ts';
 import { budgeted, CACHE_DIR, cycleEvents, FAKE_BIN, fakeEnv, fakeTime, packet, profile, readJson, run, tempDir } from './helpers.ts';

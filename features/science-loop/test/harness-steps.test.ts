@@ -10,8 +10,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../../../test/support/cli.ts';
-import { openReviewQueue } from '../../../kernel/review/index.ts';
-import { cli, OPERATORS, realEvidence } from '../../../test/review/helpers.ts';
+import { openReviewQueue } from '../../review-queue/index.ts';
+import { cli, OPERATORS, realEvidence } from '../../review-queue/test/helpers.ts';
 import { cycleEvents, events, fakeEnv, fakeTime, packet, profile, run, tempDir } from './helpers.ts';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..', '..');

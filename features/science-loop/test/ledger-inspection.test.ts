@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { openLedger } from '../../ledger/open.ts';
-import { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { PersonaRuntime } from '../../persona/persona-runtime.ts';
 import { openLoopKernel } from '../preset.ts';
 import { CACHE_DIR, budgeted, fakeEnv, fakeTime, tempDir } from './helpers.ts';
 import { prepareLedger } from '../../ledger/open.ts';

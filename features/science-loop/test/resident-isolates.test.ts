@@ -2,7 +2,7 @@ import { scienceReport } from '../report.ts';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { PersonaRuntime } from '../../persona/persona-runtime.ts';
 import { openLoopKernel } from '../preset.ts';
 import { runCli } from '../../../test/support/cli.ts';
 import { budgeted, CACHE_DIR, fakeEnv, fakeTime, packet, tempDir } from './helpers.ts';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { CliIo } from '../../../kernel/cli/command.ts';
 import { main } from '../../../cli/main.ts';
-import { ReviewQueue } from '../../../kernel/review/index.ts';
+import { ReviewQueue } from '../../review-queue/index.ts';
 import { makeOperators } from '../../../test/support/operator.ts';
 import { runCli } from '../../../test/support/cli.ts';
 import { fakeEnv, tempDir } from './helpers.ts';

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { copyPlugins } from '../../../test/support/plugins.ts';
 import path from 'node:path';
 import { test } from 'node:test';
-import { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import { PersonaRuntime } from '../../persona/persona-runtime.ts';
 import { openLoopKernel } from '../preset.ts';
 import { PLUGINS_DIR } from '../../../kernel/plugins/registry.ts';
 import { budgeted, CACHE_DIR, events, fakeEnv, fakeTime, tempDir } from './helpers.ts';

@@ -8,11 +8,11 @@
  */
 import os from 'node:os';
 import { kernelError } from '../../../kernel/errors.ts';
-import type { LoopKernel } from '../../../kernel/loop/persona-runtime.ts';
-import { DEFAULT_MAX_RESIDENT_ISOLATES } from '../../../kernel/loop/resident-isolates.ts';
+import type { LoopKernel } from '../../persona/persona-runtime.ts';
+import { DEFAULT_MAX_RESIDENT_ISOLATES } from '../../persona/resident-isolates.ts';
 import type { LoadedPersona } from '../../../kernel/personas/load.ts';
 import { personaPaths } from '../../../kernel/loop/layout.ts';
-import { personaSecrets } from '../../../kernel/loop/plugin-options.ts';
+import { personaSecrets } from '../../persona/plugin-options.ts';
 import { SecretValues } from '../../../kernel/redact/secret-values.ts';
 import type { WorkerSetup } from './protocol.ts';
 import { workerFleet, type FleetRun, type LoopFleet } from './fleet.ts';

@@ -3,7 +3,7 @@
  * worker threads (pool.ts), behind one face, so the CLI's signals, lines, --json and exit
  * status are the same code either way.
  */
-import type { CycleReport } from '../../../kernel/loop/persona-runtime.ts';
+import type { CycleReport } from '../../persona/persona-runtime.ts';
 import { runPersonaLoop, type CycleWait, type OpenedPersonas, type PersonaRun } from '../run-personas.ts';
 import type { ChildRegistry } from '../executors/children.ts';
 import { SecretValues } from '../../../kernel/redact/secret-values.ts';

@@ -21,10 +21,10 @@
  */
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { errorLine, kernelError } from '../../../kernel/errors.ts';
-import type { CycleReport } from '../../../kernel/loop/persona-runtime.ts';
+import type { CycleReport } from '../../persona/persona-runtime.ts';
 import type { CycleWait, OpenedPersonas, PersonaRun } from '../run-personas.ts';
 import type { LoadedPersona } from '../../../kernel/personas/load.ts';
-import type { SubstrateAtStart } from '../../../kernel/substrate/substrate-at-start.ts';
+import type { SubstrateAtStart } from '../../substrate/substrate-at-start.ts';
 import { assignShares } from './assign.ts';
 import { fromWire, type FromWorker, type ToWorker, type WorkerSetup } from './protocol.ts';
 import { WorkerTable } from './worker-table.ts';

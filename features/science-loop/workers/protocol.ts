@@ -5,10 +5,10 @@
  * side, so a user sees the same one line as in-process).
  */
 import type { LoadedPersona } from '../../../kernel/personas/load.ts';
-import type { CycleReport } from '../../../kernel/loop/persona-runtime.ts';
+import type { CycleReport } from '../../persona/persona-runtime.ts';
 import type { CycleWait, OpenedPersonas } from '../run-personas.ts';
 import type { DefaultLoopOptions } from '../preset.ts';
-import type { SubstrateAtStart } from '../../../kernel/substrate/substrate-at-start.ts';
+import type { SubstrateAtStart } from '../../substrate/substrate-at-start.ts';
 import { isKernelError, kernelError, type ErrorCode } from '../../../kernel/errors.ts';
 
 /** The cloneable part of the default composition's loop options; each worker makes its own ChildRegistry. */

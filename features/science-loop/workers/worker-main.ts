@@ -6,7 +6,7 @@
  * made; the persona's writer lock, event log and trace are held by this thread alone.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { PersonaRuntime } from '../../../kernel/loop/persona-runtime.ts';
+import type { PersonaRuntime } from '../../persona/persona-runtime.ts';
 import { openPersonas, runPersonaLoop } from '../run-personas.ts';
 import { ChildRegistry } from '../executors/children.ts';
 import { openLoopKernel } from '../preset.ts';

@@ -8,7 +8,7 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { processStartTicks } from '../../../kernel/storage/writer-lock.ts';
+import { processStartTicks } from '../../persistence/state/writer-lock.ts';
 
 export const RUN_WORKERS_FILE = 'run-workers.json';
 

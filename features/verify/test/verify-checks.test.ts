@@ -16,11 +16,11 @@ import { VERIFY_CHECKS, verifyStateDir, type VerifyReport } from '../cli.ts';
 import { openLedger } from '../../ledger/index.ts';
 import { openBackend } from '../../persistence/index.ts';
 import { substrateCheck } from '../checks.ts';
-import { currentSubstrate, recordSubstrate, readSubstrate } from '../../../kernel/substrate/substrate.ts';
+import { currentSubstrate, recordSubstrate, readSubstrate } from '../../substrate/substrate.ts';
 import { populate } from '../../ledger/test/helpers.ts';
 import { prepareLedger } from '../../ledger/open.ts';
 import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
-import { checkSubstrateAtStart } from '../../../kernel/substrate/substrate-at-start.ts';
+import { checkSubstrateAtStart } from '../../substrate/substrate-at-start.ts';
 import { defaultModuleLoader } from '../../../sandboxes/index.ts';
 
 // The ledger runs in its plugin's isolate: built once per test process.

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../../../cli/main.ts';
 import { KernelError } from '../../../../kernel/errors.ts';
-import { acquireFileWriterLock } from '../../../../kernel/storage/writer-lock.ts';
+import { acquireFileWriterLock } from '../../../persistence/state/writer-lock.ts';
 import { verifyEventLog } from '../../../../kernel/events/verify.ts';
 import { openLoopKernel } from '../../preset.ts';
 import type { LoadedPersona } from '../../../../kernel/personas/load.ts';
