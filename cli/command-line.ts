@@ -9,8 +9,8 @@ import { fsReason } from '../features/persistence/state/state-dir.ts';
 import { didYouMean } from '../kernel/suggest.ts';
 import { assertNodeFlags } from '../kernel/node-flags.ts';
 import { KERNEL_VERSION } from '../kernel/version.ts';
-import type { CliIo, Command } from '../kernel/cli/command.ts';
-import { invokedAs, setProgramVerbs, withProgram } from '../kernel/cli/program.ts';
+import type { CliIo, Command } from '../features/command/command.ts';
+import { invokedAs, setProgramVerbs, withProgram } from '../features/command/program.ts';
 
 function findCommand(commands: readonly Command[], argv: readonly string[]): { command: Command; rest: string[] } | undefined {
   let best: Command | undefined;

@@ -3,7 +3,7 @@
  * lists them, each defined beside its feature (features/<name>/cli.ts). A new command is one file
  * in its feature and one line here.
  */
-import type { Command } from '../kernel/cli/command.ts';
+import type { Command } from '../features/command/command.ts';
 import { LEDGER_CLI_COMMANDS } from '../features/ledger/cli.ts';
 import { sandboxRunCommand } from '../features/sandbox-run/cli.ts';
 import { sandboxTestCommand } from '../features/sandbox-run/test-cli.ts';

@@ -4,7 +4,7 @@
  * only when a command needs it, so `--version` loads none of the features' code (in the
  * precompiled CLI each part is its own chunk).
  */
-import type { CliIo } from '../kernel/cli/command.ts';
+import type { CliIo } from '../features/command/command.ts';
 import { runCommandLine, topLevelHelp as kernelHelp } from './command-line.ts';
 
 const commands = async () => (await import('./commands.ts')).COMMANDS;

@@ -1,9 +1,9 @@
 /**
  * Every file format runtimectl reads, by name: the kernel's own and its contracts
- * (kernel/manifest/schema-registry.ts) and the features'. `npm run schemas` writes each one's
+ * (cli/schema-registry.ts) and the features'. `npm run schemas` writes each one's
  * JSON Schema to `schemas/<name>.schema.json` and the contract reference docs/plugin-contracts.md.
  */
-import { KERNEL_SCHEMAS, type RegisteredSchema } from '../kernel/manifest/schema-registry.ts';
+import { KERNEL_SCHEMAS, type RegisteredSchema } from './schema-registry.ts';
 import { gateProfileSchema } from '../features/gate/profile-schema.ts';
 import { ScidexRuntimeManifestSchema } from '../features/runtime-manifest/schema.ts';
 import { SkillFrontmatterSchema } from '../features/skills/frontmatter-schema.ts';

@@ -7,7 +7,7 @@ import { sharedPersonas } from '../persistence/fleet.ts';
 import { describeDsn } from '../persistence/storage/postgres/pg-bridge.ts';
 import type { PersonaActivity } from './report.ts';
 import { parseSince } from '../history/window.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { listPersonaIds } from '../persistence/state-dir.ts';
 import { existingPersonaDir, existingStateDir } from '../persistence/state/state-dir.ts';
 import { kernelError } from '../../kernel/errors.ts';

@@ -5,7 +5,7 @@
  * one-time login URL that lets one browser decide (and a new one each time the last was used
  * or expired). Runs until SIGINT or SIGTERM.
  */
-import { parseFlags, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, type CliIo, type Command } from '../command/command.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { resolveStateDir } from '../persistence/state-dir.ts';
 import { startConsole } from './server.ts';

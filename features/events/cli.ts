@@ -11,7 +11,7 @@ import { analyzeFork, notForked, repairForkedLog, type ChainSummary, type ForkAn
 import { openBackend } from '../persistence/open.ts';
 import { existingPersonaDir, existingStateDir } from '../persistence/state/state-dir.ts';
 import { lockPersonaWriter } from '../persistence/state/writer-lock.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 
 const REPAIR_USAGE = `Usage: runtimectl events repair --persona ID [--state-dir DIR] [--keep N] [--dry-run] [--json]
 

@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { kernelError } from '../../kernel/errors.ts';
 import { listPersonaIds, PERSONAS_DIR, resolvePersonas } from '../../kernel/personas/load.ts';
 import { KERNEL_VERSION } from '../../kernel/version.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { checkImage, checkQuantity, checkSecretName, personaDeployment, type PersonaDeployment } from './deployment.ts';
 import { kubernetesObjects } from './render-kubernetes.ts';
 import { composeDocument, composeProfilePath } from './render-compose.ts';

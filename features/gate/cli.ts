@@ -11,7 +11,7 @@ import { runGate, type GateReport } from './run-gate.ts';
 import { listPersonaIds, resolvePersona } from '../../kernel/personas/load.ts';
 import { parseReviewPolicy, type ReviewPolicy } from '../review-queue/index.ts';
 import { assertReviewPersonaId } from '../review-queue/paths.ts';
-import { hint, parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { hint, parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { shownPath } from '../../kernel/shown-path.ts';
 import { pluginSearchPath } from '../../kernel/plugins/registry.ts';
 import { chooseStateDir, knownPersonaDir } from '../persistence/state/state-dir.ts';

@@ -10,7 +10,7 @@ import { kernelError } from '../../kernel/errors.ts';
 import { readCurrent, resolveSelected, selectionNameSchema, writeCurrent, type CurrentSelection } from './evidence/current.ts';
 import { verifyPackage, type EvidenceProblem, type PackageVerification } from './evidence/verify.ts';
 import { isInside } from '../skills/read-reference.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 
 const VERIFY_USAGE = `Usage: runtimectl evidence verify [CURRENT_JSON] [--package DIR] [--json]
 

@@ -8,7 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { shownPath } from '../../kernel/shown-path.ts';
-import { parseFlags, printJson, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type Command } from '../command/command.ts';
 import { REPO_SKILLS_DIR, SKILLS_PATH_ENV } from '../skills/layout.ts';
 import { installSkill } from './skill-install.ts';
 

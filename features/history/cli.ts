@@ -5,7 +5,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { TraceStore } from '../../kernel/replay/trace-store.ts';
 import { readIndexEntries } from '../../kernel/history/reader.ts';
 import { resolveStateDir } from '../persistence/state-dir.ts';

@@ -4,7 +4,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { hint, parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { hint, parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { listPersonaIds, looksLikeFile, resolvePersona } from '../../kernel/personas/load.ts';
 import { chooseStateDir, ensurePersonaDir, ensureStateDir, existingPersonaDir, existingStateDir, knownPersonaDir } from '../persistence/state/state-dir.ts';

@@ -27,7 +27,7 @@ import {
   type Task,
 } from './index.ts';
 import { chooseStateDir, ensureStateDir, existingPersonaDir, existingStateDir } from '../persistence/state/state-dir.ts';
-import { parseFlags, printJson, type CliIo, type Command, type Options } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type CliIo, type Command, type Options } from '../command/command.ts';
 
 const COMMON_OPTIONS = {
   persona: { type: 'string' },

@@ -5,7 +5,7 @@
  * history's read path (follow.ts), so a tail of a year-old persona costs its last segment.
  * A persona whose history cannot be read gets one line on stderr and the others go on.
  */
-import { parseFlags, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, type CliIo, type Command } from '../command/command.ts';
 import { errorLine, kernelError } from '../../kernel/errors.ts';
 import { PERSONA_ID_PATTERN } from '../../kernel/personas/profile-schema.ts';
 import { personasWithHistory } from '../history/read-path.ts';

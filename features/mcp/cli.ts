@@ -3,7 +3,7 @@
  * tools list|call` (the same tools for authors and operators), all through one tool source.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
 import { serveTools } from './serve.ts';
 import { PROPOSE_TOOL } from '../review-queue/agent-proposals.ts';

@@ -16,7 +16,7 @@
  * grant, audit event, trace, budget.
  */
 import path from 'node:path';
-import type { CliIo } from '../../kernel/cli/command.ts';
+import type { CliIo } from '../command/command.ts';
 import { PersonaRuntime, type LoopKernel } from '../persona/persona-runtime.ts';
 import { resolvePersona } from '../../kernel/personas/load.ts';
 import type { ToolInfo, ToolProblem } from '../persona/tools/call-tool.ts';

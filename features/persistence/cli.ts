@@ -9,7 +9,7 @@ import { copyPersistence, type CopyParts, type CopyReport } from './copy.ts';
 import { KNOWN_BACKENDS, parseBackendName, readPersistenceConfig, writePersistenceConfig } from './state/persistence-config.ts';
 import { openBackend } from './open.ts';
 import type { PersonaBackend as PersistenceBackend } from './backend.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { listPersonaIds } from './state-dir.ts';
 import { lockPersonaWriter, type WriterLock } from './state/writer-lock.ts';
 import { existingPersonaDir, existingStateDir, type StateDirChoice } from './state/state-dir.ts';

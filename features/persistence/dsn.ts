@@ -16,7 +16,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { kernelError, type KernelError } from '../../kernel/errors.ts';
-import type { CliIo, Command } from '../../kernel/cli/command.ts';
+import type { CliIo, Command } from '../command/command.ts';
 
 export const DSN_ENV = 'RUNTIMECTL_POSTGRES_DSN';
 

@@ -5,7 +5,7 @@
  * personas lists them here, so `verify`, `activity`, `replay` and `persistence status` agree
  * on what a persona folder is.
  */
-import type { CliIo } from '../../kernel/cli/command.ts';
+import type { CliIo } from '../command/command.ts';
 import { chooseStateDir, personaFolders } from './state/state-dir.ts';
 
 /** Folders under the state directory that are not personas. */

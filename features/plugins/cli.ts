@@ -7,7 +7,7 @@ import path from 'node:path';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { displayPath, loadPlugin, pluginSearchPath, PLUGIN_PATH_ENV, PluginRegistry, PLUGINS_DIR, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { installPackages } from '../../sandboxes/loader/npm-install.ts';
-import { hint, parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { hint, parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { checkPlugin } from './check.ts';
 import { scaffoldPlugin, SCAFFOLD_KINDS } from './scaffold.ts';
 

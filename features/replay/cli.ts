@@ -8,7 +8,7 @@ import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
 import type { ReplayReport } from '../science-loop/replay-persona.ts';
 import { pluginSearchPath, PluginRegistry } from '../../kernel/plugins/registry.ts';
 import { replayPersona } from '../science-loop/preset.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { listPersonaIds } from '../persistence/state-dir.ts';
 import { skillSearchPath } from '../skills/search-path.ts';
 import { existingPersonaDir, existingStateDir } from '../persistence/state/state-dir.ts';

@@ -39,7 +39,7 @@ import { chooseStateDir, existingPersonaDir, existingStateDir, knownPersonaDir }
 import { loadOperatorKey } from '../review-queue/operators.ts';
 import { personaEvents, ratifyContextFor } from './ratify-context.ts';
 import { submissionEvidence } from '../review-queue/evidence.ts';
-import { parseFlags, printJson, type CliIo, type Command, type Options } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type CliIo, type Command, type Options } from '../command/command.ts';
 
 const WHERE_OPTIONS = {
   persona: { type: 'string' },

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { initOperator, loadOperatorKey, loadOperatorTrust, OPERATOR_HOME_ENV, OPERATOR_KEY_FILE, operatorHome, publicKeyPem, trustOperator } from '../review-queue/operators.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 
 const GROUP_USAGE = `Usage: runtimectl operator <command> [options]
 

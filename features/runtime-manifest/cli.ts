@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { readRuntimeManifest, summarizeRuntimeManifest } from './check.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 
 const USAGE = `Usage: runtimectl runtime-manifest check FILE [--json]
 

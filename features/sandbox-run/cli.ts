@@ -7,7 +7,7 @@ import { isPermissionFlag } from '../../kernel/permissions/parse-flags.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { createScriptRunner } from './runner/script-runner.ts';
 import type { ScriptLimits } from './runner/script-run-types.ts';
-import { printJson, type Command } from '../../kernel/cli/command.ts';
+import { printJson, type Command } from '../command/command.ts';
 
 const USAGE = `Usage: runtimectl sandbox run [permission flags] [options] FILE [ARGS...]
 

@@ -12,7 +12,7 @@ import { scanPlugins } from '../../kernel/plugins/registry.ts';
 import { createScriptRunner } from './runner/script-runner.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
-import { parseFlags, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, type Command } from '../command/command.ts';
 
 export const demoCommand: Command = {
   path: ['demo'],

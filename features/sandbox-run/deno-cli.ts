@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { DENO_VERSION } from '../../sandboxes/shim/deno/namespace.ts';
-import type { Command, CliIo } from '../../kernel/cli/command.ts';
+import type { Command, CliIo } from '../command/command.ts';
 import { sandboxRunCommand } from './cli.ts';
 import { sandboxTestCommand } from './test-cli.ts';
 

@@ -6,7 +6,7 @@ import { isPermissionFlag } from '../../kernel/permissions/parse-flags.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { createTestRunner } from './runner/test-runner.ts';
 import type { ScriptLimits } from './runner/script-run-types.ts';
-import { printJson, type Command } from '../../kernel/cli/command.ts';
+import { printJson, type Command } from '../command/command.ts';
 
 const USAGE = `Usage: runtimectl sandbox test [permission flags] [options] [FILES...]
 

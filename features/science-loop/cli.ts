@@ -30,7 +30,7 @@ import { ChildRegistry } from './executors/children.ts';
 import { withDsnContext } from '../persistence/dsn.ts';
 import { skillSearchPath } from '../skills/search-path.ts';
 import { scienceReport, type ScienceCycleReport as CycleReport, type ScienceRun } from './report.ts';
-import { hint, parseFlags, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { hint, parseFlags, type CliIo, type Command } from '../command/command.ts';
 import { chooseStateDir, ensureStateDir, makeDirectories } from '../persistence/state/state-dir.ts';
 import { resolveStateDir } from '../persistence/state-dir.ts';
 import { scrubber } from '../../kernel/redact/secret-values.ts';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { loadSkillCatalog, type SkillRoot } from './catalog.ts';
 import { REPO_SKILLS_DIR, skillRootsForDir } from './layout.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 
 const USAGE = `Usage: runtimectl skills list [--dir DIR]... [--json]
 

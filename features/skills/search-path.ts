@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { CliIo } from '../../kernel/cli/command.ts';
+import type { CliIo } from '../command/command.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { REPO_SKILLS_DIR, SKILLS_PATH_ENV } from './layout.ts';
 

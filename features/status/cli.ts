@@ -5,7 +5,7 @@
  */
 import { readFleetStatus, readStatus, type PersonaStatus } from './status.ts';
 import { describeDsn } from '../persistence/storage/postgres/pg-bridge.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { existingStateDir, knownPersonaDir } from '../persistence/state/state-dir.ts';
 import { listPersonaIds } from '../../kernel/personas/load.ts';
 import { kernelError } from '../../kernel/errors.ts';

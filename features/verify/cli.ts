@@ -13,7 +13,7 @@
  */
 import { listPersonaIds } from '../persistence/state-dir.ts';
 import path from 'node:path';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { describeDsn } from '../persistence/storage/postgres/pg-bridge.ts';
 import { pluginSearchPath, PluginRegistry } from '../../kernel/plugins/registry.ts';

@@ -6,7 +6,7 @@ import { kernelError } from '../../kernel/errors.ts';
 import { loadSkillCatalog } from '../skills/catalog.ts';
 import { REPO_SKILLS_DIR } from '../skills/layout.ts';
 import { prepareWorkspace } from './prepare.ts';
-import { parseFlags, printJson, type CliIo, type Command } from '../../kernel/cli/command.ts';
+import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { skillRootsForDirs } from '../skills/cli.ts';
 import { checkStateDirUsable, chooseStateDir } from '../persistence/state/state-dir.ts';
 

@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { invokedAs, setProgramVerbs, withProgram } from '../../kernel/cli/program.ts';
+import { invokedAs, setProgramVerbs, withProgram } from '../../features/command/program.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 const BIN = path.join(ROOT, 'bin', 'runtimectl.js');

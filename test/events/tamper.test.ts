@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { main } from '../../cli/main.ts';
-import type { CliIo } from '../../kernel/cli/command.ts';
+import type { CliIo } from '../../features/command/command.ts';
 import { VERIFY_CHECKS, type VerifyReport } from '../../features/verify/cli.ts';
 import { computeEventHash, eventLogPath, openEventLog, type EventEnvelope } from '../../kernel/events/index.ts';
 

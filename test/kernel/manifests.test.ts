@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { KernelError } from '../../kernel/errors.ts';
-import { renderJsonSchemas } from '../../kernel/manifest/json-schemas.ts';
+import { renderJsonSchemas } from '../../cli/json-schemas.ts';
 import { SCHEMAS } from '../../cli/schemas.ts';
 import { CONTRACT_DOC, renderContractDoc } from '../../cli/contract-docs.ts';
 import { listSandboxProfiles, loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';

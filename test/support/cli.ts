@@ -1,6 +1,6 @@
 /** Runs the CLI in this process (no node spawn) and captures what it prints. */
 import os from 'node:os';
-import type { CliIo } from '../../kernel/cli/command.ts';
+import type { CliIo } from '../../features/command/command.ts';
 import { main } from '../../cli/main.ts';
 
 export interface CliResult {

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { main } from '../../../cli/main.ts';
-import type { CliIo } from '../../../kernel/cli/command.ts';
+import type { CliIo } from '../../command/command.ts';
 import { activityOf, type PersonaActivity } from '../index.ts';
 import { tokensIn } from '../../history/tokens.ts';
 import { parseSince } from '../../history/window.ts';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { CliIo } from '../../../kernel/cli/command.ts';
+import type { CliIo } from '../../command/command.ts';
 import { toolServer } from '../serve.ts';
 import { openToolSource } from '../tool-source.ts';
 import { openLoopKernel } from '../../science-loop/preset.ts';

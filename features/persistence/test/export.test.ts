@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { main } from '../../../cli/main.ts';
-import type { CliIo } from '../../../kernel/cli/command.ts';
+import type { CliIo } from '../../command/command.ts';
 import { copyPersistence, openBackend, readPersistenceConfig } from '../index.ts';
 import { detectLedgerFormat } from '../../ledger/format.ts';
 import { populate } from '../../ledger/test/helpers.ts';

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { main } from '../../../cli/main.ts';
-import type { CliIo } from '../../../kernel/cli/command.ts';
+import type { CliIo } from '../../command/command.ts';
 import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
 import { verifyEventLog } from '../../../kernel/events/verify.ts';
 import { detectLedgerFormat } from '../../ledger/format.ts';

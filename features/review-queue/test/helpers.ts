@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { main } from '../../../cli/main.ts';
-import type { CliIo } from '../../../kernel/cli/command.ts';
+import type { CliIo } from '../../command/command.ts';
 import type { EvidenceRef, ProposalInput, ReviewPolicy } from '../index.ts';
 import { makeOperators } from '../../../test/support/operator.ts';
 

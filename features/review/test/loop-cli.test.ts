@@ -15,7 +15,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { main } from '../../../cli/main.ts';
-import type { CliIo } from '../../../kernel/cli/command.ts';
+import type { CliIo } from '../../command/command.ts';
 import { OPERATOR_HOME_ENV, publicKeyPem } from '../../review-queue/index.ts';
 import { PROJECT_ROOT } from '../../../kernel/version.ts';
 import { makeOperators } from '../../../test/support/operator.ts';

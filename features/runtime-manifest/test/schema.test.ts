@@ -10,7 +10,7 @@ import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { z } from 'zod';
 import { main } from '../../../cli/main.ts';
-import type { CliIo } from '../../../kernel/cli/command.ts';
+import type { CliIo } from '../../command/command.ts';
 import { SCHEMAS } from '../../../cli/schemas.ts';
 import { readRuntimeManifest } from '../check.ts';
 import { RUNTIME_KINDS, ScidexRuntimeManifestSchema } from '../schema.ts';

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import type { CliIo } from '../../../kernel/cli/command.ts';
+import type { CliIo } from '../../command/command.ts';
 import { main } from '../../../cli/main.ts';
 import { ReviewQueue } from '../../review-queue/index.ts';
 import { makeOperators } from '../../../test/support/operator.ts';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { main } from '../../../cli/main.ts';
-import type { CliIo } from '../../../kernel/cli/command.ts';
+import type { CliIo } from '../../command/command.ts';
 import { skipWithoutShared } from '../../../test/support/outside-material.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { main } from '../../../cli/main.ts';
-import type { CliIo } from '../../../kernel/cli/command.ts';
+import type { CliIo } from '../../command/command.ts';
 import { VERIFY_CHECKS, verifyStateDir, type VerifyReport } from '../cli.ts';
 import { openLedger } from '../../ledger/index.ts';
 import { openBackend } from '../../persistence/index.ts';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { main } from '../../../cli/main.ts';
-import type { CliIo } from '../../../kernel/cli/command.ts';
+import type { CliIo } from '../../command/command.ts';
 
 const REPO = path.resolve(import.meta.dirname, '../../..');
 

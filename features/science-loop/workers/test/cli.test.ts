@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { main } from '../../../../cli/main.ts';
-import type { CliIo } from '../../../../kernel/cli/command.ts';
+import type { CliIo } from '../../../command/command.ts';
 import { verifyEventLog } from '../../../../kernel/events/verify.ts';
 import { personaPaths, workspaceDir } from '../../../../kernel/loop/layout.ts';
 import { cycleEvents, fakeEnv, packet, tempDir } from '../../test/helpers.ts';

@@ -6,13 +6,13 @@
  * composition root (cli/schemas.ts); a new kernel format is one line here.
  */
 import type { z } from 'zod';
-import { pluginManifestSchema } from './plugin-manifest.ts';
-import { sandboxProfileSchema } from './sandbox-profile.ts';
-import { EventEnvelopeSchema } from '../events/envelope.ts';
-import { personaProfileSchema } from '../personas/profile-schema.ts';
-import { persistenceConfigSchema } from '../storage/persistence-config-schema.ts';
-import { harnessManifestSchema } from '../loop/harness.ts';
-import { PLUGIN_CONTRACTS } from '../contracts/index.ts';
+import { pluginManifestSchema } from '../kernel/manifest/plugin-manifest.ts';
+import { sandboxProfileSchema } from '../kernel/manifest/sandbox-profile.ts';
+import { EventEnvelopeSchema } from '../kernel/events/envelope.ts';
+import { personaProfileSchema } from '../kernel/personas/profile-schema.ts';
+import { persistenceConfigSchema } from '../kernel/storage/persistence-config-schema.ts';
+import { harnessManifestSchema } from '../kernel/loop/harness.ts';
+import { PLUGIN_CONTRACTS } from '../kernel/contracts/index.ts';
 
 export interface RegisteredSchema {
   /** File stem under schemas/, e.g. `plugin-manifest`. */

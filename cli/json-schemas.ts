@@ -1,7 +1,7 @@
 /** JSON Schema text for registered formats, generated from their zod schemas. */
 import path from 'node:path';
 import { z } from 'zod';
-import { PROJECT_ROOT } from '../version.ts';
+import { PROJECT_ROOT } from '../kernel/version.ts';
 import { KERNEL_SCHEMAS, type RegisteredSchema } from './schema-registry.ts';
 
 export const SCHEMAS_DIR = path.join(PROJECT_ROOT, 'schemas');

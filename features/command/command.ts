@@ -4,8 +4,8 @@
  * one-line usage error naming the flag, never a silent default.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { kernelError } from '../errors.ts';
-import { didYouMean } from '../suggest.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import { didYouMean } from '../../kernel/suggest.ts';
 import { withProgram } from './program.ts';
 
 export interface CliIo {
@@ -15,7 +15,7 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /**
    * How the user runs runtimectl (`runtimectl`, `npx runtimectl`, `bin/runtimectl.js`;
-   * kernel/cli/program.ts): what hints print in its place. Absent: `runtimectl`.
+   * features/command/program.ts): what hints print in its place. Absent: `runtimectl`.
    */
   program?: string;
 }

@@ -17,7 +17,7 @@
  */
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { shownPath } from '../shown-path.ts';
+import { shownPath } from '../../kernel/shown-path.ts';
 
 export const DEFAULT_PROGRAM = 'runtimectl';
 
