@@ -209,7 +209,7 @@ export async function checkPersonaStart(kernel: LoopKernel, persona: LoadedPerso
   const profile = persona.profile;
   let harness: LoadedHarness;
   try {
-    harness = kernel.harnesses.forProfile(profile);
+    harness = kernel.harnesses.forProfile(profile, persona.file);
   } catch (error) {
     if (!isKernelError(error)) throw error;
     throw refusal(persona, [harnessProblem(kernel.harnesses.dir, persona, error)]);

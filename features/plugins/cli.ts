@@ -9,7 +9,7 @@ import { displayPath, loadPlugin, pluginSearchPath, PLUGIN_PATH_ENV, PluginRegis
 import { installPackages } from '../../sandboxes/loader/npm-install.ts';
 import { hint, parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { checkPlugin } from './check.ts';
-import { scaffoldPlugin, SCAFFOLD_KINDS } from './scaffold.ts';
+import { CANONICAL_HARNESS, scaffoldPlugin, SCAFFOLD_KINDS, type Scaffolded } from './scaffold.ts';
 
 function describe(plugin: LoadedPlugin) {
   return {
@@ -115,6 +115,13 @@ ${SEARCH_HELP}
   },
 };
 
+/** Where the printed line goes, for each kind of place. */
+const WHERE: Record<Scaffolded['selectIn'], string> = {
+  'persona profile': 'in a persona profile',
+  'gate profile': 'under checks: in a gate profile',
+  harness: `in a copy of policies/harnesses/${CANONICAL_HARNESS}.yaml beside the profile, its id the file's name; the profile names it: harness: ./<file>.yaml`,
+};
+
 export const pluginsNewCommand: Command = {
   path: ['plugins', 'new'],
   summary: 'write a new plugin (manifest, mod.ts, a test) that check accepts and a persona can select',
@@ -129,7 +136,8 @@ run it with node_modules/.bin/deno test --no-check DIR/<prefix>-NAME). The id is
                 outside the checkout is found through --plugins-dir DIR or $${PLUGIN_PATH_ENV}
 
 Then: runtimectl plugins check <the new folder>, and select it in a persona profile (a gate
-check: list it under checks: in a gate profile); the line to add is printed. How plugins are written: docs/writing-plugins.md.
+check: list it under checks: in a gate profile; a loop step: in the steps: of a harness file
+the profile names, harness: ./<file>.yaml); the line to add is printed. How plugins are written: docs/writing-plugins.md.
 `,
   async run(argv, io) {
     const { values, positionals } = parseFlags(argv, { kind: { type: 'string' }, dir: { type: 'string' }, json: { type: 'boolean' } }, 'plugins new');
@@ -145,7 +153,7 @@ check: list it under checks: in a gate profile); the line to add is printed. How
     io.stdout(`wrote ${displayPath(made.dir)}/: ${made.files.join(', ')}\n`);
     io.stdout(hint(io, `check it:   runtimectl plugins check ${displayPath(made.dir)}\n`));
     io.stdout(`test it:    node_modules/.bin/deno test --no-check ${displayPath(made.dir)}\n`);
-    io.stdout(`select it:  ${made.select}   (${made.selectIn === 'gate profile' ? 'under checks: in a gate profile' : 'in a persona profile'})\n`);
+    io.stdout(`select it:  ${made.select}   (${WHERE[made.selectIn]})\n`);
     if (outside) io.stdout(`find it:    ${made.selectIn === 'gate profile' ? 'gate' : 'run'} with --plugins-dir ${displayPath(parent)}, or add it to $${PLUGIN_PATH_ENV}\n`);
     return 0;
   },

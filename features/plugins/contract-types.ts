@@ -12,6 +12,7 @@ import { budgetAssessInputSchema, budgetDecisionSchema } from '../../kernel/cont
 import { executorDescriptionSchema, executorInputSchema, executorResultSchema } from '../../kernel/contracts/executor.ts';
 import { gateCheckInputSchema, gateCheckResultSchema } from '../../kernel/contracts/gate-check.ts';
 import { phaseAnswerSchema, phasePickInputSchema } from '../../kernel/contracts/phase-selector.ts';
+import { loopStepInputSchema, loopStepResultSchema } from '../../kernel/contracts/loop-step.ts';
 import { KERNEL_VERSION } from '../../kernel/version.ts';
 
 interface JsonSchema {
@@ -54,6 +55,10 @@ export const CONTRACT_TYPES: Record<string, ContractType[]> = {
   'phase-selector': [
     { name: 'PhasePickInput', schema: phasePickInputSchema, schemaExport: 'phasePickInputSchema', doc: 'what pick(input) is called with' },
     { name: 'PhaseAnswer', schema: phaseAnswerSchema, schemaExport: 'phaseAnswerSchema', doc: 'what pick(input) returns: one of input.phases' },
+  ],
+  'loop-step': [
+    { name: 'LoopStepInput', schema: loopStepInputSchema, schemaExport: 'loopStepInputSchema', doc: 'what run(input) is called with: the cycle, and the step values its manifest reads and uses' },
+    { name: 'LoopStepResult', schema: loopStepResultSchema, schemaExport: 'loopStepResultSchema', doc: 'what run(input) returns: the values it produces, the cycle event fields it adds, the cycle\'s problems' },
   ],
   'gate-check': [
     { name: 'GateCheckInput', schema: gateCheckInputSchema, schemaExport: 'gateCheckInputSchema', doc: 'what check(input) is called with: the draft\'s snapshot and what earlier checks found' },

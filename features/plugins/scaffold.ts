@@ -2,7 +2,8 @@
  * `runtimectl plugins new --kind KIND NAME [--dir DIR]`: writes a plugin that works as it
  * stands: a manifest, `mod.ts` typed by the kind's published contract, and a test in Deno's
  * style (`test/mod_test.ts`, `deno test --no-check`). `plugins check` accepts it and a persona
- * (or, for a gate check, a gate profile) can select it at once. Isolate kinds only: a
+ * (or, for a gate check, a gate profile; for a loop step, a harness file the profile names)
+ * can select it at once. Isolate kinds only: a
  * persistence backend's contract is a set of exports over storage bindings
  * (features/persistence/README.md).
  *
@@ -20,12 +21,16 @@ import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { contractModule } from './contract-types.ts';
+import { HarnessCatalog, RECORD_STEP } from '../../kernel/loop/harness.ts';
 
-export const SCAFFOLD_KINDS = ['tool', 'executor', 'budget-policy', 'phase-selector', 'gate-check'] as const;
+/** The harness a new loop step is shown added to: the canonical loop's (policies/harnesses/). */
+export const CANONICAL_HARNESS = 'continuous-science-loop';
+
+export const SCAFFOLD_KINDS = ['tool', 'executor', 'budget-policy', 'phase-selector', 'gate-check', 'loop-step'] as const;
 export type ScaffoldKind = (typeof SCAFFOLD_KINDS)[number];
 
 /** The id prefix of each kind (`tool.<name>`), as the shipped plugins use. */
-const PREFIX: Record<ScaffoldKind, string> = { tool: 'tool', executor: 'executor', 'budget-policy': 'budget', 'phase-selector': 'phase', 'gate-check': 'gate-check' };
+const PREFIX: Record<ScaffoldKind, string> = { tool: 'tool', executor: 'executor', 'budget-policy': 'budget', 'phase-selector': 'phase', 'gate-check': 'gate-check', 'loop-step': 'step' };
 const NAME = /^[a-z][a-z0-9-]{0,40}$/;
 
 export interface Scaffolded {
@@ -34,8 +39,8 @@ export interface Scaffolded {
   files: string[];
   /** the profile line that selects it */
   select: string;
-  /** the profile that line goes in */
-  selectIn: 'persona profile' | 'gate profile';
+  /** the file that line goes in (a loop step: a harness file the persona profile names) */
+  selectIn: 'persona profile' | 'gate profile' | 'harness';
 }
 
 /** A relative path from `from` to the repository's `rel` when the folder is inside the checkout, else undefined (nothing ties the folder to a checkout). */
@@ -62,6 +67,8 @@ function manifest(kind: ScaffoldKind, id: string, schemaRef: string | undefined)
       return `${head}description: Approves the cheapest tier for any work, keeping the whole daily budget in reserve (a starting point for a budget policy).\n${common}exports: [assess]\n`;
     case 'phase-selector':
       return `${head}description: Works in the phase the last cycles used least (a starting point for a phase selector).\n${common}exports: [pick]\n`;
+    case 'loop-step':
+      return `${head}description: Adds a note to each cycle event, with the cycle's phase when an earlier step picked one (a starting point for a loop step).\n${common}exports: [run]\n# The step values it reads (an earlier step must produce each), uses when present, produces,\n# and the fields it adds to the cycle event (docs/writing-plugins.md, "Loop steps").\nloop_step:\n  reads: []\n  uses: [phase]\n  produces: []\n  payload: [${noteField(id)}]\n`;
     case 'gate-check':
       // A check reads the draft's snapshot (${draft}); the gate profile that lists it must allow that read too.
       return `${head}description: Fails when a text file of the draft still holds a TODO, FIXME or XXX marker (a starting point for a gate check).\n${SANDBOX_LINE}permissions:\n  read: ["\${draft}"]\nbindings: []\nlimits: { memoryMb: 32, cpuMs: 1000 }\nexports: [check]\ngate_check: { reads: [] }\n`;
@@ -107,6 +114,20 @@ export async function check(input: GateCheckInput): Promise<GateCheckResult> {
   return { status: 'passed', reason: \`no TODO, FIXME or XXX in \${read.length} text file(s)\`, output, not_evaluated };
 }
 `;
+    case 'loop-step':
+      return `/**
+ * ${id}: a loop step. A harness lists it in its steps:; run(input) is called once per cycle with
+ * the values its manifest reads and uses (input.values), and returns the values it produces,
+ * the fields it adds to the cycle event, and the cycle's problems. Keep it a function of its
+ * input: the cycle is recorded and replayed.
+ */
+import type { LoopStepInput, LoopStepResult } from '${contracts}/contract.ts';
+
+export function run(input: LoopStepInput): LoopStepResult {
+  const phase = typeof input.values.phase === 'string' ? input.values.phase : null;
+  return { payload: { ${noteField(id)}: { cycle: input.cycle, hour_utc: new Date(input.now).getUTCHours(), phase } } };
+}
+`;
     case 'phase-selector':
       return `/** ${id}: a phase selector. pick(input) returns one of the profile's phases for this cycle. */\nimport type { PhaseAnswer, PhasePickInput } from '${contracts}/contract.ts';\n\nexport function pick(input: PhasePickInput): PhaseAnswer {\n  const used = new Map(input.phases.map((p) => [p, 0]));\n  for (const h of input.history) if (used.has(h.phase)) used.set(h.phase, used.get(h.phase)! + 1);\n  let best = input.phases[0]!;\n  for (const p of input.phases) if (used.get(p)! < used.get(best)!) best = p;\n  return { phase: best };\n}\n`;
   }
@@ -123,6 +144,8 @@ function test(kind: ScaffoldKind, id: string): string {
       return `${head}import { assess } from '../mod.ts';\n\nDeno.test('${id}: approves tier 1', () => {\n  const decision = assess({ persona_id: 'p', phase: 'science_patrol', work: [], executor: { plugin: 'executor.none', spends_tokens: false }, posture: { tokens_remaining_24h: 1000 } as never, history: [], config: {} });\n  assertEquals([decision.action, decision.tier], ['execute', 1]);\n});\n`;
     case 'gate-check':
       return `${head}import { findMarkers } from '../mod.ts';\n\nDeno.test('${id}: finds each marked line, and nothing in finished text', () => {\n  assertEquals(findMarkers('mod.ts', 'export const a = 1;\\n// TODO: handle b\\n'), ['mod.ts:2']);\n  assertEquals(findMarkers('SKILL.md', 'All done. Todos are fine.'), []);\n});\n`;
+    case 'loop-step':
+      return `${head}import { run } from '../mod.ts';\n\nDeno.test('${id}: notes the cycle, its UTC hour and the phase', () => {\n  const input = { step: '${id}', persona_id: 'p', runtime: 'agent-p', cycle: 2, now: Date.UTC(2026, 0, 1, 13), phases: ['science_patrol'], values: { phase: 'science_patrol' } };\n  assertEquals(run(input).payload, { ${noteField(id)}: { cycle: 2, hour_utc: 13, phase: 'science_patrol' } });\n});\n`;
     case 'phase-selector':
       return `${head}import { pick } from '../mod.ts';\n\nDeno.test('${id}: picks the phase used least', () => {\n  const phases = ['science_patrol', 'governance_patrol'];\n  assertEquals(pick({ persona_id: 'p', cycle: 3, phases, history: [{ cycle: 1, phase: 'science_patrol', outcome: 'idle' }] }).phase, 'governance_patrol');\n});\n`;
   }
@@ -140,7 +163,19 @@ function selectLine(kind: ScaffoldKind, id: string): string {
       return `phase: ${id}`;
     case 'gate-check':
       return `- { check: ${id.slice('gate-check.'.length)}, allow: { read: ["\${draft}"] } }`;
+    case 'loop-step':
+      return `steps: [${canonicalSteps().filter((step) => step !== RECORD_STEP).join(', ')}, ${id}, ${RECORD_STEP}]`;
   }
+}
+
+/** The cycle event field a scaffolded step adds: its name, as a field name. */
+function noteField(id: string): string {
+  return `${id.slice(PREFIX['loop-step'].length + 1).replace(/-/g, '_')}_note`;
+}
+
+/** The canonical harness's steps, which a new step is added to (its file is the one to copy). */
+function canonicalSteps(): string[] {
+  return new HarnessCatalog().get(CANONICAL_HARNESS).manifest.steps;
 }
 
 export function scaffoldPlugin(kind: string, name: string, parent: string): Scaffolded {
@@ -166,5 +201,5 @@ export function scaffoldPlugin(kind: string, name: string, parent: string): Scaf
   } catch (error) {
     throw kernelError('RTC_ERR_PLUGIN_SCAFFOLD', `cannot write ${dir}: ${(error as Error).message.split('\n')[0]}`, { cause: error, details: { dir } });
   }
-  return { id, dir, files: files.map(([f]) => f), select: selectLine(k, id), selectIn: k === 'gate-check' ? 'gate profile' : 'persona profile' };
+  return { id, dir, files: files.map(([f]) => f), select: selectLine(k, id), selectIn: k === 'gate-check' ? 'gate profile' : k === 'loop-step' ? 'harness' : 'persona profile' };
 }

@@ -110,7 +110,7 @@ measurement would most change our belief, what it costs, and when to stop.
 function demoSetup(stateFlag: string | undefined, io: CliIo): { personas: LoadedPersona[]; stateDir: string } {
   const all = resolvePersonas(listPersonaIds(PERSONAS_DIR), { cwd: io.cwd });
   const harnesses = new HarnessCatalog();
-  const personas = all.filter((p) => harnesses.forProfile(p.profile).manifest.runtime_kind === 'canonical');
+  const personas = all.filter((p) => harnesses.forProfile(p.profile, p.file).manifest.runtime_kind === 'canonical');
   const stateDir = stateFlag ? path.resolve(io.cwd, stateFlag) : mkdtempSync(path.join(os.tmpdir(), 'runtimectl-demo-'));
   if (stateFlag) ensureStateDir(stateFlag, stateDir);
   for (const p of personas) {

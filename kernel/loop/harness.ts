@@ -10,8 +10,9 @@
  * `review` (the driver's own: accepted proposals take effect). Without the field a harness
  * has the review boundary; `boundary: []` drops it (proposals are still queued, never applied).
  *
- * A profile names its harness (`harness:`); without one, the harness whose `runtimes`
- * patterns match the profile's `runtime` is used (exactly one must match).
+ * A profile names its harness (`harness:`) by id, or by a file relative to the profile
+ * (`./loops/mine.yaml`: an operator's composition, outside the checkout); without one, the
+ * harness whose `runtimes` patterns match the profile's `runtime` is used (exactly one must match).
  *
  * Steps are implemented by features and registered by name (steps.ts); a harness naming a
  * step nobody registered is refused at start with its file and field, never a failed cycle.
@@ -24,6 +25,7 @@ import { readManifestFile } from '../manifest/load.ts';
 import { PROJECT_ROOT } from '../version.ts';
 import { shownPath } from '../shown-path.ts';
 import { PLAIN_NAME_PATTERN, PLUGIN_ID_PATTERN } from '../ids.ts';
+import { HARNESS_FILE_PATTERN } from '../personas/profile-schema.ts';
 
 export const HARNESSES_DIR = path.join(PROJECT_ROOT, 'policies', 'harnesses');
 /** The driver's own last step: the trace line, the cycle event, then what steps left for after it. */
@@ -102,7 +104,7 @@ function displayFile(file: string): string {
 /** The harness manifests of a folder, read once. */
 export class HarnessCatalog {
   readonly dir: string;
-  readonly #byId = new Map<string, LoadedHarness>();
+  readonly #byFile = new Map<string, LoadedHarness>();
 
   constructor(dir = HARNESSES_DIR) {
     this.dir = dir;
@@ -119,24 +121,46 @@ export class HarnessCatalog {
 
   /** Harness `id` (policies/harnesses/<id>.yaml), validated; its id must equal the file name. */
   get(id: string): LoadedHarness {
-    const known = this.#byId.get(id);
-    if (known) return known;
     const file = path.join(this.dir, `${id}.yaml`);
-    if (!existsSync(file)) {
+    if (!this.#byFile.has(file) && !existsSync(file)) {
       throw kernelError('RTC_ERR_MANIFEST_NOT_FOUND', `no harness "${id}" (${displayFile(file)}); harnesses: ${this.ids().join(', ') || 'none'}`, { details: { harness: id } });
     }
+    return this.#load(file);
+  }
+
+  /**
+   * A harness file a profile names relative to itself (`harness: ./loops/mine.yaml`): an
+   * operator's own composition of steps and step plugins, kept beside the profile rather than
+   * in the checkout. The same schema and the same rule (its id is the file's name).
+   */
+  fromFile(relative: string, profileFile: string): LoadedHarness {
+    const file = path.resolve(path.dirname(profileFile), relative);
+    if (!this.#byFile.has(file) && !existsSync(file)) {
+      throw kernelError('RTC_ERR_MANIFEST_NOT_FOUND', `no harness file ${displayFile(file)} (named relative to ${displayFile(profileFile)})`, { details: { harness: relative } });
+    }
+    return this.#load(file);
+  }
+
+  #load(file: string): LoadedHarness {
+    const known = this.#byFile.get(file);
+    if (known) return known;
+    const id = path.basename(file, '.yaml');
     const manifest = readManifestFile(harnessManifestSchema, file);
     if (manifest.id !== id) throw kernelError('RTC_ERR_MANIFEST_INVALID', `${displayFile(file)}: id: must equal the file name "${id}" (found "${manifest.id}")`, { details: { file: displayFile(file), field: 'id' } });
     const loaded = { manifest, file };
-    this.#byId.set(id, loaded);
+    this.#byFile.set(file, loaded);
     return loaded;
   }
 
   /**
-   * The harness a profile runs on: the one it names, else the one whose `runtimes` match its
-   * runtime. None or several matching is an error naming the profile's field.
+   * The harness a profile runs on: the one it names (an id, or a file relative to the profile's
+   * own file), else the one whose `runtimes` match its runtime. None or several matching is an error naming the profile's field.
    */
-  forProfile(profile: { harness?: string | undefined; runtime: string }): LoadedHarness {
+  forProfile(profile: { harness?: string | undefined; runtime: string }, profileFile?: string): LoadedHarness {
+    if (profile.harness !== undefined && HARNESS_FILE_PATTERN.test(profile.harness)) {
+      if (profileFile === undefined) throw kernelError('RTC_ERR_MANIFEST_INVALID', `harness: ${profile.harness} is a file named relative to the profile, and this profile was not read from a file`, { details: { field: 'harness' } });
+      return this.fromFile(profile.harness, profileFile);
+    }
     if (profile.harness !== undefined) return this.get(profile.harness);
     const matching = this.ids()
       .map((id) => this.get(id))

@@ -12,6 +12,9 @@ import { permissionsSchema } from '../manifest/permissions-schema.ts';
 import { DEFAULT_REVIEW_POLICY, reviewPolicySchema } from './review-policy.ts';
 import { PERSONA_ID_PATTERN, PLAIN_NAME_PATTERN, PLUGIN_ID_PATTERN } from '../ids.ts';
 
+/** A harness file named relative to the profile: `./loops/mine.yaml`, `../harnesses/x.yaml` (never absolute, so a profile travels with its folder). */
+export const HARNESS_FILE_PATTERN = /^\.{1,2}\/(?:[A-Za-z0-9_.-]+\/)*[a-z][a-z0-9_-]{0,62}\.yaml$/;
+
 /** The spec's activity phases, in the order a profile usually lists them. */
 export const PHASES = ['science_patrol', 'science_compute_patrol', 'governance_patrol'] as const;
 export type Phase = (typeof PHASES)[number];
@@ -99,9 +102,9 @@ export const personaProfileSchema = z.strictObject({
     .describe('runtime target: agent-<persona> for canonical deployments; minimax, operon, rosalind, codex, claude are compatibility harnesses'),
   harness: z
     .string()
-    .regex(PLAIN_NAME_PATTERN, 'a harness id (policies/harnesses/<id>.yaml)')
+    .refine((h) => PLAIN_NAME_PATTERN.test(h) || HARNESS_FILE_PATTERN.test(h), 'a harness id (policies/harnesses/<id>.yaml), or a harness file relative to this profile (./loops/<id>.yaml)')
     .optional()
-    .describe('the harness (policies/harnesses/<id>.yaml): the loop steps and slot defaults; default: the harness whose runtimes match this runtime'),
+    .describe('the harness: an id (policies/harnesses/<id>.yaml) or a harness file relative to this profile (./<id>.yaml, so an operator composes a loop with their own step plugins outside the checkout); the loop steps and slot defaults; default: the harness whose runtimes match this runtime'),
   skills: z.array(z.string().min(1).max(200)).default([]).describe('skill names or globs: shared/*, persona/<id>/*, a bare name; each must match a skill'),
   tools: z.array(pluginId).default([]).describe('tool plugins (kind tool) this persona offers its executor (and agents over MCP)'),
   executor: z

@@ -13,9 +13,10 @@ import { allPermissionSet } from '../../../kernel/permissions/descriptors.ts';
 import { PluginInstance } from '../../../kernel/plugins/plugin-instance.ts';
 import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
 import { PROJECT_ROOT } from '../../../kernel/version.ts';
+import { CYCLE_EVENT } from '../../../kernel/loop/cycle-event.ts';
 import { defaultSandboxKit } from '../../../sandboxes/index.ts';
 import { runCli } from '../../../test/support/cli.ts';
-import { CACHE_DIR, fakeTime, packet, profile, run, tempDir } from '../../science-loop/test/helpers.ts';
+import { CACHE_DIR, events, fakeTime, packet, profile, run, tempDir } from '../../science-loop/test/helpers.ts';
 import { check, gate } from '../../gate/test/helpers.ts';
 import { CONTRACT_TYPES, contractModule } from '../contract-types.ts';
 import { PLUGIN_CONTRACTS } from '../../../kernel/contracts/index.ts';
@@ -26,7 +27,7 @@ test('plugins new writes each kind; check accepts it, its Deno test passes, and 
   const dir = tempDir();
   const mine = path.join(dir, 'my-plugins');
   const made: Record<string, { id: string; dir: string; select: string }> = {};
-  for (const kind of ['tool', 'executor', 'budget-policy', 'phase-selector', 'gate-check']) {
+  for (const kind of ['tool', 'executor', 'budget-policy', 'phase-selector', 'gate-check', 'loop-step']) {
     const r = await runCli(['plugins', 'new', '--kind', kind, 'starter', '--dir', mine, '--json']);
     assert.equal(r.status, 0, r.stderr);
     made[kind] = JSON.parse(r.stdout) as { id: string; dir: string; select: string };
@@ -42,7 +43,7 @@ test('plugins new writes each kind; check accepts it, its Deno test passes, and 
     assert.equal(checked.status, 0, checked.stderr);
     assert.match(checked.stdout, new RegExp(`^ok +${made[kind]!.id.replace('.', '\\.')} `));
   }
-  assert.deepEqual(Object.values(made).map((m) => m.id).sort(), ['budget.starter', 'executor.starter', 'gate-check.starter', 'phase.starter', 'tool.starter']);
+  assert.deepEqual(Object.values(made).map((m) => m.id).sort(), ['budget.starter', 'executor.starter', 'gate-check.starter', 'phase.starter', 'step.starter', 'tool.starter']);
   // Inside the checkout the manifest names its schema by a relative path (for an editor).
   const inside = await runCli(['plugins', 'new', '--kind', 'tool', `scaffold-${process.pid}`, '--json']);
   assert.equal(inside.status, 0, inside.stderr);
@@ -63,7 +64,7 @@ test('plugins new writes each kind; check accepts it, its Deno test passes, and 
     assert.equal(typed.status, 0, typed.stdout + typed.stderr);
     const deno = spawnSync(DENO, ['test', '--no-check', moved], { encoding: 'utf8', env, cwd: moved });
     assert.equal(deno.status, 0, deno.stdout + deno.stderr);
-    assert.match(deno.stdout, /ok \| 5 passed \| 0 failed/);
+    assert.match(deno.stdout, /ok \| 6 passed \| 0 failed/);
   }
   // A name taken is refused, nothing overwritten; an unknown kind names the ones there are.
   const again = await runCli(['plugins', 'new', '--kind', 'tool', 'starter', '--dir', mine]);
@@ -71,7 +72,7 @@ test('plugins new writes each kind; check accepts it, its Deno test passes, and 
   assert.match(again.stderr, /RTC_ERR_PLUGIN_SCAFFOLD: .*tool-starter already exists; nothing was written/);
   const odd = await runCli(['plugins', 'new', '--kind', 'gadget', 'x', '--dir', mine]);
   assert.equal(odd.status, 2);
-  assert.match(odd.stderr, /--kind gadget: plugins new writes tool, executor, budget-policy, phase-selector, gate-check\n/);
+  assert.match(odd.stderr, /--kind gadget: plugins new writes tool, executor, budget-policy, phase-selector, gate-check, loop-step\n/);
 
   // Selected from the profile alone, from the outside folder: all four run in one cycle.
   const stateDir = path.join(dir, 'state');
@@ -91,6 +92,24 @@ bindings: [ledger, events, memory]`);
   assert.equal(report.phase, 'governance_patrol');
   assert.equal(report.act.decision?.tier, 1);
   assert.equal(report.act.last_message, 'offered 2 item(s): Q; governance_patrol patrol');
+
+  // The loop step, in a harness file beside the profile (the checkout untouched), with the
+  // steps: line printed: its note is in the cycle event, with the phase an earlier step picked.
+  const loops = path.join(dir, 'loops');
+  mkdirSync(loops);
+  const canonical = readFileSync(path.join(PROJECT_ROOT, 'policies', 'harnesses', 'continuous-science-loop.yaml'), 'utf8');
+  writeFileSync(path.join(loops, 'noted.yaml'), canonical.replace(/^id: .*$/m, 'id: noted').replace(/^runtimes: .*$/m, 'runtimes: []').replace(/^steps: .*$/m, made['loop-step']!.select));
+  const bea = profile(dir, 'bea', 'runtime: agent-bea\nharness: ./loops/noted.yaml\nexecutor: { plugin: executor.none }\nphases: [science_patrol]');
+  const [b] = await run([bea], { stateDir, pluginPath: [mine], ...fakeTime() });
+  assert.equal(b!.refused, undefined, String(b!.refused));
+  const cycle = events(stateDir, 'bea').find((e) => e.type === CYCLE_EVENT)!;
+  assert.equal(cycle.payload.harness, 'noted');
+  assert.ok((cycle.payload.steps as string[]).includes('step.starter'), JSON.stringify(cycle.payload.steps));
+  assert.deepEqual(cycle.payload.starter_note, { cycle: 1, hour_utc: new Date(fakeTime().clock()).getUTCHours(), phase: 'science_patrol' });
+  // A harness file that is not there is one start line naming the profile's field.
+  const lost = profile(dir, 'cal', 'runtime: agent-cal\nharness: ./loops/gone.yaml');
+  const [c] = await run([lost], { stateDir, pluginPath: [mine], ...fakeTime() });
+  assert.match(String(c!.refused), /harness: no harness file .*loops\/gone\.yaml \(named relative to .*cal\.yaml\)/);
 });
 
 test('plugins check loads the bundle: an export listed but not exported is refused naming the file and field', async () => {
