@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { errorLine } from '../../kernel/errors.ts';
+import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import { openPersonaReviewQueue, PROPOSAL_LOG_RELATIVE, type Proposal } from '../review-queue/index.ts';
 import { PERSISTENCE_CONFIG_FILE } from '../../kernel/storage/persistence-config-schema.ts';
 import { persistenceProvider } from '../persistence/provider.ts';
@@ -19,7 +19,10 @@ export interface PersonaQueue {
   refusals: { at: number; reason: string; limit: number; observed: number; kind: string; proposer: string }[];
   /** held proposals and the alerts of the last 24 h (features/review-queue/attention.ts) */
   attention?: ReviewAttention;
+  /** why the queue could not be read, as one line (`RTC_ERR_X: message`) */
   error?: string;
+  /** the same without its code: the code is data, never cut back out of `error` */
+  errorMessage?: string;
 }
 
 /** Persona folders that may hold a review queue: a proposal log, or a persistence backend. */
@@ -48,7 +51,7 @@ export async function personaQueue(stateDir: string, personaId: string, nowMs = 
       await queue.close();
     }
   } catch (error) {
-    return { persona_id: personaId, proposals: [], open: 0, refusals: [], error: errorLine(error) };
+    return { persona_id: personaId, proposals: [], open: 0, refusals: [], error: errorLine(error), errorMessage: isKernelError(error) ? error.message : errorLine(error) };
   }
 }
 

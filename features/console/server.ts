@@ -190,7 +190,7 @@ export function createConsole(options: ConsoleOptions): ConsoleApp {
   const proposalOf = async (id: string) => {
     const persona = personaParam(stateDir, personaOfProposal(id));
     const q = await personaQueue(stateDir, persona);
-    if (q.error) throw kernelError('RTC_ERR_REVIEW_LOG_CORRUPT', q.error.replace(/^RTC_ERR_[A-Z_]+: /, ''));
+    if (q.error) throw kernelError('RTC_ERR_REVIEW_LOG_CORRUPT', q.errorMessage ?? q.error);
     const p = q.proposals.find((x) => x.id === id);
     if (!p) throw kernelError('RTC_ERR_REVIEW_NOT_FOUND', `no proposal ${id} in the review queue of persona ${persona}`);
     return { persona, p };

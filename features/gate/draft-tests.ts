@@ -10,7 +10,8 @@ import type { AuditEvent } from '../../kernel/broker/op.ts';
 import type { TestCaseResult } from '../../kernel/contracts/gate-check.ts';
 import { LIMIT_CODES, type ErrorCode } from '../../kernel/errors.ts';
 import type { ScriptRunRequest } from '../sandbox-run/runner/script-run-types.ts';
-import { createTestRunner } from '../sandbox-run/runner/test-runner.ts';
+import { createTestRunner, type TestErrorInfo, type TestRunResult } from '../sandbox-run/runner/test-runner.ts';
+import { errorHead } from '../sandbox-run/runner/test-report.ts';
 
 /** What the gate needs of one run of one test file. */
 export interface DraftTestOutcome {
@@ -28,9 +29,9 @@ export interface DraftTestRunner {
   close(): Promise<void>;
 }
 
-/** A limit code named in an error's message (`RTC_ERR_SANDBOX_CPU: ...`), as the runner reports it. */
-function limitIn(message: string): ErrorCode | undefined {
-  const code = /\b(RTC_ERR_[A-Z_]+)\b/.exec(message)?.[1] as ErrorCode | undefined;
+/** The limit that ended a run, read from the runner's error record (its code is data, never parsed from the message). */
+function limitOf(error: TestErrorInfo | null | undefined): ErrorCode | undefined {
+  const code = error?.code as ErrorCode | undefined;
   return code !== undefined && LIMIT_CODES.has(code) ? code : undefined;
 }
 
@@ -47,6 +48,31 @@ function clip(text: string, cap: number | undefined): string {
   return `${head}${CLIPPED}`;
 }
 
+/**
+ * What the gate keeps of one runner result: each test's result line, and the error that ended
+ * the file: its uncaught error, or else the first test a limit ended (with the limit's code).
+ */
+export function outcomeOf(result: TestRunResult, outputCap: number | undefined): DraftTestOutcome {
+  const file = result.files[0];
+  const tests: TestCaseResult[] = (file?.tests ?? []).map((t) => ({
+    name: t.name,
+    result: t.status,
+    ...(t.error ? { error: errorHead(t.error).split('\n')[0]! } : {}),
+    duration_ms: Math.round(t.durationMs),
+  }));
+  const failure = file?.uncaught ?? file?.tests.find((t) => limitOf(t.error))?.error ?? null;
+  const code = limitOf(failure);
+  return {
+    exitCode: result.exitCode,
+    ok: result.ok,
+    stdout: clip(result.stdout, outputCap),
+    stderr: clip(result.stderr, outputCap),
+    error: failure ? { name: failure.name, message: failure.message, ...(code ? { code } : {}) } : null,
+    usage: {},
+    tests,
+  };
+}
+
 export async function createDraftTestRunner(cacheDir: string, audit: (event: AuditEvent) => void): Promise<DraftTestRunner> {
   const runner = await createTestRunner({ cacheDir, audit });
   return {
@@ -61,24 +87,7 @@ export async function createDraftTestRunner(cacheDir: string, audit: (event: Aud
         args: request.args,
         ...(request.writeQuota ? { writeQuota: request.writeQuota } : {}),
       });
-      const file = result.files[0];
-      const tests: TestCaseResult[] = (file?.tests ?? []).map((t) => ({
-        name: t.name,
-        result: t.status,
-        ...(t.error ? { error: `${t.error.name}: ${t.error.message}`.split('\n')[0]! } : {}),
-        duration_ms: Math.round(t.durationMs),
-      }));
-      const failure = file?.uncaught ?? file?.tests.find((t) => t.error && limitIn(t.error.message))?.error ?? null;
-      const code = failure ? limitIn(failure.message) : undefined;
-      return {
-        exitCode: result.exitCode,
-        ok: result.ok,
-        stdout: clip(result.stdout, request.limits?.outputBytes),
-        stderr: clip(result.stderr, request.limits?.outputBytes),
-        error: failure ? { name: failure.name, message: failure.message.replace(/^RTC_ERR_[A-Z_]+: /, ''), ...(code ? { code } : {}) } : null,
-        usage: {},
-        tests,
-      };
+      return outcomeOf(result, request.limits?.outputBytes);
     },
     close: () => runner.close(),
   };

@@ -10,7 +10,8 @@ import type { LedgerBackend } from '../../plugins/ledger/model/repo.ts';
 const SQLITE_MAGIC = 'SQLite format 3\0';
 import { JSONL_FORMAT } from '../../plugins/ledger/model/schema-error.ts';
 
-export { JSONL_FORMAT, newerSchemaError } from '../../plugins/ledger/model/schema-error.ts';
+export { JSONL_FORMAT } from '../../plugins/ledger/model/schema-error.ts';
+export { newerSchemaError } from './ledger-errors.ts';
 
 export type LedgerFileFormat = LedgerBackend | 'missing' | 'empty' | 'unknown';
 

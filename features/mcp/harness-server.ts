@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { McpServerSpec } from '../../kernel/contracts/executor.ts';
 import type { LoadedPersona } from '../../kernel/personas/load.ts';
-import { PROJECT_ROOT } from '../../kernel/version.ts';
+import { CLI_ENTRY, PROJECT_ROOT } from '../../kernel/version.ts';
 import { TOOLS_SOCKET_ENV } from '../persona/tools/tool-relay.ts';
 
 /** The name the server has in the harness's MCP configuration (claude's tools are `mcp__runtimectl__<tool>`). */
@@ -30,7 +30,7 @@ export function harnessToolServer(personas: readonly LoadedPersona[], stateDir: 
     return {
       name: SERVER_NAME,
       command: process.execPath,
-      args: ['--no-node-snapshot', path.join(PROJECT_ROOT, 'bin', 'runtimectl.js'), 'mcp', 'serve', '--persona', persona.file, '--state-dir', stateDir],
+      args: ['--no-node-snapshot', CLI_ENTRY, 'mcp', 'serve', '--persona', persona.file, '--state-dir', stateDir],
       reads,
       // filled in by the kernel with its relay's socket; the kernel hands no server when the persona turns out to have no tool
       env: { [TOOLS_SOCKET_ENV]: '' },

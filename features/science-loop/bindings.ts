@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { BindingImplementations, TaskSummary } from '../../kernel/broker/bindings.ts';
 import type { AppendResult } from '../../kernel/events/event-log.ts';
 import { openLedger } from '../ledger/open.ts';
-import { parseTaskState } from '../../plugins/ledger/model/lifecycle.ts';
+import { parseTaskState } from '../ledger/ledger-errors.ts';
 import type { MemoryStore } from '../../kernel/contracts/persistence.ts';
 import type { LedgerAccess } from '../ledger/access.ts';
 import type { Clock } from '../../kernel/loop/clock.ts';

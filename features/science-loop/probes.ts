@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, type Dirent } from 'node:fs';
 import path from 'node:path';
 import type { WorkItem } from '../../kernel/contracts/executor.ts';
-import { errorLine } from '../../kernel/errors.ts';
+import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import { READ_CAPS, readFileCapped } from '../../kernel/storage/safe-read.ts';
 import { addPending, rememberKeys, type Brain } from './brain.ts';
 import type { PersonaPaths } from '../../kernel/loop/layout.ts';
@@ -97,7 +97,8 @@ export function probeWorkPackets(paths: PersonaPaths, brain: Brain): { record: P
       // have changed since the listing, and the kernel never reads a host file for a persona.
       bytes = readFileCapped(path.join(paths.inboxDir, name), { maxBytes: MAX_PACKET_BYTES, within: paths.dir, shown: name });
     } catch (error) {
-      skipped.push(errorLine(error).replace(/^RTC_ERR_[A-Z_]+: /, ''));
+      // the reason as the operator reads it: the message (the code is data, not stripped from a line)
+      skipped.push(isKernelError(error) ? error.message : errorLine(error));
       continue;
     }
     if (bytes === undefined) {

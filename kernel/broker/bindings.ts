@@ -8,8 +8,7 @@
  * The ops only check and forward: what a binding does (which ledger, which log) is the
  * loop's implementation, handed to the broker in `BrokerContext.bindings`.
  */
-import { isKernelError } from '../errors.ts';
-import { DenoOpError } from './deno-error.ts';
+import { asDenoOpError, DenoOpError } from './deno-error.ts';
 import type { BrokerContext, OpCall, OpDefinition } from './op.ts';
 import type { Extension } from './extension.ts';
 import { defineOp } from './op.ts';
@@ -87,9 +86,7 @@ export async function forward<T>(fn: () => T | Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    // The code travels as data (the error's `code`, as Deno's OS codes do), never inside the message.
-    if (isKernelError(error)) throw new DenoOpError('Error', error.message, error.code);
-    throw new DenoOpError('Error', error instanceof Error ? error.message : String(error));
+    throw asDenoOpError(error);
   }
 }
 

@@ -4,6 +4,7 @@
  * Host-side code throws these for anything a script may legitimately catch; everything
  * else is a KernelError and ends the call.
  */
+import { isKernelError } from '../errors.ts';
 export type DenoErrorClass =
   | 'NotCapable'
   | 'NotFound'
@@ -37,6 +38,20 @@ export class DenoOpError extends Error {
     this.denoClass = denoClass;
     this.osCode = osCode;
   }
+}
+
+/**
+ * A host failure behind an op (a binding's implementation, a storage backend) as the Error the
+ * plugin sees: a DenoOpError as it is; a kernel error as an `Error` whose code is data (the
+ * error's `code`, as Deno's OS codes are), never inside the message; anything else by its
+ * message, with its own string code if it has one. One rule for the bindings' `forward`
+ * (kernel/broker/bindings.ts) and the storage bindings (features/persistence/storage/binding-kit.ts).
+ */
+export function asDenoOpError(error: unknown): DenoOpError {
+  if (error instanceof DenoOpError) return error;
+  if (isKernelError(error)) return new DenoOpError('Error', error.message, error.code);
+  const code = (error as { code?: unknown } | null | undefined)?.code;
+  return new DenoOpError('Error', error instanceof Error ? error.message : String(error), typeof code === 'string' ? code : undefined);
 }
 
 const ERRNO_TO_DENO: Record<string, [DenoErrorClass, number]> = {

@@ -10,9 +10,9 @@ import { isKernelError, kernelError } from '../errors.ts';
 import { READ_CAPS, readFileCapped } from '../storage/safe-read.ts';
 import { shownPath } from '../shown-path.ts';
 
-import { describeZodIssues } from './zod-error.ts';
+import { describeZodIssues } from '../contracts/zod-error.ts';
 
-export { describeZodError, describeZodIssues, formatFieldPath } from './zod-error.ts';
+export { describeZodError, describeZodIssues, formatFieldPath } from '../contracts/zod-error.ts';
 
 /** Problems named in one manifest error; past this many the line says how many more there are. */
 const MAX_PROBLEMS_SHOWN = 20;

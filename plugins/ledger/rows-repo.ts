@@ -5,8 +5,8 @@
  * was decided on (else the rows are reloaded and the change decided again). A committed
  * change is durable when the commit answers.
  */
-import { kernelError } from '../../kernel/errors.ts';
-import { describeZodError } from '../../kernel/manifest/zod-error.ts';
+import { ledgerError } from './model/ledger-error.ts';
+import { describeZodError } from '../../kernel/contracts/zod-error.ts';
 import { jsonlChangeSchema, jsonlHeaderSchema, type JsonlOp } from './model/jsonl-records.ts';
 import { JSONL_FORMAT, newerSchemaError } from './model/schema-error.ts';
 import { LEDGER_SCHEMA_VERSION, idNumber, type Checkpoint, type CounterName, type HistoryEntry, type Lease, type LeaseEvent, type Surprise, type TaskRow } from './model/records.ts';
@@ -61,7 +61,7 @@ export class RowsRepo implements LedgerRepo {
   }
 
   #corrupt(line: number, reason: string): never {
-    throw kernelError('RTC_ERR_LEDGER_CORRUPT', `${this.#display} line ${line}: ${reason}; the file was left untouched`, { details: { file: this.#display, line, reason } });
+    throw ledgerError('RTC_ERR_LEDGER_CORRUPT', `${this.#display} line ${line}: ${reason}; the file was left untouched`, { file: this.#display, line, reason });
   }
 
   #reset(): void {
@@ -98,7 +98,7 @@ export class RowsRepo implements LedgerRepo {
   load(repair: boolean): boolean {
     const answer = Runtimectl.storage.sync<RowLoad>('storage.ledger.load', { s: this.#token, since: this.#version, repair, init: headerLine() });
     if ('missing' in answer) {
-      if (this.readonly) throw kernelError('RTC_ERR_LEDGER_NOT_FOUND', `${this.#display}: no ${this.backend} ledger to read`, { details: { file: this.#display } });
+      if (this.readonly) throw ledgerError('RTC_ERR_LEDGER_NOT_FOUND', `${this.#display}: no ${this.backend} ledger to read`, { file: this.#display });
       this.#reset();
       return false;
     }
@@ -118,7 +118,7 @@ export class RowsRepo implements LedgerRepo {
     }
     if (answer.schema_version > LEDGER_SCHEMA_VERSION) throw newerSchemaError(this.#display, answer.schema_version, LEDGER_SCHEMA_VERSION);
     if (answer.unchanged === true && this.#version === answer.version) return created;
-    if (answer.snapshot === undefined) throw kernelError('RTC_ERR_LEDGER_CORRUPT', `${this.#display}: the backend answered without the ledger's rows`, { details: { file: this.#display } });
+    if (answer.snapshot === undefined) throw ledgerError('RTC_ERR_LEDGER_CORRUPT', `${this.#display}: the backend answered without the ledger's rows`, { file: this.#display });
     this.#state = stateFromSnapshot(answer.snapshot);
     this.#version = answer.version;
     return created;
@@ -146,8 +146,8 @@ export class RowsRepo implements LedgerRepo {
   }
 
   transaction<T>(change: string, fn: () => T): T {
-    if (this.readonly) throw kernelError('RTC_ERR_LEDGER_INPUT', 'the ledger was opened read-only', { internal: true });
-    if (this.#pending !== undefined) throw kernelError('RTC_ERR_LEDGER_INPUT', 'nested ledger transaction', { internal: true });
+    if (this.readonly) throw ledgerError('RTC_ERR_LEDGER_INPUT', 'the ledger was opened read-only');
+    if (this.#pending !== undefined) throw ledgerError('RTC_ERR_LEDGER_INPUT', 'nested ledger transaction');
     for (let attempt = 0; attempt < COMMIT_ATTEMPTS; attempt++) {
       this.load(true);
       this.#pending = [];
@@ -166,11 +166,11 @@ export class RowsRepo implements LedgerRepo {
       // Someone committed first: decide the change again on what is there now.
       this.#reset();
     }
-    throw kernelError('RTC_ERR_LEDGER_LOCKED', `${this.#display}: other writers kept committing first; "${change}" was not written after ${COMMIT_ATTEMPTS} attempts`, { details: { file: this.#display } });
+    throw ledgerError('RTC_ERR_LEDGER_LOCKED', `${this.#display}: other writers kept committing first; "${change}" was not written after ${COMMIT_ATTEMPTS} attempts`, { file: this.#display });
   }
 
   #record(op: JsonlOp): void {
-    if (this.#pending === undefined) throw kernelError('RTC_ERR_LEDGER_INPUT', 'a ledger write outside a transaction', { internal: true });
+    if (this.#pending === undefined) throw ledgerError('RTC_ERR_LEDGER_INPUT', 'a ledger write outside a transaction');
     this.#pending.push(clone(op));
     applyOp(this.#state, clone(op));
   }

@@ -265,30 +265,6 @@ function describe(e: Edge): string {
   return `${e.from}:${e.line} ${how} of ${e.to}`;
 }
 
-/** Known offenders: importing file → the targets it may still import against the rules. */
-export type KnownOffenders = Readonly<Record<string, readonly string[]>>;
-
-export interface KnownComparison {
-  /** Offences not in the known list: the test fails on each. */
-  unlisted: Offence[];
-  /** Listed edges that are no longer offences: delete them (the list only shrinks). */
-  stale: { from: string; to: string }[];
-  /** Known offences counted by rule. */
-  knownByRule: Partial<Record<RuleName, number>>;
-}
-
-export function compareKnown(offences: Offence[], known: KnownOffenders): KnownComparison {
-  const listed = new Set(Object.entries(known).flatMap(([from, tos]) => tos.map((to) => `${from}\0${to}`)));
-  const occurring = new Set(offences.map((o) => `${o.from}\0${o.to}`));
-  const knownByRule: Partial<Record<RuleName, number>> = {};
-  for (const o of offences) if (listed.has(`${o.from}\0${o.to}`)) knownByRule[o.rule] = (knownByRule[o.rule] ?? 0) + 1;
-  return {
-    unlisted: offences.filter((o) => !listed.has(`${o.from}\0${o.to}`)),
-    stale: [...listed].filter((k) => !occurring.has(k)).map((k) => ({ from: k.split('\0')[0]!, to: k.split('\0')[1]! })),
-    knownByRule,
-  };
-}
-
 /** One line per offence, naming the rule, the file and line, and the form of the import. */
 export function formatOffence(o: Offence): string {
   return `${o.detail}: breaks "${RULE_TEXT[o.rule]}"`;

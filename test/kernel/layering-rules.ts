@@ -21,6 +21,9 @@ export const KERNEL_PUBLIC_SURFACE: readonly string[] = [
   'kernel/errors.ts',
   'kernel/version.ts',
   'kernel/ids.ts',
+  // The one rule for naming a file in a message (relative to where the user stands, else
+  // absolute): a pure function of two strings that every layer's errors follow, the loader's too.
+  'kernel/shown-path.ts',
   'kernel/sandbox.ts',
   'kernel/broker/op.ts',
   'kernel/broker/extension.ts',

@@ -1,7 +1,7 @@
 /**
  * The layering, enforced: every import of every source file (all forms, resolved to files; see
- * layering-imports.ts) against the rules of layering-rules.ts. The known offenders
- * (layering-known.ts) may only shrink. The fixtures under test/fixtures/layering/ are small
+ * layering-imports.ts) against the rules of layering-rules.ts: any offence fails (there is no list
+ * of tolerated ones). The fixtures under test/fixtures/layering/ are small
  * project trees with one kind of bad import each, and prove each rule reports.
  */
 import assert from 'node:assert/strict';
@@ -9,31 +9,22 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
-import { RULE_QUOTES, checkLayering, compareKnown, formatComponent, formatCycle, formatOffence, quoted, renderGraph, renderSurface, withQuote, type LayeringReport, type Offence } from './layering-check.ts';
-import { KNOWN_OFFENDERS } from './layering-known.ts';
+import { RULE_QUOTES, checkLayering, formatComponent, formatCycle, formatOffence, quoted, renderGraph, renderSurface, withQuote, type LayeringReport, type Offence } from './layering-check.ts';
 import { KERNEL_PUBLIC_SURFACE } from './layering-rules.ts';
 
 const FIXTURES = path.join(PROJECT_ROOT, 'test', 'fixtures', 'layering');
 const fixture = (name: string): LayeringReport => checkLayering(path.join(FIXTURES, name));
 const edgesOf = (offences: Offence[]) => offences.map((o) => `${o.rule}: ${o.from} → ${o.to}`).sort();
 
-test('every import keeps the layering rules, except the known offenders, which may only shrink', (t) => {
+test('every import keeps the layering rules', (t) => {
   const report = checkLayering(PROJECT_ROOT);
   assert.ok(report.files > 400, `the source tree is scanned (${report.files} files)`);
-  const known = compareKnown(report.offences, KNOWN_OFFENDERS);
-  const total = Object.values(KNOWN_OFFENDERS).reduce((n, tos) => n + tos.length, 0);
   t.diagnostic(renderGraph(report));
-  t.diagnostic(`known offenders: ${total} (${Object.entries(known.knownByRule).map(([rule, n]) => `${rule} ${n}`).join(', ')})`);
   const cycles = report.cycles.flatMap((c) => formatComponent(c, report.edges));
   assert.deepEqual(
-    known.unlisted.map(formatOffence),
+    report.offences.map(formatOffence),
     [],
-    `imports against the layering rules (fix the import; test/kernel/layering-rules.ts has the rules)${known.unlisted.some((o) => o.rule === 'feature-cycle') ? `\n${cycles.join('\n')}` : ''}`,
-  );
-  assert.deepEqual(
-    known.stale.map((s) => `${s.from} → ${s.to}`),
-    [],
-    'listed in test/kernel/layering-known.ts but no longer an offence: delete these entries (the list only shrinks)',
+    `imports against the layering rules (fix the import; test/kernel/layering-rules.ts has the rules)${report.offences.some((o) => o.rule === 'feature-cycle') ? `\n${cycles.join('\n')}` : ''}`,
   );
 });
 
@@ -95,15 +86,6 @@ test('every import form is resolved: static, re-export, type, import(), new URL,
     'test-import: kernel/forms.ts → features/target/test/helpers.ts',
     'unresolved: kernel/forms.ts → ./no-such-module.ts',
   ]);
-});
-
-test('the known-offender comparison fails on a new offence and on a stale entry', () => {
-  const offences: Offence[] = [{ from: 'kernel/a.ts', to: 'sandboxes/b.ts', rule: 'kernel', line: 3, detail: 'kernel/a.ts:3 import of sandboxes/b.ts' }];
-  assert.deepEqual(compareKnown(offences, {}).unlisted, offences);
-  const stale = compareKnown(offences, { 'kernel/a.ts': ['sandboxes/b.ts'], 'kernel/c.ts': ['features/d.ts'] });
-  assert.deepEqual(stale.unlisted, []);
-  assert.deepEqual(stale.stale, [{ from: 'kernel/c.ts', to: 'features/d.ts' }]);
-  assert.deepEqual(stale.knownByRule, { kernel: 1 });
 });
 
 test('kernel/README.md and docs/architecture.md quote the public surface and the rules from layering-rules.ts (npm run layering -- --write)', () => {

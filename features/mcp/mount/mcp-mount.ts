@@ -19,7 +19,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Tape } from '../../../kernel/broker/tape.ts';
 import { sha256 } from '../../../kernel/events/envelope.ts';
-import { isKernelError, kernelError, type KernelError } from '../../../kernel/errors.ts';
+import { isKernelError, kernelError, type ErrorCode, type KernelError } from '../../../kernel/errors.ts';
 import { expand } from '../../../kernel/manifest/permissions-schema.ts';
 import { grantLayers } from '../../../kernel/broker/context.ts';
 import type { Limits } from '../../../kernel/manifest/sandbox-profile.ts';
@@ -35,7 +35,7 @@ import { gateNetPolicy } from '../../../sandboxes/subprocess/os-sandbox/net-prox
 import { resolveExecutable, type OsSandboxRequest } from '../../../sandboxes/subprocess/run-command.ts';
 import { processCpuMs, ServerProcess, type ServerEnd } from './mcp-process.ts';
 
-/** The tape op of one proxied call: args `{tool, arguments}`, answer `{ok: CallToolResult}` or `{err: line}`. */
+/** The tape op of one proxied call: args `{tool, arguments}`, answer `{ok: CallToolResult}` or `{err: {code?, message}}`. */
 export const MCP_CALL_OP = 'mcp.call';
 
 function serverError(plugin: string, message: string, details: Record<string, unknown> = {}): KernelError {
@@ -262,8 +262,7 @@ export class McpMount implements MountedServer {
       return result;
     } catch (error) {
       if (isKernelError(error)) ended = error.code;
-      const line = isKernelError(error) ? error.toBareLine() : (error as Error).message;
-      fill?.(JSON.stringify({ err: line }));
+      fill?.(JSON.stringify({ err: recordedError(error) }));
       throw error;
     } finally {
       const wallMs = performance.now() - started;
@@ -286,13 +285,24 @@ export class McpMount implements MountedServer {
   }
 }
 
-/** A recorded answer back into a value, or the recorded error thrown again. */
+/** A failed call as the tape keeps it: the kernel's code as data beside the message. */
+interface RecordedError {
+  code?: ErrorCode;
+  message: string;
+}
+
+function recordedError(error: unknown): RecordedError {
+  return isKernelError(error) ? { code: error.code, message: error.message } : { message: (error as Error).message };
+}
+
+/** A recorded answer back into a value, or the recorded error thrown again (with its code). */
 function answerOf(answer: string): unknown {
-  const parsed = JSON.parse(answer) as { ok?: unknown; err?: string };
+  const parsed = JSON.parse(answer) as { ok?: unknown; err?: RecordedError | string };
   if ('ok' in parsed) return parsed.ok;
-  const line = parsed.err ?? 'error';
-  const code = /^(RTC_ERR_[A-Z_]+): /.exec(line)?.[1];
-  throw code ? kernelError(code as 'RTC_ERR_TOOL_MCP_SERVER', line.slice(code.length + 2)) : new Error(line);
+  const err = parsed.err ?? { message: 'error' };
+  // a tape recorded before the code was data kept one line: its text is thrown back as it is
+  if (typeof err === 'string') throw new Error(err);
+  throw err.code ? kernelError(err.code, err.message) : new Error(err.message);
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

@@ -5,8 +5,8 @@
  * op throws reaches the plugin as an ordinary Error whose message starts with the kernel's
  * error code, so a plugin that passes it on is reported with that code.
  */
-import { isKernelError, kernelError } from '../../../kernel/errors.ts';
-import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
+import { kernelError } from '../../../kernel/errors.ts';
+import { asDenoOpError, DenoOpError } from '../../../kernel/broker/deno-error.ts';
 import { defineOp, type BrokerContext, type OpCall, type OpDefinition, type StorageGrant } from '../../../kernel/broker/op.ts';
 import { bindingAttempt } from '../../../kernel/broker/attempts.ts';
 import { Refusal } from '../../../kernel/broker/refusal.ts';
@@ -37,15 +37,6 @@ export function noSession(binding: StorageBindingName, message: string): Refusal
   return new Refusal('binding', binding, message, 'binding');
 }
 
-/** A kernel error (or any host failure) as the Error the plugin sees. */
-export function asOpError(error: unknown): DenoOpError {
-  if (error instanceof DenoOpError) return error;
-  // The code travels as data (the error's `code`, as Deno's OS codes do), never inside the message.
-  if (isKernelError(error)) return new DenoOpError('Error', error.message, error.code);
-  const code = (error as { code?: unknown }).code;
-  return new DenoOpError('Error', error instanceof Error ? error.message : String(error), typeof code === 'string' ? code : undefined);
-}
-
 export interface StorageOpSpec<A, R> {
   name: string;
   binding: StorageBindingName;
@@ -71,14 +62,14 @@ export function storageOp<A, R>(spec: StorageOpSpec<A, R>): OpDefinition<{ s: un
         try {
           return spec.run(session, a.args, ctx) as R;
         } catch (error) {
-          throw asOpError(error);
+          throw asDenoOpError(error);
         }
       }
       return (async () => {
         try {
           return await spec.run(session, a.args, ctx);
         } catch (error) {
-          throw asOpError(error);
+          throw asDenoOpError(error);
         }
       })() as R;
     },

@@ -7,16 +7,15 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../../kernel/version.ts';
+import { CLI_ENTRY } from '../../../kernel/version.ts';
 
 const quote = (s: string): string => `'${s.replaceAll("'", `'\\''`)}'`;
 
 function scriptText(cacheDir: string): string {
-  const bin = path.join(PROJECT_ROOT, 'bin', 'runtimectl.js');
   return [
     '#!/bin/sh',
     "# Deno.execPath() of runtimectl's sandbox: `deno run|eval|test` as runtimectl deno (features/sandbox-run/runner/exec-path.ts).",
-    `RUNTIMECTL_CACHE_DIR=${quote(cacheDir)} exec ${quote(process.execPath)} --no-node-snapshot ${quote(bin)} deno "$@"`,
+    `RUNTIMECTL_CACHE_DIR=${quote(cacheDir)} exec ${quote(process.execPath)} --no-node-snapshot ${quote(CLI_ENTRY)} deno "$@"`,
     '',
   ].join('\n');
 }

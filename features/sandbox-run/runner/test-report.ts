@@ -13,6 +13,16 @@ export interface TestErrorInfo {
   message: string;
   stack: string;
   isError: boolean;
+  /**
+   * The kernel error code of a failure the host itself reports (a limit, a dead sandbox host,
+   * a file that would not load): data beside the message, which never carries it.
+   */
+  code?: string;
+}
+
+/** `KernelError: RTC_ERR_SANDBOX_CPU: CPU time limit of 1000 ms exceeded`, or `Error: boom`: the error's head line as shown. */
+export function errorHead(error: TestErrorInfo): string {
+  return `${error.name}: ${error.code ? `${error.code}: ` : ''}${error.message}`;
 }
 
 export type TestEvent =
@@ -119,7 +129,7 @@ export function renderTest(test: TestCaseResult, err: (text: string) => void): s
 /** `error: Error: boom` plus the code frame and the script's own frames. */
 export function errorText(error: TestErrorInfo, mapper: StackMapper): string {
   if (!error.isError) return `error: ${error.message}`;
-  const body = error.stack && error.stack.startsWith(`${error.name}`) ? error.stack : `${error.name}: ${error.message}${error.stack ? `\n${error.stack.split('\n').filter((l) => /^\s+at /.test(l)).join('\n')}` : ''}`;
+  const body = error.stack && error.stack.startsWith(`${error.name}`) ? error.stack : `${errorHead(error)}${error.stack ? `\n${error.stack.split('\n').filter((l) => /^\s+at /.test(l)).join('\n')}` : ''}`;
   return mapUncaughtReport(mapper, `error: ${body}`).replace(/\n+$/, '');
 }
 

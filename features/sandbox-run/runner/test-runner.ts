@@ -19,7 +19,7 @@ import type { AuditEvent } from '../../../kernel/broker/op.ts';
 import { defaultCacheDir } from '../../../sandboxes/loader/bundle.ts';
 import type { StackMapper } from '../../../sandboxes/loader/stack-remap.ts';
 import { WriteQuota, type WriteQuotaLimits, type WriteQuotaUsage } from '../../../kernel/broker/write-quota.ts';
-import { isKernelError, kernelError } from '../../../kernel/errors.ts';
+import { isKernelError, kernelError, type KernelError } from '../../../kernel/errors.ts';
 import { assertNodeFlags } from '../../../kernel/node-flags.ts';
 import { IsolateRuntime, type CompiledSource } from '../../../sandboxes/isolate/isolate-runtime.ts';
 import { loadShim } from '../../../sandboxes/isolate/shim-source.ts';
@@ -101,11 +101,14 @@ function matcher(filter: string | undefined): (name: string) => boolean {
   return (name) => name.includes(filter);
 }
 
-function kernelFailure(error: unknown): TestErrorInfo {
-  const e = error as { name?: string; message?: string; code?: string };
-  const details = (error as { details?: { name?: string; message?: string; stack?: string } }).details;
-  if (details?.stack) return { name: details.name ?? 'Error', message: details.message ?? '', stack: details.stack, isError: true };
-  return { name: e.name ?? 'Error', message: `${e.code ? `${e.code}: ` : ''}${e.message ?? String(error)}`, stack: '', isError: true };
+/**
+ * A kernel error that ended a file or a test, as the report shows it: a script's own error the
+ * kernel passed on (its stack kept), or the kernel's (a limit, a dead host) with its code as data.
+ */
+function kernelFailure(error: KernelError): TestErrorInfo {
+  const details = error.details as { name?: string; message?: string; stack?: string };
+  if (details.stack) return { name: details.name ?? 'Error', message: details.message ?? '', stack: details.stack, isError: true };
+  return { name: error.name, message: error.message, stack: '', isError: true, code: error.code };
 }
 
 export class TestRunner {

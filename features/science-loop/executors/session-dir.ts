@@ -22,7 +22,7 @@ import {
   type ExecutorSessionManifestInput,
 } from '../../../kernel/contracts/executor-session.ts';
 import { mkdirBeneath, readFileBeneath, withParentHeld, inHeld, writeFileBeneath } from '../../../kernel/storage/no-follow.ts';
-import { describeZodError } from '../../../kernel/manifest/zod-error.ts';
+import { describeZodError } from '../../../kernel/contracts/zod-error.ts';
 import { errorLine } from '../../../kernel/errors.ts';
 import { prepareWorkspace, type PreparedWorkspace } from '../../workspace/prepare.ts';
 import type { VisibleSkills } from '../../workspace/skill-catalog-record.ts';

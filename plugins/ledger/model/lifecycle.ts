@@ -14,7 +14,7 @@
  * - `accepted` is final: acceptance is scoped to one procedure, and new doubt about it is
  *   a new task, not an edit of the old record.
  */
-import { kernelError } from '../../../kernel/errors.ts';
+import { ledgerError } from './ledger-error.ts';
 
 export const TASK_STATES = [
   'proposed',
@@ -66,15 +66,11 @@ export function assertTransition(taskId: string, from: TaskState, to: TaskState,
     targets.length > 0
       ? `legal next states: ${targets.join(', ')}${from === 'blocked' ? ' (the state it was blocked from)' : ''}`
       : `no legal next states (${from} is final)`;
-  throw kernelError('RTC_ERR_LEDGER_TRANSITION', `task ${taskId} is "${from}" and cannot move to "${to}"; ${legal}`, {
-    details: { task: taskId, from, to, legal: [...targets] },
-  });
+  throw ledgerError('RTC_ERR_LEDGER_TRANSITION', `task ${taskId} is "${from}" and cannot move to "${to}"; ${legal}`, { task: taskId, from, to, legal: [...targets] });
 }
 
 /** Parses a state named on a command line or in an API call. */
 export function parseTaskState(value: string): TaskState {
   if (isTaskState(value)) return value;
-  throw kernelError('RTC_ERR_LEDGER_INPUT', `unknown task state "${value}"; states are ${TASK_STATES.join(', ')}`, {
-    details: { state: value },
-  });
+  throw ledgerError('RTC_ERR_LEDGER_INPUT', `unknown task state "${value}"; states are ${TASK_STATES.join(', ')}`, { state: value });
 }

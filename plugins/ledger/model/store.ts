@@ -7,8 +7,8 @@
  * ledger rebuilt from the same calls is the same ledger.
  */
 import { z } from 'zod';
-import { kernelError } from '../../../kernel/errors.ts';
-import { describeZodError } from '../../../kernel/manifest/zod-error.ts';
+import { ledgerError } from './ledger-error.ts';
+import { describeZodError } from '../../../kernel/contracts/zod-error.ts';
 import { findLedgerProblems } from './consistency-rules.ts';
 import { newerSchemaError } from './schema-error.ts';
 import { assertTransition, legalTargets, type TaskState } from './lifecycle.ts';
@@ -124,7 +124,7 @@ function input<S extends z.ZodType>(schema: S, value: unknown, what: string): z.
   if (!result.success) {
     const { field, reason } = describeZodError(result.error);
     const where = field === '(root)' ? what : `${what}.${field}`;
-    throw kernelError('RTC_ERR_LEDGER_INPUT', `${where}: ${reason}`, { details: { field: where, reason } });
+    throw ledgerError('RTC_ERR_LEDGER_INPUT', `${where}: ${reason}`, { field: where, reason });
   }
   return result.data;
 }
@@ -133,7 +133,7 @@ const actorSchema = z.object({ by: nameSchema, now: timeSchema });
 const ttlSchema = leaseSchema.shape.ttlMs;
 
 function notFound(kind: string, id: string): never {
-  throw kernelError('RTC_ERR_LEDGER_NOT_FOUND', `no ${kind} ${JSON.stringify(id)} in the ledger`, { details: { kind, id } });
+  throw ledgerError('RTC_ERR_LEDGER_NOT_FOUND', `no ${kind} ${JSON.stringify(id)} in the ledger`, { kind, id });
 }
 
 function excerpt(text: string, max = 200): string {
@@ -235,10 +235,10 @@ class RuleStore implements LedgerStore {
       const open = row.state === 'blocked' ? this.openSurprisesAffecting(id) : [];
       if (open.length > 0) {
         const ids = open.map((s) => s.id);
-        throw kernelError(
+        throw ledgerError(
           'RTC_ERR_LEDGER_BLOCKED',
           `task ${id} is blocked by open surprise ${ids.join(', ')}; resolve ${ids.length === 1 ? 'it' : 'them'} first (runtimectl ledger surprise resolve ${ids[0]})`,
-          { details: { task: id, surprises: ids } },
+          { task: id, surprises: ids },
         );
       }
       this.setState(row, to, actor, reason, false);
@@ -268,16 +268,16 @@ class RuleStore implements LedgerStore {
       const current = this.repo.lease(args.resource);
       if (current !== undefined && current.owner !== args.owner) {
         if (args.now < current.expiresAt) {
-          throw kernelError(
+          throw ledgerError(
             'RTC_ERR_LEDGER_LEASE_HELD',
             `resource "${args.resource}" is leased to ${current.owner} until ${current.expiresAt} (${current.expiresAt - args.now} ms from now)`,
-            { details: { resource: args.resource, owner: current.owner, expiresAt: current.expiresAt } },
+            { resource: args.resource, owner: current.owner, expiresAt: current.expiresAt },
           );
         }
-        throw kernelError(
+        throw ledgerError(
           'RTC_ERR_LEDGER_LEASE_STALE',
           `the lease on "${args.resource}" held by ${current.owner} expired at ${current.expiresAt}, but an expired lease is not free: reconcile first (runtimectl ledger lease reconcile "${args.resource}" --owner-gone) once ${current.owner} is confirmed gone`,
-          { details: { resource: args.resource, owner: current.owner, expiresAt: current.expiresAt } },
+          { resource: args.resource, owner: current.owner, expiresAt: current.expiresAt },
         );
       }
       const lease: Lease =
@@ -293,9 +293,7 @@ class RuleStore implements LedgerStore {
   private requireOwnLease(resource: string, owner: string, doing: string): Lease {
     const current = this.repo.lease(resource) ?? notFound('lease on', resource);
     if (current.owner !== owner) {
-      throw kernelError('RTC_ERR_LEDGER_LEASE_NOT_OWNER', `${owner} cannot ${doing} the lease on "${resource}": it is held by ${current.owner}`, {
-        details: { resource, owner: current.owner, asked: owner },
-      });
+      throw ledgerError('RTC_ERR_LEDGER_LEASE_NOT_OWNER', `${owner} cannot ${doing} the lease on "${resource}": it is held by ${current.owner}`, { resource, owner: current.owner, asked: owner });
     }
     return current;
   }
@@ -388,10 +386,10 @@ class RuleStore implements LedgerStore {
       const rows = affects.map((id) => this.requireTask(id));
       const accepted = rows.find((row) => row.state === 'accepted');
       if (accepted !== undefined) {
-        throw kernelError(
+        throw ledgerError(
           'RTC_ERR_LEDGER_TRANSITION',
           `task ${accepted.id} is accepted, which is final; a surprise cannot block it (record the doubt against a new task)`,
-          { details: { task: accepted.id } },
+          { task: accepted.id },
         );
       }
       const n = this.repo.counter('surprise') + 1;
@@ -426,9 +424,7 @@ class RuleStore implements LedgerStore {
     return this.repo.transaction('surprise.resolve', () => {
       const current = this.repo.surprise(surpriseId) ?? notFound('surprise', surpriseId);
       if (current.state !== 'open') {
-        throw kernelError('RTC_ERR_LEDGER_INPUT', `surprise ${surpriseId} was already resolved at ${current.resolvedAt} by ${current.resolvedBy}`, {
-          details: { surprise: surpriseId },
-        });
+        throw ledgerError('RTC_ERR_LEDGER_INPUT', `surprise ${surpriseId} was already resolved at ${current.resolvedAt} by ${current.resolvedBy}`, { surprise: surpriseId });
       }
       const resolved: Surprise = { ...current, state: 'resolved', resolvedAt: actor.now, resolvedBy: actor.by, outcome };
       this.repo.putSurprise(resolved);
@@ -472,13 +468,13 @@ class RuleStore implements LedgerStore {
     const parsed = ledgerExportSchema.safeParse(doc);
     if (!parsed.success) {
       const { field, reason } = describeZodError(parsed.error);
-      throw kernelError('RTC_ERR_LEDGER_IMPORT', `ledger export: ${field}: ${reason}`, { details: { field, reason } });
+      throw ledgerError('RTC_ERR_LEDGER_IMPORT', `ledger export: ${field}: ${reason}`, { field, reason });
     }
     const data = parsed.data;
     if (data.schemaVersion > LEDGER_SCHEMA_VERSION) throw newerSchemaError('ledger export', data.schemaVersion, LEDGER_SCHEMA_VERSION);
     const problem = findLedgerProblems(data)[0];
     if (problem !== undefined) {
-      throw kernelError('RTC_ERR_LEDGER_IMPORT', `ledger export is inconsistent at ${problem.position}: ${problem.problem}`, { details: { ...problem } });
+      throw ledgerError('RTC_ERR_LEDGER_IMPORT', `ledger export is inconsistent at ${problem.position}: ${problem.problem}`, { ...problem });
     }
     this.repo.transaction('ledger.import', () => {
       const empty =
@@ -488,7 +484,7 @@ class RuleStore implements LedgerStore {
         this.repo.leases().length === 0 &&
         this.repo.leaseEvents().length === 0 &&
         this.repo.surprises().length === 0;
-      if (!empty) throw kernelError('RTC_ERR_LEDGER_IMPORT', `${this.repo.backend} ledger ${this.repo.file} is not empty; import only into a new ledger`);
+      if (!empty) throw ledgerError('RTC_ERR_LEDGER_IMPORT', `${this.repo.backend} ledger ${this.repo.file} is not empty; import only into a new ledger`);
       this.repo.setCounter('task', data.counters.task);
       this.repo.setCounter('surprise', data.counters.surprise);
       for (const { history, ...row } of data.tasks) {

@@ -1,6 +1,8 @@
 /**
- * A zod failure as one field path and reason. Pure (no file system, no YAML), so code that
- * runs inside an isolate (the ledger plugin) can word its refusals the way manifests do.
+ * A zod failure as one field path and reason: how the kernel words a refusal of a manifest or
+ * an input, published as a contract so a plugin that validates with zod (the ledger) words its
+ * refusals the same way. Isolate-safe (nothing but zod's types; no file system, no YAML), so a
+ * plugin imports it by value (test/kernel/layering-rules.ts: ISOLATE_SAFE_ROOT).
  */
 import type { z } from 'zod';
 
