@@ -365,9 +365,10 @@ export class PersonaRuntime {
     const handed = kernel.mcpServer(this.profile.id);
     // The server the harness starts reaches this kernel through the relay's socket (its folder visible read-only in the sandbox).
     const hasTools = this.profile.tools.length > 0 || scripts.length > 0 || this.#proposals.allowed;
-    this.#relay = handed && hasTools ? new ToolRelay({ list: () => this.tools(), call: (name, args) => this.callTool(name, args, 'mcp') }) : undefined;
-    this.#operatorRelay = mode === 'run' && hasTools ? new ToolRelay({ list: () => this.tools(), call: (name, args, via) => this.callTool(name, args, via) }, { vias: ['cli', 'mcp'] }) : undefined;
-    // A server that names the relay's variable (mcp serve) is handed only with the relay: without
+    const relayed = { list: () => this.toolsReport(), call: (name: string, args: unknown, via: 'mcp' | 'cli') => this.callTool(name, args, via) };
+    this.#relay = handed && hasTools ? new ToolRelay(relayed, { vias: ['mcp'] }) : undefined;
+    this.#operatorRelay = mode === 'run' && hasTools ? new ToolRelay(relayed, { vias: ['mcp', 'cli'] }) : undefined;
+    // A server that names the relay's variable (the bridge) is handed only with the relay: without
     // it, it would open the persona on its own, against this kernel's writer lock. Any other server is handed as given.
     const wantsRelay = handed?.env !== undefined && TOOLS_SOCKET_ENV in handed.env;
     const mcp: McpServerSpec | null = handed && this.#relay

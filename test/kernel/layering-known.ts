@@ -12,9 +12,6 @@
 import type { KnownOffenders } from './layering-check.ts';
 
 export const KNOWN_OFFENDERS: KnownOffenders = {
-  'features/mcp/harness-server.ts': [
-    'bin/runtimectl.js', // features
-  ],
   'features/sandbox-run/runner/exec-path.ts': [
     'bin/runtimectl.js', // features
   ],

@@ -52,7 +52,7 @@ budget: { daily_tokens: 200000, max_tokens_per_session: 50000, min_tokens_remain
 allow: { read: ["\${state}", ${JSON.stringify(SKILLS)}, ${JSON.stringify(path.dirname(HOSTILE))}], write: ["\${state}"], run: [codex, claude, sh, mcp-client.cjs, ${JSON.stringify(process.execPath)}], net: [${host}] }
 bindings: [ledger, events, memory]`,
     );
-    const [r] = await run([p], { stateDir, pluginPath: [plugins], skillsDirs: [SKILLS], mcpServer: harnessToolServer([p], stateDir) });
+    const [r] = await run([p], { stateDir, pluginPath: [plugins], skillsDirs: [SKILLS], mcpServer: harnessToolServer([p]) });
     const report = r!.reports[0]!;
     assert.equal(report.act.status, 'ok', report.defer_reason ?? JSON.stringify(report.act));
     const event = cycleEvents(stateDir, 'ada')[0]!;
