@@ -696,8 +696,8 @@ export class PersonaRuntime {
    * A call holds its own CPU and wall limits of the budget from its admission until it is
    * charged what it used (at least the limit that ended it), so calls made at once are
    * admitted only as far as the budget covers them all (issue 27, item 9b).
-   * `via`: who asked (`binding`: a plugin through the tools binding; `mcp`: an agent through
-   * `mcp serve`; `cli`: `tools call`).
+   * `via`: who asked (`binding`: a plugin through the tools binding; `mcp`: an MCP client through
+   * the kernel's relay, an agent's session or `mcp serve`; `cli`: `tools call`).
    */
   async callTool(name: string, args: unknown, via: 'binding' | 'mcp' | 'cli' = 'binding'): Promise<unknown> {
     if (this.#listing) throw kernelError('RTC_ERR_TOOL_RELAY', `persona ${this.profile.id} was opened to list its tools only (read-only): a call needs the persona opened for tools`, { internal: true });
