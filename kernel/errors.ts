@@ -174,7 +174,7 @@ export const ERROR_CODES = {
   RTC_ERR_TOOL_MCP_TIMEOUT: 'a mounted MCP server did not answer within its wall time limit',
   RTC_ERR_TOOL_DENIED: "a tool is not allowed what it needs by the persona's grant",
   RTC_ERR_TOOL_SCRIPT: "a skill's script cannot be offered as a tool (its skill's plugin.yaml does not validate, or two scripts share a name)",
-  RTC_ERR_TOOL_RELAY: "mcp serve cannot reach the kernel running the persona (its tool relay socket)",
+  RTC_ERR_TOOL_RELAY: "tools call (or tools list given RUNTIMECTL_TOOLS_SOCKET) cannot reach the kernel running the persona (its tool relay socket)",
   RTC_ERR_PLUGIN_SCAFFOLD: 'plugins new cannot write the plugin where it was asked',
   // workspaces
   RTC_ERR_WORKSPACE_ID_INVALID: 'an agent or workspace id is not a safe single path segment',

@@ -9,10 +9,17 @@
  *   floor:   the same SDK's Server answering the same tool in plain Node over stdio.
  * first tools/list: spawning `runtimectl mcp serve` to its first answered tools/list (warm
  *   bundle cache), next to the plain SDK server's.
+ * the session path (issue 25, item 5): `runtimectl run` runs the persona in the background
+ *   (a long cadence: between cycles), and an SDK Client spawns what a harness is handed, `node
+ *   features/mcp/bridge.mjs`, piped to the kernel's relay socket where the kernel serves MCP
+ *   itself: tool call round trip, and spawn-to-first-tools/list; besides, `mcp serve` run by
+ *   hand while the kernel runs (its fast path: it pipes to the same socket), and what one
+ *   append+fsync of a line costs on this disk (a call through the kernel makes two).
  * --version: `runtimectl --version` (the precompiled CLI) next to a bare `node -e 0`.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync, writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -26,6 +33,7 @@ import { PAYLOAD } from './call-round-trip.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BIN = path.join(ROOT, 'bin', 'runtimectl.js');
 const PLAIN = path.join(ROOT, 'bench', 'fixtures', 'plain-mcp-server.mjs');
+const BRIDGE = path.join(ROOT, 'features', 'mcp', 'bridge.mjs');
 
 function writeTools(root: string): { plugins: string; persona: string; state: string } {
   const plugins = path.join(root, 'plugins');
@@ -43,10 +51,39 @@ function writeTools(root: string): { plugins: string; persona: string; state: st
   return { plugins, persona, state: path.join(root, 'state') };
 }
 
-async function connect(command: string, args: string[], cwd: string): Promise<Client> {
+async function connect(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command, args, cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd }, stderr: 'inherit' }));
+  await client.connect(new StdioClientTransport({ command, args, cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env }, stderr: 'inherit' }));
   return client;
+}
+
+/** `runtimectl run` of the persona with a long cadence (one cycle, then it waits), and the socket its relay pointer names. */
+async function runInBackground(args: string[], cwd: string, state: string): Promise<{ socket: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['--no-node-snapshot', BIN, 'run', ...args, '--every', '3600'], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const pointer = path.join(state, 'bench-tools', 'tools-relay.json');
+  for (let i = 0; i < 600 && !existsSync(pointer); i++) await sleep(100);
+  if (!existsSync(pointer)) throw new Error('runtimectl run did not write its relay pointer within 60 s');
+  const socket = (JSON.parse(readFileSync(pointer, 'utf8')) as { socket: string }).socket;
+  return {
+    socket,
+    stop: async () => {
+      child.kill('SIGINT');
+      await exited;
+    },
+  };
+}
+
+/** One append of a short line and its fsync, as the kernel's event log and trace each do per call. */
+function appendFsync(file: string): (() => void) & { close(): void } {
+  const fd = openSync(file, 'a');
+  const line = Buffer.from(`${JSON.stringify({ type: 'tool_call', payload: PAYLOAD })}\n`);
+  const run = () => {
+    writeSync(fd, line);
+    fsyncSync(fd);
+  };
+  run.close = () => closeSync(fd);
+  return run;
 }
 
 export async function mcpTools(ctx: BenchContext): Promise<ResultRow[]> {
@@ -72,8 +109,8 @@ export async function mcpTools(ctx: BenchContext): Promise<ResultRow[]> {
 
   const listRounds = ctx.quick ? { warmup: 1, rounds: 3 } : { warmup: 2, rounds: 12 };
   ctx.log(`  mcp serve to first tools/list: ${listRounds.rounds} rounds`);
-  const firstList = async (command: string, args: string[], cwd: string) => {
-    const client = await connect(command, args, cwd);
+  const firstList = async (command: string, args: string[], cwd: string, env: Record<string, string> = {}) => {
+    const client = await connect(command, args, cwd, env);
     await client.listTools();
     await client.close();
   };
@@ -94,6 +131,42 @@ export async function mcpTools(ctx: BenchContext): Promise<ResultRow[]> {
     versionRounds,
   );
 
+  // The session path: a running kernel (its own state, so the rows above opened the persona here).
+  const runState = path.join(root, 'state-run');
+  const kernel = await runInBackground(['--persona', t.persona, '--state-dir', runState, '--plugins-dir', t.plugins], root, runState);
+  const bridgeEnv = { RUNTIMECTL_TOOLS_SOCKET: kernel.socket };
+  const fsync = appendFsync(path.join(root, 'fsync-probe.jsonl'));
+  let session: Map<string, number[]>;
+  let sessionStarts: Map<string, number[]>;
+  try {
+    const bridged = await connect(process.execPath, [BRIDGE], root, bridgeEnv);
+    const plain2 = await connect(process.execPath, [PLAIN], ROOT);
+    ctx.log(`  mcp tool call through the bridge to a running kernel: ${budget.rounds} rounds`);
+    session = await interleave(
+      [
+        { name: 'bridge', run: () => call(bridged, 'tool.echo.echo') },
+        { name: 'bridge-process', run: () => call(bridged, 'tool.echo-pool.echo') },
+        { name: 'plain', run: () => call(plain2, 'echo') },
+        { name: 'fsync', run: () => fsync() },
+      ],
+      budget,
+    );
+    await bridged.close();
+    await plain2.close();
+    ctx.log(`  bridge (and mcp serve beside a running kernel) to first tools/list: ${listRounds.rounds} rounds`);
+    sessionStarts = await interleave(
+      [
+        { name: 'bridge', run: () => firstList(process.execPath, [BRIDGE], root, bridgeEnv) },
+        { name: 'serve-fast', run: () => firstList(process.execPath, ['--no-node-snapshot', BIN, 'mcp', 'serve', '--persona', t.persona, '--state-dir', runState, '--plugins-dir', t.plugins], root) },
+        { name: 'plain', run: () => firstList(process.execPath, [PLAIN], ROOT) },
+      ],
+      listRounds,
+    );
+  } finally {
+    fsync.close();
+    await kernel.stop();
+  }
+
   const floor = summarize(samples.get('plain')!);
   const trusted = summarize(samples.get('trusted')!);
   const processTier = summarize(samples.get('process')!);
@@ -103,6 +176,15 @@ export async function mcpTools(ctx: BenchContext): Promise<ResultRow[]> {
   const version = summarize(cli.get('version')!);
   const node = summarize(cli.get('node')!);
   const CALL = 'MCP tool call round trip over stdio, small JSON';
+  const sessionFloor = summarize(session.get('plain')!);
+  const bridge = summarize(session.get('bridge')!);
+  const bridgeProcess = summarize(session.get('bridge-process')!);
+  const fsyncOne = summarize(session.get('fsync')!);
+  const bridgeRatio = bridge.median / sessionFloor.median;
+  const bridgeStart = summarize(sessionStarts.get('bridge')!);
+  const serveFast = summarize(sessionStarts.get('serve-fast')!);
+  const sessionCall = 'MCP tool call round trip, the session path: bridge → the running kernel\'s MCP relay';
+  const sessionStart = 'the session\'s MCP server: spawn to first answered tools/list (kernel running)';
   const why = (what: string) =>
     `${what}. Each call through mcp serve is durable before it is answered: a tool_call event appended to the persona's hash-chained log and a line of trace/tools.jsonl, each fsynced (two fsyncs per call), besides the schema check, the isolate call and the broker; the plain SDK server does none of it. What would close it: group the call's event and trace line into one fsync, or answer before the fsync and make the audit durable in the background (weaker: a crash could lose the record of an answered call).`;
   return [
@@ -156,5 +238,49 @@ export async function mcpTools(ctx: BenchContext): Promise<ResultRow[]> {
       whyMissed: `--version took ${version.median.toFixed(0)} ms median against ${node.median.toFixed(0)} ms for a bare node start on this loaded machine.`,
     }),
     timeRow({ case: 'runtimectl --version', variant: 'node -e 0', role: 'floor', summary: node, unit: 'ms' }),
+    timeRow({
+      case: sessionCall,
+      variant: 'node bridge.mjs → relay socket → trusted-tier tool isolate (runtimectl run, between cycles)',
+      role: 'project',
+      summary: bridge,
+      unit: 'auto',
+      floor: sessionFloor,
+      target: '≤ 1.5x the plain SDK server (median)',
+      verdict: verdict(bridgeRatio <= 1.5),
+      note: `what an agent's harness runs: no runtimectl in the session; every call a tool_call event and a trace line, each fsynced (one append+fsync here: ${fsyncOne.median.toFixed(3)} ms median).`,
+      whyMissed: `the call through the bridge costs ${bridgeRatio.toFixed(2)}x the plain SDK server (${bridge.median.toFixed(3)} ms against ${sessionFloor.median.toFixed(3)} ms median; the extra ${(bridge.median - sessionFloor.median).toFixed(3)} ms). Measured beside it, one append+fsync of a line on this disk takes ${fsyncOne.median.toFixed(3)} ms median (p99 ${fsyncOne.p99.toFixed(3)} ms); the kernel makes two per call, in turn, before it answers (the tool_call event in the hash-chained log, the line of trace/tools.jsonl): ${(2 * fsyncOne.median).toFixed(3)} ms of the extra, the rest the bridge's pipe hop, the schema check, the isolate call and the broker. What would close it: one fsync per call (the trace line in the event, or both in one group commit), or answering before the audit is durable (weaker: a crash could lose the record of an answered call).`,
+    }),
+    timeRow({
+      case: sessionCall,
+      variant: 'node bridge.mjs → relay socket → process-tier tool (sandbox host process)',
+      role: 'project',
+      summary: bridgeProcess,
+      unit: 'auto',
+      floor: sessionFloor,
+    }),
+    timeRow({ case: sessionCall, variant: "the SDK's Server in plain Node answering the same tool", role: 'floor', summary: sessionFloor, unit: 'auto' }),
+    timeRow({ case: sessionCall, variant: 'one append + fsync of a short line (the kernel makes two per call)', role: 'info', summary: fsyncOne, unit: 'auto' }),
+    timeRow({
+      case: sessionStart,
+      variant: 'spawn node bridge.mjs, initialize, tools/list',
+      role: 'project',
+      summary: bridgeStart,
+      unit: 'ms',
+      floor: summarize(sessionStarts.get('plain')!),
+      target: '< 300 ms (median)',
+      verdict: verdict(bridgeStart.median < 300),
+      note: 'the bridge imports only node:net; the kernel answers initialize and tools/list itself.',
+      whyMissed: `the bridge's first tools/list came ${bridgeStart.median.toFixed(0)} ms after the spawn (median), on this loaded machine.`,
+    }),
+    timeRow({
+      case: sessionStart,
+      variant: 'runtimectl mcp serve while run runs the persona (its fast path: pipes to the running kernel)',
+      role: 'alternative',
+      summary: serveFast,
+      unit: 'ms',
+      floor: summarize(sessionStarts.get('plain')!),
+      note: 'an operator\'s MCP client: node, the precompiled CLI and the persona\'s profile, then the bridge; the persona is not opened.',
+    }),
+    timeRow({ case: sessionStart, variant: 'the plain SDK server, spawned', role: 'floor', summary: summarize(sessionStarts.get('plain')!), unit: 'ms' }),
   ];
 }

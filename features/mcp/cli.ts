@@ -5,9 +5,11 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
-import { serveTools } from './serve.ts';
+import { serveTools } from '../persona/tools/mcp-server.ts';
 import { PROPOSE_TOOL } from '../review-queue/agent-proposals.ts';
 import { openToolSource, type OpenToolKernel, type ToolSourceOptions } from './tool-source.ts';
+import { runningKernelSocket } from './running-kernel.ts';
+import { TOOLS_SOCKET_ENV } from '../persona/tools/tool-relay.ts';
 import type { ToolInfo } from '../persona/tools/call-tool.ts';
 import { skillSearchPath } from '../skills/search-path.ts';
 
@@ -25,12 +27,13 @@ call runs in the tool's own sandbox under its grant (its manifest ∩ the person
 its sandbox profile's ceiling), is a tool_call event in the persona's log and is recorded
 in its trace; a denial, a limit or a failure is an MCP tool error, never the server's end.
 
-Started by an executor's harness under "runtimectl run", it relays each call to that run
-(${'$'}RUNTIMECTL_TOOLS_SOCKET), so calls land in the running cycle's trace and budget. Started
-on its own while "runtimectl run" runs the persona on this machine, it relays to that run the
-same way (the run's <state>/<persona>/tools-relay.json names its socket). Otherwise it opens
-the persona for tool calls only, under its writer lock: each call is a tool_call event and
-one line of <state>/<persona>/trace/tools.jsonl.
+While "runtimectl run" runs the persona on this machine (the run's
+<state>/<persona>/tools-relay.json names its socket), or given ${'$'}RUNTIMECTL_TOOLS_SOCKET, it
+pipes stdio to that kernel, which speaks MCP on its socket itself: the persona is not opened
+here, and calls land in that kernel's log and trace (via "mcp"). Otherwise it opens the
+persona for tool calls only, under its writer lock: each call is a tool_call event and one
+line of <state>/<persona>/trace/tools.jsonl. (An executor's harness is handed no runtimectl:
+a bridge of a few lines, features/mcp/bridge.mjs, to the run's relay.)
 
 Options:
 ${COMMON}
@@ -92,6 +95,14 @@ const mcpServeCommand = (openKernel: OpenToolKernel): Command => ({
   async run(argv, io) {
     const { values } = parseFlags(argv, common, 'mcp serve', false);
     const persona = personaFlag(values.persona, 'mcp serve');
+    // Fast path: a kernel runs the persona; the bridge pipes this process's stdio to its relay.
+    const socket = await runningKernelSocket(persona, values['state-dir'], io);
+    if (socket !== undefined) {
+      process.env[TOOLS_SOCKET_ENV] = socket;
+      await import('./bridge.mjs');
+      // the bridge ends this process when either side closes
+      return new Promise<number>(() => undefined);
+    }
     const source = await openToolSource(sourceOptions(openKernel, values, persona, 'mcp', io), io);
     await serveTools({ source, log: (line) => io.stderr(`runtimectl mcp serve: ${line}\n`) }, new StdioServerTransport());
     return 0;

@@ -1,26 +1,25 @@
 /**
- * The MCP server `runtimectl run` hands each executor's harness (LoopOptions.mcpServer): this
- * install's `runtimectl mcp serve --persona <profile> --state-dir <state>`, for a persona that
- * selects tools or skills, or may propose (`bindings: [proposals]`: the review.propose tool);
- * none otherwise. The kernel adds its tool relay's socket to the server's
- * environment, so the server the harness starts relays every call back into the running
- * cycle. Its install is what the sandbox lets the harness read: the bin, the precompiled CLI,
- * the sources tsx would run, node_modules.
+ * The MCP server `runtimectl run` hands each executor's harness (LoopOptions.mcpServer), for a
+ * persona that selects tools or skills, or may propose (`bindings: [proposals]`: the
+ * review.propose tool); none otherwise. It is no runtimectl: `node bridge.mjs`, a script of a
+ * few lines that pipes the harness's stdio to the running kernel's tool relay socket, where
+ * the kernel speaks MCP itself (features/persona/tools/tool-relay.ts). The kernel fills in the
+ * socket (RUNTIMECTL_TOOLS_SOCKET) and adds the socket's folder to what the sandbox lets the
+ * harness read; besides node, the bridge file is all the server reads.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { McpServerSpec } from '../../kernel/contracts/executor.ts';
 import type { LoadedPersona } from '../../kernel/personas/load.ts';
-import { CLI_ENTRY, PROJECT_ROOT } from '../../kernel/version.ts';
+import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { TOOLS_SOCKET_ENV } from '../persona/tools/tool-relay.ts';
 
 /** The name the server has in the harness's MCP configuration (claude's tools are `mcp__runtimectl__<tool>`). */
 export const SERVER_NAME = 'runtimectl';
 
-const INSTALL_PARTS = ['bin', '.build', 'cli', 'kernel', 'features', 'sandboxes', 'plugins', 'policies', 'node_modules', 'package.json', 'tsconfig.json'];
+/** The bridge program (from the install's root: the precompiled CLI is a bundle elsewhere). */
+export const BRIDGE_FILE = path.join(PROJECT_ROOT, 'features', 'mcp', 'bridge.mjs');
 
-export function harnessToolServer(personas: readonly LoadedPersona[], stateDir: string): (personaId: string) => McpServerSpec | null {
-  const reads = INSTALL_PARTS.map((p) => path.join(PROJECT_ROOT, p)).filter((p) => existsSync(p));
+export function harnessToolServer(personas: readonly LoadedPersona[]): (personaId: string) => McpServerSpec | null {
   return (personaId) => {
     const persona = personas.find((p) => p.profile.id === personaId);
     // Skills may ship scripts (tools too), and a persona that may propose offers review.propose:
@@ -30,8 +29,8 @@ export function harnessToolServer(personas: readonly LoadedPersona[], stateDir: 
     return {
       name: SERVER_NAME,
       command: process.execPath,
-      args: ['--no-node-snapshot', CLI_ENTRY, 'mcp', 'serve', '--persona', persona.file, '--state-dir', stateDir],
-      reads,
+      args: [BRIDGE_FILE],
+      reads: [BRIDGE_FILE],
       // filled in by the kernel with its relay's socket; the kernel hands no server when the persona turns out to have no tool
       env: { [TOOLS_SOCKET_ENV]: '' },
     };

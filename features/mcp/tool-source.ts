@@ -1,11 +1,11 @@
 /**
  * Where `mcp serve` and `tools list/call` get a persona's tools from:
  *
- *  - the kernel process running the persona, through its tool relay: the socket
- *    RUNTIMECTL_TOOLS_SOCKET names (the server an executor's harness started), or the
- *    operator's socket `<persona>/tools-relay.json` names when `run` runs the persona on this
- *    machine. The call is made there, under that kernel's writer lock and in its log (one
- *    writer, no fork), recorded `via: cli` (or `mcp`);
+ *  - the kernel process running the persona, through its tool relay (MCP over its socket,
+ *    relay-client.ts): the socket RUNTIMECTL_TOOLS_SOCKET names, or the operator's socket
+ *    `<persona>/tools-relay.json` names when `run` runs the persona on this machine. The call
+ *    is made there, under that kernel's writer lock and in its log (one writer, no fork),
+ *    recorded `via: cli`;
  *  - else a persona opened here for tool calls only, under the writer lock: each call is a
  *    `tool_call` event and a line of trace/tools.jsonl, and nothing else (no `reboot`: no loop
  *    restarted);
@@ -19,16 +19,15 @@ import path from 'node:path';
 import type { CliIo } from '../command/command.ts';
 import { PersonaRuntime, type LoopKernel } from '../persona/persona-runtime.ts';
 import { resolvePersona } from '../../kernel/personas/load.ts';
-import type { ToolInfo, ToolProblem } from '../persona/tools/call-tool.ts';
-import { RelayClient, runningRelay, TOOLS_SOCKET_ENV } from '../persona/tools/tool-relay.ts';
+import type { ToolSource as ServedToolSource } from '../persona/tools/mcp-server.ts';
+import { RelayClient } from '../persona/tools/relay-client.ts';
+import { runningRelay, TOOLS_SOCKET_ENV } from '../persona/tools/tool-relay.ts';
 import { resolveStateDir } from '../persistence/state-dir.ts';
 
-export interface ToolSource {
+export interface ToolSource extends ServedToolSource {
   /** `relay`: the kernel running the persona; `local`: opened in this process */
   readonly mode: 'relay' | 'local';
-  list(): Promise<{ tools: ToolInfo[]; problems: ToolProblem[] }>;
   call(name: string, args: unknown): Promise<unknown>;
-  close(): Promise<void>;
 }
 
 /**
@@ -58,9 +57,9 @@ export async function openToolSource(options: ToolSourceOptions, io: CliIo): Pro
     const client = await RelayClient.connect(socket);
     return {
       mode: 'relay',
-      list: async () => ({ tools: (await client.list()) as ToolInfo[], problems: [] }),
+      list: () => client.list(),
       call: (name, args) => client.call(name, args),
-      close: async () => client.close(),
+      close: () => client.close(),
     };
   }
   const persona = resolvePersona(options.persona, { cwd: io.cwd });
@@ -72,9 +71,9 @@ export async function openToolSource(options: ToolSourceOptions, io: CliIo): Pro
     if (client) {
       return {
         mode: 'relay',
-        list: async () => ({ tools: (await client.list()) as ToolInfo[], problems: [] }),
+        list: () => client.list(),
         call: (name, args) => client.call(name, args, options.via),
-        close: async () => client.close(),
+        close: () => client.close(),
       };
     }
   }

@@ -365,9 +365,10 @@ export class PersonaRuntime {
     const handed = kernel.mcpServer(this.profile.id);
     // The server the harness starts reaches this kernel through the relay's socket (its folder visible read-only in the sandbox).
     const hasTools = this.profile.tools.length > 0 || scripts.length > 0 || this.#proposals.allowed;
-    this.#relay = handed && hasTools ? new ToolRelay({ list: () => this.tools(), call: (name, args) => this.callTool(name, args, 'mcp') }) : undefined;
-    this.#operatorRelay = mode === 'run' && hasTools ? new ToolRelay({ list: () => this.tools(), call: (name, args, via) => this.callTool(name, args, via) }, { vias: ['cli', 'mcp'] }) : undefined;
-    // A server that names the relay's variable (mcp serve) is handed only with the relay: without
+    const relayed = { list: () => this.toolsReport(), call: (name: string, args: unknown, via: 'mcp' | 'cli') => this.callTool(name, args, via) };
+    this.#relay = handed && hasTools ? new ToolRelay(relayed, { vias: ['mcp'] }) : undefined;
+    this.#operatorRelay = mode === 'run' && hasTools ? new ToolRelay(relayed, { vias: ['mcp', 'cli'] }) : undefined;
+    // A server that names the relay's variable (the bridge) is handed only with the relay: without
     // it, it would open the persona on its own, against this kernel's writer lock. Any other server is handed as given.
     const wantsRelay = handed?.env !== undefined && TOOLS_SOCKET_ENV in handed.env;
     const mcp: McpServerSpec | null = handed && this.#relay
@@ -695,8 +696,8 @@ export class PersonaRuntime {
    * A call holds its own CPU and wall limits of the budget from its admission until it is
    * charged what it used (at least the limit that ended it), so calls made at once are
    * admitted only as far as the budget covers them all (issue 27, item 9b).
-   * `via`: who asked (`binding`: a plugin through the tools binding; `mcp`: an agent through
-   * `mcp serve`; `cli`: `tools call`).
+   * `via`: who asked (`binding`: a plugin through the tools binding; `mcp`: an MCP client through
+   * the kernel's relay, an agent's session or `mcp serve`; `cli`: `tools call`).
    */
   async callTool(name: string, args: unknown, via: 'binding' | 'mcp' | 'cli' = 'binding'): Promise<unknown> {
     if (this.#listing) throw kernelError('RTC_ERR_TOOL_RELAY', `persona ${this.profile.id} was opened to list its tools only (read-only): a call needs the persona opened for tools`, { internal: true });

@@ -279,7 +279,7 @@ async function runPersonasCommand(argv: string[], given: CliIo): Promise<number>
     ...(skillsDirs.length > 0 ? { skillsDirs } : {}),
   };
   // Each executor's harness gets this install's MCP tool server (a function: with --workers each worker makes its own).
-  const kernel = await openLoopKernel({ children, ...kernelOptions, mcpServer: harnessToolServer(setup.personas, setup.stateDir) });
+  const kernel = await openLoopKernel({ children, ...kernelOptions, mcpServer: harnessToolServer(setup.personas) });
   for (const r of kernel.registry.refused) io.stderr(`runtimectl: refused plugin ${r.error.toLine()}\n`);
   if (demo && !values.json) {
     io.stdout(`runtimectl demo: ${setup.personas.map((p) => `${p.profile.id} (${p.profile.runtime})`).join(', ')}\n`);

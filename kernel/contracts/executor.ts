@@ -19,7 +19,7 @@ const short = (max: number) => z.string().transform((s) => (s.length > max ? `${
 
 /**
  * An MCP server an executor hands its harness (stdio: a command and its arguments). The
- * kernel's own (`runtimectl mcp serve --persona ID`, the persona's tools through the broker)
+ * persona's own (a bridge to the running kernel's MCP tool relay, features/mcp/harness-server.ts)
  * is passed by LoopOptions.mcpServer; codex gets it as `-c mcp_servers.<name>.*`, claude as
  * `--mcp-config` with `--strict-mcp-config`. Its install is visible read-only in the OS
  * sandbox, so the harness can start it as its own child.

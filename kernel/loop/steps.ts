@@ -109,7 +109,7 @@ export interface PersonaContext extends PersonaStart {
 /** One tool call of the persona: its `tool_call` event, for what a session's manifest records. */
 export interface ToolCallNote {
   tool: string;
-  /** who asked: `mcp` (an agent through mcp serve), `binding` (a plugin), `cli` (tools call) */
+  /** who asked: `mcp` (an MCP client through the kernel's relay: an agent's session, `mcp serve`), `binding` (a plugin), `cli` (tools call) */
   via: 'binding' | 'mcp' | 'cli';
   ok: boolean;
   /** the error's code when it failed (RTC_ERR_...; null for an error without one) */

@@ -77,10 +77,9 @@ export function writeProfiles(dir: string, o: SoakOptions, osSandbox: boolean): 
   const ids: string[] = [];
   const files: string[] = [];
   const node = JSON.stringify(process.execPath);
-  // The agent's text travels in its arguments (node -e): the session's sandbox shows the install's node_modules, not bench/.
+  // The agent's text travels in its arguments (node -e): the session's sandbox shows node and the MCP bridge, not bench/.
   const source = readFileSync(AGENT, 'utf8').replace(/^#!.*\n/, '');
-  const sdk = path.join(PROJECT_ROOT, 'node_modules', '@modelcontextprotocol', 'sdk', 'dist', 'cjs');
-  const args = ['-e', source, '--', `--sdk=${sdk}`, '--call=tool.soak.tally'].map((a) => JSON.stringify(a)).join(', ');
+  const args = ['-e', source, '--', '--call=tool.soak.tally'].map((a) => JSON.stringify(a)).join(', ');
   for (let i = 0; i < o.personas; i++) {
     const id = `soak-${String(i).padStart(3, '0')}`;
     const file = path.join(dir, `${id}.yaml`);

@@ -1,8 +1,10 @@
 /**
  * `runtimectl tools list|call` in process, `runtimectl mcp serve` as the real program over
- * stdio (one spawn: what a harness starts), the budget on a session's tool calls, and bad input.
+ * stdio (one spawn: what an operator's MCP client starts), the bridge a harness starts when it
+ * cannot reach the kernel, the budget on a session's tool calls, and bad input.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -81,7 +83,7 @@ test('the tool calls of a session count against the persona\'s CPU seconds per c
   }
 });
 
-test('runtimectl mcp serve over stdio: the program a harness starts answers an SDK client', async () => {
+test('runtimectl mcp serve over stdio (no kernel running: the persona opened here) answers an SDK client', async () => {
   const s = setup();
   const transport = new StdioClientTransport({ command: process.execPath, args: ['--no-node-snapshot', path.join(ROOT, 'bin', 'runtimectl.js'), 'mcp', 'serve', ...s.flags], cwd: s.dir, env: { PATH: process.env.PATH ?? '', HOME: s.dir }, stderr: 'pipe' });
   const client = new Client({ name: 'test', version: '1' });
@@ -95,6 +97,18 @@ test('runtimectl mcp serve over stdio: the program a harness starts answers an S
   } finally {
     await client.close();
   }
+});
+
+test('the bridge a harness starts: no socket named, or a missing one, is one line on stderr and exit 1', () => {
+  const bridge = path.join(ROOT, 'features', 'mcp', 'bridge.mjs');
+  const run = (env: Record<string, string>) => spawnSync(process.execPath, [bridge], { env: { PATH: process.env.PATH ?? '', ...env }, input: '', encoding: 'utf8' });
+  const unset = run({});
+  assert.equal(unset.status, 1);
+  assert.match(unset.stderr, /^runtimectl bridge: RUNTIMECTL_TOOLS_SOCKET is not set[^\n]*\n$/);
+  const missing = run({ RUNTIMECTL_TOOLS_SOCKET: path.join(tempDir(), 'gone.sock') });
+  assert.equal(missing.status, 1);
+  assert.match(missing.stderr, /^runtimectl bridge: cannot reach the kernel's tool relay at \S+gone\.sock \(RUNTIMECTL_TOOLS_SOCKET\): ENOENT\n$/);
+  assert.equal(missing.stdout, '');
 });
 
 test('a persona has one writer: a second tools-only session (or one while run runs it) is refused naming the holder', async () => {

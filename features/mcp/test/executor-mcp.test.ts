@@ -1,9 +1,11 @@
 /**
- * The whole path, end to end: `runtimectl run` hands the executor's harness this install's
- * `mcp serve`; the fake codex (or claude), inside the session's OS sandbox, starts it with the
- * SDK's stdio Client and calls a tool; the server relays the call to the running kernel, which
- * runs it in the tool's isolate under its grant, audits it (a tool_call event), records it in
- * the cycle's trace (so replay replays it) and counts it in the cycle's tool usage.
+ * The whole path, end to end: `runtimectl run` hands the executor's harness the bridge
+ * (`node features/mcp/bridge.mjs`, no second runtimectl); the fake codex (or claude), inside
+ * the session's OS sandbox, starts it as its MCP server and speaks MCP through it to the
+ * running kernel's relay socket, where the kernel serves MCP itself: it runs each call in the
+ * tool's isolate under its grant, audits it (a tool_call event), records it in the cycle's
+ * trace (so replay replays it) and counts it in the cycle's tool usage. A line that is not
+ * JSON is answered with a JSON-RPC error, and the session goes on.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -12,7 +14,7 @@ import { test } from 'node:test';
 import { replayPersona } from '../../science-loop/preset.ts';
 import { CACHE_DIR, cycleEvents, events, packet, profile, run, tempDir } from '../../science-loop/test/helpers.ts';
 import { NO_OS_SANDBOX } from '../../../test/support/os-sandbox.ts';
-import { harnessToolServer } from '../harness-server.ts';
+import { BRIDGE_FILE, harnessToolServer } from '../harness-server.ts';
 import { pluginSearchPath, PluginRegistry } from '../../../kernel/plugins/registry.ts';
 import { personaPaths, workspaceDir } from '../../../kernel/loop/layout.ts';
 import { ROOT, wordsPlugin, writePlugin } from './fixtures.ts';
@@ -26,7 +28,7 @@ function mountHostile(root: string): void {
 }
 
 for (const executor of ['executor.codex', 'executor.claude', 'executor.command']) {
-  test(`${executor}: the agent's MCP client calls the persona's tools through mcp serve, the broker and the isolate; audited, traced, replayed`, { skip: NO_OS_SANDBOX }, async () => {
+  test(`${executor}: the agent's MCP client calls the persona's tools through the bridge (no runtimectl process), the kernel's MCP relay, the broker and the isolate; audited, traced, replayed`, { skip: NO_OS_SANDBOX }, async () => {
     const dir = tempDir('rtc-mcp-e2e-');
     const stateDir = path.join(dir, 'state');
     const plugins = path.join(dir, 'plugins');
@@ -52,13 +54,19 @@ budget: { daily_tokens: 200000, max_tokens_per_session: 50000, min_tokens_remain
 allow: { read: ["\${state}", ${JSON.stringify(SKILLS)}, ${JSON.stringify(path.dirname(HOSTILE))}], write: ["\${state}"], run: [codex, claude, sh, mcp-client.cjs, ${JSON.stringify(process.execPath)}], net: [${host}] }
 bindings: [ledger, events, memory]`,
     );
-    const [r] = await run([p], { stateDir, pluginPath: [plugins], skillsDirs: [SKILLS], mcpServer: harnessToolServer([p], stateDir) });
+    const [r] = await run([p], { stateDir, pluginPath: [plugins], skillsDirs: [SKILLS], mcpServer: harnessToolServer([p]) });
     const report = r!.reports[0]!;
     assert.equal(report.act.status, 'ok', report.defer_reason ?? JSON.stringify(report.act));
     const event = cycleEvents(stateDir, 'ada')[0]!;
     const workspace = workspaceDir(personaPaths(stateDir, 'ada'));
     const seen = JSON.parse(readFileSync(path.join(workspace, 'fake-mcp.json'), 'utf8'));
     assert.equal(seen.error, undefined, seen.error);
+    // the server the harness started is the bridge under node: no runtimectl process in the session
+    assert.deepEqual(seen.server, { command: process.execPath, args: [BRIDGE_FILE] });
+    assert.ok(![seen.server.command, ...seen.server.args].some((a: string) => /runtimectl\.js|\.build|cli\/main/.test(a)), JSON.stringify(seen.server));
+    // a garbage line is a JSON-RPC parse error (id null), and the session answers the next request
+    assert.equal(seen.garbage.code, -32700, JSON.stringify(seen.garbage));
+    assert.deepEqual(seen.ping, {});
     assert.deepEqual(seen.tools.slice(0, 5), ['tool.words.count', 'tool.words.boom', 'tool.words.spin', 'tool.words.peek', 'tool.hostile.echo']);
     assert.deepEqual(seen.tools.slice(-2), ['skill.text-stats.hostile', 'skill.text-stats.stats']);
     assert.equal(seen.calls[0].isError, false);
@@ -73,7 +81,7 @@ bindings: [ledger, events, memory]`,
     assert.equal(seen.calls[3].isError, false, seen.calls[3].text);
     assert.deepEqual(JSON.parse(seen.calls[3].text), { words: 2, stopwords: 1 });
 
-    // audited: one tool_call event a call, from the agent through mcp serve, in this cycle
+    // audited: one tool_call event a call, from the agent through the relay, in this cycle
     const toolEvents = events(stateDir, 'ada').filter((e) => e.type === 'tool_call');
     const calls = toolEvents.map((e) => e.payload as Record<string, any>);
     assert.deepEqual(calls.map((c) => [c.tool, c.via, c.cycle, c.ok]), [['tool.words.count', 'mcp', 1, true], ['tool.words.peek', 'mcp', 1, false], ['tool.hostile.echo', 'mcp', 1, true], ['skill.text-stats.stats', 'mcp', 1, true]]);

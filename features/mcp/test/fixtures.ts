@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CliIo } from '../../command/command.ts';
-import { toolServer } from '../serve.ts';
+import { toolServer } from '../../persona/tools/mcp-server.ts';
 import { openToolSource } from '../tool-source.ts';
 import { openLoopKernel } from '../../science-loop/preset.ts';
 

@@ -16,7 +16,7 @@ import { readLogFiles } from '../../../kernel/history/file-log.ts';
 import { openLoopKernel, replayPersona } from '../../science-loop/preset.ts';
 import { openBackend } from '../../persistence/open.ts';
 import { runCli } from '../../../test/support/cli.ts';
-import { toolServer } from '../serve.ts';
+import { toolServer } from '../../persona/tools/mcp-server.ts';
 import { openToolSource } from '../tool-source.ts';
 import { ROOT, resultText, tempDir, testIo } from './fixtures.ts';
 

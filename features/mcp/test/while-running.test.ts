@@ -2,7 +2,9 @@
  * Issue 24 item 7: `tools list` only reads, so it works while `run` runs the persona; an
  * operator's `tools call` while `run` runs it is made by that kernel (its writer lock, its
  * log: no fork), and a `tools call` with no kernel running records its tool_call event and
- * nothing else (no `reboot`: no loop restarted).
+ * nothing else (no `reboot`: no loop restarted). Issue 25 item 5: both talk MCP to the
+ * kernel's operator socket, and `mcp serve` while `run` runs pipes to it (the persona is not
+ * opened again: the running kernel holds its writer lock).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +12,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { readLogFiles } from '../../../kernel/history/file-log.ts';
 import { verifyEventLog } from '../../../kernel/events/verify.ts';
 import { runCli } from '../../../test/support/cli.ts';
@@ -46,6 +50,18 @@ test('while run runs the persona: tools list reads without the lock, tools call 
     const failed = await runCli(['tools', 'call', ...flags, 'tool.words.boom'], { cwd: dir, env });
     assert.equal(failed.status, 1);
     assert.match(failed.stderr, /the tool broke/);
+
+    // mcp serve bridges to the running kernel: an outside MCP client's calls are made there, via mcp
+    const serve = new StdioClientTransport({ command: process.execPath, args: ['--no-node-snapshot', path.join(ROOT, 'bin', 'runtimectl.js'), 'mcp', 'serve', ...flags], cwd: dir, env: { PATH: process.env.PATH ?? '', HOME: dir }, stderr: 'pipe' });
+    const client = new Client({ name: 'operator', version: '1' });
+    await client.connect(serve);
+    try {
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['tool.words.count', 'tool.words.boom', 'tool.words.spin', 'tool.words.peek']);
+      const r = await client.callTool({ name: 'tool.words.count', arguments: { text: 'a b c d' } });
+      assert.equal(JSON.parse((r.content as { text: string }[])[0]!.text).words, 4);
+    } finally {
+      await client.close();
+    }
   } finally {
     child.kill('SIGINT');
   }
@@ -55,7 +71,7 @@ test('while run runs the persona: tools list reads without the lock, tools call 
   const events = types(state, 'ada');
   assert.equal(verifyEventLog(path.join(state, 'ada', 'logs', 'events.jsonl')).ok, true, 'one chain: the calls were appended by the one writer');
   const calls = events.filter((e) => e.type === 'tool_call');
-  assert.deepEqual(calls.map((e) => [e.payload.tool, e.payload.via, e.payload.ok]), [['tool.words.count', 'cli', true], ['tool.words.boom', 'cli', false]]);
+  assert.deepEqual(calls.map((e) => [e.payload.tool, e.payload.via, e.payload.ok]), [['tool.words.count', 'cli', true], ['tool.words.boom', 'cli', false], ['tool.words.count', 'mcp', true]]);
   assert.equal(events.filter((e) => e.type === 'persona_start').length, 1);
   assert.equal(events.filter((e) => e.type === 'reboot').length, 0, 'neither the listing nor the calls restarted anything');
 

@@ -77,7 +77,7 @@ test('a persona that does not grant proposals: the plugin gets NotCapable, its s
   const report = r!.reports[0]!;
   assert.equal(report.act.status, 'failed');
   assert.match(report.act.reason ?? '', /NotCapable: Requires the "proposals" binding: persona "mute" does not grant it/);
-  assert.equal(harnessToolServer([p], stateDir)('mute'), null, 'no tool server for a persona with no tool and no proposals');
+  assert.equal(harnessToolServer([p])('mute'), null, 'no tool server for a persona with no tool and no proposals');
 });
 
 test('an executor session proposes through the review.propose MCP tool: queued with its session, refused evidence is a tool error, replayed', { skip: NO_OS_SANDBOX }, async () => {
@@ -86,7 +86,7 @@ test('an executor session proposes through the review.propose MCP tool: queued w
   const p = readPersonaFile(mcpProfile(dir), dir);
   packet(stateDir, 'talker');
   agentNotes(stateDir);
-  const [r] = await run([p], { stateDir, cycles: 1, env: fakeEnv(), mcpServer: harnessToolServer([p], stateDir) });
+  const [r] = await run([p], { stateDir, cycles: 1, env: fakeEnv(), mcpServer: harnessToolServer([p]) });
   const report = r!.reports[0]!;
   assert.equal(report.act.status, 'ok', report.defer_reason ?? JSON.stringify(report.act));
   const seen = JSON.parse(readFileSync(path.join(workspaceDir(personaPaths(stateDir, 'talker')), 'fake-mcp.json'), 'utf8'));

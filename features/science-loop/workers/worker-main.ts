@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     children,
     substrate: setup.substrate,
     // a function cannot cross to a worker: each makes the run's MCP tool server for its share
-    ...(setup.harnessTools ? { mcpServer: harnessToolServer(setup.personas, setup.loop.stateDir) } : {}),
+    ...(setup.harnessTools ? { mcpServer: harnessToolServer(setup.personas) } : {}),
   });
   port.on('message', (message: ToWorker) => {
     if (message.type === 'start') started();

@@ -1,19 +1,50 @@
 /**
- * The persona's tools as an MCP server (the official SDK's Server over a transport, stdio
- * for `mcp serve`). `tools/list` is the persona's tools with their declared input schemas;
- * `tools/call` goes through the tool source (the kernel's one tool path). Whatever goes wrong
- * in a call (an unknown tool, arguments that fail the schema, a denial, a limit, a tool that
- * throws, a mounted server that crashed) is an MCP tool error (`isError`) with the kernel's
- * one-line message: the agent reads it, and the server serves the next call.
+ * The persona's tools as an MCP server (the official SDK's Server over a transport): the
+ * running kernel's tool relay serves one on each connection to its socket (tool-relay.ts:
+ * an agent's session through the bridge, an operator's `mcp serve` and `tools call`), and
+ * `mcp serve` with no kernel running serves one over stdio. `tools/list` is the persona's
+ * tools with their declared input schemas; `tools/call` goes through the tool source (the
+ * kernel's one tool path). Whatever goes wrong in a call (an unknown tool, arguments that fail
+ * the schema, a denial, a limit, a tool that throws, a mounted server that crashed) is an MCP
+ * tool error (`isError`) with the kernel's one-line message, its code in the result's `_meta`:
+ * the agent reads it, and the server serves the next call.
+ *
+ * runtimectl's own clients (`tools call`) ask for the kernel's values besides the content
+ * (`_meta: {"runtimectl/raw": true}` on the request): each listed tool's ToolInfo, the
+ * listing's problems, a call's value as the tool source returned it. A request may name who
+ * it is from (`_meta: {"runtimectl/via": "cli"}`); the source decides whether it may.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { errorLine, isKernelError } from '../../kernel/errors.ts';
-import type { ToolInfo } from '../persona/tools/call-tool.ts';
-import { KERNEL_VERSION } from '../../kernel/version.ts';
-import type { ToolSource } from './tool-source.ts';
-import type { ScriptToolResult } from '../persona/tools/script-spec.ts';
+import { errorLine, isKernelError } from '../../../kernel/errors.ts';
+import { KERNEL_VERSION } from '../../../kernel/version.ts';
+import type { ToolInfo, ToolProblem } from './call-tool.ts';
+import type { ScriptToolResult } from './script-spec.ts';
+
+/** Where the server's tools come from: a persona opened in this process, or the running kernel's runtime. */
+export interface ToolSource {
+  list(): Promise<{ tools: ToolInfo[]; problems: ToolProblem[] }>;
+  /** `via`: who the request says it is from (`_meta["runtimectl/via"]`), unchecked: the source decides */
+  call(name: string, args: unknown, via?: unknown): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** The `_meta` keys runtimectl's own client and server share. */
+export const META = {
+  /** request: answer with the kernel's values too */
+  raw: 'runtimectl/raw',
+  /** request: who the call is from (`mcp`, `cli`) */
+  via: 'runtimectl/via',
+  /** a listed tool: its ToolInfo (raw) */
+  tool: 'runtimectl/tool',
+  /** tools/list result: the listing's problems (raw) */
+  problems: 'runtimectl/problems',
+  /** tools/call result: the value the tool source returned (raw) */
+  value: 'runtimectl/value',
+  /** tools/call error result: `{code, message}` (always) */
+  error: 'runtimectl/error',
+} as const;
 
 /** An MCP tool's input schema must be an object schema; a declaration without `type` gets it. */
 function inputSchema(schema: Record<string, unknown>): Tool['inputSchema'] {
@@ -51,7 +82,8 @@ export function kernelContent(value: unknown): CallToolResult {
 
 export function errorContent(error: unknown): CallToolResult {
   const line = isKernelError(error) ? error.toBareLine() : errorLine(error);
-  return { isError: true, content: [{ type: 'text', text: line }] };
+  const code = isKernelError(error) ? error.code : null;
+  return { isError: true, content: [{ type: 'text', text: line }], _meta: { [META.error]: { code, message: isKernelError(error) ? error.message : line } } };
 }
 
 export interface ServeOptions {
@@ -64,9 +96,11 @@ export function toolServer(options: ServeOptions): Server {
   const { source } = options;
   const server = new Server({ name: 'runtimectl', version: KERNEL_VERSION }, { capabilities: { tools: {} } });
   let known = new Map<string, ToolInfo>();
+  let lastProblems: ToolProblem[] = [];
   const unsandboxedSaid = new Set<string>();
   const list = async (): Promise<ToolInfo[]> => {
     const { tools, problems } = await source.list();
+    lastProblems = problems;
     for (const p of problems) options.log?.(`tool plugin ${p.plugin}: ${p.error}`);
     // a mounted server outside the OS sandbox is said once per plugin, on the server's stderr
     for (const t of tools) {
@@ -77,19 +111,25 @@ export function toolServer(options: ServeOptions): Server {
     known = new Map(tools.map((t) => [t.name, t]));
     return tools;
   };
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: (await list()).map((t) => ({ name: t.name, description: t.description, inputSchema: inputSchema(t.input_schema) })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    const raw = request.params?._meta?.[META.raw] === true;
+    const tools = await list();
+    return {
+      tools: tools.map((t) => ({ name: t.name, description: t.description, inputSchema: inputSchema(t.input_schema), ...(raw ? { _meta: { [META.tool]: t } } : {}) })),
+      ...(raw ? { _meta: { [META.problems]: lastProblems } } : {}),
+    };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const { name } = request.params;
+    const meta = request.params._meta;
     try {
       if (!known.has(name)) await list();
-      const value = await source.call(name, request.params.arguments ?? {});
+      const value = await source.call(name, request.params.arguments ?? {}, meta?.[META.via]);
       // a mounted server's answer is already MCP content; a script's is its run; a plugin's is JSON;
       // the kernel's review.propose answers a refusal as a value, which the agent reads as a tool error
       const kind = known.get(name)?.source;
-      if (kind === 'kernel') return kernelContent(value);
-      return kind === 'mcp' ? (value as CallToolResult) : kind === 'script' ? scriptContent(value) : resultContent(value);
+      const content = kind === 'kernel' ? kernelContent(value) : kind === 'mcp' ? (value as CallToolResult) : kind === 'script' ? scriptContent(value) : resultContent(value);
+      return meta?.[META.raw] === true ? { ...content, _meta: { ...(content._meta ?? {}), [META.value]: value } } : content;
     } catch (error) {
       options.log?.(`tool ${name}: ${errorLine(error)}`);
       return errorContent(error);

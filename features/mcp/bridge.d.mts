@@ -1,0 +1,2 @@
+// bridge.mjs is a program: importing it runs it (see its header). It exports nothing.
+export {};
