@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readLogFiles } from '../../../kernel/history/file-log.ts';
+import { readLogFiles } from '../../history-segments/file-log.ts';
 import { verifyEventLog } from '../../../kernel/events/verify.ts';
 import { runCli } from '../../../test/support/cli.ts';
 import { ROOT, tempDir, toolPersona, wordsPlugin } from './fixtures.ts';
