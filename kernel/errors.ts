@@ -81,7 +81,7 @@ export const ERROR_CODES = {
   RTC_ERR_REPLAY_OUTPUT: 'a replayed plugin call returned something other than the recorded result',
   RTC_ERR_REPLAY_RECORDING: 'a cycle recording (trace line, effect blob, profile or bundle) is missing, damaged or does not match its event',
   RTC_ERR_TRACE_WRITE: 'a cycle trace could not be written durably',
-  // history: sealed segments, checkpoints, rollups, retention (kernel/history, features/history)
+  // history: sealed segments, checkpoints, rollups, retention (features/history-segments, features/history)
   RTC_ERR_HISTORY_SEGMENT: 'a sealed log segment is missing, truncated, out of order, edited or does not match the header that follows it',
   RTC_ERR_HISTORY_CHECKPOINT: 'a history checkpoint does not match the segment it seals or cannot be read',
   RTC_ERR_HISTORY_INDEX: 'the segment index (rollups) does not match the sealed segments',

@@ -109,7 +109,7 @@ export async function history(ctx: BenchContext): Promise<ResultRow[]> {
 
   // Storage: what sealing and compression leave on disk for the idle cycles.
   const logs = path.join(states.long, PERSONA_ID, 'logs');
-  const { readIndexEntries } = await import('../../kernel/history/reader.ts');
+  const { readIndexEntries } = await import('../../features/history-segments/reader.ts');
   const { openBackend } = await import('../../features/persistence/open.ts');
   const backend = await openBackend(path.join(states.long, PERSONA_ID), undefined, { readonly: true });
   const entries = readIndexEntries(backend.events.history);

@@ -21,7 +21,7 @@ import { CycleRecorder } from '../../kernel/replay/cycle-recorder.ts';
 import { pathCodec } from '../../kernel/replay/path-codec.ts';
 import { replayPersona } from '../../features/science-loop/preset.ts';
 import { PLUGINS_DIR, PluginRegistry } from '../../kernel/plugins/registry.ts';
-import { TraceStore } from '../../kernel/replay/trace-store.ts';
+import { TraceStore } from '../../features/trace-store/trace-store.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';
 import { personaToolRunners } from '../../features/science-loop/tool-runners.ts';
 import { verdict, type ResultRow } from '../lib/result-row.ts';

@@ -305,7 +305,8 @@ export async function repairForkedLog(file: string, options: { keep?: number; no
 
   const setAside = chainNodes.filter((_, i) => i !== keep - 1).map(summarize);
   const keptSummary = summarize(kept);
-  const log = await openEventLog(file, options.now ? { now: options.now } : {});
+  // Only the open segment is mended here; a sealed side before it is verify's to check.
+  const log = await openEventLog(file, { sealedUnchecked: true, ...(options.now ? { now: options.now } : {}) });
   let repairSeq: number;
   try {
     const result = await log.append('log_repaired', {

@@ -15,7 +15,7 @@ import { closeSync, createReadStream, existsSync, lstatSync, openSync, readFileS
 import path from 'node:path';
 import tar from 'tar-stream';
 import { kernelError } from '../../kernel/errors.ts';
-import { writeFileDurably } from '../../kernel/history/file-storage.ts';
+import { writeFileDurably } from '../history-segments/file-storage.ts';
 import { readRegularFile } from '../../kernel/storage/safe-open.ts';
 
 export type ArchiveKind = 'folder' | 'tarball';

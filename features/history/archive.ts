@@ -5,7 +5,7 @@
  * and the trace segments that hold only their cycles; writes them, with the trace blobs they
  * refer to and a manifest, to a folder or a tarball (archive-store.ts); reads every member
  * back and checks it against the digests the live history keeps; and only then swaps each
- * segment for a stub holding its digests and where it went (kernel/history/storage.ts). The
+ * segment for a stub holding its digests and where it went (kernel/contracts/history-storage.ts). The
  * chain keeps each archived segment's digest and last hash in the header that follows it, so
  * `verify` still proves the history continuous. Blobs only archived records refer to, and
  * blobs no record refers to at all (older than a day: a running loop may have just stored one
@@ -22,17 +22,17 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { kernelError } from '../../kernel/errors.ts';
 import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
-import { readIndexEntries } from '../../kernel/history/reader.ts';
-import { decompressSegment, sha256Hex } from '../../kernel/history/seal.ts';
-import type { ArchivedStub, HistoryStorage, StoredSegment } from '../../kernel/history/storage.ts';
-import type { SegmentIndexEntry } from '../../kernel/history/index-entry.ts';
+import { readIndexEntries } from '../history-segments/reader.ts';
+import { decompressSegment, sha256Hex } from '../history-segments/seal.ts';
+import type { ArchivedStub, HistoryStorage, StoredSegment } from '../../kernel/contracts/history-storage.ts';
+import type { SegmentIndexEntry } from '../history-segments/index-entry.ts';
 import type { TraceRecord, TracedText } from '../../kernel/replay/trace-record.ts';
-import { TOOL_TRACE_FILE, TraceStore } from '../../kernel/replay/trace-store.ts';
+import { TOOL_TRACE_FILE, TraceStore } from '../trace-store/trace-store.ts';
 import { syncDirectory } from '../../kernel/events/repair.ts';
 import { openBackend } from '../persistence/open.ts';
 import { lockPersonaWriter, type WriterLock } from '../persistence/state/writer-lock.ts';
 import { blobMember, memberName, readArchiveMembers, readFolderManifest, writeFolderArchive, writeTarball, type ArchiveKind, type ArchiveManifest, type ArchivedMember, type MemberWant } from './archive-store.ts';
-import { BLOB_CAP } from '../../kernel/storage/content-store.ts';
+import { BLOB_CAP } from '../trace-store/content-store.ts';
 
 const DAY_MS = 86_400_000;
 /** An unreferenced blob younger than this is kept: a running loop may have stored it for a record it is about to write. */

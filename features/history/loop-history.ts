@@ -3,7 +3,7 @@
  * segment, sealing when a segment is due, and a checkpoint at each seal and at clean close.
  *
  * Start-up reads the checkpoint, opens the event log (which checks the open segment, record by
- * record, and the sealed side without reading it: kernel/history/open-check.ts), and verifies
+ * record, and the sealed side without reading it: features/history-segments/open-check.ts), and verifies
  * the checkpoint against the segment it seals and against the chain (the record at its seq
  * must carry its hash). The state is then the checkpoint's, with the events after it folded
  * in: those of the open segment, and those of a sealed segment when the checkpoint is older
@@ -19,8 +19,8 @@ import { z } from 'zod';
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
 import type { PersistenceBackend } from '../../kernel/contracts/persistence.ts';
 import type { SealOutcome } from '../../kernel/events/event-log.ts';
-import { CHECKPOINT_FORMAT, CheckpointMismatch, parseCheckpoint, sealedOf, verifyCheckpointAgainstSegments, type Checkpoint } from '../../kernel/history/checkpoint.ts';
-import { readIndexEntries } from '../../kernel/history/reader.ts';
+import { CHECKPOINT_FORMAT, CheckpointMismatch, parseCheckpoint, sealedOf, verifyCheckpointAgainstSegments, type Checkpoint } from '../history-segments/checkpoint.ts';
+import { readIndexEntries } from '../history-segments/reader.ts';
 import { HistoryFold, historyStateSchema, type HistoryState } from './fold.ts';
 import { sealDue, type HistoryConfig } from './policy.ts';
 import { rollupOf } from './rollup.ts';

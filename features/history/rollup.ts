@@ -1,5 +1,5 @@
 /**
- * A sealed segment's rollup, kept in its index entry (kernel/history/index-entry.ts): its
+ * A sealed segment's rollup, kept in its index entry (features/history-segments/index-entry.ts): its
  * events and cycles, its last cycle and defer reason, and its hourly buckets. `status`,
  * `activity` and the loop read these instead of the segment's events; `verify --full`
  * recomputes them from the events and compares.

@@ -16,7 +16,7 @@ import { canonicalJson } from '../../kernel/events/canonical.ts';
 import type { MemoryStore } from '../../kernel/contracts/persistence.ts';
 import type { LedgerAccess } from '../ledger/access.ts';
 import { errorLine } from '../../kernel/errors.ts';
-import { sha256Hex } from '../../kernel/history/seal.ts';
+import { sha256Hex } from '../history-segments/seal.ts';
 import type { ReviewQueue } from '../review-queue/queue.ts';
 import type { SubstrateAtStart } from '../substrate/substrate-at-start.ts';
 

@@ -17,7 +17,7 @@
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import type { EventOpenOptions } from '../../kernel/contracts/persistence.ts';
-import { CheckpointMismatch, confirmCheckpoint } from '../../kernel/history/checkpoint.ts';
+import { CheckpointMismatch, confirmCheckpoint } from '../history-segments/checkpoint.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import type { PersonaBackend as PersistenceBackend } from './backend.ts';
 import { eventLine } from '../../kernel/events/rows.ts';

@@ -7,8 +7,8 @@
 import { kernelError } from '../../kernel/errors.ts';
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
 import { SEGMENT_EVENT, segmentHeaderSchema } from '../../kernel/events/segment-header.ts';
-import { prepareSeal, sha256Hex } from '../../kernel/history/seal.ts';
-import type { HistoryStorage } from '../../kernel/history/storage.ts';
+import { prepareSeal, sha256Hex } from '../history-segments/seal.ts';
+import type { HistoryStorage } from '../../kernel/contracts/history-storage.ts';
 
 export interface ImportTarget {
   history: HistoryStorage;

@@ -16,8 +16,8 @@ import type { MemoryStore, ProposalStore } from '../../kernel/contracts/persiste
 import type { PersonaBackend } from './backend.ts';
 import { IsolatedEventStore, type BackendCalls } from './storage/isolated-events.ts';
 import type { StorageSession } from './storage/storage-session.ts';
-import type { TraceStorage } from '../../kernel/replay/trace-store.ts';
-import { sha256Digest, type ContentStore } from '../../kernel/storage/content-store.ts';
+import type { TraceStorage } from '../trace-store/trace-store.ts';
+import { sha256Digest, type ContentStore } from '../trace-store/content-store.ts';
 import { requireSharedPlugin, sharedStoragePlugin, type SharedStoragePlugin } from './shared-instance.ts';
 import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { checkBrainText, checkProposalLine, parseProposalLines } from './records.ts';

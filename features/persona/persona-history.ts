@@ -14,7 +14,7 @@
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
 import type { ReviewQueue } from '../review-queue/queue.ts';
 import type { SubstrateAtStart } from '../substrate/substrate-at-start.ts';
-import type { TraceStore } from '../../kernel/replay/trace-store.ts';
+import type { TraceStore } from '../trace-store/trace-store.ts';
 import { CYCLE_EVENT } from '../../kernel/loop/cycle-event.ts';
 import type { PersonaContext } from '../../kernel/loop/steps.ts';
 

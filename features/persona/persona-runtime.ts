@@ -46,12 +46,12 @@ import { ensurePersonaDir, ensureStateDir } from '../persistence/state/state-dir
 import { lockPersonaWriter, selfHolder, type WriterLock } from '../persistence/state/writer-lock.ts';
 import { CycleRecorder } from '../../kernel/replay/cycle-recorder.ts';
 import { pathCodec, type PathCodec } from '../../kernel/replay/path-codec.ts';
-import { TraceStore } from '../../kernel/replay/trace-store.ts';
+import { TraceStore } from '../trace-store/trace-store.ts';
 import { checkSubstrateAtStart, type SubstrateAtStart } from '../substrate/substrate-at-start.ts';
 import { listToolsReport, callTool, toolCallLimits, toolPluginOf, type ToolHost, type ToolInfo, type ToolProblem } from './tools/call-tool.ts';
 import { withCallMeter, type CallUsage } from '../../kernel/plugins/call-usage.ts';
 import { removeRelayPointer, TOOLS_SOCKET_ENV, ToolRelay, writeRelayPointer } from './tools/tool-relay.ts';
-import { TOOL_TRACE_FILE } from '../../kernel/replay/trace-store.ts';
+import { TOOL_TRACE_FILE } from '../trace-store/trace-store.ts';
 import { KERNEL_VERSION } from '../../kernel/version.ts';
 import type { ChildTrackerLike, SandboxKit } from '../../kernel/sandbox.ts';
 import { resolveCommand } from '../../kernel/permissions/run-grants.ts';

@@ -1,10 +1,10 @@
 /**
  * Proposed file contents (profile and plugin changes), stored by sha256 under
  * `review/blobs/<hex>` so the log carries a digest, not the file: a content store
- * (kernel/storage/content-store.ts), written atomically and checked when read.
+ * (features/trace-store/content-store.ts), written atomically and checked when read.
  */
 import path from 'node:path';
-import { contentStore, type ContentStore } from '../../kernel/storage/content-store.ts';
+import { contentStore, type ContentStore } from '../trace-store/content-store.ts';
 import { BLOBS_RELATIVE } from './paths.ts';
 
 function blobsOf(personaDir: string): ContentStore {

@@ -1,5 +1,5 @@
 /**
- * The proposal log's segments (kernel/history), for the file storage (`review/proposals.jsonl`):
+ * The proposal log's segments (features/history-segments), for the file storage (`review/proposals.jsonl`):
  *
  *   review/proposals.jsonl              the open segment (after the first seal it starts with a
  *                                       `log_segment` record, chained like any other)
@@ -19,13 +19,13 @@ import { kernelError } from '../../kernel/errors.ts';
 import { GENESIS_HASH } from '../../kernel/events/envelope.ts';
 import { bufferLines, describeProblem, scanEventLines } from '../../kernel/events/scan.ts';
 import { SEGMENT_EVENT, segmentHeaderSchema, type SegmentHeader } from '../../kernel/events/segment-header.ts';
-import { CHECKPOINT_FORMAT, CheckpointMismatch, parseCheckpoint, sealedOf, type Checkpoint } from '../../kernel/history/checkpoint.ts';
-import { fileHistoryStorage, writeFileDurably } from '../../kernel/history/file-storage.ts';
-import { INDEX_FORMAT, type SegmentIndexEntry } from '../../kernel/history/index-entry.ts';
-import { readIndexEntries } from '../../kernel/history/reader.ts';
-import { decompressSegment, sha256Hex } from '../../kernel/history/seal.ts';
-import { checkSegmentBytes } from '../../kernel/history/segment-check.ts';
-import type { HistoryStorage } from '../../kernel/history/storage.ts';
+import { CHECKPOINT_FORMAT, CheckpointMismatch, parseCheckpoint, sealedOf, type Checkpoint } from '../history-segments/checkpoint.ts';
+import { fileHistoryStorage, writeFileDurably } from '../history-segments/file-storage.ts';
+import { INDEX_FORMAT, type SegmentIndexEntry } from '../history-segments/index-entry.ts';
+import { readIndexEntries } from '../history-segments/reader.ts';
+import { decompressSegment, sha256Hex } from '../history-segments/seal.ts';
+import { checkSegmentBytes } from '../history-segments/segment-check.ts';
+import type { HistoryStorage } from '../../kernel/contracts/history-storage.ts';
 import { encodeRecord } from './log-file.ts';
 import { emptyQueueState, ImpossibleRecord, reduce, type Proposal, type QueueState } from './state.ts';
 

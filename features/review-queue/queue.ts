@@ -25,7 +25,7 @@ import { recordsInState } from './mirror.ts';
 import { readProposalLog } from './log-file.ts';
 import { sealProposalLog, type ReviewSealPolicy } from './log-history.ts';
 import { displayName, reviewLock } from './paths.ts';
-import type { SegmentIndexEntry } from '../../kernel/history/index-entry.ts';
+import type { SegmentIndexEntry } from '../history-segments/index-entry.ts';
 import { configuredBackend, reviewStorage, type ReviewBackend, type ReviewStorage } from './storage.ts';
 import { unappliedAccepted, type Proposal, type QueueState } from './state.ts';
 

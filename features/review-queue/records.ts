@@ -32,7 +32,7 @@ export const RECORD_TYPES = {
   applying: 'proposal_applying',
   applied: 'proposal_applied',
   repaired: 'log_repaired',
-  /** the header that opens each segment after the first (kernel/history): no change to any proposal */
+  /** the header that opens each segment after the first (features/history-segments): no change to any proposal */
   segment: 'log_segment',
 } as const;
 

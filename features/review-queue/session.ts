@@ -134,4 +134,4 @@ export function withReviewSession<T>(
   );
 }
 
-export { sha256Digest } from '../../kernel/storage/content-store.ts';
+export { sha256Digest } from '../trace-store/content-store.ts';

@@ -2,7 +2,7 @@
  * The checkpoint's part of verify's events check: the document start-up reads instead of the
  * whole history must be the one the chain vouches for. Start-up refuses a checkpoint that does
  * not match (kept aside, state rebuilt by a full scan), so a bad one is never trusted; verify
- * says so before a start has to: the same rules (kernel/history/checkpoint.ts), read-only.
+ * says so before a start has to: the same rules (features/history-segments/checkpoint.ts), read-only.
  *
  *   - with sealed segments, a checkpoint must be there (one is written at every seal): a
  *     missing one is an error (the next start rebuilds it by reading every sealed segment);
@@ -12,8 +12,8 @@
  *   - the record at its seq carries the hash it records (read from the segment that holds it).
  */
 import { errorLine, isKernelError } from '../../kernel/errors.ts';
-import { CheckpointMismatch, confirmCheckpoint } from '../../kernel/history/checkpoint.ts';
-import { IndexLineError, parseIndexLines } from '../../kernel/history/index-entry.ts';
+import { CheckpointMismatch, confirmCheckpoint } from '../history-segments/checkpoint.ts';
+import { IndexLineError, parseIndexLines } from '../history-segments/index-entry.ts';
 import type { PersonaBackend } from '../persistence/backend.ts';
 import type { VerifyFinding } from './cli.ts';
 

@@ -2,7 +2,7 @@
  * The history's checks in `runtimectl verify` (registered in cli.ts):
  *
  *   events  the event log's chain in the persona's configured backend, across its sealed
- *           segments and the open one (kernel/history/verify.ts): incremental by default,
+ *           segments and the open one (features/history-segments/verify.ts): incremental by default,
  *           every segment and link with --full, each sealed segment's rollup recomputed;
  *           then its checkpoint (checkpoint-check.ts)
  *   trace   the cycle trace's segments (files, or the rows of a backend that keeps the trace):
@@ -18,12 +18,12 @@ import path from 'node:path';
 import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
 import { EVENT_LOG_RELATIVE } from '../../kernel/events/paths.ts';
-import { readIndexEntries } from '../../kernel/history/reader.ts';
-import { checkSealedParallel, PARALLEL_FROM, workerCount } from '../../kernel/history/parallel-check.ts';
-import type { HistoryVerifyReport, VerifiedRecord } from '../../kernel/history/verify.ts';
+import { readIndexEntries } from '../history-segments/reader.ts';
+import { checkSealedParallel, PARALLEL_FROM, workerCount } from '../history-segments/parallel-check.ts';
+import type { HistoryVerifyReport, VerifiedRecord } from '../history-segments/verify.ts';
 import { CYCLE_EVENT } from '../../kernel/loop/cycle-event.ts';
 import { traceSummarySchema } from '../../kernel/replay/trace-record.ts';
-import { TOOL_TRACE_FILE, TRACE_DIR, TraceStore } from '../../kernel/replay/trace-store.ts';
+import { TOOL_TRACE_FILE, TRACE_DIR, TraceStore } from '../trace-store/trace-store.ts';
 import { verifyTrace } from './trace-verify.ts';
 import { readPersistenceConfig } from '../persistence/state/persistence-config.ts';
 import { openBackend } from '../persistence/open.ts';
@@ -80,7 +80,7 @@ export const eventChainCheck: VerifyCheck = {
       if (backend.events.isEmpty() && !existsSync(path.join(target.personaDir, EVENT_LOG_RELATIVE))) return { status: 'absent', summary: 'no event log', findings: [] };
       const since = recordOf(target.since?.events);
       const mode = target.mode ?? 'incremental';
-      // A full check of many sealed segments uses every core (kernel/history/parallel-check.ts).
+      // A full check of many sealed segments uses every core (features/history-segments/parallel-check.ts).
       const started = performance.now();
       const live = backend.events.history.list().segments.filter((s) => !s.archived);
       const precomputed = mode === 'full' && !target.deep && live.length >= PARALLEL_FROM ? await checkSealedParallel(backend.events.history, live.map((s) => ({ index: s.index, name: s.name })), 'links') : undefined;

@@ -5,15 +5,15 @@
  * header recorded when the two were sealed together (`attached.trace` of the event index), so
  * a trace segment swapped for another one is caught even when its own digests were rewritten.
  * `incremental` skips sealed segments whose stored identity is the one the last verification
- * saw, as kernel/history/verify.ts does for the event log.
+ * saw, as features/history-segments/verify.ts does for the event log.
  */
 import type { StoreProblem } from '../../kernel/contracts/persistence.ts';
 import { isKernelError } from '../../kernel/errors.ts';
-import { IndexLineError, parseIndexLines, sealedPartOf, type SegmentIndexEntry } from '../../kernel/history/index-entry.ts';
-import { decompressSegment, sha256Hex } from '../../kernel/history/seal.ts';
-import type { VerifiedRecord } from '../../kernel/history/verify.ts';
-import type { TraceStore } from '../../kernel/replay/trace-store.ts';
-import { traceHeaderOf } from '../../kernel/replay/trace-segments.ts';
+import { IndexLineError, parseIndexLines, sealedPartOf, type SegmentIndexEntry } from '../history-segments/index-entry.ts';
+import { decompressSegment, sha256Hex } from '../history-segments/seal.ts';
+import type { VerifiedRecord } from '../history-segments/verify.ts';
+import type { TraceStore } from '../trace-store/trace-store.ts';
+import { traceHeaderOf } from '../trace-store/trace-segments.ts';
 
 export interface TraceVerifyReport {
   ok: boolean;

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileDurably } from '../../kernel/history/file-storage.ts';
+import { writeFileDurably } from '../history-segments/file-storage.ts';
 
 export const VERIFIED_FILE = path.join('logs', 'verified.json');
 

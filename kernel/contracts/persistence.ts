@@ -18,9 +18,9 @@
 import type { AppendResult, EventLogStartup, OpenSegment, SealOptions, SealOutcome } from '../events/event-log.ts';
 import type { PluginRegistry } from '../plugins/registry.ts';
 import type { EventEnvelope } from '../events/envelope.ts';
-import type { TraceStorage } from '../replay/trace-store.ts';
-import type { HistoryStorage } from '../history/storage.ts';
-import type { HistoryVerifyOptions, HistoryVerifyReport } from '../history/verify.ts';
+import type { TraceStorage } from './trace-storage.ts';
+import type { HistoryStorage } from './history-storage.ts';
+import type { HistoryVerifyOptions, HistoryVerifyReport } from './history-verify.ts';
 
 /**
  * What a persistence backend plugin exports (each called in its isolate with the session token
@@ -89,7 +89,7 @@ export interface EventStore {
   read(): Iterable<EventEnvelope>;
   /**
    * Every problem in the stored chain (never writes): by default every segment is read
-   * (`verify --full`); `incremental` re-reads only what changed since `since` (kernel/history/verify.ts).
+   * (`verify --full`); `incremental` re-reads only what changed since `since` (features/history-segments/verify.ts).
    */
   verify(options?: HistoryVerifyOptions): HistoryVerifyReport;
   /** True when no event is stored. */
@@ -98,11 +98,11 @@ export interface EventStore {
    * Copies events verbatim (same seq, prev, hash, at; no redaction, no re-hashing) into an
    * empty store, durably. Refused when the store holds events or was opened for appends.
    * A `log_segment` record in the stream seals the events before it as the segment its
-   * header names, so the copy is segmented as the original was (kernel/history).
+   * header names, so the copy is segmented as the original was (features/history-segments).
    */
   importEvents(events: Iterable<EventEnvelope>, options?: Pick<EventOpenOptions, 'rollup'>): Promise<number>;
   /**
-   * The log's history (kernel/history): its sealed segments, their index with the rollups,
+   * The log's history (features/history-segments): its sealed segments, their index with the rollups,
    * and its checkpoint. Where the bytes go is the backend's; what they mean is the kernel's.
    */
   readonly history: HistoryStorage;

@@ -31,15 +31,13 @@ import { canonicalJson } from './canonical.ts';
 import { appendEnvelopeLine, appendHashInput, EVENT_TYPE_PATTERN, GENESIS_HASH, sha256 } from './envelope.ts';
 import { Batch, type BatchRow } from './batch.ts';
 import { openRegular } from '../storage/safe-read.ts';
-import { noteOpenSegmentEvent } from '../history/open-segment.ts';
+import { noteOpenSegmentEvent } from './open-segment.ts';
 import { cutTornTail, syncDirectory, type Repair } from './repair.ts';
 import { chainRepairHint, describeProblem, scanEventLog, type TornTail } from './scan.ts';
 import { SEGMENT_EVENT, segmentHeaderSchema, type SegmentHeader } from './segment-header.ts';
-import type { HistoryStorage } from '../history/storage.ts';
-import type { SegmentIndexEntry } from '../history/index-entry.ts';
-import { prepareSeal, type PreparedSeal, type SealInput } from '../history/seal.ts';
-import { checkSealedAtOpen, replaceOpenFile, setAsideSealTemp, type SealedHistory } from '../history/open-check.ts';
-import { decompressSegment, sha256Hex } from '../history/seal.ts';
+import type { HistoryStorage } from '../contracts/history-storage.ts';
+import type { LogHistory, PreparedSeal, RollupFold, SealedHistory, SealedSegments, SegmentIndexEntry } from './segments.ts';
+import { replaceOpenFile, setAsideSealTemp } from './open-file.ts';
 
 /** fs.write as a promise of the bytes written. */
 function writeAsync(fd: number, bytes: Buffer, offset: number, length: number): Promise<number> {
@@ -64,12 +62,19 @@ export interface OpenEventLogOptions {
   /** Wall-clock source for `at` (tests pin it); defaults to the system clock. */
   now?: () => Date;
   /**
-   * Where this log's sealed segments, index and checkpoint live (kernel/history). Without it
-   * the log is one file that is never sealed (the review log's and tests' use).
+   * Where this log's sealed segments, index and checkpoint live, with the code that checks and
+   * seals them (the port: segments.ts; features/history-segments implements it). Without it the
+   * log is one file that is never sealed (the review log's and tests' use).
    */
-  history?: HistoryStorage;
+  history?: LogHistory;
   /** The rollup each sealed segment's index entry carries (features/history). */
-  rollup?: SealInput['rollup'];
+  rollup?: RollupFold;
+  /**
+   * Opens a log whose open segment follows sealed ones without a `history` to check them: the
+   * caller mends the open segment only and leaves the sealed side to `verify` (the fork repair).
+   * Without it, such a log opened without a history is refused, never appended to unchecked.
+   */
+  sealedUnchecked?: true;
   /** Called with every event of the open segment as opening checks it (the loop folds them). */
   onEvent?: (event: import('./envelope.ts').EventEnvelope) => void;
 }
@@ -127,6 +132,8 @@ const openFiles = new Set<string>();
 export interface SealRequest {
   prepared: PreparedSeal;
   history: HistoryStorage;
+  /** the implementation that prepared it (a sink reads a stored segment back through it) */
+  segments: SealedSegments;
   /** sealed segments the log knows of before this one */
   sealedBefore: number;
   /** the next segment's `log_segment` record: its line and its row */
@@ -153,7 +160,7 @@ export interface EventLogOptions {
   keepRows?: boolean;
   /** The open segment as opening found it. */
   segment?: OpenSegment;
-  /** The sealed side as opening found it (kernel/history/open-check.ts). */
+  /** The sealed side as opening found it, with the implementation that seals it further (segments.ts). */
   history?: SealedHistory;
 }
 
@@ -196,15 +203,15 @@ export class FileSink implements BatchSink {
    * file is replaced by one holding only the next segment's header (the fd is swapped).
    */
   async seal(request: SealRequest): Promise<void> {
-    const { prepared, history } = request;
+    const { prepared, history, segments } = request;
     try {
       const stored = history.list().segments.find((s) => s.index === prepared.sealed.segment && !s.archived);
       if (stored) {
         const gz = history.readSealed(stored.index);
-        if (!decompressSegment(gz, stored.name).equals(readFileSync(this.file))) {
+        if (!segments.decompress(gz, stored.name).equals(readFileSync(this.file))) {
           throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${stored.name}: is stored as segment ${stored.index} but does not hold the lines of the open segment ${this.file}; neither was changed`, { details: { file: stored.name } });
         }
-        prepared.entry = { ...prepared.entry, gz_bytes: gz.length, gz_sha256: sha256Hex(gz) };
+        prepared.entry = { ...prepared.entry, gz_bytes: gz.length, gz_sha256: sha256Bytes(gz) };
       } else history.writeSealed(prepared.sealed.segment, prepared.gz);
       if (request.sealedBefore < prepared.sealed.segment && history.readIndex().length < prepared.sealed.segment) history.appendIndex(JSON.stringify(prepared.entry));
       if (prepared.rollupLine && !history.readRollups(prepared.sealed.segment).length) history.appendRollup(prepared.rollupLine);
@@ -253,7 +260,8 @@ export class EventLog {
   #stats: EventLogStats = { events: 0, batches: 0 };
   startup: EventLogStartup = { rebooted: false };
   #history: HistoryStorage | undefined;
-  #rollup: SealInput['rollup'];
+  #segments: SealedSegments | undefined;
+  #rollup: RollupFold | undefined;
   #segment: OpenSegment;
   /** The sealed segments (index entries), checked at open and grown by each seal. */
   #sealed: SegmentIndexEntry[] = [];
@@ -275,6 +283,7 @@ export class EventLog {
     const history = options.history;
     this.#segment = segment ?? { index: 1, firstSeq: lastSeq > 0 ? 1 : 0, bytes: 0, records: lastSeq };
     this.#history = history?.storage;
+    this.#segments = history?.segments;
     this.#rollup = history?.rollup;
     this.#sealed = history?.entries ?? [];
   }
@@ -402,7 +411,8 @@ export class EventLog {
 
   async #seal(options: SealOptions): Promise<SealOutcome | undefined> {
     const history = this.#history;
-    if (!history) throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${this.file}: this log keeps no history storage and is never sealed`, { internal: true });
+    const segments = this.#segments;
+    if (!history || !segments) throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${this.file}: this log keeps no history storage and is never sealed`, { internal: true });
     if (this.#failure) throw this.#failure;
     if (this.#closed) throw kernelError('RTC_ERR_EVENTS_CLOSED', `${this.file}: the event log is closed; it was not sealed`);
     // Appends made before the seal was asked go into the segment being sealed.
@@ -412,13 +422,13 @@ export class EventLog {
     const sink = this.#sink;
     if (!sink.seal || !sink.openBytes) throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${this.file}: this log's store keeps no sealed segments`, { internal: true });
     const bytes = await sink.openBytes();
-    const prepared = await prepareSeal({ segment: this.#segment.index, bytes, file: this.file, ...(options.attached ? { attached: options.attached } : {}), ...(this.#rollup ? { rollup: this.#rollup } : {}) });
+    const prepared = await segments.prepareSeal({ segment: this.#segment.index, bytes, file: this.file, ...(options.attached ? { attached: options.attached } : {}), ...(this.#rollup ? { rollup: this.#rollup } : {}) });
     if (prepared.sealed.last_seq !== this.#lastSeq || prepared.sealed.last_hash !== this.#lastHash) {
       throw kernelError('RTC_ERR_EVENTS_CHAIN', `${this.file}: the stored events end at seq ${prepared.sealed.last_seq}, not at the ${this.#lastSeq} this writer appended; another writer changed them (not sealed)`);
     }
     const { line, row, result } = this.#headerLine(prepared.header);
     try {
-      await sink.seal({ prepared, history, sealedBefore: this.#sealed.length, header: { line, row } });
+      await sink.seal({ prepared, history, segments, sealedBefore: this.#sealed.length, header: { line, row } });
     } catch (error) {
       // The open segment may be half replaced: nothing more is appended until the log is reopened.
       if (isKernelError(error) && error.internal) this.#failure = error;
@@ -573,9 +583,13 @@ export function prepareEventFile(file: string, options: Omit<OpenEventLogOptions
     throw kernelError('RTC_ERR_EVENTS_CHAIN', `${file}:1 (seq ${segment.firstSeq}): the log starts at seq ${segment.firstSeq} without a segment header: the events before it are missing; the file was left as it is`);
   }
   const hadEvents = lastSeq > 0;
+  if (segment.index > 1 && !options.history && !options.sealedUnchecked) {
+    throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${file}: the open segment is segment ${segment.index}, after ${segment.index - 1} sealed one(s), and the log was opened without the history that checks them; the file was left as it is`);
+  }
   let sealed: SealedHistory | undefined;
   if (options.history) {
-    sealed = checkSealedAtOpen(options.history, { index: segment.index, ...(segment.header ? { header: segment.header } : {}), label: file }, { rebuild: true, ...(options.rollup ? { rollup: options.rollup } : {}) });
+    const side = options.history.segments.checkAtOpen(options.history.storage, { index: segment.index, ...(segment.header ? { header: segment.header } : {}), label: file }, { rebuild: true, ...(options.rollup ? { rollup: options.rollup } : {}) });
+    sealed = { ...side, segments: options.history.segments };
   }
 
   const logsDir = path.dirname(absolute);

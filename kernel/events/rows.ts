@@ -19,7 +19,7 @@ import {
 } from './envelope.ts';
 import { chainLinkProblems, type ScanStart } from './scan.ts';
 import { headerProblem, SEGMENT_EVENT } from './segment-header.ts';
-import { eventLineOf } from '../history/lines.ts';
+import { eventLineOf } from './lines.ts';
 import { redactRecord } from '../redact/index.ts';
 import type { StoreProblem } from '../contracts/persistence.ts';
 

@@ -120,7 +120,7 @@ export interface ScanOptions {
   /**
    * The seq and prev the first line must have. Without it: seq 1 after the genesis, or, when
    * the first line is a segment header (`log_segment`), whatever that header chains from: a
-   * segment's file cannot know the segments before it, which kernel/history checks.
+   * segment's file cannot know the segments before it, which features/history-segments checks.
    */
   start?: ScanStart;
 }

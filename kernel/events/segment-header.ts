@@ -36,7 +36,7 @@ export type SealedSegment = z.infer<typeof sealedSegmentSchema>;
 export const segmentHeaderSchema = z.strictObject({
   segment: z.number().int().min(2).describe('index of the segment this record opens'),
   sealed: sealedSegmentSchema,
-  /** sha256 of the sealed segment's rollup line (kernel/history): the chain vouches for the figures status reads */
+  /** sha256 of the sealed segment's rollup line (features/history-segments): the chain vouches for the figures status reads */
   rollup: sha256Hex.optional(),
   attached: z.record(z.string(), z.unknown()).optional(),
 });

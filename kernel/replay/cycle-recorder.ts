@@ -12,8 +12,20 @@ import { errorLine, isKernelError } from '../errors.ts';
 import { scrubber, type Scrubber } from '../redact/secret-values.ts';
 import { scrubEffectText } from './effect-scrub.ts';
 import type { PathCodec } from './path-codec.ts';
-import { TRACE_FORMAT_VERSION, traceHash, type TraceBody, type TracedCall, type TraceRecord, type TraceSummary } from './trace-record.ts';
-import type { TraceStore } from './trace-store.ts';
+import { TRACE_FORMAT_VERSION, traceHash, type TraceBody, type TracedCall, type TracedText, type TraceRecord, type TraceSummary } from './trace-record.ts';
+
+/**
+ * Where the recorder writes: the persona's trace (features/trace-store/trace-store.ts, handed in by
+ * the persona runtime). `append` returns once the line is durable: the cycle's event follows it.
+ */
+export interface TraceWriter {
+  /** keeps a text (a bundle) in the trace's blobs; returns its digest */
+  keep(text: string): string;
+  /** an effect text as the trace carries it: inline when short, else a blob's digest */
+  externalize(text: string): TracedText;
+  /** appends the cycle's record durably */
+  append(record: TraceRecord): void;
+}
 
 export interface CycleHeader {
   persona: string;
@@ -49,7 +61,7 @@ export interface RecordedCallee {
 }
 
 export class CycleRecorder {
-  readonly #store: TraceStore;
+  readonly #store: TraceWriter;
   readonly #codec: PathCodec;
   readonly #header: CycleHeader;
   readonly #calls: TracedCall[] = [];
@@ -57,7 +69,7 @@ export class CycleRecorder {
   readonly #scrub: Scrubber;
 
   /** `scrub`: the persona's secrets (by value and pattern), for the bytes inside effects; the codec scrubs the rest. */
-  constructor(store: TraceStore, codec: PathCodec, header: CycleHeader, scrub: Scrubber = scrubber()) {
+  constructor(store: TraceWriter, codec: PathCodec, header: CycleHeader, scrub: Scrubber = scrubber()) {
     this.#store = store;
     this.#codec = codec;
     this.#header = header;

@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { openEventLog } from '../../kernel/events/event-log.ts';
-import { fileHistoryStorage } from '../../kernel/history/file-storage.ts';
+import { fileHistoryStorage } from '../../features/history-segments/file-storage.ts';
+import { logHistory } from '../../features/history-segments/segments.ts';
 import { analyzeFork } from '../../features/events/fork-repair.ts';
 import { readEvents, verifyEventLog } from '../../kernel/events/verify.ts';
 import { UsageWindow } from '../../features/history/usage.ts';
@@ -200,7 +201,7 @@ test('a fork after a seal: the open segment starts at its header, the repair kee
   const logs = path.join(state, 'forky', 'logs');
   const file = path.join(logs, 'events.jsonl');
   const history = fileHistoryStorage({ dir: logs, label: 'forky/logs' });
-  const log = await openEventLog(file, { history });
+  const log = await openEventLog(file, { history: logHistory(history) });
   await log.append('persona_start', { persona_id: 'forky' });
   await log.append('continuous_loop_cycle', cyclePayload(10));
   await log.seal();
@@ -213,7 +214,7 @@ test('a fork after a seal: the open segment starts at its header, the repair kee
   for (const tokens of [[1, 2, 3], [4]]) {
     const branch = path.join(tempDir('rtc-fork-branch-'), 'events.jsonl');
     writeFileSync(branch, prefix);
-    const writer = await openEventLog(branch);
+    const writer = await openEventLog(branch, { sealedUnchecked: true });
     for (const t of tokens) await writer.append('continuous_loop_cycle', cyclePayload(t));
     await writer.close();
     tails.push(readFileSync(branch, 'utf8').slice(prefix.length).split('\n').filter((l) => l !== ''));

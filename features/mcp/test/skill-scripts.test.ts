@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { readLogFiles } from '../../../kernel/history/file-log.ts';
+import { readLogFiles } from '../../history-segments/file-log.ts';
 import { openLoopKernel, replayPersona } from '../../science-loop/preset.ts';
 import { openBackend } from '../../persistence/open.ts';
 import { runCli } from '../../../test/support/cli.ts';

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { readLogFiles } from '../../../kernel/history/file-log.ts';
+import { readLogFiles } from '../../history-segments/file-log.ts';
 import { verifyEventLog } from '../../../kernel/events/verify.ts';
 import { runCli } from '../../../test/support/cli.ts';
 import { ROOT, tempDir, toolPersona, wordsPlugin } from './fixtures.ts';

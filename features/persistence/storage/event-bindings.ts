@@ -15,7 +15,7 @@
  *
  * So a backend can choose the place, not the content or the order: every refusal here is
  * RTC_ERR_PERSISTENCE_BACKEND (or the chain's own error at open). The placement's sealed
- * segments, index and checkpoint (kernel/history) go with it and are the kernel's alone
+ * segments, index and checkpoint (features/history-segments) go with it and are the kernel's alone
  * (placement-history.ts): the open checks them, the kernel seals without asking the plugin.
  */
 import { statSync } from 'node:fs';
@@ -24,8 +24,9 @@ import { isEventFileOpen, prepareEventFile } from '../../../kernel/events/event-
 import type { OpenSegment } from '../../../kernel/events/event-log.ts';
 import { checkEventRows, eventLine, type StoredEventRow } from '../../../kernel/events/rows.ts';
 import { GENESIS_HASH } from '../../../kernel/events/envelope.ts';
-import { noteOpenSegmentEvent } from '../../../kernel/history/open-segment.ts';
-import { checkSealedAtOpen } from '../../../kernel/history/open-check.ts';
+import { noteOpenSegmentEvent } from '../../../kernel/events/open-segment.ts';
+import { checkSealedAtOpen } from '../../history-segments/open-check.ts';
+import { logHistory, withSegments } from '../../history-segments/segments.ts';
 import { placementHistory } from './placement-history.ts';
 import { kernelError } from '../../../kernel/errors.ts';
 import { appendFileDurably } from '../../../kernel/storage/durable-files.ts';
@@ -91,7 +92,7 @@ export const filesEventsOpen = storageOp({
     const placement = filePlacement(session, a.path);
     session.pin(placement);
     const { history } = placementHistory(session, placement);
-    const prepared = prepareEventFile(placement.kind === 'file' ? placement.file : '', { history, ...session.openOptions });
+    const prepared = prepareEventFile(placement.kind === 'file' ? placement.file : '', { history: logHistory(history), ...session.openOptions });
     const { file: _file, ...head } = prepared;
     session.opened = { placement, ...head };
     return { last_seq: prepared.lastSeq, repaired: prepared.repair !== undefined };
@@ -148,7 +149,7 @@ export const filesEventsImport = storageOp({
 type RowItem = ReturnType<typeof checkEventRows> extends Generator<infer T> ? T : never;
 
 /**
- * A table placement's sealed side, checked at open (kernel/history/open-check.ts). Its seal is
+ * A table placement's sealed side, checked at open (features/history-segments/open-check.ts). Its seal is
  * one transaction, so a stored segment at the open one's index is not a seal cut short: refused.
  */
 export function sealedAtOpen(session: StorageSession, placement: EventPlacement, segment: OpenSegment, label: string) {
@@ -158,7 +159,7 @@ export function sealedAtOpen(session: StorageSession, placement: EventPlacement,
   if (sealed.resume) {
     throw kernelError('RTC_ERR_HISTORY_SEGMENT', `${history.segmentLabel(segment.index)}: segment ${segment.index} is stored, but it is the open segment; the store was left as it is`);
   }
-  return sealed;
+  return withSegments(sealed);
 }
 
 /**

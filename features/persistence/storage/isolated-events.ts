@@ -13,7 +13,7 @@
  * and verifies the events there itself (event-placement.ts): what it hands on was never in
  * the plugin's hands.
  *
- * The log's history (kernel/history: sealed segments, index, rollups, checkpoint) is the
+ * The log's history (features/history-segments: sealed segments, index, rollups, checkpoint) is the
  * placement's and the kernel's (placement-history.ts): the log seals through its sink, which
  * stores the seal at the placement without a plugin call. A placement with no sealed side
  * (postgres, see pg-history.ts) is one open segment that is never sealed.
@@ -25,11 +25,11 @@ import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
 import { eventLine } from '../../../kernel/events/rows.ts';
 import { kernelError } from '../../../kernel/errors.ts';
 import type { EventOpenOptions, EventStore } from '../../../kernel/contracts/persistence.ts';
-import type { HistoryStorage } from '../../../kernel/history/storage.ts';
+import type { HistoryStorage } from '../../../kernel/contracts/history-storage.ts';
 import { importSegmented } from '../history-import.ts';
-import { openSegmentOf } from '../../../kernel/history/open-segment.ts';
-import { eventsAfter } from '../../../kernel/history/reader.ts';
-import { verifyHistory, type HistoryVerifyOptions, type HistoryVerifyReport } from '../../../kernel/history/verify.ts';
+import { openSegmentOf } from '../../../kernel/events/open-segment.ts';
+import { eventsAfter } from '../../history-segments/reader.ts';
+import { verifyHistory, type HistoryVerifyOptions, type HistoryVerifyReport } from '../../history-segments/verify.ts';
 import { placementIsEmpty, placementLocation, readPlacement } from './event-placement.ts';
 import { kernelEventsDb, markMigrationLogged } from './sqlite-events-db.ts';
 import { placementHistory, type PlacementHistory } from './placement-history.ts';

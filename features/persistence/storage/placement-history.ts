@@ -1,12 +1,12 @@
 /**
- * The history side of an event placement (kernel/history): where a placement's sealed
+ * The history side of an event placement (features/history-segments): where a placement's sealed
  * segments, index, rollups and checkpoint are, and how its open segment is read, checked,
  * sealed and replaced. All of it is the kernel's: a backend plugin names the placement
  * (events.open / events.read), the kernel decides what a seal holds (kernel/events/event-log.ts)
  * and stores it here, so a plugin can no more forge a sealed segment than the open chain.
  *
  *   file      (jsonl-fs)  the segments, index and checkpoint as files beside logs/events.jsonl
- *                         (kernel/history/file-storage.ts); the seal is the FileSink's
+ *                         (features/history-segments/file-storage.ts); the seal is the FileSink's
  *   sqlite    (sqlite)    the kernel's tables event_segments, event_index, event_rollups and
  *                         history_documents in the placement's database; the seal is one
  *                         IMMEDIATE transaction (the open rows become one segment row)
@@ -20,10 +20,10 @@ import type { SealRequest } from '../../../kernel/events/event-log.ts';
 import { checkEventRows, eventLine, type StoredEventRow } from '../../../kernel/events/rows.ts';
 import type { ScanStart } from '../../../kernel/events/scan.ts';
 import { SEGMENT_EVENT, segmentHeaderSchema } from '../../../kernel/events/segment-header.ts';
-import { fileHistoryStorage } from '../../../kernel/history/file-storage.ts';
-import { checkOpenFile } from '../../../kernel/history/open-file-check.ts';
-import type { HistoryStorage } from '../../../kernel/history/storage.ts';
-import type { OpenCheck } from '../../../kernel/history/verify.ts';
+import { fileHistoryStorage } from '../../history-segments/file-storage.ts';
+import { checkOpenFile } from '../../history-segments/open-file-check.ts';
+import type { HistoryStorage } from '../../../kernel/contracts/history-storage.ts';
+import type { OpenCheck } from '../../history-segments/verify.ts';
 import { canonicalJson } from '../../../kernel/events/canonical.ts';
 import { replaceFileDurably } from '../../../kernel/storage/durable-files.ts';
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * kernel/history's storage operations on a sqlite placement's database (the sqlite backend's
+ * features/history-segments's storage operations on a sqlite placement's database (the sqlite backend's
  * persistence.db): sealed segments are rows of `event_segments` (gzip bytes, or a stub once
  * archived), the index is `event_index`, the rollups `event_rollups`, the checkpoint a row of
  * `history_documents`. These tables are the kernel's, like `events`: created and written only
@@ -9,7 +9,7 @@
  */
 import type Database from 'better-sqlite3';
 import { kernelError } from '../../../kernel/errors.ts';
-import type { ArchivedStub, HistoryDocument, HistoryStorage, SealedListing } from '../../../kernel/history/storage.ts';
+import type { ArchivedStub, HistoryDocument, HistoryStorage, SealedListing } from '../../../kernel/contracts/history-storage.ts';
 
 /** The kernel's history tables in a sqlite placement. */
 export const HISTORY_TABLES = ['event_segments', 'event_index', 'event_rollups', 'history_documents'] as const;

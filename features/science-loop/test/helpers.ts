@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
-import { readLogFiles } from '../../../kernel/history/file-log.ts';
+import { readLogFiles } from '../../history-segments/file-log.ts';
 import { readPersonaFile, type LoadedPersona } from '../../../kernel/personas/load.ts';
 import type { RunOptions } from '../run-personas.ts';
 import type { ScienceRun as PersonaRun } from '../report.ts';

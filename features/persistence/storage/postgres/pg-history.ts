@@ -1,5 +1,5 @@
 /**
- * The history of a postgres placement (kernel/history), in the kernel's tables of the shared
+ * The history of a postgres placement (features/history-segments), in the kernel's tables of the shared
  * database, keyed by persona like the events: `event_segments` (a sealed segment's gzip, or
  * its stub once archived), `event_index`, `event_rollups` and `history_documents` (the
  * checkpoint). A segment is what it is on the other backends: the gzip of the exact JSONL
@@ -12,7 +12,7 @@
  */
 import { kernelError } from '../../../../kernel/errors.ts';
 import { canonicalJson } from '../../../../kernel/events/canonical.ts';
-import type { ArchivedStub, HistoryDocument, HistoryStorage, SealedListing } from '../../../../kernel/history/storage.ts';
+import type { ArchivedStub, HistoryDocument, HistoryStorage, SealedListing } from '../../../../kernel/contracts/history-storage.ts';
 import { checkOpenRows, openBytesOfRows, registerPlacementHistory } from '../placement-history.ts';
 import type { EventPlacement, StorageSession } from '../storage-session.ts';
 import { checkedRows, sessionLease } from './pg-bindings.ts';

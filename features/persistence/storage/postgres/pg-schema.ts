@@ -160,7 +160,7 @@ export const KERNEL_MIGRATIONS: Migration[] = [
     ],
   },
   {
-    // The event log's history (kernel/history, postgres/pg-history.ts): sealed segments, their index and rollups, the checkpoint.
+    // The event log's history (features/history-segments, postgres/pg-history.ts): sealed segments, their index and rollups, the checkpoint.
     version: 2,
     statements: [
       'CREATE TABLE IF NOT EXISTS runtimectl.event_segments (persona text NOT NULL, segment integer NOT NULL, data bytea, stub text, PRIMARY KEY (persona, segment))',

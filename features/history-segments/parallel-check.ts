@@ -2,13 +2,13 @@
  * `verify --full` over many sealed segments uses every core: segments are read here (the
  * storage is the backend's) and checked in worker threads (decompressed, digested, checked
  * line by line), one segment per job; the chain between segments is then stitched in order by
- * kernel/history/verify.ts, which checks each segment's first record against the end of the
+ * features/history-segments/verify.ts, which checks each segment's first record against the end of the
  * one before it. A handful of segments is checked inline: a worker costs more to start.
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { SegmentCheck } from './segment-check.ts';
-import type { HistoryStorage } from './storage.ts';
+import type { CheckResult } from '../../kernel/contracts/history-verify.ts';
+import type { HistoryStorage } from '../../kernel/contracts/history-storage.ts';
 
 export interface CheckJob {
   index: number;
@@ -17,9 +17,7 @@ export interface CheckJob {
   depth: 'records' | 'links';
 }
 
-export type CheckResult =
-  | { index: number; gz_sha256: string; gz_bytes: number; bytes: number; sha256: string; check: SegmentCheck }
-  | { index: number; error: string };
+export type { CheckResult };
 
 /** Below this many segments the checks run inline. */
 export const PARALLEL_FROM = 8;

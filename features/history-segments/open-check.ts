@@ -5,45 +5,21 @@
  * stored at the size its index entry recorded, no segment beyond the open one, and the last
  * sealed segment's bytes must hash to what its entry records and match the header. Reading
  * one segment and listing the rest keeps start-up independent of the persona's age; an edit
- * inside an older segment that keeps its size is for `verify` (kernel/history/verify.ts).
+ * inside an older segment that keeps its size is for `verify` (features/history-segments/verify.ts).
  *
  * The index is derived data: entries missing from it (a crash between storing a segment and
  * indexing it, or a deleted index) are rebuilt from the segments and the headers that follow
  * them. An entry that disagrees with what is stored is refused, naming the segment.
  */
-import { closeSync, constants, existsSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { close } from 'node:fs';
-import { kernelError } from '../errors.ts';
-import type { EventEnvelope } from '../events/envelope.ts';
-import { syncDirectory } from '../events/repair.ts';
-import type { SegmentHeader } from '../events/segment-header.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import type { EventEnvelope } from '../../kernel/events/envelope.ts';
+import type { SegmentHeader } from '../../kernel/events/segment-header.ts';
+import type { CheckAtOpenOptions, OpenSegmentRef, RollupFold, SealedSide } from '../../kernel/events/segments.ts';
+export type { CheckAtOpenOptions, OpenSegmentRef, SealedSide };
 import { IndexLineError, INDEX_FORMAT, parseIndexLines, sealedPartOf, type SegmentIndexEntry } from './index-entry.ts';
 import { decompressSegment, rollupLine, sha256Hex } from './seal.ts';
 import { checkSegmentBytes } from './segment-check.ts';
-import type { HistoryStorage, StoredSegment } from './storage.ts';
-
-const closeAsync = promisify(close);
-
-/** The sealed side of a log, as opening found it. */
-export interface SealedHistory {
-  storage: HistoryStorage;
-  /** index entries of segments 1..open-1 */
-  entries: SegmentIndexEntry[];
-  rollup?: (events: EventEnvelope[]) => unknown;
-  /** segments whose index entry was missing and rebuilt from the segment */
-  rebuilt: number[];
-  /** a segment already stored at the open segment's index: a seal a crash cut short */
-  resume: boolean;
-}
-
-export interface OpenSegmentRef {
-  index: number;
-  header?: SegmentHeader;
-  /** names the open segment in messages */
-  label: string;
-}
+import type { HistoryStorage, StoredSegment } from '../../kernel/contracts/history-storage.ts';
 
 function segmentError(name: string, what: string, segment: number) {
   return kernelError('RTC_ERR_HISTORY_SEGMENT', `${name}: ${what} (nothing was changed)`, { details: { file: name, segment } });
@@ -88,7 +64,7 @@ function rebuildEntry(storage: HistoryStorage, segment: StoredSegment, open: Ope
 }
 
 /** Rollups of sealed segments that have none (a crash before appending it, or a file set aside), rebuilt from the segments. */
-function rebuildRollups(storage: HistoryStorage, sealedCount: number, stored: Map<number, StoredSegment>, rollup: NonNullable<SealedHistory['rollup']>): number[] {
+function rebuildRollups(storage: HistoryStorage, sealedCount: number, stored: Map<number, StoredSegment>, rollup: RollupFold): number[] {
   const segmentOf = (line: string) => Number(/^\{"segment":(\d+)[,}]/.exec(line)?.[1] ?? 0);
   // Rollups are appended in segment order: when the last sealed segment has one, all do (a
   // start-up reads one line, not the file); otherwise the gaps are found and filled.
@@ -110,13 +86,7 @@ function rebuildRollups(storage: HistoryStorage, sealedCount: number, stored: Ma
   return rebuilt;
 }
 
-export interface CheckAtOpenOptions {
-  rollup?: SealedHistory['rollup'];
-  /** rebuild missing index entries (a writable open); read-only opens only report */
-  rebuild: boolean;
-}
-
-export function checkSealedAtOpen(storage: HistoryStorage, open: OpenSegmentRef, options: CheckAtOpenOptions): SealedHistory {
+export function checkSealedAtOpen(storage: HistoryStorage, open: OpenSegmentRef, options: CheckAtOpenOptions): SealedSide {
   const listing = storage.list();
   const stored = new Map(listing.segments.map((s) => [s.index, s]));
   const sealedCount = open.index - 1;
@@ -179,46 +149,4 @@ export function checkSealedAtOpen(storage: HistoryStorage, open: OpenSegmentRef,
   // Rollups are rebuilt only where a fold is given and the open may write; readers do without.
   if (options.rebuild && options.rollup && storage.writable) rebuilt.push(...rebuildRollups(storage, sealedCount, stored, options.rollup).filter((i) => !rebuilt.includes(i)));
   return { storage, entries: entries.slice(0, sealedCount), ...(options.rollup ? { rollup: options.rollup } : {}), rebuilt, resume };
-}
-
-/** The temp name a seal writes the next open file under before renaming it into place. */
-export function sealTempName(file: string): string {
-  return `${file}.seal-tmp`;
-}
-
-/**
- * A seal's last step: the open file is replaced by `bytes` (the new segment's header): temp
- * file, fsync, rename, directory fsync; the old descriptor is closed and a new one opened
- * for appends with `flags` added (O_DSYNC).
- */
-export async function replaceOpenFile(file: string, oldFd: number, bytes: Buffer, flags: number): Promise<number> {
-  const tmp = sealTempName(file);
-  const fd = openSync(tmp, 'w', 0o644);
-  try {
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
-  syncDirectory(path.dirname(file));
-  await closeAsync(oldFd).catch(() => undefined);
-  return openSync(file, constants.O_WRONLY | constants.O_APPEND | flags, 0o644);
-}
-
-/**
- * A temp file a seal left (a crash before its rename): it holds only a header never
- * acknowledged. It is kept aside as evidence, never deleted; returns its new name.
- */
-export function setAsideSealTemp(file: string): string | undefined {
-  const tmp = sealTempName(file);
-  if (!existsSync(tmp)) return undefined;
-  for (let n = 1; ; n++) {
-    const target = `${file}.seal-partial${n === 1 ? '' : `-${n}`}`;
-    if (existsSync(target)) continue;
-    renameSync(tmp, target);
-    syncDirectory(path.dirname(file));
-    return path.basename(target);
-  }
 }

@@ -7,9 +7,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { kernelError, type ErrorCode } from '../errors.ts';
-import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
-import { readFileCapped } from './safe-read.ts';
+import { kernelError, type ErrorCode } from '../../kernel/errors.ts';
+import { syncDirectory, writeAllSyncClose } from '../../kernel/events/repair.ts';
+import { readFileCapped } from '../../kernel/storage/safe-read.ts';
+import type { ContentStore } from '../../kernel/contracts/trace-storage.ts';
 
 /** The largest blob read back (a proposal's content, a trace text): far above any real one. */
 export const BLOB_CAP = 256 * 1024 * 1024;
@@ -18,15 +19,7 @@ export function sha256Digest(bytes: Buffer | string): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }
 
-export interface ContentStore {
-  /** the folder (absolute) */
-  readonly dir: string;
-  /** stores the bytes durably; returns their digest and path relative to the folder's base */
-  put(bytes: Buffer | string): { digest: string; relative: string };
-  /** the bytes of a digest, checked; a missing or altered blob is an error naming it */
-  get(digest: string): Buffer;
-  has(digest: string): boolean;
-}
+export type { ContentStore };
 
 /**
  * `dir` holds the blobs; `base` is what `relative` paths and messages are relative to (the

@@ -13,78 +13,16 @@
  * segment's digest and the open segment are always checked. The report says how far back it
  * looked. A store that cannot tell identities (sqlite) checks its recorded digests only.
  */
-import { GENESIS_HASH, type EventEnvelope } from '../events/envelope.ts';
-import type { EventLogProblem, ScanStart } from '../events/scan.ts';
-import type { SegmentHeader } from '../events/segment-header.ts';
-import type { EventChainReport, StoreProblem } from '../contracts/persistence.ts';
+import { GENESIS_HASH, type EventEnvelope } from '../../kernel/events/envelope.ts';
+import type { EventLogProblem, ScanStart } from '../../kernel/events/scan.ts';
+import type { SegmentHeader } from '../../kernel/events/segment-header.ts';
+import type { StoreProblem } from '../../kernel/contracts/persistence.ts';
+import type { HistoryVerifyOptions, HistoryVerifyReport, OpenCheck, VerifiedRecord, VerifySource } from '../../kernel/contracts/history-verify.ts';
+export type { HistoryVerifyOptions, HistoryVerifyReport, OpenCheck, VerifiedRecord, VerifySource };
 import { IndexLineError, parseIndexLines, parseRollupLines, sealedPartOf, type SegmentIndexEntry } from './index-entry.ts';
 import { decompressSegment, sha256Hex } from './seal.ts';
 import { checkSegmentBytes, type SegmentCheck } from './segment-check.ts';
-import type { CheckResult } from './parallel-check.ts';
-import type { HistoryStorage, StoredSegment } from './storage.ts';
-
-/** What a store reports of its open segment, checked from `start`. */
-export interface OpenCheck {
-  exists: boolean;
-  records: number;
-  first_seq: number;
-  last_seq: number;
-  last_hash: string;
-  header?: SegmentHeader;
-  problems: StoreProblem[];
-}
-
-export interface VerifySource {
-  history: HistoryStorage;
-  /** where the open segment is, for messages */
-  location: string;
-  checkOpen(start: ScanStart | undefined): OpenCheck;
-}
-
-/** What one verification saw, kept so the next incremental one can skip it. */
-export interface VerifiedRecord {
-  format: 'runtimectl.verified/1';
-  verified_at: string;
-  mode: 'full' | 'incremental';
-  segments: { segment: number; identity: string; gz_sha256: string; last_seq: number; last_hash: string }[];
-}
-
-export interface HistoryVerifyOptions {
-  mode?: 'full' | 'incremental';
-  since?: VerifiedRecord;
-  /**
-   * `deep`: every sealed record is parsed again (its payload's JSON and canonical form) and
-   * each segment's rollup recomputed with `rollup` and compared. Without it a sealed segment is
-   * checked at `links` depth (kernel/history/segment-check.ts): its digest against the chain,
-   * every record's hash over its stored text, every link, and its rollup against the digest
-   * the chain's header records; every record was parsed and checked when it was sealed.
-   */
-  deep?: boolean;
-  rollup?: (events: EventEnvelope[]) => unknown;
-  now?: () => Date;
-  /** sealed segments already checked in worker threads (parallel-check.ts), by index */
-  precomputed?: ReadonlyMap<number, CheckResult>;
-}
-
-export interface HistoryVerifyReport extends EventChainReport {
-  mode: 'full' | 'incremental';
-  sealed: number;
-  archived: number;
-  /** sealed segments read and checked in full by this run */
-  read_segments: number;
-  /** sealed segments not read: unchanged since the verification of `since_at` */
-  unchanged_segments: number;
-  since_at: string | null;
-  /** the first seq this run checked record by record (how far back it looked) */
-  looked_back_to_seq: number | null;
-  looked_back_to_segment: number | null;
-  /** records checked one by one, bytes decompressed, and the time it took */
-  checked_records: number;
-  checked_bytes: number;
-  seconds: number;
-  /** what to keep for the next incremental verification (undefined when it found errors) */
-  record?: VerifiedRecord;
-}
+import type { HistoryStorage, StoredSegment } from '../../kernel/contracts/history-storage.ts';
 
 function problemOf(file: string, p: EventLogProblem | StoreProblem, segment?: number): StoreProblem {
   return { file, ...(p.line === undefined ? {} : { line: p.line }), ...(p.seq === undefined ? {} : { seq: p.seq }), code: p.code, what: segment === undefined ? p.what : p.what, severity: p.severity };

@@ -13,25 +13,12 @@
  * ones reported, so both paths agree on what is an error.
  */
 import { createHash } from 'node:crypto';
-import { GENESIS_HASH, sha256, appendHashInput, EVENT_SCHEMA_VERSION, type EventEnvelope } from '../events/envelope.ts';
-import { bufferLines, scanEventLines, type EventLogProblem, type ScanStart } from '../events/scan.ts';
-import { headerProblem, SEGMENT_EVENT, segmentHeaderSchema, type SegmentHeader } from '../events/segment-header.ts';
+import { GENESIS_HASH, sha256, appendHashInput, EVENT_SCHEMA_VERSION, type EventEnvelope } from '../../kernel/events/envelope.ts';
+import { bufferLines, scanEventLines, type EventLogProblem, type ScanStart } from '../../kernel/events/scan.ts';
+import type { SegmentCheck } from '../../kernel/contracts/history-verify.ts';
+import { headerProblem, SEGMENT_EVENT, segmentHeaderSchema, type SegmentHeader } from '../../kernel/events/segment-header.ts';
 
-export interface SegmentCheck {
-  records: number;
-  first_seq: number;
-  last_seq: number;
-  /** prev of the first record: where the segment chains from */
-  first_prev: string;
-  last_hash: string;
-  min_at: string;
-  max_at: string;
-  /** the header that opens the segment, when it has one */
-  header?: SegmentHeader;
-  problems: EventLogProblem[];
-  /** bytes after the last newline (a sealed segment never has any) */
-  torn: boolean;
-}
+export type { SegmentCheck };
 
 export interface CheckOptions {
   /** names the segment in problems */

@@ -1,7 +1,7 @@
 /** The JSONL line of a stored event, as the event log writes it (every backend's segments hold these bytes). */
 import { kernelError } from '../errors.ts';
-import { canonicalJson } from '../events/canonical.ts';
-import { envelopeLine, EVENT_SCHEMA_VERSION, type EventEnvelope } from '../events/envelope.ts';
+import { canonicalJson } from './canonical.ts';
+import { envelopeLine, EVENT_SCHEMA_VERSION, type EventEnvelope } from './envelope.ts';
 
 export function eventLineOf(event: EventEnvelope): string {
   if (event.v !== EVENT_SCHEMA_VERSION) {

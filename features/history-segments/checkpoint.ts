@@ -18,7 +18,7 @@
 import { z } from 'zod';
 import { parseIndexLines, type SegmentIndexEntry } from './index-entry.ts';
 import { sha256Hex } from './seal.ts';
-import type { HistoryStorage, StoredSegment } from './storage.ts';
+import type { HistoryStorage, StoredSegment } from '../../kernel/contracts/history-storage.ts';
 
 export const CHECKPOINT_FORMAT = 'runtimectl.checkpoint/1';
 

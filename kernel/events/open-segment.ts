@@ -1,7 +1,7 @@
 /** The open segment's shape from its events, for a reader that does not hold the log open. */
-import type { EventEnvelope } from '../events/envelope.ts';
-import type { OpenSegment } from '../events/event-log.ts';
-import { SEGMENT_EVENT, segmentHeaderSchema } from '../events/segment-header.ts';
+import type { EventEnvelope } from './envelope.ts';
+import type { OpenSegment } from './event-log.ts';
+import { SEGMENT_EVENT, segmentHeaderSchema } from './segment-header.ts';
 
 /** Counts one more event of the open segment, in order: the first one's seq (and header, when it is one), the first record's time. */
 export function noteOpenSegmentEvent(segment: OpenSegment, event: Pick<EventEnvelope, 'seq' | 'type' | 'payload' | 'at'>): void {

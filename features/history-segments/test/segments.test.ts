@@ -1,5 +1,5 @@
 /**
- * kernel/history's own pieces: the reverse line reader the rollups are read with, the
+ * features/history-segments's own pieces: the reverse line reader the rollups are read with, the
  * segment checker's fast paths against the scanner (same verdict on sound and on damaged
  * bytes), a seal that another writer raced, and incremental verification saying how far back
  * it looked.
@@ -10,12 +10,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { tailLines, fileHistoryStorage } from '../../kernel/history/file-storage.ts';
-import { checkSegmentBytes } from '../../kernel/history/segment-check.ts';
-import { bufferLines, scanEventLines } from '../../kernel/events/scan.ts';
-import { openEventLog } from '../../kernel/events/event-log.ts';
-import { verifyHistory } from '../../kernel/history/verify.ts';
-import { checkOpenFile } from '../../kernel/history/open-file-check.ts';
+import { tailLines, fileHistoryStorage } from '../file-storage.ts';
+import { checkSegmentBytes } from '../segment-check.ts';
+import { bufferLines, scanEventLines } from '../../../kernel/events/scan.ts';
+import { openEventLog } from '../../../kernel/events/event-log.ts';
+import { verifyHistory } from '../verify.ts';
+import { checkOpenFile } from '../open-file-check.ts';
+import { logHistory } from '../segments.ts';
 
 function tmp(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'rtc-hist-'));
@@ -75,7 +76,7 @@ test('incremental verification reads only segments it has not seen, and says fro
   const dir = tmp();
   const file = path.join(dir, 'logs', 'events.jsonl');
   const history = fileHistoryStorage({ dir: path.dirname(file), label: 'p/logs' });
-  const log = await openEventLog(file, { history });
+  const log = await openEventLog(file, { history: logHistory(history) });
   for (let s = 0; s < 4; s++) {
     for (let i = 0; i < 50; i++) void log.append('test.tick', { s, i });
     await log.flush();
@@ -98,4 +99,27 @@ test('incremental verification reads only segments it has not seen, and says fro
   const third = verifyHistory(source, { mode: 'incremental', since: again.record! });
   assert.equal(third.ok, true);
   assert.equal(third.looked_back_to_segment, 2, 'a segment whose identity changed is read again, and everything after it');
+});
+
+test('a log with sealed segments opened without the history that checks them is refused in one line, untouched', async () => {
+  const dir = tmp();
+  const file = path.join(dir, 'logs', 'events.jsonl');
+  const log = await openEventLog(file, { history: logHistory(fileHistoryStorage({ dir: path.dirname(file), label: 'p/logs' })) });
+  await log.append('test.tick', { i: 1 });
+  await log.seal();
+  await log.append('test.tick', { i: 2 });
+  await log.close();
+  const before = fs.readFileSync(file);
+  await assert.rejects(openEventLog(file), (error: unknown) => {
+    const e = error as { code?: string; message: string };
+    assert.equal(e.code, 'RTC_ERR_HISTORY_SEGMENT');
+    assert.match(e.message, /segment 2, after 1 sealed one\(s\), and the log was opened without the history/);
+    assert.doesNotMatch(e.message, /\n/);
+    return true;
+  });
+  assert.deepEqual(fs.readFileSync(file), before, 'the file was left as it is');
+  // A caller that mends the open segment only says so, and may open it.
+  const mended = await openEventLog(file, { sealedUnchecked: true });
+  assert.equal(mended.openSegment.index, 2);
+  await mended.close();
 });

@@ -2,7 +2,8 @@
  * The storage operations a segmented log needs, and nothing else: what the kernel asks of
  * a persistence backend (or of the files it keeps itself: the trace and the proposal log).
  * Everything above them (headers, digests, checkpoints, verification, reading across
- * segments) is kernel/history's; a backend only says where the bytes go.
+ * segments) is features/history-segments' (handed to the event log through the port in
+ * kernel/events/segments.ts); a backend only says where the bytes go.
  *
  *   list()                     the sealed segments stored (and archived stubs), by index
  *   readSealed(i)              a sealed segment's stored (gzip) bytes
@@ -83,24 +84,4 @@ export interface HistoryStorage {
   restore(index: number, gz: Buffer): void;
   /** False when the store cannot be written (opened read-only). */
   readonly writable: boolean;
-}
-
-const SEGMENT_NAME = /^(\d{6,})\.jsonl\.gz$/;
-const STUB_NAME = /^(\d{6,})\.archived\.json$/;
-
-export function segmentFileName(index: number): string {
-  return `${String(index).padStart(6, '0')}.jsonl.gz`;
-}
-
-export function stubFileName(index: number): string {
-  return `${String(index).padStart(6, '0')}.archived.json`;
-}
-
-/** The index a segment store file name stands for, and whether it is a stub. */
-export function parseSegmentName(name: string): { index: number; stub: boolean } | undefined {
-  const segment = SEGMENT_NAME.exec(name);
-  if (segment) return { index: Number(segment[1]), stub: false };
-  const stub = STUB_NAME.exec(name);
-  if (stub) return { index: Number(stub[1]), stub: true };
-  return undefined;
 }

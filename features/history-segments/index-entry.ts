@@ -14,7 +14,8 @@
  * from the segments by `verify --full`, never trusted for the chain itself.
  */
 import { z } from 'zod';
-import { sealedSegmentSchema } from '../events/segment-header.ts';
+import { sealedSegmentSchema } from '../../kernel/events/segment-header.ts';
+import type { SegmentIndexEntry } from '../../kernel/events/segments.ts';
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
 
@@ -31,7 +32,12 @@ export const segmentIndexEntrySchema = sealedSegmentSchema.extend({
   /** what was sealed with it (the trace segment sealed with an event segment) */
   attached: z.record(z.string(), z.unknown()).optional(),
 });
-export type SegmentIndexEntry = z.infer<typeof segmentIndexEntrySchema>;
+export type { SegmentIndexEntry };
+// The kernel's type (kernel/events/segments.ts) and this schema describe one line: each is assignable to the other.
+const _schemaIsKernelType = (entry: z.infer<typeof segmentIndexEntrySchema>): SegmentIndexEntry => entry;
+const _kernelTypeIsSchema = (entry: SegmentIndexEntry): z.infer<typeof segmentIndexEntrySchema> => entry;
+void _schemaIsKernelType;
+void _kernelTypeIsSchema;
 
 /** The fields of an entry that must equal what the next segment's header recorded. */
 export function sealedPartOf(entry: SegmentIndexEntry) {

@@ -7,7 +7,7 @@
  * writes that cycle again, and replay takes the line whose hash the event names. A line torn
  * by a kill is saved aside (`cycles.jsonl.torn-<offset>`) and cut before the next append.
  *
- * The trace seals into segments with the event log (kernel/history): `cycles.jsonl` is the
+ * The trace seals into segments with the event log (features/history-segments): `cycles.jsonl` is the
  * open segment; `trace/segments/NNNNNN.jsonl.gz` the sealed ones, indexed in
  * `trace/index.jsonl` with the cycles each holds; every segment after the first opens with a
  * header line (trace-segments.ts) recording the digest and last hash of the one before, and
@@ -19,15 +19,16 @@ import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, re
 import { fdatasync, write } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { kernelError } from '../errors.ts';
-import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
-import { contentStore, sha256Digest, type ContentStore } from '../storage/content-store.ts';
-import { INLINE_LIMIT, checkedTraceHash, traceRecordSchema, type TraceRecord, type TracedText } from './trace-record.ts';
-import { fileHistoryStorage } from '../history/file-storage.ts';
-import type { HistoryStorage } from '../history/storage.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import { syncDirectory, writeAllSyncClose } from '../../kernel/events/repair.ts';
+import { contentStore, sha256Digest, type ContentStore } from './content-store.ts';
+import type { TraceStorage } from '../../kernel/contracts/trace-storage.ts';
+import { INLINE_LIMIT, checkedTraceHash, traceRecordSchema, type TraceRecord, type TracedText } from '../../kernel/replay/trace-record.ts';
+import { fileHistoryStorage } from '../history-segments/file-storage.ts';
+import type { HistoryStorage } from '../../kernel/contracts/history-storage.ts';
 import { isTraceHeader, openTraceIndex, sealTrace, traceSegmentsFor, type TraceSealed } from './trace-segments.ts';
-import { decompressSegment } from '../history/seal.ts';
-import { openRegular } from '../storage/safe-read.ts';
+import { decompressSegment } from '../history-segments/seal.ts';
+import { openRegular } from '../../kernel/storage/safe-read.ts';
 
 const fdatasyncAsync = promisify(fdatasync);
 function writeAsync(fd: number, bytes: Buffer, offset: number, length: number): Promise<number> {
@@ -45,25 +46,13 @@ export interface TraceLine {
   record: TraceRecord;
 }
 
-/**
- * Where a trace is kept when not in the persona folder: a persistence backend that holds its
- * persona's state elsewhere (the postgres backend: rows) supplies its lines and blobs.
- */
-export interface TraceStorage {
-  /** where the lines are, for messages */
-  readonly location: string;
-  /** appends one record line (no newline) durably */
-  appendLine(line: string): void;
-  /** every stored line, in order, without newlines */
-  lines(): string[];
-  readonly blobs: ContentStore;
-}
+export type { TraceStorage };
 
 export class TraceStore {
   readonly personaDir: string;
   readonly file: string;
   readonly blobs: ContentStore;
-  /** sealed trace segments, their index and their stubs (kernel/history) */
+  /** sealed trace segments, their index and their stubs (features/history-segments) */
   readonly history: HistoryStorage;
   #fd: number | undefined;
   readonly #segmented: boolean;

@@ -11,9 +11,10 @@
  */
 import { closeSync, constants, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync, fsyncSync } from 'node:fs';
 import path from 'node:path';
-import { kernelError } from '../errors.ts';
-import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
-import { openRegular, openRegularFile, readFileCapped, readTextCapped } from '../storage/safe-read.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import { syncDirectory, writeAllSyncClose } from '../../kernel/events/repair.ts';
+import { openRegular, openRegularFile, readFileCapped, readTextCapped } from '../../kernel/storage/safe-read.ts';
+import type { ArchivedStub, HistoryDocument, HistoryStorage, SealedListing, StoredSegment } from '../../kernel/contracts/history-storage.ts';
 
 /**
  * Caps for the history's own files, read through safe-read (a FIFO or a device at their path is
@@ -21,7 +22,27 @@ import { openRegular, openRegularFile, readFileCapped, readTextCapped } from '..
  * max_bytes before compression; the index, a stub and a document are small.
  */
 const CAPS = { segment: 1100 * 1024 * 1024, index: 256 * 1024 * 1024, small: 16 * 1024 * 1024 } as const;
-import { parseSegmentName, segmentFileName, stubFileName, type ArchivedStub, type HistoryDocument, type HistoryStorage, type SealedListing, type StoredSegment } from './storage.ts';
+
+/** The file names of a segment store: `NNNNNN.jsonl.gz` for a sealed segment, `NNNNNN.archived.json` for its stub. */
+const SEGMENT_NAME = /^(\d{6,})\.jsonl\.gz$/;
+const STUB_NAME = /^(\d{6,})\.archived\.json$/;
+
+export function segmentFileName(index: number): string {
+  return `${String(index).padStart(6, '0')}.jsonl.gz`;
+}
+
+export function stubFileName(index: number): string {
+  return `${String(index).padStart(6, '0')}.archived.json`;
+}
+
+/** The index a segment store file name stands for, and whether it is a stub. */
+export function parseSegmentName(name: string): { index: number; stub: boolean } | undefined {
+  const segment = SEGMENT_NAME.exec(name);
+  if (segment) return { index: Number(segment[1]), stub: false };
+  const stub = STUB_NAME.exec(name);
+  if (stub) return { index: Number(stub[1]), stub: true };
+  return undefined;
+}
 
 export interface FileHistoryOptions {
   /** the log's folder (absolute) */

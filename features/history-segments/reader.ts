@@ -8,13 +8,13 @@
  * before it; a problem is thrown as a KernelError naming the segment and line. An archived
  * segment in the range is RTC_ERR_HISTORY_ARCHIVED, naming the archive it went to.
  */
-import { kernelError } from '../errors.ts';
-import type { EventEnvelope } from '../events/envelope.ts';
-import { describeProblem } from '../events/scan.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import type { EventEnvelope } from '../../kernel/events/envelope.ts';
+import { describeProblem } from '../../kernel/events/scan.ts';
 import { IndexLineError, parseIndexLines, type SegmentIndexEntry } from './index-entry.ts';
 import { decompressSegment } from './seal.ts';
 import { checkSegmentBytes } from './segment-check.ts';
-import type { HistoryStorage, StoredSegment } from './storage.ts';
+import type { HistoryStorage, StoredSegment } from '../../kernel/contracts/history-storage.ts';
 
 export interface SegmentedSource {
   history: HistoryStorage;

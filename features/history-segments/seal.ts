@@ -3,16 +3,18 @@
  * lines), compressed with gzip (node's zlib) and described twice: in the header that opens
  * the next segment (a chained record) and in the segment index (with the compressed size and
  * digest, the records' time span and the rollup). What the backend then does atomically is
- * its own (kernel/history/storage.ts).
+ * its own (kernel/contracts/history-storage.ts).
  */
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzipSync, gzip, constants as zlibConstants } from 'node:zlib';
-import { kernelError } from '../errors.ts';
-import type { EventEnvelope } from '../events/envelope.ts';
-import { describeProblem } from '../events/scan.ts';
-import type { SealedSegment, SegmentHeader } from '../events/segment-header.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import type { EventEnvelope } from '../../kernel/events/envelope.ts';
+import { describeProblem } from '../../kernel/events/scan.ts';
+import type { SealedSegment, SegmentHeader } from '../../kernel/events/segment-header.ts';
 import { INDEX_FORMAT, type SegmentIndexEntry } from './index-entry.ts';
+import type { PreparedSeal, SealInput } from '../../kernel/events/segments.ts';
+export type { PreparedSeal, SealInput };
 import { checkSegmentBytes } from './segment-check.ts';
 
 const gzipAsync = promisify(gzip);
@@ -41,29 +43,6 @@ export function decompressSegment(gz: Buffer, name: string): Buffer {
       details: { file: name },
     });
   }
-}
-
-export interface SealInput {
-  /** index of the segment being sealed */
-  segment: number;
-  /** its bytes: complete lines, exactly as stored in the open segment */
-  bytes: Buffer;
-  /** names the open segment in problems */
-  file: string;
-  /** what else is sealed with it (recorded in the header and the index) */
-  attached?: Record<string, unknown>;
-  /** the rollup of the segment's events (features/history), kept in its index entry */
-  rollup?: (events: EventEnvelope[]) => unknown;
-}
-
-export interface PreparedSeal {
-  gz: Buffer;
-  /** the rollup line (rollups.jsonl), when a rollup was asked */
-  rollupLine?: string;
-  sealed: SealedSegment;
-  /** the payload of the `log_segment` record that opens the next segment */
-  header: SegmentHeader;
-  entry: SegmentIndexEntry;
 }
 
 /**

@@ -4,8 +4,8 @@
  * handed only the log file's path (tests, fork repair's evidence) reads instead of the file.
  */
 import path from 'node:path';
-import type { EventEnvelope } from '../events/envelope.ts';
-import { readEvents } from '../events/verify.ts';
+import type { EventEnvelope } from '../../kernel/events/envelope.ts';
+import { readEvents } from '../../kernel/events/verify.ts';
 import { fileHistoryStorage } from './file-storage.ts';
 import { eventsAfter } from './reader.ts';
 

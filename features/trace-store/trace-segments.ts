@@ -1,6 +1,6 @@
 /**
  * Sealing the cycle trace (trace-store.ts) into segments, as the event log seals
- * (kernel/history): the open file's complete lines become `trace/segments/NNNNNN.jsonl.gz`,
+ * (features/history-segments): the open file's complete lines become `trace/segments/NNNNNN.jsonl.gz`,
  * indexed in `trace/index.jsonl` with the cycles they hold, and the open file is replaced by
  * one header line for the next segment:
  *
@@ -14,15 +14,15 @@
  */
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { z } from 'zod';
-import { kernelError } from '../errors.ts';
-import { canonicalJson } from '../events/canonical.ts';
-import { sha256 } from '../events/envelope.ts';
-import { sealedSegmentSchema, type SealedSegment } from '../events/segment-header.ts';
-import { writeFileDurably } from '../history/file-storage.ts';
-import { INDEX_FORMAT, type SegmentIndexEntry } from '../history/index-entry.ts';
-import { readIndexEntries } from '../history/reader.ts';
-import { compressSegment, decompressSegment, sha256Hex } from '../history/seal.ts';
-import type { HistoryStorage, StoredSegment } from '../history/storage.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import { canonicalJson } from '../../kernel/events/canonical.ts';
+import { sha256 } from '../../kernel/events/envelope.ts';
+import { sealedSegmentSchema, type SealedSegment } from '../../kernel/events/segment-header.ts';
+import { writeFileDurably } from '../history-segments/file-storage.ts';
+import { INDEX_FORMAT, type SegmentIndexEntry } from '../history-segments/index-entry.ts';
+import { readIndexEntries } from '../history-segments/reader.ts';
+import { compressSegment, decompressSegment, sha256Hex } from '../history-segments/seal.ts';
+import type { HistoryStorage, StoredSegment } from '../../kernel/contracts/history-storage.ts';
 import type { TraceLine } from './trace-store.ts';
 
 export const traceHeaderSchema = z.strictObject({

@@ -1,7 +1,7 @@
 /** OpenCheck for an open segment kept as a file (the JSONL event log, the proposal log). */
 import { existsSync } from 'node:fs';
-import { scanEventLog, type ScanStart } from '../events/scan.ts';
-import { SEGMENT_EVENT, segmentHeaderSchema } from '../events/segment-header.ts';
+import { scanEventLog, type ScanStart } from '../../kernel/events/scan.ts';
+import { SEGMENT_EVENT, segmentHeaderSchema } from '../../kernel/events/segment-header.ts';
 import type { OpenCheck } from './verify.ts';
 
 export function checkOpenFile(file: string, start: ScanStart | undefined): OpenCheck {
