@@ -29,7 +29,7 @@ import { usageOfEvent, type UsageEntry } from '../history/usage.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { computeEventHash, EVENT_SCHEMA_VERSION, EventEnvelopeSchema, GENESIS_HASH } from '../../kernel/events/envelope.ts';
 import { openEventLog } from '../../kernel/events/event-log.ts';
-import { syncDirectory } from '../../kernel/events/repair.ts';
+import { syncDirectory } from '../../kernel/storage/durable-files.ts';
 import { readLines } from '../../kernel/events/scan.ts';
 import { headerProblem, SEGMENT_EVENT } from '../../kernel/events/segment-header.ts';
 

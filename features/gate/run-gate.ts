@@ -18,7 +18,8 @@
  * evaluate, and the intent of the prose, which no check proves safe. The gate never enables
  * a skill.
  */
-import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { replaceFileDurably } from '../../kernel/storage/durable-files.ts';
 import path from 'node:path';
 import { sha256 } from '../../sandboxes/loader/bundle.ts';
 import type { GateCheckResult } from '../../kernel/contracts/gate-check.ts';
@@ -112,8 +113,12 @@ function limitationsOf(records: readonly Recorded[]): Limitation[] {
   return out;
 }
 
+function evidenceJson(value: unknown): string {
+  return `${JSON.stringify(evidenceScrub.deep(value), null, 2)}\n`;
+}
+
 function writeJson(file: string, value: unknown): string {
-  const text = `${JSON.stringify(evidenceScrub.deep(value), null, 2)}\n`;
+  const text = evidenceJson(value);
   writeFileSync(file, text);
   return `sha256:${sha256(text)}`;
 }
@@ -219,9 +224,10 @@ export async function runGate(options: GateOptions): Promise<GateReport> {
     files: inventory(out, new Set([MANIFEST_FILE])),
   };
   const manifestFile = path.join(out, MANIFEST_FILE);
-  const tmp = path.join(out, `.${MANIFEST_FILE}.tmp`);
-  const manifestDigest = writeJson(tmp, manifest);
-  renameSync(tmp, manifestFile);
+  // The manifest comes last and whole (temp, fsync, rename, directory fsync): a package with one is complete.
+  const manifestText = evidenceJson(manifest);
+  replaceFileDurably(manifestFile, manifestText, { tmp: path.join(out, `.${MANIFEST_FILE}.tmp`) });
+  const manifestDigest = `sha256:${sha256(manifestText)}`;
 
   let proposal: ProposalOutcome = { status: 'not-proposed', reason: proposalNote };
   if (verdict === 'accepted' && options.reviewPersonaDir !== undefined) {

@@ -21,7 +21,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
-import { syncDirectory } from '../../kernel/events/repair.ts';
+import { syncDirectory } from '../../kernel/storage/durable-files.ts';
 import { shownPath } from '../../kernel/shown-path.ts';
 import { EVIDENCE_FORMAT, type EvidenceManifest } from './evidence/manifest-schema.ts';
 import { verifyPackage } from './evidence/verify.ts';

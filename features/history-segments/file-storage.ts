@@ -9,10 +9,10 @@
  * Every write is synced before it returns, and a new directory entry is synced too, so a
  * sealed segment survives power loss as the appended events do.
  */
-import { closeSync, constants, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync, fsyncSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, linkSync, mkdirSync, readdirSync, readSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
-import { syncDirectory, writeAllSyncClose } from '../../kernel/events/repair.ts';
+import { replaceFileDurably, syncDirectory, writeAllSyncClose } from '../../kernel/storage/durable-files.ts';
 import { openRegular, openRegularFile, readFileCapped, readTextCapped } from '../../kernel/storage/safe-read.ts';
 import type { ArchivedStub, HistoryDocument, HistoryStorage, SealedListing, StoredSegment } from '../../kernel/contracts/history-storage.ts';
 
@@ -52,33 +52,23 @@ export interface FileHistoryOptions {
   readonly?: boolean;
 }
 
-/** Writes a new file durably: temp name, fsync, rename, directory fsync. */
-export function writeFileDurably(file: string, bytes: Buffer | string): void {
-  const dir = path.dirname(file);
-  if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeAllSyncClose(openSync(tmp, 'w', 0o644), typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes);
-  renameSync(tmp, file);
-  syncDirectory(dir);
-}
-
 function appendLineDurably(file: string, line: string): void {
   const dir = path.dirname(file);
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
   const created = !existsSync(file);
   const fd = openRegular(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644)!;
+  let bytes: Buffer;
   try {
     // A torn last line (a crash mid-append) is completed by a newline first, so it stays one
     // bad line that the index check names, never glued to the next.
     const size = fstatSync(fd).size;
     const prefix = size > 0 && !endsWithNewline(file, size) ? '\n' : '';
-    const bytes = Buffer.from(`${prefix}${line}\n`, 'utf8');
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fsyncSync(fd);
-  } finally {
+    bytes = Buffer.from(`${prefix}${line}\n`, 'utf8');
+  } catch (error) {
     closeSync(fd);
+    throw error;
   }
+  writeAllSyncClose(fd, bytes);
   if (created) syncDirectory(dir);
 }
 
@@ -217,7 +207,7 @@ export function fileHistoryStorage(options: FileHistoryOptions): HistoryStorage 
           details: { file: nameOf(file), segment: index },
         });
       }
-      writeFileDurably(file, gz);
+      replaceFileDurably(file, gz);
     },
     readIndex() {
       const text = readTextCapped(indexFile, { maxBytes: CAPS.index, shown: nameOf(indexFile) });
@@ -241,7 +231,7 @@ export function fileHistoryStorage(options: FileHistoryOptions): HistoryStorage 
     },
     writeDocument(name, text) {
       refuseWrite(`write ${name}.json`);
-      writeFileDurably(docFile(name), text);
+      replaceFileDurably(docFile(name), text);
     },
     setAside(name, why) {
       refuseWrite(`set ${name}.json aside`);
@@ -259,7 +249,7 @@ export function fileHistoryStorage(options: FileHistoryOptions): HistoryStorage 
     },
     archive(index, stub) {
       refuseWrite('archive a segment');
-      writeFileDurably(path.join(segmentsDir, stubFileName(index)), `${JSON.stringify(stub, null, 2)}\n`);
+      replaceFileDurably(path.join(segmentsDir, stubFileName(index)), `${JSON.stringify(stub, null, 2)}\n`);
       const file = path.join(segmentsDir, segmentFileName(index));
       if (existsSync(file)) {
         unlinkSync(file);
@@ -269,7 +259,7 @@ export function fileHistoryStorage(options: FileHistoryOptions): HistoryStorage 
     restore(index, gz) {
       refuseWrite('restore a segment');
       const file = path.join(segmentsDir, segmentFileName(index));
-      if (!existsSync(file)) writeFileDurably(file, gz);
+      if (!existsSync(file)) replaceFileDurably(file, gz);
       const stub = path.join(segmentsDir, stubFileName(index));
       if (existsSync(stub)) {
         unlinkSync(stub);

@@ -15,7 +15,7 @@ import { closeSync, createReadStream, existsSync, lstatSync, openSync, readFileS
 import path from 'node:path';
 import tar from 'tar-stream';
 import { kernelError } from '../../kernel/errors.ts';
-import { writeFileDurably } from '../history-segments/file-storage.ts';
+import { replaceFileDurably } from '../../kernel/storage/durable-files.ts';
 import { readRegularFile } from '../../kernel/storage/safe-open.ts';
 
 export type ArchiveKind = 'folder' | 'tarball';
@@ -55,7 +55,7 @@ export function writeFolderArchive(root: string, members: Map<string, Buffer>): 
       throw kernelError('RTC_ERR_HISTORY_ARCHIVE', `${file}: already holds other bytes than the segment being archived; nothing was archived`, { details: { file } });
     }
   }
-  for (const [name, bytes] of members) writeFileDurably(path.join(root, name), bytes);
+  for (const [name, bytes] of members) replaceFileDurably(path.join(root, name), bytes);
 }
 
 /** Writes a tarball of the members durably (temp name, fsync, rename). */
@@ -71,7 +71,7 @@ export async function writeTarball(file: string, members: Map<string, Buffer>): 
   for (const [name, bytes] of members) pack.entry({ name, size: bytes.length, mode: 0o644, mtime: new Date(0) }, bytes);
   pack.finalize();
   await done;
-  writeFileDurably(file, Buffer.concat(chunks));
+  replaceFileDurably(file, Buffer.concat(chunks));
 }
 
 /**

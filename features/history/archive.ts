@@ -28,7 +28,7 @@ import type { ArchivedStub, HistoryStorage, StoredSegment } from '../../kernel/c
 import type { SegmentIndexEntry } from '../history-segments/index-entry.ts';
 import type { TraceRecord, TracedText } from '../../kernel/replay/trace-record.ts';
 import { TOOL_TRACE_FILE, TraceStore } from '../trace-store/trace-store.ts';
-import { syncDirectory } from '../../kernel/events/repair.ts';
+import { syncDirectory } from '../../kernel/storage/durable-files.ts';
 import { openBackend } from '../persistence/open.ts';
 import { lockPersonaWriter, type WriterLock } from '../persistence/state/writer-lock.ts';
 import { blobMember, memberName, readArchiveMembers, readFolderManifest, writeFolderArchive, writeTarball, type ArchiveKind, type ArchiveManifest, type ArchivedMember, type MemberWant } from './archive-store.ts';

@@ -19,7 +19,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, constants, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
-import { syncDirectory } from '../../kernel/events/repair.ts';
+import { syncDirectory } from '../../kernel/storage/durable-files.ts';
 import { appendFileDurably } from '../../kernel/storage/persona-storage.ts';
 import { READ_CAPS, readFileCapped } from '../../kernel/storage/safe-read.ts';
 import { describePacket, MAX_PACKET_BYTES } from '../science-loop/probes.ts';

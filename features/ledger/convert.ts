@@ -12,7 +12,7 @@ import { existsSync, linkSync, rmSync, statSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
-import { syncDirectory } from '../../kernel/events/repair.ts';
+import { syncDirectory } from '../../kernel/storage/durable-files.ts';
 import { openPluginLedger } from './plugin-host.ts';
 import type { LedgerRowsBackend } from './open.ts';
 import { detectLedgerFormat } from './format.ts';

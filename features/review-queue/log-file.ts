@@ -4,17 +4,14 @@
  * chained to the one before, so the same code checks both logs. What the review queue adds
  * is the meaning of each record (state.ts) and the rule that a writer holds the lock.
  */
-import { closeSync, constants, fsyncSync, mkdirSync, statSync, writeSync } from 'node:fs';
-import path from 'node:path';
+import { statSync } from 'node:fs';
 import { kernelError } from '../../kernel/errors.ts';
 import { canonicalJson } from '../../kernel/events/canonical.ts';
 import { envelopeLine, GENESIS_HASH, hashInput, sha256 } from '../../kernel/events/envelope.ts';
-import { syncDirectory } from '../../kernel/events/repair.ts';
 import { describeProblem, scanEventLog, type TornTail } from '../../kernel/events/scan.ts';
 import { redactRecord } from '../../kernel/redact/index.ts';
 import { emptyQueueState, ImpossibleRecord, reduce, type QueueState } from './state.ts';
 import { stateBeforeOpen } from './log-history.ts';
-import { openRegular } from '../../kernel/storage/safe-read.ts';
 
 /** One record as written and as read back. */
 export interface ReviewRecord {
@@ -91,24 +88,3 @@ export function encodeRecord(state: QueueState, type: string, payload: Record<st
   return { line, record: { seq, type, hash, payload: JSON.parse(payloadJson) as Record<string, unknown> } };
 }
 
-/** Appends bytes and syncs them before returning; a new file's directory entry is synced too. */
-export function appendDurably(file: string, bytes: Buffer | string): void {
-  const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
-  const dir = path.dirname(file);
-  mkdirSync(dir, { recursive: true });
-  let created = false;
-  let fd: number;
-  const existing = openRegular(file, constants.O_WRONLY | constants.O_APPEND);
-  if (existing === undefined) {
-    fd = openRegular(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644)!;
-    created = true;
-  } else fd = existing;
-  try {
-    let written = 0;
-    while (written < data.length) written += writeSync(fd, data, written, data.length - written);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  if (created) syncDirectory(dir);
-}

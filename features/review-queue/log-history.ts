@@ -20,7 +20,8 @@ import { GENESIS_HASH } from '../../kernel/events/envelope.ts';
 import { bufferLines, describeProblem, scanEventLines } from '../../kernel/events/scan.ts';
 import { SEGMENT_EVENT, segmentHeaderSchema, type SegmentHeader } from '../../kernel/events/segment-header.ts';
 import { CHECKPOINT_FORMAT, CheckpointMismatch, parseCheckpoint, sealedOf, type Checkpoint } from '../history-segments/checkpoint.ts';
-import { fileHistoryStorage, writeFileDurably } from '../history-segments/file-storage.ts';
+import { fileHistoryStorage } from '../history-segments/file-storage.ts';
+import { replaceFileDurably } from '../../kernel/storage/durable-files.ts';
 import { INDEX_FORMAT, type SegmentIndexEntry } from '../history-segments/index-entry.ts';
 import { readIndexEntries } from '../history-segments/reader.ts';
 import { decompressSegment, sha256Hex } from '../history-segments/seal.ts';
@@ -159,7 +160,7 @@ export function sealProposalLog(logFile: string, persona: string, state: QueueSt
   const { line, record } = encodeRecord(state, SEGMENT_EVENT, header, now);
   const cp: Checkpoint = { format: CHECKPOINT_FORMAT, kind: 'seal', persona, written_at: new Date(now).toISOString(), chain: { seq: record.seq, hash: record.hash }, sealed: sealedOf(entry), open_segment: index + 1, state: before };
   history.writeDocument('checkpoint', `${JSON.stringify(cp)}\n`);
-  writeFileDurably(logFile, line);
+  replaceFileDurably(logFile, line);
   reduce(state, record);
   return entry;
 }

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { kernelError, type ErrorCode } from '../../kernel/errors.ts';
-import { syncDirectory } from '../../kernel/events/repair.ts';
+import { syncDirectory } from '../../kernel/storage/durable-files.ts';
 
 function modeOf(st: Stats): string {
   return (st.mode & 0o777).toString(8).padStart(3, '0');

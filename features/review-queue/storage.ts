@@ -27,7 +27,8 @@ import { DEFAULT_BACKEND_NAME, PERSISTENCE_CONFIG_FILE } from '../../kernel/stor
 import { readPersistenceConfig } from '../persistence/state/persistence-config.ts';
 import { guardPath } from '../../kernel/storage/persona-storage.ts';
 import { backendReviewStorage, type LineCursor } from './backend-storage.ts';
-import { appendDurably, readProposalLog } from './log-file.ts';
+import { readProposalLog } from './log-file.ts';
+import { appendFileDurably } from '../../kernel/storage/durable-files.ts';
 import { displayName, PROPOSAL_LOG_RELATIVE, type ReviewPaths } from './paths.ts';
 import type { QueueState } from './state.ts';
 import { cursorStatus, lineDigest, lineDigestAt, replayTail, type LogCursor } from './tail.ts';
@@ -120,7 +121,7 @@ export function fileReviewStorage(paths: ReviewPaths): ReviewStorage {
         write(lines) {
           if (lines.length === 0) return;
           const bytes = Buffer.from(lines.join(''), 'utf8');
-          appendDurably(paths.log, bytes);
+          appendFileDurably(paths.log, bytes);
           cursor.end += bytes.length;
           cursor.lastLineStart = cursor.end - Buffer.byteLength(lines.at(-1)!, 'utf8');
           cursor.lastLineDigest = lineDigest(lines.at(-1)!);
@@ -135,7 +136,7 @@ export function fileReviewStorage(paths: ReviewPaths): ReviewStorage {
     },
     // Capped, non-blocking, regular file only: a FIFO or a runaway file here is one line.
     readLongTerm: () => readFileCapped(paths.longTerm, { maxBytes: READ_CAPS.longTerm, shown: 'brain/memory/long-term.md' }) ?? Buffer.alloc(0),
-    appendLongTerm: (bytes) => appendDurably(paths.longTerm, bytes),
+    appendLongTerm: (bytes) => appendFileDurably(paths.longTerm, bytes),
   };
 }
 

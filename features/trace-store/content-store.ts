@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError, type ErrorCode } from '../../kernel/errors.ts';
-import { syncDirectory, writeAllSyncClose } from '../../kernel/events/repair.ts';
+import { syncDirectory, writeAllSyncClose } from '../../kernel/storage/durable-files.ts';
 import { readFileCapped } from '../../kernel/storage/safe-read.ts';
 import type { ContentStore } from '../../kernel/contracts/trace-storage.ts';
 

@@ -18,7 +18,7 @@ import { kernelError } from '../../kernel/errors.ts';
 import { canonicalJson } from '../../kernel/events/canonical.ts';
 import { sha256 } from '../../kernel/events/envelope.ts';
 import { sealedSegmentSchema, type SealedSegment } from '../../kernel/events/segment-header.ts';
-import { writeFileDurably } from '../history-segments/file-storage.ts';
+import { replaceFileDurably } from '../../kernel/storage/durable-files.ts';
 import { INDEX_FORMAT, type SegmentIndexEntry } from '../history-segments/index-entry.ts';
 import { readIndexEntries } from '../history-segments/reader.ts';
 import { compressSegment, decompressSegment, sha256Hex } from '../history-segments/seal.ts';
@@ -153,6 +153,6 @@ export async function sealTrace(file: string, history: HistoryStorage, parse: (t
   const iso = (ms: number) => (Number.isFinite(ms) ? new Date(ms).toISOString() : '');
   const entry: SegmentIndexEntry = { v: INDEX_FORMAT, ...sealed, gz_bytes: gz.length, gz_sha256: sha256Hex(gz), min_at: iso(minNow), max_at: iso(maxNow), attached: { first_cycle: firstCycle, last_cycle: lastCycle } };
   if (entries.length < index) history.appendIndex(JSON.stringify(entry));
-  writeFileDurably(file, traceHeaderLine(index + 1, sealed));
+  replaceFileDurably(file, traceHeaderLine(index + 1, sealed));
   return { ...sealed, gz_sha256: entry.gz_sha256, first_cycle: firstCycle, last_cycle: lastCycle };
 }

@@ -20,7 +20,7 @@ import { fdatasync, write } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { kernelError } from '../../kernel/errors.ts';
-import { syncDirectory, writeAllSyncClose } from '../../kernel/events/repair.ts';
+import { syncDirectory, writeAllSyncClose } from '../../kernel/storage/durable-files.ts';
 import { contentStore, sha256Digest, type ContentStore } from './content-store.ts';
 import type { TraceStorage } from '../../kernel/contracts/trace-storage.ts';
 import { INLINE_LIMIT, checkedTraceHash, traceRecordSchema, type TraceRecord, type TracedText } from '../../kernel/replay/trace-record.ts';

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileDurably } from '../history-segments/file-storage.ts';
+import { replaceFileDurably } from '../../kernel/storage/durable-files.ts';
 
 export const VERIFIED_FILE = path.join('logs', 'verified.json');
 
@@ -23,7 +23,7 @@ export function readVerifiedRecord(personaDir: string): Record<string, unknown> 
 
 export function writeVerifiedRecord(personaDir: string, record: Record<string, unknown>): boolean {
   try {
-    writeFileDurably(path.join(personaDir, VERIFIED_FILE), `${JSON.stringify(record)}\n`);
+    replaceFileDurably(path.join(personaDir, VERIFIED_FILE), `${JSON.stringify(record)}\n`);
     return true;
   } catch {
     return false;

@@ -32,7 +32,8 @@ import { appendEnvelopeLine, appendHashInput, EVENT_TYPE_PATTERN, GENESIS_HASH, 
 import { Batch, type BatchRow } from './batch.ts';
 import { openRegular } from '../storage/safe-read.ts';
 import { noteOpenSegmentEvent } from './open-segment.ts';
-import { cutTornTail, syncDirectory, type Repair } from './repair.ts';
+import { cutTornTail, type Repair } from './repair.ts';
+import { syncDirectory } from '../storage/durable-files.ts';
 import { chainRepairHint, describeProblem, scanEventLog, type TornTail } from './scan.ts';
 import { SEGMENT_EVENT, segmentHeaderSchema, type SegmentHeader } from './segment-header.ts';
 import type { HistoryStorage } from '../contracts/history-storage.ts';

@@ -3,10 +3,10 @@
  * holding only the next segment's header (temp file, fsync, rename), and a temp file a crash
  * left before its rename is kept aside at the next open.
  */
-import { close, closeSync, constants, existsSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { close, constants, existsSync, openSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { syncDirectory } from './repair.ts';
+import { replaceFileDurably, syncDirectory } from '../storage/durable-files.ts';
 
 const closeAsync = promisify(close);
 
@@ -21,17 +21,7 @@ export function sealTempName(file: string): string {
  * for appends with `flags` added (O_DSYNC).
  */
 export async function replaceOpenFile(file: string, oldFd: number, bytes: Buffer, flags: number): Promise<number> {
-  const tmp = sealTempName(file);
-  const fd = openSync(tmp, 'w', 0o644);
-  try {
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, file);
-  syncDirectory(path.dirname(file));
+  replaceFileDurably(file, bytes, { tmp: sealTempName(file) });
   await closeAsync(oldFd).catch(() => undefined);
   return openSync(file, constants.O_WRONLY | constants.O_APPEND | flags, 0o644);
 }

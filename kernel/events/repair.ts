@@ -3,7 +3,8 @@
  * as `events.jsonl.torn-<seq>` and synced, and only then is the log truncated. Nothing
  * else in a log is ever rewritten.
  */
-import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
+import { syncDirectory, writeAllSyncClose } from '../storage/durable-files.ts';
 import path from 'node:path';
 import type { TornTail } from './scan.ts';
 
@@ -45,29 +46,5 @@ function saveEvidence(file: string, bytes: Buffer, seq: number): string {
     writeAllSyncClose(fd, bytes);
     syncDirectory(path.dirname(file));
     return name;
-  }
-}
-
-/** Makes a new directory entry durable (a created file survives power loss, not just kill -9). */
-/** Writes every byte to `fd`, fsyncs it and closes it (closing even when a write fails). */
-export function writeAllSyncClose(fd: number, bytes: Uint8Array): void {
-  try {
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-export function syncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, 'r');
-    fsyncSync(fd);
-  } catch {
-    // Some file systems refuse fsync on a directory; the data itself is already synced.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }

@@ -1,13 +1,14 @@
 /**
- * Durable file writes inside a persona folder, the steps every store shares: an append that
- * is synced before it returns (and a new file's directory entry too), and a whole-file
- * replace through a temp file, fsync, rename and (by default) a directory fsync, in this
- * thread or in Node's thread pool.
+ * The one durable writer: the steps every store shares, written once. An append that is
+ * synced before it returns (and a new file's directory entry too), a whole-file replace
+ * through a temp file, fsync, rename and (by default) a directory fsync, in this thread or in
+ * Node's thread pool, and the two primitives under them (write all, fsync and close; fsync a
+ * directory). The event log's seal, the history's segments and index, the trace store, the
+ * review queue's log and the storage bindings all write through these.
  */
 import { openRegular } from './safe-read.ts';
-import { close, existsSync, fsync, mkdirSync, open, openSync, rename, renameSync, write, constants } from 'node:fs';
+import { close, closeSync, existsSync, fsync, fsyncSync, mkdirSync, open, openSync, rename, renameSync, write, writeSync, constants } from 'node:fs';
 import path from 'node:path';
-import { syncDirectory, writeAllSyncClose } from '../events/repair.ts';
 
 export function appendFileDurably(file: string, data: string | Buffer): void {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
@@ -26,14 +27,16 @@ export interface ReplaceOptions {
    * cycle (brain.json) where the previous complete version after a power loss is acceptable.
    */
   directorySync?: 'always' | 'when-new';
+  /** the temp file's name (default `<file>.<pid>.tmp`): a name a later open looks for (the seal's) */
+  tmp?: string;
 }
 
 /** The steps both replacements share: the bytes, the folder (created if missing), the temp file's name. */
-function replacement(file: string, data: string | Buffer): { bytes: Buffer; dir: string; tmp: string } {
+function replacement(file: string, data: string | Buffer, options: ReplaceOptions): { bytes: Buffer; dir: string; tmp: string } {
   const dir = path.dirname(file);
   // The folder almost always exists (brain.json, every cycle): a stat, not a mkdir and a stat.
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
-  return { bytes: typeof data === 'string' ? Buffer.from(data, 'utf8') : data, dir, tmp: `${file}.${process.pid}.tmp` };
+  return { bytes: typeof data === 'string' ? Buffer.from(data, 'utf8') : data, dir, tmp: options.tmp ?? `${file}.${process.pid}.tmp` };
 }
 
 /**
@@ -49,7 +52,7 @@ function syncsDirectory(file: string, options: ReplaceOptions): boolean {
 }
 
 export function replaceFileDurably(file: string, data: string | Buffer, options: ReplaceOptions = {}): void {
-  const { bytes, dir, tmp } = replacement(file, data);
+  const { bytes, dir, tmp } = replacement(file, data, options);
   writeAllSyncClose(openSync(tmp, 'w', 0o644), bytes);
   const syncDir = syncsDirectory(file, options);
   renameSync(tmp, file);
@@ -68,7 +71,7 @@ function settle<T>(start: (done: (error: NodeJS.ErrnoException | null, value?: T
  * which wraps node:fs, sees these parts too.
  */
 export async function replaceFileDurablyAsync(file: string, data: string | Buffer, options: ReplaceOptions = {}): Promise<void> {
-  const { bytes, dir, tmp } = replacement(file, data);
+  const { bytes, dir, tmp } = replacement(file, data, options);
   const fd = await settle<number>((done) => open(tmp, 'w', 0o644, done));
   try {
     let written = 0;
@@ -85,3 +88,26 @@ export async function replaceFileDurablyAsync(file: string, data: string | Buffe
   if (syncDir) syncDirectory(dir);
 }
 
+/** Writes every byte to `fd`, fsyncs it and closes it (closing even when a write fails). */
+export function writeAllSyncClose(fd: number, bytes: Uint8Array): void {
+  try {
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Makes a new directory entry durable (a created file survives power loss, not just kill -9). */
+export function syncDirectory(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Some file systems refuse fsync on a directory; the data itself is already synced.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}

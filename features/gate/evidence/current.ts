@@ -6,7 +6,8 @@
  *
  *   { "selected": [ { "name": "skill/triage", "path": "evidence/triage-1", "digest": "sha256:..." } ] }
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { replaceFileDurably } from '../../../kernel/storage/durable-files.ts';
 import path from 'node:path';
 import { z } from 'zod';
 import { kernelError } from '../../../kernel/errors.ts';
@@ -58,9 +59,7 @@ export function readCurrent(file: string, displayRoot = process.cwd()): CurrentS
 }
 
 export function writeCurrent(file: string, selection: CurrentSelection): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(currentSelectionSchema.parse(selection), null, 2)}\n`);
-  renameSync(tmp, file);
+  replaceFileDurably(file, `${JSON.stringify(currentSelectionSchema.parse(selection), null, 2)}\n`);
 }
 
 /** Where an entry's package is: relative paths are read from the folder of current.json. */

@@ -16,7 +16,7 @@ import { kernelError } from '../../../kernel/errors.ts';
 import { closeSync, constants, existsSync, fstatSync, ftruncateSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { DenoOpError, fromNodeError } from '../../../kernel/broker/deno-error.ts';
-import { syncDirectory, writeAllSyncClose } from '../../../kernel/events/repair.ts';
+import { syncDirectory, writeAllSyncClose } from '../../../kernel/storage/durable-files.ts';
 import { appendFileDurably, replaceFileDurably, replaceFileDurablyAsync, type ReplaceOptions } from '../../../kernel/storage/durable-files.ts';
 import { withExclusiveLock } from '../state/exclusive-lock.ts';
 import { dataArg, optInt, pathArg, storageOp } from './binding-kit.ts';

@@ -33,7 +33,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSy
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { kernelError } from '../../../kernel/errors.ts';
-import { syncDirectory } from '../../../kernel/events/repair.ts';
+import { syncDirectory } from '../../../kernel/storage/durable-files.ts';
 import { HISTORY_TABLES, HISTORY_TABLES_SQL } from './sqlite-history.ts';
 import type { StorageSession } from './storage-session.ts';
 
