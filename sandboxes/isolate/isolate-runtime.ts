@@ -12,6 +12,7 @@ import ivm from 'isolated-vm';
 import { kernelError, type KernelError } from '../../kernel/errors.ts';
 import type { Limits } from '../../kernel/manifest/sandbox-profile.ts';
 import type { OpHandler } from '../../kernel/sandbox.ts';
+import { exitWithoutHeapTeardown } from './exit-without-teardown.ts';
 import { isDisposedError, limitError, reasonOfIvmError, type LimitReason } from './limit-errors.ts';
 
 /**
@@ -83,7 +84,8 @@ const SHIM_INSTALL_WALL_MS = 30_000;
  * the host's environment still exists. Left to isolated-vm's own teardown, an isolate with work
  * pending (a resident plugin, a shared persistence instance) has aborted the process now and
  * then under load (`IsolateEnvironment::GetCurrent(): Assertion environment != nullptr`), turning
- * a clean exit into SIGABRT.
+ * a clean exit into SIGABRT. Disposing is not enough for the handles still in Node's heap:
+ * exit-without-teardown.ts ends the process before the final GC can reach them.
  */
 const LIVE = new Set<IsolateRuntime>();
 let exitHooked = false;
@@ -100,6 +102,7 @@ function disposeAtExit(runtime: IsolateRuntime): void {
       }
     }
   });
+  exitWithoutHeapTeardown();
 }
 export class IsolateRuntime {
   readonly isolate: ivm.Isolate;
