@@ -722,11 +722,7 @@ export class PersonaRuntime {
       outcome = { ok: false, error };
       throw error;
     } finally {
-      if (held) {
-        this.#toolHeld.cpuMs -= held.cpuMs;
-        this.#toolHeld.wallMs -= held.wallMs;
-        this.#toolHeld.calls -= 1;
-      }
+      if (held) this.#releaseToolBudget(held);
       const wallMs = Math.max(performance.now() - started, meter.wallMs);
       const cpuMs = ran ? meter.cpuMs : 0;
       const use = this.#toolUse;
@@ -774,11 +770,7 @@ export class PersonaRuntime {
       outcome = { ok: false, code: isKernelError(error) ? error.code : null, error: errorLine(error) };
       throw error;
     } finally {
-      if (held) {
-        this.#toolHeld.cpuMs -= held.cpuMs;
-        this.#toolHeld.wallMs -= held.wallMs;
-        this.#toolHeld.calls -= 1;
-      }
+      if (held) this.#releaseToolBudget(held);
       const wallMs = performance.now() - started;
       this.#toolUse.wallMs += wallMs;
       const note: ToolCallNote = { tool: name, via, ok: outcome.ok, code: outcome.ok ? null : outcome.code, seq: null };
@@ -826,6 +818,13 @@ export class PersonaRuntime {
     h.wallMs += held.wallMs;
     h.calls += 1;
     return held;
+  }
+
+  /** Gives back what #holdToolBudget held for a call, once the call has ended either way. */
+  #releaseToolBudget(held: { cpuMs: number; wallMs: number }): void {
+    this.#toolHeld.cpuMs -= held.cpuMs;
+    this.#toolHeld.wallMs -= held.wallMs;
+    this.#toolHeld.calls -= 1;
   }
 
   /** A recorder for one tool call outside any cycle, writing to trace/tools.jsonl. */
