@@ -18,10 +18,10 @@
  * installed", other files are refused (remove it first to replace it).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeSync } from 'node:fs';
+import { lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
-import { syncDirectory } from '../../kernel/storage/durable-files.ts';
+import { syncDirectory, writeAllSyncClose } from '../../kernel/storage/durable-files.ts';
 import { shownPath } from '../../kernel/shown-path.ts';
 import { EVIDENCE_FORMAT, type EvidenceManifest } from './evidence/manifest-schema.ts';
 import { verifyPackage } from './evidence/verify.ts';
@@ -186,14 +186,7 @@ function sameTree(dir: string, manifest: EvidenceManifest): boolean {
 }
 
 function writeSynced(file: string, bytes: Buffer): void {
-  const fd = openSync(file, 'wx', 0o644);
-  try {
-    let offset = 0;
-    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeAllSyncClose(openSync(file, 'wx', 0o644), bytes);
 }
 
 function syncTree(dir: string): void {

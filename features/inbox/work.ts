@@ -16,10 +16,10 @@
  * cap the probe reads.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, constants, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
+import { constants, linkSync, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
-import { syncDirectory } from '../../kernel/storage/durable-files.ts';
+import { syncDirectory, writeAllSyncClose } from '../../kernel/storage/durable-files.ts';
 import { appendFileDurably } from '../../kernel/storage/persona-storage.ts';
 import { READ_CAPS, readFileCapped } from '../../kernel/storage/safe-read.ts';
 import { describePacket, MAX_PACKET_BYTES } from '../science-loop/probes.ts';
@@ -97,13 +97,7 @@ export function addPacket(personaDir: string, name: string, bytes: Buffer, state
   }
   const temp = path.join(inbox, `.${name.slice(0, 100)}.${process.pid}.${randomBytes(4).toString('hex')}.incoming`);
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-  try {
-    let offset = 0;
-    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  writeAllSyncClose(fd, bytes);
   try {
     linkSync(temp, file);
   } catch (error) {

@@ -13,10 +13,10 @@
  * no group or other permission bits.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, unlinkSync, writeSync, type Stats } from 'node:fs';
+import { constants, linkSync, lstatSync, mkdirSync, openSync, unlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { kernelError, type ErrorCode } from '../../kernel/errors.ts';
-import { syncDirectory } from '../../kernel/storage/durable-files.ts';
+import { syncDirectory, writeAllSyncClose } from '../../kernel/storage/durable-files.ts';
 
 function modeOf(st: Stats): string {
   return (st.mode & 0o777).toString(8).padStart(3, '0');
@@ -49,13 +49,7 @@ export function createSecretFile(file: string, data: string | Buffer, code: Erro
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
-    try {
-      let written = 0;
-      while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    writeAllSyncClose(fd, bytes);
     try {
       linkSync(tmp, file);
     } catch (error) {
