@@ -7,8 +7,8 @@
 // kernel (features/mcp/cli.ts).
 //
 // Dependency-free on purpose (only node:net): it must start in a few milliseconds.
-// The socket missing or refused: one line on stderr, exit 1. The kernel closed the
-// connection, or the client closed stdin: exit 0.
+// The socket missing or refused, or failing after it connected: one line on stderr, exit 1.
+// The kernel closed the connection, or the client closed stdin: exit 0.
 import net from 'node:net';
 
 const ENV = 'RUNTIMECTL_TOOLS_SOCKET';
@@ -30,7 +30,10 @@ if (!socketPath) {
     socket.pipe(process.stdout);
   });
   socket.on('error', (error) => {
-    if (!connected) fail(`cannot reach the kernel's tool relay at ${socketPath} (${ENV}): ${error.code ?? error.message}`);
+    const why = error.code ?? error.message;
+    if (!connected) fail(`cannot reach the kernel's tool relay at ${socketPath} (${ENV}): ${why}`);
+    // a session cut off mid-way is not a clean end: the agent's client must see it failed
+    else fail(`lost the kernel's tool relay at ${socketPath} (${ENV}): ${why}`);
   });
   socket.on('close', () => process.exit(0));
   // the client went away: the kernel sees the end of the session
