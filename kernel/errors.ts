@@ -22,7 +22,7 @@ export const ERROR_CODES = {
   RTC_ERR_CLI_USAGE: 'the command line is not valid',
   RTC_ERR_CLI_FILE_NOT_FOUND: 'a file named on the command line does not exist',
   RTC_ERR_FS_ACCESS: 'a file or folder a command needs is missing, of the wrong kind, or cannot be read, written or created',
-  /** kernel/storage/no-follow.ts: a planted symbolic or hard link in a folder sandboxed code can write (a session folder, a workspace) */
+  /** sandboxes/fs-safety/no-follow.ts: a planted symbolic or hard link in a folder sandboxed code can write (a session folder, a workspace) */
   RTC_ERR_FS_LINK_REFUSED: 'the kernel refused to read or write through a link in a folder that sandboxed code can write',
   // manifests and profiles
   RTC_ERR_MANIFEST_INVALID: 'a manifest does not match its schema',

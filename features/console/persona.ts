@@ -8,7 +8,7 @@
 import { existsSync, lstatSync } from 'node:fs';
 import path from 'node:path';
 import { errorLine, kernelError } from '../../kernel/errors.ts';
-import { readFileBeneath } from '../../kernel/storage/no-follow.ts';
+import { readFileBeneath } from '../../sandboxes/fs-safety/no-follow.ts';
 import type { EventEnvelope } from '../../kernel/events/envelope.ts';
 import { openPersonaReviewQueue, type Proposal } from '../review-queue/index.ts';
 import { openLedger } from '../ledger/open.ts';
@@ -136,7 +136,7 @@ export interface SessionFile {
 
 /**
  * A session's files, read from `<persona>/brain/sessions/<run>/` only: its command could write
- * that folder, so each file is read through kernel/storage/no-follow.ts from the state
+ * that folder, so each file is read through sandboxes/fs-safety/no-follow.ts from the state
  * directory (no link followed on the way or at the file, no hard link, no FIFO that would hang
  * the console); such a file is shown as missing.
  */

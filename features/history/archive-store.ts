@@ -16,7 +16,7 @@ import path from 'node:path';
 import tar from 'tar-stream';
 import { kernelError } from '../../kernel/errors.ts';
 import { replaceFileDurably } from '../../kernel/storage/durable-files.ts';
-import { readRegularFile } from '../../kernel/storage/safe-open.ts';
+import { readRegularFile } from '../../sandboxes/fs-safety/safe-open.ts';
 
 export type ArchiveKind = 'folder' | 'tarball';
 

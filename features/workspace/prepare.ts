@@ -12,7 +12,7 @@
  * file or folder where a link should go is never replaced.
  *
  * A persona's executor writes its workspace from inside its sandbox, so every read, write and
- * link here goes through kernel/storage/no-follow.ts from `anchor` (a folder no sandboxed
+ * link here goes through sandboxes/fs-safety/no-follow.ts from `anchor` (a folder no sandboxed
  * code can write: the state directory): a folder of the workspace swapped for a link is
  * refused (RTC_ERR_FS_LINK_REFUSED), a link planted where a manifest goes is replaced, never
  * written through.
@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, readlinkSync, symlinkSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
-import { inHeld, mkdirBeneath, readFileBeneath, withParentHeld, writeFileBeneath } from '../../kernel/storage/no-follow.ts';
+import { inHeld, mkdirBeneath, readFileBeneath, withParentHeld, writeFileBeneath } from '../../sandboxes/fs-safety/no-follow.ts';
 import { KERNEL_VERSION } from '../../kernel/version.ts';
 import { assertSafeId, unsafeIdReason } from './ids.ts';
 import { workspaceReadme } from './readme.ts';

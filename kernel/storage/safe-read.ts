@@ -17,14 +17,82 @@
  * Failures are KernelErrors with one line naming the file and what is wrong
  * (RTC_ERR_FS_ACCESS), or undefined for a missing file where the caller says missing is fine.
  *
- * The reads go through kernel/storage/safe-open.ts, the helper the broker's file ops use;
- * this module adds what the kernel's own reads need on top (a missing file is undefined, a
- * refusal is a KernelError line, `within`), and the same rules for appends and streams.
+ * The read itself is readRegularFile below, the one capped read of a regular file: the
+ * broker's file ops use it too, through sandboxes/fs-safety/safe-open.ts (which adds opens
+ * that follow no link, descriptors kept open, and writes). This module adds what the kernel's
+ * own reads need on top (a missing file is undefined, a refusal is a KernelError line,
+ * `within`), and the same rules for appends and streams.
  */
-import { closeSync, constants, fstatSync, openSync, realpathSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../errors.ts';
-import { fileKind as safeOpenKind, readRegularFile, UnsafeFileError } from './safe-open.ts';
+import { fileKind as kindOf, UnsafeFileError } from './unsafe-file.ts';
+
+const { O_RDONLY, O_NONBLOCK, O_NOCTTY } = constants;
+
+function errno(code: string, path: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`${code}: ${path}`), { code, path });
+}
+
+export interface RegularFileOptions {
+  /** what the caller already stat'ed at this path (saves a stat) */
+  stats?: Stats;
+  /** also accept these non-regular files (e.g. /dev/null, or a folder opened to be stat'ed); they must never block */
+  acceptDevice?: (s: Stats) => boolean;
+  /** how the path is opened (default openSync; the broker's noFollow open: sandboxes/fs-safety/safe-open.ts) */
+  open?: (flags: number) => number;
+}
+
+/** Refuses what is not a regular file (or an accepted device): EISDIR for a folder, UnsafeFileError `not-regular` for the rest. */
+export function refuseKind(file: string, s: Stats, accept: RegularFileOptions['acceptDevice'], doing: string): void {
+  if (s.isDirectory() && !accept?.(s)) throw errno('EISDIR', file);
+  if (!s.isFile() && !accept?.(s)) throw new UnsafeFileError('not-regular', file, kindOf(s), `${file} is a ${kindOf(s)}, not a regular file: the kernel ${doing} only regular files`);
+}
+
+/** The descriptor's fstat, checked: the inode the caller stat'ed (`changed` otherwise), and of a kind refuseKind accepts. */
+export function sameFile(fd: number, file: string, before: Stats, accept: RegularFileOptions['acceptDevice'], doing: string): Stats {
+  const after = fstatSync(fd);
+  if (after.dev !== before.dev || after.ino !== before.ino) throw new UnsafeFileError('changed', file, kindOf(after), `${file} was replaced while it was being opened`);
+  refuseKind(file, after, accept, doing);
+  return after;
+}
+
+/**
+ * Reads a whole regular file of at most `cap` bytes: what is not a regular file is refused
+ * before it is opened and again on the descriptor (the same inode), the open is O_NONBLOCK
+ * and O_NOCTTY, a file above `cap` is refused from its size, and at most `cap + 1` bytes are
+ * read. Throws an ErrnoException for OS errors (ENOENT, EISDIR, EACCES, ELOOP with a no-follow
+ * open) and an UnsafeFileError for what is not a regular file, too large, or swapped while opened.
+ */
+export function readRegularFile(file: string, cap: number, options: RegularFileOptions = {}): Buffer {
+  const before = options.stats ?? statSync(file);
+  refuseKind(file, before, options.acceptDevice, 'reads');
+  if (before.size > cap) throw new UnsafeFileError('too-large', file, 'regular file', `${file} has ${before.size} bytes, more than the cap of ${cap} bytes`, before.size);
+  const flags = O_RDONLY | O_NONBLOCK | O_NOCTTY;
+  const fd = options.open ? options.open(flags) : openSync(file, flags);
+  try {
+    const stats = sameFile(fd, file, before, options.acceptDevice, 'reads');
+    if (stats.size > cap) throw new UnsafeFileError('too-large', file, 'regular file', `${file} has ${stats.size} bytes, more than the cap of ${cap} bytes`, stats.size);
+    // The size is a hint (files under /proc say 0, files grow): read to EOF, bounded by the cap.
+    let buffer = Buffer.allocUnsafe(Math.min(cap, stats.size) + 1);
+    let total = 0;
+    for (;;) {
+      if (total === buffer.length) {
+        if (total > cap) break;
+        const bigger = Buffer.allocUnsafe(Math.min(cap + 1, Math.max(65536, buffer.length * 2)));
+        buffer.copy(bigger, 0, 0, total);
+        buffer = bigger;
+      }
+      const n = readSync(fd, buffer, total, buffer.length - total, null);
+      if (n === 0) break;
+      total += n;
+    }
+    if (total > cap) throw new UnsafeFileError('too-large', file, 'regular file', `${file} grew past the cap of ${cap} bytes while it was read`);
+    return buffer.subarray(0, total);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 export interface SafeReadOptions {
   /** refuse a file larger than this many bytes */
@@ -37,7 +105,7 @@ export interface SafeReadOptions {
 
 /** What a non-regular file is, for the one-line refusal. */
 export function fileKind(stat: Stats): string {
-  return kindInProse(safeOpenKind(stat));
+  return kindInProse(kindOf(stat));
 }
 
 function refuse(shown: string, what: string, cause?: unknown): never {
@@ -55,7 +123,7 @@ function isInside(file: string, dir: string): boolean {
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
-/** How the one-line refusals name a kind of file (safe-open's fileKind words, in prose). */
+/** How the one-line refusals name a kind of file (unsafe-file.ts's fileKind words, in prose). */
 function kindInProse(kind: string): string {
   switch (kind) {
     case 'FIFO':
@@ -72,8 +140,8 @@ function kindInProse(kind: string): string {
 /**
  * The bytes of `file`, or undefined when it does not exist. Throws one line for anything
  * else: not a regular file, over the cap, outside `within`, or unreadable. The read itself is
- * safe-open's readRegularFile (the broker's file ops use the same): checked before the open
- * and again on the descriptor, non-blocking, capped.
+ * readRegularFile above (the broker's file ops use the same): checked before the open and
+ * again on the descriptor, non-blocking, capped.
  */
 export function readFileCapped(file: string, options: SafeReadOptions): Buffer | undefined {
   const shown = options.shown ?? file;

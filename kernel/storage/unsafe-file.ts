@@ -1,10 +1,11 @@
 /**
- * What the kernel's careful file helpers refuse (safe-open.ts, no-follow.ts): one error class
- * the broker turns into Deno's errors and the kernel into one-line refusals.
+ * What the careful file helpers refuse (kernel/storage/safe-read.ts's capped read, and
+ * sandboxes/fs-safety/safe-open.ts and no-follow.ts on top of it): one error class the broker
+ * turns into Deno's errors and the kernel into one-line refusals.
  */
 import type { Stats } from 'node:fs';
 
-/** `link` and `hard-link`: a link where kernel/storage/no-follow.ts follows none (its `path` is the part that is a link). */
+/** `link` and `hard-link`: a link where sandboxes/fs-safety/no-follow.ts follows none (its `path` is the part that is a link). */
 export type UnsafeFileReason = 'not-regular' | 'too-large' | 'changed' | 'link' | 'hard-link';
 
 /** A file refused by these helpers; `kind` says what it was (`FIFO`, `socket`, `character device`...). */

@@ -42,12 +42,10 @@ export const KERNEL_PUBLIC_SURFACE: readonly string[] = [
   'kernel/broker/special-paths.ts',
   'kernel/permissions/**',
   'kernel/manifest/sandbox-profile.ts',
-  // The kernel's IO-safety primitives (no link followed, no FIFO opened blocking), the one way
-  // every file op reads and writes where sandboxed code can write: safe-open is built on no-follow,
-  // and both refuse with unsafe-file's one error class.
-  'kernel/storage/safe-open.ts',
+  // The kernel's IO-safety primitive (no FIFO opened blocking, no read without bound): the one
+  // capped read of a regular file and its checks, which sandboxes/fs-safety/safe-open.ts (with
+  // no-follow.ts, no link followed) builds on; all refuse with unsafe-file's one error class.
   'kernel/storage/safe-read.ts',
-  'kernel/storage/no-follow.ts',
   'kernel/storage/unsafe-file.ts',
 ];
 

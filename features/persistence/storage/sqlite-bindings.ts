@@ -34,7 +34,7 @@ import { checkSqliteStatement } from './sqlite-statement.ts';
 import { pathArg, storageOp } from './binding-kit.ts';
 import { kernelEventsDb } from './sqlite-events-db.ts';
 import type { StorageSession } from './storage-session.ts';
-import { refuseLinkedFiles } from '../../../kernel/storage/no-follow.ts';
+import { refuseLinkedFiles } from '../../../sandboxes/fs-safety/no-follow.ts';
 
 type SqlValue = string | number | null;
 

@@ -21,7 +21,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { errorLine } from '../../../kernel/errors.ts';
-import { readFileBeneath, removeBeneath, writeFileBeneath } from '../../../kernel/storage/no-follow.ts';
+import { readFileBeneath, removeBeneath, writeFileBeneath } from '../../../sandboxes/fs-safety/no-follow.ts';
 import type { ChildHandle, ChildTracker, SandboxRecord } from '../../../sandboxes/subprocess/run-command.ts';
 import { bootId, processGroupAlive, processStartTime, signal } from '../../../sandboxes/subprocess/os-sandbox/process-tree.ts';
 

@@ -9,7 +9,7 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { errorLine, isKernelError, kernelError } from '../../../kernel/errors.ts';
-import { mkdirBeneath, removeBeneath, writeFileBeneath } from '../../../kernel/storage/no-follow.ts';
+import { mkdirBeneath, removeBeneath, writeFileBeneath } from '../../../sandboxes/fs-safety/no-follow.ts';
 
 export { providerHomeDir, providerName } from '../../../kernel/loop/layout.ts';
 
@@ -17,7 +17,7 @@ export { providerHomeDir, providerName } from '../../../kernel/loop/layout.ts';
  * Creates the provider home when missing and checks it is a real folder inside the persona's
  * own state that the kernel can write; RTC_ERR_EXECUTOR_PROVIDER_HOME saying what is wrong.
  * The executor's sessions write this folder (it is their HOME): every step here walks from
- * the state directory without following a link (kernel/storage/no-follow.ts), so a link a
+ * the state directory without following a link (sandboxes/fs-safety/no-follow.ts), so a link a
  * session left in place of the home, or of the write probe, is refused or replaced, never
  * followed.
  */

@@ -4,7 +4,7 @@
  * the kernel writes itself when a plugin died before writing its own, or updates.
  *
  * The session's command may write its own folder (it is in its OS sandbox's grant), so the
- * kernel reads and writes there only through kernel/storage/no-follow.ts, walking from the
+ * kernel reads and writes there only through sandboxes/fs-safety/no-follow.ts, walking from the
  * state directory (which no sandboxed code can write): a link it planted where the manifest
  * goes is replaced, never written through, and one on the way is refused with one line. The
  * manifest is parsed with its one schema (kernel/contracts/executor-session.ts) before the
@@ -21,7 +21,7 @@ import {
   type ExecutorSessionManifest,
   type ExecutorSessionManifestInput,
 } from '../../../kernel/contracts/executor-session.ts';
-import { mkdirBeneath, readFileBeneath, withParentHeld, inHeld, writeFileBeneath } from '../../../kernel/storage/no-follow.ts';
+import { mkdirBeneath, readFileBeneath, withParentHeld, inHeld, writeFileBeneath } from '../../../sandboxes/fs-safety/no-follow.ts';
 import { describeZodError } from '../../../kernel/contracts/zod-error.ts';
 import { errorLine } from '../../../kernel/errors.ts';
 import { prepareWorkspace, type PreparedWorkspace } from '../../workspace/prepare.ts';

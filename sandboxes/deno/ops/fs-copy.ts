@@ -21,7 +21,7 @@ import { guardPath } from './fs-guard.ts';
 import { pathAttempts } from '../../../kernel/broker/attempts.ts';
 import { defineOp, type BrokerContext, type OpCall } from '../../../kernel/broker/op.ts';
 import { isDiscardingDevice } from './special-files.ts';
-import { openRegularFile, UnsafeFileError } from '../../../kernel/storage/safe-open.ts';
+import { openRegularFile, UnsafeFileError } from '../../fs-safety/safe-open.ts';
 import { record, resolvePath, str } from '../../../kernel/broker/args.ts';
 import { charged, WriteCharge } from './fs-charge.ts';
 import { twoPathError } from './fs-more.ts';

@@ -17,7 +17,7 @@ import { DenoOpError, fromNodeError } from '../../../kernel/broker/deno-error.ts
 import { guardPath } from './fs-guard.ts';
 import { defineOp, type BrokerContext, type PermissionNeed } from '../../../kernel/broker/op.ts';
 import { isDiscardingDevice, isNullDevice } from './special-files.ts';
-import { openRegularFile } from '../../../kernel/storage/safe-open.ts';
+import { openRegularFile } from '../../fs-safety/safe-open.ts';
 import { resourcesOf, type Resource } from '../../../kernel/broker/resources.ts';
 import { bool, int, record, resolvePath, str } from '../../../kernel/broker/args.ts';
 import { fileInfo, fsError } from './fs.ts';

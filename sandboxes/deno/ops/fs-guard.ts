@@ -1,7 +1,7 @@
 /**
  * The one path check every file op makes after its grant (`needs`) passed, so each op gets
  * the same rules; new fs ops call `guardPath` for each path they touch, then act on
- * `target` (and read or write through kernel/storage/safe-open.ts):
+ * `target` (and read or write through sandboxes/fs-safety/safe-open.ts):
  *
  *  - special files (special-files.ts): decided on what the path really reaches, for every
  *    op. The entry a path names is looked at with lstat (its inode says whether it lives on
@@ -22,7 +22,7 @@
  */
 import { closeSync, constants, lstatSync, openSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { inHeld, withParentHeld } from '../../../kernel/storage/no-follow.ts';
+import { inHeld, withParentHeld } from '../../fs-safety/no-follow.ts';
 import { UnsafeFileError } from '../../../kernel/storage/unsafe-file.ts';
 import type { BrokerContext, OpCall } from '../../../kernel/broker/op.ts';
 import { isSpecialPath } from '../../../kernel/broker/special-paths.ts';

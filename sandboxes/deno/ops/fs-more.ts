@@ -5,7 +5,7 @@
  * refusal names the same path), then passes every path it touches through the one path
  * guard (fs-guard.ts: special files, the kernel's own files, strict symlinks, dangling
  * links) with the intent of what it does to it, and acts on the guarded target; files are
- * opened only through kernel/storage/safe-open.ts (fs-copy.ts). OS errors carry Deno's
+ * opened only through sandboxes/fs-safety/safe-open.ts (fs-copy.ts). OS errors carry Deno's
  * messages, two-path ones as `rename 'a' -> 'b'`. The `*Sync` variants in the shim call
  * these same ops: one check, one behaviour.
  *
@@ -20,7 +20,7 @@ import path from 'node:path';
 import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
 import { actOn, actOnFollowed, guardPath } from './fs-guard.ts';
 import { defineOp, type BrokerContext, type OpCall, type PermissionNeed } from '../../../kernel/broker/op.ts';
-import { openRegularFile } from '../../../kernel/storage/safe-open.ts';
+import { openRegularFile } from '../../fs-safety/safe-open.ts';
 import { int, optStr, record, resolvePath, str } from '../../../kernel/broker/args.ts';
 import { fsError } from './fs.ts';
 import { charged, measureFreed, releaseWrites, WriteCharge } from './fs-charge.ts';

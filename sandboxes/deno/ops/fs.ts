@@ -4,17 +4,17 @@
  * a promise): a local file op costs tens of microseconds this way against hundreds for an
  * asynchronous round trip through the isolate's task queue, and it cannot block: every path
  * goes through `guardPath` (special files, strict symlinks, dangling links) and files are
- * opened by kernel/storage/safe-open.ts (non-blocking, regular files only, reads capped by
+ * opened by sandboxes/fs-safety/safe-open.ts (non-blocking, regular files only, reads capped by
  * the transfer limit).
  */
 import { closeSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, rmdirSync, statSync, unlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { DenoOpError, fromNodeError } from '../../../kernel/broker/deno-error.ts';
 import { actOn, guardPath } from './fs-guard.ts';
-import { openDirNoFollow, removeTreeNoFollow } from '../../../kernel/storage/no-follow.ts';
+import { openDirNoFollow, removeTreeNoFollow } from '../../fs-safety/no-follow.ts';
 import { defineOp, type BrokerContext, type PermissionNeed } from '../../../kernel/broker/op.ts';
 import { isDiscardingDevice, isNullDevice } from './special-files.ts';
-import { readRegularFile, UnsafeFileError, writeRegularFile } from '../../../kernel/storage/safe-open.ts';
+import { readRegularFile, UnsafeFileError, writeRegularFile } from '../../fs-safety/safe-open.ts';
 import { bool, record, resolvePath, str } from '../../../kernel/broker/args.ts';
 import { Refusal } from '../../../kernel/broker/refusal.ts';
 import { WriteQuota } from '../../../kernel/broker/write-quota.ts';

@@ -1,5 +1,5 @@
 /**
- * kernel/storage/no-follow.ts, attacked the way sandboxed code in a session folder would: a
+ * sandboxes/fs-safety/no-follow.ts, attacked the way sandboxed code in a session folder would: a
  * symbolic link where the kernel's file goes, a folder on the way replaced by a link, a hard
  * link to a file outside, a FIFO, and a race that swaps a folder for a link while the kernel
  * writes. Nothing outside is ever written or read; each attempt is one refusal line, or (for a
@@ -11,9 +11,9 @@ import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { isKernelError } from '../../kernel/errors.ts';
-import { mkdirBeneath, openNoFollow, readFileBeneath, removeBeneath, writeFileBeneath } from '../../kernel/storage/no-follow.ts';
-import { readRegularFile, writeRegularFile } from '../../kernel/storage/safe-open.ts';
+import { isKernelError } from '../../../kernel/errors.ts';
+import { mkdirBeneath, openNoFollow, readFileBeneath, removeBeneath, writeFileBeneath } from '../no-follow.ts';
+import { readRegularFile, writeRegularFile } from '../safe-open.ts';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'rtc-nofollow-'));
 after(() => rmSync(root, { recursive: true, force: true }));

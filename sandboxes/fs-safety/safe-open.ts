@@ -1,8 +1,10 @@
 /**
  * Opening a file the way a long-running kernel must: never blocking its main thread, never
  * reading without bound. Used by the broker's file ops (what a sandboxed script reads and
- * writes) and meant for every read the kernel does on a persona's behalf (inbox, dm queue,
- * profile, brain).
+ * writes, sandboxes/deno/ops/fs*.ts) and by features reading files they do not control.
+ * The checks and the capped read are the kernel's (kernel/storage/safe-read.ts, which the
+ * kernel's own reads on a persona's behalf use directly); this module adds opens that follow
+ * no link (`noFollow`, through no-follow.ts), descriptors kept open, and writes.
  *
  *  - what is not a regular file is refused *before* it is opened (a FIFO would block the
  *    open or the read; a tty, /dev/stdin, /dev/zero never end; opening some devices has
@@ -14,30 +16,23 @@
  *    and a file that grows while read stops at the cap.
  * One open, one fstat and the reads: the fast path costs one stat more than a bare read.
  */
-import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, openSync, readSync, statSync, lstatSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, ftruncateSync, openSync, statSync, lstatSync, writeSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { fileKind, UnsafeFileError } from './unsafe-file.ts';
+import { readRegularFile as readCapped, refuseKind, sameFile, type RegularFileOptions } from '../../kernel/storage/safe-read.ts';
 import { inHeld, withParentHeld } from './no-follow.ts';
 
-const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NONBLOCK, O_NOCTTY, O_NOFOLLOW } = constants;
+const { O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND, O_NONBLOCK, O_NOCTTY, O_NOFOLLOW } = constants;
 
-export { fileKind, UnsafeFileError, type UnsafeFileReason } from './unsafe-file.ts';
+export { fileKind, UnsafeFileError, type UnsafeFileReason } from '../../kernel/storage/unsafe-file.ts';
 
-function errno(code: string, path: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`${code}: ${path}`), { code, path });
-}
-
-export interface OpenOptions {
+/** `stats` and `acceptDevice` as kernel/storage/safe-read.ts's readRegularFile takes them (what the check is against). */
+export interface OpenOptions extends Omit<RegularFileOptions, 'open'> {
   /**
    * the path was resolved by the caller (no link in any part): open it without following a
    * link anywhere, each folder on its way held by descriptor (no-follow.ts), so a folder
    * swapped for a link after the caller's check is refused, not followed
    */
   noFollow?: boolean;
-  /** what the caller already stat'ed at this path (saves a stat) */
-  stats?: Stats;
-  /** also accept these non-regular files (e.g. /dev/null, or a folder opened to be stat'ed); they must never block */
-  acceptDevice?: (s: Stats) => boolean;
 }
 
 /** openSync, or under `noFollow` the same open with no link followed in any part of the path. */
@@ -46,16 +41,9 @@ function openPath(file: string, flags: number, noFollow: boolean | undefined, mo
   return withParentHeld(file, {}, (dirFd, name) => openSync(inHeld(dirFd, name), flags | O_NOFOLLOW, mode));
 }
 
-function refuseKind(file: string, s: Stats, accept: OpenOptions['acceptDevice'], doing: string): void {
-  if (s.isDirectory() && !accept?.(s)) throw errno('EISDIR', file);
-  if (!s.isFile() && !accept?.(s)) throw new UnsafeFileError('not-regular', file, fileKind(s), `${file} is a ${fileKind(s)}, not a regular file: the kernel ${doing} only regular files`);
-}
-
-function sameFile(fd: number, file: string, before: Stats, accept: OpenOptions['acceptDevice'], doing: string): Stats {
-  const after = fstatSync(fd);
-  if (after.dev !== before.dev || after.ino !== before.ino) throw new UnsafeFileError('changed', file, fileKind(after), `${file} was replaced while it was being opened`);
-  refuseKind(file, after, accept, doing);
-  return after;
+/** What the caller stat'ed, else the path's stat (lstat under `noFollow`: a link is refused, not followed). */
+function statBefore(file: string, options: OpenOptions): Stats {
+  return options.stats ?? (options.noFollow ? lstatSync(file) : statSync(file));
 }
 
 export interface OpenedFile {
@@ -77,7 +65,7 @@ export function openRegularFile(file: string, flags: number, options: OpenOption
     return { fd, stats: fstatSync(fd) };
   }
   const doing = flags & (O_WRONLY | O_RDWR) ? 'writes' : 'reads';
-  const before = options.stats ?? (options.noFollow ? lstatSync(file) : statSync(file));
+  const before = statBefore(file, options);
   refuseKind(file, before, options.acceptDevice, doing);
   const fd = openPath(file, flags | O_NONBLOCK | O_NOCTTY, options.noFollow);
   try {
@@ -89,37 +77,14 @@ export function openRegularFile(file: string, flags: number, options: OpenOption
 }
 
 /**
- * Reads a whole regular file of at most `cap` bytes. Throws an ErrnoException for OS
- * errors (ENOENT, EISDIR, EACCES, ELOOP with noFollow) and an UnsafeFileError for what is
- * not a regular file, too large, or swapped while opened.
+ * Reads a whole regular file of at most `cap` bytes: kernel/storage/safe-read.ts's
+ * readRegularFile (the one capped read), opened under `noFollow` with no link followed. Throws
+ * an ErrnoException for OS errors (ENOENT, EISDIR, EACCES, ELOOP with noFollow) and an
+ * UnsafeFileError for what is not a regular file, too large, or swapped while opened.
  */
 export function readRegularFile(file: string, cap: number, options: OpenOptions = {}): Buffer {
-  const before = options.stats ?? (options.noFollow ? lstatSync(file) : statSync(file));
-  refuseKind(file, before, options.acceptDevice, 'reads');
-  if (before.size > cap) throw new UnsafeFileError('too-large', file, 'regular file', `${file} has ${before.size} bytes, more than the cap of ${cap} bytes`, before.size);
-  const fd = openPath(file, O_RDONLY | O_NONBLOCK | O_NOCTTY, options.noFollow);
-  try {
-    const stats = sameFile(fd, file, before, options.acceptDevice, 'reads');
-    if (stats.size > cap) throw new UnsafeFileError('too-large', file, 'regular file', `${file} has ${stats.size} bytes, more than the cap of ${cap} bytes`, stats.size);
-    // The size is a hint (files under /proc say 0, files grow): read to EOF, bounded by the cap.
-    let buffer = Buffer.allocUnsafe(Math.min(cap, stats.size) + 1);
-    let total = 0;
-    for (;;) {
-      if (total === buffer.length) {
-        if (total > cap) break;
-        const bigger = Buffer.allocUnsafe(Math.min(cap + 1, Math.max(65536, buffer.length * 2)));
-        buffer.copy(bigger, 0, 0, total);
-        buffer = bigger;
-      }
-      const n = readSync(fd, buffer, total, buffer.length - total, null);
-      if (n === 0) break;
-      total += n;
-    }
-    if (total > cap) throw new UnsafeFileError('too-large', file, 'regular file', `${file} grew past the cap of ${cap} bytes while it was read`);
-    return buffer.subarray(0, total);
-  } finally {
-    closeSync(fd);
-  }
+  const { noFollow, ...checks } = options;
+  return readCapped(file, cap, { ...checks, stats: statBefore(file, options), open: (flags) => openPath(file, flags, noFollow) });
 }
 
 export interface WriteOptions extends OpenOptions {

@@ -1,6 +1,7 @@
 /**
- * The safe-open helper (kernel/storage/safe-open.ts) every broker file op uses and the
- * kernel's own persona reads are meant to: it never blocks and never reads without bound.
+ * The safe-open helper (sandboxes/fs-safety/safe-open.ts) every broker file op uses, with
+ * the capped read it builds on (kernel/storage/safe-read.ts's readRegularFile, the one the
+ * kernel's own persona reads use): it never blocks and never reads without bound.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -8,7 +9,7 @@ import { lstatSync, mkdtempSync, readFileSync, statSync, symlinkSync, truncateSy
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { readRegularFile, UnsafeFileError, writeRegularFile } from '../../kernel/storage/safe-open.ts';
+import { readRegularFile, UnsafeFileError, writeRegularFile } from '../safe-open.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-safe-open-'));
 const at = (name: string) => path.join(dir, name);

@@ -25,8 +25,8 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmdirSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { kernelError, type KernelError } from '../errors.ts';
-import { fileKind, UnsafeFileError } from './unsafe-file.ts';
+import { kernelError, type KernelError } from '../../kernel/errors.ts';
+import { fileKind, UnsafeFileError } from '../../kernel/storage/unsafe-file.ts';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_NONBLOCK, O_NOCTTY, O_NOFOLLOW, O_DIRECTORY } = constants;
 
