@@ -23,7 +23,7 @@
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
-import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
+import { PluginInstance } from '../../features/plugin-host/plugin-instance.ts';
 import { IsolateRuntime } from '../../sandboxes/isolate/isolate-runtime.ts';
 
 /** One part of a cycle, as the replay needs it. Files are absolute paths in the state dir. */

@@ -15,7 +15,7 @@ import { gateCheckInputSchema, gateCheckResultSchema, type GateCheckInput, type 
 import { describeZodError } from '../../kernel/manifest/load.ts';
 import { errorLine } from '../../kernel/errors.ts';
 import { toPermissionSet } from '../../kernel/manifest/permissions-schema.ts';
-import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
+import { PluginInstance } from '../plugin-host/plugin-instance.ts';
 import type { SandboxKit } from '../../kernel/sandbox.ts';
 import { gateBindingsFor } from './bindings.ts';
 import type { ResolvedCheck } from './profiles.ts';

@@ -7,7 +7,7 @@
  */
 import { kernelError } from '../../kernel/errors.ts';
 import { emptyPermissionSet } from '../../kernel/permissions/descriptors.ts';
-import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
+import { PluginInstance } from '../plugin-host/plugin-instance.ts';
 import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { STORAGE_BINDING_NAMES } from './storage/binding-kit.ts';
 import { StorageHost } from './storage/storage-session.ts';

@@ -7,7 +7,7 @@
  * Plugins come from the kernel's one registry (scanned once per start); everything a persona
  * names was checked at its start (start-check.ts), so a miss here is a plugin removed since.
  */
-import type { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
+import type { PluginInstance } from '../plugin-host/plugin-instance.ts';
 import type { PermissionGate, PermissionLayer } from '../../kernel/permissions/gate.ts';
 import type { SandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import type { MountedServer, ScriptCallee, ToolGrant, ToolRunners } from './tools/runners.ts';

@@ -49,7 +49,7 @@ import { pathCodec, type PathCodec } from '../../kernel/replay/path-codec.ts';
 import { TraceStore } from '../trace-store/trace-store.ts';
 import { checkSubstrateAtStart, type SubstrateAtStart } from '../substrate/substrate-at-start.ts';
 import { listToolsReport, callTool, toolCallLimits, toolPluginOf, type ToolHost, type ToolInfo, type ToolProblem } from './tools/call-tool.ts';
-import { withCallMeter, type CallUsage } from '../../kernel/plugins/call-usage.ts';
+import { withCallMeter, type CallUsage } from '../plugin-host/call-usage.ts';
 import { removeRelayPointer, TOOLS_SOCKET_ENV, ToolRelay, writeRelayPointer } from './tools/tool-relay.ts';
 import { TOOL_TRACE_FILE } from '../trace-store/trace-store.ts';
 import { KERNEL_VERSION } from '../../kernel/version.ts';

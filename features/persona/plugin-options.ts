@@ -13,7 +13,7 @@ import type { BindingImplementations } from '../../kernel/broker/bindings.ts';
 import { toPermissionSet, type PathVariables } from '../../kernel/manifest/permissions-schema.ts';
 import type { PermissionSet } from '../../kernel/permissions/descriptors.ts';
 import type { PersonaProfile } from '../../kernel/personas/profile-schema.ts';
-import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
+import { PluginInstance } from '../plugin-host/plugin-instance.ts';
 import { SecretValues, type Scrubber } from '../../kernel/redact/secret-values.ts';
 import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import type { PluginKind } from '../../kernel/manifest/plugin-manifest.ts';

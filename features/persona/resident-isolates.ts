@@ -7,7 +7,7 @@
  * A plugin whose isolate was released starts fresh on its next call, which the trace records
  * (`fresh`), so replay still rebuilds its state correctly.
  */
-import type { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
+import type { PluginInstance } from '../plugin-host/plugin-instance.ts';
 
 /**
  * Three plugins a persona (executor, budget policy, phase selector) for 128 personas: a

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
-import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
+import { PluginInstance } from '../plugin-host/plugin-instance.ts';
 import { displayPath, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { pluginBundleRecord, type BundleRecord } from '../substrate/substrate.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';

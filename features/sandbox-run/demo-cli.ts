@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
-import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
+import { PluginInstance } from '../plugin-host/plugin-instance.ts';
 import { scanPlugins } from '../../kernel/plugins/registry.ts';
 import { createScriptRunner } from './runner/script-runner.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';

@@ -23,7 +23,7 @@ import type { PersistenceBackend, PersistenceProvider } from '../../kernel/contr
 import type { PersonaPaths } from '../../kernel/loop/layout.ts';
 import { personaPaths } from '../../kernel/loop/layout.ts';
 import { personaProfileSchema, type PersonaProfile } from '../../kernel/personas/profile-schema.ts';
-import type { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
+import type { PluginInstance } from '../plugin-host/plugin-instance.ts';
 import { PLUGINS_DIR, PluginRegistry, withGrant, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { sha256Digest } from '../trace-store/content-store.ts';
 import type { ModuleLoader, SandboxKit } from '../../kernel/sandbox.ts';

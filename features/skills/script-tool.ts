@@ -16,7 +16,7 @@ import { kernelError } from '../../kernel/errors.ts';
 import { grantLayers } from '../../kernel/broker/context.ts';
 import { loadSandboxProfile, type Limits } from '../../kernel/manifest/sandbox-profile.ts';
 import { createScriptRunner, type ScriptRunner } from '../sandbox-run/runner/script-runner.ts';
-import { chargedFor, reportCallUsage } from '../../kernel/plugins/call-usage.ts';
+import { chargedFor, reportCallUsage } from '../plugin-host/call-usage.ts';
 import type { ScriptCallee, ScriptToolOptions } from '../persona/tools/runners.ts';
 import type { ScriptToolResult, ScriptToolSpec } from '../persona/tools/script-spec.ts';
 

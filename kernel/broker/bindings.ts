@@ -240,7 +240,7 @@ export const bindingProposalsList = defineOp({
 
 /**
  * The kernel's own binding extension. Unlike every other extension it is not handed in by the
- * composition: the plugin instance composes it itself (kernel/plugins/plugin-instance.ts),
+ * composition: the plugin instance composes it itself (features/plugin-host/plugin-instance.ts),
  * because it is truly kernel. Its ops implement nothing; they check the grant the kernel
  * computes (manifest `bindings` ∩ the persona's) and forward to the implementations the loop
  * hands in (`BrokerContext.bindings`, BindingImplementations above). Every plugin a persona

@@ -17,5 +17,5 @@ export const DENO_RUN_OPS: Extension = { name: 'deno.run', ops: [runOutput, ...S
 /** The Deno extensions, in the order a table lists them. */
 export const DENO_EXTENSIONS: readonly Extension[] = [DENO_SURFACE_OPS, DENO_RUN_OPS];
 
-/** Every op a script sandboxed here may ask for (a plugin's table adds its bindings: kernel/plugins/plugin-instance.ts). */
+/** Every op a script sandboxed here may ask for (a plugin's table adds its bindings: features/plugin-host/plugin-instance.ts). */
 export const DENO_OPS: OpTable = opTable(DENO_EXTENSIONS);

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { after, test } from 'node:test';
 import type { AuditEvent } from '../../kernel/broker/op.ts';
 import { allPermissionSet, emptyPermissionSet } from '../../kernel/permissions/descriptors.ts';
-import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
+import { PluginInstance } from '../../features/plugin-host/plugin-instance.ts';
 import { loadPlugin } from '../../kernel/plugins/registry.ts';
 import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 import { ScriptTool } from '../../features/skills/script-tool.ts';

@@ -20,7 +20,7 @@ import { isKernelError } from '../../kernel/errors.ts';
 import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
 import { flagsLayer } from '../../kernel/permissions/parse-flags.ts';
-import { PluginInstance } from '../../kernel/plugins/plugin-instance.ts';
+import { PluginInstance } from '../../features/plugin-host/plugin-instance.ts';
 import { loadPlugin } from '../../kernel/plugins/registry.ts';
 import { DENO_EXTENSIONS, DENO_OPS, DENO_RUN_OPS } from '../../sandboxes/deno/index.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';

@@ -26,7 +26,7 @@ import type { Limits } from '../../../kernel/manifest/sandbox-profile.ts';
 import type { McpServerDeclaration } from '../../../kernel/manifest/plugin-manifest.ts';
 import { PermissionGate } from '../../../kernel/permissions/gate.ts';
 import type { LoadedPlugin } from '../../../kernel/plugins/registry.ts';
-import { chargedFor, reportCallUsage } from '../../../kernel/plugins/call-usage.ts';
+import { chargedFor, reportCallUsage } from '../../plugin-host/call-usage.ts';
 import { mountCode, type McpMountOptions, type MountedServer, type RemoteTool } from '../../persona/tools/runners.ts';
 import { KERNEL_VERSION } from '../../../kernel/version.ts';
 import { locateBwrap } from '../../../sandboxes/subprocess/os-sandbox/bwrap.ts';

@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } fr
 import path from 'node:path';
 import { test } from 'node:test';
 import { allPermissionSet } from '../../../kernel/permissions/descriptors.ts';
-import { PluginInstance } from '../../../kernel/plugins/plugin-instance.ts';
+import { PluginInstance } from '../../plugin-host/plugin-instance.ts';
 import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
 import { PROJECT_ROOT } from '../../../kernel/version.ts';
 import { CYCLE_EVENT } from '../../../kernel/loop/cycle-event.ts';

@@ -5,19 +5,19 @@
  * the isolate is disposed and a fresh one is built on the next call, so one bad call
  * never poisons later ones and never touches other plugins.
  */
-import { CapabilityBroker } from '../broker/broker.ts';
-import { opTable, type OpTable } from '../broker/extension.ts';
-import { KERNEL_BINDING_OPS } from '../broker/bindings.ts';
-import type { AuditEvent, WorldSources } from '../broker/op.ts';
-import type { Tape } from '../broker/tape.ts';
-import { isKernelError, kernelError } from '../errors.ts';
+import { CapabilityBroker } from '../../kernel/broker/broker.ts';
+import { opTable, type OpTable } from '../../kernel/broker/extension.ts';
+import { KERNEL_BINDING_OPS } from '../../kernel/broker/bindings.ts';
+import type { AuditEvent, WorldSources } from '../../kernel/broker/op.ts';
+import type { Tape } from '../../kernel/broker/tape.ts';
+import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { chargedFor, reportCallUsage } from './call-usage.ts';
-import { toPermissionSet, type PathVariables } from '../manifest/permissions-schema.ts';
-import type { Limits } from '../manifest/sandbox-profile.ts';
-import type { PermissionSet } from '../permissions/descriptors.ts';
-import { brokerContext, grantLayers } from '../broker/context.ts';
-import type { Sandbox, SandboxKit } from '../sandbox.ts';
-import type { LoadedPlugin } from './registry.ts';
+import { toPermissionSet, type PathVariables } from '../../kernel/manifest/permissions-schema.ts';
+import type { Limits } from '../../kernel/manifest/sandbox-profile.ts';
+import type { PermissionSet } from '../../kernel/permissions/descriptors.ts';
+import { brokerContext, grantLayers } from '../../kernel/broker/context.ts';
+import type { Sandbox, SandboxKit } from '../../kernel/sandbox.ts';
+import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
 
 export interface InstanceOptions {
   /** how the plugin's sandbox is made (the composition's: sandboxes/index.ts defaultSandboxKit) */
