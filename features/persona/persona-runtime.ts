@@ -5,7 +5,7 @@
  * registered by name (steps.ts), then its own last step, `record`:
  *
  *   boundary   the harness's boundary steps, before the cycle's trace opens: `review`
- *              (review-step.ts), by default: proposals an operator accepted since the last
+ *              (steps/review-step.ts), by default: proposals an operator accepted since the last
  *              cycle take effect (the review queue's applyAccepted), their records join the log
  *   <steps>    the harness's steps, in order (the science loop's: brain, usage, budget,
  *              skills, ledger, phase, decide; a step plugin by its id), handing each other
@@ -58,7 +58,7 @@ import { resolveCommand } from '../../kernel/permissions/run-grants.ts';
 import { systemClock, type Clock } from '../../kernel/loop/clock.ts';
 import { CYCLE_EVENT } from '../../kernel/loop/cycle-event.ts';
 import { HarnessCatalog, RECORD_STEP, REVIEW_STEP, type LoadedHarness } from '../../kernel/loop/harness.ts';
-import { REVIEW_VALUE, reviewStep, type ReviewAtBoundary } from '../../kernel/loop/review-step.ts';
+import { REVIEW_VALUE, reviewStep, type ReviewAtBoundary } from './steps/review-step.ts';
 import { CycleValues, type StepValueAccess } from '../../kernel/loop/step-values.ts';
 import { hostPathScrubber, type PathScrubber } from '../../kernel/loop/host-paths.ts';
 import { personaPaths, type PersonaPaths } from '../../kernel/loop/layout.ts';
@@ -233,7 +233,7 @@ export function personaDsn(kernel: Pick<LoopKernel, 'dsn' | 'env'>, profile: Per
   return kernel.dsn ?? profileDsnOf(profile, kernel.env)?.dsn ?? (fromEnv !== undefined && fromEnv.trim() !== '' ? fromEnv : undefined);
 }
 
-export type { ReviewAtBoundary } from '../../kernel/loop/review-step.ts';
+export type { ReviewAtBoundary } from './steps/review-step.ts';
 
 /** A cycle's report: the loop's own fields, the event as written, and what the steps reported. */
 export type CycleReport<R extends object = {}> = {

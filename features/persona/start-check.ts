@@ -17,8 +17,8 @@ import { displayPath, type LoadedPlugin, type PluginRegistry } from '../../kerne
 import type { ScriptToolSpec } from './tools/script-spec.ts';
 import { didYouMean } from '../../kernel/suggest.ts';
 import { RECORD_STEP, REVIEW_STEP, type LoadedHarness } from '../../kernel/loop/harness.ts';
-import { isPluginStep, pluginStep } from '../../kernel/loop/plugin-step.ts';
-import { REVIEW_STEP_VALUES } from '../../kernel/loop/review-step.ts';
+import { isPluginStep, pluginStep } from './steps/plugin-step.ts';
+import { REVIEW_STEP_VALUES } from './steps/review-step.ts';
 import { valueOrderProblems, type StepValueUse } from '../../kernel/loop/step-values.ts';
 import { personaPaths } from '../../kernel/loop/layout.ts';
 import { buildPersonaPlugin, personaPluginOptions, type PersonaPluginOptions } from './plugin-options.ts';

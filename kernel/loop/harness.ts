@@ -30,7 +30,7 @@ import { HARNESS_FILE_PATTERN } from '../personas/profile-schema.ts';
 export const HARNESSES_DIR = path.join(PROJECT_ROOT, 'policies', 'harnesses');
 /** The driver's own last step: the trace line, the cycle event, then what steps left for after it. */
 export const RECORD_STEP = 'record';
-/** The driver's own boundary step: the review queue's accepted proposals take effect (review-step.ts). */
+/** The driver's own boundary step: the review queue's accepted proposals take effect (features/persona/steps/review-step.ts). */
 export const REVIEW_STEP = 'review';
 
 /** A feature's step (`decide`) or a step plugin's id (`step.phase-least-recent`). */

@@ -3,7 +3,8 @@
  * their steps in. The persona runtime (features/persona/persona-runtime.ts) runs the steps a harness names, in
  * order, and records them; what each step does is the feature's (features/science-loop has
  * brain, usage, budget, skills, ledger, phase, decide), or a plugin's (a `loop-step` plugin
- * named by its id: plugin-step.ts). `review` (the cycle boundary) and `record` are the driver's own.
+ * named by its id: features/persona/steps/plugin-step.ts). `review` (the cycle boundary) and
+ * `record` are the driver's own.
  *
  * A step declares the values it reads and produces (step-values.ts: a name and a zod schema):
  * a harness whose step reads a value no earlier step produces is refused at start.

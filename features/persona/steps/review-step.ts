@@ -7,9 +7,9 @@
  * A harness with `boundary: []` queues its agents' proposals but never applies them.
  */
 import { z } from 'zod';
-import { REVIEW_STEP } from './harness.ts';
-import { stepValue, type StepValueUse } from './step-values.ts';
-import type { LoopStep } from './steps.ts';
+import { REVIEW_STEP } from '../../../kernel/loop/harness.ts';
+import { stepValue, type StepValueUse } from '../../../kernel/loop/step-values.ts';
+import type { LoopStep } from '../../../kernel/loop/steps.ts';
 
 export const reviewAtBoundarySchema = z.object({
   applied: z.array(z.string()).describe('proposal ids applied'),

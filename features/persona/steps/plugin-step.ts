@@ -12,12 +12,12 @@
  */
 import path from 'node:path';
 import type { z } from 'zod';
-import { describeZodError } from '../manifest/load.ts';
-import { LOOP_STEP_ID_PREFIX, loopStepResultSchema, type LoopStepSection } from '../contracts/loop-step.ts';
-import { errorLine } from '../errors.ts';
-import { displayPath, type LoadedPlugin } from '../plugins/registry.ts';
-import type { StepValue } from './step-values.ts';
-import type { CycleContext, LoopStep, StartProblem, StepRegistry } from './steps.ts';
+import { describeZodError } from '../../../kernel/manifest/load.ts';
+import { LOOP_STEP_ID_PREFIX, loopStepResultSchema, type LoopStepSection } from '../../../kernel/contracts/loop-step.ts';
+import { errorLine } from '../../../kernel/errors.ts';
+import { displayPath, type LoadedPlugin } from '../../../kernel/plugins/registry.ts';
+import type { StepValue } from '../../../kernel/loop/step-values.ts';
+import type { CycleContext, LoopStep, StartProblem, StepRegistry } from '../../../kernel/loop/steps.ts';
 
 /** A dotted step name in a harness is a step plugin's id. */
 export function isPluginStep(name: string): boolean {
