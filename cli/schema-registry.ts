@@ -10,7 +10,7 @@ import { pluginManifestSchema } from '../kernel/manifest/plugin-manifest.ts';
 import { sandboxProfileSchema } from '../kernel/manifest/sandbox-profile.ts';
 import { EventEnvelopeSchema } from '../kernel/events/envelope.ts';
 import { personaProfileSchema } from '../kernel/personas/profile-schema.ts';
-import { persistenceConfigSchema } from '../kernel/storage/persistence-config-schema.ts';
+import { persistenceConfigSchema } from '../features/persistence/state/persistence-config-schema.ts';
 import { harnessManifestSchema } from '../kernel/loop/harness.ts';
 import { PLUGIN_CONTRACTS } from '../kernel/contracts/index.ts';
 

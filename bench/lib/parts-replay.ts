@@ -33,7 +33,7 @@ function writeAsync(fd: number, bytes: Buffer, length: number): Promise<void> {
   return new Promise((resolve, reject) => fs.write(fd, bytes, 0, length, null, (error) => (error ? reject(error) : resolve())));
 }
 
-/** Callback-style fs as promises, as kernel/storage/persona-storage.ts replaceFileDurablyAsync does them. */
+/** Callback-style fs as promises, as kernel/storage/durable-files.ts replaceFileDurablyAsync does them. */
 function openAsync(file: string, flags: string | number): Promise<number> {
   return new Promise((resolve, reject) => fs.open(file, flags, 0o644, (error, fd) => (error ? reject(error) : resolve(fd))));
 }

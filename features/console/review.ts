@@ -7,7 +7,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import { openPersonaReviewQueue, PROPOSAL_LOG_RELATIVE, type Proposal } from '../review-queue/index.ts';
-import { PERSISTENCE_CONFIG_FILE } from '../../kernel/storage/persistence-config-schema.ts';
+import { PERSISTENCE_CONFIG_FILE } from '../persistence/state/persistence-config-schema.ts';
 import { persistenceProvider } from '../persistence/provider.ts';
 import { reviewAttention, type ReviewAttention } from '../review-queue/attention.ts';
 

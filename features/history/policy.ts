@@ -8,7 +8,7 @@ import path from 'node:path';
 import { shownPath } from '../../kernel/shown-path.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { readManifestFile } from '../../kernel/manifest/load.ts';
-import { guardPath } from '../../kernel/storage/persona-storage.ts';
+import { guardPath } from '../persistence/state/persona-storage.ts';
 import { HISTORY_CONFIG_FILE, HISTORY_SCHEMA_VERSION, historyConfigSchema, type HistoryConfig } from './policy-schema.ts';
 
 export { HISTORY_CONFIG_FILE, HISTORY_SCHEMA_VERSION, historyConfigSchema, DEFAULT_SEGMENT_MAX_BYTES, type HistoryConfig, type RetentionPolicy } from './policy-schema.ts';

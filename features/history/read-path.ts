@@ -26,7 +26,7 @@ import { readIndexEntries, readSealedSegment } from '../history-segments/reader.
 import { EVENT_LOG_RELATIVE } from '../../kernel/events/paths.ts';
 import { openBackend } from '../persistence/open.ts';
 import { readPersistenceConfig } from '../persistence/state/persistence-config.ts';
-import { PERSISTENCE_CONFIG_FILE } from '../../kernel/storage/persistence-config-schema.ts';
+import { PERSISTENCE_CONFIG_FILE } from '../persistence/state/persistence-config-schema.ts';
 import { DAY_MS } from './usage.ts';
 import { bucketsOf, HOUR_MS, mergeBuckets, type HourBucket } from './buckets.ts';
 import { HistoryFold, type CycleSummary, type DeferSummary } from './fold.ts';

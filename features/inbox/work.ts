@@ -20,7 +20,7 @@ import { constants, linkSync, lstatSync, mkdirSync, openSync, readdirSync, unlin
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { syncDirectory, writeAllSyncClose } from '../../kernel/storage/durable-files.ts';
-import { appendFileDurably } from '../../kernel/storage/persona-storage.ts';
+import { appendFileDurably } from '../persistence/state/persona-storage.ts';
 import { READ_CAPS, readFileCapped } from '../../kernel/storage/safe-read.ts';
 import { describePacket, MAX_PACKET_BYTES } from '../science-loop/probes.ts';
 

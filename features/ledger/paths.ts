@@ -1,8 +1,8 @@
 /**
  * The one rule the ledger's files live by: nothing is opened outside the persona's own
- * directory (kernel/storage/path-guard.ts), with the ledger's own error code.
+ * directory (features/persistence/state/path-guard.ts), with the ledger's own error code.
  */
-import { resolveInside } from '../../kernel/storage/path-guard.ts';
+import { resolveInside } from '../persistence/state/path-guard.ts';
 
 const LEDGER_VOICE = { code: 'RTC_ERR_LEDGER_PATH_ESCAPE', what: 'ledger path' } as const;
 

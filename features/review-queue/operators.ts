@@ -21,7 +21,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { kernelError } from '../../kernel/errors.ts';
 import { parseYaml, readManifestText, validateManifest } from '../../kernel/manifest/load.ts';
-import { replaceFileDurably } from '../../kernel/storage/persona-storage.ts';
+import { replaceFileDurably } from '../persistence/state/persona-storage.ts';
 import { checkSecretFile, createSecretFile } from './secret-file.ts';
 import { actorSchema } from './records.ts';
 

@@ -12,7 +12,7 @@
  * reads a clock, so the same inputs give the same log, byte for byte.
  */
 import type { PersistenceBackend, PersistenceProvider } from '../../kernel/contracts/persistence.ts';
-import { DEFAULT_BACKEND_NAME } from '../../kernel/storage/persistence-config-schema.ts';
+import { DEFAULT_BACKEND_NAME } from '../persistence/state/persistence-config-schema.ts';
 import { applyAcceptedIn, type ApplyOutcome } from './apply.ts';
 import type { RatifyContext } from './ratify.ts';
 import { decideIn, expireDueIn, findProposal, submitIn, toEvents, type Decision, type ReviewEvent, type SubmitOutcome } from './operations.ts';

@@ -15,7 +15,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { readManifestFile } from '../../kernel/manifest/load.ts';
-import { PERSISTENCE_CONFIG_FILE } from '../../kernel/storage/persistence-config-schema.ts';
+import { PERSISTENCE_CONFIG_FILE } from '../persistence/state/persistence-config-schema.ts';
 import { listPersonaIds as listProfileIds, resolvePersona } from '../../kernel/personas/load.ts';
 import { proposalDetails, proposalLine } from './format.ts';
 import {

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { WorkItem } from '../../kernel/contracts/executor.ts';
 import type { MemoryStore } from '../../kernel/contracts/persistence.ts';
-import { replaceFileDurably } from '../../kernel/storage/persona-storage.ts';
+import { replaceFileDurably } from '../persistence/state/persona-storage.ts';
 import type { PersonaPaths } from '../../kernel/loop/layout.ts';
 import type { Scrubber } from '../../kernel/redact/secret-values.ts';
 

@@ -27,7 +27,7 @@ import { sha256 } from '../../kernel/events/envelope.ts';
 import type { ModuleLoader } from '../../kernel/sandbox.ts';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { canonicalJson } from '../../kernel/events/canonical.ts';
-import { replaceFileDurably } from '../../kernel/storage/persona-storage.ts';
+import { replaceFileDurably } from '../persistence/state/persona-storage.ts';
 import { PLUGINS_DIR, PluginRegistry, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { KERNEL_VERSION } from '../../kernel/version.ts';
 

@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { kernelError } from '../../../kernel/errors.ts';
 import { shownPath } from '../../../kernel/shown-path.ts';
 import { readManifestFile } from '../../../kernel/manifest/load.ts';
-import { guardPath, replaceFileDurably } from '../../../kernel/storage/persona-storage.ts';
+import { guardPath, replaceFileDurably } from './persona-storage.ts';
 import {
   BACKEND_NAME_PATTERN,
   DEFAULT_BACKEND_NAME,
@@ -22,7 +22,7 @@ import {
   PERSISTENCE_SCHEMA_VERSION,
   persistenceConfigSchema,
   type PersistenceConfig,
-} from '../../../kernel/storage/persistence-config-schema.ts';
+} from './persistence-config-schema.ts';
 
 export {
   PERSISTENCE_CONFIG_FILE,
@@ -32,7 +32,7 @@ export {
   BACKEND_NAME_PATTERN,
   persistenceConfigSchema,
   type PersistenceConfig,
-} from '../../../kernel/storage/persistence-config-schema.ts';
+} from './persistence-config-schema.ts';
 
 export function pluginIdOf(backend: string): string {
   return `persistence.${backend}`;

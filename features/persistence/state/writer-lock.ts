@@ -29,7 +29,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { kernelError } from '../../../kernel/errors.ts';
 import type { AcquireWriterLock, WriterHolder, WriterLock } from '../../../kernel/contracts/persistence.ts';
-import { replaceFileDurably } from '../../../kernel/storage/persona-storage.ts';
+import { replaceFileDurably } from './persona-storage.ts';
 
 export const WRITER_LOCK_FILE = 'writer.lock';
 export const WRITER_HOLDER_FILE = 'writer.lock.json';

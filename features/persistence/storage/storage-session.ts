@@ -19,7 +19,7 @@ import type { EventOpenOptions } from '../../../kernel/contracts/persistence.ts'
 import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
 import { noSession, type StorageBindingName } from './binding-kit.ts';
 import { kernelError } from '../../../kernel/errors.ts';
-import { resolveInside } from '../../../kernel/storage/path-guard.ts';
+import { resolveInside } from '../state/path-guard.ts';
 import type { PgBridge } from './postgres/pg-bridge.ts';
 import type { Lease, LeaseHolder } from './postgres/pg-lease.ts';
 import type { MigrationRecord } from './sqlite-events-db.ts';

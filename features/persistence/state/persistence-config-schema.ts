@@ -1,5 +1,5 @@
 /**
- * The schema of `<state>/<persona>/persistence.yaml` (see config.ts), in a module of its own
+ * The schema of `<state>/<persona>/persistence.yaml` (see persistence-config.ts), in a module of its own
  * so the schema registry can load it without the storage code.
  */
 import { z } from 'zod';

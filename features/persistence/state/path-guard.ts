@@ -9,7 +9,7 @@
  */
 import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { kernelError, type ErrorCode } from '../errors.ts';
+import { kernelError, type ErrorCode } from '../../../kernel/errors.ts';
 
 function isInside(root: string, target: string): boolean {
   return target === root || target.startsWith(root.endsWith(path.sep) ? root : root + path.sep);

@@ -1,5 +1,5 @@
 /**
- * Paths and durable writes inside a persona folder, for the kernel's own files
+ * Paths and durable writes inside a persona folder, for the files features keep there
  * (persistence.yaml, substrate.json, the review queue): `guardPath` resolves a relative path
  * inside the persona directory (lexically and through realpath, so a planted symbolic link
  * cannot aim it at another persona's or the host's files) and refuses anything else with
@@ -8,7 +8,7 @@
  */
 import { resolveInside } from './path-guard.ts';
 
-export { appendFileDurably, replaceFileDurably, replaceFileDurablyAsync, type ReplaceOptions } from './durable-files.ts';
+export { appendFileDurably, replaceFileDurably, replaceFileDurablyAsync, type ReplaceOptions } from '../../../kernel/storage/durable-files.ts';
 
 const PERSISTENCE_VOICE = { code: 'RTC_ERR_PERSISTENCE_PATH_ESCAPE', what: 'persistence path' } as const;
 
