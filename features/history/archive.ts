@@ -26,7 +26,7 @@ import { readIndexEntries } from '../history-segments/reader.ts';
 import { decompressSegment, sha256Hex } from '../history-segments/seal.ts';
 import type { ArchivedStub, HistoryStorage, StoredSegment } from '../../kernel/contracts/history-storage.ts';
 import type { SegmentIndexEntry } from '../history-segments/index-entry.ts';
-import type { TraceRecord, TracedText } from '../../kernel/replay/trace-record.ts';
+import type { TraceRecord, TracedText } from '../cycle-recording/trace-record.ts';
 import { TOOL_TRACE_FILE, TraceStore } from '../trace-store/trace-store.ts';
 import { syncDirectory } from '../../kernel/storage/durable-files.ts';
 import { openBackend } from '../persistence/open.ts';

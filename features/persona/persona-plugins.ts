@@ -14,7 +14,7 @@ import type { MountedServer, ScriptCallee, ToolGrant, ToolRunners } from './tool
 import type { ScriptToolSpec } from './tools/script-spec.ts';
 import type { PluginRegistry } from '../../kernel/plugins/registry.ts';
 import type { OsSandboxSettings } from '../../kernel/broker/op.ts';
-import type { CycleRecorder } from '../../kernel/replay/cycle-recorder.ts';
+import type { CycleRecorder } from '../cycle-recording/cycle-recorder.ts';
 import { buildPersonaPlugin, type PersonaPluginKind, type PersonaPluginOptions } from './plugin-options.ts';
 import type { ResidentIsolates } from './resident-isolates.ts';
 import type { PluginHandle, StepPlugins } from '../../kernel/loop/steps.ts';

@@ -13,7 +13,7 @@
  *   record     the cycle's trace line (durable), one cycle event carrying the trace's hash
  *              and what the steps added, then the work steps left for after it (brain.json)
  *
- * Every plugin call of a cycle is recorded with the effects it made (kernel/replay), so
+ * Every plugin call of a cycle is recorded with the effects it made (features/cycle-recording), so
  * `runtimectl replay` can re-run the cycle against its record. Plugins get fresh isolates
  * every REPLAY_EPOCH_CYCLES cycles, which bounds how far back a replay of one cycle starts.
  *
@@ -44,8 +44,8 @@ import { PersonaProposals, type RunningSession } from './persona-proposals.ts';
 import { scrubber, type Scrubber, type SecretValues } from '../../kernel/redact/secret-values.ts';
 import { ensurePersonaDir, ensureStateDir } from '../persistence/state/state-dir.ts';
 import { lockPersonaWriter, selfHolder, type WriterLock } from '../persistence/state/writer-lock.ts';
-import { CycleRecorder } from '../../kernel/replay/cycle-recorder.ts';
-import { pathCodec, type PathCodec } from '../../kernel/replay/path-codec.ts';
+import { CycleRecorder } from '../cycle-recording/cycle-recorder.ts';
+import { pathCodec, type PathCodec } from '../cycle-recording/path-codec.ts';
 import { TraceStore } from '../trace-store/trace-store.ts';
 import { checkSubstrateAtStart, type SubstrateAtStart } from '../substrate/substrate-at-start.ts';
 import { listToolsReport, callTool, toolCallLimits, toolPluginOf, type ToolHost, type ToolInfo, type ToolProblem } from './tools/call-tool.ts';

@@ -1,6 +1,6 @@
 /**
  * How a persona's plugins are built, in one place for the loop (persona-plugins.ts) and for
- * replay (kernel/replay), so a replayed cycle runs each plugin under exactly the grant,
+ * replay (features/science-loop/replay-persona.ts), so a replayed cycle runs each plugin under exactly the grant,
  * bindings and limits the recorded one had: grant = manifest ∩ the persona's `allow` ∩ the
  * profile ceiling; bindings = the manifest's ∩ the persona's; CPU per call tightened to the
  * persona's budget; an executor's subprocess wall limit is the persona's wall seconds per

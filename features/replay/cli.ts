@@ -1,8 +1,9 @@
 /**
  * `runtimectl replay [--state-dir DIR] [--persona ID] [--cycle N | --all] [--json]`: re-runs
  * recorded cycles on their recorded bundles while the broker answers from the record and
- * performs no effect (kernel/replay). Exit 0 when every selected cycle matched; 1 with the
- * first divergence named (persona, cycle, call, effect index, expected, asked).
+ * performs no effect (features/science-loop/replay-persona.ts, over the trace of
+ * features/cycle-recording). Exit 0 when every selected cycle matched; 1 with the first
+ * divergence named (persona, cycle, call, effect index, expected, asked).
  */
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
 import type { ReplayReport } from '../science-loop/replay-persona.ts';

@@ -27,11 +27,11 @@ import type { PluginInstance } from '../plugin-host/plugin-instance.ts';
 import { PLUGINS_DIR, PluginRegistry, withGrant, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import { sha256Digest } from '../trace-store/content-store.ts';
 import type { ModuleLoader, SandboxKit } from '../../kernel/sandbox.ts';
-import { resultText } from '../../kernel/replay/cycle-recorder.ts';
-import { pathCodec, type PathCodec } from '../../kernel/replay/path-codec.ts';
-import { scrubEffectText } from '../../kernel/replay/effect-scrub.ts';
+import { resultText } from '../cycle-recording/cycle-recorder.ts';
+import { pathCodec, type PathCodec } from '../cycle-recording/path-codec.ts';
+import { scrubEffectText } from '../cycle-recording/effect-scrub.ts';
 import { scrubber } from '../../kernel/redact/secret-values.ts';
-import { INLINE_LIMIT, TRACE_FORMAT_VERSION, checkedTraceHash, traceSummarySchema, type TraceRecord, type TracedCall, type TracedText } from '../../kernel/replay/trace-record.ts';
+import { INLINE_LIMIT, TRACE_FORMAT_VERSION, checkedTraceHash, traceSummarySchema, type TraceRecord, type TracedCall, type TracedText } from '../cycle-recording/trace-record.ts';
 import { TOOL_TRACE_FILE, TraceStore } from '../trace-store/trace-store.ts';
 import { traceSegmentsFor } from '../trace-store/trace-segments.ts';
 import { parseRollupLines } from '../history-segments/index-entry.ts';
@@ -193,7 +193,7 @@ function recordedCycles(backend: PersistenceBackend, store: TraceStore, range?: 
       continue;
     }
     if (summary.data.calls === 0) {
-      // no plugin call: nothing to replay, and no trace line was written (cycle-recorder.ts)
+      // no plugin call: nothing to replay, and no trace line was written (features/cycle-recording/cycle-recorder.ts)
       cycles.push({ cycle, seq: event.seq, trace: undefined });
       continue;
     }

@@ -23,7 +23,7 @@ import { kernelError } from '../../kernel/errors.ts';
 import { syncDirectory, writeAllSyncClose } from '../../kernel/storage/durable-files.ts';
 import { contentStore, sha256Digest, type ContentStore } from './content-store.ts';
 import type { TraceStorage } from '../../kernel/contracts/trace-storage.ts';
-import { INLINE_LIMIT, checkedTraceHash, traceRecordSchema, type TraceRecord, type TracedText } from '../../kernel/replay/trace-record.ts';
+import { INLINE_LIMIT, checkedTraceHash, traceRecordSchema, type TraceRecord, type TracedText } from '../cycle-recording/trace-record.ts';
 import { fileHistoryStorage } from '../history-segments/file-storage.ts';
 import type { HistoryStorage } from '../../kernel/contracts/history-storage.ts';
 import { isTraceHeader, openTraceIndex, sealTrace, traceSegmentsFor, type TraceSealed } from './trace-segments.ts';

@@ -22,7 +22,7 @@ import { readIndexEntries } from '../history-segments/reader.ts';
 import { checkSealedParallel, PARALLEL_FROM, workerCount } from '../history-segments/parallel-check.ts';
 import type { HistoryVerifyReport, VerifiedRecord } from '../history-segments/verify.ts';
 import { CYCLE_EVENT } from '../../kernel/loop/cycle-event.ts';
-import { traceSummarySchema } from '../../kernel/replay/trace-record.ts';
+import { traceSummarySchema } from '../cycle-recording/trace-record.ts';
 import { TOOL_TRACE_FILE, TRACE_DIR, TraceStore } from '../trace-store/trace-store.ts';
 import { verifyTrace } from './trace-verify.ts';
 import { readPersistenceConfig } from '../persistence/state/persistence-config.ts';
@@ -140,7 +140,7 @@ function missingTraceRecords(events: readonly EventEnvelope[], seen: ReadonlyMap
   for (const event of events) {
     if (event.type === CYCLE_EVENT) {
       const summary = traceSummarySchema.safeParse(event.payload.trace);
-      // no plugin call: no trace line was written (kernel/replay/cycle-recorder.ts)
+      // no plugin call: no trace line was written (features/cycle-recording/cycle-recorder.ts)
       if (!summary.success || summary.data.calls === 0) continue;
       const cycle = Number(event.payload.cycle);
       const record = seen.get(summary.data.hash);

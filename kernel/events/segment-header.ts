@@ -8,7 +8,7 @@
  * Because the header is in the chain, a sealed segment that is removed, swapped for another
  * or edited is caught: its digest or its last hash no longer matches the header that follows
  * it, and rewriting that header breaks every later link. The event log, the proposal log and
- * (with its own line format, kernel/replay) the cycle trace all seal this way.
+ * (with its own line format, features/cycle-recording) the cycle trace all seal this way.
  */
 import { z } from 'zod';
 

@@ -29,7 +29,7 @@ import type { ToolDeclaration } from '../../../kernel/manifest/plugin-manifest.t
 import type { PersonaProfile } from '../../../kernel/personas/profile-schema.ts';
 import type { LoadedPlugin, PluginRegistry } from '../../../kernel/plugins/registry.ts';
 import type { PersonaPlugins } from '../persona-plugins.ts';
-import type { CycleRecorder } from '../../../kernel/replay/cycle-recorder.ts';
+import type { CycleRecorder } from '../../cycle-recording/cycle-recorder.ts';
 import { SCRIPT_INPUT_SCHEMA, type ScriptToolSpec } from './script-spec.ts';
 import type { ToolGrant } from './runners.ts';
 import type { PermissionsManifest } from '../../../kernel/manifest/permissions-schema.ts';

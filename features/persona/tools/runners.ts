@@ -13,7 +13,7 @@ import type { PathVariables } from '../../../kernel/manifest/permissions-schema.
 import type { PermissionLayer } from '../../../kernel/permissions/gate.ts';
 import type { PermissionSet } from '../../../kernel/permissions/descriptors.ts';
 import type { LoadedPlugin } from '../../../kernel/plugins/registry.ts';
-import type { RecordedCallee } from '../../../kernel/replay/cycle-recorder.ts';
+import type { RecordedCallee } from '../../cycle-recording/cycle-recorder.ts';
 import type { BuiltCode } from '../../../kernel/sandbox.ts';
 import type { ScriptToolSpec } from './script-spec.ts';
 

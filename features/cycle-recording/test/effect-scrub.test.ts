@@ -5,8 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scrubEffectText } from '../../kernel/replay/effect-scrub.ts';
-import { scrubber } from '../../kernel/redact/secret-values.ts';
+import { scrubEffectText } from '../effect-scrub.ts';
+import { scrubber } from '../../../kernel/redact/secret-values.ts';
 
 const KEY = 'sk-proj-AbCdEfGh0123456789IjKlMnOp';
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');

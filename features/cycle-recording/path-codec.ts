@@ -7,9 +7,9 @@
  * Known limit: a recorded text that itself contains `<state>` or `<runtimectl>` comes back
  * from replay as the path; both forms hash the same, so the check is unaffected.
  */
-import { pathVariants } from '../loop/host-paths.ts';
-import { scrubber } from '../redact/secret-values.ts';
-import { PROJECT_ROOT } from '../version.ts';
+import { pathVariants } from '../../kernel/loop/host-paths.ts';
+import { scrubber } from '../../kernel/redact/secret-values.ts';
+import { PROJECT_ROOT } from '../../kernel/version.ts';
 
 export interface PathCodec {
   /** host paths → placeholders (what is written and compared) */

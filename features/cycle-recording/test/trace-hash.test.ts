@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { checkedTraceHash, traceHash, traceRecordSchema, type TraceRecord } from '../../kernel/replay/trace-record.ts';
+import { checkedTraceHash, traceHash, traceRecordSchema, type TraceRecord } from '../trace-record.ts';
 
 const digest = fc.stringMatching(/^[0-9a-f]{64}$/).map((hex) => `sha256:${hex}`);
 const text = fc.oneof(

@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { canonicalJson } from '../events/canonical.ts';
+import { canonicalJson } from '../../kernel/events/canonical.ts';
 
 export const TRACE_FORMAT_VERSION = 1;
 /** Texts above this many bytes go to a blob (a file read, a command's output, a bundle). */
@@ -84,7 +84,7 @@ const EFFECTS_PER_PIECE = 256;
  * bytes, fed to the hash in pieces, each a native JSON.stringify of objects rebuilt with
  * their keys in sorted order (`hash` and `fresh` left out): canonicalJson's text for these
  * strict shapes. Replay hashes every line it reads; the generic canonicalJson walk was most
- * of its time. test/replay/trace-hash.test.ts checks both hashes agree.
+ * of its time. features/cycle-recording/test/trace-hash.test.ts checks both hashes agree.
  */
 export function checkedTraceHash(body: TraceBody): string {
   const hash = createHash('sha256');

@@ -7,9 +7,9 @@
  * Effects are kept in the order the plugin made them (the tape reserves each slot when the
  * call is made), so parallel work inside a plugin has an explicit order.
  */
-import { RecordingTape, type Tape } from '../broker/tape.ts';
-import { errorLine, isKernelError } from '../errors.ts';
-import { scrubber, type Scrubber } from '../redact/secret-values.ts';
+import { RecordingTape, type Tape } from '../../kernel/broker/tape.ts';
+import { errorLine, isKernelError } from '../../kernel/errors.ts';
+import { scrubber, type Scrubber } from '../../kernel/redact/secret-values.ts';
 import { scrubEffectText } from './effect-scrub.ts';
 import type { PathCodec } from './path-codec.ts';
 import { TRACE_FORMAT_VERSION, traceHash, type TraceBody, type TracedCall, type TracedText, type TraceRecord, type TraceSummary } from './trace-record.ts';
