@@ -7,7 +7,8 @@
  * Effects are kept in the order the plugin made them (the tape reserves each slot when the
  * call is made), so parallel work inside a plugin has an explicit order.
  */
-import { RecordingTape, type Tape } from '../../kernel/broker/tape.ts';
+import type { Tape } from '../../kernel/broker/tape.ts';
+import { RecordingTape } from './tape.ts';
 import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import { scrubber, type Scrubber } from '../../kernel/redact/secret-values.ts';
 import { scrubEffectText } from './effect-scrub.ts';

@@ -13,7 +13,7 @@
  */
 import path from 'node:path';
 import { existsSync } from 'node:fs';
-import { ReplayTape, type Effect } from '../../kernel/broker/tape.ts';
+import { ReplayTape, type Effect } from '../cycle-recording/tape.ts';
 import type { BindingImplementations } from '../../kernel/broker/bindings.ts';
 import { CYCLE_EVENT } from '../../kernel/loop/cycle-event.ts';
 import { kernelError, isKernelError } from '../../kernel/errors.ts';

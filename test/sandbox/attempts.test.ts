@@ -24,7 +24,7 @@ import { KERNEL_BINDING_OPS } from '../../kernel/broker/bindings.ts';
 import { opTable } from '../../kernel/broker/extension.ts';
 import { PERSISTENCE_BINDING_OPS } from '../../features/persistence/storage/binding-ops.ts';
 import { GATE_BINDING_OPS } from '../../features/gate/binding-ops.ts';
-import { RecordingTape, ReplayTape } from '../../kernel/broker/tape.ts';
+import { RecordingTape, ReplayTape } from '../../features/cycle-recording/tape.ts';
 import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { flagsLayer } from '../../kernel/permissions/parse-flags.ts';
 import { brokerContext, profileLayer } from '../../kernel/broker/context.ts';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { RecordingTape, ReplayTape } from '../../../kernel/broker/tape.ts';
+import { RecordingTape, ReplayTape } from '../../cycle-recording/tape.ts';
 import { isKernelError } from '../../../kernel/errors.ts';
 import { emptyPermissionSet } from '../../../kernel/permissions/descriptors.ts';
 import { loadPlugin } from '../../../kernel/plugins/registry.ts';

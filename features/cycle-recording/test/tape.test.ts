@@ -3,12 +3,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { KernelError } from '../../kernel/errors.ts';
-import { RecordingTape, ReplayTape } from '../../kernel/broker/tape.ts';
-import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
-import { PluginInstance } from '../../features/plugin-host/plugin-instance.ts';
-import { loadPlugin } from '../../kernel/plugins/registry.ts';
-import { defaultSandboxKit } from '../../sandboxes/index.ts';
+import { KernelError } from '../../../kernel/errors.ts';
+import { RecordingTape, ReplayTape } from '../tape.ts';
+import { allPermissionSet } from '../../../kernel/permissions/descriptors.ts';
+import { PluginInstance } from '../../../kernel/plugins/plugin-instance.ts';
+import { loadPlugin } from '../../../kernel/plugins/registry.ts';
+import { defaultSandboxKit } from '../../../sandboxes/index.ts';
 
 const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'rtc-cache-'));
 const kit = defaultSandboxKit({ cacheDir });
