@@ -55,7 +55,7 @@ import { TOOL_TRACE_FILE } from '../trace-store/trace-store.ts';
 import { KERNEL_VERSION } from '../../kernel/version.ts';
 import type { ChildTrackerLike, SandboxKit } from '../../kernel/sandbox.ts';
 import { resolveCommand } from '../../kernel/permissions/run-grants.ts';
-import { systemClock, type Clock } from '../../kernel/loop/clock.ts';
+import { systemClock, type Clock } from './clock.ts';
 import { CYCLE_EVENT } from '../../kernel/loop/cycle-event.ts';
 import { HarnessCatalog, RECORD_STEP, REVIEW_STEP, type LoadedHarness } from '../../kernel/loop/harness.ts';
 import { REVIEW_VALUE, reviewStep, type ReviewAtBoundary } from './steps/review-step.ts';

@@ -15,7 +15,7 @@ import { openLedger } from '../ledger/open.ts';
 import { parseTaskState } from '../ledger/ledger-errors.ts';
 import type { MemoryStore } from '../../kernel/contracts/persistence.ts';
 import type { LedgerAccess } from '../ledger/access.ts';
-import type { Clock } from '../../kernel/loop/clock.ts';
+import type { Clock } from '../persona/clock.ts';
 import type { PersonaPaths } from '../../kernel/loop/layout.ts';
 
 const MAX_LONG_TERM = 64 * 1024;

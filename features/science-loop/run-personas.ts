@@ -7,7 +7,7 @@
  */
 import { errorLine } from '../../kernel/errors.ts';
 import type { LoadedPersona } from '../../kernel/personas/load.ts';
-import { realSleep, type Sleep } from '../../kernel/loop/clock.ts';
+import { realSleep, type Sleep } from '../persona/clock.ts';
 import { openLoopKernel, PersonaRuntime, type CycleReport, type LoopKernel, type LoopOptions } from '../persona/persona-runtime.ts';
 import { startProblems } from '../persona/start-check.ts';
 

@@ -8,7 +8,7 @@ import { readPersonaFile, type LoadedPersona } from '../../../kernel/personas/lo
 import type { RunOptions } from '../run-personas.ts';
 import type { ScienceRun as PersonaRun } from '../report.ts';
 import { runPersonas, type DefaultLoopOptions } from '../preset.ts';
-import type { Sleep } from '../../../kernel/loop/clock.ts';
+import type { Sleep } from '../../persona/clock.ts';
 
 export const FAKE_BIN = path.resolve(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'bin');
 /** One bundle and code cache for every test in a file. */
