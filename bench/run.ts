@@ -14,7 +14,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { assertNodeFlags } from '../kernel/node-flags.ts';
+import { assertNodeFlags } from '../sandboxes/isolate/node-flags.ts';
 import { KERNEL_VERSION } from '../kernel/version.ts';
 import { trustedCall, processCall } from './cases/call-round-trip.ts';
 import { brokerOp } from './cases/broker-op.ts';

@@ -10,7 +10,7 @@ import { isKernelError, type KernelError } from '../../../kernel/errors.ts';
 import type { AuditEvent } from '../../../kernel/broker/op.ts';
 import type { CapabilityBroker } from '../../../kernel/broker/broker.ts';
 import type { Limits, SandboxProfile } from '../../../kernel/manifest/sandbox-profile.ts';
-import { assertNodeFlags } from '../../../kernel/node-flags.ts';
+import { assertNodeFlags } from '../../../sandboxes/isolate/node-flags.ts';
 import { IsolateRuntime, type CompiledSource, type RunOutcome, type Usage } from '../../../sandboxes/isolate/isolate-runtime.ts';
 import { loadShim } from '../../../sandboxes/isolate/shim-source.ts';
 import { ProcessPool } from '../../../sandboxes/pool/process-pool.ts';

@@ -20,7 +20,7 @@ import { defaultCacheDir } from '../../../sandboxes/loader/bundle.ts';
 import type { StackMapper } from '../../../sandboxes/loader/stack-remap.ts';
 import { WriteQuota, type WriteQuotaLimits, type WriteQuotaUsage } from '../../../kernel/broker/write-quota.ts';
 import { isKernelError, kernelError, type KernelError } from '../../../kernel/errors.ts';
-import { assertNodeFlags } from '../../../kernel/node-flags.ts';
+import { assertNodeFlags } from '../../../sandboxes/isolate/node-flags.ts';
 import { IsolateRuntime, type CompiledSource } from '../../../sandboxes/isolate/isolate-runtime.ts';
 import { loadShim } from '../../../sandboxes/isolate/shim-source.ts';
 import { RemoteRuntime } from '../../../sandboxes/pool/remote-runtime.ts';

@@ -3,7 +3,7 @@
  * crashes across snapshots). Checked once before any isolate exists, so a kernel started
  * without it stops with one line instead of failing somewhere later.
  */
-import { kernelError } from './errors.ts';
+import { kernelError } from '../../kernel/errors.ts';
 
 export function hasNoNodeSnapshot(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS ?? ''): boolean {
   return execArgv.includes('--no-node-snapshot') || nodeOptions.split(/\s+/).includes('--no-node-snapshot');
