@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { KernelError } from '../../../kernel/errors.ts';
 import { RecordingTape, ReplayTape } from '../tape.ts';
 import { allPermissionSet } from '../../../kernel/permissions/descriptors.ts';
-import { PluginInstance } from '../../../kernel/plugins/plugin-instance.ts';
+import { PluginInstance } from '../../plugin-host/plugin-instance.ts';
 import { loadPlugin } from '../../../kernel/plugins/registry.ts';
 import { defaultSandboxKit } from '../../../sandboxes/index.ts';
 
