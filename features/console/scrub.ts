@@ -6,7 +6,7 @@
  * page, so a key that reached a file some other way (a check's raw output, a hand-edited
  * file) is not shown either, and so is any text the console composes from them.
  */
-import { scrubber, type Scrubber } from '../../kernel/redact/index.ts';
+import { scrubber, type Scrubber } from '../secret-values/secret-values.ts';
 
 export type ConsoleScrub = Pick<Scrubber, 'text' | 'deep'>;
 

@@ -10,7 +10,7 @@
 import type { Tape } from '../../kernel/broker/tape.ts';
 import { RecordingTape } from './tape.ts';
 import { errorLine, isKernelError } from '../../kernel/errors.ts';
-import { scrubber, type Scrubber } from '../../kernel/redact/secret-values.ts';
+import { scrubber, type Scrubber } from '../secret-values/secret-values.ts';
 import { scrubEffectText } from './effect-scrub.ts';
 import type { PathCodec } from './path-codec.ts';
 import { TRACE_FORMAT_VERSION, traceHash, type TraceBody, type TracedCall, type TracedText, type TraceRecord, type TraceSummary } from './trace-record.ts';

@@ -9,7 +9,7 @@
  * path codec: a replayed plugin is answered from the scrubbed record, so what it asks again
  * scrubs to the recorded text.
  */
-import type { Scrubber } from '../../kernel/redact/secret-values.ts';
+import type { Scrubber } from '../secret-values/secret-values.ts';
 
 /** Where each op carries bytes: field paths into the args, and into the answer's `ok`. */
 const BASE64_FIELDS: Record<string, { args?: string[][]; answer?: string[][] }> = {

@@ -8,7 +8,7 @@
  * from replay as the path; both forms hash the same, so the check is unaffected.
  */
 import { pathVariants } from '../../kernel/loop/host-paths.ts';
-import { scrubber } from '../../kernel/redact/secret-values.ts';
+import { scrubber } from '../secret-values/secret-values.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 
 export interface PathCodec {

@@ -25,7 +25,7 @@ import { sha256 } from '../../sandboxes/loader/bundle.ts';
 import type { GateCheckResult } from '../../kernel/contracts/gate-check.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import type { ReviewPolicy } from '../review-queue/index.ts';
-import { scrubber } from '../../kernel/redact/secret-values.ts';
+import { scrubber } from '../secret-values/secret-values.ts';
 import { KERNEL_VERSION, PROJECT_ROOT } from '../../kernel/version.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';
 import { GATE_BINDING_OPS } from './binding-ops.ts';

@@ -41,7 +41,7 @@ import { operatorHome, refuseInsideState, type OperatorTrust } from '../review-q
 import type { RatifyContext } from '../review-queue/ratify.ts';
 import { OperatorTrustSource, trustChangePayload } from '../review-queue/trust-source.ts';
 import { PersonaProposals, type RunningSession } from './persona-proposals.ts';
-import { scrubber, type Scrubber, type SecretValues } from '../../kernel/redact/secret-values.ts';
+import { scrubber, type Scrubber, type SecretValues } from '../secret-values/secret-values.ts';
 import { ensurePersonaDir, ensureStateDir } from '../persistence/state/state-dir.ts';
 import { lockPersonaWriter, selfHolder, type WriterLock } from '../persistence/state/writer-lock.ts';
 import { CycleRecorder } from '../cycle-recording/cycle-recorder.ts';
@@ -270,7 +270,7 @@ export class PersonaRuntime {
   readonly #lock: WriterLock;
   readonly #plugins: PersonaPlugins;
   readonly #scrub: PathScrubber;
-  /** the persona's secret values and the pattern rules (kernel/redact/secret-values.ts) */
+  /** the persona's secret values and the pattern rules (features/secret-values/secret-values.ts) */
   readonly #secrets: Scrubber;
   readonly #trace: TraceStore;
   readonly #codec: PathCodec;

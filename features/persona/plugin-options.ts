@@ -14,7 +14,7 @@ import { toPermissionSet, type PathVariables } from '../../kernel/manifest/permi
 import type { PermissionSet } from '../../kernel/permissions/descriptors.ts';
 import type { PersonaProfile } from '../../kernel/personas/profile-schema.ts';
 import { PluginInstance } from '../plugin-host/plugin-instance.ts';
-import { SecretValues, type Scrubber } from '../../kernel/redact/secret-values.ts';
+import { SecretValues, type Scrubber } from '../secret-values/secret-values.ts';
 import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import type { PluginKind } from '../../kernel/manifest/plugin-manifest.ts';
 import type { ChildTrackerLike, SandboxKit } from '../../kernel/sandbox.ts';

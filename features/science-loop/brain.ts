@@ -16,7 +16,7 @@ import type { WorkItem } from '../../kernel/contracts/executor.ts';
 import type { MemoryStore } from '../../kernel/contracts/persistence.ts';
 import { replaceFileDurably } from '../persistence/state/persona-storage.ts';
 import type { PersonaPaths } from '../../kernel/loop/layout.ts';
-import type { Scrubber } from '../../kernel/redact/secret-values.ts';
+import type { Scrubber } from '../secret-values/secret-values.ts';
 
 export const BRAIN_FORMAT = 'runtimectl.brain/1';
 /** Recent cycles kept in medium-term memory. */

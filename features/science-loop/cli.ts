@@ -33,7 +33,7 @@ import { scienceReport, type ScienceCycleReport as CycleReport, type ScienceRun 
 import { hint, parseFlags, type CliIo, type Command } from '../command/command.ts';
 import { chooseStateDir, ensureStateDir, makeDirectories } from '../persistence/state/state-dir.ts';
 import { resolveStateDir } from '../persistence/state-dir.ts';
-import { scrubber } from '../../kernel/redact/secret-values.ts';
+import { scrubber } from '../secret-values/secret-values.ts';
 
 const USAGE = `Usage: runtimectl run --persona ID_OR_FILE... [--cycles N] [--state-dir DIR] [--dsn DSN] [options]
        runtimectl run --demo [--cycles N] [--state-dir DIR]

@@ -30,7 +30,7 @@ import type { ModuleLoader, SandboxKit } from '../../kernel/sandbox.ts';
 import { resultText } from '../cycle-recording/cycle-recorder.ts';
 import { pathCodec, type PathCodec } from '../cycle-recording/path-codec.ts';
 import { scrubEffectText } from '../cycle-recording/effect-scrub.ts';
-import { scrubber } from '../../kernel/redact/secret-values.ts';
+import { scrubber } from '../secret-values/secret-values.ts';
 import { INLINE_LIMIT, TRACE_FORMAT_VERSION, checkedTraceHash, traceSummarySchema, type TraceRecord, type TracedCall, type TracedText } from '../cycle-recording/trace-record.ts';
 import { TOOL_TRACE_FILE, TraceStore } from '../trace-store/trace-store.ts';
 import { traceSegmentsFor } from '../trace-store/trace-segments.ts';

@@ -25,7 +25,7 @@ import type { LoadedHarness } from './harness.ts';
 import type { PersonaPaths } from './layout.ts';
 import type { PermissionGate } from '../permissions/gate.ts';
 import type { PathScrubber } from './host-paths.ts';
-import type { Scrubber } from '../redact/secret-values.ts';
+import type { Scrubber } from '../redact/scrubber.ts';
 import type { StepValue, StepValueAccess, StepValueUse } from './step-values.ts';
 
 /** A plugin a step will call for a persona, and where that choice was made (for the message). */

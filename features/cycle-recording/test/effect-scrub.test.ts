@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { scrubEffectText } from '../effect-scrub.ts';
-import { scrubber } from '../../../kernel/redact/secret-values.ts';
+import { scrubber } from '../../secret-values/secret-values.ts';
 
 const KEY = 'sk-proj-AbCdEfGh0123456789IjKlMnOp';
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { scrubber, SecretValues } from '../../../kernel/redact/secret-values.ts';
+import { scrubber, SecretValues } from '../../secret-values/secret-values.ts';
 import { scrubString } from '../../../kernel/redact/strings.ts';
 import { runCli } from '../../../test/support/cli.ts';
 import { cycleEvents, fakeEnv, packet, profile, run, tempDir } from './helpers.ts';

@@ -13,7 +13,7 @@ import { DEFAULT_MAX_RESIDENT_ISOLATES } from '../../persona/resident-isolates.t
 import type { LoadedPersona } from '../../../kernel/personas/load.ts';
 import { personaPaths } from '../../../kernel/loop/layout.ts';
 import { personaSecrets } from '../../persona/plugin-options.ts';
-import { SecretValues } from '../../../kernel/redact/secret-values.ts';
+import { SecretValues } from '../../secret-values/secret-values.ts';
 import type { WorkerSetup } from './protocol.ts';
 import { workerFleet, type FleetRun, type LoopFleet } from './fleet.ts';
 

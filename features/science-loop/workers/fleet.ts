@@ -6,7 +6,7 @@
 import type { CycleReport } from '../../persona/persona-runtime.ts';
 import { runPersonaLoop, type CycleWait, type OpenedPersonas, type PersonaRun } from '../run-personas.ts';
 import type { ChildRegistry } from '../executors/children.ts';
-import { SecretValues } from '../../../kernel/redact/secret-values.ts';
+import { SecretValues } from '../../secret-values/secret-values.ts';
 import { PersonaWorkers, type WorkerRunOptions } from './pool.ts';
 
 export interface LoopFleet {

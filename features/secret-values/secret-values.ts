@@ -16,7 +16,8 @@
  * idempotent, so a replayed cycle gives the recorded bytes: the replayed plugin only ever
  * sees the scrubbed record.
  */
-import { REDACTED, mayHoldSecret, scrubString } from './strings.ts';
+import type { Scrubber as ScrubberPort } from '../../kernel/redact/scrubber.ts';
+import { REDACTED, mayHoldSecret, scrubString } from '../../kernel/redact/strings.ts';
 
 /** Shorter values are not scrubbed (too likely to occur by chance). */
 export const MIN_SECRET_LENGTH = 8;
@@ -123,15 +124,10 @@ export class SecretValues {
  * The persona's whole scrub: its secret values, then the pattern rules. `text` for plain
  * text, `deep` for records (strings and keys at any depth; numbers untouched), `json` for
  * JSON text (the trace's effect texts; the text is re-serialized only when something changed).
+ * The kernel's port (kernel/redact/scrubber.ts), with the secret values it scrubs.
  */
-export interface Scrubber {
+export interface Scrubber extends ScrubberPort {
   readonly secrets: SecretValues;
-  text(text: string): string;
-  deep<T>(value: T): T;
-  /** `deep` with the secret values only: for records the event log redacts by pattern itself. */
-  values<T>(value: T): T;
-  json(jsonText: string): string;
-  bytes(data: Buffer): Buffer;
 }
 
 const MAX_DEPTH = 64;
