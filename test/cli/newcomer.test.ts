@@ -122,6 +122,7 @@ test('flag typos are the kernel\'s one line, with "did you mean"; Node\'s parser
     [['status', '--jsno'], /unknown option --jsno \(did you mean "--json"\?\)/],
     [['status', '--json=yes'], /--json takes no value \(it is a switch\)/],
     [['run', '--persona'], /--persona needs a value/],
+    [['run', '--demo', '--every', '-1'], /^runtimectl: RTC_ERR_CLI_USAGE: --every -1: a value that starts with "-" is written --every=-1; see "runtimectl run --help"\n$/],
     [['verify', 'extra'], /unexpected argument "extra" \(this command takes options only\)/],
     [['run', '--persona', 'jerme'], /--persona jerme \(did you mean "jerome"\?\): no profile jerme\.yaml/],
   ];
