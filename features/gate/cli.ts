@@ -8,7 +8,7 @@ import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { findDeno } from './reference-deno.ts';
 import { listGateProfiles } from './profiles.ts';
 import { runGate, type GateReport } from './run-gate.ts';
-import { listPersonaIds, resolvePersona } from '../../kernel/personas/load.ts';
+import { listPersonaIds, resolvePersona } from '../profiles/load.ts';
 import { parseReviewPolicy, type ReviewPolicy } from '../review-queue/index.ts';
 import { assertReviewPersonaId } from '../review-queue/paths.ts';
 import { hint, parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';

@@ -11,7 +11,7 @@ import { runPersonas as runKernelPersonas, type RunOptions } from './run-persona
 import type { ScienceRun } from './report.ts';
 import { StepRegistry } from '../../kernel/loop/steps.ts';
 import { replayPersona as replayKernelPersona, type ReplayOptions, type ReplayReport } from './replay-persona.ts';
-import type { LoadedPersona } from '../../kernel/personas/load.ts';
+import type { LoadedPersona } from '../../kernel/personas/profile-schema.ts';
 import { ledgerEnv } from '../ledger/layout.ts';
 import { ChildRegistry, type PersonaChildren } from './executors/children.ts';
 import type { PersonaBackend } from '../persistence/backend.ts';

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { replayPersona } from '../../science-loop/preset.ts';
 import { CACHE_DIR, cycleEvents, events, fakeEnv, run, tempDir } from '../../science-loop/test/helpers.ts';
-import { readPersonaFile } from '../../../kernel/personas/load.ts';
+import { readPersonaFile } from '../../profiles/load.ts';
 import { openReviewQueue } from '../../review-queue/index.ts';
 import { pluginSearchPath, PluginRegistry } from '../../../kernel/plugins/registry.ts';
 import { personaPaths, workspaceDir } from '../../../kernel/loop/layout.ts';
