@@ -5,7 +5,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { kernelError } from '../../kernel/errors.ts';
-import { didYouMean } from '../../kernel/suggest.ts';
+import { didYouMean } from '../profiles/suggest.ts';
 import { withProgram } from './program.ts';
 
 export interface CliIo {

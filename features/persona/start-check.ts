@@ -14,7 +14,7 @@ import { persistencePluginOf, profileDsnOf, type LoadedPersona, type PersonaProf
 import { BACKEND_EXPORTS } from '../../kernel/contracts/persistence.ts';
 import { displayPath, type LoadedPlugin, type PluginRegistry } from '../../kernel/plugins/registry.ts';
 import type { ScriptToolSpec } from './tools/script-spec.ts';
-import { didYouMean } from '../../kernel/suggest.ts';
+import { didYouMean } from '../profiles/suggest.ts';
 import { RECORD_STEP, REVIEW_STEP, type LoadedHarness } from '../../kernel/loop/harness.ts';
 import { isPluginStep, pluginStep } from './steps/plugin-step.ts';
 import { REVIEW_STEP_VALUES } from './steps/review-step.ts';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { isKernelError, kernelError, type KernelError } from '../../kernel/errors.ts';
-import { didYouMean } from '../../kernel/suggest.ts';
+import { didYouMean } from './suggest.ts';
 import { parseYaml, readManifestSource, validateManifest } from '../../kernel/manifest/load.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { shownPath } from '../../kernel/shown-path.ts';

@@ -25,7 +25,7 @@ import { openBackend } from '../persistence/open.ts';
 import { openShared, sharedPersonas, viewFolder } from '../persistence/fleet.ts';
 import type { PersonaBackend } from '../persistence/backend.ts';
 import { existingPersonaDir, existingStateDir } from '../persistence/state/state-dir.ts';
-import { didYouMean } from '../../kernel/suggest.ts';
+import { didYouMean } from '../profiles/suggest.ts';
 
 const USAGE = `Usage: runtimectl verify [--full | --deep] [--state-dir DIR | --dsn DSN] [--persona ID]
                         [--plugins-dir DIR]... [--json]
