@@ -18,7 +18,7 @@ import path from 'node:path';
 import { readAgentEnv, STATE_DIR_ENV } from './budget/env.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { openLedger, prepareLedger } from '../ledger/open.ts';
-import { HarnessCatalog } from '../../kernel/loop/harness.ts';
+import { HarnessCatalog } from '../profiles/harness-catalog.ts';
 import { openPersonas, runFailed, type CycleWait } from './run-personas.ts';
 import { inProcessFleet, type LoopFleet } from './workers/fleet.ts';
 import { parseWorkers, startWorkerFleet, WORKERS_USAGE } from './workers/cli-hook.ts';

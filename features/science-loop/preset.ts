@@ -5,7 +5,7 @@
  * their environment, what the ledger, events and memory bindings do). `runtimectl run`,
  * `replay` and the tests start the loop through here; the kernel imports none of it.
  */
-import { HarnessCatalog } from '../../kernel/loop/harness.ts';
+import { HarnessCatalog } from '../profiles/harness-catalog.ts';
 import { openLoopKernel as openKernel, type LoopComposition, type LoopKernel, type LoopOptions } from '../persona/persona-runtime.ts';
 import { runPersonas as runKernelPersonas, type RunOptions } from './run-personas.ts';
 import type { ScienceRun } from './report.ts';

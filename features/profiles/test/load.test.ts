@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { KernelError } from '../../../kernel/errors.ts';
 import { listPersonaIds, PERSONAS_DIR, resolvePersona, resolvePersonas } from '../load.ts';
-import { HarnessCatalog } from '../../../kernel/loop/harness.ts';
+import { HarnessCatalog } from '../harness-catalog.ts';
 import { tempDir } from '../../science-loop/test/helpers.ts';
 
 const HARNESSES = new HarnessCatalog();

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { chooseExecutor } from '../executors/choice.ts';
 import { listPersonaIds, resolvePersonas } from '../../profiles/load.ts';
 import { personaProfileSchema } from '../../../kernel/personas/profile-schema.ts';
-import { HarnessCatalog } from '../../../kernel/loop/harness.ts';
+import { HarnessCatalog } from '../../profiles/harness-catalog.ts';
 import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
 
 const HARNESSES = new HarnessCatalog();
