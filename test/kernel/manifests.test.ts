@@ -9,7 +9,7 @@ import { SCHEMAS } from '../../cli/schemas.ts';
 import { CONTRACT_DOC, renderContractDoc } from '../../cli/contract-docs.ts';
 import { listSandboxProfiles, loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { loadPlugin, PluginRegistry, scanPlugins } from '../../kernel/plugins/registry.ts';
-import { PLUGIN_CONTRACTS } from '../../kernel/contracts/index.ts';
+import { PLUGIN_CONTRACTS } from '../../cli/contract-catalog.ts';
 import { PLUGIN_KINDS } from '../../kernel/manifest/plugin-manifest.ts';
 
 function pluginDir(yaml: string, files: Record<string, string> = { 'mod.ts': 'export function f() { return 1; }' }): string {

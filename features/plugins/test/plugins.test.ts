@@ -19,7 +19,7 @@ import { runCli } from '../../../test/support/cli.ts';
 import { CACHE_DIR, events, fakeTime, packet, profile, run, tempDir } from '../../science-loop/test/helpers.ts';
 import { check, gate } from '../../gate/test/helpers.ts';
 import { CONTRACT_TYPES, contractModule } from '../contract-types.ts';
-import { PLUGIN_CONTRACTS } from '../../../kernel/contracts/index.ts';
+import { PLUGIN_CONTRACTS } from '../../../cli/contract-catalog.ts';
 
 const DENO = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'deno');
 
