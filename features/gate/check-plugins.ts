@@ -8,7 +8,8 @@
  */
 import path from 'node:path';
 import { GATE_CHECK_ID_PREFIX } from '../../kernel/contracts/gate-check.ts';
-import { displayPath, PluginRegistry, type LoadedPlugin, type Refusal } from '../../kernel/plugins/registry.ts';
+import { type LoadedPlugin, PluginRegistry, type Refusal } from '../../kernel/plugins/registry.ts';
+import { displayPath, scanRegistry } from '../plugin-search/scan.ts';
 
 export interface GateCheckPlugins {
   /** by check name (the id without `gate-check.`) */
@@ -21,7 +22,7 @@ export interface GateCheckPlugins {
 
 /** The gate-check plugins of a registry (or of a search path, scanned once here). */
 export function gateChecksOf(source: PluginRegistry | readonly string[]): GateCheckPlugins {
-  const registry = source instanceof PluginRegistry ? source : PluginRegistry.scan(source);
+  const registry = source instanceof PluginRegistry ? source : scanRegistry(source);
   const checks = new Map<string, LoadedPlugin>();
   for (const plugin of registry.list()) {
     if (plugin.manifest.kind === 'gate-check') checks.set(plugin.manifest.id.slice(GATE_CHECK_ID_PREFIX.length), plugin);

@@ -13,7 +13,7 @@ import { parseReviewPolicy, type ReviewPolicy } from '../review-queue/index.ts';
 import { assertReviewPersonaId } from '../review-queue/paths.ts';
 import { hint, parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { shownPath } from '../../kernel/shown-path.ts';
-import { pluginSearchPath } from '../../kernel/plugins/registry.ts';
+import { pluginSearchPath } from '../plugin-search/scan.ts';
 import { chooseStateDir, knownPersonaDir } from '../persistence/state/state-dir.ts';
 
 const USAGE = `Usage: runtimectl gate --profile NAME|FILE --target PATH --out DIR [--plugins-dir DIR]...

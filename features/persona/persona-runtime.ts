@@ -31,7 +31,8 @@ import type { PersistenceBackend, PersistenceProvider } from '../../kernel/contr
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
 import type { AppendResult } from '../../kernel/events/event-log.ts';
 import { profileDsnOf, type LoadedPersona, type PersonaProfile } from '../../kernel/personas/profile-schema.ts';
-import { pluginSearchPath, PluginRegistry } from '../../kernel/plugins/registry.ts';
+import type { PluginRegistry } from '../../kernel/plugins/registry.ts';
+import { pluginSearchPath, scanRegistry } from '../plugin-search/scan.ts';
 import { ReviewQueue, reviewEventsOf, type ReviewQueueOptions } from '../review-queue/queue.ts';
 import { evidenceDigest } from '../review-queue/evidence.ts';
 import { readMirrorCursor, writeMirrorCursor } from '../review-queue/mirror.ts';
@@ -205,7 +206,7 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
   const trust = new OperatorTrustSource(options.env, stateDir);
   // One scan per start: every persona, the substrate check and the bindings use this registry.
   const registry =
-    options.registry ?? PluginRegistry.scan(pluginSearchPath({ env: options.env, ...(options.pluginsDir ? { builtIn: options.pluginsDir } : {}), ...(options.pluginPath ? { dirs: options.pluginPath } : {}) }));
+    options.registry ?? scanRegistry(pluginSearchPath({ env: options.env, ...(options.pluginsDir ? { builtIn: options.pluginsDir } : {}), ...(options.pluginPath ? { dirs: options.pluginPath } : {}) }));
   const substrate = options.substrate ?? await checkSubstrateAtStart(stateDir, { loader: sandbox.loader, registry, now: () => new Date(clock()) });
   return {
     stateDir,

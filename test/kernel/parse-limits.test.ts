@@ -15,7 +15,7 @@ import { isKernelError } from '../../kernel/errors.ts';
 import { PARSE_LIMITS, parseYaml, readManifestFile } from '../../kernel/manifest/load.ts';
 import { pluginManifestSchema } from '../../kernel/manifest/plugin-manifest.ts';
 import { resolvePersona } from '../../features/profiles/load.ts';
-import { scanPlugins } from '../../kernel/plugins/registry.ts';
+import { scanPlugins } from '../../features/plugin-search/scan.ts';
 import { loadSkillCatalog } from '../../features/skills/catalog.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { runCli } from '../support/cli.ts';

@@ -4,12 +4,12 @@ import { chooseExecutor } from '../executors/choice.ts';
 import { listPersonaIds, resolvePersonas } from '../../profiles/load.ts';
 import { personaProfileSchema } from '../../../kernel/personas/profile-schema.ts';
 import { HarnessCatalog } from '../../profiles/harness-catalog.ts';
-import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
+import { scanRegistry } from '../../plugin-search/scan.ts';
 
 const HARNESSES = new HarnessCatalog();
 
 test('every plugin a shipped profile names is installed, with the right kind', () => {
-  const directory = PluginRegistry.scan();
+  const directory = scanRegistry();
   for (const { profile } of resolvePersonas(listPersonaIds())) {
     const choice = chooseExecutor(profile, { budget: {} }, HARNESSES.forProfile(profile).manifest);
     assert.equal(directory.find(choice.plugin, 'executor').manifest.kind, 'executor');
