@@ -1,6 +1,6 @@
 /**
  * Where gate checks come from: every `kind: gate-check` plugin on the plugin search path (the
- * kernel's one scan, kernel/plugins/registry.ts: the repository's `plugins/` first, then each
+ * one scan, features/plugin-search/scan.ts: the repository's `plugins/` first, then each
  * folder of `RUNTIMECTL_PLUGIN_PATH` and each `--plugins-dir`). Adding a check is dropping a
  * plugin folder (`gate-check-<name>/` with plugin.yaml and mod.ts) into one of them. An id
  * found in two folders is refused in both by the registry, rather than one silently

@@ -79,7 +79,7 @@ export interface LoadGateProfileOptions {
   /** the gates folder for a bare name */
   dir?: string;
   sandboxDir?: string;
-  /** the plugin search path to find checks on (kernel/plugins/registry.ts pluginSearchPath) */
+  /** the plugin search path to find checks on (features/plugin-search/scan.ts pluginSearchPath) */
   pluginDirs?: readonly string[];
   cwd?: string;
 }
