@@ -8,10 +8,11 @@
  * `prepareLedger()` builds the plugin's isolate (and the backends', for openLedger) once per
  * process; every open after it is synchronous.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { kernelError } from '../../kernel/errors.ts';
+import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
-import { PLUGINS_DIR, scanPlugins } from '../plugin-search/scan.ts';
+import { loadPlugin, PLUGINS_DIR } from '../plugin-search/scan.ts';
 import { requireSharedPlugin, sharedStoragePlugin } from '../persistence/shared-instance.ts';
 import { pluginLedgerStore, type LedgerAnswer } from './plugin-store.ts';
 import type { LedgerStore } from '../../plugins/ledger/model/store.ts';
@@ -20,17 +21,25 @@ export const LEDGER_PLUGIN_ID = 'ledger.orchestra';
 
 let found: LoadedPlugin | undefined;
 
-/** plugins/ledger, checked for kind and exports. */
+/**
+ * plugins/ledger, checked for kind and exports. Only its own manifest is read (not every
+ * plugin's, as a scan of plugins/ would: that was a second scan in every persona's open).
+ */
 export function ledgerPlugin(): LoadedPlugin {
   if (found) return found;
-  const scan = scanPlugins(PLUGINS_DIR);
-  const plugin = scan.plugins.find((p) => p.manifest.id === LEDGER_PLUGIN_ID);
-  if (plugin === undefined) {
-    const refused = scan.refused.find((r) => path.basename(r.dir) === 'ledger');
-    throw kernelError('RTC_ERR_PLUGIN_UNKNOWN', refused ? `the ledger plugin was refused: ${refused.error.message}` : `the ledger plugin ${LEDGER_PLUGIN_ID} is not installed (plugins/ledger)`, { details: { plugin: LEDGER_PLUGIN_ID } });
+  const dir = path.join(PLUGINS_DIR, 'ledger');
+  if (!existsSync(path.join(dir, 'plugin.yaml'))) {
+    throw kernelError('RTC_ERR_PLUGIN_UNKNOWN', `the ledger plugin ${LEDGER_PLUGIN_ID} is not installed (plugins/ledger)`, { details: { plugin: LEDGER_PLUGIN_ID } });
   }
-  if (plugin.manifest.kind !== 'ledger' || !['open', 'call', 'close'].every((e) => plugin.manifest.exports.includes(e))) {
-    throw kernelError('RTC_ERR_PLUGIN_UNKNOWN', `plugins/ledger/plugin.yaml: plugin ${LEDGER_PLUGIN_ID} must be kind ledger exporting open, call and close`, { details: { plugin: LEDGER_PLUGIN_ID } });
+  let plugin: LoadedPlugin;
+  try {
+    plugin = loadPlugin(dir);
+  } catch (error) {
+    if (!isKernelError(error)) throw error;
+    throw kernelError('RTC_ERR_PLUGIN_UNKNOWN', `the ledger plugin was refused: ${error.message}`, { details: { plugin: LEDGER_PLUGIN_ID }, cause: error });
+  }
+  if (plugin.manifest.id !== LEDGER_PLUGIN_ID || plugin.manifest.kind !== 'ledger' || !['open', 'call', 'close'].every((e) => plugin.manifest.exports.includes(e))) {
+    throw kernelError('RTC_ERR_PLUGIN_UNKNOWN', `plugins/ledger/plugin.yaml: must be plugin ${LEDGER_PLUGIN_ID}, kind ledger, exporting open, call and close`, { details: { plugin: LEDGER_PLUGIN_ID } });
   }
   found = plugin;
   return plugin;
