@@ -84,7 +84,8 @@ export interface SandboxKit {
   /**
    * every op extension this kit's plugins are served: the sandbox's own (sandboxes/deno: Deno's
    * surface and its subprocess ops) and what the composition adds (a gate run's bindings, the
-   * storage bindings); each plugin's broker answers these and the kernel's own bindings
+   * storage bindings); each plugin's broker answers these and the persona's bindings
+   * (features/plugin-host/binding-ops.ts)
    */
   extensions: readonly Extension[];
 }

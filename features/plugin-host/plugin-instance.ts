@@ -7,7 +7,7 @@
  */
 import { CapabilityBroker } from '../../kernel/broker/broker.ts';
 import { opTable, type OpTable } from '../../kernel/broker/extension.ts';
-import { KERNEL_BINDING_OPS } from '../../kernel/broker/bindings.ts';
+import { PERSONA_BINDING_OPS } from './binding-ops.ts';
 import type { AuditEvent, WorldSources } from '../../kernel/broker/op.ts';
 import type { Tape } from '../../kernel/broker/tape.ts';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
@@ -40,14 +40,14 @@ export interface InstanceOptions {
 /**
  * The op table of a kit's plugins, made once per kit: the extensions the composition hands in
  * with the kit (the sandbox's Deno ops, and whatever its plugins are served: a gate's
- * bindings, the storage bindings) and the kernel's own bindings, which the kernel composes
- * itself (bindings.ts says why). The kernel names no implementation extension.
+ * bindings, the storage bindings) and the persona's bindings, which the plugin instance
+ * composes itself (binding-ops.ts says why). The kernel names no implementation extension.
  */
 const tables = new WeakMap<SandboxKit, OpTable>();
 
 function opsOf(kit: SandboxKit): OpTable {
   let table = tables.get(kit);
-  if (!table) tables.set(kit, (table = opTable([KERNEL_BINDING_OPS, ...kit.extensions])));
+  if (!table) tables.set(kit, (table = opTable([PERSONA_BINDING_OPS, ...kit.extensions])));
   return table;
 }
 

@@ -6,14 +6,13 @@
  * missing. Each decision is audited like a permission check (permission `binding`).
  *
  * The ops only check and forward: what a binding does (which ledger, which log) is the
- * loop's implementation, handed to the broker in `BrokerContext.bindings`.
+ * loop's implementation, handed to the broker in `BrokerContext.bindings`. The kernel owns
+ * this port and the check (`admit`, `forward`, `text`, `unavailable`); the ops are extensions
+ * built on it: the persona's bindings (features/plugin-host/binding-ops.ts) and a gate run's
+ * (features/gate/binding-ops.ts).
  */
 import { asDenoOpError, DenoOpError } from './deno-error.ts';
-import type { BrokerContext, OpCall, OpDefinition } from './op.ts';
-import type { Extension } from './extension.ts';
-import { defineOp } from './op.ts';
-import { record } from './args.ts';
-import { bindingAttempt } from './attempts.ts';
+import type { BrokerContext, OpCall } from './op.ts';
 import type { GateBindings } from '../contracts/gate-check.ts';
 
 export interface TaskSummary {
@@ -64,11 +63,6 @@ export interface PluginBindings {
   impl: BindingImplementations;
 }
 
-/** Longest text a plugin may put in a task title or an event through a binding. */
-const MAX_TITLE = 200;
-const MAX_TEXT = 2000;
-const MAX_PAYLOAD_BYTES = 16 * 1024;
-
 /** Throws a NotCapable Refusal (the broker audits it) unless the binding is both declared and granted. */
 export function admit(ctx: BrokerContext, call: OpCall, binding: string): PluginBindings {
   const b = ctx.bindings;
@@ -104,150 +98,3 @@ export function text(o: Record<string, unknown>, key: string, max: number, requi
 export function unavailable(binding: string): never {
   throw new DenoOpError('NotSupported', `the "${binding}" binding is not implemented by this kernel`);
 }
-
-export const bindingLedgerCreateTask = defineOp({
-  name: 'binding.ledger.createTask',
-  mode: 'async',
-  parse(raw) {
-    const o = record(raw);
-    return { title: text(o, 'title', MAX_TITLE, true), description: text(o, 'description', MAX_TEXT, false) };
-  },
-  needs: () => [],
-  attempts: bindingAttempt('ledger'),
-  async run(a, ctx, call) {
-    const b = admit(ctx, call, 'ledger');
-    const ledger = b.impl.ledger ?? unavailable('ledger');
-    return forward(() => ledger.createTask(a, ctx.subject));
-  },
-});
-
-export const bindingLedgerList = defineOp({
-  name: 'binding.ledger.list',
-  mode: 'async',
-  parse(raw) {
-    const o = record(raw ?? {});
-    const state = text(o, 'state', 40, false);
-    return state === '' ? {} : { state };
-  },
-  needs: () => [],
-  attempts: bindingAttempt('ledger'),
-  async run(a, ctx, call) {
-    const b = admit(ctx, call, 'ledger');
-    const ledger = b.impl.ledger ?? unavailable('ledger');
-    return forward(() => ledger.list(a));
-  },
-});
-
-export const bindingEventsAppend = defineOp({
-  name: 'binding.events.append',
-  mode: 'async',
-  parse(raw) {
-    const o = record(raw);
-    const type = text(o, 'type', 64, true);
-    if (!/^[a-z][a-z0-9_]{0,63}$/.test(type)) throw new DenoOpError('TypeError', `event type "${type}" must be lowercase letters, digits and "_"`);
-    const payload = record(o.payload ?? {});
-    if (JSON.stringify(payload).length > MAX_PAYLOAD_BYTES) throw new DenoOpError('RangeError', `an event payload may have at most ${MAX_PAYLOAD_BYTES} bytes of JSON`);
-    return { type, payload };
-  },
-  needs: () => [],
-  attempts: bindingAttempt('events'),
-  async run(a, ctx, call) {
-    const b = admit(ctx, call, 'events');
-    const events = b.impl.events ?? unavailable('events');
-    return forward(() => events.append(a.type, a.payload, ctx.subject));
-  },
-});
-
-export const bindingMemoryRead = defineOp({
-  name: 'binding.memory.read',
-  mode: 'async',
-  parse: () => ({}),
-  needs: () => [],
-  attempts: bindingAttempt('memory'),
-  async run(_a, ctx, call) {
-    const b = admit(ctx, call, 'memory');
-    const memory = b.impl.memory ?? unavailable('memory');
-    return forward(() => memory.read());
-  },
-});
-
-export const bindingToolsList = defineOp({
-  name: 'binding.tools.list',
-  mode: 'async',
-  parse: () => ({}),
-  needs: () => [],
-  attempts: bindingAttempt('tools'),
-  async run(_a, ctx, call) {
-    const b = admit(ctx, call, 'tools');
-    const tools = b.impl.tools ?? unavailable('tools');
-    return forward(() => tools.list());
-  },
-});
-
-export const bindingToolsCall = defineOp({
-  name: 'binding.tools.call',
-  mode: 'async',
-  parse(raw) {
-    const o = record(raw);
-    const name = text(o, 'name', 200, true);
-    const args = o.args === undefined ? {} : record(o.args);
-    if (JSON.stringify(args).length > MAX_PAYLOAD_BYTES * 4) throw new DenoOpError('RangeError', `tool arguments may have at most ${MAX_PAYLOAD_BYTES * 4} bytes of JSON`);
-    return { name, args };
-  },
-  needs: () => [],
-  attempts: bindingAttempt('tools'),
-  async run(a, ctx, call) {
-    const b = admit(ctx, call, 'tools');
-    const tools = b.impl.tools ?? unavailable('tools');
-    return forward(() => tools.call(a.name, a.args, ctx.subject));
-  },
-});
-
-/**
- * A proposal to the persona's review queue. The broker passes the plugin's object through as
- * it came (the queue checks it against its own schema and answers a refusal for anything
- * wrong, too large included, so a bad proposal never throws into the plugin); only a value
- * that is not an object is a TypeError here.
- */
-export const bindingProposalsSubmit = defineOp({
-  name: 'binding.proposals.submit',
-  mode: 'async',
-  parse(raw) {
-    const o = record(raw);
-    return { proposal: o.proposal };
-  },
-  needs: () => [],
-  attempts: bindingAttempt('proposals'),
-  async run(a, ctx, call) {
-    const b = admit(ctx, call, 'proposals');
-    const proposals = b.impl.proposals ?? unavailable('proposals');
-    return forward(() => proposals.submit(a.proposal, ctx.subject));
-  },
-});
-
-export const bindingProposalsList = defineOp({
-  name: 'binding.proposals.list',
-  mode: 'async',
-  parse: () => ({}),
-  needs: () => [],
-  attempts: bindingAttempt('proposals'),
-  async run(_a, ctx, call) {
-    const b = admit(ctx, call, 'proposals');
-    const proposals = b.impl.proposals ?? unavailable('proposals');
-    return forward(() => proposals.list(ctx.subject));
-  },
-});
-
-/**
- * The kernel's own binding extension. Unlike every other extension it is not handed in by the
- * composition: the plugin instance composes it itself (features/plugin-host/plugin-instance.ts),
- * because it is truly kernel. Its ops implement nothing; they check the grant the kernel
- * computes (manifest `bindings` ∩ the persona's) and forward to the implementations the loop
- * hands in (`BrokerContext.bindings`, BindingImplementations above). Every plugin a persona
- * runs may be granted them, so every table has them; a composition changes what they do by
- * what it implements, not by registering ops.
- */
-export const KERNEL_BINDING_OPS: Extension = {
-  name: 'kernel.bindings',
-  ops: [bindingLedgerCreateTask, bindingLedgerList, bindingEventsAppend, bindingMemoryRead, bindingToolsList, bindingToolsCall, bindingProposalsSubmit, bindingProposalsList] as OpDefinition[],
-};

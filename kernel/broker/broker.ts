@@ -125,7 +125,7 @@ function errorAnswer(error: unknown): string {
 
 export class CapabilityBroker {
   readonly context: BrokerContext;
-  /** the ops this broker answers: the kernel's bindings and the extensions the composition handed in (extension.ts) */
+  /** the ops this broker answers: the persona's bindings and the extensions the composition handed in (extension.ts) */
   readonly ops: OpTable;
   /** count of calls per op, for metering and for tests */
   readonly calls = new Map<string, number>();

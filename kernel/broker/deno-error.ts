@@ -45,7 +45,7 @@ export class DenoOpError extends Error {
  * plugin sees: a DenoOpError as it is; a kernel error as an `Error` whose code is data (the
  * error's `code`, as Deno's OS codes are), never inside the message; anything else by its
  * message, with its own string code if it has one. One rule for the bindings' `forward`
- * (kernel/broker/bindings.ts) and the storage bindings (features/persistence/storage/binding-kit.ts).
+ * (kernel/broker/bindings.ts, which the persona's and a gate run's binding ops use) and the storage bindings (features/persistence/storage/binding-kit.ts).
  */
 export function asDenoOpError(error: unknown): DenoOpError {
   if (error instanceof DenoOpError) return error;

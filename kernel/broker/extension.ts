@@ -1,9 +1,11 @@
 /**
  * Ops come in extensions, as Deno's do (`deno_core::extension!(deno_fs, ops = [...])` over an
- * injected FileSystem). The kernel owns this contract and composes only its own bindings
- * (bindings.ts); every implementation is handed in by the composition with the sandbox kit
- * (SandboxKit.extensions): the sandbox's Deno ops (sandboxes/deno), a gate run's bindings
- * (features/gate), the storage bindings of persistence backends. Each broker answers from
+ * injected FileSystem). The kernel owns this contract and the bindings' port and check
+ * (bindings.ts) and composes no extension itself: the plugin instance adds the persona's
+ * bindings (features/plugin-host/binding-ops.ts) to every table, and every other extension is
+ * handed in by the composition with the sandbox kit (SandboxKit.extensions): the sandbox's Deno
+ * ops (sandboxes/deno), a gate run's bindings (features/gate), the storage bindings of
+ * persistence backends. Each broker answers from
  * the table made of them; an op no extension registers is RTC_ERR_BROKER_UNKNOWN_OP, and two
  * extensions naming one op is a composition bug, refused when the table is made.
  */

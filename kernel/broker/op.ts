@@ -1,9 +1,10 @@
 /**
  * The shape of one broker operation. Each op names the permission it needs for given
  * arguments (checked by the broker before `run` is ever called) and does its effect.
- * Ops live one file per area, registered as extensions (extension.ts: the kernel's own
- * bindings.ts; Deno's ops in sandboxes/deno/ops, handed in by the composition), Deno's
- * layout: declaration, check, implementation.
+ * Ops live one file per area, registered as extensions (extension.ts: the persona's bindings
+ * in features/plugin-host/binding-ops.ts, on the kernel's check in bindings.ts; Deno's ops in
+ * sandboxes/deno/ops, handed in by the composition), Deno's layout: declaration, check,
+ * implementation.
  */
 import { randomBytes } from 'node:crypto';
 import type { PermissionName } from '../permissions/descriptors.ts';

@@ -20,7 +20,7 @@ import { after, before, test } from 'node:test';
 import { CapabilityBroker } from '../../kernel/broker/broker.ts';
 import type { AuditEvent } from '../../kernel/broker/op.ts';
 import { DENO_EXTENSIONS } from '../../sandboxes/deno/index.ts';
-import { KERNEL_BINDING_OPS } from '../../kernel/broker/bindings.ts';
+import { PERSONA_BINDING_OPS } from '../../features/plugin-host/binding-ops.ts';
 import { opTable } from '../../kernel/broker/extension.ts';
 import { PERSISTENCE_BINDING_OPS } from '../../features/persistence/storage/binding-ops.ts';
 import { GATE_BINDING_OPS } from '../../features/gate/binding-ops.ts';
@@ -286,8 +286,8 @@ test('a query and a revocation attempt nothing; a request the grant covers is no
 });
 
 test('every op the broker has that reaches outside the isolate leaves its attempt in the audit, whatever its arguments', async () => {
-  // Every op any composition serves: the Deno extensions, the kernel's bindings, a gate run's and the storage bindings.
-  const EVERY_OP = opTable([KERNEL_BINDING_OPS, ...DENO_EXTENSIONS, PERSISTENCE_BINDING_OPS, GATE_BINDING_OPS]);
+  // Every op any composition serves: the Deno extensions, the persona's bindings, a gate run's and the storage bindings.
+  const EVERY_OP = opTable([PERSONA_BINDING_OPS, ...DENO_EXTENSIONS, PERSISTENCE_BINDING_OPS, GATE_BINDING_OPS]);
   // Ops on a resource already granted (a file's or a child's rid, a fetch body), the script's own
   // clock and randomness, and the questions Deno answers without a permission.
   const effectFree = new Set([

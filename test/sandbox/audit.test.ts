@@ -16,7 +16,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { CapabilityBroker } from '../../kernel/broker/broker.ts';
 import { DENO_EXTENSIONS } from '../../sandboxes/deno/index.ts';
-import { KERNEL_BINDING_OPS } from '../../kernel/broker/bindings.ts';
+import { PERSONA_BINDING_OPS } from '../../features/plugin-host/binding-ops.ts';
 import { opTable } from '../../kernel/broker/extension.ts';
 import { DenoOpError } from '../../kernel/broker/deno-error.ts';
 import type { AuditEvent } from '../../kernel/broker/op.ts';
@@ -112,7 +112,7 @@ test('strict-symlink refusals and the kernel\'s own files are audited with their
 test('a binding refusal is audited once, by the broker', async () => {
   const profile = loadSandboxProfile('default');
   const seen: AuditEvent[] = [];
-  const broker = new CapabilityBroker(brokerContext({ subject: 'p', layers: [flagsLayer([], work), profileLayer(profile, work)], cwd: work, env: {}, profile, limits: profile.limits, audit: (e) => seen.push(e) }), opTable([KERNEL_BINDING_OPS, ...DENO_EXTENSIONS]));
+  const broker = new CapabilityBroker(brokerContext({ subject: 'p', layers: [flagsLayer([], work), profileLayer(profile, work)], cwd: work, env: {}, profile, limits: profile.limits, audit: (e) => seen.push(e) }), opTable([PERSONA_BINDING_OPS, ...DENO_EXTENSIONS]));
   const answer = JSON.parse(await broker.async('binding.memory.read', '{}')) as { err?: { class: string } };
   assert.equal(answer.err?.class, 'NotCapable');
   assert.deepEqual(seen.map((e) => [e.decision, e.permission, e.value, e.reason]), [['denied', 'binding', 'memory', 'binding']]);

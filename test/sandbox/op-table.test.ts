@@ -1,5 +1,6 @@
 /**
- * Ops come in extensions (kernel/broker/extension.ts): the kernel's own bindings and the ones
+ * Ops come in extensions (kernel/broker/extension.ts): the persona's bindings
+ * (features/plugin-host/binding-ops.ts) and the ones
  * the composition hands in (sandboxes/deno: Deno's surface and the subprocess ops; a gate
  * run's bindings; the storage bindings). A broker answers only what its table holds, a
  * composition that registers one op twice is refused when the table is made, and nothing the
@@ -13,7 +14,7 @@ import { test } from 'node:test';
 import { CapabilityBroker } from '../../kernel/broker/broker.ts';
 import { brokerContext, profileLayer } from '../../kernel/broker/context.ts';
 import { opTable } from '../../kernel/broker/extension.ts';
-import { KERNEL_BINDING_OPS } from '../../kernel/broker/bindings.ts';
+import { PERSONA_BINDING_OPS } from '../../features/plugin-host/binding-ops.ts';
 import { PERSISTENCE_BINDING_OPS } from '../../features/persistence/storage/binding-ops.ts';
 import { GATE_BINDING_OPS } from '../../features/gate/binding-ops.ts';
 import { isKernelError } from '../../kernel/errors.ts';
@@ -25,8 +26,8 @@ import { loadPlugin } from '../../features/plugin-search/scan.ts';
 import { DENO_EXTENSIONS, DENO_OPS, DENO_RUN_OPS } from '../../sandboxes/deno/index.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';
 
-/** Every extension some composition hands in, and the kernel's own: the ops any plugin or script may be served. */
-const EVERY_EXTENSION = [KERNEL_BINDING_OPS, ...DENO_EXTENSIONS, PERSISTENCE_BINDING_OPS, GATE_BINDING_OPS];
+/** Every extension some composition hands in, and the persona's bindings: the ops any plugin or script may be served. */
+const EVERY_EXTENSION = [PERSONA_BINDING_OPS, ...DENO_EXTENSIONS, PERSISTENCE_BINDING_OPS, GATE_BINDING_OPS];
 const DENO_SURFACE_OPS = DENO_EXTENSIONS[0]!;
 
 const SHIM_DIR = path.resolve(import.meta.dirname, '../../sandboxes/shim');
@@ -80,7 +81,7 @@ test('every op the shim asks the broker for is in the table a script or plugin r
   assert.deepEqual(DENO_OPS.extensions.map((e) => e.name), ['deno', 'deno.run']);
 });
 
-test("a plugin's broker answers the kit's extensions besides the kernel's own bindings", () => {
+test("a plugin's broker answers the kit's extensions besides the persona's bindings", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'rtc-ops-plugin-'));
   writeFileSync(path.join(dir, 'plugin.yaml'), 'id: tool.ops\nversion: 1.0.0\nkind: tool\nentry: mod.ts\ndescription: test\nexports: [f]\n');
   writeFileSync(path.join(dir, 'mod.ts'), 'export function f() { return 1; }\n');
@@ -88,12 +89,12 @@ test("a plugin's broker answers the kit's extensions besides the kernel's own bi
   const instance = new PluginInstance(loadPlugin(dir), { kit, allow: allPermissionSet(), cwd: dir });
   try {
     assert.deepEqual(instance.broker.ops.extensions.map((e) => e.name), ['kernel.bindings', ...kit.extensions.map((e) => e.name)]);
-    for (const op of [...KERNEL_BINDING_OPS.ops, ...DENO_SURFACE_OPS.ops, ...DENO_RUN_OPS.ops]) assert.ok(instance.broker.ops.has(op.name), op.name);
+    for (const op of [...PERSONA_BINDING_OPS.ops, ...DENO_SURFACE_OPS.ops, ...DENO_RUN_OPS.ops]) assert.ok(instance.broker.ops.has(op.name), op.name);
     // The bindings of other compositions are not named at all: a gate's, the storage ones.
     for (const op of [...GATE_BINDING_OPS.ops, ...PERSISTENCE_BINDING_OPS.ops]) assert.equal(instance.broker.ops.has(op.name), false, op.name);
     const bare = new PluginInstance(loadPlugin(dir), { kit: { ...kit, extensions: [] }, allow: allPermissionSet(), cwd: dir });
     assert.equal(bare.broker.ops.has('run.output'), false, 'a kit without the subprocess ops gives its plugins none');
-    assert.equal(bare.broker.ops.has('binding.memory.read'), true, "the kernel's own bindings are in every plugin's table");
+    assert.equal(bare.broker.ops.has('binding.memory.read'), true, "the persona's bindings are in every plugin's table");
     bare.dispose();
   } finally {
     instance.dispose();
