@@ -9,7 +9,7 @@
  *              cycle take effect (the review queue's applyAccepted), their records join the log
  *   <steps>    the harness's steps, in order (the science loop's: brain, usage, budget,
  *              skills, ledger, phase, decide; a step plugin by its id), handing each other
- *              typed values (step-values.ts)
+ *              typed values (kernel/loop/step-values.ts; the cycle's store is cycle-values.ts)
  *   record     the cycle's trace line (durable), one cycle event carrying the trace's hash
  *              and what the steps added, then the work steps left for after it (brain.json)
  *
@@ -30,7 +30,8 @@ import type { McpServerSpec } from '../../kernel/contracts/executor.ts';
 import type { PersistenceBackend, PersistenceProvider } from '../../kernel/contracts/persistence.ts';
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
 import type { AppendResult } from '../../kernel/events/event-log.ts';
-import { profileDsnOf, type LoadedPersona, type PersonaProfile } from '../../kernel/personas/profile-schema.ts';
+import type { LoadedPersona, PersonaProfile } from '../../kernel/personas/profile-schema.ts';
+import { profileDsnOf } from '../profiles/profile-slots.ts';
 import type { PluginRegistry } from '../../kernel/plugins/registry.ts';
 import { pluginSearchPath, scanRegistry } from '../plugin-search/scan.ts';
 import { ReviewQueue, reviewEventsOf, type ReviewQueueOptions } from '../review-queue/queue.ts';
@@ -60,7 +61,8 @@ import { CYCLE_EVENT } from '../../kernel/loop/cycle-event.ts';
 import { RECORD_STEP, REVIEW_STEP, type LoadedHarness } from '../../kernel/loop/harness.ts';
 import { HarnessCatalog } from '../profiles/harness-catalog.ts';
 import { REVIEW_VALUE, reviewStep, type ReviewAtBoundary } from './steps/review-step.ts';
-import { CycleValues, type StepValueAccess } from '../../kernel/loop/step-values.ts';
+import type { StepValueAccess } from '../../kernel/loop/step-values.ts';
+import { CycleValues } from './cycle-values.ts';
 import { hostPathScrubber, type PathScrubber } from '../../kernel/loop/host-paths.ts';
 import { personaPaths, type PersonaPaths } from '../../kernel/loop/layout.ts';
 import { PersonaPlugins } from './persona-plugins.ts';
@@ -549,7 +551,7 @@ export class PersonaRuntime {
     const p = this.profile;
     const { ctx, after } = c;
     const steps: string[] = [];
-    // Each step sees only the values it declared (step-values.ts); payload, report and problems are the cycle's.
+    // Each step sees only the values it declared (cycle-values.ts); payload, report and problems are the cycle's.
     for (const step of this.#steps) {
       await step.run({ ...ctx, ...c.values.for(step) });
       steps.push(step.name);

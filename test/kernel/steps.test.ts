@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
 import { StepRegistry } from '../../kernel/loop/steps.ts';
-import { CycleValues, stepValue, valueOrderProblems } from '../../kernel/loop/step-values.ts';
+import { stepValue } from '../../kernel/loop/step-values.ts';
+import { CycleValues, valueOrderProblems } from '../../features/persona/cycle-values.ts';
 
 test('two steps registered under one name are refused with RTC_ERR_HARNESS_STEP, an internal error (the composition is wrong, not the input)', () => {
   const registry = new StepRegistry().register({ name: 'observe', run: () => {} });
