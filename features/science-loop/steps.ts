@@ -22,7 +22,7 @@
 import path from 'node:path';
 import { checkPluginAnswer } from '../../kernel/contracts/answer.ts';
 import { executorDescriptionSchema } from '../../kernel/contracts/executor.ts';
-import { isKeyedExecutorConfig } from '../../kernel/personas/profile-schema.ts';
+import { isKeyedExecutorConfig } from '../profiles/profile-slots.ts';
 import { phaseAnswerSchema } from '../../kernel/contracts/phase-selector.ts';
 import { errorLine } from '../../kernel/errors.ts';
 import { ensureBrainLayout, relToState, WORKSPACE_ID } from '../../kernel/loop/layout.ts';

@@ -6,7 +6,8 @@
  * executor runs with its own config from the profile (or its defaults), never another's.
  */
 import type { AgentEnv } from '../budget/env.ts';
-import { executorConfigFor, type PersonaProfile } from '../../../kernel/personas/profile-schema.ts';
+import type { PersonaProfile } from '../../../kernel/personas/profile-schema.ts';
+import { executorConfigFor } from '../../profiles/profile-slots.ts';
 import type { HarnessManifest } from '../../../kernel/loop/harness.ts';
 
 export type ChoiceSource = 'env' | 'profile' | 'runtime_default';
