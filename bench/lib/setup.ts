@@ -11,7 +11,7 @@ import { bundleEntry, type BuiltBundle } from '../../sandboxes/loader/bundle.ts'
 import { CapabilityBroker } from '../../kernel/broker/broker.ts';
 import { DENO_OPS } from '../../sandboxes/deno/index.ts';
 import { loadSandboxProfile, type SandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
-import { parsePermissionFlags } from '../../kernel/permissions/parse-flags.ts';
+import { parsePermissionFlags } from '../../features/sandbox-run/permission-flags.ts';
 import { brokerContext, profileLayer } from '../../kernel/broker/context.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { IsolateRuntime, type CompiledSource, type RuntimeOptions } from '../../sandboxes/isolate/isolate-runtime.ts';

@@ -3,7 +3,7 @@
  * [--profile NAME] [--json] FILE [ARGS...]`: like `deno run`. Flags come before the file;
  * everything after it is the script's `Deno.args`.
  */
-import { isPermissionFlag } from '../../kernel/permissions/parse-flags.ts';
+import { isPermissionFlag } from './permission-flags.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { createScriptRunner } from './runner/script-runner.ts';
 import type { ScriptLimits } from './runner/script-run-types.ts';

@@ -2,7 +2,7 @@
  * `runtimectl sandbox test [deno permission flags] [--filter S] [--profile NAME] [--json]
  * [FILES...]`: like `deno test` for the supported subset (features/sandbox-run/runner/test-runner.ts).
  */
-import { isPermissionFlag } from '../../kernel/permissions/parse-flags.ts';
+import { isPermissionFlag } from './permission-flags.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { createTestRunner } from './runner/test-runner.ts';
 import type { ScriptLimits } from './runner/script-run-types.ts';

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { emptyPermissionSet, type PermissionName, type PermissionRule, type PermissionSet } from '../permissions/descriptors.ts';
-import { grantValues } from '../permissions/parse-flags.ts';
+import { grantValues } from '../permissions/grant-values.ts';
 
 const side = z.union([z.literal(true), z.array(z.string().min(1)).max(256)]);
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DenoOpError } from '../../kernel/broker/deno-error.ts';
 import { PermissionGate } from '../../kernel/permissions/gate.ts';
-import { flagsLayer, parsePermissionFlags } from '../../kernel/permissions/parse-flags.ts';
+import { flagsLayer, parsePermissionFlags } from '../../features/sandbox-run/permission-flags.ts';
 import { resolveRunLayer } from '../../kernel/permissions/run-grants.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

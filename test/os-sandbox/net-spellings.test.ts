@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { canonicalHost } from '../../kernel/permissions/net-address.ts';
-import { flagsLayer } from '../../kernel/permissions/parse-flags.ts';
+import { flagsLayer } from '../../features/sandbox-run/permission-flags.ts';
 import { PermissionGate } from '../../kernel/permissions/gate.ts';
 import { createScriptRunner, type ScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 import { gateNetPolicy, NetProxy } from '../../sandboxes/subprocess/os-sandbox/net-proxy.ts';

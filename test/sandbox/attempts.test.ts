@@ -26,7 +26,7 @@ import { PERSISTENCE_BINDING_OPS } from '../../features/persistence/storage/bind
 import { GATE_BINDING_OPS } from '../../features/gate/binding-ops.ts';
 import { RecordingTape, ReplayTape } from '../../features/cycle-recording/tape.ts';
 import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
-import { flagsLayer } from '../../kernel/permissions/parse-flags.ts';
+import { flagsLayer } from '../../features/sandbox-run/permission-flags.ts';
 import { brokerContext, profileLayer } from '../../kernel/broker/context.ts';
 import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 

@@ -21,7 +21,7 @@ import { opTable } from '../../kernel/broker/extension.ts';
 import { DenoOpError } from '../../kernel/broker/deno-error.ts';
 import type { AuditEvent } from '../../kernel/broker/op.ts';
 import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
-import { flagsLayer } from '../../kernel/permissions/parse-flags.ts';
+import { flagsLayer } from '../../features/sandbox-run/permission-flags.ts';
 import { brokerContext, profileLayer } from '../../kernel/broker/context.ts';
 import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 import { check as denialsCheck } from '../../plugins/gate-check-denials/mod.ts';

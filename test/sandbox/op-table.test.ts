@@ -20,7 +20,7 @@ import { GATE_BINDING_OPS } from '../../features/gate/binding-ops.ts';
 import { isKernelError } from '../../kernel/errors.ts';
 import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
-import { flagsLayer } from '../../kernel/permissions/parse-flags.ts';
+import { flagsLayer } from '../../features/sandbox-run/permission-flags.ts';
 import { PluginInstance } from '../../features/plugin-host/plugin-instance.ts';
 import { loadPlugin } from '../../features/plugin-search/scan.ts';
 import { DENO_EXTENSIONS, DENO_OPS, DENO_RUN_OPS } from '../../sandboxes/deno/index.ts';

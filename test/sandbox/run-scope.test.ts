@@ -15,7 +15,7 @@ import { CapabilityBroker } from '../../kernel/broker/broker.ts';
 import { DENO_OPS } from '../../sandboxes/deno/index.ts';
 import { RunScope } from '../../kernel/broker/run-scope.ts';
 import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
-import { flagsLayer } from '../../kernel/permissions/parse-flags.ts';
+import { flagsLayer } from '../../features/sandbox-run/permission-flags.ts';
 import { brokerContext, profileLayer } from '../../kernel/broker/context.ts';
 import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 

@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import { KernelError } from '../../../kernel/errors.ts';
 import type { AuditEvent } from '../../../kernel/broker/op.ts';
 import { allPermissionSet } from '../../../kernel/permissions/descriptors.ts';
-import { parsePermissionFlags } from '../../../kernel/permissions/parse-flags.ts';
+import { parsePermissionFlags } from '../../sandbox-run/permission-flags.ts';
 import { PluginInstance } from '../plugin-instance.ts';
 import { loadPlugin } from '../../plugin-search/scan.ts';
 import { defaultSandboxKit } from '../../../sandboxes/index.ts';

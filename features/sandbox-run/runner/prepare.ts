@@ -19,7 +19,7 @@ import { CapabilityBroker } from '../../../kernel/broker/broker.ts';
 import { DENO_OPS } from '../../../sandboxes/deno/index.ts';
 import { loadSandboxProfile, type Limits, type SandboxProfile } from '../../../kernel/manifest/sandbox-profile.ts';
 import type { WriteQuota, WriteQuotaLimits } from '../../../kernel/broker/write-quota.ts';
-import { flagsLayer } from '../../../kernel/permissions/parse-flags.ts';
+import { flagsLayer } from '../permission-flags.ts';
 import type { CompiledSource } from '../../../sandboxes/isolate/isolate-runtime.ts';
 import { withCodeCache } from '../../../sandboxes/isolate/shim-source.ts';
 import { denoExecPath } from './exec-path.ts';

@@ -8,7 +8,7 @@
  */
 import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
 import { GRANTABLE, PERMISSION_NAMES, type PermissionName } from '../../../kernel/permissions/descriptors.ts';
-import { normalizeValue } from '../../../kernel/permissions/parse-flags.ts';
+import { normalizeValue } from '../../../kernel/permissions/grant-values.ts';
 import { resolveCommand } from '../../../kernel/permissions/run-grants.ts';
 import { defineOp, type BrokerContext } from '../../../kernel/broker/op.ts';
 import { record } from '../../../kernel/broker/args.ts';

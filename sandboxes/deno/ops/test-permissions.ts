@@ -7,7 +7,7 @@
  */
 import { PERMISSION_NAMES, emptyPermissionSet, type PermissionName, type PermissionRule } from '../../../kernel/permissions/descriptors.ts';
 import { PermissionGate } from '../../../kernel/permissions/gate.ts';
-import { grantValues, normalizeValue } from '../../../kernel/permissions/parse-flags.ts';
+import { grantValues, normalizeValue } from '../../../kernel/permissions/grant-values.ts';
 import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
 import { Refusal } from '../../../kernel/broker/refusal.ts';
 import { defineOp, type BrokerContext } from '../../../kernel/broker/op.ts';

@@ -2,49 +2,23 @@
  * Deno's permission flags, parsed the way `deno run` parses them:
  * `--allow-read[=a,b]`, `--allow-write`, `--allow-net[=host[:port]]`, `--allow-env[=VARS]`,
  * `--allow-run[=cmds]`, `--allow-sys`, `-A`/`--allow-all`, the short forms `-R -W -N -E -S`,
- * and the `--deny-*` forms, which win over any allow.
+ * and the `--deny-*` forms, which win over any allow: what `sandbox run` and `sandbox test` take.
  *
- * Path values are made absolute against `cwd` here, once, as Deno does at start-up.
+ * Each value is spelled as the gate keeps it (kernel/permissions/grant-values.ts): paths made
+ * absolute against `cwd` here, once, as Deno does at start-up.
  */
-import { realpathSync } from 'node:fs';
-import path from 'node:path';
-import { canonicalNetValue } from './net-address.ts';
-import { kernelError } from '../errors.ts';
-import type { PermissionLayer } from './gate.ts';
-import { PERMISSION_NAMES, emptyPermissionSet, type PermissionName, type PermissionRule, type PermissionSet, type RuleSide } from './descriptors.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import type { PermissionLayer } from '../../kernel/permissions/gate.ts';
+import { grantValues } from '../../kernel/permissions/grant-values.ts';
+import { PERMISSION_NAMES, emptyPermissionSet, type PermissionName, type PermissionRule, type PermissionSet, type RuleSide } from '../../kernel/permissions/descriptors.ts';
 
 const SHORT_FLAGS: Record<string, PermissionName> = { '-R': 'read', '-W': 'write', '-N': 'net', '-E': 'env', '-S': 'sys' };
-const PATH_KINDS: ReadonlySet<PermissionName> = new Set(['read', 'write', 'ffi']);
 
 /** True when `arg` is one of the permission flags this module understands. */
 export function isPermissionFlag(arg: string): boolean {
   if (arg === '-A' || arg === '--allow-all' || arg in SHORT_FLAGS) return true;
   const match = /^--(allow|deny)-([a-z]+)(=.*)?$/.exec(arg);
   return match !== null && (PERMISSION_NAMES as readonly string[]).includes(match[2]!);
-}
-
-export function normalizeValue(kind: PermissionName, value: string, cwd: string): string {
-  if (PATH_KINDS.has(kind)) return path.resolve(cwd, value);
-  if (kind === 'net') return canonicalNetValue(value);
-  return value;
-}
-
-/**
- * A grant entry as the gate keeps it: normalizeValue, and for a path whose real location
- * differs (a folder on it is a link: `/data` -> `/mnt/vol`), that location too. Code whose
- * file ops may not follow links (strict symlinks) is checked by where a path really is, and
- * a grant of `/data/x` is a grant of the same files at `/mnt/vol/x`; a deny the same.
- */
-export function grantValues(kind: PermissionName, value: string, cwd: string): string[] {
-  const normal = normalizeValue(kind, value, cwd);
-  if (!PATH_KINDS.has(kind)) return [normal];
-  let real: string;
-  try {
-    real = realpathSync.native(normal);
-  } catch {
-    return [normal];
-  }
-  return real === normal ? [normal] : [normal, real];
 }
 
 function mergeSide(current: RuleSide, values: readonly string[] | true): RuleSide {
