@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 import ivm from 'isolated-vm';
 import Tinypool from 'tinypool';
 import { bundleEntry } from '../../sandboxes/loader/bundle.ts';
-import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
+import { loadSandboxProfile } from '../../features/plugin-search/sandbox-profiles.ts';
 import { IsolateRuntime } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { withCodeCache } from '../../sandboxes/isolate/shim-source.ts';
 import { ProcessPool } from '../../sandboxes/pool/process-pool.ts';

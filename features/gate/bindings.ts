@@ -20,7 +20,7 @@ import type { BuiltEntry, GateBindings, ParsedPlugin, ParsedSkill } from '../../
 import { isKernelError } from '../../kernel/errors.ts';
 import { describeZodError, parseYaml, validateManifest } from '../../kernel/manifest/load.ts';
 import { pluginManifestSchema } from '../../kernel/manifest/plugin-manifest.ts';
-import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
+import { loadSandboxProfile } from '../plugin-search/sandbox-profiles.ts';
 import { parseSkillFile } from '../skills/parse-skill-file.ts';
 import { beyondCeiling } from './ceiling.ts';
 import { guardImports } from './import-guard.ts';

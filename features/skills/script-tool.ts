@@ -14,7 +14,8 @@
 import type { Tape } from '../../kernel/broker/tape.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { grantLayers } from '../../kernel/broker/context.ts';
-import { loadSandboxProfile, type Limits } from '../../kernel/manifest/sandbox-profile.ts';
+import { type Limits } from '../../kernel/manifest/sandbox-profile.ts';
+import { loadSandboxProfile } from '../plugin-search/sandbox-profiles.ts';
 import { createScriptRunner, type ScriptRunner } from '../sandbox-run/runner/script-runner.ts';
 import { chargedFor, reportCallUsage } from '../plugin-host/call-usage.ts';
 import type { ScriptCallee, ScriptToolOptions } from '../persona/tools/runners.ts';

@@ -25,7 +25,7 @@ import path from 'node:path';
 import { errorLine, kernelError } from '../../kernel/errors.ts';
 import { readManifestFile } from '../../kernel/manifest/load.ts';
 import { DEFAULT_PLUGIN_PROFILE, pluginManifestSchema, type PluginManifest } from '../../kernel/manifest/plugin-manifest.ts';
-import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
+import { loadSandboxProfile } from '../plugin-search/sandbox-profiles.ts';
 import type { PersonaProfile } from '../../kernel/personas/profile-schema.ts';
 import { scriptTraceId, type ScriptToolSpec } from '../persona/tools/script-spec.ts';
 import { loadSkillCatalog, type SkillMeta } from './catalog.ts';

@@ -1,14 +1,9 @@
 /**
- * Sandbox profiles (`sandboxes/profiles/<name>.yaml`): the isolation tier, the limits and
- * the permission ceiling every plugin or script run under the profile gets.
+ * Sandbox profiles: the isolation tier, the limits and the permission ceiling every plugin or
+ * script run under the profile gets. Their files (`sandboxes/profiles/<name>.yaml`) are read by
+ * features/plugin-search/sandbox-profiles.ts.
  */
-import { readdirSync } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
-import { kernelError } from '../errors.ts';
-import { PROJECT_ROOT } from '../version.ts';
-import { shownPath } from '../shown-path.ts';
-import { readManifestFile } from './load.ts';
 import { permissionsSchema } from './permissions-schema.ts';
 
 export const limitsSchema = z.strictObject({
@@ -34,29 +29,3 @@ export const sandboxProfileSchema = z.strictObject({
 });
 
 export type SandboxProfile = z.infer<typeof sandboxProfileSchema>;
-
-export const PROFILES_DIR = path.join(PROJECT_ROOT, 'sandboxes', 'profiles');
-
-const cache = new Map<string, SandboxProfile>();
-
-export function loadSandboxProfile(name: string, dir = PROFILES_DIR): SandboxProfile {
-  const key = `${dir}\0${name}`;
-  const cached = cache.get(key);
-  if (cached) return cached;
-  if (!/^[a-z][a-z0-9-]*$/.test(name)) throw kernelError('RTC_ERR_PROFILE_UNKNOWN', `"${name}" is not a sandbox profile name`);
-  const file = path.join(dir, `${name}.yaml`);
-  const available = listSandboxProfiles(dir);
-  if (!available.includes(name)) {
-    throw kernelError('RTC_ERR_PROFILE_UNKNOWN', `no sandbox profile "${name}" (have: ${available.join(', ')})`);
-  }
-  const profile = readManifestFile(sandboxProfileSchema, file);
-  if (profile.name !== name) {
-    throw kernelError('RTC_ERR_MANIFEST_INVALID', `${shownPath(file)}: name: must equal the file name "${name}"`);
-  }
-  cache.set(key, profile);
-  return profile;
-}
-
-export function listSandboxProfiles(dir = PROFILES_DIR): string[] {
-  return readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => f.slice(0, -5)).sort();
-}

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { CapabilityBroker } from '../../kernel/broker/broker.ts';
-import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
+import { loadSandboxProfile } from '../../features/plugin-search/sandbox-profiles.ts';
 import { brokerContext, profileLayer } from '../../kernel/broker/context.ts';
 import { DENO_OPS } from '../../sandboxes/deno/index.ts';
 

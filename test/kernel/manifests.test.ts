@@ -7,7 +7,7 @@ import { KernelError } from '../../kernel/errors.ts';
 import { renderJsonSchemas } from '../../cli/json-schemas.ts';
 import { SCHEMAS } from '../../cli/schemas.ts';
 import { CONTRACT_DOC, renderContractDoc } from '../../cli/contract-docs.ts';
-import { listSandboxProfiles, loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
+import { listSandboxProfiles, loadSandboxProfile } from '../../features/plugin-search/sandbox-profiles.ts';
 import { loadPlugin, scanPlugins, scanRegistry } from '../../features/plugin-search/scan.ts';
 import { PLUGIN_CONTRACTS } from '../../cli/contract-catalog.ts';
 import { PLUGIN_KINDS } from '../../kernel/manifest/plugin-manifest.ts';

@@ -25,7 +25,7 @@ import { opTable } from '../../kernel/broker/extension.ts';
 import { PERSISTENCE_BINDING_OPS } from '../../features/persistence/storage/binding-ops.ts';
 import { GATE_BINDING_OPS } from '../../features/gate/binding-ops.ts';
 import { RecordingTape, ReplayTape } from '../../features/cycle-recording/tape.ts';
-import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
+import { loadSandboxProfile } from '../../features/plugin-search/sandbox-profiles.ts';
 import { flagsLayer } from '../../features/sandbox-run/permission-flags.ts';
 import { brokerContext, profileLayer } from '../../kernel/broker/context.ts';
 import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';

@@ -20,7 +20,7 @@ import { PERSONA_BINDING_OPS } from '../../features/plugin-host/binding-ops.ts';
 import { opTable } from '../../kernel/broker/extension.ts';
 import { DenoOpError } from '../../kernel/broker/deno-error.ts';
 import type { AuditEvent } from '../../kernel/broker/op.ts';
-import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
+import { loadSandboxProfile } from '../../features/plugin-search/sandbox-profiles.ts';
 import { flagsLayer } from '../../features/sandbox-run/permission-flags.ts';
 import { brokerContext, profileLayer } from '../../kernel/broker/context.ts';
 import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { before, test } from 'node:test';
 import { bundleEntry } from '../../sandboxes/loader/bundle.ts';
 import { isKernelError } from '../../kernel/errors.ts';
-import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
+import { loadSandboxProfile } from '../../features/plugin-search/sandbox-profiles.ts';
 import { NODE_MODULE_REFUSALS } from '../../sandboxes/shim/node/modules.ts';
 import { IsolateRuntime } from '../../sandboxes/isolate/isolate-runtime.ts';
 import { loadShim } from '../../sandboxes/isolate/shim-source.ts';

@@ -18,7 +18,7 @@ import { PERSONA_BINDING_OPS } from '../../features/plugin-host/binding-ops.ts';
 import { PERSISTENCE_BINDING_OPS } from '../../features/persistence/storage/binding-ops.ts';
 import { GATE_BINDING_OPS } from '../../features/gate/binding-ops.ts';
 import { isKernelError } from '../../kernel/errors.ts';
-import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
+import { loadSandboxProfile } from '../../features/plugin-search/sandbox-profiles.ts';
 import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
 import { flagsLayer } from '../../features/sandbox-run/permission-flags.ts';
 import { PluginInstance } from '../../features/plugin-host/plugin-instance.ts';

@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test';
 import { CapabilityBroker } from '../../kernel/broker/broker.ts';
 import { DENO_OPS } from '../../sandboxes/deno/index.ts';
 import { RunScope } from '../../kernel/broker/run-scope.ts';
-import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
+import { loadSandboxProfile } from '../../features/plugin-search/sandbox-profiles.ts';
 import { flagsLayer } from '../../features/sandbox-run/permission-flags.ts';
 import { brokerContext, profileLayer } from '../../kernel/broker/context.ts';
 import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';

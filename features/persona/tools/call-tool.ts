@@ -34,7 +34,8 @@ import { SCRIPT_INPUT_SCHEMA, type ScriptToolSpec } from './script-spec.ts';
 import type { ToolGrant } from './runners.ts';
 import type { PermissionsManifest } from '../../../kernel/manifest/permissions-schema.ts';
 import { grantLayers } from '../../../kernel/broker/context.ts';
-import { loadSandboxProfile, type SandboxProfile } from '../../../kernel/manifest/sandbox-profile.ts';
+import { type SandboxProfile } from '../../../kernel/manifest/sandbox-profile.ts';
+import { loadSandboxProfile } from '../../plugin-search/sandbox-profiles.ts';
 
 /** What callTool needs of a persona: its selection, the registry, and its plugin instances. */
 export interface ToolHost {
