@@ -6,7 +6,7 @@
  */
 import { isKernelError } from '../kernel/errors.ts';
 import { fsReason } from '../features/persistence/state/state-dir.ts';
-import { didYouMean } from '../kernel/suggest.ts';
+import { didYouMean } from '../features/profiles/suggest.ts';
 import { assertNodeFlags } from '../sandboxes/isolate/node-flags.ts';
 import { KERNEL_VERSION } from '../kernel/version.ts';
 import type { CliIo, Command } from '../features/command/command.ts';

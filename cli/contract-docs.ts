@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { PLUGIN_CONTRACTS } from '../kernel/contracts/index.ts';
+import { PLUGIN_CONTRACTS } from './contract-catalog.ts';
 import { PROJECT_ROOT } from '../kernel/version.ts';
 
 export const CONTRACT_DOC = path.join(PROJECT_ROOT, 'docs', 'plugin-contracts.md');

@@ -12,7 +12,7 @@ import { EventEnvelopeSchema } from '../kernel/events/envelope.ts';
 import { personaProfileSchema } from '../kernel/personas/profile-schema.ts';
 import { persistenceConfigSchema } from '../features/persistence/state/persistence-config-schema.ts';
 import { harnessManifestSchema } from '../kernel/loop/harness.ts';
-import { PLUGIN_CONTRACTS } from '../kernel/contracts/index.ts';
+import { PLUGIN_CONTRACTS } from './contract-catalog.ts';
 
 export interface RegisteredSchema {
   /** File stem under schemas/, e.g. `plugin-manifest`. */

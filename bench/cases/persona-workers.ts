@@ -22,7 +22,7 @@ import type { CycleReport } from '../../features/persona/persona-runtime.ts';
 import { openLoopKernel } from '../../features/science-loop/preset.ts';
 import { ChildRegistry } from '../../features/science-loop/executors/children.ts';
 import { openPersonas } from '../../features/science-loop/run-personas.ts';
-import type { LoadedPersona } from '../../kernel/personas/load.ts';
+import type { LoadedPersona } from '../../kernel/personas/profile-schema.ts';
 import { inProcessFleet } from '../../features/science-loop/workers/fleet.ts';
 import { PersonaWorkers } from '../../features/science-loop/workers/pool.ts';
 import { writeProfiles } from '../lib/bench-personas.ts';

@@ -16,11 +16,10 @@ import { buildPersonaPlugin, personaPluginOptions } from '../../features/persona
 import { parseYaml, validateManifest } from '../../kernel/manifest/load.ts';
 import { openBackend } from '../../features/persistence/open.ts';
 import { personaProfileSchema } from '../../kernel/personas/profile-schema.ts';
-import { loadPlugin } from '../../kernel/plugins/registry.ts';
+import { loadPlugin, PLUGINS_DIR, scanRegistry } from '../../features/plugin-search/scan.ts';
 import { CycleRecorder } from '../../features/cycle-recording/cycle-recorder.ts';
 import { pathCodec } from '../../features/cycle-recording/path-codec.ts';
 import { replayPersona } from '../../features/science-loop/preset.ts';
-import { PLUGINS_DIR, PluginRegistry } from '../../kernel/plugins/registry.ts';
 import { TraceStore } from '../../features/trace-store/trace-store.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';
 import { personaToolRunners } from '../../features/science-loop/tool-runners.ts';
@@ -128,14 +127,14 @@ export async function replay(ctx: BenchContext): Promise<ResultRow[]> {
   const floorMs: number[] = [];
   let checked = 0;
   // one warm-up of each (bundle and code caches, file cache), then interleaved rounds
-  await replayPersona({ stateDir: rec.stateDir, personaId: PERSONA, registry: PluginRegistry.scan([PLUGINS_DIR, rec.pluginsDir]) });
+  await replayPersona({ stateDir: rec.stateDir, personaId: PERSONA, registry: scanRegistry([PLUGINS_DIR, rec.pluginsDir]) });
   readAndParse(rec.traceFile);
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? ['replay', 'floor'] : ['floor', 'replay'];
     for (const which of order) {
       const t0 = performance.now();
       if (which === 'replay') {
-        const report = await replayPersona({ stateDir: rec.stateDir, personaId: PERSONA, registry: PluginRegistry.scan([PLUGINS_DIR, rec.pluginsDir]) });
+        const report = await replayPersona({ stateDir: rec.stateDir, personaId: PERSONA, registry: scanRegistry([PLUGINS_DIR, rec.pluginsDir]) });
         if (!report.ok) throw new Error(`bench replay diverged: ${report.divergence?.message}`);
         checked = report.effects;
         replayMs.push(performance.now() - t0);

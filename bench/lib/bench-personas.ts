@@ -11,7 +11,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PersonaRuntime, type CycleReport, type LoopKernel } from '../../features/persona/persona-runtime.ts';
 import { openLoopKernel } from '../../features/science-loop/preset.ts';
-import { readPersonaFile, type LoadedPersona } from '../../kernel/personas/load.ts';
+import { readPersonaFile } from '../../features/profiles/load.ts';
+import type { LoadedPersona } from '../../kernel/personas/profile-schema.ts';
 
 export type BenchExecutor = 'none' | 'orchestra';
 

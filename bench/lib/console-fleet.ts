@@ -24,7 +24,7 @@ import path from 'node:path';
 import { openBackend } from '../../features/persistence/open.ts';
 import { LoopHistory } from '../../features/history/loop-history.ts';
 import { readHistoryConfig } from '../../features/history/policy.ts';
-import { readPersonaFile } from '../../kernel/personas/load.ts';
+import { readPersonaFile } from '../../features/profiles/load.ts';
 import { runPersonas } from '../../features/science-loop/preset.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { benchEnv } from './history-persona.ts';

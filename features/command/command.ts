@@ -5,7 +5,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { kernelError } from '../../kernel/errors.ts';
-import { didYouMean } from '../../kernel/suggest.ts';
+import { didYouMean } from '../profiles/suggest.ts';
 import { withProgram } from './program.ts';
 
 export interface CliIo {
@@ -64,7 +64,11 @@ function flagProblem(error: unknown, argv: readonly string[], options: Options):
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
       const name = flag.replace(/^-+/, '');
       const option = options[name] ?? Object.values(options).find((o) => o.short === name);
-      return option?.type === 'boolean' ? `${flag} takes no value (it is a switch)` : `${flag} needs a value`;
+      if (option?.type === 'boolean') return `${flag} takes no value (it is a switch)`;
+      // Node's parser reads `--every -1` as a flag with no value, then a flag `-1`
+      const next = argv[argv.indexOf(flag) + 1];
+      if (/ambiguous/.test(message) && next?.startsWith('-')) return `${flag} ${next}: a value that starts with "-" is written ${flag}=${next}`;
+      return `${flag} needs a value`;
     }
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
       return `unexpected argument "${quoted || argv.find((a) => !a.startsWith('-'))}" (this command takes options only)`;

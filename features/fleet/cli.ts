@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'nod
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { kernelError } from '../../kernel/errors.ts';
-import { listPersonaIds, PERSONAS_DIR, resolvePersonas } from '../../kernel/personas/load.ts';
+import { listPersonaIds, PERSONAS_DIR, resolvePersonas } from '../profiles/load.ts';
 import { KERNEL_VERSION } from '../../kernel/version.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { checkImage, checkQuantity, checkSecretName, personaDeployment, type PersonaDeployment } from './deployment.ts';

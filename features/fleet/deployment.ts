@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { kernelError } from '../../kernel/errors.ts';
-import type { LoadedPersona } from '../../kernel/personas/load.ts';
+import type { LoadedPersona } from '../../kernel/personas/profile-schema.ts';
 
 /** Where things live inside the image and the container (the Dockerfile creates them). */
 export const CONTAINER = {

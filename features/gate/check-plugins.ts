@@ -1,6 +1,6 @@
 /**
  * Where gate checks come from: every `kind: gate-check` plugin on the plugin search path (the
- * kernel's one scan, kernel/plugins/registry.ts: the repository's `plugins/` first, then each
+ * one scan, features/plugin-search/scan.ts: the repository's `plugins/` first, then each
  * folder of `RUNTIMECTL_PLUGIN_PATH` and each `--plugins-dir`). Adding a check is dropping a
  * plugin folder (`gate-check-<name>/` with plugin.yaml and mod.ts) into one of them. An id
  * found in two folders is refused in both by the registry, rather than one silently
@@ -8,7 +8,8 @@
  */
 import path from 'node:path';
 import { GATE_CHECK_ID_PREFIX } from '../../kernel/contracts/gate-check.ts';
-import { displayPath, PluginRegistry, type LoadedPlugin, type Refusal } from '../../kernel/plugins/registry.ts';
+import { type LoadedPlugin, PluginRegistry, type Refusal } from '../../kernel/plugins/registry.ts';
+import { displayPath, scanRegistry } from '../plugin-search/scan.ts';
 
 export interface GateCheckPlugins {
   /** by check name (the id without `gate-check.`) */
@@ -21,7 +22,7 @@ export interface GateCheckPlugins {
 
 /** The gate-check plugins of a registry (or of a search path, scanned once here). */
 export function gateChecksOf(source: PluginRegistry | readonly string[]): GateCheckPlugins {
-  const registry = source instanceof PluginRegistry ? source : PluginRegistry.scan(source);
+  const registry = source instanceof PluginRegistry ? source : scanRegistry(source);
   const checks = new Map<string, LoadedPlugin>();
   for (const plugin of registry.list()) {
     if (plugin.manifest.kind === 'gate-check') checks.set(plugin.manifest.id.slice(GATE_CHECK_ID_PREFIX.length), plugin);

@@ -8,12 +8,12 @@ import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { findDeno } from './reference-deno.ts';
 import { listGateProfiles } from './profiles.ts';
 import { runGate, type GateReport } from './run-gate.ts';
-import { listPersonaIds, resolvePersona } from '../../kernel/personas/load.ts';
+import { listPersonaIds, resolvePersona } from '../profiles/load.ts';
 import { parseReviewPolicy, type ReviewPolicy } from '../review-queue/index.ts';
 import { assertReviewPersonaId } from '../review-queue/paths.ts';
 import { hint, parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { shownPath } from '../../kernel/shown-path.ts';
-import { pluginSearchPath } from '../../kernel/plugins/registry.ts';
+import { pluginSearchPath } from '../plugin-search/scan.ts';
 import { chooseStateDir, knownPersonaDir } from '../persistence/state/state-dir.ts';
 
 const USAGE = `Usage: runtimectl gate --profile NAME|FILE --target PATH --out DIR [--plugins-dir DIR]...

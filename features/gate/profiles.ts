@@ -14,7 +14,8 @@ import { sha256 } from '../../sandboxes/loader/bundle.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { readManifestFile } from '../../kernel/manifest/load.ts';
 import { loadSandboxProfile, PROFILES_DIR, type Limits, type SandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
-import { PLUGINS_DIR, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
+import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
+import { PLUGINS_DIR } from '../plugin-search/scan.ts';
 import { PERMISSION_NAMES } from '../../kernel/permissions/descriptors.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { shownPath } from '../../kernel/shown-path.ts';
@@ -78,7 +79,7 @@ export interface LoadGateProfileOptions {
   /** the gates folder for a bare name */
   dir?: string;
   sandboxDir?: string;
-  /** the plugin search path to find checks on (kernel/plugins/registry.ts pluginSearchPath) */
+  /** the plugin search path to find checks on (features/plugin-search/scan.ts pluginSearchPath) */
   pluginDirs?: readonly string[];
   cwd?: string;
 }

@@ -17,12 +17,30 @@ import { GENESIS_HASH, type EventEnvelope } from '../../kernel/events/envelope.t
 import type { EventLogProblem, ScanStart } from '../../kernel/events/scan.ts';
 import type { SegmentHeader } from '../../kernel/events/segment-header.ts';
 import type { StoreProblem } from '../../kernel/contracts/persistence.ts';
-import type { HistoryVerifyOptions, HistoryVerifyReport, OpenCheck, VerifiedRecord, VerifySource } from '../../kernel/contracts/history-verify.ts';
-export type { HistoryVerifyOptions, HistoryVerifyReport, OpenCheck, VerifiedRecord, VerifySource };
+import type { HistoryVerifyOptions, HistoryVerifyReport, VerifiedRecord } from '../../kernel/contracts/history-verify.ts';
+export type { HistoryVerifyOptions, HistoryVerifyReport, VerifiedRecord };
 import { IndexLineError, parseIndexLines, parseRollupLines, sealedPartOf, type SegmentIndexEntry } from './index-entry.ts';
 import { decompressSegment, sha256Hex } from './seal.ts';
 import { checkSegmentBytes, type SegmentCheck } from './segment-check.ts';
 import type { HistoryStorage, StoredSegment } from '../../kernel/contracts/history-storage.ts';
+
+/** What a store reports of its open segment, checked from `start`. */
+export interface OpenCheck {
+  exists: boolean;
+  records: number;
+  first_seq: number;
+  last_seq: number;
+  last_hash: string;
+  header?: SegmentHeader;
+  problems: StoreProblem[];
+}
+
+export interface VerifySource {
+  history: HistoryStorage;
+  /** where the open segment is, for messages */
+  location: string;
+  checkOpen(start: ScanStart | undefined): OpenCheck;
+}
 
 function problemOf(file: string, p: EventLogProblem | StoreProblem, segment?: number): StoreProblem {
   return { file, ...(p.line === undefined ? {} : { line: p.line }), ...(p.seq === undefined ? {} : { seq: p.seq }), code: p.code, what: segment === undefined ? p.what : p.what, severity: p.severity };

@@ -6,7 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { hint, parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { kernelError } from '../../kernel/errors.ts';
-import { listPersonaIds, looksLikeFile, resolvePersona } from '../../kernel/personas/load.ts';
+import { listPersonaIds, looksLikeFile, resolvePersona } from '../profiles/load.ts';
 import { chooseStateDir, ensurePersonaDir, ensureStateDir, existingPersonaDir, existingStateDir, knownPersonaDir } from '../persistence/state/state-dir.ts';
 import { shownPath } from '../../kernel/shown-path.ts';
 import { MAX_PACKET_BYTES } from '../science-loop/probes.ts';

@@ -10,7 +10,8 @@
  */
 import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
-import { PLUGINS_DIR, scanPlugins, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
+import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
+import { PLUGINS_DIR, scanPlugins } from '../plugin-search/scan.ts';
 import { requireSharedPlugin, sharedStoragePlugin } from '../persistence/shared-instance.ts';
 import { pluginLedgerStore, type LedgerAnswer } from './plugin-store.ts';
 import type { LedgerStore } from '../../plugins/ledger/model/store.ts';

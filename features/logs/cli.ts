@@ -7,6 +7,7 @@
  */
 import { parseFlags, type CliIo, type Command } from '../command/command.ts';
 import { errorLine, kernelError } from '../../kernel/errors.ts';
+import { shownPath } from '../../kernel/shown-path.ts';
 import { PERSONA_ID_PATTERN } from '../../kernel/personas/profile-schema.ts';
 import { personasWithHistory } from '../history/read-path.ts';
 import { resolveStateDir } from '../persistence/state-dir.ts';
@@ -107,7 +108,7 @@ export async function printLogs(o: FollowOptions, out: (line: string) => void, e
     }
   };
   if (o.persona !== undefined && personasWithHistory(o.stateDir).indexOf(o.persona) < 0 && !o.follow) {
-    err(`runtimectl logs: persona ${o.persona} has no events under ${o.stateDir}`);
+    err(`runtimectl: RTC_ERR_PERSONA_NOT_FOUND: persona ${o.persona} has no events under ${shownPath(o.stateDir)}`);
     return true;
   }
   for (const id of personas()) {

@@ -2,7 +2,7 @@
  * `runtimectl mcp serve` (the persona's tools as an MCP server over stdio) and `runtimectl
  * tools list|call` (the same tools for authors and operators), all through one tool source.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StdioUntilEnd } from './stdio-until-end.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
 import { serveTools } from '../persona/tools/mcp-server.ts';
@@ -104,7 +104,7 @@ const mcpServeCommand = (openKernel: OpenToolKernel): Command => ({
       return new Promise<number>(() => undefined);
     }
     const source = await openToolSource(sourceOptions(openKernel, values, persona, 'mcp', io), io);
-    await serveTools({ source, log: (line) => io.stderr(`runtimectl mcp serve: ${line}\n`) }, new StdioServerTransport());
+    await serveTools({ source, log: (line) => io.stderr(`runtimectl mcp serve: ${line}\n`) }, new StdioUntilEnd());
     return 0;
   },
 });

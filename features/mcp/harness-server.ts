@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import type { McpServerSpec } from '../../kernel/contracts/executor.ts';
-import type { LoadedPersona } from '../../kernel/personas/load.ts';
+import type { LoadedPersona } from '../../kernel/personas/profile-schema.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { TOOLS_SOCKET_ENV } from '../persona/tools/tool-relay.ts';
 

@@ -8,7 +8,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import type { CliIo } from '../command/command.ts';
-import { resolvePersona } from '../../kernel/personas/load.ts';
+import { resolvePersona } from '../profiles/load.ts';
 import { runningRelay, TOOLS_SOCKET_ENV } from '../persona/tools/tool-relay.ts';
 import { resolveStateDir } from '../persistence/state-dir.ts';
 

@@ -18,7 +18,7 @@
 import path from 'node:path';
 import type { CliIo } from '../command/command.ts';
 import { PersonaRuntime, type LoopKernel } from '../persona/persona-runtime.ts';
-import { resolvePersona } from '../../kernel/personas/load.ts';
+import { resolvePersona } from '../profiles/load.ts';
 import type { ToolSource as ServedToolSource } from '../persona/tools/mcp-server.ts';
 import { RelayClient } from '../persona/tools/relay-client.ts';
 import { runningRelay, TOOLS_SOCKET_ENV } from '../persona/tools/tool-relay.ts';

@@ -12,7 +12,8 @@ import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { bridgeFor, type PgBridge } from './storage/postgres/pg-bridge.ts';
 import { personaLogin, prepareKernelSchema } from './storage/postgres/pg-schema.ts';
 import type { StorageSession } from './storage/storage-session.ts';
-import { PLUGINS_DIR, PluginRegistry, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
+import type { LoadedPlugin, PluginRegistry } from '../../kernel/plugins/registry.ts';
+import { PLUGINS_DIR, scanRegistry } from '../plugin-search/scan.ts';
 import { parseBackendName, pluginIdOf, readPersistenceConfig } from './state/persistence-config.ts';
 import { BACKEND_EXPORTS, openIsolatedBackendSync, prepareBackendPlugin } from './isolated-backend.ts';
 import type { PersonaBackend } from './backend.ts';
@@ -43,7 +44,7 @@ export interface OpenBackendOptions {
 /** The persistence plugin `persistence.<name>` under `pluginsDir`, checked for kind and bindings. */
 export function findPersistencePlugin(name: string, pluginsDir: string | PluginRegistry = PLUGINS_DIR): LoadedPlugin {
   const id = pluginIdOf(parseBackendName(name));
-  const registry = typeof pluginsDir === 'string' ? PluginRegistry.scan(pluginsDir) : pluginsDir;
+  const registry = typeof pluginsDir === 'string' ? scanRegistry(pluginsDir) : pluginsDir;
   const scan = { plugins: registry.list(), refused: registry.refused };
   const plugin = scan.plugins.find((p) => p.manifest.id === id);
   if (plugin === undefined) {

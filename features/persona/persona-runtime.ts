@@ -30,9 +30,9 @@ import type { McpServerSpec } from '../../kernel/contracts/executor.ts';
 import type { PersistenceBackend, PersistenceProvider } from '../../kernel/contracts/persistence.ts';
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
 import type { AppendResult } from '../../kernel/events/event-log.ts';
-import type { LoadedPersona } from '../../kernel/personas/load.ts';
-import { profileDsnOf, type PersonaProfile } from '../../kernel/personas/profile-schema.ts';
-import { pluginSearchPath, PluginRegistry } from '../../kernel/plugins/registry.ts';
+import { profileDsnOf, type LoadedPersona, type PersonaProfile } from '../../kernel/personas/profile-schema.ts';
+import type { PluginRegistry } from '../../kernel/plugins/registry.ts';
+import { pluginSearchPath, scanRegistry } from '../plugin-search/scan.ts';
 import { ReviewQueue, reviewEventsOf, type ReviewQueueOptions } from '../review-queue/queue.ts';
 import { evidenceDigest } from '../review-queue/evidence.ts';
 import { readMirrorCursor, writeMirrorCursor } from '../review-queue/mirror.ts';
@@ -57,7 +57,8 @@ import type { ChildTrackerLike, SandboxKit } from '../../kernel/sandbox.ts';
 import { resolveCommand } from '../../kernel/permissions/run-grants.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { CYCLE_EVENT } from '../../kernel/loop/cycle-event.ts';
-import { HarnessCatalog, RECORD_STEP, REVIEW_STEP, type LoadedHarness } from '../../kernel/loop/harness.ts';
+import { RECORD_STEP, REVIEW_STEP, type LoadedHarness } from '../../kernel/loop/harness.ts';
+import { HarnessCatalog } from '../profiles/harness-catalog.ts';
 import { REVIEW_VALUE, reviewStep, type ReviewAtBoundary } from './steps/review-step.ts';
 import { CycleValues, type StepValueAccess } from '../../kernel/loop/step-values.ts';
 import { hostPathScrubber, type PathScrubber } from '../persona-layout/host-paths.ts';
@@ -205,7 +206,7 @@ export async function openLoopKernel(options: LoopOptions): Promise<LoopKernel> 
   const trust = new OperatorTrustSource(options.env, stateDir);
   // One scan per start: every persona, the substrate check and the bindings use this registry.
   const registry =
-    options.registry ?? PluginRegistry.scan(pluginSearchPath({ env: options.env, ...(options.pluginsDir ? { builtIn: options.pluginsDir } : {}), ...(options.pluginPath ? { dirs: options.pluginPath } : {}) }));
+    options.registry ?? scanRegistry(pluginSearchPath({ env: options.env, ...(options.pluginsDir ? { builtIn: options.pluginsDir } : {}), ...(options.pluginPath ? { dirs: options.pluginPath } : {}) }));
   const substrate = options.substrate ?? await checkSubstrateAtStart(stateDir, { loader: sandbox.loader, registry, now: () => new Date(clock()) });
   return {
     stateDir,

@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
-import { displayPath, loadPlugin, pluginSearchPath, PLUGIN_PATH_ENV, PluginRegistry, PLUGINS_DIR, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
+import type { LoadedPlugin, PluginRegistry } from '../../kernel/plugins/registry.ts';
+import { displayPath, loadPlugin, PLUGIN_PATH_ENV, PLUGINS_DIR, pluginSearchPath, scanRegistry } from '../plugin-search/scan.ts';
 import { installPackages } from '../../sandboxes/loader/npm-install.ts';
 import { hint, parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { checkPlugin } from './check.ts';
@@ -34,7 +35,7 @@ const SEARCH_HELP = `The plugin search path: the built-in plugins/, then $${PLUG
 separated by ":"), then each --plugins-dir DIR. Plugin ids are unique across all of them.`;
 
 function registryOf(values: { 'plugins-dir'?: string[] | undefined }, io: CliIo): PluginRegistry {
-  return PluginRegistry.scan(pluginSearchPath({ env: io.env, dirs: values['plugins-dir'] ?? [], cwd: io.cwd }));
+  return scanRegistry(pluginSearchPath({ env: io.env, dirs: values['plugins-dir'] ?? [], cwd: io.cwd }));
 }
 
 export const pluginsListCommand: Command = {

@@ -21,7 +21,8 @@ import path from 'node:path';
 import { kernelError } from '../../kernel/errors.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { contractModule } from './contract-types.ts';
-import { HarnessCatalog, RECORD_STEP } from '../../kernel/loop/harness.ts';
+import { RECORD_STEP } from '../../kernel/loop/harness.ts';
+import { HarnessCatalog } from '../profiles/harness-catalog.ts';
 
 /** The harness a new loop step is shown added to: the canonical loop's (policies/harnesses/). */
 export const CANONICAL_HARNESS = 'continuous-science-loop';

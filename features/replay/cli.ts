@@ -7,7 +7,7 @@
  */
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
 import type { ReplayReport } from '../science-loop/replay-persona.ts';
-import { pluginSearchPath, PluginRegistry } from '../../kernel/plugins/registry.ts';
+import { pluginSearchPath, scanRegistry } from '../plugin-search/scan.ts';
 import { replayPersona } from '../science-loop/preset.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { listPersonaIds } from '../persistence/state-dir.ts';
@@ -92,7 +92,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   } else ids = listPersonaIds(stateDir);
 
   // The plugins the run had: the built-in folder, RUNTIMECTL_PLUGIN_PATH and --plugins-dir (one scan).
-  const registry = PluginRegistry.scan(pluginSearchPath({ env: io.env, dirs: values['plugins-dir'] ?? [], cwd: io.cwd }));
+  const registry = scanRegistry(pluginSearchPath({ env: io.env, dirs: values['plugins-dir'] ?? [], cwd: io.cwd }));
   const skillsDirs = skillSearchPath(values['skills-dir'], io);
   const entries: Entry[] = [];
   for (const persona of ids) {

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { readManifestFile } from '../../kernel/manifest/load.ts';
 import { PERSISTENCE_CONFIG_FILE } from '../persistence/state/persistence-config-schema.ts';
-import { listPersonaIds as listProfileIds, resolvePersona } from '../../kernel/personas/load.ts';
+import { listPersonaIds as listProfileIds, resolvePersona } from '../profiles/load.ts';
 import { proposalDetails, proposalLine } from './format.ts';
 import {
   DEFAULT_REVIEW_POLICY,

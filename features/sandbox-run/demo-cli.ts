@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
 import { PluginInstance } from '../plugin-host/plugin-instance.ts';
-import { scanPlugins } from '../../kernel/plugins/registry.ts';
+import { scanPlugins } from '../plugin-search/scan.ts';
 import { createScriptRunner } from './runner/script-runner.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';

@@ -5,13 +5,13 @@
  * their environment, what the ledger, events and memory bindings do). `runtimectl run`,
  * `replay` and the tests start the loop through here; the kernel imports none of it.
  */
-import { HarnessCatalog } from '../../kernel/loop/harness.ts';
+import { HarnessCatalog } from '../profiles/harness-catalog.ts';
 import { openLoopKernel as openKernel, type LoopComposition, type LoopKernel, type LoopOptions } from '../persona/persona-runtime.ts';
 import { runPersonas as runKernelPersonas, type RunOptions } from './run-personas.ts';
 import type { ScienceRun } from './report.ts';
 import { StepRegistry } from '../../kernel/loop/steps.ts';
 import { replayPersona as replayKernelPersona, type ReplayOptions, type ReplayReport } from './replay-persona.ts';
-import type { LoadedPersona } from '../../kernel/personas/load.ts';
+import type { LoadedPersona } from '../../kernel/personas/profile-schema.ts';
 import { ledgerEnv } from '../ledger/layout.ts';
 import { ChildRegistry, type PersonaChildren } from './executors/children.ts';
 import type { PersonaBackend } from '../persistence/backend.ts';

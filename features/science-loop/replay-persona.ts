@@ -24,7 +24,8 @@ import type { PersonaPaths } from '../persona-layout/layout.ts';
 import { personaPaths } from '../persona-layout/layout.ts';
 import { personaProfileSchema, type PersonaProfile } from '../../kernel/personas/profile-schema.ts';
 import type { PluginInstance } from '../plugin-host/plugin-instance.ts';
-import { PLUGINS_DIR, PluginRegistry, withGrant, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
+import { type LoadedPlugin, type PluginRegistry, withGrant } from '../../kernel/plugins/registry.ts';
+import { PLUGINS_DIR, scanRegistry } from '../plugin-search/scan.ts';
 import { sha256Digest } from '../trace-store/content-store.ts';
 import type { ModuleLoader, SandboxKit } from '../../kernel/sandbox.ts';
 import { resultText } from '../cycle-recording/cycle-recorder.ts';
@@ -503,7 +504,7 @@ export async function replayPersona(options: ReplayOptions): Promise<ReplayRepor
   if (!existsSync(personaDir)) {
     recordingError(`${options.personaId}: no such persona in ${options.stateDir}`, { persona: options.personaId });
   }
-  const registry = options.registry ?? PluginRegistry.scan(options.pluginsDir ?? PLUGINS_DIR);
+  const registry = options.registry ?? scanRegistry(options.pluginsDir ?? PLUGINS_DIR);
   // A backend that keeps the trace itself (postgres) is read for the whole replay.
   const backend = await options.persistence.open(personaDir, undefined, { readonly: true, personaId: options.personaId, registry, ...(options.dsn ? { dsn: options.dsn } : {}) });
   try {

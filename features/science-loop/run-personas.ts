@@ -6,7 +6,7 @@
  * progress; every persona's log is flushed and closed before this returns.
  */
 import { errorLine } from '../../kernel/errors.ts';
-import type { LoadedPersona } from '../../kernel/personas/load.ts';
+import type { LoadedPersona } from '../../kernel/personas/profile-schema.ts';
 import { realSleep, type Sleep } from '../persona/clock.ts';
 import { openLoopKernel, PersonaRuntime, type CycleReport, type LoopKernel, type LoopOptions } from '../persona/persona-runtime.ts';
 import { startProblems } from '../persona/start-check.ts';

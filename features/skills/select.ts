@@ -4,7 +4,7 @@
  * skill id (`shared/<name>`, `persona/<persona>/<name>`); one without matches the bare
  * name in any scope. `*` and `?` stay within one path segment, `**` crosses segments.
  */
-import { didYouMean } from '../../kernel/suggest.ts';
+import { didYouMean } from '../profiles/suggest.ts';
 import type { SkillCatalog, SkillMeta } from './catalog.ts';
 
 function globToRegExp(pattern: string): RegExp {

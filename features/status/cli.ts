@@ -7,7 +7,7 @@ import { readFleetStatus, readStatus, type PersonaStatus } from './status.ts';
 import { describeDsn } from '../persistence/storage/postgres/pg-bridge.ts';
 import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { existingStateDir, knownPersonaDir } from '../persistence/state/state-dir.ts';
-import { listPersonaIds } from '../../kernel/personas/load.ts';
+import { listPersonaIds } from '../profiles/load.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import { PERSONA_ID_PATTERN } from '../../kernel/personas/profile-schema.ts';
 import { readRunWorkers, workerLines } from '../science-loop/workers/worker-table.ts';

@@ -28,7 +28,8 @@ import type { ModuleLoader } from '../../kernel/sandbox.ts';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { canonicalJson } from '../../kernel/events/canonical.ts';
 import { replaceFileDurably } from '../persistence/state/persona-storage.ts';
-import { PLUGINS_DIR, PluginRegistry, type LoadedPlugin } from '../../kernel/plugins/registry.ts';
+import type { LoadedPlugin, PluginRegistry } from '../../kernel/plugins/registry.ts';
+import { PLUGINS_DIR, scanRegistry } from '../plugin-search/scan.ts';
 import { KERNEL_VERSION } from '../../kernel/version.ts';
 
 export const SUBSTRATE_FILE = 'substrate.json';
@@ -95,7 +96,7 @@ export async function pluginBundleRecord(plugin: LoadedPlugin, loader: ModuleLoa
 
 /** The substrate as it is now (nothing written). */
 export async function currentSubstrate(options: SubstrateOptions): Promise<Substrate> {
-  const registry = options.registry ?? PluginRegistry.scan(options.pluginsDir ?? PLUGINS_DIR);
+  const registry = options.registry ?? scanRegistry(options.pluginsDir ?? PLUGINS_DIR);
   const builtIn = registry.roots[0];
   const scan = { plugins: registry.list(), refused: registry.refused };
   // A plugin of the first search-path folder is keyed by its folder name, one from a later

@@ -24,7 +24,7 @@ import { locateLedger } from '../ledger/layout.ts';
 import { ledgerOf } from '../ledger/access.ts';
 import { PERSISTENCE_CONFIG_FILE, readPersistenceConfig } from '../persistence/state/persistence-config.ts';
 import { findPersistencePlugin, openBackend } from '../persistence/open.ts';
-import { PLUGINS_DIR } from '../../kernel/plugins/registry.ts';
+import { PLUGINS_DIR } from '../plugin-search/scan.ts';
 import { compareSubstrate, currentSubstrate, readSubstrate, SUBSTRATE_FILE, type SubstrateChange, type SubstrateOptions } from '../substrate/substrate.ts';
 import { defaultModuleLoader } from '../../sandboxes/index.ts';
 

@@ -16,7 +16,8 @@ import path from 'node:path';
 import { parseFlags, printJson, type CliIo, type Command } from '../command/command.ts';
 import { isKernelError, kernelError } from '../../kernel/errors.ts';
 import { describeDsn } from '../persistence/storage/postgres/pg-bridge.ts';
-import { pluginSearchPath, PluginRegistry } from '../../kernel/plugins/registry.ts';
+import type { PluginRegistry } from '../../kernel/plugins/registry.ts';
+import { pluginSearchPath, scanRegistry } from '../plugin-search/scan.ts';
 import { ledgerCheck, persistenceCheck, substrateCheck } from './checks.ts';
 import { eventChainCheck, traceCheck } from './history-checks.ts';
 import { readVerifiedRecord, writeVerifiedRecord } from './verified-record.ts';
@@ -25,7 +26,7 @@ import { openBackend } from '../persistence/open.ts';
 import { openShared, sharedPersonas, viewFolder } from '../persistence/fleet.ts';
 import type { PersonaBackend } from '../persistence/backend.ts';
 import { existingPersonaDir, existingStateDir } from '../persistence/state/state-dir.ts';
-import { didYouMean } from '../../kernel/suggest.ts';
+import { didYouMean } from '../profiles/suggest.ts';
 
 const USAGE = `Usage: runtimectl verify [--full | --deep] [--state-dir DIR | --dsn DSN] [--persona ID]
                         [--plugins-dir DIR]... [--json]
@@ -298,7 +299,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     false,
   );
   // The search path run uses: a plugin from an outside folder is checked where it is.
-  const registry = PluginRegistry.scan(pluginSearchPath({ env: io.env, dirs: values['plugins-dir'] ?? [], cwd: io.cwd }));
+  const registry = scanRegistry(pluginSearchPath({ env: io.env, dirs: values['plugins-dir'] ?? [], cwd: io.cwd }));
   const mode: 'full' | 'incremental' = values.full || values.deep ? 'full' : 'incremental';
   const common = { mode, registry, ...(values.deep ? { deep: true } : {}) };
   let report: VerifyReport & { database?: string };

@@ -2,12 +2,13 @@
  * The types of verifying a sealed history (the code: features/history-segments/verify.ts,
  * segment-check.ts, parallel-check.ts): what PersistenceBackend.verify takes and reports, kept
  * in the kernel so the persistence contract names them without importing the implementation.
+ * What only the implementation reads (the store's open segment check, `OpenCheck`, and what
+ * verifying is handed, `VerifySource`) is features/history-segments/verify.ts's.
  */
 import type { EventEnvelope } from '../events/envelope.ts';
-import type { EventLogProblem, ScanStart } from '../events/scan.ts';
+import type { EventLogProblem } from '../events/scan.ts';
 import type { SegmentHeader } from '../events/segment-header.ts';
-import type { EventChainReport, StoreProblem } from './persistence.ts';
-import type { HistoryStorage } from './history-storage.ts';
+import type { EventChainReport } from './persistence.ts';
 
 /** What checking one segment's bytes found (features/history-segments/segment-check.ts). */
 export interface SegmentCheck {
@@ -30,24 +31,6 @@ export interface SegmentCheck {
 export type CheckResult =
   | { index: number; gz_sha256: string; gz_bytes: number; bytes: number; sha256: string; check: SegmentCheck }
   | { index: number; error: string };
-
-/** What a store reports of its open segment, checked from `start`. */
-export interface OpenCheck {
-  exists: boolean;
-  records: number;
-  first_seq: number;
-  last_seq: number;
-  last_hash: string;
-  header?: SegmentHeader;
-  problems: StoreProblem[];
-}
-
-export interface VerifySource {
-  history: HistoryStorage;
-  /** where the open segment is, for messages */
-  location: string;
-  checkOpen(start: ScanStart | undefined): OpenCheck;
-}
 
 /** What one verification saw, kept so the next incremental one can skip it. */
 export interface VerifiedRecord {

@@ -168,6 +168,17 @@ export const personaProfileSchema = z.strictObject({
 
 export type PersonaProfile = z.output<typeof personaProfileSchema>;
 
+/** A profile as read from its file (features/profiles/load.ts finds and reads it). */
+export interface LoadedPersona {
+  profile: PersonaProfile;
+  /** Absolute path of the YAML file. */
+  file: string;
+  /** sha256 of the file's bytes: which profile text a cycle ran under. */
+  digest: string;
+  /** the file's text as read (kept in the trace's blobs) */
+  text: string;
+}
+
 /** Whether `config` is keyed by executor plugin id (every key a dotted id); {} counts as keyed. */
 export function isKeyedExecutorConfig(config: Record<string, unknown>): boolean {
   return Object.keys(config).every((k) => PLUGIN_ID_PATTERN.test(k));

@@ -19,7 +19,7 @@
  * and a reason (the harness's own words where it printed any), never a thrown error, so the
  * cycle can record it and carry on.
  */
-import type { ExecutorSessionManifestInput } from '../../kernel/contracts/executor-session.ts';
+import type { ExecutorSessionManifestInput } from './model/session-manifest.ts';
 import type { ExecutorInput, ExecutorResult, ExecutorStatus, Usage } from './contract.ts';
 import { deno, errorMessage, errorName } from './globals.ts';
 import type { Parsed } from './usage.ts';

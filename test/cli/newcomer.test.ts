@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { COMMANDS } from '../../cli/commands.ts';
-import { closestMatch } from '../../kernel/suggest.ts';
 import { runCli } from '../support/cli.ts';
 import { fakeEnv, profile, run, tempDir } from '../../features/science-loop/test/helpers.ts';
 
@@ -122,6 +121,7 @@ test('flag typos are the kernel\'s one line, with "did you mean"; Node\'s parser
     [['status', '--jsno'], /unknown option --jsno \(did you mean "--json"\?\)/],
     [['status', '--json=yes'], /--json takes no value \(it is a switch\)/],
     [['run', '--persona'], /--persona needs a value/],
+    [['run', '--demo', '--every', '-1'], /^runtimectl: RTC_ERR_CLI_USAGE: --every -1: a value that starts with "-" is written --every=-1; see "runtimectl run --help"\n$/],
     [['verify', 'extra'], /unexpected argument "extra" \(this command takes options only\)/],
     [['run', '--persona', 'jerme'], /--persona jerme \(did you mean "jerome"\?\): no profile jerme\.yaml/],
   ];
@@ -161,12 +161,4 @@ test('every command group without a verb prints its help; an unknown verb is one
     assert.match(wrong.stderr, new RegExp(`^runtimectl: RTC_ERR_CLI_USAGE: unknown ${group} command "${typo}"`));
   }
   assert.match((await runCli(['proposal'])).stderr, /unknown command "proposal" \(did you mean "proposals"\?\)/);
-});
-
-test('the suggestion helper suggests only when exactly one candidate is close', () => {
-  assert.equal(closestMatch('jerme', ['jerome', 'mendel']), 'jerome');
-  assert.equal(closestMatch('xyzzy', ['jerome', 'mendel']), undefined);
-  assert.equal(closestMatch('ab', ['ac', 'ad']), undefined, 'two equally close: no guess');
-  assert.equal(closestMatch('--cycle', ['--cycles', '--every']), '--cycles');
-  assert.equal(closestMatch('jerome', ['jerome']), undefined, 'the word itself is not a typo');
 });

@@ -8,8 +8,8 @@ import { renderJsonSchemas } from '../../cli/json-schemas.ts';
 import { SCHEMAS } from '../../cli/schemas.ts';
 import { CONTRACT_DOC, renderContractDoc } from '../../cli/contract-docs.ts';
 import { listSandboxProfiles, loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
-import { loadPlugin, PluginRegistry, scanPlugins } from '../../kernel/plugins/registry.ts';
-import { PLUGIN_CONTRACTS } from '../../kernel/contracts/index.ts';
+import { loadPlugin, scanPlugins, scanRegistry } from '../../features/plugin-search/scan.ts';
+import { PLUGIN_CONTRACTS } from '../../cli/contract-catalog.ts';
 import { PLUGIN_KINDS } from '../../kernel/manifest/plugin-manifest.ts';
 
 function pluginDir(yaml: string, files: Record<string, string> = { 'mod.ts': 'export function f() { return 1; }' }): string {
@@ -75,7 +75,7 @@ test('the registry names what is wrong with a plugin it is asked for: not instal
   };
   write('demo', GOOD);
   write('broken', GOOD.replace('tool.demo', 'tool.broken').replace('version: 1.0.0', 'version: one'));
-  const registry = PluginRegistry.scan(root);
+  const registry = scanRegistry(root);
   assert.equal(registry.find('tool.demo', 'tool').manifest.id, 'tool.demo');
   assert.throws(() => registry.find('tool.nope', 'tool'), { code: 'RTC_ERR_PLUGIN_UNKNOWN', message: /^plugin tool\.nope is not installed \(tool plugins: tool\.demo\)/ });
   assert.throws(() => registry.find('tool.demo', 'executor'), { code: 'RTC_ERR_PLUGIN_KIND', message: 'plugin tool.demo is a tool plugin, not an executor plugin' });

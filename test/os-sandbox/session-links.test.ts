@@ -21,7 +21,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { executorSessionManifestSchema } from '../../kernel/contracts/executor-session.ts';
+import { executorSessionManifestSchema } from '../../plugins/executor-shared/model/session-manifest.ts';
 import { personaPaths, workspaceDir } from '../../features/persona-layout/layout.ts';
 import { PROCESS_MARKER_FORMAT, processMarkerDir, recoverLeftSessions } from '../../features/science-loop/executors/children.ts';
 import { bootId, processStartTime } from '../../sandboxes/subprocess/os-sandbox/process-tree.ts';

@@ -1,7 +1,7 @@
 /** Set-up shared by the replay tests: a persona whose cycles call plugins that make effects. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { LoadedPersona } from '../../kernel/personas/load.ts';
+import type { LoadedPersona } from '../../kernel/personas/profile-schema.ts';
 import { budgeted, FAKE_BIN } from '../../features/science-loop/test/helpers.ts';
 
 /**

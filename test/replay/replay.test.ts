@@ -4,7 +4,6 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { replayPersona } from '../../features/science-loop/preset.ts';
 import { copyPlugins } from '../support/plugins.ts';
-import { PLUGINS_DIR } from '../../kernel/plugins/registry.ts';
 import { CACHE_DIR, cycleEvents, fakeTime, packet, run, tempDir } from '../../features/science-loop/test/helpers.ts';
 import { runCli } from '../support/cli.ts';
 import { editLine, patrolPersona, traceFile } from './helpers.ts';

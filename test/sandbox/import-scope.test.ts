@@ -15,7 +15,7 @@ import { after, test } from 'node:test';
 import type { AuditEvent } from '../../kernel/broker/op.ts';
 import { allPermissionSet, emptyPermissionSet } from '../../kernel/permissions/descriptors.ts';
 import { PluginInstance } from '../../features/plugin-host/plugin-instance.ts';
-import { loadPlugin } from '../../kernel/plugins/registry.ts';
+import { loadPlugin } from '../../features/plugin-search/scan.ts';
 import { createScriptRunner } from '../../features/sandbox-run/runner/script-runner.ts';
 import { ScriptTool } from '../../features/skills/script-tool.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';

@@ -21,7 +21,7 @@ import { loadSandboxProfile } from '../../kernel/manifest/sandbox-profile.ts';
 import { allPermissionSet } from '../../kernel/permissions/descriptors.ts';
 import { flagsLayer } from '../../kernel/permissions/parse-flags.ts';
 import { PluginInstance } from '../../features/plugin-host/plugin-instance.ts';
-import { loadPlugin } from '../../kernel/plugins/registry.ts';
+import { loadPlugin } from '../../features/plugin-search/scan.ts';
 import { DENO_EXTENSIONS, DENO_OPS, DENO_RUN_OPS } from '../../sandboxes/deno/index.ts';
 import { defaultSandboxKit } from '../../sandboxes/index.ts';
 

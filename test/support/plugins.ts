@@ -6,7 +6,7 @@
  */
 import { cpSync, readdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { PLUGINS_DIR } from '../../kernel/plugins/registry.ts';
+import { PLUGINS_DIR } from '../../features/plugin-search/scan.ts';
 
 export function copyPlugins(dest: string): string {
   // Persistence backends and the ledger bundle shared code from features/ by relative path: linked, not copied.

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { resolvePersonas } from '../../../kernel/personas/load.ts';
+import { resolvePersonas } from '../../profiles/load.ts';
 import { ReviewQueue } from '../../review-queue/index.ts';
 import { budgeted, packet, run, tempDir } from '../../science-loop/test/helpers.ts';
 import { DRAFTS, gate } from '../../gate/test/helpers.ts';

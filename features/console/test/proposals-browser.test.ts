@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { main } from '../../../cli/main.ts';
-import { readPersonaFile } from '../../../kernel/personas/load.ts';
+import { readPersonaFile } from '../../profiles/load.ts';
 import { OPERATOR_HOME_ENV, publicKeyPem } from '../../review-queue/index.ts';
 import { makeOperators } from '../../../test/support/operator.ts';
 import { fakeEnv, run, tempDir } from '../../science-loop/test/helpers.ts';

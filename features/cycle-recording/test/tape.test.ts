@@ -7,7 +7,7 @@ import { KernelError } from '../../../kernel/errors.ts';
 import { RecordingTape, ReplayTape } from '../tape.ts';
 import { allPermissionSet } from '../../../kernel/permissions/descriptors.ts';
 import { PluginInstance } from '../../plugin-host/plugin-instance.ts';
-import { loadPlugin } from '../../../kernel/plugins/registry.ts';
+import { loadPlugin } from '../../plugin-search/scan.ts';
 import { defaultSandboxKit } from '../../../sandboxes/index.ts';
 
 const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'rtc-cache-'));

@@ -13,7 +13,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { ConfigMap } from 'kubernetes-models/v1';
 import { StatefulSet } from 'kubernetes-models/apps/v1';
 import { runCli } from '../../../test/support/cli.ts';
-import { listPersonaIds, PERSONAS_DIR } from '../../../kernel/personas/load.ts';
+import { listPersonaIds, PERSONAS_DIR } from '../../profiles/load.ts';
 
 const tmp = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 const SECRET_VALUE = 'sk-proj-fleet-render-never-writes-this-1234567890';

@@ -11,6 +11,7 @@ import { replaceFileDurably } from '../../../kernel/storage/durable-files.ts';
 import path from 'node:path';
 import { z } from 'zod';
 import { kernelError } from '../../../kernel/errors.ts';
+import { shownPath } from '../../../kernel/shown-path.ts';
 import { describeZodError } from '../../../kernel/manifest/load.ts';
 import { digestSchema } from './manifest-schema.ts';
 
@@ -42,7 +43,7 @@ export const currentSelectionSchema = z
 export type CurrentSelection = z.output<typeof currentSelectionSchema>;
 
 export function readCurrent(file: string, displayRoot = process.cwd()): CurrentSelection {
-  const where = path.relative(displayRoot, file) || file;
+  const where = shownPath(file, displayRoot);
   if (!existsSync(file)) throw kernelError('RTC_ERR_EVIDENCE_NOT_FOUND', `${where}: no such file`, { details: { file: where } });
   let value: unknown;
   try {

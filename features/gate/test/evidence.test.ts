@@ -97,6 +97,9 @@ test('a missing or malformed current.json is one line naming the file and the fi
   const missing = await cli(['evidence', 'verify'], dir);
   assert.equal(missing.status, 1);
   assert.match(missing.stderr, /^runtimectl: RTC_ERR_EVIDENCE_NOT_FOUND: current\.json: no such file\n$/);
+  // a file outside the folder the command runs in is named as given, absolute (not ../../…)
+  const outside = await cli(['evidence', 'verify', '/nonexistent-rtc/current.json'], dir);
+  assert.match(outside.stderr, /^runtimectl: RTC_ERR_EVIDENCE_NOT_FOUND: \/nonexistent-rtc\/current\.json: no such file\n$/);
   fs.writeFileSync(path.join(dir, 'current.json'), JSON.stringify({ selected: [{ name: 'a', path: 'x', digest: 'md5:1' }] }));
   const bad = await cli(['evidence', 'verify'], dir);
   assert.equal(bad.status, 1);

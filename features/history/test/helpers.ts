@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fakeTime, profile, run, tempDir } from '../../science-loop/test/helpers.ts';
 import { writePersistenceConfig } from '../../persistence/state/persistence-config.ts';
-import type { LoadedPersona } from '../../../kernel/personas/load.ts';
+import type { LoadedPersona } from '../../../kernel/personas/profile-schema.ts';
 import type { PersonaRun } from '../../science-loop/run-personas.ts';
 import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
 import { openBackend } from '../../persistence/open.ts';

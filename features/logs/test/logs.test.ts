@@ -77,5 +77,5 @@ test('logs: unknown flags, a malformed --tail or --interval, a bad persona id an
   }
   const none = await runCli(['logs', '--state-dir', p.stateDir, '--persona', 'nobody']);
   assert.equal(none.status, 1);
-  assert.match(none.stderr, /persona nobody has no events under /);
+  assert.match(none.stderr, /^runtimectl: RTC_ERR_PERSONA_NOT_FOUND: persona nobody has no events under \S+\n$/);
 });

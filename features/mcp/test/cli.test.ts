@@ -99,6 +99,23 @@ test('runtimectl mcp serve over stdio (no kernel running: the persona opened her
   }
 });
 
+test('runtimectl mcp serve with its input piped: every request read is answered, then the end of input ends it with status 0', () => {
+  const s = setup();
+  const lines = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'pipe', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'tool.words.count', arguments: { text: 'a b c' } } },
+  ];
+  // spawnSync writes the input and closes stdin at once: the call is still running when the input ends
+  const run = spawnSync(process.execPath, ['--no-node-snapshot', path.join(ROOT, 'bin', 'runtimectl.js'), 'mcp', 'serve', ...s.flags], { cwd: s.dir, env: { PATH: process.env.PATH ?? '', HOME: s.dir }, input: lines.map((l) => `${JSON.stringify(l)}\n`).join(''), encoding: 'utf8', timeout: 120_000 });
+  assert.equal(run.status, 0, `status ${run.status} ${run.signal ?? ''}; stderr: ${run.stderr}`);
+  const answers = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result: Record<string, any> });
+  assert.deepEqual(answers.map((a) => a.id), [1, 2, 3]);
+  assert.equal(answers[1]!.result.tools[0].name, 'tool.words.count');
+  assert.equal(JSON.parse(answers[2]!.result.content[0].text).words, 3);
+});
+
 test('the bridge a harness starts: no socket named, or a missing one, is one line on stderr and exit 1', () => {
   const bridge = path.join(ROOT, 'features', 'mcp', 'bridge.mjs');
   const run = (env: Record<string, string>) => spawnSync(process.execPath, [bridge], { env: { PATH: process.env.PATH ?? '', ...env }, input: '', encoding: 'utf8' });

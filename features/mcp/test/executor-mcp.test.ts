@@ -15,7 +15,7 @@ import { replayPersona } from '../../science-loop/preset.ts';
 import { CACHE_DIR, cycleEvents, events, packet, profile, run, tempDir } from '../../science-loop/test/helpers.ts';
 import { NO_OS_SANDBOX } from '../../../test/support/os-sandbox.ts';
 import { BRIDGE_FILE, harnessToolServer } from '../harness-server.ts';
-import { pluginSearchPath, PluginRegistry } from '../../../kernel/plugins/registry.ts';
+import { pluginSearchPath, scanRegistry } from '../../plugin-search/scan.ts';
 import { personaPaths, workspaceDir } from '../../persona-layout/layout.ts';
 import { ROOT, wordsPlugin, writePlugin } from './fixtures.ts';
 
@@ -107,7 +107,7 @@ bindings: [ledger, events, memory]`,
     const trace = readFileSync(path.join(stateDir, 'ada', 'trace', 'cycles.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     assert.deepEqual(trace[0].calls.filter((c: { plugin: string }) => c.plugin.startsWith('tool.') || c.plugin.startsWith('skill:')).map((c: { plugin: string; method: string }) => `${c.plugin}.${c.method}`), ['tool.words.count', 'tool.words.peek', 'tool.hostile.echo', 'skill:shared/text-stats/scripts/stats.ts.run']);
     // and replayed with the rest of the cycle (the mounted server's answer from the record: no server is started)
-    const registry = PluginRegistry.scan(pluginSearchPath({ env: {}, dirs: [plugins] }));
+    const registry = scanRegistry(pluginSearchPath({ env: {}, dirs: [plugins] }));
     const replay = await replayPersona({ stateDir, personaId: 'ada', registry, cacheDir: CACHE_DIR, skillsDirs: [SKILLS] });
     assert.equal(replay.divergence, null, JSON.stringify(replay.divergence));
     assert.equal(replay.cycles, 1);

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { RecordingTape, ReplayTape } from '../../cycle-recording/tape.ts';
 import { isKernelError } from '../../../kernel/errors.ts';
 import { emptyPermissionSet } from '../../../kernel/permissions/descriptors.ts';
-import { loadPlugin } from '../../../kernel/plugins/registry.ts';
+import { loadPlugin } from '../../plugin-search/scan.ts';
 import { McpMount, MCP_CALL_OP } from '../mount/mcp-mount.ts';
 import { tempDir, writePlugin } from './fixtures.ts';
 

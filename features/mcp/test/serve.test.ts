@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { readEvents } from '../../../kernel/events/verify.ts';
-import { pluginSearchPath, PluginRegistry } from '../../../kernel/plugins/registry.ts';
+import { pluginSearchPath, scanRegistry } from '../../plugin-search/scan.ts';
 import { replayPersona } from '../../science-loop/preset.ts';
 import { connectServe, resultText, tempDir, toolPersona, wordsPlugin } from './fixtures.ts';
 
@@ -78,7 +78,7 @@ test('mcp serve: lists the persona\'s tools with their schemas; calls answer; ev
   assert.equal(lines[0].calls[0].method, 'count');
 
   // replay re-runs each recorded call on its recorded bundle, every effect (the clock too) from the record
-  const registry = PluginRegistry.scan(pluginSearchPath({ env: {}, dirs: [path.join(dir, 'plugins')] }));
+  const registry = scanRegistry(pluginSearchPath({ env: {}, dirs: [path.join(dir, 'plugins')] }));
   const replay = await replayPersona({ stateDir: path.join(dir, 'state'), personaId: 'ada', registry });
   assert.equal(replay.divergence, null, JSON.stringify(replay.divergence));
   assert.equal(replay.tool_calls, lines.length);

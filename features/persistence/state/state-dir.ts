@@ -15,7 +15,7 @@
 import { mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { kernelError } from '../../../kernel/errors.ts';
-import { didYouMean } from '../../../kernel/suggest.ts';
+import { didYouMean } from '../../profiles/suggest.ts';
 import { PERSONA_ID_PATTERN } from '../../../kernel/ids.ts';
 
 /** The variable naming the state directory when --state-dir is not given. */

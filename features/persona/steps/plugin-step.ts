@@ -15,7 +15,8 @@ import type { z } from 'zod';
 import { describeZodError } from '../../../kernel/manifest/load.ts';
 import { LOOP_STEP_ID_PREFIX, loopStepResultSchema, type LoopStepSection } from '../../../kernel/contracts/loop-step.ts';
 import { errorLine } from '../../../kernel/errors.ts';
-import { displayPath, type LoadedPlugin } from '../../../kernel/plugins/registry.ts';
+import type { LoadedPlugin } from '../../../kernel/plugins/registry.ts';
+import { displayPath } from '../../plugin-search/scan.ts';
 import type { StepValue } from '../../../kernel/loop/step-values.ts';
 import type { CycleContext, LoopStep, StartProblem, StepRegistry } from '../../../kernel/loop/steps.ts';
 

@@ -8,7 +8,7 @@ import type { AuditEvent } from '../../../kernel/broker/op.ts';
 import { allPermissionSet } from '../../../kernel/permissions/descriptors.ts';
 import { parsePermissionFlags } from '../../../kernel/permissions/parse-flags.ts';
 import { PluginInstance } from '../plugin-instance.ts';
-import { loadPlugin } from '../../../kernel/plugins/registry.ts';
+import { loadPlugin } from '../../plugin-search/scan.ts';
 import { defaultSandboxKit } from '../../../sandboxes/index.ts';
 
 const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'rtc-cache-'));

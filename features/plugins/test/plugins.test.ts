@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { allPermissionSet } from '../../../kernel/permissions/descriptors.ts';
 import { PluginInstance } from '../../plugin-host/plugin-instance.ts';
-import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
+import { scanRegistry } from '../../plugin-search/scan.ts';
 import { PROJECT_ROOT } from '../../../kernel/version.ts';
 import { CYCLE_EVENT } from '../../../kernel/loop/cycle-event.ts';
 import { defaultSandboxKit } from '../../../sandboxes/index.ts';
@@ -19,7 +19,7 @@ import { runCli } from '../../../test/support/cli.ts';
 import { CACHE_DIR, events, fakeTime, packet, profile, run, tempDir } from '../../science-loop/test/helpers.ts';
 import { check, gate } from '../../gate/test/helpers.ts';
 import { CONTRACT_TYPES, contractModule } from '../contract-types.ts';
-import { PLUGIN_CONTRACTS } from '../../../kernel/contracts/index.ts';
+import { PLUGIN_CONTRACTS } from '../../../cli/contract-catalog.ts';
 
 const DENO = path.join(PROJECT_ROOT, 'node_modules', '.bin', 'deno');
 
@@ -130,7 +130,7 @@ test('an error thrown inside a plugin points at the plugin\'s own file and line,
   writeFileSync(path.join(folder, 'plugin.yaml'), 'id: tool.thrower\nversion: 1.0.0\nkind: tool\nentry: mod.ts\ndescription: throws\nexports: [go]\n');
   writeFileSync(path.join(folder, 'helper.ts'), '// a helper in its own file\n\nexport function deep(n: number): number {\n  if (n > 2) throw new RangeError(`too deep: ${n}`);\n  return n;\n}\n');
   writeFileSync(path.join(folder, 'mod.ts'), "import { deep } from './helper.ts';\n\nexport function go(): number {\n  return deep(3);\n}\n");
-  const registry = PluginRegistry.scan(path.join(dir, 'plugins'));
+  const registry = scanRegistry(path.join(dir, 'plugins'));
   const instance = new PluginInstance(registry.find('tool.thrower'), { kit: defaultSandboxKit({ cacheDir: CACHE_DIR }), allow: allPermissionSet(), cwd: dir });
   try {
     await assert.rejects(instance.call('go'), (e: Error & { code?: string; details?: { at?: string; stack?: string }; toLine?: () => string }) => {

@@ -12,9 +12,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { replayPersona } from '../../science-loop/preset.ts';
 import { CACHE_DIR, cycleEvents, events, fakeEnv, run, tempDir } from '../../science-loop/test/helpers.ts';
-import { readPersonaFile } from '../../../kernel/personas/load.ts';
+import { readPersonaFile } from '../../profiles/load.ts';
 import { openReviewQueue } from '../../review-queue/index.ts';
-import { pluginSearchPath, PluginRegistry } from '../../../kernel/plugins/registry.ts';
+import { pluginSearchPath, scanRegistry } from '../../plugin-search/scan.ts';
 import { personaPaths, workspaceDir } from '../../persona-layout/layout.ts';
 import { NO_OS_SANDBOX } from '../../../test/support/os-sandbox.ts';
 import { harnessToolServer } from '../../mcp/harness-server.ts';
@@ -56,7 +56,7 @@ test('a plugin proposes through the proposals binding: queued with its origin, b
   assert.ok((cycle.audit.granted as number) >= 5);
 
   // The binding's answers are on the tape: replay re-runs the plugin against them and matches.
-  const registry = PluginRegistry.scan(pluginSearchPath({ env: {}, dirs: [plugins] }));
+  const registry = scanRegistry(pluginSearchPath({ env: {}, dirs: [plugins] }));
   const replay = await replayPersona({ stateDir, personaId: 'binder', registry, cacheDir: CACHE_DIR });
   assert.equal(replay.divergence, null, JSON.stringify(replay.divergence));
   assert.equal(replay.cycles, 1);
@@ -115,7 +115,7 @@ test('an executor session proposes through the review.propose MCP tool: queued w
   assert.deepEqual(event.review.queued, ['P-talker-1']);
   assert.equal(event.review.refused, 1);
   // Replay: the kernel's tool is not a plugin call; the session's record replays as it was.
-  const registry = PluginRegistry.scan(pluginSearchPath({ env: {} }));
+  const registry = scanRegistry(pluginSearchPath({ env: {} }));
   const replay = await replayPersona({ stateDir, personaId: 'talker', registry, cacheDir: CACHE_DIR });
   assert.equal(replay.divergence, null, JSON.stringify(replay.divergence));
 });

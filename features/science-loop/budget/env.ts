@@ -4,7 +4,7 @@
  * never turn into "unlimited" or "zero" silently. An empty value counts as unset.
  */
 import { kernelError } from '../../../kernel/errors.ts';
-import { didYouMean } from '../../../kernel/suggest.ts';
+import { didYouMean } from '../../profiles/suggest.ts';
 import { STATE_DIR_ENV } from '../../persistence/state/state-dir.ts';
 
 /** Budget fields the environment may override, by variable name. */

@@ -7,7 +7,7 @@
  * kernel reads and writes there only through sandboxes/fs-safety/no-follow.ts, walking from the
  * state directory (which no sandboxed code can write): a link it planted where the manifest
  * goes is replaced, never written through, and one on the way is refused with one line. The
- * manifest is parsed with its one schema (kernel/contracts/executor-session.ts) before the
+ * manifest is parsed with its one schema (plugins/executor-shared/model/session-manifest.ts) before the
  * kernel trusts or merges anything in it; one that does not parse is kept as
  * manifest.rejected.json and replaced.
  */
@@ -20,7 +20,7 @@ import {
   SESSION_MANIFEST_FILE,
   type ExecutorSessionManifest,
   type ExecutorSessionManifestInput,
-} from '../../../kernel/contracts/executor-session.ts';
+} from '../../../plugins/executor-shared/model/session-manifest.ts';
 import { mkdirBeneath, readFileBeneath, withParentHeld, inHeld, writeFileBeneath } from '../../../sandboxes/fs-safety/no-follow.ts';
 import { describeZodError } from '../../../kernel/contracts/zod-error.ts';
 import { errorLine } from '../../../kernel/errors.ts';

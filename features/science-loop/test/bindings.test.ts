@@ -9,7 +9,7 @@ import { openLedger } from '../../ledger/open.ts';
 import { personaPaths } from '../../persona-layout/layout.ts';
 import { personaBindings } from '../bindings.ts';
 import { PersonaPlugins } from '../../persona/persona-plugins.ts';
-import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
+import { scanRegistry } from '../../plugin-search/scan.ts';
 import { emptyPermissionSet } from '../../../kernel/permissions/descriptors.ts';
 import { createScriptRunner } from '../../sandbox-run/runner/script-runner.ts';
 import { defaultSandboxKit } from '../../../sandboxes/index.ts';
@@ -56,7 +56,7 @@ async function setup(declared: string[], granted: string[]) {
   bootstrapLedger(paths.dir, { personaId: 'ada' });
   const log = await openEventLog(paths.logFile, { now: () => new Date(T0) });
   const audits: AuditEvent[] = [];
-  const directory = PluginRegistry.scan(pluginsDir);
+  const directory = scanRegistry(pluginsDir);
   const plugins = new PersonaPlugins(
     {
       personaId: 'ada',

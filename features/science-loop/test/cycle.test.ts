@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { verifyEventLog } from '../../../kernel/events/verify.ts';
-import { HarnessCatalog } from '../../../kernel/loop/harness.ts';
+import { HarnessCatalog } from '../../profiles/harness-catalog.ts';
 import { budgeted, cycleEvents, events, fakeEnv, fakeTime, packet, profile, readJson, run, tempDir } from './helpers.ts';
 
 test('one cycle runs the eight steps in order and lays out the persona state as the spec does', async () => {

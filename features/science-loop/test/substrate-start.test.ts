@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { PersonaRuntime } from '../../persona/persona-runtime.ts';
 import { openLoopKernel } from '../preset.ts';
-import { PLUGINS_DIR } from '../../../kernel/plugins/registry.ts';
+import { PLUGINS_DIR } from '../../plugin-search/scan.ts';
 import { budgeted, CACHE_DIR, events, fakeEnv, fakeTime, tempDir } from './helpers.ts';
 
 /** Starts the kernel on `stateDir` with `pluginsDir`, opens one persona, and returns what its start event says of the substrate. */

@@ -23,7 +23,7 @@ import { Worker, type ResourceLimits } from 'node:worker_threads';
 import { errorLine, kernelError } from '../../../kernel/errors.ts';
 import type { CycleReport } from '../../persona/persona-runtime.ts';
 import type { CycleWait, OpenedPersonas, PersonaRun } from '../run-personas.ts';
-import type { LoadedPersona } from '../../../kernel/personas/load.ts';
+import type { LoadedPersona } from '../../../kernel/personas/profile-schema.ts';
 import type { SubstrateAtStart } from '../../substrate/substrate-at-start.ts';
 import { assignShares } from './assign.ts';
 import { fromWire, type FromWorker, type ToWorker, type WorkerSetup } from './protocol.ts';

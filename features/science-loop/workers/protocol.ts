@@ -4,7 +4,7 @@
  * loop made them, errors as {code, message, details} (rebuilt as KernelErrors on the other
  * side, so a user sees the same one line as in-process).
  */
-import type { LoadedPersona } from '../../../kernel/personas/load.ts';
+import type { LoadedPersona } from '../../../kernel/personas/profile-schema.ts';
 import type { CycleReport } from '../../persona/persona-runtime.ts';
 import type { CycleWait, OpenedPersonas } from '../run-personas.ts';
 import type { DefaultLoopOptions } from '../preset.ts';

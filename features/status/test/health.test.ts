@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { runCli } from '../../../test/support/cli.ts';
-import { resolvePersonas } from '../../../kernel/personas/load.ts';
+import { resolvePersonas } from '../../profiles/load.ts';
 import { fakeTime, run, tempDir, T0 } from '../../science-loop/test/helpers.ts';
 
 test('a persona whose last cycle is recent is healthy; an old one, an absent one and one never run are not', async () => {

@@ -19,7 +19,7 @@ import { substrateCheck } from '../checks.ts';
 import { currentSubstrate, recordSubstrate, readSubstrate } from '../../substrate/substrate.ts';
 import { populate } from '../../ledger/test/helpers.ts';
 import { prepareLedger } from '../../ledger/open.ts';
-import { PluginRegistry } from '../../../kernel/plugins/registry.ts';
+import { scanRegistry } from '../../plugin-search/scan.ts';
 import { checkSubstrateAtStart } from '../../substrate/substrate-at-start.ts';
 import { defaultModuleLoader } from '../../../sandboxes/index.ts';
 
@@ -200,7 +200,7 @@ test('outside plugin folders in the substrate: recorded with their folder; a sta
   fs.mkdirSync(path.join(outside, 'tool-o'), { recursive: true });
   fs.writeFileSync(path.join(outside, 'tool-o', 'plugin.yaml'), MANIFEST('tool.o'));
   fs.writeFileSync(path.join(outside, 'tool-o', 'mod.ts'), 'export function f() { return 7; }\n');
-  const withF = () => PluginRegistry.scan([builtIn, outside]);
+  const withF = () => scanRegistry([builtIn, outside]);
   const first = await checkSubstrateAtStart(state, { registry: withF(), loader: defaultModuleLoader({ cacheDir }) });
   assert.equal(first.status, 'recorded');
   const recorded = readSubstrate(state)!;
@@ -209,12 +209,12 @@ test('outside plugin folders in the substrate: recorded with their folder; a sta
   assert.equal(recorded.plugins['tool-a']!.source, undefined, 'built-in plugins record no path');
 
   // Another persona's start without F: not a change, and the record keeps tool.o.
-  const without = await checkSubstrateAtStart(state, { registry: PluginRegistry.scan([builtIn]), loader: defaultModuleLoader({ cacheDir }) });
+  const without = await checkSubstrateAtStart(state, { registry: scanRegistry([builtIn]), loader: defaultModuleLoader({ cacheDir }) });
   assert.deepEqual([without.status, without.changes], ['verified', []]);
   assert.ok(readSubstrate(state)!.plugins['mine/tool-o'], 'still recorded');
 
   // verify without F: off the search path, the folder named; with F: intact.
-  const off = (await verifyStateDir(state, [], [substrateCheck({ registry: PluginRegistry.scan([builtIn]), loader: defaultModuleLoader({ cacheDir }) })])).state[0]!;
+  const off = (await verifyStateDir(state, [], [substrateCheck({ registry: scanRegistry([builtIn]), loader: defaultModuleLoader({ cacheDir }) })])).state[0]!;
   assert.equal(off.status, 'failed');
   assert.deepEqual(off.findings.map((f) => [f.code, f.file, f.what]), [
     ['RTC_ERR_SUBSTRATE_OFF_PATH', path.join(outside, 'tool-o', 'plugin.yaml'), `tool.o: recorded from an outside plugin folder that is not on this search path, so it was not checked: pass --plugins-dir ${outside} (or add it to RUNTIMECTL_PLUGIN_PATH), as the run that recorded it did`],
@@ -233,11 +233,11 @@ test('outside plugin folders in the substrate: recorded with their folder; a sta
   const other = path.join(tmp(), 'theirs');
   fs.mkdirSync(other);
   fs.renameSync(path.join(outside, 'tool-o'), path.join(other, 'tool-o'));
-  const moved = (await verifyStateDir(state, [], [substrateCheck({ registry: PluginRegistry.scan([builtIn, outside, other]), loader: defaultModuleLoader({ cacheDir }) })])).state[0]!;
+  const moved = (await verifyStateDir(state, [], [substrateCheck({ registry: scanRegistry([builtIn, outside, other]), loader: defaultModuleLoader({ cacheDir }) })])).state[0]!;
   assert.equal(moved.status, 'ok', JSON.stringify(moved.findings));
   assert.deepEqual(moved.findings.map((f) => [f.severity, f.file, f.what]), [['warning', path.join(other, 'tool-o', 'plugin.yaml'), 'tool.o: moved to another folder of the search path since it was recorded (from mine/tool-o)']]);
   // And gone from a folder that is searched: gone.
   fs.rmSync(path.join(other, 'tool-o'), { recursive: true });
-  const gone = (await verifyStateDir(state, [], [substrateCheck({ registry: PluginRegistry.scan([builtIn, outside]), loader: defaultModuleLoader({ cacheDir }) })])).state[0]!;
+  const gone = (await verifyStateDir(state, [], [substrateCheck({ registry: scanRegistry([builtIn, outside]), loader: defaultModuleLoader({ cacheDir }) })])).state[0]!;
   assert.deepEqual(gone.findings.map((f) => [f.code, f.what]), [['RTC_ERR_SUBSTRATE_CHANGED', 'tool.o: recorded plugin is gone']]);
 });

@@ -12,7 +12,7 @@ import { KernelError } from '../../../../kernel/errors.ts';
 import { acquireFileWriterLock } from '../../../persistence/state/writer-lock.ts';
 import { verifyEventLog } from '../../../../kernel/events/verify.ts';
 import { openLoopKernel } from '../../preset.ts';
-import type { LoadedPersona } from '../../../../kernel/personas/load.ts';
+import type { LoadedPersona } from '../../../../kernel/personas/profile-schema.ts';
 import { CACHE_DIR, cycleEvents, events, fakeEnv, profile, tempDir } from '../../test/helpers.ts';
 import { PersonaWorkers, type WorkerRunOptions } from '../pool.ts';
 import { readRunWorkers } from '../worker-table.ts';

@@ -1,17 +1,19 @@
 /**
- * The published contracts, one per plugin kind: what the kernel calls a plugin of that kind
- * with and what it accepts back, each a zod schema (the types are inferred from them, and
- * `npm run schemas` writes their JSON Schemas and docs/plugin-contracts.md from them). Plugins
- * import the types from here (`import type`), so kernel and plugins share one copy.
+ * The catalog of the published contracts, one per plugin kind: what the kernel calls a plugin of
+ * that kind with and what it accepts back, each a zod schema (the types are inferred from them, and
+ * `npm run schemas` writes their JSON Schemas and docs/plugin-contracts.md from this catalog). The
+ * schemas themselves live in the modules each entry names (kernel/contracts/<kind>.ts); plugins
+ * import the types from those (`import type`), so kernel and plugins share one copy. Only the
+ * doc and schema generators read this catalog (cli/contract-docs.ts, cli/schema-registry.ts).
  */
 import type { z } from 'zod';
-import type { PluginKind } from '../manifest/plugin-manifest.ts';
-import { toolDeclarationSchema } from '../manifest/plugin-manifest.ts';
-import { budgetAssessInputSchema, budgetDecisionSchema } from './budget-policy.ts';
-import { executorDescriptionSchema, executorInputSchema, executorResultSchema } from './executor.ts';
-import { phaseAnswerSchema, phasePickInputSchema } from './phase-selector.ts';
-import { gateCheckInputSchema, gateCheckResultSchema, gateCheckSectionSchema } from './gate-check.ts';
-import { loopStepInputSchema, loopStepResultSchema, loopStepSectionSchema } from './loop-step.ts';
+import type { PluginKind } from '../kernel/manifest/plugin-manifest.ts';
+import { toolDeclarationSchema } from '../kernel/manifest/plugin-manifest.ts';
+import { budgetAssessInputSchema, budgetDecisionSchema } from '../kernel/contracts/budget-policy.ts';
+import { executorDescriptionSchema, executorInputSchema, executorResultSchema } from '../kernel/contracts/executor.ts';
+import { phaseAnswerSchema, phasePickInputSchema } from '../kernel/contracts/phase-selector.ts';
+import { gateCheckInputSchema, gateCheckResultSchema, gateCheckSectionSchema } from '../kernel/contracts/gate-check.ts';
+import { loopStepInputSchema, loopStepResultSchema, loopStepSectionSchema } from '../kernel/contracts/loop-step.ts';
 
 export interface ContractCall {
   /** the export the kernel calls */

@@ -6,24 +6,14 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { isKernelError, kernelError, type KernelError } from '../errors.ts';
-import { didYouMean } from '../suggest.ts';
-import { parseYaml, readManifestSource, validateManifest } from '../manifest/load.ts';
-import { PROJECT_ROOT } from '../version.ts';
-import { shownPath } from '../shown-path.ts';
-import { personaProfileSchema, type PersonaProfile } from './profile-schema.ts';
+import { isKernelError, kernelError, type KernelError } from '../../kernel/errors.ts';
+import { didYouMean } from './suggest.ts';
+import { parseYaml, readManifestSource, validateManifest } from '../../kernel/manifest/load.ts';
+import { PROJECT_ROOT } from '../../kernel/version.ts';
+import { shownPath } from '../../kernel/shown-path.ts';
+import { personaProfileSchema, type LoadedPersona } from '../../kernel/personas/profile-schema.ts';
 
 export const PERSONAS_DIR = path.join(PROJECT_ROOT, 'policies', 'personas');
-
-export interface LoadedPersona {
-  profile: PersonaProfile;
-  /** Absolute path of the YAML file. */
-  file: string;
-  /** sha256 of the file's bytes: which profile text a cycle ran under. */
-  digest: string;
-  /** the file's text as read (kept in the trace's blobs) */
-  text: string;
-}
 
 /** Whether a `--persona` ref names a file (a path, or a .yaml/.json name) rather than an id. */
 export function looksLikeFile(ref: string): boolean {

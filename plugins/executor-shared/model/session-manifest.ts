@@ -9,8 +9,8 @@
  * `manifest.rejected.json` (nothing is lost) and replaced by the kernel's.
  */
 import { z } from 'zod';
-import { budgetDecisionSchema } from './budget-policy.ts';
-import { EXECUTOR_STATUSES, sessionSandboxSchema, usageSchema } from './executor.ts';
+import { budgetDecisionSchema } from '../../../kernel/contracts/budget-policy.ts';
+import { EXECUTOR_STATUSES, sessionSandboxSchema, usageSchema } from '../../../kernel/contracts/executor.ts';
 
 export const EXECUTOR_SESSION_FORMAT = 'runtimectl.executor-session/1';
 export const SESSION_MANIFEST_FILE = 'manifest.json';
