@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { grantView } from '../../sandboxes/subprocess/os-sandbox/grant-view.ts';
 import { runCommand, type OsSandboxRequest } from '../../sandboxes/subprocess/run-command.ts';
-import { personaPaths, workspaceDir } from '../../kernel/loop/layout.ts';
+import { personaPaths, workspaceDir } from '../../features/persona-layout/layout.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { interleave } from '../lib/interleave.ts';
 import { timeRow, type ResultRow } from '../lib/result-row.ts';

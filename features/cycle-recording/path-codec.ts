@@ -7,7 +7,7 @@
  * Known limit: a recorded text that itself contains `<state>` or `<runtimectl>` comes back
  * from replay as the path; both forms hash the same, so the check is unaffected.
  */
-import { pathVariants } from '../../kernel/loop/host-paths.ts';
+import { pathVariants } from '../persona-layout/host-paths.ts';
 import { scrubber } from '../secret-values/secret-values.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 

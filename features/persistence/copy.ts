@@ -20,7 +20,7 @@ import type { EventOpenOptions } from '../../kernel/contracts/persistence.ts';
 import { CheckpointMismatch, confirmCheckpoint } from '../history-segments/checkpoint.ts';
 import { kernelError } from '../../kernel/errors.ts';
 import type { PersonaBackend as PersistenceBackend } from './backend.ts';
-import { eventLine } from '../../kernel/events/rows.ts';
+import { eventLine } from './storage/rows.ts';
 import { prepareParts, type BackendPart } from './parts.ts';
 
 /** What a copy needs from the features above persistence. */

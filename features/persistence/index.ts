@@ -19,4 +19,4 @@ export {
   KNOWN_BACKENDS,
 } from './state/persistence-config.ts';
 export { copyPersistence, type CopyParts, type CopyReport } from './copy.ts';
-export { eventLine, encodeEvent, checkEventRows } from '../../kernel/events/rows.ts';
+export { eventLine, encodeEvent, checkEventRows } from './storage/rows.ts';

@@ -19,7 +19,7 @@ import type { LoadedPlugin } from '../../kernel/plugins/registry.ts';
 import type { PluginKind } from '../../kernel/manifest/plugin-manifest.ts';
 import type { ChildTrackerLike, SandboxKit } from '../../kernel/sandbox.ts';
 import type { ToolRunners } from './tools/runners.ts';
-import { personaPaths, providerHomeDir, workspaceDir } from '../../kernel/loop/layout.ts';
+import { personaPaths, providerHomeDir, workspaceDir } from '../persona-layout/layout.ts';
 
 /** Grace between the subprocess wall limit and the isolate's, for writing the session files. */
 const EXECUTOR_WALL_GRACE_MS = 5000;

@@ -22,7 +22,7 @@ import { isPluginStep, pluginStep } from './steps/plugin-step.ts';
 import { REVIEW_STEP_VALUES } from './steps/review-step.ts';
 import type { StepValueUse } from '../../kernel/loop/step-values.ts';
 import { valueOrderProblems } from './cycle-values.ts';
-import { personaPaths } from '../../kernel/loop/layout.ts';
+import { personaPaths } from '../persona-layout/layout.ts';
 import { buildPersonaPlugin, personaPluginOptions, type PersonaPluginOptions } from './plugin-options.ts';
 import type { LoopKernel } from './persona-runtime.ts';
 import type { LoopStep, PersonaStart, SlotRequirement, StartProblem } from '../../kernel/loop/steps.ts';

@@ -10,12 +10,12 @@ import type { LockUse } from '../persistence/state/exclusive-lock.ts';
 import path from 'node:path';
 import { PERSONA_ID_PATTERN } from '../../kernel/ids.ts';
 import { kernelError } from '../../kernel/errors.ts';
-import { personaPaths, workspaceDir } from '../../kernel/loop/layout.ts';
+import { personaPaths, workspaceDir } from '../persona-layout/layout.ts';
 
 export const PROPOSAL_LOG_RELATIVE = path.join('review', 'proposals.jsonl');
 export const LONG_TERM_MEMORY_RELATIVE = 'brain/memory/long-term.md';
 export const BLOBS_RELATIVE = 'review/blobs';
-/** The persona's prepared workspace, relative to its folder (kernel/loop/layout.ts workspaceDir): where `workspace:PATH` evidence lies. */
+/** The persona's prepared workspace, relative to its folder (features/persona-layout/layout.ts workspaceDir): where `workspace:PATH` evidence lies. */
 export const WORKSPACE_EVIDENCE_DIR = path.posix.relative('/p', workspaceDir(personaPaths('/', 'p')).split(path.sep).join('/'));
 
 /** The persona id rule (kernel/ids.ts), re-exported for the review queue's modules. */

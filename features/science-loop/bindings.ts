@@ -16,7 +16,7 @@ import { parseTaskState } from '../ledger/ledger-errors.ts';
 import type { MemoryStore } from '../../kernel/contracts/persistence.ts';
 import type { LedgerAccess } from '../ledger/access.ts';
 import type { Clock } from '../persona/clock.ts';
-import type { PersonaPaths } from '../../kernel/loop/layout.ts';
+import type { PersonaPaths } from '../persona-layout/layout.ts';
 
 const MAX_LONG_TERM = 64 * 1024;
 

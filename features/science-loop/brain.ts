@@ -15,7 +15,7 @@ import { z } from 'zod';
 import type { WorkItem } from '../../kernel/contracts/executor.ts';
 import type { MemoryStore } from '../../kernel/contracts/persistence.ts';
 import { replaceFileDurably } from '../persistence/state/persona-storage.ts';
-import type { PersonaPaths } from '../../kernel/loop/layout.ts';
+import type { PersonaPaths } from '../persona-layout/layout.ts';
 import type { Scrubber } from '../secret-values/secret-values.ts';
 
 export const BRAIN_FORMAT = 'runtimectl.brain/1';

@@ -37,7 +37,7 @@ import type { LedgerAccess } from '../ledger/access.ts';
 import type { PersonaProfile } from '../../kernel/personas/profile-schema.ts';
 import type { SkillMeta } from '../skills/catalog.ts';
 import type { RecentCycle } from './brain.ts';
-import { relToState, WORKSPACE_ID, workspaceDir, type PersonaPaths } from '../../kernel/loop/layout.ts';
+import { relToState, WORKSPACE_ID, workspaceDir, type PersonaPaths } from '../persona-layout/layout.ts';
 import type { StepPlugins } from '../../kernel/loop/steps.ts';
 import type { PersonaContext } from '../../kernel/loop/steps.ts';
 

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { CONFIG_PATH, LAYOUT_DIRS, PROMPT_PATH } from '../ledger/config.ts';
 import type { LedgerAccess } from '../ledger/access.ts';
 import { errorLine } from './decide.ts';
-import { relToState, type PersonaPaths } from '../../kernel/loop/layout.ts';
+import { relToState, type PersonaPaths } from '../persona-layout/layout.ts';
 
 export interface LedgerInspection {
   path: string;

@@ -18,7 +18,7 @@ import type { WorkItem } from '../../kernel/contracts/executor.ts';
 import { errorLine, isKernelError } from '../../kernel/errors.ts';
 import { READ_CAPS, readFileCapped } from '../../kernel/storage/safe-read.ts';
 import { addPending, rememberKeys, type Brain } from './brain.ts';
-import type { PersonaPaths } from '../../kernel/loop/layout.ts';
+import type { PersonaPaths } from '../persona-layout/layout.ts';
 
 export interface ProbeRecord {
   probe: string;

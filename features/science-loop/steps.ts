@@ -25,7 +25,7 @@ import { executorDescriptionSchema } from '../../kernel/contracts/executor.ts';
 import { isKeyedExecutorConfig } from '../profiles/profile-slots.ts';
 import { phaseAnswerSchema } from '../../kernel/contracts/phase-selector.ts';
 import { errorLine } from '../../kernel/errors.ts';
-import { ensureBrainLayout, relToState, WORKSPACE_ID } from '../../kernel/loop/layout.ts';
+import { ensureBrainLayout, relToState, WORKSPACE_ID } from '../persona-layout/layout.ts';
 import type { CycleContext, LoopStep, PersonaContext, PersonaStart, SlotRequirement, StartProblem } from '../../kernel/loop/steps.ts';
 import { KERNEL_VERSION } from '../../kernel/version.ts';
 import type { PersonaBackend } from '../persistence/backend.ts';

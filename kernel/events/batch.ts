@@ -10,8 +10,19 @@ export interface Ack {
   reject: (error: unknown) => void;
 }
 
-/** One event's stored fields, for sinks that keep rows rather than lines (EventLogOptions.keepRows): the row codec's own shape. */
-import type { EncodedEvent } from './rows.ts';
+/**
+ * One event's stored fields, for sinks that keep rows rather than lines (EventLogOptions.keepRows):
+ * the shape the SQL backends' row codec encodes an append into (features/persistence/storage/rows.ts).
+ */
+export interface EncodedEvent {
+  seq: number;
+  type: string;
+  /** Canonical JSON of the redacted payload. */
+  payloadJson: string;
+  prev: string;
+  hash: string;
+  at: string;
+}
 export type BatchRow = EncodedEvent;
 
 export class Batch {

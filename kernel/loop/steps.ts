@@ -21,9 +21,8 @@ import type { LoadedPersona, PersonaProfile } from '../personas/profile-schema.t
 import type { PluginRegistry } from '../plugins/registry.ts';
 import { kernelError } from '../errors.ts';
 import type { LoadedHarness } from './harness.ts';
-import type { PersonaPaths } from './layout.ts';
+import type { PersonaPaths, PathScrubber } from './persona-paths.ts';
 import type { PermissionGate } from '../permissions/gate.ts';
-import type { PathScrubber } from './host-paths.ts';
 import type { Scrubber } from '../redact/scrubber.ts';
 import type { StepValue, StepValueAccess, StepValueUse } from './step-values.ts';
 

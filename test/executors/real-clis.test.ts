@@ -12,7 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { personaPaths } from '../../kernel/loop/layout.ts';
+import { personaPaths } from '../../features/persona-layout/layout.ts';
 import { cycleEvents, fakeTime, packet, profile, readJson, run, tempDir } from '../../features/science-loop/test/helpers.ts';
 import { NO_OS_SANDBOX } from '../support/os-sandbox.ts';
 import { NO_REAL_CLIS, REAL_CLI_BIN } from '../support/real-clis.ts';

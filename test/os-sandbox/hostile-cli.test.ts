@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { verifyEventLog } from '../../kernel/events/verify.ts';
-import { personaPaths, workspaceDir } from '../../kernel/loop/layout.ts';
+import { personaPaths, workspaceDir } from '../../features/persona-layout/layout.ts';
 import { cycleEvents, FAKE_BIN, fakeEnv, fakeTime, packet, profile, readJson, run, tempDir } from '../../features/science-loop/test/helpers.ts';
 import { NO_OS_SANDBOX, processesNamed } from '../support/os-sandbox.ts';
 

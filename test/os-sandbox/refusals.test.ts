@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { personaPaths, workspaceDir } from '../../kernel/loop/layout.ts';
+import { personaPaths, workspaceDir } from '../../features/persona-layout/layout.ts';
 import { cycleLine } from '../../features/science-loop/summary.ts';
 import { budgeted, cycleEvents, fakeEnv, fakeTime, packet, profile, readJson, run, tempDir } from '../../features/science-loop/test/helpers.ts';
 

@@ -22,7 +22,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { executorSessionManifestSchema } from '../../plugins/executor-shared/model/session-manifest.ts';
-import { personaPaths, workspaceDir } from '../../kernel/loop/layout.ts';
+import { personaPaths, workspaceDir } from '../../features/persona-layout/layout.ts';
 import { PROCESS_MARKER_FORMAT, processMarkerDir, recoverLeftSessions } from '../../features/science-loop/executors/children.ts';
 import { bootId, processStartTime } from '../../sandboxes/subprocess/os-sandbox/process-tree.ts';
 import { cycleEvents, events, fakeTime, packet, profile, readJson, run, tempDir } from '../../features/science-loop/test/helpers.ts';

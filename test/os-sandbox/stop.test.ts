@@ -10,7 +10,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { verifyEventLog } from '../../kernel/events/verify.ts';
-import { personaPaths, workspaceDir } from '../../kernel/loop/layout.ts';
+import { personaPaths, workspaceDir } from '../../features/persona-layout/layout.ts';
 import { cycleEvents, events, fakeEnv, packet, readJson, tempDir } from '../../features/science-loop/test/helpers.ts';
 import { NO_OS_SANDBOX, processesNamed } from '../support/os-sandbox.ts';
 import { processMarkerDir } from '../../features/science-loop/executors/children.ts';

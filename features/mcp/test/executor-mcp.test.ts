@@ -16,7 +16,7 @@ import { CACHE_DIR, cycleEvents, events, packet, profile, run, tempDir } from '.
 import { NO_OS_SANDBOX } from '../../../test/support/os-sandbox.ts';
 import { BRIDGE_FILE, harnessToolServer } from '../harness-server.ts';
 import { pluginSearchPath, scanRegistry } from '../../plugin-search/scan.ts';
-import { personaPaths, workspaceDir } from '../../../kernel/loop/layout.ts';
+import { personaPaths, workspaceDir } from '../../persona-layout/layout.ts';
 import { ROOT, wordsPlugin, writePlugin } from './fixtures.ts';
 
 const SKILLS = path.join(ROOT, 'test', 'fixtures', 'skill-scripts');

@@ -22,7 +22,7 @@ import { statSync } from 'node:fs';
 import { DenoOpError } from '../../../kernel/broker/deno-error.ts';
 import { isEventFileOpen, prepareEventFile } from '../../../kernel/events/event-log.ts';
 import type { OpenSegment } from '../../../kernel/events/event-log.ts';
-import { checkEventRows, eventLine, type StoredEventRow } from '../../../kernel/events/rows.ts';
+import { checkEventRows, eventLine, type StoredEventRow } from './rows.ts';
 import { GENESIS_HASH } from '../../../kernel/events/envelope.ts';
 import { noteOpenSegmentEvent } from '../../../kernel/events/open-segment.ts';
 import { checkSealedAtOpen } from '../../history-segments/open-check.ts';

@@ -5,7 +5,7 @@
  */
 import { readEvents } from '../../../kernel/events/verify.ts';
 import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
-import { checkEventRows, type StoredEventRow } from '../../../kernel/events/rows.ts';
+import { checkEventRows, type StoredEventRow } from './rows.ts';
 import { kernelError } from '../../../kernel/errors.ts';
 import { EVENT_ROW_QUERY, openEventsReader } from './sqlite-events-db.ts';
 import type { EventPlacement } from './storage-session.ts';

@@ -22,7 +22,7 @@ import { appendStartupEvents, EventLog, type AppendResult, type BatchSink, type 
 import { Batch } from '../../../kernel/events/batch.ts';
 import { canonicalJson } from '../../../kernel/events/canonical.ts';
 import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
-import { eventLine } from '../../../kernel/events/rows.ts';
+import { eventLine } from './rows.ts';
 import { kernelError } from '../../../kernel/errors.ts';
 import type { EventOpenOptions, EventStore } from '../../../kernel/contracts/persistence.ts';
 import type { HistoryStorage } from '../../../kernel/contracts/history-storage.ts';

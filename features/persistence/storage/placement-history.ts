@@ -17,7 +17,7 @@ import type Database from 'better-sqlite3';
 import { kernelError } from '../../../kernel/errors.ts';
 import type { EventEnvelope } from '../../../kernel/events/envelope.ts';
 import type { SealRequest } from '../../../kernel/events/event-log.ts';
-import { checkEventRows, eventLine, type StoredEventRow } from '../../../kernel/events/rows.ts';
+import { checkEventRows, eventLine, type StoredEventRow } from './rows.ts';
 import type { ScanStart } from '../../../kernel/events/scan.ts';
 import { SEGMENT_EVENT, segmentHeaderSchema } from '../../../kernel/events/segment-header.ts';
 import { fileHistoryStorage } from '../../history-segments/file-storage.ts';

@@ -15,7 +15,7 @@ import { CACHE_DIR, cycleEvents, events, fakeEnv, run, tempDir } from '../../sci
 import { readPersonaFile } from '../../profiles/load.ts';
 import { openReviewQueue } from '../../review-queue/index.ts';
 import { pluginSearchPath, scanRegistry } from '../../plugin-search/scan.ts';
-import { personaPaths, workspaceDir } from '../../../kernel/loop/layout.ts';
+import { personaPaths, workspaceDir } from '../../persona-layout/layout.ts';
 import { NO_OS_SANDBOX } from '../../../test/support/os-sandbox.ts';
 import { harnessToolServer } from '../../mcp/harness-server.ts';
 import { agentNotes, binderProfile, mcpProfile, packet, proposerPlugin } from './agents.ts';

@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FAKE_BIN } from '../../science-loop/test/helpers.ts';
-import { personaPaths, workspaceDir } from '../../../kernel/loop/layout.ts';
+import { personaPaths, workspaceDir } from '../../persona-layout/layout.ts';
 
 export { FAKE_BIN };
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { errorLine, isKernelError, kernelError } from '../../../kernel/errors.ts';
 import { mkdirBeneath, removeBeneath, writeFileBeneath } from '../../../sandboxes/fs-safety/no-follow.ts';
 
-export { providerHomeDir, providerName } from '../../../kernel/loop/layout.ts';
+export { providerHomeDir, providerName } from '../../persona-layout/layout.ts';
 
 /**
  * Creates the provider home when missing and checks it is a real folder inside the persona's

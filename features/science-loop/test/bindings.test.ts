@@ -6,7 +6,7 @@ import type { AuditEvent } from '../../../kernel/broker/op.ts';
 import { openEventLog } from '../../../kernel/events/event-log.ts';
 import { bootstrapLedger } from '../../ledger/layout.ts';
 import { openLedger } from '../../ledger/open.ts';
-import { personaPaths } from '../../../kernel/loop/layout.ts';
+import { personaPaths } from '../../persona-layout/layout.ts';
 import { personaBindings } from '../bindings.ts';
 import { PersonaPlugins } from '../../persona/persona-plugins.ts';
 import { scanRegistry } from '../../plugin-search/scan.ts';

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { main } from '../../../cli/main.ts';
 import type { CliIo } from '../../command/command.ts';
 import { verifyEventLog } from '../../../kernel/events/verify.ts';
-import { personaPaths, workspaceDir } from '../../../kernel/loop/layout.ts';
+import { personaPaths, workspaceDir } from '../../persona-layout/layout.ts';
 import { cycleEvents, fakeEnv, packet, tempDir } from './helpers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');

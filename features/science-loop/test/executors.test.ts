@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { workspaceDir, personaPaths } from '../../../kernel/loop/layout.ts';
+import { workspaceDir, personaPaths } from '../../persona-layout/layout.ts';
 import { PersonaRuntime } from '../../persona/persona-runtime.ts';
 import { openLoopKernel } from '../preset.ts';
 import { scienceReport } from '../report.ts';

@@ -11,7 +11,7 @@ import { kernelError } from '../../../kernel/errors.ts';
 import type { LoopKernel } from '../../persona/persona-runtime.ts';
 import { DEFAULT_MAX_RESIDENT_ISOLATES } from '../../persona/resident-isolates.ts';
 import type { LoadedPersona } from '../../../kernel/personas/profile-schema.ts';
-import { personaPaths } from '../../../kernel/loop/layout.ts';
+import { personaPaths } from '../../persona-layout/layout.ts';
 import { personaSecrets } from '../../persona/plugin-options.ts';
 import { SecretValues } from '../../secret-values/secret-values.ts';
 import type { WorkerSetup } from './protocol.ts';

@@ -21,7 +21,7 @@
  */
 import { DenoOpError } from '../../../../kernel/broker/deno-error.ts';
 import { Batch } from '../../../../kernel/events/batch.ts';
-import { checkEventRows, type StoredEventRow } from '../../../../kernel/events/rows.ts';
+import { checkEventRows, type StoredEventRow } from '../rows.ts';
 import { kernelError } from '../../../../kernel/errors.ts';
 import { noSession, storageOp } from '../binding-kit.ts';
 import { registerPlacementReader } from '../event-placement.ts';

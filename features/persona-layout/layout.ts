@@ -19,25 +19,13 @@
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { kernelError } from '../errors.ts';
-import { eventLogPath } from '../events/paths.ts';
-import type { MemoryStore } from '../contracts/persistence.ts';
+import { kernelError } from '../../kernel/errors.ts';
+import { eventLogPath } from '../../kernel/events/paths.ts';
+import type { MemoryStore } from '../../kernel/contracts/persistence.ts';
+import type { PersonaPaths } from '../../kernel/loop/persona-paths.ts';
 
-export interface PersonaPaths {
-  stateDir: string;
-  dir: string;
-  brainDir: string;
-  memoryDir: string;
-  brainFile: string;
-  longTermFile: string;
-  sessionsDir: string;
-  workspaceRoot: string;
-  artifactsDir: string;
-  orchestraDir: string;
-  inboxDir: string;
-  dmQueueFile: string;
-  logFile: string;
-}
+/** The shape is the kernel's (a step gets it from the loop); this file lays it out. */
+export type { PersonaPaths } from '../../kernel/loop/persona-paths.ts';
 
 /** The id of the persistent workspace prepared under brain/workspace/. */
 export const WORKSPACE_ID = 'main';

@@ -5,10 +5,9 @@
  * byte-identical event JSON and hashes; and the same chain checks as kernel/events' scanner,
  * applied to records that come from a table instead of a file's lines.
  */
-import { kernelError } from '../errors.ts';
-import { canonicalJson } from './canonical.ts';
+import { kernelError } from '../../../kernel/errors.ts';
+import { canonicalJson } from '../../../kernel/events/canonical.ts';
 import {
-  envelopeLine,
   EVENT_SCHEMA_VERSION,
   EVENT_TYPE_PATTERN,
   EventEnvelopeSchema,
@@ -16,22 +15,16 @@ import {
   hashInput,
   sha256,
   type EventEnvelope,
-} from './envelope.ts';
-import { chainLinkProblems, type ScanStart } from './scan.ts';
-import { headerProblem, SEGMENT_EVENT } from './segment-header.ts';
-import { eventLineOf } from './lines.ts';
-import { redactRecord } from '../redact/index.ts';
-import type { StoreProblem } from '../contracts/persistence.ts';
+} from '../../../kernel/events/envelope.ts';
+import { chainLinkProblems, type ScanStart } from '../../../kernel/events/scan.ts';
+import { headerProblem, SEGMENT_EVENT } from '../../../kernel/events/segment-header.ts';
+import { eventLineOf } from '../../../kernel/events/lines.ts';
+import { redactRecord } from '../../../kernel/redact/index.ts';
+import type { StoreProblem } from '../../../kernel/contracts/persistence.ts';
+import type { EncodedEvent } from '../../../kernel/events/batch.ts';
 
-export interface EncodedEvent {
-  seq: number;
-  type: string;
-  /** Canonical JSON of the redacted payload. */
-  payloadJson: string;
-  prev: string;
-  hash: string;
-  at: string;
-}
+/** The shape is the kernel's (the event log's rows for sinks that keep rows); this file encodes it. */
+export type { EncodedEvent } from '../../../kernel/events/batch.ts';
 
 /** Validates and encodes one append exactly as EventLog.append does. Throws RTC_ERR_EVENTS_INVALID. */
 export function encodeEvent(seq: number, prev: string, type: string, payload: Record<string, unknown>, at: Date): EncodedEvent {

@@ -6,9 +6,11 @@
  */
 import { realpathSync } from 'node:fs';
 import os from 'node:os';
-import { PROJECT_ROOT } from '../version.ts';
+import { PROJECT_ROOT } from '../../kernel/version.ts';
+import type { PathScrubber } from '../../kernel/loop/persona-paths.ts';
 
-export type PathScrubber = <T>(value: T) => T;
+/** The shape is the kernel's (the loop hands it to steps); this file fills it. */
+export type { PathScrubber } from '../../kernel/loop/persona-paths.ts';
 
 /** A folder as given and as its real path (they differ under a symlink): both are scrubbed. */
 export function pathVariants(dir: string): string[] {
