@@ -1,6 +1,6 @@
 /** The asynchronous review queue (human in the loop): see README.md in this folder. */
-export { ReviewQueue, openReviewQueue, openPersonaReviewQueue, applyAccepted, isOverdue, reviewEventsOf, type ReviewQueueOptions, type WithEvents, type At } from './queue.ts';
-export { reviewPolicySchema, DEFAULT_REVIEW_POLICY, parseReviewPolicy, type ReviewPolicy } from '../../kernel/personas/review-policy.ts';
+export { ReviewQueue, openReviewQueue, openPersonaReviewQueue, applyAccepted, isOverdue, parseReviewPolicy, reviewEventsOf, type ReviewQueueOptions, type WithEvents, type At } from './queue.ts';
+export { reviewPolicySchema, DEFAULT_REVIEW_POLICY, type ReviewPolicy } from '../../kernel/personas/review-policy.ts';
 export {
   PROPOSAL_KINDS,
   PROPOSAL_STATES,

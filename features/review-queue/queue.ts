@@ -17,7 +17,9 @@ import { applyAcceptedIn, type ApplyOutcome } from './apply.ts';
 import type { RatifyContext } from './ratify.ts';
 import { decideIn, expireDueIn, findProposal, submitIn, toEvents, type Decision, type ReviewEvent, type SubmitOutcome } from './operations.ts';
 import { reviewPaths, type ReviewPaths } from './paths.ts';
-import { DEFAULT_REVIEW_POLICY, parseReviewPolicy, type ReviewPolicy } from '../../kernel/personas/review-policy.ts';
+import { DEFAULT_REVIEW_POLICY, reviewPolicySchema, type ReviewPolicy } from '../../kernel/personas/review-policy.ts';
+import { describeZodError } from '../../kernel/manifest/load.ts';
+import { kernelError } from '../../kernel/errors.ts';
 import { OPEN_STATES, type ProposalInput, type ProposalState } from './records.ts';
 import { forgetReplayCache, withReviewSession, type ReviewSession } from './session.ts';
 import { withExclusiveLock } from '../persistence/state/exclusive-lock.ts';
@@ -245,6 +247,16 @@ export class ReviewQueue {
 const eventsOfFailedChange = new WeakMap<object, ReviewEvent[]>();
 
 /** Records a change wrote before it failed (e.g. expiries recorded on the way to a refused accept). */
+/** Validates a policy given in code (a profile's is validated when the profile loads). */
+export function parseReviewPolicy(value: unknown, where = 'review policy'): ReviewPolicy {
+  const result = reviewPolicySchema.safeParse(value);
+  if (!result.success) {
+    const { field, reason } = describeZodError(result.error);
+    throw kernelError('RTC_ERR_REVIEW_INVALID', `${where}: ${field}: ${reason}`, { details: { field, reason } });
+  }
+  return result.data;
+}
+
 export function reviewEventsOf(error: unknown): ReviewEvent[] {
   return (typeof error === 'object' && error !== null ? eventsOfFailedChange.get(error) : undefined) ?? [];
 }

@@ -11,8 +11,6 @@
  *   expire_after_seconds   an undecided proposal expires this long after it was queued
  */
 import { z } from 'zod';
-import { kernelError } from '../errors.ts';
-import { describeZodError } from '../manifest/load.ts';
 
 export const reviewPolicySchema = z
   .strictObject({
@@ -43,13 +41,3 @@ export const DEFAULT_REVIEW_POLICY: Readonly<ReviewPolicy> = Object.freeze({
   per_proposer: Object.freeze({ count: 5, per_seconds: 3600 }),
   expire_after_seconds: 7 * 86_400,
 });
-
-/** Validates a policy given in code (a profile's is validated when the profile loads). */
-export function parseReviewPolicy(value: unknown, where = 'review policy'): ReviewPolicy {
-  const result = reviewPolicySchema.safeParse(value);
-  if (!result.success) {
-    const { field, reason } = describeZodError(result.error);
-    throw kernelError('RTC_ERR_REVIEW_INVALID', `${where}: ${field}: ${reason}`, { details: { field, reason } });
-  }
-  return result.data;
-}

@@ -8,6 +8,7 @@
 import { kernelError } from '../../../kernel/errors.ts';
 import { canonicalJson } from '../../../kernel/events/canonical.ts';
 import {
+  envelopeLine,
   EVENT_SCHEMA_VERSION,
   EVENT_TYPE_PATTERN,
   EventEnvelopeSchema,
@@ -18,7 +19,6 @@ import {
 } from '../../../kernel/events/envelope.ts';
 import { chainLinkProblems, type ScanStart } from '../../../kernel/events/scan.ts';
 import { headerProblem, SEGMENT_EVENT } from '../../../kernel/events/segment-header.ts';
-import { eventLineOf } from '../../../kernel/events/lines.ts';
 import { redactRecord } from '../../../kernel/redact/index.ts';
 import type { StoreProblem } from '../../../kernel/contracts/persistence.ts';
 import type { EncodedEvent } from '../../../kernel/events/batch.ts';
@@ -39,8 +39,16 @@ export function encodeEvent(seq: number, prev: string, type: string, payload: Re
   return { seq, type, payloadJson, prev, hash, at: at.toISOString() };
 }
 
-/** The JSONL line of an event (with its newline), as kernel/events writes it. */
-export const eventLine = eventLineOf;
+/**
+ * The JSONL line of a stored event (with its newline), as the event log writes it: every
+ * backend's segments hold these bytes.
+ */
+export function eventLine(event: EventEnvelope): string {
+  if (event.v !== EVENT_SCHEMA_VERSION) {
+    throw kernelError('RTC_ERR_EVENTS_VERSION', `event seq ${event.seq} has schema version ${event.v}; this kernel writes version ${EVENT_SCHEMA_VERSION}`);
+  }
+  return envelopeLine(event.seq, event.type, canonicalJson(event.payload), event.prev, event.hash, event.at);
+}
 
 /** One stored event as a table row gives it: every field as stored, the payload as text. */
 export interface StoredEventRow {
