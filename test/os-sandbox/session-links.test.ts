@@ -24,7 +24,7 @@ import { after, test } from 'node:test';
 import { executorSessionManifestSchema } from '../../plugins/executor-shared/model/session-manifest.ts';
 import { personaPaths, workspaceDir } from '../../features/persona-layout/layout.ts';
 import { PROCESS_MARKER_FORMAT, processMarkerDir, recoverLeftSessions } from '../../features/science-loop/executors/children.ts';
-import { bootId, processStartTime } from '../../sandboxes/subprocess/os-sandbox/process-tree.ts';
+import { bootId, processEnded, processStartTime } from '../../sandboxes/subprocess/os-sandbox/process-tree.ts';
 import { cycleEvents, events, fakeTime, packet, profile, readJson, run, tempDir } from '../../features/science-loop/test/helpers.ts';
 import { NO_OS_SANDBOX } from '../support/os-sandbox.ts';
 
@@ -215,6 +215,31 @@ test('recovery trusts a marker only for the exact process it names: null, mismat
   for (let i = 0; i < 40 && alive(leftover.pid!); i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(alive(leftover.pid!), false);
   assert.ok(alive(pid));
+});
+
+test('a left session whose process is a zombie nobody reaped yet (its kernel was killed; a late init) is found gone, not running', async () => {
+  const dir = tempDir('rtc-zombie-');
+  const stateDir = path.join(dir, 'state');
+  const sessionsDir = personaPaths(stateDir, 'ada').sessionsDir;
+  const markers = processMarkerDir(stateDir, 'ada');
+  mkdirSync(markers, { recursive: true });
+  // sh starts `sleep 0`, then becomes `sleep 30`, which never reaps it: a zombie for 30 s
+  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  victims.push(parent);
+  const zombie = await new Promise<number>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+  for (let i = 0; i < 100 && !processEnded(zombie); i++) await new Promise((r) => setTimeout(r, 20));
+  assert.equal(processEnded(zombie), true, 'the child ended and waits to be reaped');
+  const start = processStartTime(zombie);
+  assert.ok(start !== undefined, '/proc still shows its start time');
+  for (const [runId, sandboxed] of [['c000001-codex', true], ['c000002-command', false]] as const) {
+    writeFileSync(
+      path.join(markers, `${runId}.json`),
+      JSON.stringify({ format: PROCESS_MARKER_FORMAT, run_id: runId, command: 'sleep', pid: zombie, process_group: zombie, start_time: start, boot_id: bootId(), sandboxed, expected_tokens: 10 }),
+    );
+  }
+  const left = await recoverLeftSessions(stateDir, 'ada', sessionsDir, 300);
+  assert.deepEqual(left.map((l) => [l.run_id, l.found, l.ended]), [['c000001-codex', 'gone', null], ['c000002-command', 'gone', null]]);
+  assert.equal(processEnded(parent.pid!), false, 'nothing was signalled: its parent runs on');
 });
 
 test("the console shows a session's files without following what its command planted: links, hard links and FIFOs read as missing, never block", async () => {

@@ -23,7 +23,7 @@ import { z } from 'zod';
 import { errorLine } from '../../../kernel/errors.ts';
 import { readFileBeneath, removeBeneath, writeFileBeneath } from '../../../sandboxes/fs-safety/no-follow.ts';
 import type { ChildHandle, ChildTracker, SandboxRecord } from '../../../sandboxes/subprocess/run-command.ts';
-import { bootId, processGroupAlive, processStartTime, signal } from '../../../sandboxes/subprocess/os-sandbox/process-tree.ts';
+import { bootId, processEnded, processGroupAlive, processStartTime, signal } from '../../../sandboxes/subprocess/os-sandbox/process-tree.ts';
 
 export const SANDBOX_RECORD = 'sandbox.json';
 export const PROCESS_MARKER_FORMAT = 'runtimectl.session-process/1';
@@ -257,9 +257,12 @@ function alive(marker: ProcessMarker): boolean {
   const { pid, start_time: startTime, boot_id: boot } = marker;
   if (startTime === null || boot !== bootId() || !Number.isInteger(pid) || pid <= 1) return false;
   const now = processStartTime(pid);
-  if (now !== undefined) return now === startTime;
-  // The leader is gone: its group may live on (a group id is not handed out again while any
-  // member of the group is alive), unless the OS sandbox ended every process with it.
+  // the pid names another process now
+  if (now !== undefined && now !== startTime) return false;
+  if (now !== undefined && !processEnded(pid)) return true;
+  // The leader is gone (or a zombie init has not reaped yet: the kernel that was its parent
+  // died): its group may live on (a group id is not handed out again while any member of the
+  // group is alive), unless the OS sandbox ended every process with it.
   return !marker.sandboxed && processGroupAlive(pid);
 }
 

@@ -55,6 +55,21 @@ export function processStartTime(pid: number): number | undefined {
   }
 }
 
+/**
+ * Whether `pid` has ended and only waits to be reaped (state `Z`, a zombie, or `X`): it runs
+ * nothing, though /proc still shows its start time. A process whose parent died is reaped by
+ * init, and an init that reaps late (a container's) leaves it there for a while.
+ */
+export function processEnded(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+    return state === 'Z' || state === 'X';
+  } catch {
+    return true;
+  }
+}
+
 /** This boot's id: a pid and start time from another boot name nothing. */
 export function bootId(): string {
   try {
