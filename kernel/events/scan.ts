@@ -180,22 +180,39 @@ export function* scanEventLines(lines: Iterable<RawLine>, file: string, options:
     // zod copies a record key by key, and a `__proto__` key does not survive that copy; the
     // hash and the caller both get the payload exactly as JSON.parse read it.
     const event: EventEnvelope = { ...parsed.data, payload: claimed.payload as EventEnvelope['payload'] };
-    const broken: string[] = [];
-    if (event.type === SEGMENT_EVENT) {
-      const wrong = line !== 1 ? 'a segment header in the middle of a segment (a header is only ever the first line)' : headerProblem(event.payload, event.seq, event.prev);
-      if (wrong !== undefined) broken.push(wrong);
-      else if (options.start === undefined) {
-        // A segment's file starts where its header says the sealed segment before it ended.
-        expectedSeq = event.seq;
-        prevHash = event.prev;
-      }
-    }
-    broken.push(...chainLinkProblems(event, expectedSeq, prevHash));
-    for (const message of broken) yield problem('RTC_ERR_EVENTS_CHAIN', message, event.seq);
-    expectedSeq = event.seq + 1;
-    prevHash = event.hash;
-    if (broken.length === 0) yield { kind: 'event', event, line, offset };
+    const step = chainStep(event, line === 1, { expectedSeq, prevHash }, options.start !== undefined, 'line');
+    for (const message of step.broken) yield problem('RTC_ERR_EVENTS_CHAIN', message, event.seq);
+    ({ expectedSeq, prevHash } = step.next);
+    if (step.broken.length === 0) yield { kind: 'event', event, line, offset };
   }
+}
+
+/** Where a chain stands while its records are read: the seq and prev hash the next one must have. */
+export interface ChainPosition {
+  expectedSeq: number;
+  prevHash: string;
+}
+
+/**
+ * One event as a link of the chain, the same rule for a file's lines (the scan above) and a
+ * table's records (features/persistence/storage/rows.ts): a segment header only first, and
+ * then where its segment starts (unless the reader was given a start); the seq and prev
+ * links. Returns what is broken and the position after it.
+ */
+export function chainStep(event: EventEnvelope, first: boolean, at: ChainPosition, startGiven: boolean, unit: 'line' | 'record'): { broken: string[]; next: ChainPosition } {
+  const broken: string[] = [];
+  let { expectedSeq, prevHash } = at;
+  if (event.type === SEGMENT_EVENT) {
+    const wrong = !first ? `a segment header in the middle of a segment (a header is only ever the first ${unit})` : headerProblem(event.payload, event.seq, event.prev);
+    if (wrong !== undefined) broken.push(wrong);
+    else if (!startGiven) {
+      // A segment starts where its header says the sealed segment before it ended.
+      expectedSeq = event.seq;
+      prevHash = event.prev;
+    }
+  }
+  broken.push(...chainLinkProblems(event, expectedSeq, prevHash));
+  return { broken, next: { expectedSeq: event.seq + 1, prevHash: event.hash } };
 }
 
 /**
@@ -203,7 +220,7 @@ export function* scanEventLines(lines: Iterable<RawLine>, file: string, options:
  * expected, its `prev` against the previous event's hash, and its own hash against its
  * content. Empty when the link is sound.
  */
-export function chainLinkProblems(event: EventEnvelope, expectedSeq: number, prevHash: string): string[] {
+function chainLinkProblems(event: EventEnvelope, expectedSeq: number, prevHash: string): string[] {
   const problems: string[] = [];
   if (event.seq !== expectedSeq) {
     const why = event.seq > expectedSeq ? 'an event is missing or out of order' : 'an event is repeated or out of order';

@@ -17,8 +17,7 @@ import {
   sha256,
   type EventEnvelope,
 } from '../../../kernel/events/envelope.ts';
-import { chainLinkProblems, type ScanStart } from '../../../kernel/events/scan.ts';
-import { headerProblem, SEGMENT_EVENT } from '../../../kernel/events/segment-header.ts';
+import { chainStep, type ScanStart } from '../../../kernel/events/scan.ts';
 import { redactRecord } from '../../../kernel/redact/index.ts';
 import type { StoreProblem } from '../../../kernel/contracts/persistence.ts';
 import type { EncodedEvent } from '../../../kernel/events/batch.ts';
@@ -111,19 +110,9 @@ export function* checkEventRows(rows: Iterable<StoredEventRow>, file: string, st
     // The payload exactly as JSON.parse read it (zod's record copy drops a `__proto__` key).
     const event: EventEnvelope = { ...parsed.data, payload: payload as EventEnvelope['payload'] };
     // The open segment's first row is its header after the first seal, as in a segment's file.
-    const broken: string[] = [];
-    if (event.type === SEGMENT_EVENT) {
-      const wrong = !isFirst ? 'a segment header in the middle of a segment (a header is only ever the first record)' : headerProblem(event.payload, event.seq, event.prev);
-      if (wrong !== undefined) broken.push(wrong);
-      else if (start === undefined) {
-        expectedSeq = event.seq;
-        prevHash = event.prev;
-      }
-    }
-    broken.push(...chainLinkProblems(event, expectedSeq, prevHash));
-    for (const message of broken) yield problem('RTC_ERR_EVENTS_CHAIN', message, event.seq);
-    expectedSeq = event.seq + 1;
-    prevHash = event.hash;
-    if (broken.length === 0) yield { kind: 'event', event };
+    const step = chainStep(event, isFirst, { expectedSeq, prevHash }, start !== undefined, 'record');
+    for (const message of step.broken) yield problem('RTC_ERR_EVENTS_CHAIN', message, event.seq);
+    ({ expectedSeq, prevHash } = step.next);
+    if (step.broken.length === 0) yield { kind: 'event', event };
   }
 }
