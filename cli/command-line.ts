@@ -88,7 +88,7 @@ export function topLevelHelp(commands: readonly Command[]): string {
   ].join('\n');
 }
 
-function defaultIo(): CliIo {
+export function defaultIo(): CliIo {
   // A reader that stops early (`runtimectl verify | head`) closes the pipe: the rest of the
   // output has nowhere to go, which is no error of the command's.
   for (const stream of [process.stdout, process.stderr]) {
@@ -147,16 +147,26 @@ export async function runCommandLine(list: readonly Command[] | (() => Promise<r
     // command passes a program's own stderr through (sandbox run, deno, mcp serve).
     return await command.run(rest, command.rawStderr ? given : { ...given, stderr: io.stderr });
   } catch (error) {
-    if (isKernelError(error) && !error.internal) {
-      io.stderr(`runtimectl: ${error.toLine()}\n`);
-      return error.code === 'RTC_ERR_CLI_USAGE' ? 2 : 1;
-    }
-    const fs = fsErrorLine(error);
-    if (fs !== undefined) {
-      io.stderr(`runtimectl: ${fs}\n`);
-      return 1;
-    }
-    io.stderr(`runtimectl: internal error (a bug in the kernel; please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    return 70;
+    return reportError(error, given);
   }
+}
+
+/**
+ * An error that ended a command, as one line on stderr: a KernelError caused by input (status 2
+ * for usage, else 1), a file-system error naming its path (1); anything else is a fault of the
+ * kernel, with its stack (70).
+ */
+export function reportError(error: unknown, given: CliIo): number {
+  const stderr = (text: string) => given.stderr(withProgram(text, given.program));
+  if (isKernelError(error) && !error.internal) {
+    stderr(`runtimectl: ${error.toLine()}\n`);
+    return error.code === 'RTC_ERR_CLI_USAGE' ? 2 : 1;
+  }
+  const fs = fsErrorLine(error);
+  if (fs !== undefined) {
+    stderr(`runtimectl: ${fs}\n`);
+    return 1;
+  }
+  stderr(`runtimectl: internal error (a bug in the kernel; please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return 70;
 }

@@ -3,13 +3,31 @@
  * runs the verbs the features provide, as cli/commands.ts lists them. The list is loaded
  * only when a command needs it, so `--version` loads none of the features' code (in the
  * precompiled CLI each part is its own chunk).
+ *
+ * `mcp serve` first tries the persona's tool plan (features/mcp/planned-serve.ts): an MCP
+ * client's first `tools/list` is answered before the features are loaded, and they are loaded
+ * (the full start) only when a tool is called.
  */
 import type { CliIo } from '../features/command/command.ts';
-import { runCommandLine, topLevelHelp as kernelHelp } from './command-line.ts';
+import { assertNodeFlags } from '../sandboxes/isolate/node-flags.ts';
+import { defaultIo, reportError, runCommandLine, topLevelHelp as kernelHelp } from './command-line.ts';
 
 const commands = async () => (await import('./commands.ts')).COMMANDS;
 
-export function main(argv: string[], io?: CliIo): Promise<number> {
+export async function main(argv: string[], given?: CliIo): Promise<number> {
+  const io = given ?? defaultIo();
+  if (argv[0] === 'mcp' && argv[1] === 'serve') {
+    const { servePlanned } = await import('../features/mcp/planned-serve.ts');
+    const status = await servePlanned(argv.slice(2), io, {
+      open: async (values, openIo, known) => {
+        assertNodeFlags();
+        const [{ openServeSource }, { openLoopKernel }] = await Promise.all([import('../features/mcp/serve-source.ts'), import('../features/science-loop/preset.ts')]);
+        return openServeSource(openLoopKernel, { ...values, persona: values.persona! }, openIo, known);
+      },
+      report: (error) => reportError(error, io),
+    });
+    if (status !== undefined) return status;
+  }
   return runCommandLine(commands, argv, io);
 }
 

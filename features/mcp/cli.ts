@@ -7,11 +7,12 @@ import { parseFlags, printJson, type CliIo, type Command } from '../command/comm
 import { errorLine, isKernelError, kernelError } from '../../kernel/errors.ts';
 import { serveTools } from '../persona/tools/mcp-server.ts';
 import { PROPOSE_TOOL } from '../review-queue/agent-proposals.ts';
-import { openToolSource, type OpenToolKernel, type ToolSourceOptions } from './tool-source.ts';
+import { openToolSource, sourceOptions, type OpenToolKernel } from './tool-source.ts';
+import { openServeSource } from './serve-source.ts';
+import { SOURCE_FLAGS } from './tool-plan.ts';
 import { runningKernelSocket } from './running-kernel.ts';
 import { TOOLS_SOCKET_ENV } from '../persona/tools/tool-relay.ts';
 import type { ToolInfo } from '../persona/tools/call-tool.ts';
-import { skillSearchPath } from '../skills/search-path.ts';
 
 const COMMON = `  --persona ID_OR_FILE  the persona (an id in personas/, or a profile file)
   --state-dir DIR       default: $SCIDEX_AGENT_STATE_DIR, else ./state
@@ -67,20 +68,7 @@ ${COMMON}
   --json                one JSON document: {tool, ok, result | error}
 `;
 
-const common = { persona: { type: 'string' }, 'state-dir': { type: 'string' }, 'plugins-dir': { type: 'string', multiple: true }, 'skills-dir': { type: 'string', multiple: true } } as const;
-
-/** What every command here opens its tool source with. */
-function sourceOptions(openKernel: OpenToolKernel, values: { persona?: string; 'state-dir'?: string; 'plugins-dir'?: string[]; 'skills-dir'?: string[] }, persona: string, via: 'mcp' | 'cli', io: CliIo): ToolSourceOptions {
-  const skillsDirs = skillSearchPath(values['skills-dir'], io);
-  return {
-    openKernel,
-    persona,
-    via,
-    ...(values['state-dir'] ? { stateDir: values['state-dir'] } : {}),
-    ...(values['plugins-dir'] ? { pluginsDirs: values['plugins-dir'] } : {}),
-    ...(skillsDirs.length > 0 ? { skillsDirs } : {}),
-  };
-}
+const common = SOURCE_FLAGS;
 
 function personaFlag(value: string | undefined, command: string): string {
   if (!value) throw kernelError('RTC_ERR_CLI_USAGE', `--persona ID_OR_FILE is required; see "runtimectl ${command} --help"`);
@@ -103,7 +91,7 @@ const mcpServeCommand = (openKernel: OpenToolKernel): Command => ({
       // the bridge ends this process when either side closes
       return new Promise<number>(() => undefined);
     }
-    const source = await openToolSource(sourceOptions(openKernel, values, persona, 'mcp', io), io);
+    const source = await openServeSource(openKernel, { ...values, persona }, io);
     await serveTools({ source, log: (line) => io.stderr(`runtimectl mcp serve: ${line}\n`) }, new StdioUntilEnd());
     return 0;
   },

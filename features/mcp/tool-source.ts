@@ -23,6 +23,8 @@ import type { ToolSource as ServedToolSource } from '../persona/tools/mcp-server
 import { RelayClient } from '../persona/tools/relay-client.ts';
 import { runningRelay, TOOLS_SOCKET_ENV } from '../persona/tools/tool-relay.ts';
 import { resolveStateDir } from '../persistence/state-dir.ts';
+import { skillSearchPath } from '../skills/search-path.ts';
+import type { ServeValues } from './tool-plan.ts';
 
 export interface ToolSource extends ServedToolSource {
   /** `relay`: the kernel running the persona; `local`: opened in this process */
@@ -49,6 +51,19 @@ export interface ToolSourceOptions {
   via: 'mcp' | 'cli';
   /** `list`: only list the tools (read-only, no writer lock) */
   listOnly?: boolean;
+}
+
+/** What every command opening a persona's tools opens its source with, from its flags. */
+export function sourceOptions(openKernel: OpenToolKernel, values: ServeValues, persona: string, via: 'mcp' | 'cli', io: CliIo): ToolSourceOptions {
+  const skillsDirs = skillSearchPath(values['skills-dir'], io);
+  return {
+    openKernel,
+    persona,
+    via,
+    ...(values['state-dir'] ? { stateDir: values['state-dir'] } : {}),
+    ...(values['plugins-dir'] ? { pluginsDirs: values['plugins-dir'] } : {}),
+    ...(skillsDirs.length > 0 ? { skillsDirs } : {}),
+  };
 }
 
 export async function openToolSource(options: ToolSourceOptions, io: CliIo): Promise<ToolSource> {

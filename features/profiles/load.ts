@@ -8,6 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { isKernelError, kernelError, type KernelError } from '../../kernel/errors.ts';
 import { didYouMean } from './suggest.ts';
+import { looksLikeFile } from './persona-ref.ts';
 import { parseYaml, readManifestSource, validateManifest } from '../../kernel/manifest/load.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { shownPath } from '../../kernel/shown-path.ts';
@@ -15,10 +16,7 @@ import { personaProfileSchema, type LoadedPersona } from '../../kernel/personas/
 
 export const PERSONAS_DIR = path.join(PROJECT_ROOT, 'policies', 'personas');
 
-/** Whether a `--persona` ref names a file (a path, or a .yaml/.json name) rather than an id. */
-export function looksLikeFile(ref: string): boolean {
-  return ref.includes('/') || ref.includes(path.sep) || /\.(ya?ml|json)$/.test(ref);
-}
+export { looksLikeFile };
 
 export function readPersonaFile(file: string, displayRoot = process.cwd()): LoadedPersona {
   // Read once (capped, regular files only): the profile, its digest and the text the trace keeps are the same bytes.

@@ -58,10 +58,10 @@ interface HandedBatch {
 /**
  * Files the kernel itself writes in a persona folder: the event log (and, with issue 14,
  * its sealed segments and checkpoints), the replay trace, the backend choice and the writer
- * lock. The generic file bindings refuse to write, create, truncate or remove anything here.
+ * lock, the relay pointer and the tool plan. The generic file bindings refuse to write, create, truncate or remove anything here.
  */
 export const KERNEL_FILE_PREFIXES = ['logs/', 'trace/'] as const;
-export const KERNEL_FILES = ['persistence.yaml', 'writer.lock', 'writer.lock.json', 'tools-relay.json'] as const;
+export const KERNEL_FILES = ['persistence.yaml', 'writer.lock', 'writer.lock.json', 'tools-relay.json', 'tools-plan.json'] as const;
 
 /** The one event placement a files backend may name (segments under logs/ join it with issue 14). */
 export const FILE_EVENT_PLACEMENTS = ['logs/events.jsonl'] as const;

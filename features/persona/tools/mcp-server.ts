@@ -28,6 +28,12 @@ export interface ToolSource {
   /** `via`: who the request says it is from (`_meta["runtimectl/via"]`), unchecked: the source decides */
   call(name: string, args: unknown, via?: unknown): Promise<unknown>;
   close(): Promise<void>;
+  /**
+   * A source whose list can change while it is served (`mcp serve` answering from the tool
+   * plan until the kernel has started) hands the server a function to call when it did: the
+   * client is told (`notifications/tools/list_changed`) and lists again.
+   */
+  watch?(changed: () => void): void;
 }
 
 /** The `_meta` keys runtimectl's own client and server share. */
@@ -94,7 +100,9 @@ export interface ServeOptions {
 
 export function toolServer(options: ServeOptions): Server {
   const { source } = options;
-  const server = new Server({ name: 'runtimectl', version: KERNEL_VERSION }, { capabilities: { tools: {} } });
+  const server = new Server({ name: 'runtimectl', version: KERNEL_VERSION }, { capabilities: { tools: source.watch ? { listChanged: true } : {} } });
+  // a client gone before the notice is no error of the server's
+  source.watch?.(() => void server.sendToolListChanged().catch(() => undefined));
   let known = new Map<string, ToolInfo>();
   let lastProblems: ToolProblem[] = [];
   const unsandboxedSaid = new Set<string>();

@@ -21,8 +21,9 @@ import type { ToolInfo, ToolProblem } from './call-tool.ts';
 import { toolServer } from './mcp-server.ts';
 import { SocketTransport } from './socket-transport.ts';
 
-/** The variable the bridge (and `mcp serve`, `tools call`) finds the kernel's socket in. */
-export const TOOLS_SOCKET_ENV = 'RUNTIMECTL_TOOLS_SOCKET';
+import { RELAY_POINTER_FILE, TOOLS_SOCKET_ENV } from './relay-names.ts';
+
+export { RELAY_POINTER_FILE, TOOLS_SOCKET_ENV };
 
 export interface RelayHandler {
   list(): Promise<{ tools: ToolInfo[]; problems: ToolProblem[] }>;
@@ -97,8 +98,6 @@ export class ToolRelay {
  * socket listens, removed at close; a record left by a killed kernel names a process that is
  * gone, and is ignored. A kernel file: no plugin binding may write it (storage-session.ts).
  */
-export const RELAY_POINTER_FILE = 'tools-relay.json';
-
 interface RelayPointer {
   socket: string;
   pid: number;

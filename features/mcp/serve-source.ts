@@ -1,0 +1,55 @@
+/**
+ * What `mcp serve` serves when it opens the persona itself: the tool source (tool-source.ts);
+ * and, when the persona is opened here rather than relayed to a kernel running it, each
+ * listing that differs from the last is written to the persona's tool plan (tool-plan.ts), so
+ * the next `mcp serve` of the same invocation answers `tools/list` before it starts the kernel
+ * (planned-serve.ts).
+ */
+import path from 'node:path';
+import type { CliIo } from '../command/command.ts';
+import { errorLine } from '../../kernel/errors.ts';
+import type { ToolSource as ServedToolSource } from '../persona/tools/mcp-server.ts';
+import { resolveStateDir } from '../persistence/state-dir.ts';
+import { pluginSearchPath } from '../plugin-search/scan.ts';
+import { PROFILES_DIR } from '../plugin-search/sandbox-profiles.ts';
+import { resolvePersona } from '../profiles/load.ts';
+import { REPO_SKILLS_DIR } from '../skills/layout.ts';
+import { skillSearchPath } from '../skills/search-path.ts';
+import { invocationKey, planInputs, sameReport, writeToolPlan, type ServeValues, type ToolReport } from './tool-plan.ts';
+import { openToolSource, sourceOptions, type OpenToolKernel } from './tool-source.ts';
+
+/**
+ * Opens the persona's tools for `mcp serve`. `known`: the listing already served from the
+ * plan (a listing equal to it is not written again).
+ */
+export async function openServeSource(openKernel: OpenToolKernel, values: ServeValues & { persona: string }, io: CliIo, known?: ToolReport): Promise<ServedToolSource> {
+  const source = await openToolSource(sourceOptions(openKernel, values, values.persona, 'mcp', io), io);
+  if (source.mode !== 'local') return source;
+  const persona = resolvePersona(values.persona, { cwd: io.cwd });
+  const personaDir = path.join(resolveStateDir(values['state-dir'], io), persona.profile.id);
+  // what the listing is made of: the profile, and the folders plugins, skills and sandbox profiles are found in
+  const folders = [...pluginSearchPath({ env: io.env, dirs: values['plugins-dir'] ?? [], cwd: io.cwd }), REPO_SKILLS_DIR, ...skillSearchPath(values['skills-dir'], io), PROFILES_DIR];
+  const key = invocationKey(values, io);
+  let written = known;
+  let unwritable = false;
+  return {
+    async list() {
+      // read before listing: an edit made meanwhile leaves a plan that no longer matches, not one that hides it
+      const inputs = planInputs([persona.file], folders);
+      const report = await source.list();
+      if (written === undefined || !sameReport(written, report)) {
+        try {
+          writeToolPlan(personaDir, { key, persona: { id: persona.profile.id, file: persona.file }, inputs, report });
+          written = report;
+        } catch (error) {
+          // a cache: without it the next start only takes longer
+          if (!unwritable) io.stderr(`runtimectl mcp serve: the tool plan was not written (${errorLine(error)}); the next start runs the full start check\n`);
+          unwritable = true;
+        }
+      }
+      return report;
+    },
+    call: (name, args) => source.call(name, args),
+    close: () => source.close(),
+  };
+}
