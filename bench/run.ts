@@ -88,18 +88,39 @@ function loadAverage(): number {
   return Math.round((os.loadavg()[0] ?? 0) * 100) / 100;
 }
 
+/** A command line the bench cannot run: one line on stderr and status 2, no stack. */
+class UsageError extends Error {}
+
+const USAGE = `Usage: npm run bench -- [--quick] [--only=CASE[,CASE...]] [--history-events=N] [soak flags with --only=soak]
+
+Runs the benchmark cases (bench/cases/) interleaved against their floors and alternatives; a
+full run of every case rewrites bench/results.json and bench/RESULTS.md.
+
+Cases: ${CASES.map((c) => c.name).join(', ')}
+Soak flags: ${Object.keys(SOAK_FLAGS).map((f) => `--${f}`).join(', ')}
+`;
+
 async function main(): Promise<void> {
   const soakFlags = Object.fromEntries(Object.keys(SOAK_FLAGS).map((name) => [name, { type: 'string' as const }]));
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, 'history-events': { type: 'string' }, ...soakFlags }, strict: true });
+  let values;
+  try {
+    ({ values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, 'history-events': { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...soakFlags }, strict: true }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
   const given = values as Record<string, string | boolean | undefined>;
   const soakGiven = Object.fromEntries(Object.entries(SOAK_FLAGS).filter(([flag]) => given[flag] !== undefined).map(([flag, key]) => [key, String(given[flag])]));
   assertNodeFlags();
   const only = values.only?.split(',').map((s) => s.trim());
   const unknown = only?.filter((name) => !CASES.some((c) => c.name === name)) ?? [];
-  if (unknown.length) throw new Error(`unknown case ${unknown.join(', ')} (have: ${CASES.map((c) => c.name).join(', ')})`);
-  if (Object.keys(soakGiven).length > 0 && !only?.includes('soak')) throw new Error(`--${Object.keys(SOAK_FLAGS).find((f) => given[f] !== undefined)} is a flag of the soak: run it with --only=soak`);
+  if (unknown.length) throw new UsageError(`unknown case ${unknown.join(', ')} (have: ${CASES.map((c) => c.name).join(', ')})`);
+  if (Object.keys(soakGiven).length > 0 && !only?.includes('soak')) throw new UsageError(`--${Object.keys(SOAK_FLAGS).find((f) => given[f] !== undefined)} is a flag of the soak: run it with --only=soak`);
   const historyEvents = values['history-events'] === undefined ? undefined : Number(values['history-events']);
-  if (historyEvents !== undefined && !(Number.isInteger(historyEvents) && historyEvents >= 1000)) throw new Error(`--history-events must be a whole number of at least 1000, not ${values['history-events']}`);
+  if (historyEvents !== undefined && !(Number.isInteger(historyEvents) && historyEvents >= 1000)) throw new UsageError(`--history-events must be a whole number of at least 1000, not ${values['history-events']}`);
   const started = performance.now();
   const loadAtStart = loadAverage();
   const ctx = await createContext(values.quick);
@@ -159,4 +180,10 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`bench: ${error.message}; see "npm run bench -- --help"\n`);
+  process.exitCode = 2;
+}
