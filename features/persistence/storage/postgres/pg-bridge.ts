@@ -219,18 +219,8 @@ export class PgBridge {
   /** One transaction, the main thread waiting for it (at most the sync timeout). */
   txSync(request: TxRequest): TxAnswer {
     this.#refuseUnusable();
-    const id = this.#next++;
-    Atomics.store(this.#flag, 0, 0);
-    this.#sync.postMessage({ id, op: 'tx', ...request });
-    const waited = Atomics.wait(this.#flag, 0, 0, this.#syncTimeoutMs);
-    const message = receiveMessageOnPort(this.#sync)?.message as WorkerAnswer | undefined;
-    // An idle bridge must never keep the kernel from exiting (an unref made before the worker
-    // was online does not hold: it is repeated after each call).
-    this.#sync.unref();
-    if (this.#pending.size === 0) this.#worker.unref();
-    if (waited === 'timed-out' || message === undefined) {
-      throw kernelError('RTC_ERR_PERSISTENCE_UNREACHABLE', `${this.where}: no answer from the database within ${this.#syncTimeoutMs / 1000} s; check that it is up and not locked`, { details: { id } });
-    }
+    const message = this.#syncRoundTrip({ op: 'tx', ...request });
+    if (message === undefined) throw kernelError('RTC_ERR_PERSISTENCE_UNREACHABLE', `${this.where}: no answer from the database within ${this.#syncTimeoutMs / 1000} s; check that it is up and not locked`);
     return this.#settle(message);
   }
 
@@ -240,14 +230,41 @@ export class PgBridge {
    */
   registerLogin(login: { role: string; password: string }): void {
     this.#refuseUnusable();
+    if (this.#syncRoundTrip({ op: 'login', role: login.role, password: login.password }) === undefined) {
+      throw kernelError('RTC_ERR_PERSISTENCE_UNREACHABLE', `${this.where}: the connection worker did not answer within ${this.#syncTimeoutMs / 1000} s`);
+    }
+  }
+
+  /**
+   * Posts a request on the sync channel and blocks until its own answer arrives (undefined
+   * past the sync timeout). A wake is not an answer: the worker sets the flag and then
+   * notifies, and a notify that comes late (the worker preempted between the two, after the
+   * previous answer was already read) wakes the next wait with nothing to read; and an answer
+   * to an earlier request that timed out is not this one's. Either way it waits on.
+   */
+  #syncRoundTrip(request: Record<string, unknown>): WorkerAnswer | undefined {
     const id = this.#next++;
     Atomics.store(this.#flag, 0, 0);
-    this.#sync.postMessage({ id, op: 'login', role: login.role, password: login.password });
-    const waited = Atomics.wait(this.#flag, 0, 0, this.#syncTimeoutMs);
-    receiveMessageOnPort(this.#sync);
+    this.#sync.postMessage({ id, ...request });
+    const deadline = performance.now() + this.#syncTimeoutMs;
+    let answer: WorkerAnswer | undefined;
+    for (;;) {
+      const message = receiveMessageOnPort(this.#sync)?.message as WorkerAnswer | undefined;
+      if (message?.id === id) {
+        answer = message;
+        break;
+      }
+      if (message !== undefined) continue; // a late answer to an earlier request
+      const left = deadline - performance.now();
+      if (left <= 0) break;
+      Atomics.wait(this.#flag, 0, 0, left);
+      Atomics.store(this.#flag, 0, 0);
+    }
+    // An idle bridge must never keep the kernel from exiting (an unref made before the worker
+    // was online does not hold: it is repeated after each call).
     this.#sync.unref();
     if (this.#pending.size === 0) this.#worker.unref();
-    if (waited === 'timed-out') throw kernelError('RTC_ERR_PERSISTENCE_UNREACHABLE', `${this.where}: the connection worker did not answer within ${this.#syncTimeoutMs / 1000} s`);
+    return answer;
   }
 
   /** The database's role prefix (pg-roles.ts), once the kernel's schema was checked. */
