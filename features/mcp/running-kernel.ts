@@ -5,11 +5,10 @@
  * else the operator's relay a `run` of the persona on this machine names
  * (`<persona>/tools-relay.json`), when it answers a connection.
  */
-import net from 'node:net';
 import path from 'node:path';
 import type { CliIo } from '../command/command.ts';
 import { resolvePersona } from '../profiles/load.ts';
-import { runningRelay, TOOLS_SOCKET_ENV } from '../persona/tools/tool-relay.ts';
+import { liveRelay, TOOLS_SOCKET_ENV } from '../persona/tools/relay-pointer.ts';
 import { resolveStateDir } from '../persistence/state-dir.ts';
 
 export async function runningKernelSocket(persona: string, stateDirFlag: string | undefined, io: CliIo): Promise<string | undefined> {
@@ -17,18 +16,5 @@ export async function runningKernelSocket(persona: string, stateDirFlag: string 
   // given explicitly: the bridge says in one line when it cannot be reached
   if (given) return given;
   const id = resolvePersona(persona, { cwd: io.cwd }).profile.id;
-  const socket = runningRelay(path.join(resolveStateDir(stateDirFlag, io), id));
-  return socket !== undefined && (await answers(socket)) ? socket : undefined;
-}
-
-/** Whether the socket takes a connection (a kernel killed before removing its pointer does not). */
-function answers(socketPath: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(socketPath);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
+  return liveRelay(path.join(resolveStateDir(stateDirFlag, io), id));
 }

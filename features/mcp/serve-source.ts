@@ -3,7 +3,7 @@
  * and, when the persona is opened here rather than relayed to a kernel running it, each
  * listing that differs from the last is written to the persona's tool plan (tool-plan.ts), so
  * the next `mcp serve` of the same invocation answers `tools/list` before it starts the kernel
- * (planned-serve.ts).
+ * (early-serve.ts).
  */
 import path from 'node:path';
 import type { CliIo } from '../command/command.ts';

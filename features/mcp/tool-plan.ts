@@ -2,7 +2,7 @@
  * The persona's tool plan (`<persona>/tools-plan.json`): what `mcp serve` last listed for one
  * way of invoking it, with the files that listing came from, so the next `mcp serve` can
  * answer `initialize` and `tools/list` before it loads the kernel and runs the start check
- * (planned-serve.ts). It is a cache, never evidence: a plan that is missing, unreadable, of
+ * (early-serve.ts). It is a cache, never evidence: a plan that is missing, unreadable, of
  * another format, for another invocation, or whose files changed is not used, and the full
  * start runs as it would without one.
  *

@@ -8,15 +8,13 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { isKernelError, kernelError, type KernelError } from '../../kernel/errors.ts';
 import { didYouMean } from './suggest.ts';
-import { looksLikeFile } from './persona-ref.ts';
+import { looksLikeFile, PERSONAS_DIR } from './persona-ref.ts';
 import { parseYaml, readManifestSource, validateManifest } from '../../kernel/manifest/load.ts';
 import { PROJECT_ROOT } from '../../kernel/version.ts';
 import { shownPath } from '../../kernel/shown-path.ts';
 import { personaProfileSchema, type LoadedPersona } from '../../kernel/personas/profile-schema.ts';
 
-export const PERSONAS_DIR = path.join(PROJECT_ROOT, 'policies', 'personas');
-
-export { looksLikeFile };
+export { looksLikeFile, PERSONAS_DIR };
 
 export function readPersonaFile(file: string, displayRoot = process.cwd()): LoadedPersona {
   // Read once (capped, regular files only): the profile, its digest and the text the trace keeps are the same bytes.

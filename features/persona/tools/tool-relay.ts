@@ -11,19 +11,16 @@
  * Framing is MCP's stdio framing (one JSON-RPC message a line, socket-transport.ts); a line
  * that is not a message is answered with a JSON-RPC error and the connection stays open.
  */
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { kernelError } from '../../../kernel/errors.ts';
-import { processStartTicks, readWriterHolder } from '../../persistence/state/writer-lock.ts';
 import type { ToolInfo, ToolProblem } from './call-tool.ts';
 import { toolServer } from './mcp-server.ts';
 import { SocketTransport } from './socket-transport.ts';
 
-import { RELAY_POINTER_FILE, TOOLS_SOCKET_ENV } from './relay-names.ts';
-
-export { RELAY_POINTER_FILE, TOOLS_SOCKET_ENV };
+export { removeRelayPointer, RELAY_POINTER_FILE, runningRelay, TOOLS_SOCKET_ENV, writeRelayPointer } from './relay-pointer.ts';
 
 export interface RelayHandler {
   list(): Promise<{ tools: ToolInfo[]; problems: ToolProblem[] }>;
@@ -91,56 +88,3 @@ export class ToolRelay {
   }
 }
 
-/**
- * `<persona>/tools-relay.json`: where an operator's `tools call` (or `mcp serve` run by hand)
- * reaches the kernel running the persona, so the call is made there, under its writer lock
- * and in its log, instead of being refused or forking the log. Written once the operator's
- * socket listens, removed at close; a record left by a killed kernel names a process that is
- * gone, and is ignored. A kernel file: no plugin binding may write it (storage-session.ts).
- */
-interface RelayPointer {
-  socket: string;
-  pid: number;
-  start_ticks: number | null;
-}
-
-export function writeRelayPointer(personaDir: string, socketPath: string): void {
-  const pointer: RelayPointer = { socket: socketPath, pid: process.pid, start_ticks: processStartTicks(process.pid) };
-  const file = path.join(personaDir, RELAY_POINTER_FILE);
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(pointer)}\n`, { mode: 0o600 });
-  renameSync(temp, file);
-}
-
-export function removeRelayPointer(personaDir: string, socketPath: string): void {
-  const file = path.join(personaDir, RELAY_POINTER_FILE);
-  // Only this kernel's own record: a newer kernel's is left alone.
-  if (readPointer(file)?.socket === socketPath) rmSync(file, { force: true });
-}
-
-function readPointer(file: string): RelayPointer | undefined {
-  try {
-    const value = JSON.parse(readFileSync(file, 'utf8')) as Partial<RelayPointer>;
-    if (typeof value.socket !== 'string' || typeof value.pid !== 'number') return undefined;
-    return { socket: value.socket, pid: value.pid, start_ticks: typeof value.start_ticks === 'number' ? value.start_ticks : null };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The socket of the kernel running this persona on this machine, or undefined: the record must
- * name a running process (pid and start time), which holds the persona's writer lock, and a
- * relay folder of this kernel's own kind (`runtimectl-tools-*` under the temp folder).
- */
-export function runningRelay(personaDir: string): string | undefined {
-  const pointer = readPointer(path.join(personaDir, RELAY_POINTER_FILE));
-  if (!pointer) return undefined;
-  const ticks = processStartTicks(pointer.pid);
-  if (ticks === null || (pointer.start_ticks !== null && ticks !== pointer.start_ticks)) return undefined;
-  const holder = readWriterHolder(personaDir);
-  if (holder !== undefined && holder.pid !== pointer.pid) return undefined;
-  const dir = path.dirname(pointer.socket);
-  if (path.dirname(dir) !== os.tmpdir() || !path.basename(dir).startsWith('runtimectl-tools-') || path.basename(pointer.socket) !== 'tools.sock') return undefined;
-  return pointer.socket;
-}

@@ -1,5 +1,5 @@
 /**
- * `mcp serve` from the persona's tool plan: the real program over stdio. The first serve writes
+ * `mcp serve`'s early paths (early-serve.ts) and the persona's tool plan: the real program over stdio. The first serve writes
  * the plan; the next answers tools/list from it and opens the persona only for a call, then
  * serves the kernel's list, tells the client when it differs, and rewrites the plan; a start
  * that fails after the plan was served is still the one line and status of a start without
@@ -90,6 +90,22 @@ test('a client that lists and leaves never waits for the kernel: the persona is 
   assert.deepEqual(run.answers.map((a) => a.id), [1, 2]);
   assert.equal(run.answers[1]!.result!.tools[0].name, 'tool.words.count');
   assert.equal(statSync(lockInfo).mtimeMs, lockedAt);
+  // a relay pointer a killed kernel left behind (its process is gone) does not stand in the way
+  writeFileSync(path.join(path.dirname(s.planFile), 'tools-relay.json'), JSON.stringify({ socket: '/tmp/runtimectl-tools-gone/tools.sock', pid: 2 ** 22 + 17, start_ticks: 1 }));
+  const stale = servePiped(s, INIT);
+  assert.equal(stale.status, 0, stale.stderr);
+  assert.deepEqual(stale.answers.map((a) => a.id), [1, 2]);
+  assert.equal(statSync(lockInfo).mtimeMs, lockedAt);
+});
+
+test('mcp serve handed a kernel socket that is gone says so in one line and exits 1, plan or none', () => {
+  const s = setup();
+  assert.equal(servePiped(s, [...INIT, COUNT_CALL]).status, 0);
+  const gone = path.join(s.dir, 'gone.sock');
+  const run = spawnSync(process.execPath, ['--no-node-snapshot', BIN, 'mcp', 'serve', ...s.flags], { cwd: s.dir, env: { PATH: process.env.PATH ?? '', HOME: s.dir, RUNTIMECTL_TOOLS_SOCKET: gone }, input: '', encoding: 'utf8', timeout: 60_000 });
+  assert.equal(run.status, 1, run.stderr);
+  assert.match(run.stderr, /^runtimectl bridge: cannot reach the kernel's tool relay at \S+gone\.sock \(RUNTIMECTL_TOOLS_SOCKET\): ENOENT\n$/);
+  assert.equal(run.stdout, '');
 });
 
 test('a start that fails after the plan answered is the same one line and status: the writer lock held elsewhere', async () => {
