@@ -9,23 +9,16 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { WriterHolder } from '../../../kernel/contracts/persistence.ts';
+import { processStartTime } from '../../../sandboxes/subprocess/os-sandbox/process-tree.ts';
 
 export const WRITER_HOLDER_FILE = 'writer.lock.json';
 
 /** Linux's USER_HZ, the unit of /proc/<pid>/stat start times (100 on every Linux ABI). */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-/** Field 22 of /proc/<pid>/stat, or null where there is no /proc (or no such process). */
+/** Field 22 of /proc/<pid>/stat, or null where there is no /proc (or no such process): the OS sandbox's reading of it. */
 export function processStartTicks(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) is in parentheses and may itself hold spaces or ")".
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[19]);
-    return Number.isSafeInteger(ticks) ? ticks : null;
-  } catch {
-    return null;
-  }
+  return processStartTime(pid) ?? null;
 }
 
 function bootTimeMs(): number | null {
