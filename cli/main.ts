@@ -23,7 +23,7 @@ export async function main(argv: string[], given?: CliIo): Promise<number> {
       open: async (values, openIo, known) => {
         assertNodeFlags();
         const [{ openServeSource }, { openLoopKernel }] = await Promise.all([import('../features/mcp/serve-source.ts'), import('../features/science-loop/preset.ts')]);
-        return openServeSource(openLoopKernel, { ...values, persona: values.persona! }, openIo, known);
+        return openServeSource(openLoopKernel, values, openIo, known);
       },
       report: (error) => reportError(error, io),
     });

@@ -37,7 +37,7 @@ export const OPEN_AFTER_LIST_MS = 250;
 
 export interface EarlyServeDeps {
   /** opens the persona's tools as `mcp serve` does without a plan, recording later listings against `known` */
-  open(values: ServeValues, io: CliIo, known: ToolReport): Promise<ToolSource>;
+  open(values: ServeValues & { persona: string }, io: CliIo, known: ToolReport): Promise<ToolSource>;
   /** prints an error as the CLI prints any command's, and gives its exit status */
   report(error: unknown): number;
   /** the transport (stdio by default; a test hands a pair) */

@@ -5,16 +5,12 @@
  * the next `mcp serve` of the same invocation answers `tools/list` before it starts the kernel
  * (early-serve.ts).
  */
-import path from 'node:path';
 import type { CliIo } from '../command/command.ts';
 import { errorLine } from '../../kernel/errors.ts';
 import type { ToolSource as ServedToolSource } from '../persona/tools/mcp-server.ts';
-import { resolveStateDir } from '../persistence/state-dir.ts';
 import { pluginSearchPath } from '../plugin-search/scan.ts';
 import { PROFILES_DIR } from '../plugin-search/sandbox-profiles.ts';
-import { resolvePersona } from '../profiles/load.ts';
 import { REPO_SKILLS_DIR } from '../skills/layout.ts';
-import { skillSearchPath } from '../skills/search-path.ts';
 import { invocationKey, planInputs, sameReport, writeToolPlan, type ServeValues, type ToolReport } from './tool-plan.ts';
 import { openToolSource, sourceOptions, type OpenToolKernel } from './tool-source.ts';
 
@@ -23,12 +19,13 @@ import { openToolSource, sourceOptions, type OpenToolKernel } from './tool-sourc
  * plan (a listing equal to it is not written again).
  */
 export async function openServeSource(openKernel: OpenToolKernel, values: ServeValues & { persona: string }, io: CliIo, known?: ToolReport): Promise<ServedToolSource> {
-  const source = await openToolSource(sourceOptions(openKernel, values, values.persona, 'mcp', io), io);
-  if (source.mode !== 'local') return source;
-  const persona = resolvePersona(values.persona, { cwd: io.cwd });
-  const personaDir = path.join(resolveStateDir(values['state-dir'], io), persona.profile.id);
-  // what the listing is made of: the profile, and the folders plugins, skills and sandbox profiles are found in
-  const folders = [...pluginSearchPath({ env: io.env, dirs: values['plugins-dir'] ?? [], cwd: io.cwd }), REPO_SKILLS_DIR, ...skillSearchPath(values['skills-dir'], io), PROFILES_DIR];
+  const options = sourceOptions(openKernel, values, values.persona, 'mcp', io);
+  const source = await openToolSource(options, io);
+  if (source.opened === undefined) return source;
+  // the persona and its folder as the source resolved them; what the listing is made of: the
+  // profile, and the folders plugins, skills and sandbox profiles are found in
+  const { persona, personaDir } = source.opened;
+  const folders = [...pluginSearchPath({ env: io.env, dirs: values['plugins-dir'] ?? [], cwd: io.cwd }), REPO_SKILLS_DIR, ...(options.skillsDirs ?? []), PROFILES_DIR];
   const key = invocationKey(values, io);
   let written = known;
   let unwritable = false;

@@ -19,6 +19,7 @@ import path from 'node:path';
 import type { CliIo } from '../command/command.ts';
 import { PersonaRuntime, type LoopKernel } from '../persona/persona-runtime.ts';
 import { resolvePersona } from '../profiles/load.ts';
+import type { LoadedPersona } from '../../kernel/personas/profile-schema.ts';
 import type { ToolSource as ServedToolSource } from '../persona/tools/mcp-server.ts';
 import { RelayClient } from '../persona/tools/relay-client.ts';
 import { runningRelay, TOOLS_SOCKET_ENV } from '../persona/tools/tool-relay.ts';
@@ -29,6 +30,8 @@ import type { ServeValues } from './tool-plan.ts';
 export interface ToolSource extends ServedToolSource {
   /** `relay`: the kernel running the persona; `local`: opened in this process */
   readonly mode: 'relay' | 'local';
+  /** `local` only: the persona opened here, as resolved, and its folder in the state directory */
+  readonly opened?: { persona: LoadedPersona; personaDir: string };
   call(name: string, args: unknown): Promise<unknown>;
 }
 
@@ -101,6 +104,7 @@ export async function openToolSource(options: ToolSourceOptions, io: CliIo): Pro
   const runtime = options.listOnly ? await PersonaRuntime.openForToolList(kernel, persona) : await PersonaRuntime.openForTools(kernel, persona);
   return {
     mode: 'local',
+    opened: { persona, personaDir: path.join(stateDir, persona.profile.id) },
     list: () => runtime.toolsReport(),
     call: (name, args) => runtime.callTool(name, args, options.via),
     close: () => runtime.close(),
