@@ -20,7 +20,7 @@
  * rewritten.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { KERNEL_VERSION, PROJECT_ROOT } from '../../kernel/version.ts';
 import { replaceFileDurably } from '../../kernel/storage/durable-files.ts';
@@ -108,9 +108,13 @@ export function invocationKey(values: ServeValues, io: { cwd: string; env: Reado
   return createHash('sha256').update(JSON.stringify(invocation)).digest('hex');
 }
 
-function statOf(file: string): Input {
-  const st = statSync(file, { throwIfNoEntry: false });
+/** A path's input from its stat (one stat per path: the folder walk reads isDirectory from the same one). */
+function inputOf(file: string, st: Stats | undefined): Input {
   return st ? [file, st.size, st.mtimeMs] : [file, -1, -1];
+}
+
+function statOf(file: string): Input {
+  return inputOf(file, statSync(file, { throwIfNoEntry: false }));
 }
 
 function entries(dir: string): string[] {
@@ -127,9 +131,9 @@ export function planInputs(files: readonly string[], folders: readonly string[])
   for (const root of new Set(folders)) {
     inputs.push(statOf(root));
     for (const child of entries(root)) {
-      const own = statOf(child);
-      inputs.push(own);
-      if (statSync(child, { throwIfNoEntry: false })?.isDirectory()) for (const file of entries(child)) inputs.push(statOf(file));
+      const st = statSync(child, { throwIfNoEntry: false });
+      inputs.push(inputOf(child, st));
+      if (st?.isDirectory()) for (const file of entries(child)) inputs.push(statOf(file));
     }
   }
   return inputs;
