@@ -14,16 +14,15 @@ import { processStartTicks, readWriterHolder } from '../../persistence/state/wri
 /** The variable the bridge (and `mcp serve`, `tools call`) finds the kernel's socket in. */
 export const TOOLS_SOCKET_ENV = 'RUNTIMECTL_TOOLS_SOCKET';
 
-/** `<persona>/tools-relay.json`: the pointer a running kernel writes to its operator's socket. */
-export const RELAY_POINTER_FILE = 'tools-relay.json';
-
-/*
+/**
  * `<persona>/tools-relay.json`: where an operator's `tools call` (or `mcp serve` run by hand)
  * reaches the kernel running the persona, so the call is made there, under its writer lock
  * and in its log, instead of being refused or forking the log. Written once the operator's
  * socket listens, removed at close; a record left by a killed kernel names a process that is
  * gone, and is ignored. A kernel file: no plugin binding may write it (storage-session.ts).
  */
+export const RELAY_POINTER_FILE = 'tools-relay.json';
+
 interface RelayPointer {
   socket: string;
   pid: number;

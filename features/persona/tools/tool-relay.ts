@@ -87,4 +87,3 @@ export class ToolRelay {
     rmSync(this.dir, { recursive: true, force: true });
   }
 }
-
